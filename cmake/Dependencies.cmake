@@ -1,0 +1,45 @@
+# Each dependency comes from its CMake package where one is installed (Debian here), and
+# falls back to a header-only use where a machine ships headers without the package files
+# (the GPU machine ships headers of nlohmann-json, CLI11, fmt and GoogleTest).
+include_guard(GLOBAL)
+
+find_package(nlohmann_json 3.9 QUIET)
+if(NOT nlohmann_json_FOUND)
+  find_path(GPUMETER_JSON_INCLUDE nlohmann/json.hpp REQUIRED)
+  add_library(nlohmann_json::nlohmann_json INTERFACE IMPORTED)
+  target_include_directories(nlohmann_json::nlohmann_json SYSTEM INTERFACE ${GPUMETER_JSON_INCLUDE})
+endif()
+
+find_package(CLI11 QUIET)
+if(NOT CLI11_FOUND)
+  find_path(GPUMETER_CLI11_INCLUDE CLI/CLI.hpp REQUIRED)
+  add_library(CLI11::CLI11 INTERFACE IMPORTED)
+  target_include_directories(CLI11::CLI11 SYSTEM INTERFACE ${GPUMETER_CLI11_INCLUDE})
+endif()
+
+find_package(fmt QUIET)
+if(fmt_FOUND)
+  add_library(gpumeter_fmt INTERFACE)
+  target_link_libraries(gpumeter_fmt INTERFACE fmt::fmt)
+else()
+  find_path(GPUMETER_FMT_INCLUDE fmt/format.h REQUIRED)
+  add_library(gpumeter_fmt INTERFACE)
+  target_include_directories(gpumeter_fmt SYSTEM INTERFACE ${GPUMETER_FMT_INCLUDE})
+  target_compile_definitions(gpumeter_fmt INTERFACE FMT_HEADER_ONLY=1)
+endif()
+
+if(GPUMETER_TESTS)
+  find_package(GTest QUIET)
+  if(NOT GTest_FOUND)
+    # Headers only: build GoogleTest from the sources Debian-like images keep in /usr/src.
+    find_path(GPUMETER_GTEST_SRC CMakeLists.txt PATHS /usr/src/googletest /usr/src/gtest NO_DEFAULT_PATH)
+    if(GPUMETER_GTEST_SRC)
+      set(INSTALL_GTEST OFF CACHE BOOL "" FORCE)
+      add_subdirectory(${GPUMETER_GTEST_SRC} ${CMAKE_BINARY_DIR}/_gtest EXCLUDE_FROM_ALL)
+      add_library(GTest::gtest ALIAS gtest)
+      add_library(GTest::gtest_main ALIAS gtest_main)
+    else()
+      message(FATAL_ERROR "GoogleTest not found: install libgtest-dev (apt) or googletest sources")
+    endif()
+  endif()
+endif()

@@ -1,0 +1,103 @@
+#include <cmath>
+#include <cstddef>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "example_work.hpp"
+#include "gpumeter/errors.hpp"
+
+namespace gpumeter::example {
+namespace {
+
+// 2^22 doubles = 32 MiB: larger than the last-level cache of most hosts, so each call streams
+// from memory like a GPU operator does from HBM.
+constexpr std::size_t kElements = std::size_t{1} << 22;
+
+struct HostBuffers {
+  std::vector<double> data;
+  double reference = 0;
+  volatile double sink = 0;  // the result goes somewhere the compiler cannot drop
+};
+
+// One accumulator: every add waits for the previous one (a latency-bound chain).
+double sum_serial(const double* x, std::size_t n) {
+  double s = 0;
+  for (std::size_t i = 0; i < n; ++i) s += x[i];
+  return s;
+}
+
+// Four independent accumulators: four chains in flight.
+double sum_four_chains(const double* x, std::size_t n) {
+  double a = 0, b = 0, c = 0, d = 0;
+  const std::size_t whole = n - n % 4;
+  std::size_t i = 0;
+  for (; i < whole; i += 4) {
+    a += x[i];
+    b += x[i + 1];
+    c += x[i + 2];
+    d += x[i + 3];
+  }
+  for (; i < n; ++i) a += x[i];
+  return (a + b) + (c + d);
+}
+
+}  // namespace
+
+ExampleWork host_example_work() {
+  auto buf = std::make_shared<HostBuffers>();
+  buf->data.resize(4 * kElements);  // 4x for the null test's scaled call
+  std::mt19937_64 rng(12345);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  for (double& v : buf->data) v = dist(rng);  // random data, never zeros
+  long double ref = 0;
+  for (std::size_t i = 0; i < kElements; ++i) ref += buf->data[i];
+  buf->reference = static_cast<double>(ref);
+
+  HostBuffers* b = buf.get();
+  const double bytes = static_cast<double>(kElements * sizeof(double));
+  auto verify_with = [b](double (*fn)(const double*, std::size_t), std::string name) {
+    return [b, fn, name] {
+      const double got = fn(b->data.data(), kElements);
+      const double rel = std::fabs(got - b->reference) / std::fabs(b->reference);
+      if (!(rel < 1e-9)) {  // float64 sums of 4M terms in another order stay far below this
+        throw VerificationFailed(name + ": sum off by a relative " + std::to_string(rel));
+      }
+    };
+  };
+
+  ExampleWork w;
+  w.description = "host: sum of 4M doubles (32 MiB), one dependency chain vs four";
+  w.owner = buf;
+
+  Case sum;
+  sum.name = "sum-f64";
+  sum.params = {{"n", std::to_string(kElements)}};
+  sum.workload.bytes = bytes;
+  sum.workload.flops = static_cast<double>(kElements);
+  sum.implementations.push_back({"one-chain",
+                                 Call{[b] { b->sink = sum_serial(b->data.data(), kElements); }, {}},
+                                 verify_with(sum_serial, "one-chain")});
+  sum.implementations.push_back(
+      {"four-chains", Call{[b] { b->sink = sum_four_chains(b->data.data(), kElements); }, {}},
+       verify_with(sum_four_chains, "four-chains")});
+  w.cases.push_back(std::move(sum));
+
+  // P6: the same implementation on 4x the data must take about 4x the time.
+  Case null_test;
+  null_test.name = "null-test:sum-f64";
+  null_test.params = {{"n", std::to_string(kElements)}, {kNullTestParam, "4"}};
+  null_test.implementations.push_back(
+      {"four-chains@1x",
+       Call{[b] { b->sink = sum_four_chains(b->data.data(), kElements); }, {}},
+       {}});
+  null_test.implementations.push_back(
+      {"four-chains@4x",
+       Call{[b] { b->sink = sum_four_chains(b->data.data(), 4 * kElements); }, {}},
+       {}});
+  w.cases.push_back(std::move(null_test));
+  return w;
+}
+
+}  // namespace gpumeter::example

@@ -1,0 +1,49 @@
+#pragma once
+// What a backend hands back for one measurement phase: the device activities it saw and,
+// for each, the identity that says which iteration caused it (SPEC T2, T3).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "gpumeter/duration.hpp"
+
+namespace gpumeter {
+
+enum class ActivityKind {
+  kernel,  // a CUPTI concurrent-kernel record (graph kernel nodes included)
+  memcpy,  // a copy: uncounted unless the case counts copies (T7)
+  memset,  // a fill: treated like a copy (an engine operation, not a kernel)
+  region,  // a whole call timed as one interval (CUDA events, host clock): no kernel count
+};
+
+const char* to_string(ActivityKind kind);
+
+struct Activity {
+  ActivityKind kind = ActivityKind::kernel;
+  Nanos start_ns = 0;
+  Nanos end_ns = 0;
+  std::uint64_t correlation_id = 0;  // the API call that launched it (CUPTI correlation id)
+  std::uint32_t device = 0;
+  std::uint32_t stream = 0;
+  std::uint64_t graph_node = 0;  // 0 when not launched from a graph
+  std::string name;
+};
+
+// External correlation id that marks preparation work (reset, L2 flush): never timed (T3).
+// Iteration ids are 0..n-1, so the largest id can never collide with one.
+inline constexpr std::uint64_t kPrepareId = UINT64_MAX;
+
+struct Trace {
+  std::vector<Activity> activities;
+  // CUPTI correlation id -> external correlation id pushed around the launching API call.
+  std::unordered_map<std::uint64_t, std::uint64_t> external_id_of;
+  // Records CUPTI reported as dropped; nullopt when the counter has not been proven live,
+  // so a zero reading could not be trusted (T6).
+  std::optional<std::uint64_t> dropped_records;
+  // False for backends that time a whole call as one region (events, host clock).
+  bool counts_kernels = true;
+};
+
+}  // namespace gpumeter

@@ -1,0 +1,31 @@
+#pragma once
+// Attribution by identity, never by timestamp (SPEC T1, T3, T6, T7).
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "gpumeter/activity.hpp"
+#include "gpumeter/sample.hpp"
+
+namespace gpumeter {
+
+struct AttributionOptions {
+  bool count_copies = false;  // T7: a case flag, the same for every implementation of a case
+};
+
+// Maps every activity of `trace` to its iteration through its external correlation id and
+// returns one Sample per iteration 0..n_iterations-1. PREPARE-id work is skipped. Throws
+// RecordsLost, OffThreadLaunch or AttributionError (in that order of precedence) and then
+// returns nothing.
+std::vector<Sample> attribute(const Trace& trace, std::size_t n_iterations,
+                              const AttributionOptions& options = {});
+
+struct Interval {
+  Nanos start_ns;
+  Nanos end_ns;
+};
+
+// Length of the union of intervals: concurrent work counts once, gaps not at all.
+Nanos union_length(std::vector<Interval> intervals);
+
+}  // namespace gpumeter

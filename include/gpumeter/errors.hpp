@@ -1,0 +1,85 @@
+#pragma once
+// Errors named by their cause. Each message says what happened and what to do; no number is
+// produced when one is thrown (SPEC T6: fail closed).
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace gpumeter {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// CUPTI dropped records: the iterations ran but their readings are gone. Retryable.
+class RecordsLost : public Error {
+ public:
+  RecordsLost(std::uint64_t dropped, int attempts);
+  std::uint64_t dropped() const { return dropped_; }
+  int attempts() const { return attempts_; }
+
+ private:
+  std::uint64_t dropped_;
+  int attempts_;
+};
+
+// A kernel whose launch carried no iteration id of this phase: launched from another thread.
+class OffThreadLaunch : public Error {
+ public:
+  OffThreadLaunch(std::size_t n_orphans, const std::string& example_name, bool loss_ruled_out);
+  std::size_t n_orphans() const { return n_orphans_; }
+
+ private:
+  std::size_t n_orphans_;
+};
+
+// An iteration to which no timed work was attributed: the call did not run on the device.
+class AttributionError : public Error {
+ public:
+  AttributionError(std::size_t iteration, const std::string& why, bool loss_ruled_out);
+  std::size_t iteration() const { return iteration_; }
+
+ private:
+  std::size_t iteration_;
+};
+
+class CuptiUnavailable : public Error {
+ public:
+  using Error::Error;
+};
+class InputsModified : public Error {
+ public:
+  using Error::Error;
+};
+class VerificationFailed : public Error {
+ public:
+  using Error::Error;
+};
+class MixedTimingMethods : public Error {
+ public:
+  using Error::Error;
+};
+// Rows measured with different statistics were asked to be compared (P4, T11).
+class IncomparableStatistics : public Error {
+ public:
+  using Error::Error;
+};
+// A device that cannot be used: missing, no driver, a sticky CUDA error, a call that failed.
+class DeviceError : public Error {
+ public:
+  using Error::Error;
+};
+// A record file that cannot be read: names the file and the problem.
+class InvalidRecord : public Error {
+ public:
+  InvalidRecord(const std::string& path, const std::string& problem);
+};
+// A bad option or argument given by the user.
+class ConfigError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace gpumeter

@@ -1,0 +1,72 @@
+#pragma once
+// One measurement of one call, and a comparison of several (SPEC T1, T4, T6, T9, T10).
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gpumeter/attribute.hpp"
+#include "gpumeter/backend.hpp"
+#include "gpumeter/calibration.hpp"
+#include "gpumeter/sample.hpp"
+#include "gpumeter/timing_method.hpp"
+
+namespace gpumeter {
+
+// Seed 000: lost records mean the iterations ran but their readings are gone; the whole phase
+// is measured again, at most 3 times in all, the activity buffer 4x larger each time.
+inline constexpr int kMaxPhaseAttempts = 3;
+inline constexpr int kBufferGrowthPerAttempt = 4;
+
+struct MeasureOptions {
+  Budget budget = kMeasureBudget;
+  AttributionOptions attribution;
+};
+
+struct Measurement {
+  TimingMethod method = TimingMethod::cupti;
+  std::string reason;  // why this method (fallbacks), from the backend
+  std::vector<Sample> samples;
+  int retries = 0;  // phases repeated after lost records, all phases together
+  std::size_t warmup_iterations = 0;
+  std::size_t measure_iterations = 0;  // per pass, summed over passes when merged
+  Nanos estimate_ns = 0;               // one call, from calibration
+  bool drop_counter_live = true;       // false: a lost record could have gone unseen
+};
+
+// Runs one phase and attributes it, repeating the whole phase on RecordsLost.
+struct AttributedPhase {
+  std::vector<Sample> samples;
+  int retries = 0;
+  bool drop_counter_live = true;
+};
+AttributedPhase run_attributed_phase(Backend& backend, const Call& call, std::size_t iterations,
+                                     const AttributionOptions& options);
+
+// Calibrate (3 runs), warm up, measure.
+Measurement measure(Backend& backend, const Call& call, const MeasureOptions& options = {});
+
+// Merges the passes of one implementation; throws MixedTimingMethods if their methods differ.
+Measurement merge_passes(const std::vector<Measurement>& passes);
+
+struct Implementation {
+  std::string name;
+  Call call;
+  // Checks the outputs of one untimed call against a reference; throws VerificationFailed.
+  std::function<void()> verify;
+};
+
+struct CompareOptions {
+  Budget budget = kMeasureBudget;  // the whole budget of one implementation; each pass gets half
+  AttributionOptions attribution;
+  // A fingerprint of the case's shared inputs; a change during the comparison is refused
+  // before timing (T10). Empty: not checked.
+  std::function<std::size_t()> inputs_fingerprint;
+};
+
+// Verifies every implementation (untimed), then measures them in A B C C B A order, two
+// passes each, and returns one merged Measurement per implementation, in input order.
+std::vector<Measurement> compare(Backend& backend, const std::vector<Implementation>& impls,
+                                 const CompareOptions& options = {});
+
+}  // namespace gpumeter

@@ -1,0 +1,78 @@
+#pragma once
+// The record model: the only source of tables (SPEC P10). Serialization lives in
+// record_io.hpp; this header is plain data.
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpumeter/device.hpp"
+#include "gpumeter/measure.hpp"
+#include "gpumeter/summary.hpp"
+
+namespace gpumeter {
+
+// Bumped on any change a reader of an older version could misread.
+inline constexpr int kRecordSchemaVersion = 1;
+inline constexpr const char* kRecordSchemaName = "gpumeter.record";
+
+struct HostIdentity {
+  std::string hostname;
+  std::string cpu_model;
+  std::optional<int> logical_cores;
+  std::string os;
+};
+
+// Device state read when the record was made. A counter that could not be read stays
+// nullopt and is written as "not available" (P2): never invented.
+struct DeviceState {
+  std::optional<std::string> driver_version;
+  std::optional<int> cuda_driver_version;
+  std::optional<int> cuda_runtime_version;
+  std::optional<int> cupti_version;
+  std::optional<int> sm_clock_mhz;
+  std::optional<int> sm_clock_max_mhz;
+  std::optional<int> memory_clock_mhz;
+  std::optional<int> temperature_c;
+  std::optional<double> power_w;
+  std::optional<unsigned long long> throttle_reasons;
+  std::optional<int> utilization_pct;
+  std::optional<long long> memory_free_bytes;
+  std::optional<long long> memory_used_bytes;
+  std::optional<int> compute_processes;
+};
+
+struct RunConfig {
+  Budget budget = kMeasureBudget;
+  bool count_copies = false;
+  bool l2_flush = true;
+  std::string schedule = "single";  // "single" or "ABCCBA"
+};
+
+struct Result {
+  std::string case_name;
+  std::string implementation;
+  std::map<std::string, std::string> params;  // parameter axes of this row
+  Measurement measurement;
+  Summary summary;
+  Workload workload;
+};
+
+struct Record {
+  int schema_version = kRecordSchemaVersion;
+  std::string run_id;       // unique per run; also in the file name
+  std::string created_utc;  // ISO 8601
+  std::string gpumeter_version;
+  std::vector<std::string> argv;
+  std::string project_commit;  // the measured project's commit, "" when unknown
+  HostIdentity host;
+  DeviceIdentity device;
+  DeviceState device_state;
+  Ceilings ceilings;
+  RunConfig config;
+  std::vector<std::string> deviations;  // departures from the protocol, never hidden (P10)
+  std::vector<Result> results;
+};
+
+}  // namespace gpumeter

@@ -1,0 +1,39 @@
+#pragma once
+// Runs cases (several implementations of one operation) and turns them into a Record: the
+// composition every front end shares (benchmark executables, the example, Python later).
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpumeter/backend.hpp"
+#include "gpumeter/measure.hpp"
+#include "gpumeter/record.hpp"
+#include "gpumeter/summary.hpp"
+
+namespace gpumeter {
+
+struct Case {
+  std::string name;
+  std::map<std::string, std::string> params;
+  Workload workload;          // per call, for TFLOP/s and TB/s
+  bool count_copies = false;  // T7: one flag for every implementation of the case
+  std::vector<Implementation> implementations;
+  std::function<std::size_t()> inputs_fingerprint;  // T10; empty: not checked
+};
+
+struct RunOptions {
+  Budget budget = kMeasureBudget;
+  std::vector<std::string> argv;
+  Ceilings ceilings;
+  bool l2_flush = true;  // what the backend does; recorded, not decided here
+  DeviceState device_state;
+  std::vector<std::string> deviations;  // from the front end (e.g. "no GPU: host backend")
+  // Called after each case, for progress on long sweeps.
+  std::function<void(const Case&, std::size_t done, std::size_t total)> progress;
+};
+
+// One implementation: measured alone (schedule "single"); several: A B C C B A (T9).
+Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOptions& options);
+
+}  // namespace gpumeter

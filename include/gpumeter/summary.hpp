@@ -1,0 +1,56 @@
+#pragma once
+// Summary of one measurement (SPEC T8).
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "gpumeter/duration.hpp"
+#include "gpumeter/sample.hpp"
+#include "gpumeter/timing_method.hpp"
+
+namespace gpumeter {
+
+// Quantile rule: linear interpolation between closest ranks, q in [0, 1]: position
+// q * (n - 1) in the sorted values (Hyndman & Fan type 7, numpy's default). Median = q 0.5.
+double quantile(std::vector<double> values, double q);
+
+// What the user declares about one call, for the derived columns.
+struct Workload {
+  std::optional<double> flops;  // floating-point operations per call
+  std::optional<double> bytes;  // bytes moved per call (each input read once, output written once)
+};
+
+// The device's measured ceilings, for the roofline columns.
+struct Ceilings {
+  std::optional<double> flops_per_s;
+  std::optional<double> bytes_per_s;
+};
+
+struct Spread {
+  double median_ns = 0;
+  double p10_ns = 0;
+  double p90_ns = 0;
+};
+
+struct Summary {
+  TimingMethod method = TimingMethod::cupti;
+  std::size_t n_samples = 0;
+  Spread device_busy;
+  Spread latency;
+  std::optional<int> max_n_kernels;  // nullopt when the method cannot count kernels
+  double gap_ns = 0;                 // median latency - median device_busy
+  double median_uncounted_copy_ns = 0;
+  int retries = 0;
+  // Derived columns: device_busy is the denominator (seed 000: a denominator holding idle
+  // time inside the call would push throughput down systematically).
+  std::optional<double> tflops;
+  std::optional<double> tbs;
+  std::optional<double> pct_of_peak_flops;
+  std::optional<double> pct_of_peak_bandwidth;
+};
+
+// Throws std::invalid_argument on no samples.
+Summary summarize(const std::vector<Sample>& samples, TimingMethod method, int retries,
+                  const Workload& workload = {}, const Ceilings& ceilings = {});
+
+}  // namespace gpumeter

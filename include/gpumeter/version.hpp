@@ -1,0 +1,5 @@
+#pragma once
+
+namespace gpumeter {
+const char* version();
+}  // namespace gpumeter

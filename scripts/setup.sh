@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what gpumeter's build needs from Debian's packages. The CUDA toolkit is not
+# installed here: when present (nvcc, cudart, CUPTI), the CUDA backend is built too.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+pkgs=(cmake ninja-build g++ git nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+echo "setup: build dependencies present"

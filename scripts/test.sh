@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds gpumeter and runs every test that this machine can run: the unit tests, the CLI
+# tests, and the GPU tests (which skip, saying why, where there is no GPU). Then the CPU
+# tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build -j "$jobs"
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+# CPU-only under the sanitizers: the CUDA runtime is not built for ASan.
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUMETER_SANITIZE=ON -DGPUMETER_CUDA=OFF
+cmake --build build-asan -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$jobs"

@@ -1,0 +1,109 @@
+#include "gpumeter/attribute.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "gpumeter/errors.hpp"
+
+namespace gpumeter {
+namespace {
+
+bool is_copy(ActivityKind kind) {
+  return kind == ActivityKind::memcpy || kind == ActivityKind::memset;
+}
+
+struct Claimed {
+  std::vector<Interval> counted;  // what device_busy and latency are made of
+  std::vector<Interval> copies;   // copies and fills not counted (T7)
+  int kernels = 0;
+};
+
+}  // namespace
+
+Nanos union_length(std::vector<Interval> intervals) {
+  std::sort(intervals.begin(), intervals.end(),
+            [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
+  Nanos total = 0;
+  bool open = false;
+  Interval run{0, 0};
+  for (const Interval& iv : intervals) {
+    if (open && iv.start_ns <= run.end_ns) {
+      run.end_ns = std::max(run.end_ns, iv.end_ns);
+      continue;
+    }
+    if (open) total += run.end_ns - run.start_ns;
+    run = iv;
+    open = true;
+  }
+  if (open) total += run.end_ns - run.start_ns;
+  return total;
+}
+
+std::vector<Sample> attribute(const Trace& trace, std::size_t n_iterations,
+                              const AttributionOptions& options) {
+  // Lost records first: every other failure could be their consequence (T6).
+  if (trace.dropped_records.has_value() && *trace.dropped_records > 0) {
+    throw RecordsLost(*trace.dropped_records, 1);
+  }
+  const bool loss_ruled_out = trace.dropped_records.has_value();
+
+  std::vector<Claimed> claimed(n_iterations);
+  std::size_t n_orphans = 0;
+  std::string orphan_name;
+  for (const Activity& a : trace.activities) {
+    const auto found = trace.external_id_of.find(a.correlation_id);
+    if (found != trace.external_id_of.end() && found->second == kPrepareId) continue;
+    if (found == trace.external_id_of.end() || found->second >= n_iterations) {
+      if (n_orphans++ == 0) orphan_name = a.name.empty() ? to_string(a.kind) : a.name;
+      continue;
+    }
+    if (a.end_ns < a.start_ns) {
+      throw AttributionError(found->second,
+                             "activity '" + a.name + "' ends before it starts (start " +
+                                 std::to_string(a.start_ns) + " ns, end " +
+                                 std::to_string(a.end_ns) +
+                                 " ns): a corrupt record, so no number is reported.",
+                             loss_ruled_out);
+    }
+    Claimed& c = claimed[found->second];
+    const Interval iv{a.start_ns, a.end_ns};
+    if (is_copy(a.kind) && !options.count_copies) {
+      c.copies.push_back(iv);
+      continue;
+    }
+    c.counted.push_back(iv);
+    if (a.kind == ActivityKind::kernel) ++c.kernels;
+  }
+  if (n_orphans > 0) throw OffThreadLaunch(n_orphans, orphan_name, loss_ruled_out);
+
+  std::vector<Sample> samples;
+  samples.reserve(n_iterations);
+  for (std::size_t i = 0; i < n_iterations; ++i) {
+    const Claimed& c = claimed[i];
+    if (c.counted.empty()) {
+      const std::string why =
+          c.copies.empty()
+              ? "no device work was attributed to the call: it did not run on the device "
+                "(nothing launched, work done on the CPU, or launched on another device). "
+                "Check that the call launches its work on the measured device."
+              : "the call only copied or filled memory, and this case does not count copies. "
+                "Set count_copies on the case if the copy is the work being measured.";
+      throw AttributionError(i, why, loss_ruled_out);
+    }
+    Sample s;
+    s.device_busy_ns = union_length(c.counted);
+    Nanos first = c.counted.front().start_ns;
+    Nanos last = c.counted.front().end_ns;
+    for (const Interval& iv : c.counted) {
+      first = std::min(first, iv.start_ns);
+      last = std::max(last, iv.end_ns);
+    }
+    s.latency_ns = last - first;
+    if (trace.counts_kernels) s.n_kernels = c.kernels;
+    s.uncounted_copy_ns = union_length(c.copies);
+    samples.push_back(s);
+  }
+  return samples;
+}
+
+}  // namespace gpumeter

@@ -1,0 +1,43 @@
+#include "gpumeter/errors.hpp"
+
+#include <string>
+
+namespace gpumeter {
+namespace {
+
+std::string loss_note(bool loss_ruled_out) {
+  if (loss_ruled_out) return "";
+  return " The dropped-record counter is not proven live on this system, so lost records "
+         "cannot be ruled out either.";
+}
+
+}  // namespace
+
+RecordsLost::RecordsLost(std::uint64_t dropped, int attempts)
+    : Error("CUPTI dropped " + std::to_string(dropped) + " activity record(s) in the last of " +
+            std::to_string(attempts) +
+            " attempt(s): the iterations ran but their readings are lost, so no number is "
+            "reported. Lower the host load, or raise the activity buffer size."),
+      dropped_(dropped),
+      attempts_(attempts) {}
+
+OffThreadLaunch::OffThreadLaunch(std::size_t n_orphans, const std::string& example_name,
+                                 bool loss_ruled_out)
+    : Error(std::to_string(n_orphans) + " kernel(s) (e.g. '" + example_name +
+            "') carry no iteration id of this measurement: they were launched from a thread "
+            "gpumeter did not tag (autograd engine, a library worker, another thread using "
+            "the GPU). Launch the work from the calling thread (for PyTorch backward: "
+            "torch.autograd.set_multithreading_enabled(False)), stop other GPU threads, or, if "
+            "your code uses the same external-correlation kind, configure another one." +
+            loss_note(loss_ruled_out)),
+      n_orphans_(n_orphans) {}
+
+AttributionError::AttributionError(std::size_t iteration, const std::string& why,
+                                   bool loss_ruled_out)
+    : Error("iteration " + std::to_string(iteration) + ": " + why + loss_note(loss_ruled_out)),
+      iteration_(iteration) {}
+
+InvalidRecord::InvalidRecord(const std::string& path, const std::string& problem)
+    : Error(path + ": " + problem) {}
+
+}  // namespace gpumeter

@@ -1,0 +1,127 @@
+#include "gpumeter/measure.hpp"
+
+#include <set>
+
+#include "gpumeter/errors.hpp"
+#include "gpumeter/schedule.hpp"
+
+namespace gpumeter {
+
+AttributedPhase run_attributed_phase(Backend& backend, const Call& call, std::size_t iterations,
+                                     const AttributionOptions& options) {
+  AttributedPhase out;
+  for (int attempt = 0;; ++attempt) {
+    const Trace trace = backend.run_phase(call, PhaseRequest{iterations, attempt});
+    try {
+      out.samples = attribute(trace, iterations, options);
+      out.drop_counter_live = trace.dropped_records.has_value();
+      return out;
+    } catch (const RecordsLost& lost) {
+      if (attempt + 1 >= kMaxPhaseAttempts) throw RecordsLost(lost.dropped(), attempt + 1);
+      ++out.retries;
+    }
+  }
+}
+
+Measurement measure(Backend& backend, const Call& call, const MeasureOptions& options) {
+  if (!call.run) throw ConfigError("measure: the call has nothing to run");
+  const Budget& b = options.budget;
+  Measurement m;
+  m.method = backend.method();
+  m.reason = backend.reason();
+
+  const AttributedPhase calibration =
+      run_attributed_phase(backend, call, kCalibrationRuns, options.attribution);
+  m.estimate_ns = estimate_call(calibration.samples);
+
+  m.warmup_iterations =
+      iterations_for(b.warmup_ns, m.estimate_ns, b.min_iterations, b.max_iterations);
+  const AttributedPhase warmup =
+      run_attributed_phase(backend, call, m.warmup_iterations, options.attribution);
+
+  m.measure_iterations =
+      iterations_for(b.measure_ns, m.estimate_ns, b.min_iterations, b.max_iterations);
+  AttributedPhase measured =
+      run_attributed_phase(backend, call, m.measure_iterations, options.attribution);
+
+  m.samples = std::move(measured.samples);
+  m.retries = calibration.retries + warmup.retries + measured.retries;
+  m.drop_counter_live =
+      calibration.drop_counter_live && warmup.drop_counter_live && measured.drop_counter_live;
+  return m;
+}
+
+Measurement merge_passes(const std::vector<Measurement>& passes) {
+  if (passes.empty()) throw ConfigError("merge_passes: no passes to merge");
+  Measurement merged;
+  merged.method = passes.front().method;
+  merged.estimate_ns = passes.front().estimate_ns;
+  for (const Measurement& p : passes) {
+    if (p.method != merged.method) {
+      throw MixedTimingMethods(
+          "the passes of one implementation were timed with different methods (" +
+          std::string(to_string(merged.method)) + " and " + std::string(to_string(p.method)) +
+          "): one median over both would mix two measurements, so none is reported. Make "
+          "CUPTI usable for the whole run, or time every pass with the fallback.");
+    }
+    if (merged.reason.empty()) merged.reason = p.reason;
+    merged.samples.insert(merged.samples.end(), p.samples.begin(), p.samples.end());
+    merged.retries += p.retries;
+    merged.warmup_iterations += p.warmup_iterations;
+    merged.measure_iterations += p.measure_iterations;
+    merged.drop_counter_live = merged.drop_counter_live && p.drop_counter_live;
+  }
+  return merged;
+}
+
+namespace {
+
+void check_inputs(const CompareOptions& options, std::size_t reference, const std::string& who) {
+  if (!options.inputs_fingerprint) return;
+  if (options.inputs_fingerprint() != reference) {
+    throw InputsModified("implementation '" + who +
+                         "' changed the case's shared inputs, so the implementations after "
+                         "it would start from other data; nothing was timed. Give it private "
+                         "copies of what it writes and restore them in its reset.");
+  }
+}
+
+}  // namespace
+
+std::vector<Measurement> compare(Backend& backend, const std::vector<Implementation>& impls,
+                                 const CompareOptions& options) {
+  if (impls.empty()) throw ConfigError("compare: no implementations");
+  std::set<std::string> names;
+  for (const Implementation& impl : impls) {
+    if (!impl.call.run)
+      throw ConfigError("compare: implementation '" + impl.name + "' has no call");
+    if (!names.insert(impl.name).second) {
+      throw ConfigError("compare: two implementations are named '" + impl.name + "'");
+    }
+  }
+  const std::size_t reference = options.inputs_fingerprint ? options.inputs_fingerprint() : 0;
+
+  // Outputs are verified, and shared inputs checked, before anything is timed (T10).
+  for (const Implementation& impl : impls) {
+    if (impl.call.reset) impl.call.reset();
+    impl.call.run();
+    backend.synchronize();
+    if (impl.verify) impl.verify();
+    check_inputs(options, reference, impl.name);
+  }
+
+  const MeasureOptions pass{comparison_pass_budget(options.budget), options.attribution};
+  std::vector<std::vector<Measurement>> passes(impls.size());
+  for (const PassSlot& slot : symmetric_schedule(impls.size())) {
+    const Implementation& impl = impls[slot.implementation];
+    passes[slot.implementation].push_back(measure(backend, impl.call, pass));
+    check_inputs(options, reference, impl.name);
+  }
+
+  std::vector<Measurement> merged;
+  merged.reserve(impls.size());
+  for (const auto& p : passes) merged.push_back(merge_passes(p));
+  return merged;
+}
+
+}  // namespace gpumeter

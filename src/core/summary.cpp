@@ -1,0 +1,78 @@
+#include "gpumeter/summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace gpumeter {
+
+double quantile(std::vector<double> values, double q) {
+  if (values.empty()) throw std::invalid_argument("quantile of no values");
+  if (!(q >= 0.0 && q <= 1.0)) throw std::invalid_argument("quantile outside [0, 1]");
+  std::sort(values.begin(), values.end());
+  const double pos = q * static_cast<double>(values.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t hi = std::min(lo + 1, values.size() - 1);
+  const double frac = pos - static_cast<double>(lo);
+  return values[lo] + (values[hi] - values[lo]) * frac;
+}
+
+namespace {
+
+Spread spread_of(const std::vector<double>& v) {
+  return Spread{quantile(v, 0.5), quantile(v, 0.1), quantile(v, 0.9)};
+}
+
+}  // namespace
+
+Summary summarize(const std::vector<Sample>& samples, TimingMethod method, int retries,
+                  const Workload& workload, const Ceilings& ceilings) {
+  if (samples.empty()) throw std::invalid_argument("summarize: no samples");
+  std::vector<double> busy, latency, copy;
+  busy.reserve(samples.size());
+  latency.reserve(samples.size());
+  copy.reserve(samples.size());
+  std::optional<int> max_kernels;
+  bool kernels_known = true;
+  for (const Sample& s : samples) {
+    busy.push_back(static_cast<double>(s.device_busy_ns));
+    latency.push_back(static_cast<double>(s.latency_ns));
+    copy.push_back(static_cast<double>(s.uncounted_copy_ns));
+    if (!s.n_kernels) {
+      kernels_known = false;
+    } else {
+      max_kernels = std::max(max_kernels.value_or(0), *s.n_kernels);
+    }
+  }
+  Summary out;
+  out.method = method;
+  out.n_samples = samples.size();
+  out.device_busy = spread_of(busy);
+  out.latency = spread_of(latency);
+  // One unknown count makes the maximum unknown: never report a partial maximum.
+  if (kernels_known) out.max_n_kernels = max_kernels;
+  out.gap_ns = out.latency.median_ns - out.device_busy.median_ns;
+  out.median_uncounted_copy_ns = quantile(copy, 0.5);
+  out.retries = retries;
+
+  const double busy_s = out.device_busy.median_ns * 1e-9;
+  if (busy_s > 0) {
+    if (workload.flops) {
+      const double rate = *workload.flops / busy_s;
+      out.tflops = rate / 1e12;
+      if (ceilings.flops_per_s && *ceilings.flops_per_s > 0) {
+        out.pct_of_peak_flops = 100.0 * rate / *ceilings.flops_per_s;
+      }
+    }
+    if (workload.bytes) {
+      const double rate = *workload.bytes / busy_s;
+      out.tbs = rate / 1e12;
+      if (ceilings.bytes_per_s && *ceilings.bytes_per_s > 0) {
+        out.pct_of_peak_bandwidth = 100.0 * rate / *ceilings.bytes_per_s;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace gpumeter

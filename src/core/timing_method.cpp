@@ -1,0 +1,56 @@
+#include "gpumeter/timing_method.hpp"
+
+namespace gpumeter {
+
+Statistic statistic_of(TimingMethod method) {
+  switch (method) {
+    case TimingMethod::cupti:
+      return Statistic::device_busy;
+    case TimingMethod::cuda_events:
+      return Statistic::cuda_event;
+    case TimingMethod::host_wall:
+      return Statistic::synchronized_wall_clock;
+  }
+  return Statistic::synchronized_wall_clock;
+}
+
+std::string_view to_string(TimingMethod method) {
+  switch (method) {
+    case TimingMethod::cupti:
+      return "cupti";
+    case TimingMethod::cuda_events:
+      return "cuda-events";
+    case TimingMethod::host_wall:
+      return "host-wall";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(Statistic statistic) {
+  switch (statistic) {
+    case Statistic::device_busy:
+      return "device_busy";
+    case Statistic::cuda_event:
+      return "cuda_event";
+    case Statistic::synchronized_wall_clock:
+      return "synchronized_wall_clock";
+  }
+  return "unknown";
+}
+
+std::optional<TimingMethod> parse_timing_method(std::string_view text) {
+  for (auto m : {TimingMethod::cupti, TimingMethod::cuda_events, TimingMethod::host_wall}) {
+    if (to_string(m) == text) return m;
+  }
+  return std::nullopt;
+}
+
+std::optional<Statistic> parse_statistic(std::string_view text) {
+  for (auto s :
+       {Statistic::device_busy, Statistic::cuda_event, Statistic::synchronized_wall_clock}) {
+    if (to_string(s) == text) return s;
+  }
+  return std::nullopt;
+}
+
+}  // namespace gpumeter

@@ -1,0 +1,79 @@
+#include "gpumeter/runner.hpp"
+
+#include <random>
+
+#include "gpumeter/host_info.hpp"
+#include "gpumeter/version.hpp"
+
+namespace gpumeter {
+namespace {
+
+std::string schedule_name(const std::vector<Case>& cases) {
+  for (const Case& c : cases) {
+    if (c.implementations.size() > 1) return "ABCCBA";
+  }
+  return "single";
+}
+
+}  // namespace
+
+Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOptions& options) {
+  Record rec;
+  rec.created_utc = utc_now_iso();
+  rec.gpumeter_version = version();
+  rec.argv = options.argv;
+  rec.project_commit = project_commit();
+  rec.host = read_host_identity();
+  rec.device = backend.device();
+  rec.device_state = options.device_state;
+  rec.ceilings = options.ceilings;
+  rec.config.budget = options.budget;
+  rec.config.l2_flush = options.l2_flush;
+  rec.config.schedule = schedule_name(cases);
+  rec.deviations = options.deviations;
+  if (!backend.reason().empty()) rec.deviations.push_back(backend.reason());
+
+  bool any_copies = false;
+  bool unproven_counter = false;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    any_copies = any_copies || c.count_copies;
+    std::vector<Measurement> measured;
+    if (c.implementations.size() == 1) {
+      const Implementation& impl = c.implementations.front();
+      if (impl.call.reset) impl.call.reset();
+      impl.call.run();
+      backend.synchronize();
+      if (impl.verify) impl.verify();
+      measured.push_back(
+          measure(backend, impl.call, MeasureOptions{options.budget, {c.count_copies}}));
+    } else {
+      CompareOptions co;
+      co.budget = options.budget;
+      co.attribution.count_copies = c.count_copies;
+      co.inputs_fingerprint = c.inputs_fingerprint;
+      measured = compare(backend, c.implementations, co);
+    }
+    for (std::size_t k = 0; k < measured.size(); ++k) {
+      Result r;
+      r.case_name = c.name;
+      r.implementation = c.implementations[k].name;
+      r.params = c.params;
+      r.workload = c.workload;
+      r.measurement = std::move(measured[k]);
+      r.summary = summarize(r.measurement.samples, r.measurement.method, r.measurement.retries,
+                            c.workload, options.ceilings);
+      unproven_counter = unproven_counter || !r.measurement.drop_counter_live;
+      rec.results.push_back(std::move(r));
+    }
+    if (options.progress) options.progress(c, i + 1, cases.size());
+  }
+  rec.config.count_copies = any_copies;
+  if (unproven_counter) {
+    rec.deviations.push_back(
+        "the dropped-record counter was not proven live: a lost record would go unseen");
+  }
+  return rec;
+}
+
+}  // namespace gpumeter

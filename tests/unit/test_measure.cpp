@@ -1,0 +1,235 @@
+#include "gpumeter/measure.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "gpumeter/errors.hpp"
+#include "gpumeter/host_backend.hpp"
+#include "gpumeter/summary.hpp"
+#include "gpumeter/verdict.hpp"
+
+namespace gpumeter {
+namespace {
+
+// Runs each call once per iteration (so tests can see the order) and reports one kernel of
+// a fixed duration per iteration, dropping records on the attempts it is told to.
+class FakeBackend final : public Backend {
+ public:
+  TimingMethod method_ = TimingMethod::cupti;
+  Nanos kernel_ns = 1 * kMillisecond;
+  int drop_until_attempt = 0;  // attempts below this lose records
+  std::vector<PhaseRequest> phases;
+  int syncs = 0;
+
+  TimingMethod method() const override { return method_; }
+  DeviceIdentity device() const override {
+    DeviceIdentity d;
+    d.kind = "fake";
+    return d;
+  }
+  Trace run_phase(const Call& call, const PhaseRequest& request) override {
+    phases.push_back(request);
+    Trace t;
+    t.dropped_records = request.attempt < drop_until_attempt ? 5 : 0;
+    Nanos clock = 0;
+    for (std::size_t i = 0; i < request.iterations; ++i) {
+      if (call.reset) call.reset();
+      call.run();
+      const std::uint64_t corr = 1000 + i;
+      t.external_id_of[corr] = i;
+      Activity a;
+      a.start_ns = clock;
+      a.end_ns = clock + kernel_ns;
+      a.correlation_id = corr;
+      t.activities.push_back(a);
+      clock += 2 * kernel_ns;
+    }
+    return t;
+  }
+  void synchronize() override { ++syncs; }
+};
+
+TEST(Measure, CalibrateWarmUpMeasureWithBudgetedCounts) {
+  FakeBackend b;  // 1 ms per call: 25 warm-up and 100 measured iterations
+  int runs = 0;
+  const Measurement m = measure(b, Call{[&] { ++runs; }, {}});
+  ASSERT_EQ(b.phases.size(), 3u);
+  EXPECT_EQ(b.phases[0].iterations, 3u);
+  EXPECT_EQ(b.phases[1].iterations, 25u);
+  EXPECT_EQ(b.phases[2].iterations, 100u);
+  EXPECT_EQ(runs, 128);
+  EXPECT_EQ(m.samples.size(), 100u);
+  EXPECT_EQ(m.estimate_ns, 1 * kMillisecond);
+  EXPECT_EQ(m.warmup_iterations, 25u);
+  EXPECT_EQ(m.measure_iterations, 100u);
+  EXPECT_EQ(m.retries, 0);
+  EXPECT_EQ(m.samples[0].device_busy_ns, 1 * kMillisecond);
+}
+
+TEST(Measure, LostRecordsRetryThePhaseWithLargerBuffers) {
+  FakeBackend b;
+  b.drop_until_attempt = 2;  // every phase loses records twice, then succeeds
+  const Measurement m = measure(b, Call{[] {}, {}});
+  EXPECT_EQ(m.retries, 6);  // 2 in each of the 3 phases
+  ASSERT_EQ(b.phases.size(), 9u);
+  EXPECT_EQ(b.phases[0].attempt, 0);
+  EXPECT_EQ(b.phases[1].attempt, 1);
+  EXPECT_EQ(b.phases[2].attempt, 2);
+  EXPECT_EQ(m.samples.size(), 100u);
+}
+
+TEST(Measure, LostRecordsThreeTimesFailsClosed) {
+  FakeBackend b;
+  b.drop_until_attempt = 3;
+  try {
+    (void)measure(b, Call{[] {}, {}});
+    FAIL() << "no error";
+  } catch (const RecordsLost& e) {
+    EXPECT_EQ(e.attempts(), kMaxPhaseAttempts);
+    EXPECT_EQ(e.dropped(), 5u);
+  }
+  EXPECT_EQ(b.phases.size(), 3u);  // the calibration phase, three attempts, then stop
+}
+
+TEST(Measure, ResetRunsBeforeEveryCall) {
+  FakeBackend b;
+  std::vector<char> log;
+  (void)measure(b, Call{[&] { log.push_back('r'); }, [&] { log.push_back('s'); }});
+  ASSERT_EQ(log.size(), 2u * 128u);
+  for (std::size_t i = 0; i < log.size(); i += 2) {
+    ASSERT_EQ(log[i], 's');
+    ASSERT_EQ(log[i + 1], 'r');
+  }
+}
+
+TEST(Compare, MirroredOrderTwoPassesMerged) {
+  FakeBackend b;
+  std::string order;
+  std::vector<Implementation> impls{{"A", Call{[&] { order += 'A'; }, {}}, {}},
+                                    {"B", Call{[&] { order += 'B'; }, {}}, {}},
+                                    {"C", Call{[&] { order += 'C'; }, {}}, {}}};
+  const auto out = compare(b, impls);
+  // One untimed verification call each, then per pass: 3 + 12 (12.5 ms / 1 ms) + 50 calls.
+  std::string expected = "ABC";
+  for (char c : std::string("ABCCBA")) expected += std::string(65, c);
+  EXPECT_EQ(order, expected);
+  ASSERT_EQ(out.size(), 3u);
+  for (const Measurement& m : out) {
+    EXPECT_EQ(m.samples.size(), 100u);  // 50 per pass, merged
+    EXPECT_EQ(m.measure_iterations, 100u);
+    EXPECT_EQ(m.warmup_iterations, 24u);
+  }
+}
+
+TEST(Compare, PassBoundsAreHalved) {
+  FakeBackend b;
+  b.kernel_ns = 100 * kMillisecond;  // long call: the lower bound, halved to 5
+  const auto out = compare(b, {{"A", Call{[] {}, {}}, {}}});
+  EXPECT_EQ(out[0].samples.size(), 10u);  // 5 per pass
+  b.kernel_ns = 1 * kMicrosecond;         // short call: the upper bound, halved to 100
+  const auto fast = compare(b, {{"A", Call{[] {}, {}}, {}}});
+  EXPECT_EQ(fast[0].samples.size(), 200u);
+}
+
+TEST(Compare, MixedTimingMethodsRefused) {
+  Measurement a, b;
+  a.method = TimingMethod::cupti;
+  b.method = TimingMethod::cuda_events;
+  a.samples = {{1, 1, 1, 0}};
+  b.samples = {{2, 2, std::nullopt, 0}};
+  EXPECT_THROW((void)merge_passes({a, b}), MixedTimingMethods);
+  EXPECT_EQ(merge_passes({a, a}).samples.size(), 2u);
+}
+
+TEST(Compare, VerificationFailureStopsBeforeTiming) {
+  FakeBackend b;
+  std::vector<Implementation> impls{
+      {"good", Call{[] {}, {}}, [] {}},
+      {"bad", Call{[] {}, {}}, [] { throw VerificationFailed("bad: max error 0.5"); }}};
+  EXPECT_THROW((void)compare(b, impls), VerificationFailed);
+  EXPECT_TRUE(b.phases.empty());
+}
+
+TEST(Compare, SharedInputsModifiedStopsBeforeTiming) {
+  FakeBackend b;
+  std::vector<int> shared{1, 2, 3};
+  std::vector<Implementation> impls{{"reads", Call{[&] { (void)shared[0]; }, {}}, {}},
+                                    {"writes", Call{[&] { shared[0] += 1; }, {}}, {}}};
+  CompareOptions opt;
+  opt.inputs_fingerprint = [&] { return static_cast<std::size_t>(shared[0]); };
+  try {
+    (void)compare(b, impls, opt);
+    FAIL() << "no error";
+  } catch (const InputsModified& e) {
+    EXPECT_NE(std::string(e.what()).find("writes"), std::string::npos);
+  }
+  EXPECT_TRUE(b.phases.empty());
+}
+
+TEST(Compare, PrivateCopyRestoredByResetIsAccepted) {
+  FakeBackend b;
+  std::vector<int> shared{1, 2, 3};
+  std::vector<int> mine;
+  std::vector<Implementation> impls{
+      {"in-place", Call{[&] { mine[0] += 1; }, [&] { mine = shared; }}, {}}};
+  CompareOptions opt;
+  opt.inputs_fingerprint = [&] { return static_cast<std::size_t>(shared[0]); };
+  EXPECT_EQ(compare(b, impls, opt)[0].samples.size(), 100u);
+}
+
+TEST(Compare, DuplicateNamesRefused) {
+  FakeBackend b;
+  EXPECT_THROW((void)compare(b, {{"A", Call{[] {}, {}}, {}}, {"A", Call{[] {}, {}}, {}}}),
+               ConfigError);
+}
+
+// Work the compiler cannot remove: k times a fixed amount of arithmetic.
+double spin(int k) {
+  volatile double x = 1.0;
+  for (int i = 0; i < k * 200000; ++i) x = x * 1.0000001 + 1e-9;
+  return x;
+}
+
+TEST(HostBackend, PipelineEndToEndAndNullTest) {
+  auto backend = make_host_backend();
+  EXPECT_EQ(backend->method(), TimingMethod::host_wall);
+  EXPECT_EQ(backend->device().kind, "host");
+  MeasureOptions quick;
+  quick.budget = Budget{2 * kMillisecond, 10 * kMillisecond, 10, 50};
+  const Measurement one = measure(*backend, Call{[] { (void)spin(1); }, {}}, quick);
+  const Measurement four = measure(*backend, Call{[] { (void)spin(4); }, {}}, quick);
+  ASSERT_GE(one.samples.size(), 10u);
+  const Summary s1 = summarize(one.samples, one.method, one.retries);
+  const Summary s4 = summarize(four.samples, four.method, four.retries);
+  EXPECT_GT(s1.device_busy.median_ns, 0);
+  EXPECT_EQ(s1.device_busy.median_ns, s1.latency.median_ns);  // one region per call
+  EXPECT_FALSE(s1.max_n_kernels.has_value());
+  const NullTestVerdict v = evaluate_null_test(s1.device_busy.median_ns, s4.device_busy.median_ns);
+  EXPECT_TRUE(v.pass) << "observed ratio " << v.observed_ratio;
+}
+
+TEST(HostBackend, ComparesInMirroredOrder) {
+  auto backend = make_host_backend();
+  std::string order;
+  CompareOptions opt;
+  opt.budget = Budget{1 * kMillisecond, 4 * kMillisecond, 10, 40};
+  const auto out = compare(
+      *backend,
+      {{"A", Call{[&] { order += 'A'; }, {}}, {}}, {"B", Call{[&] { order += 'B'; }, {}}, {}}},
+      opt);
+  ASSERT_EQ(out.size(), 2u);
+  // Collapse runs of the same letter: verification A B, then passes A B B A.
+  std::string runs;
+  for (char c : order) {
+    if (runs.empty() || runs.back() != c) runs += c;
+  }
+  EXPECT_EQ(runs, "ABABA");  // "AB" + "ABBA" with the B runs merged
+  EXPECT_EQ(out[0].samples.size(), 40u);
+  EXPECT_EQ(out[0].method, TimingMethod::host_wall);
+}
+
+}  // namespace
+}  // namespace gpumeter

@@ -1,0 +1,62 @@
+#include "gpumeter/summary.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gpumeter {
+namespace {
+
+TEST(Quantile, LinearInterpolationBetweenClosestRanks) {
+  const std::vector<double> v{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  EXPECT_DOUBLE_EQ(quantile(v, 0.5), 5.5);
+  EXPECT_DOUBLE_EQ(quantile(v, 0.1), 1.9);  // position 0.9
+  EXPECT_DOUBLE_EQ(quantile(v, 0.9), 9.1);  // position 8.1
+  EXPECT_DOUBLE_EQ(quantile(v, 0.0), 1);
+  EXPECT_DOUBLE_EQ(quantile(v, 1.0), 10);
+  EXPECT_DOUBLE_EQ(quantile({7, 1, 4}, 0.5), 4);  // unsorted input, odd count
+  EXPECT_DOUBLE_EQ(quantile({3}, 0.9), 3);
+  EXPECT_THROW(quantile({}, 0.5), std::invalid_argument);
+}
+
+std::vector<Sample> samples_of(std::initializer_list<Sample> s) {
+  return s;
+}
+
+TEST(Summarize, MedianSpreadGapAndKernels) {
+  const auto s = samples_of({{100, 150, 2, 0}, {200, 260, 3, 0}, {300, 330, 2, 10}});
+  const Summary sum = summarize(s, TimingMethod::cupti, 1);
+  EXPECT_EQ(sum.n_samples, 3u);
+  EXPECT_DOUBLE_EQ(sum.device_busy.median_ns, 200);
+  EXPECT_DOUBLE_EQ(sum.device_busy.p10_ns, 120);
+  EXPECT_DOUBLE_EQ(sum.device_busy.p90_ns, 280);
+  EXPECT_DOUBLE_EQ(sum.latency.median_ns, 260);
+  EXPECT_DOUBLE_EQ(sum.gap_ns, 60);  // median latency - median busy
+  EXPECT_EQ(sum.max_n_kernels, 3);
+  EXPECT_EQ(sum.retries, 1);
+  EXPECT_DOUBLE_EQ(sum.median_uncounted_copy_ns, 0);
+  EXPECT_FALSE(sum.tflops.has_value());
+  EXPECT_FALSE(sum.tbs.has_value());
+}
+
+TEST(Summarize, UnknownKernelCountStaysUnknown) {
+  const auto s = samples_of({{100, 100, std::nullopt, 0}, {100, 100, std::nullopt, 0}});
+  EXPECT_FALSE(summarize(s, TimingMethod::cuda_events, 0).max_n_kernels.has_value());
+}
+
+TEST(Summarize, DerivedColumnsUseDeviceBusy) {
+  // 2 us busy, 5 us latency: 4e6 flops over 2 us = 2 TFLOP/s (not 0.8 over latency).
+  const auto s = samples_of({{2000, 5000, 2, 0}});
+  const Summary sum =
+      summarize(s, TimingMethod::cupti, 0, Workload{4e6, 8e6}, Ceilings{10e12, 4e12});
+  ASSERT_TRUE(sum.tflops && sum.tbs);
+  EXPECT_DOUBLE_EQ(*sum.tflops, 2.0);
+  EXPECT_DOUBLE_EQ(*sum.tbs, 4.0);
+  EXPECT_DOUBLE_EQ(*sum.pct_of_peak_flops, 20.0);
+  EXPECT_DOUBLE_EQ(*sum.pct_of_peak_bandwidth, 100.0);
+}
+
+TEST(Summarize, NoSamplesIsAnError) {
+  EXPECT_THROW(summarize({}, TimingMethod::cupti, 0), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gpumeter

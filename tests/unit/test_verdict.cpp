@@ -1,0 +1,119 @@
+#include "gpumeter/verdict.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gpumeter {
+namespace {
+
+TEST(Sig2, TwoSignificantFigures) {
+  EXPECT_EQ(sig2(0.0), 0.0);
+  EXPECT_DOUBLE_EQ(sig2(9.96), 10.0);
+  EXPECT_DOUBLE_EQ(sig2(1.87), 1.9);
+  EXPECT_DOUBLE_EQ(sig2(1234.0), 1200.0);
+  EXPECT_DOUBLE_EQ(sig2(0.001234), 0.0012);
+  EXPECT_DOUBLE_EQ(sig2(-3.456), -3.5);
+  EXPECT_DOUBLE_EQ(sig2(-9.96), -10.0);
+  EXPECT_DOUBLE_EQ(sig2(1.5), 1.5);
+}
+
+TEST(Sig2, Formatting) {
+  EXPECT_EQ(format_sig2(0.0), "0");
+  EXPECT_EQ(format_sig2(9.96), "10");
+  EXPECT_EQ(format_sig2(1.49), "1.5");
+  EXPECT_EQ(format_sig2(1.87), "1.9");
+  EXPECT_EQ(format_sig2(0.001234), "0.0012");
+  EXPECT_EQ(format_sig2(-3.456), "-3.5");
+  EXPECT_EQ(format_sig2(12345.0), "12000");
+  EXPECT_EQ(format_sig2(3.0), "3.0");  // the trailing zero is significant
+  EXPECT_EQ(format_sig2(0.001), "0.0010");
+  EXPECT_EQ(format_sig2(-10.0), "-10");
+}
+
+TEST(Ratio, ResolutionBoundaryFaster) {
+  const RatioVerdict at = compare_times(150, 100);
+  EXPECT_EQ(at.resolution, Resolution::directional_difference);
+  EXPECT_EQ(at.wording, "1.5x faster");
+  EXPECT_EQ(at.label, "directional difference");
+  const RatioVerdict under = compare_times(149, 100);
+  EXPECT_EQ(under.resolution, Resolution::no_measured_difference);
+  EXPECT_EQ(under.label, "no measured difference at this precision");
+  EXPECT_EQ(under.wording, "1.5x faster");  // sig2 rounds the words, never the verdict
+}
+
+TEST(Ratio, ResolutionBoundarySlower) {
+  const RatioVerdict at = compare_times(100, 150);
+  EXPECT_EQ(at.resolution, Resolution::directional_difference);
+  EXPECT_EQ(at.wording, "1.5x slower");
+  EXPECT_DOUBLE_EQ(at.speedup, 100.0 / 150.0);
+  const RatioVerdict under = compare_times(100, 149);
+  EXPECT_EQ(under.resolution, Resolution::no_measured_difference);
+  EXPECT_EQ(under.wording, "1.5x slower");
+}
+
+TEST(Ratio, LargeAndEqual) {
+  EXPECT_EQ(compare_times(1000, 100).wording, "10x faster");
+  EXPECT_EQ(compare_times(100, 100).wording, "1.0x faster");
+  EXPECT_EQ(compare_times(100, 100).resolution, Resolution::no_measured_difference);
+  EXPECT_EQ(compare_times(100, 187).wording, "1.9x slower");
+  EXPECT_THROW(compare_times(0, 100), std::invalid_argument);
+  EXPECT_THROW(compare_times(100, -1), std::invalid_argument);
+}
+
+TEST(NullTest, PassesNearFourFailsFarFromIt) {
+  EXPECT_TRUE(evaluate_null_test(100, 400).pass);
+  EXPECT_TRUE(evaluate_null_test(100, 559).pass);  // 0.3975 off
+  EXPECT_FALSE(evaluate_null_test(100, 561).pass);
+  EXPECT_TRUE(evaluate_null_test(100, 241).pass);
+  EXPECT_FALSE(evaluate_null_test(100, 239).pass);
+  // A harness that did not run the work: same time at 4x, which must not pass.
+  const NullTestVerdict idle = evaluate_null_test(100, 100);
+  EXPECT_FALSE(idle.pass);
+  EXPECT_DOUBLE_EQ(idle.observed_ratio, 1.0);
+  EXPECT_DOUBLE_EQ(idle.expected_ratio, 4.0);
+}
+
+}  // namespace
+}  // namespace gpumeter
+
+namespace gpumeter {
+namespace {
+
+TEST(Bootstrap, SeparatedSamplesGiveAnIntervalExcludingOne) {
+  std::vector<double> base, cand;
+  for (int i = 0; i < 50; ++i) {
+    base.push_back(120 + (i % 5));  // 120..124
+    cand.push_back(100 + (i % 5));  // 100..104
+  }
+  const SpeedupInterval ci = bootstrap_speedup_interval(base, cand);
+  EXPECT_GT(ci.low, 1.15);
+  EXPECT_LT(ci.high, 1.25);
+  EXPECT_LE(ci.low, 122.0 / 102.0);
+  EXPECT_GE(ci.high, 122.0 / 102.0);
+  EXPECT_EQ(finer_statement(ci).rfind("faster with 95% confidence", 0), 0u);
+  const SpeedupInterval rev = bootstrap_speedup_interval(cand, base);
+  EXPECT_EQ(finer_statement(rev).rfind("slower with 95% confidence", 0), 0u);
+}
+
+TEST(Bootstrap, OverlappingSamplesSupportNothingFiner) {
+  std::vector<double> a, b;
+  for (int i = 0; i < 40; ++i) {
+    a.push_back(100 + (i * 7) % 20);
+    b.push_back(100 + (i * 11) % 20);
+  }
+  const SpeedupInterval ci = bootstrap_speedup_interval(a, b);
+  EXPECT_LT(ci.low, 1.0);
+  EXPECT_GT(ci.high, 1.0);
+  EXPECT_EQ(finer_statement(ci), "");
+}
+
+TEST(Bootstrap, DeterministicForASeed) {
+  const std::vector<double> a{1, 2, 3, 4, 5}, b{2, 3, 4, 5, 6};
+  const SpeedupInterval x = bootstrap_speedup_interval(a, b, 0.9, 500, 7);
+  const SpeedupInterval y = bootstrap_speedup_interval(a, b, 0.9, 500, 7);
+  EXPECT_EQ(x.low, y.low);
+  EXPECT_EQ(x.high, y.high);
+  EXPECT_THROW(bootstrap_speedup_interval({}, b), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gpumeter
