@@ -1,0 +1,47 @@
+#pragma once
+// Records on disk (SPEC P10): one versioned JSON schema, read strictly, written atomically
+// under a run-unique name, never overwritten. Tables and comparisons read records only.
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpumeter/record.hpp"
+
+namespace gpumeter {
+
+// Pretty JSON of schema kRecordSchemaName, version kRecordSchemaVersion. Durations are
+// integers of ns; only the summary (and the budget, estimate) carry ms, with the unit in the
+// field name. Throws Error for a record that cannot be written faithfully (another schema
+// version, a non-finite number, a summary whose method differs from its measurement's).
+std::string serialize(const Record& record);
+
+// Strict: an unknown schema name or version, a missing field, a wrong type or an
+// inconsistent result (n_samples != number of samples, a statistic that does not belong to
+// the timing method) throws InvalidRecord(path, problem). Unknown extra fields are ignored
+// (adding one does not bump the version). `path` only names the source in messages.
+Record parse_record(std::string_view text, const std::string& path);
+
+// Reads and parses one file; InvalidRecord names the file and the problem, also when the
+// file cannot be opened or read.
+Record read_record(const std::filesystem::path& file);
+
+// Reads every file before returning, so a caller prints nothing unless all are valid.
+// Throws InvalidRecord on the first bad one.
+std::vector<Record> read_records(const std::vector<std::filesystem::path>& files);
+
+// "gpumeter-<run_id>.json". Throws Error for a run_id that is empty or holds a character
+// other than [A-Za-z0-9._-] (it becomes part of a path).
+std::string record_file_name(const std::string& run_id);
+
+// Writes dir/record_file_name(run_id) atomically: a temporary file in the same directory,
+// fsync, then a link that fails if the name exists; nothing is ever overwritten (P10). The
+// directory is created if needed. Refuses (Error) a record that would not read back, and a
+// name that already exists. Returns the path written.
+std::filesystem::path write_record(const Record& record, const std::filesystem::path& dir);
+
+// Unique per run: "20261129T112650Z-<pid>-<8 random hex>" (UTC time, process id, 32 bits
+// from the OS's random source), so two runs in the same second do not collide.
+std::string new_run_id();
+
+}  // namespace gpumeter

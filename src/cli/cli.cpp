@@ -1,0 +1,77 @@
+#include "cli.hpp"
+
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "gpumeter/version.hpp"
+#include "report.hpp"
+
+namespace gpumeter::cli {
+namespace {
+
+constexpr const char* kFooter =
+    "Exit codes: 0 success; 2 bad arguments or a record that cannot be read (one line on\n"
+    "stderr names the file and the problem); 3 internal error.";
+
+// CLI11 says "A subcommand is required" also when the user typed a command that does not
+// exist; name what was typed instead.
+std::string usage_problem(const CLI::ParseError& e, const CLI::App& app) {
+  if (!app.get_subcommands().empty()) return e.what();
+  const std::vector<std::string> extras = app.remaining();
+  if (!extras.empty()) {
+    const std::string& first = extras.front();
+    return (first.rfind('-', 0) == 0 ? "unknown option '" : "unknown command '") + first + "'";
+  }
+  return "expected a command";
+}
+
+}  // namespace
+
+void print_error(Io& io, std::string_view command, std::string_view message) {
+  std::string line = "gpumeter";
+  if (!command.empty()) line += " " + std::string(command);
+  line += ": ";
+  for (char c : message) line += (c == '\n' || c == '\r') ? ' ' : c;
+  io.err << line << '\n' << std::flush;
+}
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  Io io{out, err};
+  try {
+    CLI::App app{"gpumeter: measure GPU work honestly, and report what was measured.", "gpumeter"};
+    app.set_version_flag("--version", std::string("gpumeter ") + gpumeter::version());
+    app.require_subcommand(1);
+    app.footer(kFooter);
+
+    std::vector<Command> commands;
+    commands.push_back(add_report_command(app));
+
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
+        return app.exit(e, out, err);  // --help, --version: on stdout, exit 0
+      }
+      const auto chosen = app.get_subcommands();
+      print_error(io, chosen.empty() ? "" : chosen.front()->get_name(), usage_problem(e, app));
+      err << app.help();  // the chosen subcommand's usage, when there is one
+      return kExitUsage;
+    }
+
+    for (Command& command : commands) {
+      if (command.app->parsed()) return command.run(io);
+    }
+    print_error(io, "", "expected a command");
+    err << app.help();
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    print_error(io, "", std::string("internal error: ") + e.what());
+    return kExitInternal;
+  } catch (...) {
+    print_error(io, "", "internal error: unknown exception");
+    return kExitInternal;
+  }
+}
+
+}  // namespace gpumeter::cli

@@ -1,0 +1,36 @@
+#pragma once
+// The gpumeter command (SPEC B2): a CLI11 app with one subcommand per file. A subcommand
+// registers its options on the app and returns the action to run when it was chosen, so a new
+// one (compare, env, lock) adds a file and one line in cli.cpp.
+#include <functional>
+#include <ostream>
+#include <string_view>
+
+#include <CLI/CLI.hpp>
+
+namespace gpumeter::cli {
+
+// Exit codes, the same for every subcommand so scripts and CI can rely on them.
+inline constexpr int kExitOk = 0;
+// 1 is left to verdicts (a compare that finds a regression).
+inline constexpr int kExitUsage = 2;     // bad arguments, or input that cannot be read
+inline constexpr int kExitInternal = 3;  // a failure that is not the input's fault
+
+struct Io {
+  std::ostream& out;
+  std::ostream& err;
+};
+
+struct Command {
+  CLI::App* app = nullptr;      // the subcommand, owned by the parent app
+  std::function<int(Io&)> run;  // runs only when this subcommand was parsed
+};
+
+// Parses argv, runs the chosen subcommand and returns the process exit code. Never throws.
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
+// One line on stderr, "gpumeter <command>: <message>", newlines in the message flattened, so
+// a failure reads as one line in a log.
+void print_error(Io& io, std::string_view command, std::string_view message);
+
+}  // namespace gpumeter::cli

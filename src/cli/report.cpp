@@ -1,0 +1,45 @@
+#include "report.hpp"
+
+#include <filesystem>
+#include <memory>
+
+#include "gpumeter/errors.hpp"
+#include "gpumeter/record_io.hpp"
+#include "gpumeter/table.hpp"
+
+namespace gpumeter::cli {
+
+Command add_report_command(CLI::App& app) {
+  struct Options {
+    std::vector<std::string> files;
+    bool csv = false;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* sub = app.add_subcommand(
+      "report", "Render a table (markdown, or CSV) from records; every cell comes from a record.");
+  sub->add_option("records", options->files, "Record files (gpumeter-<run_id>.json)")->required();
+  sub->add_flag("--csv", options->csv, "CSV instead of markdown");
+  return {sub, [options](Io& io) {
+            return report(options->files, options->csv ? ReportFormat::csv : ReportFormat::markdown,
+                          io);
+          }};
+}
+
+int report(const std::vector<std::string>& files, ReportFormat format, Io& io) {
+  std::vector<Record> records;
+  try {
+    records = read_records(std::vector<std::filesystem::path>(files.begin(), files.end()));
+  } catch (const InvalidRecord& e) {
+    print_error(io, "report", e.what());
+    return kExitUsage;
+  }
+  io.out << (format == ReportFormat::csv ? render_csv(records) : render_markdown(records));
+  io.out.flush();
+  if (!io.out) {
+    print_error(io, "report", "cannot write the table to standard output");
+    return kExitInternal;
+  }
+  return kExitOk;
+}
+
+}  // namespace gpumeter::cli

@@ -1,0 +1,18 @@
+#pragma once
+// `gpumeter report RECORD...`: tables rendered from records only (SPEC P10).
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+
+namespace gpumeter::cli {
+
+enum class ReportFormat { markdown, csv };
+
+Command add_report_command(CLI::App& app);
+
+// Reads and validates every record before printing anything: one bad file gives one line on
+// stderr naming it and the problem, exit code kExitUsage, and no partial table.
+int report(const std::vector<std::string>& files, ReportFormat format, Io& io);
+
+}  // namespace gpumeter::cli

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The main job end to end on the host backend: the example writes a record, `gpumeter report`
+# renders it (markdown and CSV), and a truncated or corrupted copy of the same record is
+# refused with exit code 2, a one-line error naming the file, and no partial table.
+set -euo pipefail
+example=$1
+gpumeter=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+
+"$example" --backend host --out "$dir/records" >"$dir/example.out"
+grep -q "host backend" "$dir/example.out"
+grep -q "^| sum-f64 *| one-chain" "$dir/example.out"
+grep -q "four-chains is .*x faster than one-chain\|four-chains is .*x slower than one-chain" "$dir/example.out"
+grep -q "null-test:sum-f64: 4.0x the work took .*x the time: pass" "$dir/example.out"
+record=$(ls "$dir"/records/gpumeter-*.json)
+[ "$(echo "$record" | wc -l)" -eq 1 ]
+
+"$gpumeter" report "$record" >"$dir/report.md"
+grep -q "^| sum-f64 *| four-chains" "$dir/report.md"
+grep -q "host-wall" "$dir/report.md"
+"$gpumeter" report --csv "$record" >"$dir/report.csv"
+[ "$(grep -c '^sum-f64,' "$dir/report.csv")" -eq 2 ]
+
+expect_refusal() {  # file, expected words in the error
+  set +e
+  "$gpumeter" report "$record" "$1" >"$dir/out" 2>"$dir/err"
+  local rc=$?
+  set -e
+  [ "$rc" -eq 2 ] || { echo "exit $rc, want 2 for $1"; cat "$dir/err"; exit 1; }
+  [ ! -s "$dir/out" ] || { echo "partial output for $1:"; cat "$dir/out"; exit 1; }
+  [ "$(wc -l <"$dir/err")" -eq 1 ] || { echo "not one line:"; cat "$dir/err"; exit 1; }
+  grep -q "$1" "$dir/err" || { echo "error does not name $1"; cat "$dir/err"; exit 1; }
+  grep -qi "$2" "$dir/err" || { echo "error does not say '$2'"; cat "$dir/err"; exit 1; }
+}
+
+head -c $(($(wc -c <"$record") / 2)) "$record" >"$dir/truncated.json"
+expect_refusal "$dir/truncated.json" "json"
+sed 's/"schema_version": 1/"schema_version": 99/' "$record" >"$dir/future.json"
+expect_refusal "$dir/future.json" "schema_version"
+sed 's/"latency_ns"/"latency_nz"/' "$record" >"$dir/missing.json"
+expect_refusal "$dir/missing.json" "latency_ns"
+expect_refusal "$dir/absent.json" "open"
+echo "example_then_report: all checks passed"

@@ -1,0 +1,19 @@
+# Records, tables and the gpumeter command (SPEC P10, B2). Included from tests/unit/CMakeLists.txt.
+gpumeter_unit_test(test_record_io test_record_io.cpp)
+target_link_libraries(test_record_io PRIVATE gpumeter_record nlohmann_json::nlohmann_json)
+target_compile_definitions(test_record_io
+  PRIVATE GPUMETER_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
+
+gpumeter_unit_test(test_table test_table.cpp)
+target_link_libraries(test_table PRIVATE gpumeter_record)
+
+# Writes a known record for the CLI test (and regenerates tests/data/record_v1.json).
+add_executable(gpumeter_make_record ${PROJECT_SOURCE_DIR}/tests/cli/make_record.cpp)
+target_include_directories(gpumeter_make_record PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(gpumeter_make_record PRIVATE gpumeter_record)
+gpumeter_warnings(gpumeter_make_record)
+
+add_test(NAME cli_report
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/test_report.sh
+          $<TARGET_FILE:gpumeter> $<TARGET_FILE:gpumeter_make_record>)
+set_tests_properties(cli_report PROPERTIES LABELS "unit;cli" TIMEOUT 60)

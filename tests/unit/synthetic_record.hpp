@@ -1,0 +1,140 @@
+#pragma once
+// Records with known contents for the record, table and CLI tests. Every field is set to a
+// value that differs from its default, so a field the writer or reader forgets shows up.
+#include <string>
+
+#include "gpumeter/record.hpp"
+
+namespace gpumeter::testing {
+
+inline Sample sample(Nanos busy, Nanos latency, std::optional<int> n_kernels, Nanos copy) {
+  Sample s;
+  s.device_busy_ns = busy;
+  s.latency_ns = latency;
+  s.n_kernels = n_kernels;
+  s.uncounted_copy_ns = copy;
+  return s;
+}
+
+// A CUPTI result with every optional set: 5 samples, declared flops and bytes, ceilings.
+inline Result full_result() {
+  Result r;
+  r.case_name = "gemm";
+  r.implementation = "cublas";
+  r.params = {{"m", "4096"}, {"dtype", "bf16"}};
+  Measurement& m = r.measurement;
+  m.method = TimingMethod::cupti;
+  m.reason = "";
+  m.samples = {sample(12'000, 13'000, 2, 500), sample(12'100, 13'050, 2, 510),
+               sample(12'345, 13'200, 3, 505), sample(12'600, 13'400, 2, 490),
+               sample(12'800, 13'900, 2, 520)};
+  m.retries = 1;
+  m.warmup_iterations = 7;
+  m.measure_iterations = 5;
+  m.estimate_ns = 13'123;
+  m.drop_counter_live = true;
+  r.workload.flops = 2.0 * 4096.0 * 4096.0 * 4096.0;
+  r.workload.bytes = 3.0 * 4096.0 * 4096.0 * 2.0;
+  Summary& s = r.summary;
+  s.method = TimingMethod::cupti;
+  s.n_samples = 5;
+  s.device_busy = {12'345, 12'040, 12'720};
+  s.latency = {13'200, 13'020, 13'700};
+  s.max_n_kernels = 3;
+  s.gap_ns = 855;
+  s.median_uncounted_copy_ns = 505;
+  s.retries = 1;
+  s.tflops = 11133.3;
+  s.tbs = 8.15;
+  s.pct_of_peak_flops = 56.27;
+  s.pct_of_peak_bandwidth = 17.5;
+  return r;
+}
+
+// A CUDA-events fallback: no kernel counts, no workload, so no derived columns.
+inline Result fallback_result() {
+  Result r;
+  r.case_name = "softmax, fused";  // a comma, for CSV quoting
+  r.implementation = "triton";
+  r.params = {{"n", "1,024"}};
+  Measurement& m = r.measurement;
+  m.method = TimingMethod::cuda_events;
+  m.reason = "CUPTI unavailable: another profiler is attached";
+  m.samples = {sample(40'000, 40'000, std::nullopt, 0), sample(41'000, 41'000, std::nullopt, 0),
+               sample(42'500, 42'500, std::nullopt, 0)};
+  m.retries = 0;
+  m.warmup_iterations = 10;
+  m.measure_iterations = 3;
+  m.estimate_ns = 41'000;
+  m.drop_counter_live = false;
+  Summary& s = r.summary;
+  s.method = TimingMethod::cuda_events;
+  s.n_samples = 3;
+  s.device_busy = {41'000, 40'200, 42'200};
+  s.latency = {41'000, 40'200, 42'200};
+  s.max_n_kernels = std::nullopt;
+  s.gap_ns = 0;
+  s.median_uncounted_copy_ns = 0;
+  s.retries = 0;
+  return r;
+}
+
+// Every optional of the record set.
+inline Record full_record(const std::string& run_id = "20261129T112650Z-4242-0badcafe") {
+  Record rec;
+  rec.run_id = run_id;
+  rec.created_utc = "2026-11-29T11:26:50Z";
+  rec.gpumeter_version = "0.1.0";
+  rec.argv = {"bench_gemm", "--device", "0", "--filter", "m=4096"};
+  rec.project_commit = "3f2a9c1";
+  rec.host = {"node-17", "AMD EPYC 9654", 192, "Linux 6.1.0"};
+  rec.device.kind = "cuda";
+  rec.device.index = 0;
+  rec.device.name = "NVIDIA H200";
+  rec.device.uuid = "GPU-01234567-89ab-cdef-0123-456789abcdef";
+  rec.device.arch = "sm_90";
+  rec.device.multiprocessors = 132;
+  rec.device.l2_bytes = 52'428'800;
+  rec.device.memory_bytes = 150'000'000'000LL;
+  DeviceState& st = rec.device_state;
+  st.driver_version = "550.54.15";
+  st.cuda_driver_version = 12040;
+  st.cuda_runtime_version = 12030;
+  st.cupti_version = 21;
+  st.sm_clock_mhz = 1980;
+  st.sm_clock_max_mhz = 1980;
+  st.memory_clock_mhz = 2619;
+  st.temperature_c = 34;
+  st.power_w = 121.5;
+  st.throttle_reasons = 0x8000000000000004ULL;  // above INT64_MAX: must survive as unsigned
+  st.utilization_pct = 0;
+  st.memory_free_bytes = 149'000'000'000LL;
+  st.memory_used_bytes = 1'000'000'000LL;
+  st.compute_processes = 0;
+  rec.ceilings.flops_per_s = 989e12;
+  rec.ceilings.bytes_per_s = 4.8e12;
+  rec.config.budget = {12'500'000, 50'000'000, 5, 100};
+  rec.config.count_copies = true;
+  rec.config.l2_flush = false;
+  rec.config.schedule = "ABCCBA";
+  rec.deviations = {"device lock contended: waited 3 s", "L2 flush disabled by --no-flush"};
+  rec.results = {full_result(), fallback_result()};
+  return rec;
+}
+
+// Every optional of the record left empty: "not available" everywhere it can be.
+inline Record sparse_record(const std::string& run_id = "20261129T112651Z-4243-00000001") {
+  Record rec;
+  rec.run_id = run_id;
+  rec.created_utc = "2026-11-29T11:26:51Z";
+  rec.gpumeter_version = "0.1.0";
+  rec.host = {"", "", std::nullopt, ""};
+  rec.device.kind = "host";
+  rec.device.index = 0;
+  rec.device.name = "";
+  rec.device.arch = "x86_64";
+  rec.results = {fallback_result()};
+  return rec;
+}
+
+}  // namespace gpumeter::testing

@@ -1,0 +1,535 @@
+#include "gpumeter/record_io.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpumeter/errors.hpp"
+#include "synthetic_record.hpp"
+
+namespace gpumeter {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
+using testing::full_record;
+using testing::sparse_record;
+
+// ms in the file and ns in memory: the conversion may move a summary value by an ulp or two,
+// so those compare with EXPECT_DOUBLE_EQ (4 ulps); everything else compares exactly.
+void expect_spread_eq(const Spread& a, const Spread& b) {
+  EXPECT_DOUBLE_EQ(a.median_ns, b.median_ns);
+  EXPECT_DOUBLE_EQ(a.p10_ns, b.p10_ns);
+  EXPECT_DOUBLE_EQ(a.p90_ns, b.p90_ns);
+}
+
+void expect_records_equal(const Record& a, const Record& b) {
+  EXPECT_EQ(a.schema_version, b.schema_version);
+  EXPECT_EQ(a.run_id, b.run_id);
+  EXPECT_EQ(a.created_utc, b.created_utc);
+  EXPECT_EQ(a.gpumeter_version, b.gpumeter_version);
+  EXPECT_EQ(a.argv, b.argv);
+  EXPECT_EQ(a.project_commit, b.project_commit);
+  EXPECT_EQ(a.host.hostname, b.host.hostname);
+  EXPECT_EQ(a.host.cpu_model, b.host.cpu_model);
+  EXPECT_EQ(a.host.logical_cores, b.host.logical_cores);
+  EXPECT_EQ(a.host.os, b.host.os);
+  EXPECT_EQ(a.device.kind, b.device.kind);
+  EXPECT_EQ(a.device.index, b.device.index);
+  EXPECT_EQ(a.device.name, b.device.name);
+  EXPECT_EQ(a.device.uuid, b.device.uuid);
+  EXPECT_EQ(a.device.arch, b.device.arch);
+  EXPECT_EQ(a.device.multiprocessors, b.device.multiprocessors);
+  EXPECT_EQ(a.device.l2_bytes, b.device.l2_bytes);
+  EXPECT_EQ(a.device.memory_bytes, b.device.memory_bytes);
+  const DeviceState& s = a.device_state;
+  const DeviceState& t = b.device_state;
+  EXPECT_EQ(s.driver_version, t.driver_version);
+  EXPECT_EQ(s.cuda_driver_version, t.cuda_driver_version);
+  EXPECT_EQ(s.cuda_runtime_version, t.cuda_runtime_version);
+  EXPECT_EQ(s.cupti_version, t.cupti_version);
+  EXPECT_EQ(s.sm_clock_mhz, t.sm_clock_mhz);
+  EXPECT_EQ(s.sm_clock_max_mhz, t.sm_clock_max_mhz);
+  EXPECT_EQ(s.memory_clock_mhz, t.memory_clock_mhz);
+  EXPECT_EQ(s.temperature_c, t.temperature_c);
+  EXPECT_EQ(s.power_w, t.power_w);
+  EXPECT_EQ(s.throttle_reasons, t.throttle_reasons);
+  EXPECT_EQ(s.utilization_pct, t.utilization_pct);
+  EXPECT_EQ(s.memory_free_bytes, t.memory_free_bytes);
+  EXPECT_EQ(s.memory_used_bytes, t.memory_used_bytes);
+  EXPECT_EQ(s.compute_processes, t.compute_processes);
+  EXPECT_EQ(a.ceilings.flops_per_s, b.ceilings.flops_per_s);
+  EXPECT_EQ(a.ceilings.bytes_per_s, b.ceilings.bytes_per_s);
+  EXPECT_EQ(a.config.budget.warmup_ns, b.config.budget.warmup_ns);
+  EXPECT_EQ(a.config.budget.measure_ns, b.config.budget.measure_ns);
+  EXPECT_EQ(a.config.budget.min_iterations, b.config.budget.min_iterations);
+  EXPECT_EQ(a.config.budget.max_iterations, b.config.budget.max_iterations);
+  EXPECT_EQ(a.config.count_copies, b.config.count_copies);
+  EXPECT_EQ(a.config.l2_flush, b.config.l2_flush);
+  EXPECT_EQ(a.config.schedule, b.config.schedule);
+  EXPECT_EQ(a.deviations, b.deviations);
+  ASSERT_EQ(a.results.size(), b.results.size());
+  for (std::size_t i = 0; i < a.results.size(); ++i) {
+    SCOPED_TRACE("result " + std::to_string(i));
+    const Result& x = a.results[i];
+    const Result& y = b.results[i];
+    EXPECT_EQ(x.case_name, y.case_name);
+    EXPECT_EQ(x.implementation, y.implementation);
+    EXPECT_EQ(x.params, y.params);
+    EXPECT_EQ(x.workload.flops, y.workload.flops);
+    EXPECT_EQ(x.workload.bytes, y.workload.bytes);
+    const Measurement& m = x.measurement;
+    const Measurement& n = y.measurement;
+    EXPECT_EQ(m.method, n.method);
+    EXPECT_EQ(m.reason, n.reason);
+    EXPECT_EQ(m.retries, n.retries);
+    EXPECT_EQ(m.warmup_iterations, n.warmup_iterations);
+    EXPECT_EQ(m.measure_iterations, n.measure_iterations);
+    EXPECT_EQ(m.estimate_ns, n.estimate_ns);
+    EXPECT_EQ(m.drop_counter_live, n.drop_counter_live);
+    ASSERT_EQ(m.samples.size(), n.samples.size());
+    for (std::size_t k = 0; k < m.samples.size(); ++k) {
+      EXPECT_EQ(m.samples[k].device_busy_ns, n.samples[k].device_busy_ns);
+      EXPECT_EQ(m.samples[k].latency_ns, n.samples[k].latency_ns);
+      EXPECT_EQ(m.samples[k].n_kernels, n.samples[k].n_kernels);
+      EXPECT_EQ(m.samples[k].uncounted_copy_ns, n.samples[k].uncounted_copy_ns);
+    }
+    const Summary& p = x.summary;
+    const Summary& q = y.summary;
+    EXPECT_EQ(p.method, q.method);
+    EXPECT_EQ(p.n_samples, q.n_samples);
+    expect_spread_eq(p.device_busy, q.device_busy);
+    expect_spread_eq(p.latency, q.latency);
+    EXPECT_EQ(p.max_n_kernels, q.max_n_kernels);
+    EXPECT_DOUBLE_EQ(p.gap_ns, q.gap_ns);
+    EXPECT_DOUBLE_EQ(p.median_uncounted_copy_ns, q.median_uncounted_copy_ns);
+    EXPECT_EQ(p.retries, q.retries);
+    EXPECT_EQ(p.tflops, q.tflops);
+    EXPECT_EQ(p.tbs, q.tbs);
+    EXPECT_EQ(p.pct_of_peak_flops, q.pct_of_peak_flops);
+    EXPECT_EQ(p.pct_of_peak_bandwidth, q.pct_of_peak_bandwidth);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Round trip
+
+TEST(RecordRoundTrip, EveryFieldSetSurvives) {
+  const Record original = full_record();
+  const std::string text = serialize(original);
+  const Record back = parse_record(text, "full.json");
+  expect_records_equal(original, back);
+  // And the text is a fixed point: nothing drifts on a second pass.
+  EXPECT_EQ(serialize(back), text);
+}
+
+TEST(RecordRoundTrip, EveryOptionalEmptySurvivesAsNull) {
+  const Record original = sparse_record();
+  const std::string text = serialize(original);
+  const Record back = parse_record(text, "sparse.json");
+  expect_records_equal(original, back);
+  EXPECT_EQ(serialize(back), text);
+
+  const auto j = ordered_json::parse(text);
+  EXPECT_TRUE(j["project_commit"].is_null());
+  EXPECT_TRUE(j["host"]["logical_cores"].is_null());
+  EXPECT_TRUE(j["device"]["uuid"].is_null());
+  for (const auto& [key, value] : j["device_state"].items()) {
+    EXPECT_TRUE(value.is_null()) << "device_state." << key << " = " << value.dump();
+  }
+  EXPECT_TRUE(j["ceilings"]["flops_per_s"].is_null());
+  EXPECT_TRUE(j["ceilings"]["bytes_per_s"].is_null());
+}
+
+TEST(RecordRoundTrip, EmptyRecordWithNoResults) {
+  Record original;
+  original.run_id = "r";
+  const Record back = parse_record(serialize(original), "empty.json");
+  expect_records_equal(original, back);
+}
+
+TEST(RecordRoundTrip, SummaryValuesStayWithinAnUlpAcrossMilliseconds) {
+  Record r = full_record();
+  r.results[0].summary.device_busy = {12'345.678901, 12'040.1, 12'720.999999};
+  r.results[0].summary.gap_ns = 0.1;
+  const Record back = parse_record(serialize(r), "x.json");
+  expect_spread_eq(r.results[0].summary.device_busy, back.results[0].summary.device_busy);
+  EXPECT_DOUBLE_EQ(back.results[0].summary.gap_ns, 0.1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schema: the fields and units promised in the issue
+
+TEST(RecordSchema, FieldsNamesAndUnits) {
+  const auto j = ordered_json::parse(serialize(full_record()));
+  EXPECT_EQ(j["schema"], "gpumeter.record");
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["run_id"], "20261129T112650Z-4242-0badcafe");
+  EXPECT_EQ(j["project_commit"], "3f2a9c1");
+  EXPECT_EQ(j["device_state"]["throttle_reasons"].get<std::uint64_t>(), 0x8000000000000004ULL);
+  EXPECT_DOUBLE_EQ(j["config"]["warmup_ms"].get<double>(), 12.5);
+  EXPECT_DOUBLE_EQ(j["config"]["measure_ms"].get<double>(), 50.0);
+  EXPECT_EQ(j["config"]["min_iterations"], 5);
+  EXPECT_EQ(j["config"]["max_iterations"], 100);
+  EXPECT_EQ(j["config"]["schedule"], "ABCCBA");
+
+  const auto& r0 = j["results"][0];
+  EXPECT_EQ(r0["case"], "gemm");
+  EXPECT_EQ(r0["timing_method"], "cupti");
+  EXPECT_EQ(r0["statistic"], "device_busy");
+  EXPECT_DOUBLE_EQ(r0["estimate_ms"].get<double>(), 0.013123);
+  EXPECT_DOUBLE_EQ(r0["summary"]["device_busy_ms"]["median"].get<double>(), 0.012345);
+  EXPECT_DOUBLE_EQ(r0["summary"]["latency_ms"]["p90"].get<double>(), 0.0137);
+  EXPECT_DOUBLE_EQ(r0["summary"]["gap_ms"].get<double>(), 0.000855);
+  EXPECT_DOUBLE_EQ(r0["summary"]["uncounted_copy_ms"].get<double>(), 0.000505);
+  EXPECT_EQ(r0["summary"]["max_n_kernels"], 3);
+  EXPECT_EQ(r0["samples"]["device_busy_ns"], ordered_json({12000, 12100, 12345, 12600, 12800}));
+  EXPECT_TRUE(r0["samples"]["device_busy_ns"][0].is_number_integer());
+  EXPECT_EQ(r0["samples"]["n_kernels"], ordered_json({2, 2, 3, 2, 2}));
+  EXPECT_EQ(r0["workload"]["flops"].get<double>(), 2.0 * 4096.0 * 4096.0 * 4096.0);
+
+  const auto& r1 = j["results"][1];
+  EXPECT_EQ(r1["timing_method"], "cuda-events");
+  EXPECT_EQ(r1["statistic"], "cuda_event");
+  EXPECT_EQ(r1["drop_counter_live"], false);
+  EXPECT_TRUE(r1["samples"]["n_kernels"].is_null());  // not counted, not invented
+  EXPECT_TRUE(r1["summary"]["max_n_kernels"].is_null());
+  EXPECT_TRUE(r1["summary"]["tflops"].is_null());
+  EXPECT_TRUE(r1["summary"]["pct_of_peak_bandwidth"].is_null());
+  EXPECT_TRUE(r1["workload"]["bytes"].is_null());
+}
+
+TEST(RecordSchema, PartlyCountedKernelsKeepTheirNulls) {
+  Record r = full_record();
+  r.results[0].measurement.samples[1].n_kernels = std::nullopt;
+  const auto j = ordered_json::parse(serialize(r));
+  EXPECT_EQ(j["results"][0]["samples"]["n_kernels"], ordered_json::parse("[2, null, 3, 2, 2]"));
+  EXPECT_FALSE(parse_record(serialize(r), "x").results[0].measurement.samples[1].n_kernels);
+}
+
+TEST(RecordSchema, RefusesWhatItCannotWriteFaithfully) {
+  Record r = full_record();
+  r.results[0].summary.tflops = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(serialize(r), Error);  // would silently become null, "not measured"
+
+  r = full_record();
+  r.results[0].summary.method = TimingMethod::host_wall;
+  EXPECT_THROW(serialize(r), Error);
+
+  r = full_record();
+  r.schema_version = 2;
+  EXPECT_THROW(serialize(r), Error);
+}
+
+// The checked-in record of schema version 1 still reads, and reads as the same record. If this
+// fails after a schema change, bump kRecordSchemaVersion and regenerate the fixture
+// (gpumeter_make_record --stdout > tests/data/record_v1.json).
+TEST(RecordSchema, VersionOneFixtureStillReads) {
+  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v1.json";
+  const Record r = read_record(fixture);
+  expect_records_equal(r, full_record());
+  std::ifstream in(fixture);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(serialize(r), text.str());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Strict reading: each bad input names the file and the specific problem.
+
+std::string what_of(std::string_view text, const std::string& path = "dir/rec.json") {
+  try {
+    parse_record(text, path);
+  } catch (const InvalidRecord& e) {
+    return e.what();
+  }
+  return "(no InvalidRecord thrown)";
+}
+
+// Serializes a good record, lets `edit` break it, and returns the reader's message.
+template <typename Edit>
+std::string what_after(Edit edit) {
+  auto j = ordered_json::parse(serialize(full_record()));
+  edit(j);
+  return what_of(j.dump(2));
+}
+
+TEST(RecordStrictReading, InvalidJson) {
+  EXPECT_EQ(what_of("{\"schema\": gpumeter}"),
+            "dir/rec.json: not valid JSON (parse error at byte 12)");
+  EXPECT_EQ(what_of(""), "dir/rec.json: not valid JSON (empty file)");
+  EXPECT_EQ(what_of("{} {}"), "dir/rec.json: not valid JSON (parse error at byte 4)");
+}
+
+TEST(RecordStrictReading, TruncatedFileIsCaughtWhereverItIsCut) {
+  const std::string text = serialize(full_record());
+  // Cut after every prefix length in steps: never a record, always "truncated" or a parse error.
+  for (std::size_t cut = 1; cut + 2 < text.size(); cut += 37) {
+    const std::string what = what_of(text.substr(0, cut));
+    EXPECT_TRUE(what.rfind("dir/rec.json: not valid JSON", 0) == 0) << cut << ": " << what;
+  }
+  EXPECT_EQ(what_of(text.substr(0, text.size() / 2)),
+            "dir/rec.json: not valid JSON (ends early at byte " + std::to_string(text.size() / 2) +
+                ": truncated?)");
+}
+
+TEST(RecordStrictReading, NotARecord) {
+  EXPECT_EQ(what_of("[1, 2]"), "dir/rec.json: top level is array, not a JSON object");
+  EXPECT_EQ(what_of("{}"), "dir/rec.json: missing field schema");
+  EXPECT_EQ(
+      what_after([](auto& j) { j["schema"] = "nvbench"; }),
+      "dir/rec.json: not a gpumeter record (schema \"nvbench\", expected \"gpumeter.record\")");
+}
+
+TEST(RecordStrictReading, UnsupportedSchemaVersion) {
+  EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 7; }),
+            "dir/rec.json: unsupported schema_version 7 (this gpumeter reads 1)");
+  EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = -1; }),
+            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1)");
+  EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = "1"; }),
+            "dir/rec.json: field schema_version: expected an integer, found string");
+  EXPECT_EQ(what_after([](auto& j) { j.erase("schema_version"); }),
+            "dir/rec.json: missing field schema_version");
+}
+
+TEST(RecordStrictReading, MissingFieldsAreNamedByTheirPath) {
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["summary"].erase("device_busy_ms"); }),
+            "dir/rec.json: missing field results[0].summary.device_busy_ms");
+  EXPECT_EQ(what_after([](auto& j) { j.erase("device_state"); }),
+            "dir/rec.json: missing field device_state");
+  EXPECT_EQ(
+      what_after([](auto& j) { j["device_state"].erase("power_w"); }),
+      "dir/rec.json: missing field device_state.power_w");  // null is required, absence is not
+  EXPECT_EQ(what_after([](auto& j) { j["results"][1]["samples"].erase("n_kernels"); }),
+            "dir/rec.json: missing field results[1].samples.n_kernels");
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["summary"]["latency_ms"].erase("p10"); }),
+            "dir/rec.json: missing field results[0].summary.latency_ms.p10");
+}
+
+TEST(RecordStrictReading, WrongTypesAreNamed) {
+  EXPECT_EQ(what_after([](auto& j) { j["results"][1]["retries"] = "3"; }),
+            "dir/rec.json: field results[1].retries: expected an integer, found string");
+  EXPECT_EQ(
+      what_after([](auto& j) { j["results"][0]["samples"]["latency_ns"][2] = 13.5; }),
+      "dir/rec.json: field results[0].samples.latency_ns[2]: expected an integer, found number");
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["samples"]["device_busy_ns"][0] = -5; }),
+            "dir/rec.json: field results[0].samples.device_busy_ns[0]: -5 is out of range [0, "
+            "9223372036854775807]");
+  EXPECT_EQ(what_after([](auto& j) { j["results"] = ordered_json::object(); }),
+            "dir/rec.json: field results: expected an array, found object");
+  EXPECT_EQ(what_after([](auto& j) { j["config"]["l2_flush"] = 1; }),
+            "dir/rec.json: field config.l2_flush: expected true or false, found number");
+  EXPECT_EQ(what_after([](auto& j) { j["device_state"]["temperature_c"] = "hot"; }),
+            "dir/rec.json: field device_state.temperature_c: expected an integer, found string");
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["params"]["m"] = 4096; }),
+            "dir/rec.json: field results[0].params.m: expected a string, found number");
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0] = 5; }),
+            "dir/rec.json: field results[0]: expected an object, found number");
+}
+
+TEST(RecordStrictReading, InconsistentResultsAreRejected) {
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["summary"]["n_samples"] = 4; }),
+            "dir/rec.json: results[0].samples.device_busy_ns holds 5 samples but "
+            "results[0].summary.n_samples is 4");
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["samples"]["n_kernels"].erase(0); }),
+            "dir/rec.json: results[0].samples.n_kernels holds 4 samples but "
+            "results[0].summary.n_samples is 5");
+  EXPECT_EQ(what_after([](auto& j) {
+              j["results"][1]["summary"]["n_samples"] = 0;
+              for (auto& [k, v] : j["results"][1]["samples"].items()) {
+                if (v.is_array()) v = ordered_json::array();
+              }
+            }),
+            "dir/rec.json: results[1] has no samples (summary.n_samples is 0)");
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["statistic"] = "cuda_event"; }),
+            "dir/rec.json: field results[0].statistic: \"cuda_event\" does not belong to "
+            "timing_method \"cupti\" (expected \"device_busy\")");
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["timing_method"] = "stopwatch"; }),
+            "dir/rec.json: field results[0].timing_method: unknown method \"stopwatch\"");
+}
+
+TEST(RecordStrictReading, UnknownExtraFieldsAreIgnored) {
+  auto j = ordered_json::parse(serialize(full_record()));
+  j["added_later"] = {{"x", 1}};
+  j["results"][0]["summary"]["ci95"] = 0.5;
+  EXPECT_NO_THROW(parse_record(j.dump(), "x.json"));
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "gpumeter-test-XXXXXX").string();
+    path_ = ::mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string read_what(const fs::path& p) {
+  try {
+    read_record(p);
+  } catch (const InvalidRecord& e) {
+    return e.what();
+  }
+  return "(no InvalidRecord thrown)";
+}
+
+TEST(RecordStrictReading, FilesThatCannotBeReadAreNamed) {
+  TempDir dir;
+  const fs::path missing = dir.path() / "nope.json";
+  EXPECT_EQ(read_what(missing), missing.string() + ": cannot open (No such file or directory)");
+  EXPECT_EQ(read_what(dir.path()), dir.path().string() + ": cannot read (Is a directory)");
+
+  const fs::path truncated = dir.path() / "cut.json";
+  const std::string text = serialize(full_record());
+  std::ofstream(truncated) << text.substr(0, 100);
+  EXPECT_EQ(read_what(truncated),
+            truncated.string() + ": not valid JSON (ends early at byte 100: truncated?)");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing: atomic, run-unique, never overwritten
+
+std::vector<std::string> names_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST(WriteRecord, WritesTheSerializedRecordUnderItsRunId) {
+  TempDir dir;
+  const fs::path sub = dir.path() / "a" / "b";  // created on demand
+  const Record r = full_record();
+  const fs::path written = write_record(r, sub);
+  EXPECT_EQ(written, sub / "gpumeter-20261129T112650Z-4242-0badcafe.json");
+  EXPECT_EQ(read_file(written), serialize(r));
+  expect_records_equal(read_record(written), r);
+  EXPECT_EQ(names_in(sub),
+            std::vector<std::string>{"gpumeter-20261129T112650Z-4242-0badcafe.json"});
+}
+
+TEST(WriteRecord, NeverOverwrites) {
+  TempDir dir;
+  const Record first = full_record("same-id");
+  const fs::path written = write_record(first, dir.path());
+  const std::string before = read_file(written);
+
+  Record second = sparse_record("same-id");
+  try {
+    write_record(second, dir.path());
+    FAIL() << "a second record with the same run_id was written";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("already exists"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(written.string()), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_file(written), before);
+  EXPECT_EQ(names_in(dir.path()),
+            std::vector<std::string>{"gpumeter-same-id.json"});  // no temp left
+}
+
+TEST(WriteRecord, ConcurrentWritersOfOneNameExactlyOneWins) {
+  TempDir dir;
+  std::atomic<int> wins{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      Record r = full_record("race");
+      r.deviations = {"writer " + std::to_string(t)};
+      try {
+        write_record(r, dir.path());
+        ++wins;
+      } catch (const Error&) {
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(wins.load(), 1);
+  EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"gpumeter-race.json"});
+  EXPECT_EQ(read_record(dir.path() / "gpumeter-race.json").deviations.size(), 1u);
+}
+
+TEST(WriteRecord, NewRunIdsGiveDistinctFiles) {
+  TempDir dir;
+  std::set<fs::path> paths;
+  for (int i = 0; i < 20; ++i) paths.insert(write_record(full_record(new_run_id()), dir.path()));
+  EXPECT_EQ(paths.size(), 20u);
+  EXPECT_EQ(names_in(dir.path()).size(), 20u);
+}
+
+TEST(WriteRecord, RefusesUnusableRunIdsAndUnreadableRecords) {
+  TempDir dir;
+  EXPECT_THROW(write_record(full_record("../escape"), dir.path()), Error);
+  EXPECT_THROW(write_record(full_record(""), dir.path()), Error);
+  EXPECT_THROW(write_record(full_record(".hidden"), dir.path()), Error);
+
+  Record inconsistent = full_record("inconsistent");
+  inconsistent.results[0].summary.n_samples = 9;  // would not read back
+  try {
+    write_record(inconsistent, dir.path());
+    FAIL() << "an unreadable record was written";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("would not read back"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(names_in(dir.path()).empty());
+}
+
+// "<8 digits>T<6 digits>Z-<pid>-<8 lowercase hex>"; returns the pid part, or "" when the id
+// does not have that shape. (No std::regex: GCC 12 warns inside it under the sanitizers.)
+std::string pid_of_run_id(const std::string& id) {
+  auto all_of = [](std::string_view s, std::string_view allowed) {
+    return !s.empty() && s.find_first_not_of(allowed) == std::string_view::npos;
+  };
+  const std::string_view digits = "0123456789";
+  if (id.size() < 16 + 1 + 1 + 1 + 8) return "";
+  const std::string_view v = id;
+  if (!all_of(v.substr(0, 8), digits) || v[8] != 'T' || !all_of(v.substr(9, 6), digits) ||
+      v.substr(15, 2) != "Z-") {
+    return "";
+  }
+  const std::size_t dash = v.rfind('-');
+  if (dash <= 17 || !all_of(v.substr(dash + 1), "0123456789abcdef") || v.size() - dash - 1 != 8) {
+    return "";
+  }
+  const std::string_view pid = v.substr(17, dash - 17);
+  return all_of(pid, digits) ? std::string(pid) : "";
+}
+
+TEST(NewRunId, FormatAndUniqueness) {
+  EXPECT_EQ(pid_of_run_id("20261129T112650Z-4242-0badcafe"), "4242");
+  EXPECT_EQ(pid_of_run_id("20261129T112650Z-4242-0BADCAFE"), "");
+  EXPECT_EQ(pid_of_run_id("20261129T112650-4242-0badcafe"), "");
+  std::set<std::string> ids;
+  for (int i = 0; i < 100; ++i) {
+    const std::string id = new_run_id();
+    EXPECT_EQ(pid_of_run_id(id), std::to_string(::getpid())) << id;
+    EXPECT_EQ(record_file_name(id), "gpumeter-" + id + ".json");
+    ids.insert(id);
+  }
+  EXPECT_EQ(ids.size(), 100u);
+}
+
+}  // namespace
+}  // namespace gpumeter

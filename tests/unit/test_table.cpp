@@ -1,0 +1,281 @@
+#include "gpumeter/table.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gpumeter/record_io.hpp"
+#include "synthetic_record.hpp"
+
+namespace gpumeter {
+namespace {
+
+using testing::full_record;
+using testing::sparse_record;
+
+TEST(FormatSignificant, ThreeFiguresInFixedNotation) {
+  EXPECT_EQ(format_significant(12.345, 3), "12.3");
+  EXPECT_EQ(format_significant(12.0, 3), "12.0");  // the zero is significant
+  EXPECT_EQ(format_significant(12345, 3), "12300");
+  EXPECT_EQ(format_significant(0.0012345, 3), "0.00123");
+  EXPECT_EQ(format_significant(9.996, 3), "10.0");  // rounding carries into a new digit
+  EXPECT_EQ(format_significant(999.6, 3), "1000");
+  EXPECT_EQ(format_significant(-4.567, 3), "-4.57");
+  EXPECT_EQ(format_significant(1e-7, 3), "0.000000100");
+  EXPECT_EQ(format_significant(0, 3), "0");
+  EXPECT_EQ(format_significant(1.5, 2), "1.5");
+  EXPECT_EQ(format_significant(std::nan(""), 3), "not measured");
+}
+
+// Splits a markdown row into trimmed cells, keeping escaped pipes inside their cell.
+std::vector<std::string> markdown_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cell;
+  for (std::size_t i = 1; i < line.size(); ++i) {
+    if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
+      cell += "\\|";
+      ++i;
+    } else if (line[i] == '|') {
+      const auto b = cell.find_first_not_of(' ');
+      const auto e = cell.find_last_not_of(' ');
+      cells.push_back(b == std::string::npos ? "" : cell.substr(b, e - b + 1));
+      cell.clear();
+    } else {
+      cell += line[i];
+    }
+  }
+  return cells;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The table's rows, each as header -> cell.
+std::vector<std::map<std::string, std::string>> markdown_rows(const std::string& text) {
+  const auto lines = lines_of(text);
+  const auto header = markdown_cells(lines.at(0));
+  std::vector<std::map<std::string, std::string>> rows;
+  for (std::size_t i = 2; i < lines.size() && !lines[i].empty() && lines[i][0] == '|'; ++i) {
+    const auto cells = markdown_cells(lines[i]);
+    EXPECT_EQ(cells.size(), header.size()) << lines[i];
+    std::map<std::string, std::string> row;
+    for (std::size_t c = 0; c < header.size() && c < cells.size(); ++c) row[header[c]] = cells[c];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+TEST(RenderMarkdown, CellsAreTranscribedFromTheRecord) {
+  const std::string md = render_markdown({full_record()});
+  const auto rows = markdown_rows(md);
+  ASSERT_EQ(rows.size(), 2u);
+
+  const auto& gemm = rows[0];
+  EXPECT_EQ(gemm.at("case"), "gemm");
+  EXPECT_EQ(gemm.at("implementation"), "cublas");
+  EXPECT_EQ(gemm.at("params"), "dtype=bf16, m=4096");
+  EXPECT_EQ(gemm.at("method"), "cupti");
+  EXPECT_EQ(gemm.at("statistic"), "device_busy");
+  EXPECT_EQ(gemm.at("device_busy median [p10, p90] (us)"), "12.3 [12.0, 12.7]");
+  EXPECT_EQ(gemm.at("latency median (us)"), "13.2");
+  EXPECT_EQ(gemm.at("n"), "5");
+  EXPECT_EQ(gemm.at("n_kernels (max)"), "3");
+  EXPECT_EQ(gemm.at("gap (us)"), "0.855");
+  EXPECT_EQ(gemm.at("uncounted copy (us)"), "0.505");
+  EXPECT_EQ(gemm.at("TFLOP/s"), "11100");
+  EXPECT_EQ(gemm.at("TB/s"), "8.15");
+  EXPECT_EQ(gemm.at("% peak FLOP/s"), "56.3%");
+  EXPECT_EQ(gemm.at("% peak TB/s"), "17.5%");
+  EXPECT_EQ(gemm.at("retries"), "1");
+  EXPECT_EQ(gemm.at("device"), "NVIDIA H200 (cuda:0)");
+
+  const auto& softmax = rows[1];
+  EXPECT_EQ(softmax.at("case"), "softmax, fused");
+  EXPECT_EQ(softmax.at("method"), "cuda-events");
+  EXPECT_EQ(softmax.at("statistic"), "cuda_event");
+  EXPECT_EQ(softmax.at("device_busy median [p10, p90] (us)"), "41.0 [40.2, 42.2]");
+  EXPECT_EQ(softmax.at("gap (us)"), "0");
+  // No kernel count, no declared work: "not measured", never a made-up number.
+  EXPECT_EQ(softmax.at("n_kernels (max)"), "not measured");
+  EXPECT_EQ(softmax.at("TFLOP/s"), "not measured");
+  EXPECT_EQ(softmax.at("TB/s"), "not measured");
+  EXPECT_EQ(softmax.at("% peak FLOP/s"), "not measured");
+  EXPECT_EQ(softmax.at("% peak TB/s"), "not measured");
+}
+
+TEST(RenderMarkdown, DeviationsNotesAndSourcesFollowTheTable) {
+  const std::string md = render_markdown({full_record(), sparse_record()});
+  EXPECT_NE(md.find("Deviations:\n"
+                    "- 20261129T112650Z-4242-0badcafe: device lock contended: waited 3 s\n"
+                    "- 20261129T112650Z-4242-0badcafe: L2 flush disabled by --no-flush\n"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("- softmax, fused / triton (n=1,024): timing method cuda-events: CUPTI "
+                    "unavailable: another profiler is attached\n"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("the dropped-record counter was not proven live"), std::string::npos);
+  EXPECT_NE(md.find("- record 20261129T112650Z-4242-0badcafe (created 2026-11-29T11:26:50Z, "
+                    "gpumeter 0.1.0, commit 3f2a9c1)\n"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("uuid GPU-01234567-89ab-cdef-0123-456789abcdef, arch sm_90"),
+            std::string::npos);
+  EXPECT_NE(md.find("driver 550.54.15, SM clock 1980 MHz of max 1980 MHz"), std::string::npos);
+  EXPECT_NE(md.find("power 122 W, throttle reasons 0x8000000000000004, utilization 0%"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("config: warm-up 12.5 ms, measure 50.0 ms, iterations [5, 100], L2 flush off, "
+                    "copies counted, schedule ABCCBA"),
+            std::string::npos)
+      << md;
+  // The sparse record: whatever could not be read says so.
+  EXPECT_NE(md.find("- record 20261129T112651Z-4243-00000001 (created 2026-11-29T11:26:51Z, "
+                    "gpumeter 0.1.0, commit not available)"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("driver not available, SM clock not available, memory clock not available, "
+                    "temperature not available, power not available"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(markdown_rows(md).size(), 3u);
+  EXPECT_EQ(markdown_rows(md)[2].at("device"), "host:0");
+}
+
+TEST(RenderMarkdown, NoDeviationsSaysSo) {
+  Record r = full_record();
+  r.deviations.clear();
+  EXPECT_NE(render_markdown({r}).find("Deviations: none recorded."), std::string::npos);
+}
+
+TEST(RenderMarkdown, LongTimesSwitchTheWholeTableToMilliseconds) {
+  Record r = full_record();
+  r.results[1].summary.device_busy = {20'000'000, 19'500'000, 21'000'000};
+  const auto rows = markdown_rows(render_markdown({r}));
+  EXPECT_EQ(rows[1].at("device_busy median [p10, p90] (ms)"), "20.0 [19.5, 21.0]");
+  EXPECT_EQ(rows[0].at("device_busy median [p10, p90] (ms)"), "0.0123 [0.0120, 0.0127]");
+}
+
+TEST(RenderMarkdown, PipesAndNewlinesCannotBreakTheTable) {
+  Record r = full_record();
+  r.results[0].implementation = "a|b";
+  r.results[0].case_name = "two\nlines";
+  const auto rows = markdown_rows(render_markdown({r}));
+  EXPECT_EQ(rows[0].at("implementation"), "a\\|b");
+  EXPECT_EQ(rows[0].at("case"), "two lines");
+}
+
+TEST(RenderMarkdown, NoResults) {
+  Record r = full_record();
+  r.results.clear();
+  const std::string md = render_markdown({r});
+  EXPECT_TRUE(markdown_rows(md).empty());
+  EXPECT_NE(md.find("No results in these records."), std::string::npos);
+}
+
+// RFC 4180 fields of one line.
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::string field;
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.push_back(field);
+      field.clear();
+    } else {
+      field += c;
+    }
+  }
+  fields.push_back(field);
+  return fields;
+}
+
+std::vector<std::map<std::string, std::string>> csv_rows(const std::string& text) {
+  const auto lines = lines_of(text);
+  const auto header = csv_fields(lines.at(0));
+  std::vector<std::map<std::string, std::string>> rows;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const auto fields = csv_fields(lines[i]);
+    EXPECT_EQ(fields.size(), header.size()) << lines[i];
+    std::map<std::string, std::string> row;
+    for (std::size_t c = 0; c < header.size() && c < fields.size(); ++c) row[header[c]] = fields[c];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+TEST(RenderCsv, HeaderAndCells) {
+  const std::string csv = render_csv({full_record()});
+  EXPECT_EQ(lines_of(csv).at(0),
+            "case,implementation,params,timing_method,statistic,device_busy_median_us,"
+            "device_busy_p10_us,device_busy_p90_us,latency_median_us,latency_p10_us,"
+            "latency_p90_us,n_samples,max_n_kernels,gap_us,uncounted_copy_us,tflops,tbs,"
+            "pct_of_peak_flops,pct_of_peak_bandwidth,retries,device,run_id");
+  const auto rows = csv_rows(csv);
+  ASSERT_EQ(rows.size(), 2u);
+  const auto& gemm = rows[0];
+  EXPECT_EQ(gemm.at("case"), "gemm");
+  EXPECT_EQ(gemm.at("params"), "dtype=bf16, m=4096");
+  EXPECT_EQ(gemm.at("device_busy_median_us"), "12.345");
+  EXPECT_EQ(gemm.at("device_busy_p10_us"), "12.04");
+  EXPECT_EQ(gemm.at("latency_p90_us"), "13.7");
+  EXPECT_EQ(gemm.at("n_samples"), "5");
+  EXPECT_EQ(gemm.at("max_n_kernels"), "3");
+  EXPECT_EQ(gemm.at("gap_us"), "0.855");
+  EXPECT_EQ(gemm.at("tflops"), "11133.3");
+  EXPECT_EQ(gemm.at("pct_of_peak_flops"), "56.27");
+  EXPECT_EQ(gemm.at("retries"), "1");
+  EXPECT_EQ(gemm.at("device"), "NVIDIA H200 (cuda:0)");
+  EXPECT_EQ(gemm.at("run_id"), "20261129T112650Z-4242-0badcafe");
+
+  const auto& softmax = rows[1];
+  EXPECT_EQ(softmax.at("case"), "softmax, fused");
+  EXPECT_EQ(softmax.at("params"), "n=1,024");
+  EXPECT_EQ(softmax.at("max_n_kernels"), "not measured");
+  EXPECT_EQ(softmax.at("tflops"), "not measured");
+  EXPECT_EQ(softmax.at("tbs"), "not measured");
+  EXPECT_EQ(softmax.at("pct_of_peak_bandwidth"), "not measured");
+}
+
+TEST(RenderCsv, QuotesCommasQuotesAndNewlines) {
+  Record r = full_record();
+  r.results[0].implementation = "say \"hi\"";
+  const std::string csv = render_csv({r});
+  const auto lines = lines_of(csv);
+  EXPECT_EQ(lines.at(1).rfind("gemm,\"say \"\"hi\"\"\",\"dtype=bf16, m=4096\",cupti,", 0), 0u)
+      << lines.at(1);
+  EXPECT_EQ(lines.at(2).rfind("\"softmax, fused\",triton,\"n=1,024\",cuda-events,cuda_event,", 0),
+            0u)
+      << lines.at(2);
+}
+
+// Tables read records: the table of a record read back from disk is the table of the record.
+TEST(RenderCsv, SameTableAfterARoundTrip) {
+  const Record r = full_record();
+  const Record back = parse_record(serialize(r), "x.json");
+  EXPECT_EQ(render_csv({back}), render_csv({r}));
+  EXPECT_EQ(render_markdown({back}), render_markdown({r}));
+}
+
+}  // namespace
+}  // namespace gpumeter
