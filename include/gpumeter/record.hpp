@@ -45,7 +45,6 @@ struct DeviceState {
 
 struct RunConfig {
   Budget budget = kMeasureBudget;
-  bool count_copies = false;
   bool l2_flush = true;
   std::string schedule = "single";  // "single" or "ABCCBA"
 };
@@ -54,6 +53,7 @@ struct Result {
   std::string case_name;
   std::string implementation;
   std::map<std::string, std::string> params;  // parameter axes of this row
+  bool count_copies = false;  // T7: the case's flag, so a reader knows what busy holds
   Measurement measurement;
   Summary summary;
   Workload workload;

@@ -83,6 +83,7 @@ Json result_json(const Result& result, std::size_t index) {
   j["implementation"] = result.implementation;
   j["params"] = Json::object();
   for (const auto& [key, value] : result.params) j["params"][key] = value;
+  j["count_copies"] = result.count_copies;
   j["timing_method"] = std::string(to_string(m.method));
   j["statistic"] = std::string(to_string(statistic_of(m.method)));
   j["reason"] = m.reason;
@@ -302,6 +303,7 @@ Result read_result(const Reader& r, const Json& j, const std::string& where) {
     result.params.emplace(key, value.get<std::string>());
   }
 
+  result.count_copies = r.boolean(j, where, "count_copies");
   Measurement& m = result.measurement;
   const std::string method_text = r.text(j, where, "timing_method");
   const std::optional<TimingMethod> method = parse_timing_method(method_text);
@@ -455,7 +457,6 @@ Record read_document(const Reader& r, const Json& doc) {
   c.budget.measure_ns = r.millis_as_nanos(config, "config", "measure_ms");
   c.budget.min_iterations = r.integer<std::size_t>(config, "config", "min_iterations", 0);
   c.budget.max_iterations = r.integer<std::size_t>(config, "config", "max_iterations", 0);
-  c.count_copies = r.boolean(config, "config", "count_copies");
   c.l2_flush = r.boolean(config, "config", "l2_flush");
   c.schedule = r.text(config, "config", "schedule");
 
@@ -605,7 +606,6 @@ std::string serialize(const Record& record) {
   config["measure_ms"] = to_ms(c.budget.measure_ns);
   config["min_iterations"] = c.budget.min_iterations;
   config["max_iterations"] = c.budget.max_iterations;
-  config["count_copies"] = c.count_copies;
   config["l2_flush"] = c.l2_flush;
   config["schedule"] = c.schedule;
 

@@ -132,10 +132,9 @@ std::string state_line(const DeviceState& s) {
 
 std::string config_line(const RunConfig& c) {
   return fmt::format(
-      "warm-up {} ms, measure {} ms, iterations [{}, {}], L2 flush {}, copies {}, schedule {}",
+      "warm-up {} ms, measure {} ms, iterations [{}, {}], L2 flush {}, schedule {}",
       sig3(to_ms(c.budget.warmup_ns)), sig3(to_ms(c.budget.measure_ns)), c.budget.min_iterations,
-      c.budget.max_iterations, c.l2_flush ? "on" : "off",
-      c.count_copies ? "counted" : "not counted", c.schedule);
+      c.budget.max_iterations, c.l2_flush ? "on" : "off", c.schedule);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -218,7 +217,9 @@ std::string render_markdown(const std::vector<Record>& records) {
           std::to_string(s.n_samples),
           s.max_n_kernels ? std::to_string(*s.max_n_kernels) : std::string(kNotMeasured),
           time_cell(s.gap_ns, unit),
-          time_cell(s.median_uncounted_copy_ns, unit),
+          // With count_copies the copies are inside device_busy: nothing is left uncounted.
+          result.count_copies ? std::string("counted in busy")
+                              : time_cell(s.median_uncounted_copy_ns, unit),
           optional_cell(s.tflops),
           optional_cell(s.tbs),
           optional_cell(s.pct_of_peak_flops, "%"),

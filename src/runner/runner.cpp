@@ -33,11 +33,9 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
   rec.deviations = options.deviations;
   if (!backend.reason().empty()) rec.deviations.push_back(backend.reason());
 
-  bool any_copies = false;
   bool unproven_counter = false;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
-    any_copies = any_copies || c.count_copies;
     std::vector<Measurement> measured;
     if (c.implementations.size() == 1) {
       const Implementation& impl = c.implementations.front();
@@ -59,6 +57,7 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
       r.case_name = c.name;
       r.implementation = c.implementations[k].name;
       r.params = c.params;
+      r.count_copies = c.count_copies;
       r.workload = c.workload;
       r.measurement = std::move(measured[k]);
       r.summary = summarize(r.measurement.samples, r.measurement.method, r.measurement.retries,
@@ -68,7 +67,6 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
     }
     if (options.progress) options.progress(c, i + 1, cases.size());
   }
-  rec.config.count_copies = any_copies;
   if (unproven_counter) {
     rec.deviations.push_back(
         "the dropped-record counter was not proven live: a lost record would go unseen");

@@ -56,6 +56,7 @@ inline Result fallback_result() {
   Result r;
   r.case_name = "softmax, fused";  // a comma, for CSV quoting
   r.implementation = "triton";
+  r.count_copies = true;  // copies inside device_busy: no uncounted cell
   r.params = {{"n", "1,024"}};
   Measurement& m = r.measurement;
   m.method = TimingMethod::cuda_events;
@@ -114,7 +115,6 @@ inline Record full_record(const std::string& run_id = "20261129T112650Z-4242-0ba
   rec.ceilings.flops_per_s = 989e12;
   rec.ceilings.bytes_per_s = 4.8e12;
   rec.config.budget = {12'500'000, 50'000'000, 5, 100};
-  rec.config.count_copies = true;
   rec.config.l2_flush = false;
   rec.config.schedule = "ABCCBA";
   rec.deviations = {"device lock contended: waited 3 s", "L2 flush disabled by --no-flush"};

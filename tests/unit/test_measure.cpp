@@ -2,14 +2,10 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <string>
 #include <vector>
 
 #include "gpumeter/errors.hpp"
-#include "gpumeter/host_backend.hpp"
-#include "gpumeter/summary.hpp"
-#include "gpumeter/verdict.hpp"
 
 namespace gpumeter {
 namespace {
@@ -184,51 +180,6 @@ TEST(Compare, DuplicateNamesRefused) {
   FakeBackend b;
   EXPECT_THROW((void)compare(b, {{"A", Call{[] {}, {}}, {}}, {"A", Call{[] {}, {}}, {}}}),
                ConfigError);
-}
-
-// Work the compiler cannot remove: k times a fixed amount of arithmetic.
-double spin(int k) {
-  volatile double x = 1.0;
-  for (int i = 0; i < k * 200000; ++i) x = x * 1.0000001 + 1e-9;
-  return x;
-}
-
-TEST(HostBackend, PipelineEndToEndAndNullTest) {
-  auto backend = make_host_backend();
-  EXPECT_EQ(backend->method(), TimingMethod::host_wall);
-  EXPECT_EQ(backend->device().kind, "host");
-  MeasureOptions quick;
-  quick.budget = Budget{2 * kMillisecond, 10 * kMillisecond, 10, 50};
-  const Measurement one = measure(*backend, Call{[] { (void)spin(1); }, {}}, quick);
-  const Measurement four = measure(*backend, Call{[] { (void)spin(4); }, {}}, quick);
-  ASSERT_GE(one.samples.size(), 10u);
-  const Summary s1 = summarize(one.samples, one.method, one.retries);
-  const Summary s4 = summarize(four.samples, four.method, four.retries);
-  EXPECT_GT(s1.device_busy.median_ns, 0);
-  EXPECT_EQ(s1.device_busy.median_ns, s1.latency.median_ns);  // one region per call
-  EXPECT_FALSE(s1.max_n_kernels.has_value());
-  const NullTestVerdict v = evaluate_null_test(s1.device_busy.median_ns, s4.device_busy.median_ns);
-  EXPECT_TRUE(v.pass) << "observed ratio " << v.observed_ratio;
-}
-
-TEST(HostBackend, ComparesInMirroredOrder) {
-  auto backend = make_host_backend();
-  std::string order;
-  CompareOptions opt;
-  opt.budget = Budget{1 * kMillisecond, 4 * kMillisecond, 10, 40};
-  const auto out = compare(
-      *backend,
-      {{"A", Call{[&] { order += 'A'; }, {}}, {}}, {"B", Call{[&] { order += 'B'; }, {}}, {}}},
-      opt);
-  ASSERT_EQ(out.size(), 2u);
-  // Collapse runs of the same letter: verification A B, then passes A B B A.
-  std::string runs;
-  for (char c : order) {
-    if (runs.empty() || runs.back() != c) runs += c;
-  }
-  EXPECT_EQ(runs, "ABABA");  // "AB" + "ABBA" with the B runs merged
-  EXPECT_EQ(out[0].samples.size(), 40u);
-  EXPECT_EQ(out[0].method, TimingMethod::host_wall);
 }
 
 }  // namespace

@@ -73,7 +73,6 @@ void expect_records_equal(const Record& a, const Record& b) {
   EXPECT_EQ(a.config.budget.measure_ns, b.config.budget.measure_ns);
   EXPECT_EQ(a.config.budget.min_iterations, b.config.budget.min_iterations);
   EXPECT_EQ(a.config.budget.max_iterations, b.config.budget.max_iterations);
-  EXPECT_EQ(a.config.count_copies, b.config.count_copies);
   EXPECT_EQ(a.config.l2_flush, b.config.l2_flush);
   EXPECT_EQ(a.config.schedule, b.config.schedule);
   EXPECT_EQ(a.deviations, b.deviations);
@@ -84,6 +83,7 @@ void expect_records_equal(const Record& a, const Record& b) {
     const Result& y = b.results[i];
     EXPECT_EQ(x.case_name, y.case_name);
     EXPECT_EQ(x.implementation, y.implementation);
+    EXPECT_EQ(x.count_copies, y.count_copies);
     EXPECT_EQ(x.params, y.params);
     EXPECT_EQ(x.workload.flops, y.workload.flops);
     EXPECT_EQ(x.workload.bytes, y.workload.bytes);

@@ -103,6 +103,7 @@ TEST(RenderMarkdown, CellsAreTranscribedFromTheRecord) {
   EXPECT_EQ(softmax.at("statistic"), "cuda_event");
   EXPECT_EQ(softmax.at("device_busy median [p10, p90] (us)"), "41.0 [40.2, 42.2]");
   EXPECT_EQ(softmax.at("gap (us)"), "0");
+  EXPECT_EQ(softmax.at("uncounted copy (us)"), "counted in busy");
   // No kernel count, no declared work: "not measured", never a made-up number.
   EXPECT_EQ(softmax.at("n_kernels (max)"), "not measured");
   EXPECT_EQ(softmax.at("TFLOP/s"), "not measured");
@@ -134,7 +135,7 @@ TEST(RenderMarkdown, DeviationsNotesAndSourcesFollowTheTable) {
             std::string::npos)
       << md;
   EXPECT_NE(md.find("config: warm-up 12.5 ms, measure 50.0 ms, iterations [5, 100], L2 flush off, "
-                    "copies counted, schedule ABCCBA"),
+                    "schedule ABCCBA"),
             std::string::npos)
       << md;
   // The sparse record: whatever could not be read says so.
