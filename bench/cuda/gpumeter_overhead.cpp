@@ -1,0 +1,151 @@
+// What one whole gpumeter::measure() costs in wall time, for a 1-block kernel and a ~60 us
+// kernel, against the 125 ms budget (25 ms warm-up + 100 ms measure).
+//
+// Measured: wall time of measure() (steady clock), the iterations it ran (3 calibration +
+// warm-up + measure; repeated phases after lost records are reported, not counted), and the
+// device time those iterations must take at least (iterations x the median latency of one
+// call). Wall minus that is gpumeter's overhead: launches, the L2 flush before every
+// iteration, two device drains per iteration, CUPTI's per-phase setup and the final flush.
+// The L2 flush's own device time is measured separately (events around one flush-sized
+// memset) so its share can be read off. The budget is device time of calls; short kernels
+// reach the 200-iteration cap long before it, so their wall time is mostly overhead.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench_kernels.hpp"
+#include "bench_support.hpp"
+#include "gpumeter/calibration.hpp"
+#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/errors.hpp"
+#include "gpumeter/measure.hpp"
+#include "gpumeter/summary.hpp"
+
+namespace {
+
+using gpumeter::bench::cuda_ok;
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// Device time of one L2 flush as gpumeter does it (a memset of twice the L2), median of 21.
+double flush_us(int device) {
+  int l2 = 0;
+  cuda_ok(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "L2 size");
+  gpumeter::bench::DeviceMemory buffer(2 * static_cast<std::size_t>(l2));
+  cudaEvent_t a = nullptr;
+  cudaEvent_t b = nullptr;
+  cuda_ok(cudaEventCreate(&a), "event");
+  cuda_ok(cudaEventCreate(&b), "event");
+  std::vector<float> ms;
+  for (int i = 0; i < 21; ++i) {
+    cuda_ok(cudaEventRecord(a, cudaStreamLegacy), "record");
+    cuda_ok(cudaMemsetAsync(buffer.get(), i + 1, buffer.bytes(), cudaStreamLegacy), "memset");
+    cuda_ok(cudaEventRecord(b, cudaStreamLegacy), "record");
+    cuda_ok(cudaEventSynchronize(b), "sync");
+    float t = 0;
+    cuda_ok(cudaEventElapsedTime(&t, a, b), "elapsed");
+    ms.push_back(t);
+  }
+  (void)cudaEventDestroy(a);
+  (void)cudaEventDestroy(b);
+  std::sort(ms.begin(), ms.end());
+  return static_cast<double>(ms[ms.size() / 2]) * 1e3;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gpumeter-overhead: wall time of one gpumeter::measure() against its budget"};
+  int device = 0;
+  std::string json_path;
+  app.add_option("--device", device, "CUDA device index");
+  app.add_option("--json", json_path, "write the results here");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    const gpumeter::CudaAvailability avail = gpumeter::cuda_availability(device);
+    if (!avail.usable) throw gpumeter::DeviceError(avail.reason);
+
+    gpumeter::CudaBackendOptions options;
+    options.device = device;
+    const auto t_setup = Clock::now();
+    const std::unique_ptr<gpumeter::Backend> backend = gpumeter::make_cuda_backend(options);
+    const double setup_ms = ms_since(t_setup);
+    const double flush = flush_us(device);
+    const double budget_ms =
+        gpumeter::to_ms(gpumeter::kMeasureBudget.warmup_ns + gpumeter::kMeasureBudget.measure_ns);
+
+    struct Work {
+      std::string name;
+      std::function<void()> launch;
+    };
+    const std::vector<Work> work = {
+        {"one_block", [] { gpumeter::bench::launch_one_block(cudaStreamLegacy); }},
+        {"spin_60us", [] { gpumeter::bench::launch_spin(60'000, cudaStreamLegacy); }},
+    };
+
+    nlohmann::json out;
+    out["method"] = std::string(gpumeter::to_string(backend->method()));
+    out["backend_setup_ms"] = setup_ms;
+    out["l2_flush_device_us"] = flush;
+    out["budget_ms"] = budget_ms;
+    std::printf("backend setup (CUPTI load, subscription, drop-counter proof): %.1f ms\n",
+                setup_ms);
+    std::printf("one L2 flush on the device: %.1f us; budget (warm-up + measure): %.0f ms\n\n",
+                flush, budget_ms);
+    std::printf("%-10s %-5s | %8s | %5s | %12s | %13s | %12s | %11s | %7s\n", "kernel", "run",
+                "wall ms", "iters", "calls dev ms", "wall-calls ms", "per iter us", "flush share",
+                "retries");
+    for (const Work& w : work) {
+      for (const char* run : {"first", "again"}) {
+        const auto t0 = Clock::now();
+        const gpumeter::Measurement m = gpumeter::measure(*backend, gpumeter::Call{w.launch, {}});
+        const double wall_ms = ms_since(t0);
+        const gpumeter::Summary s = gpumeter::summarize(m.samples, m.method, m.retries);
+        const std::size_t iterations =
+            gpumeter::kCalibrationRuns + m.warmup_iterations + m.measure_iterations;
+        const double calls_ms = static_cast<double>(iterations) * s.latency.median_ns / 1e6;
+        const double overhead_ms = wall_ms - calls_ms;
+        const double per_iter_us = overhead_ms * 1e3 / static_cast<double>(iterations);
+        std::printf("%-10s %-5s | %8.1f | %5zu | %12.2f | %13.1f | %12.1f | %10.0f%% | %7d\n",
+                    w.name.c_str(), run, wall_ms, iterations, calls_ms, overhead_ms, per_iter_us,
+                    100.0 * flush / per_iter_us, m.retries);
+        out["runs"].push_back({{"kernel", w.name},
+                               {"run", run},
+                               {"wall_ms", wall_ms},
+                               {"iterations", iterations},
+                               {"warmup_iterations", m.warmup_iterations},
+                               {"measure_iterations", m.measure_iterations},
+                               {"call_latency_median_ns", s.latency.median_ns},
+                               {"device_busy_median_ns", s.device_busy.median_ns},
+                               {"calls_device_ms", calls_ms},
+                               {"wall_minus_calls_ms", overhead_ms},
+                               {"overhead_per_iteration_us", per_iter_us},
+                               {"retries", m.retries}});
+      }
+    }
+    std::printf(
+        "\nwall-calls = wall time minus (iterations x median call latency); it includes "
+        "the L2 flush (%.1f us each), two drains per iteration and CUPTI setup/flush per "
+        "phase. Retried phases are not in 'iters'.\n",
+        flush);
+    if (!json_path.empty()) {
+      std::ofstream f(json_path);
+      f << out.dump(2) << "\n";
+      if (!f) throw std::runtime_error("cannot write " + json_path);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpumeter-overhead: %s\n", e.what());
+    return 1;
+  }
+}

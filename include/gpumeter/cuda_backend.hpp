@@ -1,0 +1,95 @@
+#pragma once
+// The CUDA backends (SPEC T1-T7, T11-T13, P3): CUPTI activity records (the real one) and CUDA
+// events (a labelled fallback the user must allow). Nothing here pulls in CUDA or CUPTI
+// headers, so code that only chooses a backend builds without them.
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "gpumeter/backend.hpp"
+#include "gpumeter/device.hpp"
+#include "gpumeter/summary.hpp"
+
+namespace gpumeter {
+
+// The CUPTI external-correlation kind gpumeter pushes its iteration ids under (T12). PyTorch's
+// profiler uses CUSTOM0 and CUSTOM1, so the default stays out of its way; a call that itself
+// pushes ids of the default kind picks another one here.
+enum class CorrelationKind { custom0, custom1, custom2 };
+std::string_view to_string(CorrelationKind kind);  // "CUSTOM0", "CUSTOM1", "CUSTOM2"
+
+// Size of each activity buffer handed to CUPTI. CUPTI fills (and first zeroes) these on the
+// launching thread, so a large buffer lands inside timed calls: seed 000 measured a
+// three-kernel call's median latency go from 35 us with 256 KB buffers to 2068 us with 32 MB
+// (device_busy unchanged). 256 KiB holds a measurement phase of a one-kernel call (about
+// 0.6 KB of records per iteration, at most 200 iterations) in one buffer per thread; a phase
+// that still loses records is repeated with 4x larger buffers (kBufferGrowthPerAttempt).
+inline constexpr std::size_t kDefaultActivityBufferBytes = 256 * 1024;
+
+// Setting this environment variable to 1 allows the CUDA-events fallback (T11).
+inline constexpr const char* kAllowEventsFallbackEnv = "GPUMETER_ALLOW_EVENTS_FALLBACK";
+// Path of the libcupti to load instead of the default search (soname, then the toolkit's).
+inline constexpr const char* kCuptiLibraryEnv = "GPUMETER_CUPTI_LIBRARY";
+
+struct CudaBackendOptions {
+  int device = 0;  // CUDA runtime index, as CUDA_VISIBLE_DEVICES presents them
+  // Time with CUDA events when CUPTI cannot be used. Also allowed by
+  // GPUMETER_ALLOW_EVENTS_FALLBACK=1. Off by default: such rows never compare with CUPTI rows.
+  bool allow_events_fallback = false;
+  bool l2_flush = true;  // T5; off only to study warm-cache behaviour, and recorded as such
+  CorrelationKind correlation_kind = CorrelationKind::custom2;
+  // Bytes per CUPTI activity buffer on the first attempt of a phase; a retry after lost
+  // records uses 4^attempt times this. A multiple of 8 (CUPTI's record alignment), >= 8.
+  // Tests force a buffer smaller than one kernel record (216 bytes in CUPTI 13) to make a
+  // phase lose records on purpose.
+  std::size_t activity_buffer_bytes = kDefaultActivityBufferBytes;
+};
+
+// Whether a CUDA device can be used, and why not (tests skip with the reason).
+struct CudaAvailability {
+  int device_count = 0;
+  bool usable = false;  // the driver answers and `device` exists
+  std::string reason;   // why not usable; empty when usable
+};
+CudaAvailability cuda_availability(int device = 0);
+
+// The CUPTI backend on options.device (method cupti). When CUPTI cannot be used (no library,
+// another profiler attached), returns the CUDA-events backend if the fallback is allowed, with
+// reason() naming the cause; otherwise throws CuptiUnavailable naming the cause and the way
+// out. Throws DeviceError when the device cannot be used (no driver, no such index, a sticky
+// error earlier in this process), and ConfigError on bad options.
+std::unique_ptr<Backend> make_cuda_backend(const CudaBackendOptions& options = {});
+
+// The CUDA-events backend (method cuda_events), chosen explicitly: one event pair per
+// iteration on the legacy default stream, so device_busy == latency and n_kernels is unknown.
+// `reason` is recorded with every row it times.
+std::unique_ptr<Backend> make_cuda_events_backend(const CudaBackendOptions& options,
+                                                  std::string reason);
+
+// True when options.allow_events_fallback or GPUMETER_ALLOW_EVENTS_FALLBACK=1.
+bool events_fallback_allowed(const CudaBackendOptions& options);
+
+// The device as every record names it (P3). Throws DeviceError.
+DeviceIdentity cuda_device_identity(int device);
+
+// CUPTI as this process found it, for the environment record (P2). Loads and subscribes on
+// first use (once per process); never throws.
+struct CuptiStatus {
+  bool usable = false;
+  std::optional<int> version;  // cuptiGetVersion, when the library loaded
+  std::string library;         // the file that was loaded, or "" when none
+  std::string cause;           // why not usable; empty when usable
+  // Whether the dropped-record counter has been shown to count (nullopt: not tried yet).
+  std::optional<bool> drop_counter_live;
+};
+CuptiStatus cupti_status();
+
+// The device's measured ceilings for the roofline columns, measured once per process and
+// device: copy bandwidth from the best of several large device-to-device copies (bytes read
+// plus bytes written), and a matrix rate from the best of several large bf16 cuBLAS GEMMs
+// on random data (fp32 accumulate). Throws DeviceError.
+Ceilings measure_ceilings(int device);
+
+}  // namespace gpumeter

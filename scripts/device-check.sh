@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# Builds gpumeter on the GPU machine and runs every GPU check in one go, from the repo root:
+#   configure + build (Release, CUDA on), ctest (unit + gpu), the GPU test binary once more in
+#   one process (many CUPTI phases in one process), gpumeter-cuda-info, gpumeter-vs-events,
+#   ncu on the bare kernels, ncu attached to gpumeter (CUPTI must refuse with the cause), and
+#   gpumeter-overhead. Logs and JSON go to $OUT (default ./device-check-out). Each step's exit
+#   code is recorded and the script keeps going after a failure; a summary table comes last.
+#   Exit code: 0 when every step passed, 1 otherwise.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+# The device tool returns at most 8 files from $OUT: logs go to a work folder, and $OUT gets
+# one archive of it plus the summary.
+FINAL_OUT=${OUT:-$PWD/device-check-out}
+mkdir -p "$FINAL_OUT"
+OUT=$(mktemp -d /tmp/device-check.XXXXXX)
+BUILD=${BUILD:-build-device}
+JOBS=${JOBS:-16}
+START=$(date +%s)
+# Everything, summary included, must end inside the device tool's 10 minutes: each step's
+# limit is cut to what is left of this budget, and a step with no time left is skipped.
+DEADLINE=$(( START + ${DEVICE_CHECK_BUDGET:-540} ))
+
+STEPS=()
+record() {  # name rc seconds [note]
+  STEPS+=("$(printf '%-22s %4s %6ss  %s' "$1" "$2" "$3" "${4:-}")")
+}
+# run_step NAME TIMEOUT LOGFILE CMD...: runs CMD under a timeout, output to LOGFILE; rc kept in $RC.
+run_step() {
+  local name=$1 limit=$2 log=$3
+  shift 3
+  local t0 left
+  t0=$(date +%s)
+  left=$(( DEADLINE - t0 ))
+  if [ "$left" -lt 15 ]; then
+    RC=skipped
+    record "$name" skipped 0 "no time left in the ${DEVICE_CHECK_BUDGET:-540}s budget"
+    return
+  fi
+  [ "$limit" -gt "$left" ] && limit=$left
+  echo "== $name: $*" | tee -a "$OUT/steps.log"
+  timeout --signal=TERM --kill-after=10 "$limit" "$@" >"$log" 2>&1
+  RC=$?
+  local note=""
+  [ "$RC" = 124 ] && note="timed out after ${limit}s"
+  record "$name" "$RC" "$(( $(date +%s) - t0 ))" "$note"
+  echo "   rc=$RC ($(( $(date +%s) - t0 ))s) -> $log" | tee -a "$OUT/steps.log"
+}
+
+# --- environment -----------------------------------------------------------------------------
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "commit: $(git rev-parse HEAD 2>/dev/null || echo none) ($(git status --short 2>/dev/null | wc -l) changed/untracked paths)"
+  echo "gpu: $(nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,utilization.gpu,memory.used,memory.total --format=csv,noheader 2>&1 | head -1)"
+  echo "nvcc: $(nvcc --version 2>&1 | tail -1)"
+  echo "cmake: $(cmake --version 2>&1 | head -1)"
+  echo "ninja: $(ninja --version 2>&1 || echo none)"
+} >"$OUT/environment.txt" 2>&1
+nvidia-smi -q >"$OUT/nvidia-smi-q.txt" 2>&1
+
+# --- configure and build ---------------------------------------------------------------------
+GEN=()
+command -v ninja >/dev/null 2>&1 && GEN=(-G Ninja)
+CONFIG=(-S . -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUMETER_CUDA=ON)
+# CMake before 3.26 knows no CUDA20 dialect for nvcc and refuses targets whose CUDA standard
+# is 20; nvcc 12+ takes -std=c++20, so tell such a CMake the flag.
+CMAKE_VERSION=$(cmake --version | head -1 | awk '{print $3}')
+if [ "$(printf '%s\n3.26\n' "$CMAKE_VERSION" | sort -V | head -1)" != 3.26 ]; then
+  CONFIG+=(-DCMAKE_CUDA20_STANDARD_COMPILE_OPTION=-std=c++20
+           -DCMAKE_CUDA20_EXTENSION_COMPILE_OPTION=-std=c++20)
+fi
+TESTS_BUILT=1
+run_step configure 120 "$OUT/configure.log" cmake "${CONFIG[@]}"
+if [ "$RC" != 0 ] && grep -q "GoogleTest not found" "$OUT/configure.log"; then
+  echo "!! GoogleTest is missing on this machine (no CMake package, no /usr/src/googletest):" \
+       "the tests cannot be built. Configuring again without tests so the examples still run." \
+       | tee -a "$OUT/steps.log"
+  TESTS_BUILT=0
+  rm -rf "$BUILD"
+  run_step configure-no-tests 120 "$OUT/configure-no-tests.log" cmake "${CONFIG[@]}" -DGPUMETER_TESTS=OFF
+fi
+if [ "$RC" != 0 ]; then
+  grep -E "CMake Error|requires the language dialect|not found" "$OUT"/configure*.log | head -20 \
+    | tee -a "$OUT/steps.log"
+fi
+run_step build 360 "$OUT/build.log" cmake --build "$BUILD" -j "$JOBS"
+[ "$RC" != 0 ] && grep -E "error|FAILED" "$OUT/build.log" | head -30 | tee -a "$OUT/steps.log"
+# A failed full build may still have produced our targets; build them alone so the checks
+# below can run whatever exists.
+if [ "$RC" != 0 ]; then
+  run_step build-cuda-targets 240 "$OUT/build-cuda-targets.log" cmake --build "$BUILD" -j "$JOBS" \
+    --target gpumeter-vs-events gpumeter-overhead gpumeter-cuda-info test_cuda_backend \
+    test_cuda_sticky test_cuda_no_cupti
+fi
+
+BIN="$BUILD/bench/cuda"
+TESTBIN="$BUILD/tests/gpu"
+
+# --- tests -----------------------------------------------------------------------------------
+if [ "$TESTS_BUILT" = 1 ]; then
+  run_step ctest 240 "$OUT/ctest.log" ctest --test-dir "$BUILD" --output-on-failure \
+    --output-junit "$OUT/ctest-junit.xml" -j 4
+  # All GPU tests again in ONE process: one CUPTI session across dozens of phases (graphs
+  # included), as a real benchmark run uses it.
+  if [ -x "$TESTBIN/test_cuda_backend" ]; then
+    run_step gpu-tests-one-process 150 "$OUT/gtest-one-process.log" "$TESTBIN/test_cuda_backend" \
+      --gtest_output="json:$OUT/gtest-one-process.json"
+  else
+    record gpu-tests-one-process missing 0 "test_cuda_backend not built"
+  fi
+else
+  record ctest skipped 0 "GoogleTest missing"
+fi
+
+# --- what gpumeter finds, and the examples ---------------------------------------------------
+if [ -x "$BIN/gpumeter-cuda-info" ]; then
+  run_step cuda-info 120 "$OUT/cuda-info.json" "$BIN/gpumeter-cuda-info" --ceilings
+else
+  record cuda-info missing 0
+fi
+if [ -x "$BIN/gpumeter-vs-events" ]; then
+  run_step vs-events 120 "$OUT/vs-events.log" "$BIN/gpumeter-vs-events" --json "$OUT/vs-events.json"
+else
+  record vs-events missing 0
+fi
+
+# --- Nsight Compute: the bare kernels (no CUPTI in that process), and ncu attached to gpumeter
+NCU=$(command -v ncu || true)
+[ -z "$NCU" ] && for c in /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu; do
+  [ -x "$c" ] && NCU=$c && break
+done
+ncu_median_us() {  # csv kernel-substring -> median gpu__time_duration.sum in us, or "n/a"
+  local values
+  values=$(grep -F "gpu__time_duration.sum" "$1" 2>/dev/null | grep -F "$2" \
+    | awk -F'","' '{v=$NF; gsub(/[",]/, "", v); print v}' | sort -g)
+  [ -z "$values" ] && { echo "n/a"; return; }
+  local unit
+  unit=$(grep -F "gpu__time_duration.sum" "$1" | grep -F "$2" | head -1 | awk -F'","' '{print $(NF-1)}')
+  echo "$values" | awk -v unit="$unit" '{a[NR]=$1} END {
+    m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2;
+    s = 1e-3;                       # nsecond -> us
+    if (unit ~ /^us|usecond/) s = 1;
+    if (unit ~ /^ms|msecond/) s = 1e3;
+    printf "%.3f", m * s }'
+}
+NCU_ONE="n/a"; NCU_BW="n/a"
+if [ -n "$NCU" ] && [ -x "$BIN/gpumeter-vs-events" ]; then
+  for k in one_block bandwidth; do
+    run_step "ncu-$k" 120 "$OUT/ncu-$k.csv" "$NCU" --clock-control none \
+      --metrics gpu__time_duration.sum --csv --print-units base \
+      "$BIN/gpumeter-vs-events" --mode bare --kernel "$k" --iterations 20
+  done
+  NCU_ONE=$(ncu_median_us "$OUT/ncu-one_block.csv" one_block_kernel)
+  NCU_BW=$(ncu_median_us "$OUT/ncu-bandwidth.csv" copy_kernel)
+  # ncu holds CUPTI in the profiled process: gpumeter must refuse (exit 3) and name the cause.
+  if [ -x "$BIN/gpumeter-cuda-info" ]; then
+    run_step ncu-attached-run 120 "$OUT/ncu-attached.log" "$NCU" --clock-control none \
+      --metrics gpu__time_duration.sum "$BIN/gpumeter-cuda-info"
+    # Judged by what gpumeter said, not by ncu's exit code (ncu may not pass the app's on).
+    if grep -q "another CUPTI client" "$OUT/ncu-attached.log"; then
+      record ncu-attached 0 0 "CuptiUnavailable named the profiler, as expected"
+    else
+      record ncu-attached 1 0 "UNEXPECTED: gpumeter did not report 'another CUPTI client'"
+    fi
+  fi
+else
+  record ncu missing 0 "no ncu on this machine"
+fi
+
+# gpumeter's main job on the GPU: the bundled example work into a record, table printed.
+if [ -x "$BUILD/examples/gpumeter-example" ]; then
+  run_step example 150 "$OUT/example.log" "$BUILD/examples/gpumeter-example" --out "$OUT/records"
+else
+  record example missing 0
+fi
+
+if [ -x "$BIN/gpumeter-overhead" ]; then
+  run_step overhead 120 "$OUT/overhead.log" "$BIN/gpumeter-overhead" --json "$OUT/overhead.json"
+else
+  record overhead missing 0
+fi
+
+# --- summary ---------------------------------------------------------------------------------
+{
+  echo
+  echo "================ device-check summary ($(( $(date +%s) - START ))s) ================"
+  grep -E "^(commit|gpu|cmake):" "$OUT/environment.txt"
+  if ! grep -q "Build files have been written" "$OUT"/configure*.log 2>/dev/null; then
+    echo "configure failed:"
+    grep -E -A3 "CMake Error" "$OUT"/configure*.log | head -12
+  fi
+  echo
+  printf '%-22s %4s %7s  %s\n' step rc time note
+  for s in "${STEPS[@]}"; do echo "$s"; done
+  echo
+  if [ -f "$OUT/ctest.log" ]; then
+    grep -E "tests passed|tests failed" "$OUT/ctest.log" | tail -1
+    grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess aborted|Not Run)\)" "$OUT/ctest.log"
+    echo "skipped: $(grep -c '(Skipped)' "$OUT/ctest.log")"
+  fi
+  if [ -f "$OUT/gtest-one-process.log" ]; then
+    echo "one process: $(grep -E '^\[ +(PASSED|FAILED|SKIPPED) +\] [0-9]+ test' "$OUT/gtest-one-process.log" | tr '\n' ' ')"
+    grep -E '^\[  FAILED  \] [A-Za-z]' "$OUT/gtest-one-process.log" | sed 's/ ([0-9]* ms)$//' | sort -u
+    grep "^KNOWN-ANSWER" "$OUT/gtest-one-process.log"
+  fi
+  echo
+  echo "kernel      gpumeter device_busy us | CUDA events us | ncu gpu__time_duration us"
+  for k in one_block bandwidth; do
+    line=$(grep "^RESULT kernel=$k " "$OUT/vs-events.log" 2>/dev/null)
+    c=$(echo "$line" | sed -n 's/.*cupti_us=\([^ ]*\).*/\1/p')
+    e=$(echo "$line" | sed -n 's/.*events_us=\([^ ]*\).*/\1/p')
+    n=$NCU_ONE; [ "$k" = bandwidth ] && n=$NCU_BW
+    printf '%-11s %27s | %14s | %s\n' "$k" "${c:-n/a}" "${e:-n/a}" "$n"
+  done
+  echo "(NOTES-H200: ncu reads ~0.7-1.0 us above CUPTI at every size; compare shapes)"
+  echo
+  [ -f "$OUT/overhead.log" ] && cat "$OUT/overhead.log"
+  echo
+  [ -f "$OUT/cuda-info.json" ] && grep -E '"(name|arch|version|usable|drop_counter_live|copy_bytes_per_s|bf16_gemm_flops_per_s)"' "$OUT/cuda-info.json"
+} | tee "$OUT/summary.txt"
+cp "$OUT/summary.txt" "$FINAL_OUT/summary.txt"
+[ -f "$OUT/example.log" ] && cp "$OUT/example.log" "$FINAL_OUT/example.log"
+tar czf "$FINAL_OUT/device-check.tgz" -C "$OUT" . 2>/dev/null
+
+for s in "${STEPS[@]}"; do
+  rc=$(echo "$s" | awk '{print $2}')
+  case "$s" in ncu-attached-run*) continue ;; esac  # judged by the ncu-attached row
+  [ "$rc" != 0 ] && exit 1
+done
+exit 0

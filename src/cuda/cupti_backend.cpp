@@ -1,0 +1,141 @@
+// The CUPTI backend (SPEC T1-T3, T5, T6, T13): every iteration's call runs under an external
+// correlation id equal to its iteration number, preparation under kPrepareId, and the
+// records of the whole phase are joined once, after the final forced flush.
+#include <cuda_runtime.h>
+
+#include <limits>
+#include <utility>
+
+#include "backends.hpp"
+#include "cuda_process.hpp"
+#include "cupti_session.hpp"
+#include "gpumeter/errors.hpp"
+#include "gpumeter/measure.hpp"
+#include "iteration.hpp"
+
+namespace gpumeter::cuda {
+namespace {
+
+// Labels the launches of this thread with one external id while it lives. close() checks
+// that the id popped is the one pushed: a call that pushes our kind itself and leaves it on
+// the stack would otherwise relabel every later launch.
+class CorrelationLabel {
+ public:
+  static constexpr int kMaxStrayIds = 64;  // bounds the clean-up after an unbalanced call
+
+  CorrelationLabel(CuptiSession& session, CorrelationKind kind, std::uint64_t id)
+      : session_(session), kind_(kind), id_(id) {
+    session_.push(kind_, id_);
+  }
+  ~CorrelationLabel() {
+    std::uint64_t popped = 0;
+    if (open_) (void)session_.pop(kind_, popped);  // unwinding already: nothing to report
+  }
+  CorrelationLabel(const CorrelationLabel&) = delete;
+  CorrelationLabel& operator=(const CorrelationLabel&) = delete;
+
+  void close() {
+    open_ = false;
+    std::uint64_t popped = 0;
+    bool ok = session_.pop(kind_, popped);
+    if (ok && popped == id_) return;
+    // Unbalanced: pop down to our own id so later launches do not carry a stale one.
+    for (int k = 0; ok && popped != id_ && k < kMaxStrayIds; ++k) ok = session_.pop(kind_, popped);
+    throw ConfigError(
+        "the call left CUPTI's external-correlation stack of kind " +
+        std::string(to_string(kind_)) + " unbalanced (gpumeter pushed " + std::to_string(id_) +
+        (ok ? " and found ids the call pushed above it" : " and the call popped it") +
+        "): the call labels its own work with the kind gpumeter uses. Choose another kind "
+        "with CudaBackendOptions::correlation_kind.");
+  }
+
+ private:
+  CuptiSession& session_;
+  CorrelationKind kind_;
+  std::uint64_t id_;
+  bool open_ = true;
+};
+
+class CuptiBackend final : public Backend {
+ public:
+  CuptiBackend(const CudaBackendOptions& options, DeviceIdentity identity, CuptiSession& session)
+      : options_(options), identity_(std::move(identity)), session_(session) {}
+
+  TimingMethod method() const override { return TimingMethod::cupti; }
+  DeviceIdentity device() const override { return identity_; }
+
+  Trace run_phase(const Call& call, const PhaseRequest& request) override {
+    const std::size_t buffer =
+        buffer_bytes_for_attempt(options_.activity_buffer_bytes, request.attempt);
+    IterationRunner runner(options_.device, options_.l2_flush);
+    runner.settle("before the phase, waiting for work enqueued earlier (not by gpumeter)");
+    // Proven before the phase opens (the proof is a phase of its own); a no-op after the
+    // first time in the process.
+    const bool counter_live = session_.drop_counter_live(options_.device);
+
+    PhaseRecords records;
+    {
+      CuptiSession::Phase phase(session_, buffer, options_.correlation_kind);
+      for (std::size_t i = 0; i < request.iterations; ++i) {
+        {
+          CorrelationLabel label(session_, options_.correlation_kind, kPrepareId);
+          runner.prepare(call, i);
+          label.close();
+        }
+        runner.drain(i, "preparation");
+        {
+          CorrelationLabel label(session_, options_.correlation_kind,
+                                 static_cast<std::uint64_t>(i));
+          runner.run(call, i);
+          label.close();
+        }
+        runner.drain(i, "the measured call");
+      }
+      records = phase.finish();
+    }
+
+    Trace trace;
+    trace.activities = std::move(records.activities);
+    trace.external_id_of = std::move(records.external_id_of);
+    trace.counts_kernels = true;
+    // A loss seen in the records is a loss whatever the counter says; a zero is only
+    // evidence when the counter has been shown to count (T6).
+    if (counter_live && records.dropped_counter.has_value()) {
+      trace.dropped_records = *records.dropped_counter + records.known_lost;
+    } else if (records.known_lost > 0) {
+      trace.dropped_records = records.known_lost;
+    }
+    return trace;
+  }
+
+  void synchronize() override {
+    IterationRunner(options_.device, false).settle("synchronizing the measured device");
+  }
+
+ private:
+  CudaBackendOptions options_;
+  DeviceIdentity identity_;
+  CuptiSession& session_;
+};
+
+}  // namespace
+
+std::size_t buffer_bytes_for_attempt(std::size_t base, int attempt) {
+  if (attempt < 0) throw ConfigError("PhaseRequest.attempt is negative");
+  std::size_t bytes = base;
+  for (int a = 0; a < attempt; ++a) {
+    constexpr auto kGrowth = static_cast<std::size_t>(kBufferGrowthPerAttempt);
+    if (bytes > std::numeric_limits<std::size_t>::max() / kGrowth) {
+      throw ConfigError("activity buffer size overflows at attempt " + std::to_string(attempt));
+    }
+    bytes *= kGrowth;
+  }
+  return bytes;
+}
+
+std::unique_ptr<Backend> make_cupti_backend(const CudaBackendOptions& options,
+                                            DeviceIdentity identity, CuptiSession& session) {
+  return std::make_unique<CuptiBackend>(options, std::move(identity), session);
+}
+
+}  // namespace gpumeter::cuda

@@ -1,0 +1,483 @@
+#include "cupti_session.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+#include <utility>
+
+#include "cuda_process.hpp"
+#include "cuda_util.hpp"
+#include "gpumeter/errors.hpp"
+
+namespace gpumeter::cuda {
+namespace {
+
+// CUPTI's record alignment (ACTIVITY_RECORD_ALIGNMENT in its samples).
+constexpr std::size_t kBufferAlignment = 8;
+// Smaller than any record (the API record, the smallest that the probe's work makes, is 40
+// bytes), so every record the drop-counter probe causes is dropped.
+constexpr std::size_t kProbeBufferBytes = 8;
+constexpr int kProbeLaunches = 8;
+// Returned buffers kept for reuse; more than the threads that launch in a phase need.
+constexpr std::size_t kMaxPooledBuffers = 16;
+
+// Kernels on the concurrent kind only: CUPTI_ACTIVITY_KIND_KERNEL serializes every kernel.
+// RUNTIME and DRIVER are needed for the external-correlation records, which CUPTI emits per
+// traced API call (NOTES-H200: per-API switches alone produced none once CUDA was running).
+constexpr CUpti_ActivityKind kPhaseKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+    CUPTI_ACTIVITY_KIND_MEMCPY,
+    CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+    CUPTI_ACTIVITY_KIND_RUNTIME,
+    CUPTI_ACTIVITY_KIND_DRIVER,
+};
+
+bool contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+// C callbacks: CUPTI knows nothing of objects; route to the process's session.
+void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+  CuptiSession* session = CudaProcess::instance().session_for_callbacks();
+  if (session == nullptr) {  // not reachable once kinds are on; decline rather than guess
+    *buffer = nullptr;
+    *size = 0;
+    *max_records = 0;
+    return;
+  }
+  session->on_buffer_requested(buffer, size, max_records);
+}
+
+void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t size,
+                               std::size_t valid) {
+  CuptiSession* session = CudaProcess::instance().session_for_callbacks();
+  if (session == nullptr) {
+    std::free(buffer);
+    return;
+  }
+  session->on_buffer_completed(buffer, size, valid);
+}
+
+void CUPTIAPI ignore_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+Nanos to_nanos(std::uint64_t t) {
+  return static_cast<Nanos>(t);
+}
+
+}  // namespace
+
+// The APIs whose records we keep: those that put work on the device (T2). Only a launch
+// carries the correlation id its kernel, copy or fill is attributed by; every other API
+// record would only add launch overhead.
+bool is_launch_type_api(std::string_view name) {
+  if (contains(name, "HostFunc")) return false;  // runs on the host: no device record
+  // Graph-building APIs carry Memcpy/Memset in their names but launch nothing.
+  if (contains(name, "Graph")) return contains(name, "GraphLaunch");
+  // gpumeter's own preparation: kept so anything it puts on the device is labelled PREPARE.
+  if (contains(name, "CtxResetPersistingL2Cache")) return true;
+  return contains(name, "Launch") || contains(name, "Memcpy") || contains(name, "Memset");
+}
+
+void parse_activity_buffer(const CuptiApi& api, std::uint8_t* buffer, std::size_t valid,
+                           CUpti_ExternalCorrelationKind kind, PhaseRecords& into) {
+  CUpti_Activity* record = nullptr;
+  for (;;) {
+    const CUptiResult r = api.ActivityGetNextRecord(buffer, valid, &record);
+    if (r == CUPTI_ERROR_MAX_LIMIT_REACHED) break;
+    if (r != CUPTI_SUCCESS) {
+      ++into.known_lost;  // an invalid record ends the buffer: what follows is gone
+      break;
+    }
+    switch (record->kind) {
+      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      case CUPTI_ACTIVITY_KIND_KERNEL: {
+        const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+        if (k->start == 0 && k->end == 0) {
+          ++into.known_lost;
+          break;
+        }
+        Activity a;
+        a.kind = ActivityKind::kernel;
+        a.start_ns = to_nanos(k->start);
+        a.end_ns = to_nanos(k->end);
+        a.correlation_id = k->correlationId;
+        a.device = k->deviceId;
+        a.stream = k->streamId;
+        a.graph_node = k->graphNodeId;
+        a.name = k->name != nullptr ? k->name : "";
+        into.activities.push_back(std::move(a));
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMCPY: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+        if (m->start == 0 && m->end == 0) {
+          ++into.known_lost;
+          break;
+        }
+        Activity a;
+        a.kind = ActivityKind::memcpy;
+        a.start_ns = to_nanos(m->start);
+        a.end_ns = to_nanos(m->end);
+        a.correlation_id = m->correlationId;
+        a.device = m->deviceId;
+        a.stream = m->streamId;
+        a.graph_node = m->graphNodeId;
+        a.name = "memcpy " + std::to_string(m->bytes) + " B";
+        if (m->runtimeCorrelationId != 0 && m->runtimeCorrelationId != m->correlationId) {
+          into.copy_runtime_ids.emplace_back(into.activities.size(), m->runtimeCorrelationId);
+        }
+        into.activities.push_back(std::move(a));
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMSET: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+        if (m->start == 0 && m->end == 0) {
+          ++into.known_lost;
+          break;
+        }
+        Activity a;
+        a.kind = ActivityKind::memset;
+        a.start_ns = to_nanos(m->start);
+        a.end_ns = to_nanos(m->end);
+        a.correlation_id = m->correlationId;
+        a.device = m->deviceId;
+        a.stream = m->streamId;
+        a.graph_node = m->graphNodeId;
+        a.name = "memset " + std::to_string(m->bytes) + " B";
+        into.activities.push_back(std::move(a));
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+        const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
+        // Ours only: the user's code (or PyTorch's profiler) may label with other kinds.
+        if (e->externalKind == kind) {
+          into.external_id_of[e->correlationId] = e->externalId;
+        }
+        break;
+      }
+      default:
+        break;  // API records: collected only so CUPTI emits the correlations above
+    }
+  }
+}
+
+void resolve_copy_ids(PhaseRecords& records) {
+  // A copy whose driver-call id was not labelled (no record of that driver call) is still
+  // identified by the runtime call that issued it, when that one was labelled.
+  for (const auto& [index, runtime_id] : records.copy_runtime_ids) {
+    Activity& a = records.activities[index];
+    if (records.external_id_of.count(a.correlation_id) == 0 &&
+        records.external_id_of.count(runtime_id) != 0) {
+      a.correlation_id = runtime_id;
+    }
+  }
+}
+
+CUpti_ExternalCorrelationKind to_cupti(CorrelationKind kind) {
+  switch (kind) {
+    case CorrelationKind::custom0:
+      return CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
+    case CorrelationKind::custom1:
+      return CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1;
+    case CorrelationKind::custom2:
+      return CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2;
+  }
+  throw ConfigError("unknown CorrelationKind " + std::to_string(static_cast<int>(kind)));
+}
+
+CuptiSession::CuptiSession() : api_(load_cupti_api()) {
+  // The subscription claims CUPTI for this process: a profiler (ncu, nsys, cuda-gdb,
+  // compute-sanitizer) or another CUPTI client already holding it is named here, instead of
+  // surfacing later as kernels with no records.
+  CUptiResult r = CUPTI_SUCCESS;
+  std::string holder;
+  if (api_.Subscribe_v2 != nullptr) {
+    char old_name[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 64] = {};
+    CUpti_SubscriberParams params{};
+    params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+    params.subscriberName = "gpumeter";
+    params.oldSubscriberName = old_name;
+    params.oldSubscriberSize = sizeof(old_name);
+    r = api_.Subscribe_v2(&subscriber_, ignore_callback, nullptr, &params);
+    holder = old_name;
+  } else {
+    r = api_.Subscribe(&subscriber_, ignore_callback, nullptr);
+  }
+  if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    throw CuptiUnavailable(
+        "another CUPTI client already holds this process's CUPTI subscription" +
+        (holder.empty() ? std::string() : " ('" + holder + "')") + " (" + api_.result_text(r) +
+        "): a profiler such as Nsight Compute (ncu) or Nsight Systems (nsys), cuda-gdb, "
+        "compute-sanitizer, or a tracing library in this process (e.g. PyTorch's profiler). "
+        "CUPTI serves one client per process: run gpumeter without the profiler, and profile "
+        "in a separate process");
+  }
+  if (r != CUPTI_SUCCESS) {
+    throw CuptiUnavailable("cuptiSubscribe failed (" + api_.result_text(r) + ") with " +
+                           api_.library);
+  }
+  r = api_.ActivityRegisterCallbacks(buffer_requested, buffer_completed);
+  if (r != CUPTI_SUCCESS) {
+    throw CuptiUnavailable("cuptiActivityRegisterCallbacks failed: " + api_.result_text(r));
+  }
+  classify_apis();
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found) ==
+          cudaSuccess &&
+      found == cudaDriverEntryPointSuccess) {
+    ctx_get_current_ = reinterpret_cast<CUresult (*)(CUcontext*)>(fn);
+  } else {
+    (void)cudaGetLastError();
+  }
+}
+
+void CuptiSession::classify_apis() {
+  std::vector<CUpti_CallbackId> kept_runtime;
+  std::vector<CUpti_CallbackId> kept_driver;
+  for (const bool runtime : {true, false}) {
+    const CUpti_CallbackDomain domain =
+        runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
+    const CUpti_CallbackId size = runtime
+                                      ? static_cast<CUpti_CallbackId>(CUPTI_RUNTIME_TRACE_CBID_SIZE)
+                                      : static_cast<CUpti_CallbackId>(CUPTI_DRIVER_TRACE_CBID_SIZE);
+    for (CUpti_CallbackId cbid = 1; cbid < size; ++cbid) {
+      const char* name = nullptr;
+      if (api_.GetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
+      const bool keep = is_launch_type_api(name);
+      api_switches_.push_back(ApiSwitch{runtime, cbid, static_cast<std::uint8_t>(keep ? 1 : 0)});
+      if (keep) (runtime ? kept_runtime : kept_driver).push_back(cbid);
+    }
+  }
+  // The launches every attribution depends on: a name table that misses one of these would
+  // leave kernels without an iteration id, so refuse rather than time nothing.
+  const auto kept = [](const std::vector<CUpti_CallbackId>& ids, CUpti_CallbackId id) {
+    for (CUpti_CallbackId k : ids)
+      if (k == id) return true;
+    return false;
+  };
+  const std::pair<bool, CUpti_CallbackId> required[] = {
+      {true, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000},
+      {true, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000},
+      {true, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060},
+      {true, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000},
+      {true, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020},
+      {true, CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020},
+      {false, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel},
+      {false, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx},
+      {false, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch},
+  };
+  for (const auto& [runtime, cbid] : required) {
+    if (!kept(runtime ? kept_runtime : kept_driver, cbid)) {
+      throw CuptiUnavailable(
+          std::string("CUPTI at ") + api_.library + " did not name the launch API with " +
+          (runtime ? "runtime" : "driver") + " callback id " + std::to_string(cbid) +
+          ", so gpumeter cannot trace launches and switch everything else "
+          "off (T2). Use the CUPTI of the toolkit gpumeter was built with");
+    }
+  }
+}
+
+bool CuptiSession::drop_counter_live(int device) {
+  std::lock_guard<std::mutex> probing(probe_mutex_);
+  {
+    std::lock_guard<std::mutex> lock(phase_mutex_);
+    if (drop_counter_live_.has_value()) return *drop_counter_live_;
+  }
+  check(cudaSetDevice(device), "cudaSetDevice", device);
+  DeviceBuffer target(256, device);
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize before the drop-counter probe", device);
+  std::uint64_t dropped = 0;
+  {
+    Phase phase(*this, kProbeBufferBytes, CorrelationKind::custom2);
+    for (int k = 0; k < kProbeLaunches; ++k) {
+      check(cudaMemsetAsync(target.get(), k, target.bytes(), cudaStreamLegacy),
+            "cudaMemsetAsync (drop-counter probe)", device);
+    }
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (drop-counter probe)", device);
+    try {
+      dropped = phase.finish().dropped_counter.value_or(0);
+    } catch (const CuptiUnavailable&) {
+      // A flush that fails on buffers this small proves nothing either way: the counter
+      // stays unproven, and real phases (normal buffers) report their own flush errors.
+      dropped = 0;
+    }
+  }
+  std::lock_guard<std::mutex> lock(phase_mutex_);
+  drop_counter_live_ = dropped > 0;
+  return *drop_counter_live_;
+}
+
+std::optional<bool> CuptiSession::drop_counter_known() const {
+  std::lock_guard<std::mutex> lock(phase_mutex_);
+  return drop_counter_live_;
+}
+
+void CuptiSession::push(CorrelationKind kind, std::uint64_t id) {
+  const CUptiResult r = api_.ActivityPushExternalCorrelationId(to_cupti(kind), id);
+  if (r != CUPTI_SUCCESS) {
+    throw CuptiUnavailable("cuptiActivityPushExternalCorrelationId failed: " + api_.result_text(r));
+  }
+}
+
+bool CuptiSession::pop(CorrelationKind kind, std::uint64_t& id) noexcept {
+  return api_.ActivityPopExternalCorrelationId(to_cupti(kind), &id) == CUPTI_SUCCESS;
+}
+
+CuptiSession::Phase::Phase(CuptiSession& session, std::size_t buffer_bytes, CorrelationKind kind)
+    : session_(session) {
+  session_.begin(buffer_bytes, kind);
+}
+
+CuptiSession::Phase::~Phase() {
+  if (!open_) return;
+  try {
+    (void)session_.end(false);
+  } catch (...) {  // unwinding already: the first error is the one to report
+  }
+}
+
+PhaseRecords CuptiSession::Phase::finish() {
+  open_ = false;
+  return session_.end(true);
+}
+
+void CuptiSession::begin(std::size_t buffer_bytes, CorrelationKind kind) {
+  {
+    std::lock_guard<std::mutex> lock(phase_mutex_);
+    if (phase_active_) {
+      throw ConfigError(
+          "another gpumeter measurement phase is running in this process: CUPTI has one "
+          "activity session per process, so measure one call at a time");
+    }
+    phase_active_ = true;
+  }
+  try {
+    set_buffer_bytes(buffer_bytes);
+    {
+      std::lock_guard<std::mutex> lock(records_mutex_);
+      records_ = PhaseRecords{};
+      collect_kind_ = to_cupti(kind);
+    }
+    (void)read_dropped();  // the counter resets on read: what it says next is this phase's
+    enable_kinds();
+  } catch (...) {
+    disable_kinds();
+    std::lock_guard<std::mutex> lock(phase_mutex_);
+    phase_active_ = false;
+    throw;
+  }
+}
+
+void CuptiSession::enable_kinds() {
+  for (const CUpti_ActivityKind kind : kPhaseKinds) {
+    const CUptiResult r = api_.ActivityEnable(kind);
+    if (r != CUPTI_SUCCESS) {
+      throw CuptiUnavailable("cuptiActivityEnable(kind " + std::to_string(static_cast<int>(kind)) +
+                             ") failed: " + api_.result_text(r));
+    }
+  }
+  // After the kinds: enabling a kind switches every API of its domain back on (NOTES-H200).
+  for (const ApiSwitch& s : api_switches_) {
+    if (s.runtime) {
+      (void)api_.ActivityEnableRuntimeApi(s.cbid, s.enable);
+    } else {
+      (void)api_.ActivityEnableDriverApi(s.cbid, s.enable);
+    }
+  }
+}
+
+void CuptiSession::disable_kinds() noexcept {
+  for (const CUpti_ActivityKind kind : kPhaseKinds) (void)api_.ActivityDisable(kind);
+}
+
+std::optional<std::uint64_t> CuptiSession::read_dropped() noexcept {
+  // The global queue (context NULL), where CUDA 6+ puts every buffer, plus the current
+  // context's queue in case this CUPTI counts there. Each resets on read, so the sum counts
+  // nothing twice. This sum is exactly what the liveness probe checks.
+  std::optional<std::uint64_t> total;
+  std::size_t dropped = 0;
+  if (api_.ActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) total = dropped;
+  CUcontext ctx = nullptr;
+  if (ctx_get_current_ != nullptr && ctx_get_current_(&ctx) == CUDA_SUCCESS && ctx != nullptr) {
+    dropped = 0;
+    if (api_.ActivityGetNumDroppedRecords(ctx, 0, &dropped) == CUPTI_SUCCESS) {
+      total = total.value_or(0) + dropped;
+    }
+  }
+  return total;
+}
+
+PhaseRecords CuptiSession::end(bool keep) {
+  // Forced: hands back every thread's buffer, partly filled ones included. Flushed again after
+  // the kinds are off, for anything recorded while switching.
+  const CUptiResult first = api_.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  disable_kinds();
+  const CUptiResult second = api_.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  const std::optional<std::uint64_t> dropped = read_dropped();
+  PhaseRecords out;
+  {
+    std::lock_guard<std::mutex> lock(records_mutex_);
+    out = std::exchange(records_, PhaseRecords{});
+  }
+  {
+    std::lock_guard<std::mutex> lock(phase_mutex_);
+    phase_active_ = false;
+  }
+  if (!keep) return {};
+  resolve_copy_ids(out);
+  if (first != CUPTI_SUCCESS || second != CUPTI_SUCCESS) {
+    throw CuptiUnavailable("cuptiActivityFlushAll failed: " +
+                           api_.result_text(first != CUPTI_SUCCESS ? first : second) +
+                           "; the phase's records may be incomplete, so no number is produced");
+  }
+  out.dropped_counter = dropped;
+  return out;
+}
+
+void CuptiSession::set_buffer_bytes(std::size_t bytes) {
+  std::vector<std::uint8_t*> stale;
+  {
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    if (bytes == buffer_bytes_) return;
+    buffer_bytes_ = bytes;
+    stale.swap(free_buffers_);
+  }
+  for (std::uint8_t* b : stale) std::free(b);
+}
+
+void CuptiSession::on_buffer_requested(std::uint8_t** buffer, std::size_t* size,
+                                       std::size_t* max_records) {
+  *max_records = 0;  // as many as fit
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  if (!free_buffers_.empty()) {
+    *buffer = free_buffers_.back();
+    free_buffers_.pop_back();
+    *size = buffer_bytes_;
+    return;
+  }
+  const std::size_t rounded =
+      (buffer_bytes_ + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(kBufferAlignment, rounded));
+  // Declining (nullptr) makes CUPTI drop records, which the counter then reports.
+  *size = *buffer != nullptr ? buffer_bytes_ : 0;
+}
+
+void CuptiSession::on_buffer_completed(std::uint8_t* buffer, std::size_t size, std::size_t valid) {
+  if (buffer == nullptr) return;
+  if (valid > 0) {
+    std::lock_guard<std::mutex> lock(records_mutex_);
+    parse_activity_buffer(api_, buffer, valid, collect_kind_, records_);
+  }
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  if (size == buffer_bytes_ && free_buffers_.size() < kMaxPooledBuffers) {
+    free_buffers_.push_back(buffer);
+  } else {
+    std::free(buffer);
+  }
+}
+
+}  // namespace gpumeter::cuda

@@ -1,0 +1,90 @@
+// The CUDA-events fallback (SPEC T11): one event pair per iteration around the call. It
+// cannot see kernels, so each iteration is one region, device_busy == latency, and the rows
+// carry the method cuda-events and the reason it was chosen.
+//
+// The events are recorded on the legacy default stream. Work the call puts on any blocking
+// stream (cudaStreamCreate, the legacy or per-thread default stream) is ordered after the
+// start event and before the end event, whichever stream the call uses, so the pair brackets
+// it without gpumeter knowing the stream. Its limit: a stream created with
+// cudaStreamNonBlocking, or another device, is not ordered with the legacy stream, and its
+// work can escape the bracket. The reading then also includes launch gaps and event
+// overhead, and has cudaEventElapsedTime's resolution (about 0.5 us).
+#include <cuda_runtime.h>
+
+#include <utility>
+#include <vector>
+
+#include "backends.hpp"
+#include "cuda_util.hpp"
+#include "gpumeter/errors.hpp"
+#include "iteration.hpp"
+
+namespace gpumeter::cuda {
+namespace {
+
+class EventsBackend final : public Backend {
+ public:
+  EventsBackend(const CudaBackendOptions& options, DeviceIdentity identity, std::string reason)
+      : options_(options), identity_(std::move(identity)), reason_(std::move(reason)) {}
+
+  TimingMethod method() const override { return TimingMethod::cuda_events; }
+  DeviceIdentity device() const override { return identity_; }
+  std::string reason() const override { return reason_; }
+
+  Trace run_phase(const Call& call, const PhaseRequest& request) override {
+    IterationRunner runner(options_.device, options_.l2_flush);
+    runner.settle("before the phase, waiting for work enqueued earlier (not by gpumeter)");
+    const int dev = options_.device;
+    Event origin;  // one time origin for the phase, so the regions lie on one axis
+    std::vector<Event> starts(request.iterations);
+    std::vector<Event> ends(request.iterations);
+    check(cudaEventRecord(origin.get(), cudaStreamLegacy), "cudaEventRecord", dev);
+    for (std::size_t i = 0; i < request.iterations; ++i) {
+      runner.prepare(call, i);
+      runner.drain(i, "preparation");
+      check(cudaEventRecord(starts[i].get(), cudaStreamLegacy), "cudaEventRecord", dev);
+      runner.run(call, i);
+      check(cudaEventRecord(ends[i].get(), cudaStreamLegacy), "cudaEventRecord", dev);
+      runner.drain(i, "the measured call");
+    }
+
+    Trace trace;
+    trace.counts_kernels = false;
+    trace.dropped_records = 0;  // each pair is read back explicitly; a failed read throws
+    trace.activities.reserve(request.iterations);
+    for (std::size_t i = 0; i < request.iterations; ++i) {
+      // The duration from its own pair, not as a difference of two offsets from the origin.
+      const Nanos start = elapsed_ns(origin.get(), starts[i].get(), dev);
+      const Nanos duration = elapsed_ns(starts[i].get(), ends[i].get(), dev);
+      const std::uint64_t correlation = i + 1;
+      Activity a;
+      a.kind = ActivityKind::region;
+      a.start_ns = start;
+      a.end_ns = start + duration;
+      a.correlation_id = correlation;
+      a.device = static_cast<std::uint32_t>(dev);
+      a.name = "cuda event pair";
+      trace.activities.push_back(std::move(a));
+      trace.external_id_of.emplace(correlation, static_cast<std::uint64_t>(i));
+    }
+    return trace;
+  }
+
+  void synchronize() override {
+    IterationRunner(options_.device, false).settle("synchronizing the measured device");
+  }
+
+ private:
+  CudaBackendOptions options_;
+  DeviceIdentity identity_;
+  std::string reason_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_events_backend(const CudaBackendOptions& options,
+                                             DeviceIdentity identity, std::string reason) {
+  return std::make_unique<EventsBackend>(options, std::move(identity), std::move(reason));
+}
+
+}  // namespace gpumeter::cuda

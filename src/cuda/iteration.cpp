@@ -1,0 +1,111 @@
+#include "iteration.hpp"
+
+#include <cuda_runtime.h>
+
+#include <exception>
+
+#include "cuda_process.hpp"
+#include "cuda_util.hpp"
+#include "gpumeter/errors.hpp"
+
+namespace gpumeter::cuda {
+namespace {
+
+std::string at(std::size_t iteration, const std::string& what) {
+  return "iteration " + std::to_string(iteration) + ", " + what;
+}
+
+}  // namespace
+
+IterationRunner::IterationRunner(int device, bool l2_flush) : device_(device) {
+  CudaProcess& process = CudaProcess::instance();
+  process.require_not_sticky(device);
+  check(cudaSetDevice(device), "cudaSetDevice", device);
+  if (!l2_flush) return;
+  flush_ = process.flush_buffer(device);
+  int persisting_max = 0;
+  check(cudaDeviceGetAttribute(&persisting_max, cudaDevAttrMaxPersistingL2CacheSize, device),
+        "reading the persisting-L2 size", device);
+  reset_persisting_l2_ = persisting_max > 0;
+}
+
+void IterationRunner::prepare(const Call& call, std::size_t iteration) {
+  if (call.reset) {
+    try {
+      call.reset();
+    } catch (const Error&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw DeviceError("iteration " + std::to_string(iteration) +
+                        ": the call's reset threw: " + e.what() + "; no number was produced");
+    } catch (...) {
+      throw DeviceError("iteration " + std::to_string(iteration) +
+                        ": the call's reset threw a non-standard exception; no number was "
+                        "produced");
+    }
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) fail(e, at(iteration, "the call's reset"));
+  }
+  check(cudaSetDevice(device_), "cudaSetDevice", device_);
+  if (flush_ != nullptr) {
+    // A different byte each iteration, so no layer can treat the write as already done.
+    const int value = static_cast<int>(iteration % 251) + 1;
+    const cudaError_t e = cudaMemsetAsync(flush_->get(), value, flush_->bytes(), cudaStreamLegacy);
+    if (e != cudaSuccess) fail(e, at(iteration, "the L2 flush"));
+  }
+  if (reset_persisting_l2_) {
+    const cudaError_t e = cudaCtxResetPersistingL2Cache();
+    if (e != cudaSuccess) fail(e, at(iteration, "the persisting-L2 reset"));
+  }
+}
+
+void IterationRunner::run(const Call& call, std::size_t iteration) {
+  try {
+    call.run();
+  } catch (const Error&) {
+    throw;  // already named by its cause
+  } catch (const std::exception& e) {
+    throw DeviceError("iteration " + std::to_string(iteration) +
+                      ": the measured call threw: " + e.what() + "; no number was produced");
+  } catch (...) {
+    throw DeviceError("iteration " + std::to_string(iteration) +
+                      ": the measured call threw a non-standard exception; no number was "
+                      "produced");
+  }
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) fail(e, at(iteration, "the measured call"));
+}
+
+void IterationRunner::drain(std::size_t iteration, const char* after) {
+  cudaError_t e = cudaSetDevice(device_);
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e != cudaSuccess)
+    fail(e, at(iteration, std::string("waiting for the device after ") + after));
+}
+
+void IterationRunner::settle(const std::string& context) {
+  cudaError_t e = cudaSetDevice(device_);
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) fail(e, context);
+}
+
+void IterationRunner::fail(cudaError_t error, const std::string& where) {
+  // A sticky error survives cudaGetLastError and comes back from every synchronize; a plain
+  // one (a bad launch configuration) is cleared by the read, and the device stays usable.
+  (void)cudaGetLastError();
+  cudaError_t again = cudaSetDevice(device_);
+  if (again == cudaSuccess) again = cudaDeviceSynchronize();
+  const std::string what = cuda::error_text(error);
+  std::string message = "CUDA device " + std::to_string(device_) + ", " + where + ": CUDA error " +
+                        what + "; no number was produced.";
+  if (again != cudaSuccess) {
+    CudaProcess::instance().mark_sticky(device_, what + " during " + where);
+    message +=
+        " The error is sticky: the device's CUDA context is unusable for the rest of this "
+        "process, and every later measurement on it will refuse to run. Fix the call and start "
+        "a new process.";
+  }
+  throw DeviceError(message);
+}
+
+}  // namespace gpumeter::cuda

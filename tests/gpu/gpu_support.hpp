@@ -1,0 +1,132 @@
+#pragma once
+// Shared pieces of the GPU tests: skipping with the reason when no device is usable, device
+// memory that frees itself, and the spin kernel's self-measured durations.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/measure.hpp"
+#include "test_kernels.hpp"
+
+// Skips the test, saying why, when device 0 cannot be used (no GPU, no driver).
+#define GPUMETER_REQUIRE_GPU()                                               \
+  do {                                                                       \
+    const gpumeter::CudaAvailability avail = gpumeter::cuda_availability(0); \
+    if (!avail.usable) GTEST_SKIP() << avail.reason;                         \
+  } while (0)
+
+namespace gpumeter::test {
+
+inline void cuda_ok(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(e) + " (" +
+                             cudaGetErrorString(e) + ")");
+  }
+}
+
+class DeviceMemory {
+ public:
+  explicit DeviceMemory(std::size_t bytes) : bytes_(bytes) {
+    cuda_ok(cudaMalloc(&ptr_, bytes), "cudaMalloc");
+  }
+  ~DeviceMemory() { (void)cudaFree(ptr_); }
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+  void* get() const { return ptr_; }
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_;
+};
+
+class OwnedStream {
+ public:
+  explicit OwnedStream(unsigned flags = cudaStreamNonBlocking) {
+    cuda_ok(cudaStreamCreateWithFlags(&s_, flags), "cudaStreamCreate");
+  }
+  ~OwnedStream() { (void)cudaStreamDestroy(s_); }
+  OwnedStream(const OwnedStream&) = delete;
+  OwnedStream& operator=(const OwnedStream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+inline Nanos median(std::vector<Nanos> v) {
+  if (v.empty()) throw std::invalid_argument("median of nothing");
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+inline std::vector<Nanos> busy_of(const Measurement& m) {
+  std::vector<Nanos> out;
+  for (const Sample& s : m.samples) out.push_back(s.device_busy_ns);
+  return out;
+}
+
+inline std::vector<Nanos> latency_of(const Measurement& m) {
+  std::vector<Nanos> out;
+  for (const Sample& s : m.samples) out.push_back(s.latency_ns);
+  return out;
+}
+
+// A spin kernel of a known duration; every call writes its stamps to a slot of its own, so
+// the durations of the last N calls (the measured phase, which runs last) can be read back.
+class SpinWork {
+ public:
+  static constexpr std::size_t kSlots = 8192;
+
+  SpinWork(Nanos ns, cudaStream_t stream)
+      : ns_(static_cast<std::uint64_t>(ns)),
+        stream_(stream),
+        stamps_(kSlots * 2 * sizeof(std::uint64_t)) {
+    cuda_ok(cudaMemset(stamps_.get(), 0, stamps_.bytes()), "cudaMemset");
+  }
+
+  Call call() {
+    return Call{[this] { launch(); }, {}};
+  }
+
+  void launch() {
+    launch_spin(ns_, stamps_.as<std::uint64_t>() + 2 * (calls_ % kSlots), stream_);
+    ++calls_;
+  }
+
+  std::size_t calls() const { return calls_; }
+
+  // Durations the kernel measured itself, for the last `n` calls, oldest first.
+  std::vector<Nanos> last_durations(std::size_t n) const {
+    if (n > calls_ || n > kSlots) throw std::invalid_argument("not that many calls recorded");
+    std::vector<std::uint64_t> host(kSlots * 2);
+    cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    cuda_ok(cudaMemcpy(host.data(), stamps_.get(), stamps_.bytes(), cudaMemcpyDeviceToHost),
+            "cudaMemcpy");
+    std::vector<Nanos> out;
+    for (std::size_t k = calls_ - n; k < calls_; ++k) {
+      const std::size_t slot = k % kSlots;
+      out.push_back(static_cast<Nanos>(host[2 * slot + 1] - host[2 * slot]));
+    }
+    return out;
+  }
+
+ private:
+  std::uint64_t ns_;
+  cudaStream_t stream_;
+  DeviceMemory stamps_;
+  std::size_t calls_ = 0;
+};
+
+}  // namespace gpumeter::test

@@ -1,0 +1,433 @@
+// Known-answer tests of the CUDA backends on a real device (SPEC T1-T7, T11-T13, P3). Each
+// asserts a number or an error; all skip, saying why, where no CUDA device is usable.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cupti.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "gpu_support.hpp"
+#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/errors.hpp"
+#include "gpumeter/measure.hpp"
+
+namespace gpumeter::test {
+namespace {
+
+class CudaBackendTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    GPUMETER_REQUIRE_GPU();
+    // CUPTI must work on the test machine: a fallback here would test the wrong backend.
+    backend_ = make_cuda_backend(CudaBackendOptions{});
+    ASSERT_EQ(backend_->method(), TimingMethod::cupti) << backend_->reason();
+  }
+
+  std::unique_ptr<Backend> backend_;
+};
+
+// Checks the spin kernel's reading against its own stamps, and prints both medians.
+void expect_spin_known_answer(Backend& backend, Nanos spin_ns, double tolerance_ns) {
+  SpinWork spin(spin_ns, cudaStreamLegacy);
+  const Measurement m = measure(backend, spin.call());
+  ASSERT_FALSE(m.samples.empty());
+  for (const Sample& s : m.samples) {
+    ASSERT_EQ(s.n_kernels, 1);
+    EXPECT_EQ(s.device_busy_ns, s.latency_ns);  // one kernel: no gap to count
+    EXPECT_EQ(s.uncounted_copy_ns, 0);
+  }
+  const Nanos busy = median(busy_of(m));
+  const Nanos stamps = median(spin.last_durations(m.samples.size()));
+  EXPECT_GE(stamps, spin_ns);
+  EXPECT_NEAR(static_cast<double>(busy), static_cast<double>(stamps), tolerance_ns)
+      << "device_busy median " << busy << " ns, kernel's own stamps median " << stamps << " ns";
+  EXPECT_EQ(m.retries, 0);
+  EXPECT_TRUE(m.drop_counter_live)
+      << "CUPTI's dropped-record counter was not proven live on this device";
+  std::printf(
+      "KNOWN-ANSWER spin %lld ns: device_busy median %lld ns, own stamps median %lld ns, "
+      "difference %lld ns (tolerance %.0f ns), %zu samples\n",
+      static_cast<long long>(spin_ns), static_cast<long long>(busy), static_cast<long long>(stamps),
+      static_cast<long long>(busy - stamps), tolerance_ns, m.samples.size());
+}
+
+TEST_F(CudaBackendTest, SpinKernel20usMatchesItsOwnStampsWithin1us) {
+  expect_spin_known_answer(*backend_, 20 * kMicrosecond, 1000.0);
+}
+
+TEST_F(CudaBackendTest, SpinKernel2msMatchesItsOwnStampsWithinPoint2Percent) {
+  expect_spin_known_answer(*backend_, 2 * kMillisecond, 0.002 * 2e6);
+}
+
+TEST_F(CudaBackendTest, DeviceIsExplicitAndRecorded) {
+  const DeviceIdentity id = backend_->device();
+  EXPECT_EQ(id.kind, "cuda");
+  EXPECT_EQ(id.index, 0);
+  EXPECT_FALSE(id.name.empty());
+  EXPECT_EQ(id.uuid.rfind("GPU-", 0), 0u) << id.uuid;
+  EXPECT_EQ(id.uuid.size(), 40u) << id.uuid;
+  EXPECT_EQ(id.arch.rfind("sm_", 0), 0u) << id.arch;
+  ASSERT_TRUE(id.multiprocessors.has_value());
+  EXPECT_GT(*id.multiprocessors, 0);
+  ASSERT_TRUE(id.l2_bytes.has_value());
+  EXPECT_GT(*id.l2_bytes, 0);
+  ASSERT_TRUE(id.memory_bytes.has_value());
+  EXPECT_GT(*id.memory_bytes, *id.l2_bytes);
+}
+
+TEST_F(CudaBackendTest, ConcurrentKernelsOnTwoStreamsCountOnce) {
+  OwnedStream s1;
+  OwnedStream s2;
+  SpinWork a(200 * kMicrosecond, s1.get());
+  SpinWork b(200 * kMicrosecond, s2.get());
+  const Measurement m = measure(*backend_, Call{[&] {
+                                                  a.launch();
+                                                  b.launch();
+                                                },
+                                                {}});
+  for (const Sample& s : m.samples) ASSERT_EQ(s.n_kernels, 2);
+  const std::size_t n = m.samples.size();
+  const std::vector<Nanos> da = a.last_durations(n);
+  const std::vector<Nanos> db = b.last_durations(n);
+  std::vector<Nanos> sums;
+  for (std::size_t i = 0; i < n; ++i) {
+    sums.push_back(da[i] + db[i]);
+    EXPECT_LT(m.samples[i].device_busy_ns, da[i] + db[i]) << "sample " << i;
+    EXPECT_GE(m.samples[i].latency_ns, m.samples[i].device_busy_ns) << "sample " << i;
+    EXPECT_GE(m.samples[i].device_busy_ns, std::max(da[i], db[i])) << "sample " << i;
+  }
+  // Overlapping, they occupy the device for about one duration, not two.
+  EXPECT_LT(median(busy_of(m)), median(sums) * 3 / 4);
+  std::printf(
+      "KNOWN-ANSWER two 200 us kernels on two streams: device_busy median %lld ns, "
+      "latency median %lld ns, sum of durations median %lld ns\n",
+      static_cast<long long>(median(busy_of(m))), static_cast<long long>(median(latency_of(m))),
+      static_cast<long long>(median(sums)));
+}
+
+TEST_F(CudaBackendTest, ThreeBackToBackTinyKernelsCountThreeAndGapsStayOut) {
+  const Measurement m = measure(*backend_, Call{[] {
+                                                  launch_empty(cudaStreamLegacy);
+                                                  launch_empty(cudaStreamLegacy);
+                                                  launch_empty(cudaStreamLegacy);
+                                                },
+                                                {}});
+  for (const Sample& s : m.samples) {
+    ASSERT_EQ(s.n_kernels, 3);
+    EXPECT_GE(s.latency_ns, s.device_busy_ns);
+  }
+  EXPECT_GT(median(latency_of(m)), median(busy_of(m)));
+  EXPECT_LT(median(busy_of(m)), 20 * kMicrosecond) << "three empty kernels";
+  std::printf(
+      "KNOWN-ANSWER three empty kernels: device_busy median %lld ns, latency median %lld "
+      "ns\n",
+      static_cast<long long>(median(busy_of(m))), static_cast<long long>(median(latency_of(m))));
+}
+
+TEST_F(CudaBackendTest, KernelCountMayVaryBetweenIterations) {
+  // Call k launches (k % 3) + 1 kernels: attribution by id sees each count exactly.
+  std::size_t calls = 0;
+  const Measurement m = measure(*backend_, Call{[&] {
+                                                  const std::size_t n = calls++ % 3 + 1;
+                                                  for (std::size_t j = 0; j < n; ++j) {
+                                                    launch_empty(cudaStreamLegacy);
+                                                  }
+                                                },
+                                                {}});
+  const std::size_t first = calls - m.samples.size();
+  for (std::size_t i = 0; i < m.samples.size(); ++i) {
+    EXPECT_EQ(m.samples[i].n_kernels, static_cast<int>((first + i) % 3 + 1)) << "sample " << i;
+  }
+}
+
+// A CUDA graph of 5 kernel nodes, captured once and launched every iteration.
+class FiveNodeGraph {
+ public:
+  FiveNodeGraph() {
+    cuda_ok(cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeThreadLocal), "capture");
+    for (int i = 0; i < 5; ++i) launch_empty(stream_.get());
+    cudaGraph_t graph = nullptr;
+    cuda_ok(cudaStreamEndCapture(stream_.get(), &graph), "end capture");
+    cuda_ok(cudaGraphInstantiate(&exec_, graph, 0), "instantiate");
+    (void)cudaGraphDestroy(graph);
+  }
+  ~FiveNodeGraph() { (void)cudaGraphExecDestroy(exec_); }
+  FiveNodeGraph(const FiveNodeGraph&) = delete;
+  FiveNodeGraph& operator=(const FiveNodeGraph&) = delete;
+
+  Call call() {
+    return Call{[this] { cuda_ok(cudaGraphLaunch(exec_, stream_.get()), "graph launch"); }, {}};
+  }
+
+ private:
+  OwnedStream stream_;
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+TEST_F(CudaBackendTest, GraphOfFiveKernelNodesIsAttributedInEveryPhase) {
+  FiveNodeGraph graph;
+  // Two measurements are six phases in one process: CUPTI 13.0 was reported to give wrong
+  // graph-launch correlation ids after the first profiling session.
+  for (int round = 0; round < 2; ++round) {
+    const Measurement m = measure(*backend_, graph.call());
+    ASSERT_FALSE(m.samples.empty());
+    for (const Sample& s : m.samples) {
+      ASSERT_EQ(s.n_kernels, 5) << "round " << round;
+      EXPECT_GT(s.device_busy_ns, 0);
+    }
+  }
+}
+
+TEST_F(CudaBackendTest, LaunchFromAnotherThreadIsOffThreadLaunchAndNoNumber) {
+  const Call call{[] {
+                    std::thread worker([] { launch_empty(cudaStreamLegacy); });
+                    worker.join();
+                  },
+                  {}};
+  EXPECT_THROW((void)measure(*backend_, call), OffThreadLaunch);
+}
+
+TEST_F(CudaBackendTest, CallThatLaunchesNothingIsAttributionErrorAndNoNumber) {
+  EXPECT_THROW((void)measure(*backend_, Call{[] {}, {}}), AttributionError);
+}
+
+TEST_F(CudaBackendTest, TinyActivityBufferIsRetriedAndAgreesWithNormalRun) {
+  CudaBackendOptions tiny;
+  tiny.activity_buffer_bytes = 64;  // below one kernel record (216 bytes): records are lost
+  const std::unique_ptr<Backend> tiny_backend = make_cuda_backend(tiny);
+  SpinWork spin(100 * kMicrosecond, cudaStreamLegacy);
+  const Measurement normal = measure(*backend_, spin.call());
+  const Measurement retried = measure(*tiny_backend, spin.call());
+  EXPECT_EQ(normal.retries, 0);
+  EXPECT_GT(retried.retries, 0) << "64-byte buffers should have lost records and been retried";
+  const double a = static_cast<double>(median(busy_of(normal)));
+  const double b = static_cast<double>(median(busy_of(retried)));
+  EXPECT_NEAR(b, a, 0.02 * a) << "normal " << a << " ns, after retries " << b << " ns";
+  std::printf("KNOWN-ANSWER 64-byte buffers: %d retries, median %.0f ns vs %.0f ns normally\n",
+              retried.retries, b, a);
+}
+
+TEST_F(CudaBackendTest, CopiesAreUncountedByDefaultAndCountedWhenAsked) {
+  constexpr std::size_t kBytes = std::size_t{256} << 20;  // ~100 us of copy on an H200
+  DeviceMemory src(kBytes);
+  DeviceMemory dst(kBytes);
+  cuda_ok(cudaMemset(src.get(), 1, kBytes), "cudaMemset");
+  SpinWork spin(20 * kMicrosecond, cudaStreamLegacy);
+  const Call call{[&] {
+                    spin.launch();
+                    cuda_ok(cudaMemcpyAsync(dst.get(), src.get(), kBytes, cudaMemcpyDeviceToDevice,
+                                            cudaStreamLegacy),
+                            "cudaMemcpyAsync");
+                  },
+                  {}};
+  const Measurement uncounted = measure(*backend_, call);
+  for (const Sample& s : uncounted.samples) {
+    EXPECT_GT(s.uncounted_copy_ns, 0);
+    EXPECT_EQ(s.n_kernels, 1);
+    EXPECT_LT(s.device_busy_ns, s.uncounted_copy_ns) << "the copy is not in device_busy";
+  }
+  const Nanos kernel_only = median(busy_of(uncounted));
+  Nanos copy = 0;
+  {
+    std::vector<Nanos> copies;
+    for (const Sample& s : uncounted.samples) copies.push_back(s.uncounted_copy_ns);
+    copy = median(copies);
+  }
+  EXPECT_LT(kernel_only, 40 * kMicrosecond);
+
+  MeasureOptions counting;
+  counting.attribution.count_copies = true;
+  const Measurement counted = measure(*backend_, call, counting);
+  for (const Sample& s : counted.samples) EXPECT_EQ(s.uncounted_copy_ns, 0);
+  EXPECT_GT(median(busy_of(counted)), kernel_only + copy * 8 / 10);
+  std::printf(
+      "KNOWN-ANSWER 20 us kernel + 256 MiB copy: uncounted busy %lld ns + copy %lld ns; "
+      "counted busy %lld ns\n",
+      static_cast<long long>(kernel_only), static_cast<long long>(copy),
+      static_cast<long long>(median(busy_of(counted))));
+}
+
+TEST_F(CudaBackendTest, CublasGemmThroughTheDriverApiIsAttributed) {
+  constexpr int n = 2048;
+  const std::size_t bytes = std::size_t{n} * n * sizeof(float);
+  DeviceMemory a(bytes);
+  DeviceMemory b(bytes);
+  DeviceMemory c(bytes);
+  cuda_ok(cudaMemset(a.get(), 0x3c, bytes), "cudaMemset");  // about 0.0116 per element
+  cuda_ok(cudaMemset(b.get(), 0x3c, bytes), "cudaMemset");
+  cublasHandle_t handle = nullptr;
+  ASSERT_EQ(cublasCreate(&handle), CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(cublasSetStream(handle, cudaStreamLegacy), CUBLAS_STATUS_SUCCESS);
+  const float alpha = 1.0f;
+  const float beta = 0.0f;
+  const Call call{[&] {
+                    const cublasStatus_t s =
+                        cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha,
+                                    a.as<float>(), n, b.as<float>(), n, &beta, c.as<float>(), n);
+                    if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasSgemm failed");
+                  },
+                  {}};
+  Measurement m;
+  ASSERT_NO_THROW(m = measure(*backend_, call));
+  (void)cublasDestroy(handle);
+  for (const Sample& s : m.samples) {
+    ASSERT_TRUE(s.n_kernels.has_value());
+    EXPECT_GE(*s.n_kernels, 1);
+    EXPECT_GT(s.device_busy_ns, 0);
+  }
+  // 17 GFLOP cannot run faster than at 1 PFLOP/s (no FP32 GPU is that fast): a reading
+  // below that would mean the GEMM itself was not what was timed.
+  const double flops = 2.0 * n * n * static_cast<double>(n);
+  EXPECT_GT(static_cast<double>(median(busy_of(m))), flops / 1e15 * 1e9);
+}
+
+TEST_F(CudaBackendTest, OtherCorrelationKindWorksToo) {
+  CudaBackendOptions o;
+  o.correlation_kind = CorrelationKind::custom0;
+  const std::unique_ptr<Backend> b = make_cuda_backend(o);
+  SpinWork spin(20 * kMicrosecond, cudaStreamLegacy);
+  const Measurement m = measure(*b, spin.call());
+  for (const Sample& s : m.samples) EXPECT_EQ(s.n_kernels, 1);
+}
+
+TEST_F(CudaBackendTest, CallUsingOurCorrelationKindIsConfigErrorAndStackIsRestored) {
+  // The call pushes an id of gpumeter's kind (CUSTOM2) and never pops it.
+  const Call call{[] {
+                    cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2,
+                                                           777);
+                    launch_empty(cudaStreamLegacy);
+                  },
+                  {}};
+  try {
+    (void)measure(*backend_, call);
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("correlation_kind"), std::string::npos) << e.what();
+  }
+  // gpumeter popped down to its own id: later measurements are labelled correctly.
+  SpinWork spin(20 * kMicrosecond, cudaStreamLegacy);
+  const Measurement m = measure(*backend_, spin.call());
+  for (const Sample& s : m.samples) EXPECT_EQ(s.n_kernels, 1);
+}
+
+TEST_F(CudaBackendTest, CompareRanksTwoKnownDurations) {
+  SpinWork shorter(20 * kMicrosecond, cudaStreamLegacy);
+  SpinWork longer(40 * kMicrosecond, cudaStreamLegacy);
+  const std::vector<Measurement> r = compare(
+      *backend_,
+      {Implementation{"20us", shorter.call(), {}}, Implementation{"40us", longer.call(), {}}});
+  ASSERT_EQ(r.size(), 2u);
+  const double ratio =
+      static_cast<double>(median(busy_of(r[1]))) / static_cast<double>(median(busy_of(r[0])));
+  EXPECT_NEAR(ratio, 2.0, 0.1);
+}
+
+TEST_F(CudaBackendTest, CallLeavingANonStickyCudaErrorIsDeviceErrorAndDeviceStaysUsable) {
+  try {
+    (void)measure(*backend_, Call{[] { launch_invalid_configuration(cudaStreamLegacy); }, {}});
+    FAIL() << "expected DeviceError";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("cudaErrorInvalidConfiguration"), std::string::npos)
+        << e.what();
+  }
+  SpinWork spin(20 * kMicrosecond, cudaStreamLegacy);
+  const Measurement m = measure(*backend_, spin.call());
+  EXPECT_FALSE(m.samples.empty());
+}
+
+TEST_F(CudaBackendTest, CallThatThrowsIsDeviceError) {
+  EXPECT_THROW((void)measure(*backend_, Call{[] { throw std::runtime_error("boom"); }, {}}),
+               DeviceError);
+  SpinWork spin(20 * kMicrosecond, cudaStreamLegacy);
+  EXPECT_FALSE(measure(*backend_, spin.call()).samples.empty()) << "labels left balanced";
+}
+
+TEST_F(CudaBackendTest, EventsFallbackTimesTheRegionAndSaysSo) {
+  const std::unique_ptr<Backend> events =
+      make_cuda_events_backend(CudaBackendOptions{}, "chosen by the test");
+  EXPECT_EQ(events->method(), TimingMethod::cuda_events);
+  EXPECT_EQ(events->reason(), "chosen by the test");
+  SpinWork spin(50 * kMicrosecond, cudaStreamLegacy);
+  const Measurement m = measure(*events, spin.call());
+  EXPECT_EQ(m.method, TimingMethod::cuda_events);
+  ASSERT_FALSE(m.samples.empty());
+  for (const Sample& s : m.samples) {
+    EXPECT_EQ(s.device_busy_ns, s.latency_ns);
+    EXPECT_FALSE(s.n_kernels.has_value());
+  }
+  // The pair brackets the kernel: never shorter than it ran, and not far longer.
+  const Nanos busy = median(busy_of(m));
+  const Nanos stamps = median(spin.last_durations(m.samples.size()));
+  EXPECT_GE(busy + 1000, stamps);  // cudaEventElapsedTime resolves about 0.5 us
+  EXPECT_LT(busy, stamps + 50 * kMicrosecond);
+  std::printf(
+      "KNOWN-ANSWER events fallback, 50 us kernel: event-pair median %lld ns, own stamps "
+      "median %lld ns\n",
+      static_cast<long long>(busy), static_cast<long long>(stamps));
+}
+
+TEST_F(CudaBackendTest, MeasuredCeilingsArePlausibleAndCached) {
+  const Ceilings c = measure_ceilings(0);
+  ASSERT_TRUE(c.bytes_per_s.has_value());
+  ASSERT_TRUE(c.flops_per_s.has_value());
+  EXPECT_GT(*c.bytes_per_s, 1e11);  // any data-centre GPU copies faster than 100 GB/s
+  EXPECT_LT(*c.bytes_per_s, 2e13);  // and slower than 20 TB/s
+  EXPECT_GT(*c.flops_per_s, 1e13);  // bf16 tensor cores: above 10 TFLOP/s
+  EXPECT_LT(*c.flops_per_s, 1e16);
+  const Ceilings again = measure_ceilings(0);
+  EXPECT_EQ(*again.bytes_per_s, *c.bytes_per_s);
+  EXPECT_EQ(*again.flops_per_s, *c.flops_per_s);
+  std::printf("KNOWN-ANSWER ceilings: copy %.2f TB/s (read + write), bf16 GEMM %.0f TFLOP/s\n",
+              *c.bytes_per_s / 1e12, *c.flops_per_s / 1e12);
+}
+
+TEST_F(CudaBackendTest, CuptiStatusReportsALiveSession) {
+  const CuptiStatus s = cupti_status();
+  EXPECT_TRUE(s.usable) << s.cause;
+  ASSERT_TRUE(s.version.has_value());
+  EXPECT_GE(*s.version, 130000);
+  EXPECT_FALSE(s.library.empty());
+  EXPECT_EQ(s.drop_counter_live, std::optional<bool>(true));
+}
+
+TEST(CudaBackendOptionsTest, BadBufferSizeIsConfigError) {
+  GPUMETER_REQUIRE_GPU();
+  CudaBackendOptions o;
+  o.activity_buffer_bytes = 12;
+  EXPECT_THROW((void)make_cuda_backend(o), ConfigError);
+}
+
+// Runs with or without a GPU: either way a device that cannot be used gives DeviceError.
+TEST(CudaDeviceTest, UnusableDeviceIsDeviceErrorNamingTheCause) {
+  const CudaAvailability avail = cuda_availability(0);
+  CudaBackendOptions o;
+  if (avail.usable) {
+    o.device = avail.device_count + 3;
+    const CudaAvailability bad = cuda_availability(o.device);
+    EXPECT_FALSE(bad.usable);
+    EXPECT_NE(bad.reason.find("does not exist"), std::string::npos) << bad.reason;
+  }
+  try {
+    (void)make_cuda_backend(o);
+    FAIL() << "expected DeviceError";
+  } catch (const DeviceError& e) {
+    const std::string what = e.what();
+    if (avail.usable) {
+      EXPECT_NE(what.find("does not exist"), std::string::npos) << what;
+    } else {
+      EXPECT_EQ(what, avail.reason);
+      EXPECT_NE(what.find("cudaError"), std::string::npos) << what;
+    }
+  }
+  EXPECT_THROW((void)cuda_device_identity(avail.usable ? avail.device_count : 0), DeviceError);
+}
+
+}  // namespace
+}  // namespace gpumeter::test

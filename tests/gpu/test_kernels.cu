@@ -1,0 +1,57 @@
+#include "test_kernels.hpp"
+
+namespace gpumeter::test {
+namespace {
+
+__device__ __forceinline__ std::uint64_t globaltimer() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void spin_kernel(std::uint64_t ns, std::uint64_t* stamps) {
+  const std::uint64_t start = globaltimer();
+  std::uint64_t now = start;
+  while (now - start < ns) now = globaltimer();
+  stamps[0] = start;
+  stamps[1] = now;
+}
+
+__global__ void empty_kernel() {}
+
+__global__ void fault_kernel(int* p) {
+  *p = 1;
+}
+
+__global__ void copy_kernel(const float4* in, float4* out, std::size_t n) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    out[i] = in[i];
+  }
+}
+
+}  // namespace
+
+void launch_spin(std::uint64_t ns, std::uint64_t* stamps, cudaStream_t stream) {
+  spin_kernel<<<1, 1, 0, stream>>>(ns, stamps);
+}
+
+void launch_empty(cudaStream_t stream) {
+  empty_kernel<<<1, 1, 0, stream>>>();
+}
+
+void launch_fault(cudaStream_t stream) {
+  fault_kernel<<<1, 1, 0, stream>>>(reinterpret_cast<int*>(std::uintptr_t{0x10}));
+}
+
+void launch_invalid_configuration(cudaStream_t stream) {
+  empty_kernel<<<1, 4096, 0, stream>>>();
+}
+
+void launch_copy(const void* in, void* out, std::size_t n_float4, int blocks, cudaStream_t stream) {
+  copy_kernel<<<blocks, 512, 0, stream>>>(static_cast<const float4*>(in), static_cast<float4*>(out),
+                                          n_float4);
+}
+
+}  // namespace gpumeter::test

@@ -1,0 +1,29 @@
+#pragma once
+// Kernels with known answers for the GPU tests, behind plain host functions so the tests
+// themselves are host C++.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gpumeter::test {
+
+// One thread spins until %globaltimer has advanced by at least `ns`, and writes the first
+// and last readings of that same loop to stamps[0] and stamps[1]: its own measure of how
+// long it ran, from the clock whose readings decided when to stop.
+void launch_spin(std::uint64_t ns, std::uint64_t* stamps, cudaStream_t stream);
+
+// One block of one thread that does nothing: the shortest kernel there is.
+void launch_empty(cudaStream_t stream);
+
+// Writes through a pointer that is not device memory: a sticky cudaErrorIllegalAddress.
+void launch_fault(cudaStream_t stream);
+
+// A launch with 4096 threads per block: cudaErrorInvalidConfiguration, not sticky.
+void launch_invalid_configuration(cudaStream_t stream);
+
+// out[i] = in[i] for n float4s, grid-stride over `blocks` blocks of 512 threads: a
+// bandwidth-bound kernel.
+void launch_copy(const void* in, void* out, std::size_t n_float4, int blocks, cudaStream_t stream);
+
+}  // namespace gpumeter::test
