@@ -1,6 +1,7 @@
 // The bundled GPU work: a bandwidth-bound copy in two implementations, a 1-block kernel,
 // and a null test (the copy at 1x and 4x the bytes).
 #include <cuda_runtime.h>
+#include <cstddef>
 
 #include <cstdint>
 #include <cstring>
@@ -24,8 +25,7 @@ void check(cudaError_t e, const char* what) {
 // streams from HBM. The null test's base copies a quarter of it.
 constexpr std::size_t kFloats = std::size_t{64} << 20;
 
-__global__ void copy_scalar(const float* __restrict__ in, float* __restrict__ out,
-                            std::size_t n) {
+__global__ void copy_scalar(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
        i += std::size_t{gridDim.x} * blockDim.x) {
     out[i] = in[i];
@@ -107,10 +107,8 @@ ExampleWork cuda_example_work(int device) {
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     for (float& v : host) v = dist(rng);  // random data, never zeros
-    check(cudaMemcpy(b->src, host.data(), kFloats * sizeof(float), cudaMemcpyHostToDevice),
-          "H2D");
-    check(cudaMemcpy(b->small, host.data(), 256 * sizeof(float), cudaMemcpyHostToDevice),
-          "H2D");
+    check(cudaMemcpy(b->src, host.data(), kFloats * sizeof(float), cudaMemcpyHostToDevice), "H2D");
+    check(cudaMemcpy(b->small, host.data(), 256 * sizeof(float), cudaMemcpyHostToDevice), "H2D");
   }
   CudaBuffers* p = b.get();
   const double bytes = 2.0 * kFloats * sizeof(float);  // read once, written once
@@ -132,11 +130,12 @@ ExampleWork cuda_example_work(int device) {
   Case tiny;
   tiny.name = "one-block";
   tiny.params = {{"threads", "256"}};
-  tiny.implementations.push_back({"one-block", Call{[p] {
-                                                      one_block<<<1, 256>>>(p->small);
-                                                      check(cudaGetLastError(), "one_block");
-                                                    },
-                                                    {}},
+  tiny.implementations.push_back({"one-block",
+                                  Call{[p] {
+                                         one_block<<<1, 256>>>(p->small);
+                                         check(cudaGetLastError(), "one_block");
+                                       },
+                                       {}},
                                   {}});
   w.cases.push_back(std::move(tiny));
 

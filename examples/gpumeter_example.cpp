@@ -2,6 +2,7 @@
 // and the verdicts read back from that record. On the GPU where one is usable; otherwise the
 // same pipeline on the host backend, saying so.
 #include <CLI/CLI.hpp>
+#include <cstddef>
 
 #include <cstdio>
 #include <iostream>

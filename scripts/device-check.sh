@@ -82,7 +82,7 @@ if [ "$RC" != 0 ]; then
   grep -E "CMake Error|requires the language dialect|not found" "$OUT"/configure*.log | head -20 \
     | tee -a "$OUT/steps.log"
 fi
-run_step build 360 "$OUT/build.log" cmake --build "$BUILD" -j "$JOBS"
+run_step build 360 "$OUT/build.log" cmake --build "$BUILD" -j "$JOBS" -- -k 0
 [ "$RC" != 0 ] && grep -E "error|FAILED" "$OUT/build.log" | head -30 | tee -a "$OUT/steps.log"
 # A failed full build may still have produced our targets; build them alone so the checks
 # below can run whatever exists.
@@ -125,9 +125,12 @@ fi
 
 # --- Nsight Compute: the bare kernels (no CUPTI in that process), and ncu attached to gpumeter
 NCU=$(command -v ncu || true)
-[ -z "$NCU" ] && for c in /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu; do
+[ -z "$NCU" ] && for c in /usr/local/cuda/bin/ncu /usr/local/cuda/nsight-compute*/ncu \
+    /opt/nvidia/nsight-compute/*/ncu /usr/local/NVIDIA-Nsight-Compute*/ncu; do
   [ -x "$c" ] && NCU=$c && break
 done
+[ -z "$NCU" ] && NCU=$(find / -xdev -maxdepth 6 -type f -name ncu -perm -u+x 2>/dev/null | head -1)
+echo "ncu: ${NCU:-none}" >>"$OUT/environment.txt"
 ncu_median_us() {  # csv kernel-substring -> median gpu__time_duration.sum in us, or "n/a"
   local values
   values=$(grep -F "gpu__time_duration.sum" "$1" 2>/dev/null | grep -F "$2" \

@@ -1,3 +1,6 @@
+#include <cstddef>
+#include <cstdint>
+
 #include "bench_kernels.hpp"
 
 namespace gpumeter::bench {

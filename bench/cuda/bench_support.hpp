@@ -1,6 +1,7 @@
 #pragma once
 // Small pieces the CUDA benchmark programs share.
 #include <cuda_runtime.h>
+#include <cstddef>
 
 #include <stdexcept>
 #include <string>

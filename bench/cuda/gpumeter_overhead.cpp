@@ -10,6 +10,7 @@
 // memset) so its share can be read off. The budget is device time of calls; short kernels
 // reach the 200-iteration cap long before it, so their wall time is mostly overhead.
 #include <CLI/CLI.hpp>
+#include <cstddef>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

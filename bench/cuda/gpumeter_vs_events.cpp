@@ -12,6 +12,7 @@
 // read a constant ~1 us above CUPTI (NOTES-H200: 1.89 vs 0.90 us for a 1-block kernel) and
 // events to read the launch interval, not the kernel, for short kernels.
 #include <CLI/CLI.hpp>
+#include <cstddef>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>

@@ -1,6 +1,7 @@
 #pragma once
 // Runs cases (several implementations of one operation) and turns them into a Record: the
 // composition every front end shares (benchmark executables, the example, Python later).
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <string>

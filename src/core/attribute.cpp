@@ -1,6 +1,7 @@
 #include "gpumeter/attribute.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <string>
 
 #include "gpumeter/errors.hpp"

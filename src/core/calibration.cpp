@@ -1,6 +1,7 @@
 #include "gpumeter/calibration.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <stdexcept>
 
 #include "gpumeter/summary.hpp"

@@ -1,5 +1,7 @@
 #include "gpumeter/errors.hpp"
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace gpumeter {

@@ -1,5 +1,6 @@
 #include "gpumeter/measure.hpp"
 
+#include <cstddef>
 #include <set>
 
 #include "gpumeter/errors.hpp"

@@ -1,3 +1,5 @@
+#include <cstddef>
+
 #include "gpumeter/schedule.hpp"
 
 namespace gpumeter {

@@ -1,5 +1,6 @@
 #pragma once
 // The two CUDA backends, built by make_cuda_backend / make_cuda_events_backend.
+#include <cstddef>
 #include <memory>
 #include <string>
 

@@ -4,6 +4,7 @@
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+#include <cstddef>
 
 #include <algorithm>
 #include <limits>

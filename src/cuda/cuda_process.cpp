@@ -1,3 +1,5 @@
+#include <cstddef>
+
 #include "cuda_process.hpp"
 
 #include "cupti_session.hpp"

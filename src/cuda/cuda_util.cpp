@@ -1,6 +1,7 @@
 #include "cuda_util.hpp"
 
 #include <cmath>
+#include <cstddef>
 #include <utility>
 
 #include "gpumeter/errors.hpp"

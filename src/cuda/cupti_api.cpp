@@ -1,6 +1,7 @@
 #include "cupti_api.hpp"
 
 #include <dlfcn.h>
+#include <cstdint>
 
 #include <cstdlib>
 #include <vector>

@@ -3,6 +3,7 @@
 // the program before main; loading it lets gpumeter say which file failed and why, and fall
 // back to CUDA events where the user allowed it (SPEC T11).
 #include <cupti.h>
+#include <cstdint>
 
 #include <string>
 

@@ -2,6 +2,8 @@
 // correlation id equal to its iteration number, preparation under kPrepareId, and the
 // records of the whole phase are joined once, after the final forced flush.
 #include <cuda_runtime.h>
+#include <cstddef>
+#include <cstdint>
 
 #include <limits>
 #include <utility>

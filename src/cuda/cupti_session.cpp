@@ -1,6 +1,8 @@
 #include "cupti_session.hpp"
 
 #include <cuda_runtime.h>
+#include <cstddef>
+#include <cstdint>
 
 #include <cstdlib>
 #include <cstring>

@@ -10,6 +10,8 @@
 // work can escape the bracket. The reading then also includes launch gaps and event
 // overhead, and has cudaEventElapsedTime's resolution (about 0.5 us).
 #include <cuda_runtime.h>
+#include <cstddef>
+#include <cstdint>
 
 #include <utility>
 #include <vector>

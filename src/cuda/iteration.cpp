@@ -1,6 +1,7 @@
 #include "iteration.hpp"
 
 #include <cuda_runtime.h>
+#include <cstddef>
 
 #include <exception>
 

@@ -1,4 +1,6 @@
 #include <cuda_bf16.h>
+#include <cstddef>
+#include <cstdint>
 
 #include "random_fill.hpp"
 

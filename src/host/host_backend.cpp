@@ -1,6 +1,8 @@
 #include "gpumeter/host_backend.hpp"
 
 #include <sys/utsname.h>
+#include <cstddef>
+#include <cstdint>
 
 #include <chrono>
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -131,10 +132,10 @@ std::string state_line(const DeviceState& s) {
 }
 
 std::string config_line(const RunConfig& c) {
-  return fmt::format(
-      "warm-up {} ms, measure {} ms, iterations [{}, {}], L2 flush {}, schedule {}",
-      sig3(to_ms(c.budget.warmup_ns)), sig3(to_ms(c.budget.measure_ns)), c.budget.min_iterations,
-      c.budget.max_iterations, c.l2_flush ? "on" : "off", c.schedule);
+  return fmt::format("warm-up {} ms, measure {} ms, iterations [{}, {}], L2 flush {}, schedule {}",
+                     sig3(to_ms(c.budget.warmup_ns)), sig3(to_ms(c.budget.measure_ns)),
+                     c.budget.min_iterations, c.budget.max_iterations, c.l2_flush ? "on" : "off",
+                     c.schedule);
 }
 
 // ---------------------------------------------------------------------------------------------

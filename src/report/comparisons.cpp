@@ -1,5 +1,6 @@
 #include "gpumeter/comparisons.hpp"
 
+#include <cstddef>
 #include <map>
 #include <string>
 

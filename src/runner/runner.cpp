@@ -1,5 +1,6 @@
 #include "gpumeter/runner.hpp"
 
+#include <cstddef>
 #include <random>
 
 #include "gpumeter/host_info.hpp"

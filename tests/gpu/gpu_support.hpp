@@ -3,6 +3,7 @@
 // memory that frees itself, and the spin kernel's self-measured durations.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
+#include <cstddef>
 
 #include <algorithm>
 #include <cstdint>

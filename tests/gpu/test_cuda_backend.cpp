@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 #include <cupti.h>
 #include <gtest/gtest.h>
+#include <cstddef>
 
 #include <algorithm>
 #include <cmath>

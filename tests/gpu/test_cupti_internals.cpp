@@ -2,6 +2,8 @@
 // records a phase keeps, and reading activity buffers into activities and external ids. The
 // buffers are built by hand in CUPTI's own record layout and read with CUPTI's own iterator.
 #include <gtest/gtest.h>
+#include <cstddef>
+#include <cstdint>
 
 #include <cstdlib>
 #include <cstring>

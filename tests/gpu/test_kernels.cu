@@ -1,3 +1,6 @@
+#include <cstddef>
+#include <cstdint>
+
 #include "test_kernels.hpp"
 
 namespace gpumeter::test {

@@ -1,6 +1,7 @@
 #include "gpumeter/calibration.hpp"
 
 #include <gtest/gtest.h>
+#include <cstddef>
 
 #include "gpumeter/schedule.hpp"
 

@@ -1,6 +1,8 @@
 #include "gpumeter/measure.hpp"
 
 #include <gtest/gtest.h>
+#include <cstddef>
+#include <cstdint>
 
 #include <string>
 #include <vector>

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <cstddef>
+#include <cstdint>
 
 #include <atomic>
 #include <filesystem>

@@ -1,6 +1,7 @@
 #include "gpumeter/table.hpp"
 
 #include <gtest/gtest.h>
+#include <cstddef>
 
 #include <cmath>
 #include <map>

@@ -1,6 +1,7 @@
 #pragma once
 // Builds synthetic traces the way a backend would: each launch gets its own correlation id,
 // mapped to the external id pushed around it.
+#include <cstdint>
 #include <string>
 
 #include "gpumeter/activity.hpp"
