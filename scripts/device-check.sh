@@ -16,6 +16,9 @@ OUT=$(mktemp -d /tmp/device-check.XXXXXX)
 BUILD=${BUILD:-build-device}
 JOBS=${JOBS:-16}
 START=$(date +%s)
+# Records name the measured project's commit (P2); the device copy has no .git, so the
+# caller passes it (GPUMETER_PROJECT_COMMIT=$(git rev-parse HEAD) on the machine that sent it).
+export GPUMETER_PROJECT_COMMIT=${GPUMETER_PROJECT_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo "")}
 # Everything, summary included, must end inside the device tool's 10 minutes: each step's
 # limit is cut to what is left of this budget, and a step with no time left is skipped.
 DEADLINE=$(( START + ${DEVICE_CHECK_BUDGET:-540} ))
@@ -206,13 +209,14 @@ fi
     grep "^KNOWN-ANSWER" "$OUT/gtest-one-process.log"
   fi
   echo
-  echo "kernel      gpumeter device_busy us | CUDA events us | ncu gpu__time_duration us"
+  echo "kernel      gpumeter device_busy us | CUDA events us | ncu gpu__time_duration us | gpumeter, write-only flush us"
   for k in one_block bandwidth; do
     line=$(grep "^RESULT kernel=$k " "$OUT/vs-events.log" 2>/dev/null)
     c=$(echo "$line" | sed -n 's/.*cupti_us=\([^ ]*\).*/\1/p')
     e=$(echo "$line" | sed -n 's/.*events_us=\([^ ]*\).*/\1/p')
     n=$NCU_ONE; [ "$k" = bandwidth ] && n=$NCU_BW
-    printf '%-11s %27s | %14s | %s\n' "$k" "${c:-n/a}" "${e:-n/a}" "$n"
+    d=$(echo "$line" | sed -n 's/.*cupti_dirty_us=\([^ ]*\).*/\1/p')
+    printf '%-11s %27s | %14s | %24s | %s\n' "$k" "${c:-n/a}" "${e:-n/a}" "$n" "${d:-n/a}"
   done
   echo "(NOTES-H200: ncu reads ~0.7-1.0 us above CUPTI at every size; compare shapes)"
   echo

@@ -107,6 +107,11 @@ int run_compare(int device, const std::string& which, const std::string& json_pa
   const std::unique_ptr<gpumeter::Backend> cupti = gpumeter::make_cuda_backend(options);
   const std::unique_ptr<gpumeter::Backend> events =
       gpumeter::make_cuda_events_backend(options, "comparison column: CUDA events");
+  // The same CUPTI timing after a write-only flush, which leaves dirty lines in L2: the
+  // difference is what the flush's own write-backs cost the measured kernel.
+  gpumeter::CudaBackendOptions dirty_options = options;
+  dirty_options.l2_flush_mode = gpumeter::CudaBackendOptions::L2Flush::write;
+  const std::unique_ptr<gpumeter::Backend> cupti_dirty = gpumeter::make_cuda_backend(dirty_options);
   Kernels k = make_kernels(device, which);
 
   nlohmann::json out;
@@ -123,6 +128,8 @@ int run_compare(int device, const std::string& which, const std::string& json_pa
     const gpumeter::Call call{kernel.launch, {}};
     const gpumeter::Measurement mc = gpumeter::measure(*cupti, call);
     const gpumeter::Measurement me = gpumeter::measure(*events, call);
+    const gpumeter::Measurement md = gpumeter::measure(*cupti_dirty, call);
+    const nlohmann::json jd = summary_json(md);
     const nlohmann::json jc = summary_json(mc);
     const nlohmann::json je = summary_json(me);
     const double c = jc["device_busy_median_ns"].get<double>();
@@ -136,7 +143,13 @@ int run_compare(int device, const std::string& which, const std::string& json_pa
                   je["device_busy_p10_ns"].get<double>() / 1e3,
                   je["device_busy_p90_ns"].get<double>() / 1e3);
     std::printf("%-10s | %-32s | %-32s | %.2fx\n", kernel.name.c_str(), col_c, col_e, e / c);
-    nlohmann::json row = {{"kernel", kernel.name}, {"cupti", jc}, {"cuda_events", je}};
+    nlohmann::json row = {{"kernel", kernel.name},
+                          {"cupti", jc},
+                          {"cuda_events", je},
+                          {"cupti_after_write_only_flush", jd}};
+    const double d = jd["device_busy_median_ns"].get<double>();
+    std::printf("%-10s   after a write-only L2 flush: %.2f us (%+.2f us)\n", "", d / 1e3,
+                (d - c) / 1e3);
     if (kernel.bytes_moved > 0) {
       row["bytes_moved"] = kernel.bytes_moved;
       row["cupti_TBps"] = kernel.bytes_moved / c * 1e9 / 1e12;
@@ -146,8 +159,8 @@ int run_compare(int device, const std::string& which, const std::string& json_pa
     }
     out["kernels"].push_back(row);
     // One line per kernel for scripts (device-check.sh merges it with the ncu column).
-    std::printf("RESULT kernel=%s cupti_us=%.3f events_us=%.3f\n", kernel.name.c_str(), c / 1e3,
-                e / 1e3);
+    std::printf("RESULT kernel=%s cupti_us=%.3f events_us=%.3f cupti_dirty_us=%.3f\n",
+                kernel.name.c_str(), c / 1e3, e / 1e3, d / 1e3);
   }
   std::printf(
       "ncu column: run this program with --mode bare under "

@@ -39,6 +39,11 @@ struct CudaBackendOptions {
   // GPUMETER_ALLOW_EVENTS_FALLBACK=1. Off by default: such rows never compare with CUPTI rows.
   bool allow_events_fallback = false;
   bool l2_flush = true;  // T5; off only to study warm-cache behaviour, and recorded as such
+  // How the flush leaves L2. write: a device-side memset of twice the L2, which leaves L2
+  // full of dirty lines the measured call must write back as it evicts them. write_read: the
+  // memset, then a read of the same buffer, which leaves clean lines. See kDefaultL2Flush.
+  enum class L2Flush { write, write_read };
+  L2Flush l2_flush_mode = L2Flush::write_read;
   CorrelationKind correlation_kind = CorrelationKind::custom2;
   // Bytes per CUPTI activity buffer on the first attempt of a phase; a retry after lost
   // records uses 4^attempt times this. A multiple of 8 (CUPTI's record alignment), >= 8.

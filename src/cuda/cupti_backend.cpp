@@ -69,7 +69,8 @@ class CuptiBackend final : public Backend {
   Trace run_phase(const Call& call, const PhaseRequest& request) override {
     const std::size_t buffer =
         buffer_bytes_for_attempt(options_.activity_buffer_bytes, request.attempt);
-    IterationRunner runner(options_.device, options_.l2_flush);
+    IterationRunner runner(options_.device, options_.l2_flush,
+                           options_.l2_flush_mode == CudaBackendOptions::L2Flush::write_read);
     runner.settle("before the phase, waiting for work enqueued earlier (not by gpumeter)");
     // Proven before the phase opens (the proof is a phase of its own); a no-op after the
     // first time in the process.
@@ -111,7 +112,7 @@ class CuptiBackend final : public Backend {
   }
 
   void synchronize() override {
-    IterationRunner(options_.device, false).settle("synchronizing the measured device");
+    IterationRunner(options_.device, false, false).settle("synchronizing the measured device");
   }
 
  private:

@@ -34,7 +34,8 @@ class EventsBackend final : public Backend {
   std::string reason() const override { return reason_; }
 
   Trace run_phase(const Call& call, const PhaseRequest& request) override {
-    IterationRunner runner(options_.device, options_.l2_flush);
+    IterationRunner runner(options_.device, options_.l2_flush,
+                           options_.l2_flush_mode == CudaBackendOptions::L2Flush::write_read);
     runner.settle("before the phase, waiting for work enqueued earlier (not by gpumeter)");
     const int dev = options_.device;
     Event origin;  // one time origin for the phase, so the regions lie on one axis
@@ -73,7 +74,7 @@ class EventsBackend final : public Backend {
   }
 
   void synchronize() override {
-    IterationRunner(options_.device, false).settle("synchronizing the measured device");
+    IterationRunner(options_.device, false, false).settle("synchronizing the measured device");
   }
 
  private:

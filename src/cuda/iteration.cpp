@@ -8,6 +8,7 @@
 #include "cuda_process.hpp"
 #include "cuda_util.hpp"
 #include "gpumeter/errors.hpp"
+#include "l2_flush.hpp"
 
 namespace gpumeter::cuda {
 namespace {
@@ -18,7 +19,8 @@ std::string at(std::size_t iteration, const std::string& what) {
 
 }  // namespace
 
-IterationRunner::IterationRunner(int device, bool l2_flush) : device_(device) {
+IterationRunner::IterationRunner(int device, bool l2_flush, bool leave_clean_lines)
+    : device_(device), leave_clean_lines_(leave_clean_lines) {
   CudaProcess& process = CudaProcess::instance();
   process.require_not_sticky(device);
   check(cudaSetDevice(device), "cudaSetDevice", device);
@@ -28,6 +30,10 @@ IterationRunner::IterationRunner(int device, bool l2_flush) : device_(device) {
   check(cudaDeviceGetAttribute(&persisting_max, cudaDevAttrMaxPersistingL2CacheSize, device),
         "reading the persisting-L2 size", device);
   reset_persisting_l2_ = persisting_max > 0;
+  int sms = 0;
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+        "reading the SM count", device);
+  read_blocks_ = 4 * sms;  // enough loads in flight to read at full bandwidth
 }
 
 void IterationRunner::prepare(const Call& call, std::size_t iteration) {
@@ -53,6 +59,11 @@ void IterationRunner::prepare(const Call& call, std::size_t iteration) {
     const int value = static_cast<int>(iteration % 251) + 1;
     const cudaError_t e = cudaMemsetAsync(flush_->get(), value, flush_->bytes(), cudaStreamLegacy);
     if (e != cudaSuccess) fail(e, at(iteration, "the L2 flush"));
+    if (leave_clean_lines_) {
+      const cudaError_t r =
+          read_through_l2(flush_->get(), flush_->bytes(), read_blocks_, cudaStreamLegacy);
+      if (r != cudaSuccess) fail(r, at(iteration, "the L2 flush's read"));
+    }
   }
   if (reset_persisting_l2_) {
     const cudaError_t e = cudaCtxResetPersistingL2Cache();

@@ -16,7 +16,7 @@ class DeviceBuffer;
 
 class IterationRunner {
  public:
-  IterationRunner(int device, bool l2_flush);
+  IterationRunner(int device, bool l2_flush, bool leave_clean_lines);
 
   // Untimed preparation: the call's reset (it may write inputs; the flush then evicts them),
   // then the L2 flush (a device-side write of twice the L2) and the persisting-L2 reset.
@@ -36,6 +36,8 @@ class IterationRunner {
   int device_;
   const DeviceBuffer* flush_ = nullptr;
   bool reset_persisting_l2_ = false;
+  bool leave_clean_lines_ = false;
+  int read_blocks_ = 0;
 };
 
 }  // namespace gpumeter::cuda

@@ -21,6 +21,8 @@ bool contains(const std::string& text, const std::string& part) {
 TEST(CudaStickyErrorTest, FaultingCallThenEveryLaterMeasurementRefuses) {
   GPUMETER_REQUIRE_GPU();
   const std::unique_ptr<Backend> backend = make_cuda_backend(CudaBackendOptions{});
+  // Allocated before the fault: after it, every allocation in this process fails too.
+  SpinWork spin(20 * kMicrosecond, cudaStreamLegacy);
   try {
     (void)measure(*backend, Call{[] { launch_fault(cudaStreamLegacy); }, {}});
     FAIL() << "expected DeviceError";
@@ -29,7 +31,6 @@ TEST(CudaStickyErrorTest, FaultingCallThenEveryLaterMeasurementRefuses) {
     EXPECT_TRUE(contains(e.what(), "sticky")) << e.what();
   }
 
-  SpinWork spin(20 * kMicrosecond, cudaStreamLegacy);
   try {
     (void)measure(*backend, spin.call());
     FAIL() << "a measurement after a sticky error must refuse";

@@ -19,7 +19,8 @@ void launch_empty(cudaStream_t stream);
 // Writes through a pointer that is not device memory: a sticky cudaErrorIllegalAddress.
 void launch_fault(cudaStream_t stream);
 
-// A launch with 4096 threads per block: cudaErrorInvalidConfiguration, not sticky.
+// A launch with 4096 threads per block: refused at launch (the error name varies with the
+// runtime version), not sticky.
 void launch_invalid_configuration(cudaStream_t stream);
 
 // out[i] = in[i] for n float4s, grid-stride over `blocks` blocks of 512 threads: a
