@@ -141,7 +141,7 @@ ExampleWork cuda_example_work(int device) {
 
   Case null_test;
   null_test.name = "null-test:copy-f32";
-  null_test.params = {{"bytes", std::to_string(kFloats / 4 * sizeof(float))},
+  null_test.params = {{"base_bytes", std::to_string(kFloats / 4 * sizeof(float))},
                       {kNullTestParam, "4"}};
   null_test.implementations.push_back(
       {"float4@1x", Call{[p] { launch_vector(*p, kFloats / 4); }, {}}, {}});

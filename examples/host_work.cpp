@@ -105,7 +105,7 @@ ExampleWork host_example_work() {
   // P6: the same implementation making 4 passes must take about 4x the time.
   Case null_test;
   null_test.name = "null-test:sum-f64";
-  null_test.params = {{"n", std::to_string(kElements)},
+  null_test.params = {{"n_per_pass", std::to_string(kElements)},
                       {kNullTestParam, std::to_string(kNullTestScale)}};
   null_test.implementations.push_back(
       {"four-chains@1x",

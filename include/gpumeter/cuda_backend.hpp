@@ -7,9 +7,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpumeter/backend.hpp"
 #include "gpumeter/device.hpp"
+#include "gpumeter/record.hpp"
 #include "gpumeter/summary.hpp"
 
 namespace gpumeter {
@@ -90,6 +92,11 @@ struct CuptiStatus {
   std::optional<bool> drop_counter_live;
 };
 CuptiStatus cupti_status();
+
+// Fills the CUDA driver and runtime versions (cudaDriverGetVersion, cudaRuntimeGetVersion) and
+// the CUPTI version (cupti_status()) of `state` for the record (P2). Returns one line per version
+// that could not be read, with the reason; those stay nullopt. Never throws.
+std::vector<std::string> add_cuda_versions(DeviceState& state);
 
 // The device's measured ceilings for the roofline columns, measured once per process and
 // device: copy bandwidth from the best of several large device-to-device copies (bytes read

@@ -1,0 +1,142 @@
+// A stand-in for libnvidia-ml with known answers, so read_device_state's mapping of NVML values
+// to DeviceState fields is tested without a GPU. It exports a subset on purpose:
+// nvmlDeviceGetUtilizationRates is absent (a missing symbol), nvmlDeviceGetTemperature fails
+// (a failed call), and only the pre-535 name of the clock-reasons function exists (the
+// fallback). Signatures follow nvml.h; enums travel as int.
+#include <cstring>
+
+namespace {
+
+struct FakeDevice {
+  int id;
+};
+FakeDevice the_device{42};
+int open_sessions = 0;  // nvmlInit_v2 calls not yet matched by nvmlShutdown
+
+constexpr int kSuccess = 0;
+constexpr int kInvalidArgument = 2;
+constexpr int kNotSupported = 3;
+constexpr int kNotFound = 6;
+constexpr int kInsufficientSize = 7;
+constexpr int kUninitialized = 1;
+
+// test_device_state.cpp asks for this uuid.
+constexpr const char* kUuid = "GPU-11111111-2222-3333-4444-555555555555";
+
+bool usable(void* device) {
+  return open_sessions > 0 && device == &the_device;
+}
+
+}  // namespace
+
+extern "C" {
+
+// For the tests: sessions left open after a read (0 when every init had its shutdown).
+int fake_nvml_open_sessions() {
+  return open_sessions;
+}
+
+int nvmlInit_v2() {
+  ++open_sessions;
+  return kSuccess;
+}
+
+int nvmlShutdown() {
+  if (open_sessions == 0) return kUninitialized;
+  --open_sessions;
+  return kSuccess;
+}
+
+const char* nvmlErrorString(int rc) {
+  switch (rc) {
+    case kNotSupported:
+      return "Not Supported";
+    case kNotFound:
+      return "Not Found";
+    default:
+      return "Fake Error";
+  }
+}
+
+int nvmlSystemGetDriverVersion(char* version, unsigned int length) {
+  const char text[] = "550.54.15";
+  if (open_sessions == 0) return kUninitialized;
+  if (length < sizeof text) return kInsufficientSize;
+  std::memcpy(version, text, sizeof text);
+  return kSuccess;
+}
+
+int nvmlDeviceGetHandleByUUID(const char* uuid, void** device) {
+  if (open_sessions == 0) return kUninitialized;
+  if (std::strcmp(uuid, kUuid) != 0) return kNotFound;
+  *device = &the_device;
+  return kSuccess;
+}
+
+int nvmlDeviceGetHandleByIndex_v2(unsigned int index, void** device) {
+  if (open_sessions == 0) return kUninitialized;
+  if (index != 0) return kInvalidArgument;
+  *device = &the_device;
+  return kSuccess;
+}
+
+int nvmlDeviceGetClockInfo(void* device, int type, unsigned int* mhz) {
+  if (!usable(device)) return kInvalidArgument;
+  switch (type) {
+    case 1:  // NVML_CLOCK_SM
+      *mhz = 1755;
+      return kSuccess;
+    case 2:  // NVML_CLOCK_MEM
+      *mhz = 2619;
+      return kSuccess;
+    default:
+      return kInvalidArgument;
+  }
+}
+
+int nvmlDeviceGetMaxClockInfo(void* device, int type, unsigned int* mhz) {
+  if (!usable(device) || type != 1) return kInvalidArgument;
+  *mhz = 1980;
+  return kSuccess;
+}
+
+int nvmlDeviceGetTemperature(void* device, int, unsigned int*) {
+  return usable(device) ? kNotSupported : kInvalidArgument;
+}
+
+int nvmlDeviceGetPowerUsage(void* device, unsigned int* milliwatts) {
+  if (!usable(device)) return kInvalidArgument;
+  *milliwatts = 123456;
+  return kSuccess;
+}
+
+int nvmlDeviceGetCurrentClocksThrottleReasons(void* device, unsigned long long* reasons) {
+  if (!usable(device)) return kInvalidArgument;
+  *reasons = 0x8000000000000004ULL;
+  return kSuccess;
+}
+
+struct FakeMemory {  // nvmlMemory_t (v1)
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+};
+
+int nvmlDeviceGetMemoryInfo(void* device, FakeMemory* memory) {
+  if (!usable(device)) return kInvalidArgument;
+  memory->total = 150000000000ULL;
+  memory->free = 140000000000ULL;
+  memory->used = 10000000000ULL;
+  return kSuccess;
+}
+
+int nvmlDeviceGetComputeRunningProcesses_v3(void* device, unsigned int* count, void* infos) {
+  if (!usable(device)) return kInvalidArgument;
+  if (*count < 3 || infos == nullptr) {
+    *count = 3;
+    return kInsufficientSize;
+  }
+  return kInvalidArgument;  // the reader only counts; filling an array is not faked
+}
+
+}  // extern "C"
