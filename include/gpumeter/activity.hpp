@@ -44,6 +44,10 @@ struct Trace {
   std::optional<std::uint64_t> dropped_records;
   // False for backends that time a whole call as one region (events, host clock).
   bool counts_kernels = true;
+  // The device being measured, as the backend numbers devices in Activity::device. Work of
+  // an iteration that ran on another device is refused (P3): that device was neither flushed
+  // nor drained, and the record would name the wrong card. nullopt: not checked (host).
+  std::optional<std::uint32_t> measured_device;
 };
 
 }  // namespace gpumeter

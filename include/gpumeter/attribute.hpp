@@ -15,8 +15,8 @@ struct AttributionOptions {
 
 // Maps every activity of `trace` to its iteration through its external correlation id and
 // returns one Sample per iteration 0..n_iterations-1. PREPARE-id work is skipped. Throws
-// RecordsLost, OffThreadLaunch or AttributionError (in that order of precedence) and then
-// returns nothing.
+// RecordsLost, OffThreadLaunch, WrongDevice or AttributionError (in that order of
+// precedence) and then returns nothing.
 std::vector<Sample> attribute(const Trace& trace, std::size_t n_iterations,
                               const AttributionOptions& options = {});
 

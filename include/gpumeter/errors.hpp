@@ -66,6 +66,12 @@ class IncomparableStatistics : public Error {
  public:
   using Error::Error;
 };
+// A call's work ran on a device other than the one measured (P3).
+class WrongDevice : public Error {
+ public:
+  WrongDevice(std::size_t iteration, const std::string& name, std::uint32_t ran_on,
+              std::uint32_t measured);
+};
 // A device that cannot be used: missing, no driver, a sticky CUDA error, a call that failed.
 class DeviceError : public Error {
  public:

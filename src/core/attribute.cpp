@@ -51,6 +51,8 @@ std::vector<Sample> attribute(const Trace& trace, std::size_t n_iterations,
   std::vector<Claimed> claimed(n_iterations);
   std::size_t n_orphans = 0;
   std::string orphan_name;
+  const Activity* wrong_device = nullptr;
+  std::size_t wrong_iteration = 0;
   for (const Activity& a : trace.activities) {
     const auto found = trace.external_id_of.find(a.correlation_id);
     if (found != trace.external_id_of.end() && found->second == kPrepareId) continue;
@@ -66,6 +68,10 @@ std::vector<Sample> attribute(const Trace& trace, std::size_t n_iterations,
                                  " ns): a corrupt record, so no number is reported.",
                              loss_ruled_out);
     }
+    if (trace.measured_device && a.device != *trace.measured_device && !wrong_device) {
+      wrong_device = &a;
+      wrong_iteration = found->second;
+    }
     Claimed& c = claimed[found->second];
     const Interval iv{a.start_ns, a.end_ns};
     if (is_copy(a.kind) && !options.count_copies) {
@@ -76,6 +82,12 @@ std::vector<Sample> attribute(const Trace& trace, std::size_t n_iterations,
     if (a.kind == ActivityKind::kernel) ++c.kernels;
   }
   if (n_orphans > 0) throw OffThreadLaunch(n_orphans, orphan_name, loss_ruled_out);
+  if (wrong_device != nullptr) {
+    throw WrongDevice(
+        wrong_iteration,
+        wrong_device->name.empty() ? to_string(wrong_device->kind) : wrong_device->name,
+        wrong_device->device, *trace.measured_device);
+  }
 
   std::vector<Sample> samples;
   samples.reserve(n_iterations);

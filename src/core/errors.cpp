@@ -39,6 +39,13 @@ AttributionError::AttributionError(std::size_t iteration, const std::string& why
     : Error("iteration " + std::to_string(iteration) + ": " + why + loss_note(loss_ruled_out)),
       iteration_(iteration) {}
 
+WrongDevice::WrongDevice(std::size_t iteration, const std::string& name, std::uint32_t ran_on,
+                         std::uint32_t measured)
+    : Error("iteration " + std::to_string(iteration) + ": '" + name + "' ran on device " +
+            std::to_string(ran_on) + ", but device " + std::to_string(measured) +
+            " is the one measured (flushed, drained and named in the record); no number is "
+            "reported. Measure the device the call's data lives on, or move the data.") {}
+
 InvalidRecord::InvalidRecord(const std::string& path, const std::string& problem)
     : Error(path + ": " + problem) {}
 

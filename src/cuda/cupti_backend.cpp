@@ -101,6 +101,7 @@ class CuptiBackend final : public Backend {
     trace.activities = std::move(records.activities);
     trace.external_id_of = std::move(records.external_id_of);
     trace.counts_kernels = true;
+    trace.measured_device = static_cast<std::uint32_t>(options_.device);
     // A loss seen in the records is a loss whatever the counter says; a zero is only
     // evidence when the counter has been shown to count (T6).
     if (counter_live && records.dropped_counter.has_value()) {

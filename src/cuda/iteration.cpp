@@ -52,8 +52,17 @@ void IterationRunner::prepare(const Call& call, std::size_t iteration) {
     }
     const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) fail(e, at(iteration, "the call's reset"));
+    // The reset may run on a non-blocking stream, which the flush's legacy stream does not
+    // wait for: finish it first, or the restored inputs could land in L2 after the flush.
+    drain(iteration, "the call's reset");
   }
   check(cudaSetDevice(device_), "cudaSetDevice", device_);
+  // Persisting lines first: the documented set-aside is used by normal accesses only when no
+  // persisting access holds it, so the flush must come after the reset to evict those lines.
+  if (reset_persisting_l2_) {
+    const cudaError_t e = cudaCtxResetPersistingL2Cache();
+    if (e != cudaSuccess) fail(e, at(iteration, "the persisting-L2 reset"));
+  }
   if (flush_ != nullptr) {
     // A different byte each iteration, so no layer can treat the write as already done.
     const int value = static_cast<int>(iteration % 251) + 1;
@@ -64,10 +73,6 @@ void IterationRunner::prepare(const Call& call, std::size_t iteration) {
           read_through_l2(flush_->get(), flush_->bytes(), read_blocks_, cudaStreamLegacy);
       if (r != cudaSuccess) fail(r, at(iteration, "the L2 flush's read"));
     }
-  }
-  if (reset_persisting_l2_) {
-    const cudaError_t e = cudaCtxResetPersistingL2Cache();
-    if (e != cudaSuccess) fail(e, at(iteration, "the persisting-L2 reset"));
   }
 }
 

@@ -19,7 +19,8 @@ class IterationRunner {
   IterationRunner(int device, bool l2_flush, bool leave_clean_lines);
 
   // Untimed preparation: the call's reset (it may write inputs; the flush then evicts them),
-  // then the L2 flush (a device-side write of twice the L2) and the persisting-L2 reset.
+  // drained, then the persisting-L2 reset and the L2 flush (a device-side write of twice the
+  // L2, then a read of it when clean lines are asked for).
   void prepare(const Call& call, std::size_t iteration);
   // Runs the call. A throw, or a CUDA error it leaves behind, is a DeviceError naming it.
   void run(const Call& call, std::size_t iteration);

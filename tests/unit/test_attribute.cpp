@@ -199,3 +199,34 @@ TEST(Attribute, CorruptTimestampsFailClosed) {
 
 }  // namespace
 }  // namespace gpumeter
+
+namespace gpumeter {
+namespace {
+
+TEST(Attribute, WorkOnAnotherDeviceIsRefused) {
+  Trace t = testing::TraceBuilder()
+                .launch(kPrepareId, 0, 10, ActivityKind::kernel, "flush")
+                .launch(0, 20, 30, ActivityKind::kernel, "on_measured")
+                .launch(1, 40, 50, ActivityKind::kernel, "on_other")
+                .build();
+  t.activities[0].device = 3;  // preparation may touch any device; it is not timed
+  t.activities[1].device = 1;
+  t.activities[2].device = 0;
+  t.measured_device = 1;
+  try {
+    (void)attribute(t, 2);
+    FAIL() << "no error";
+  } catch (const WrongDevice& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'on_other' ran on device 0"), std::string::npos) << what;
+    EXPECT_NE(what.find("device 1 is the one measured"), std::string::npos) << what;
+  }
+  t.activities[2].device = 1;
+  EXPECT_EQ(attribute(t, 2).size(), 2u);
+  t.measured_device.reset();  // host-style traces are not checked
+  t.activities[2].device = 7;
+  EXPECT_EQ(attribute(t, 2).size(), 2u);
+}
+
+}  // namespace
+}  // namespace gpumeter
