@@ -21,17 +21,17 @@
 #include <string>
 #include <vector>
 
-#include "bench_kernels.hpp"
-#include "bench_support.hpp"
+#include "cuda_memory.hpp"
 #include "gpumeter/calibration.hpp"
 #include "gpumeter/cuda_backend.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/measure.hpp"
 #include "gpumeter/summary.hpp"
+#include "known_kernels.hpp"
 
 namespace {
 
-using gpumeter::bench::cuda_ok;
+using gpumeter::testkit::cuda_ok;
 using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point t0) {
@@ -68,8 +68,8 @@ int main(int argc, char** argv) {
       std::function<void()> launch;
     };
     const std::vector<Work> work = {
-        {"one_block", [] { gpumeter::bench::launch_one_block(cudaStreamLegacy); }},
-        {"spin_60us", [] { gpumeter::bench::launch_spin(60'000, cudaStreamLegacy); }},
+        {"one_block", [] { gpumeter::testkit::launch_empty(cudaStreamLegacy); }},
+        {"spin_60us", [] { gpumeter::testkit::launch_spin(60'000, nullptr, cudaStreamLegacy); }},
     };
 
     nlohmann::json out;

@@ -22,17 +22,17 @@
 #include <string>
 #include <vector>
 
-#include "bench_kernels.hpp"
-#include "bench_support.hpp"
+#include "cuda_memory.hpp"
 #include "gpumeter/cuda_backend.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/measure.hpp"
 #include "gpumeter/summary.hpp"
+#include "known_kernels.hpp"
 
 namespace {
 
-using gpumeter::bench::cuda_ok;
-using gpumeter::bench::DeviceMemory;
+using gpumeter::testkit::cuda_ok;
+using gpumeter::testkit::DeviceMemory;
 
 // 256 MiB read + 256 MiB written: far beyond the H200's 60 MB L2, so the kernel streams HBM.
 constexpr std::size_t kBandwidthBytesEachWay = std::size_t{256} << 20;
@@ -54,7 +54,7 @@ Kernels make_kernels(int device, const std::string& which) {
   int sms = 0;
   cuda_ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
   if (which == "one_block" || which == "all") {
-    k.list.push_back({"one_block", 0, [] { gpumeter::bench::launch_one_block(cudaStreamLegacy); }});
+    k.list.push_back({"one_block", 0, [] { gpumeter::testkit::launch_empty(cudaStreamLegacy); }});
   }
   if (which == "bandwidth" || which == "all") {
     k.in = std::make_unique<DeviceMemory>(kBandwidthBytesEachWay);
@@ -64,8 +64,9 @@ Kernels make_kernels(int device, const std::string& which) {
     void* in = k.in->get();
     void* out = k.out->get();
     const int blocks = sms * 4;
-    k.list.push_back({"bandwidth", 2.0 * kBandwidthBytesEachWay,
-                      [=] { gpumeter::bench::launch_copy(in, out, n, blocks, cudaStreamLegacy); }});
+    k.list.push_back({"bandwidth", 2.0 * kBandwidthBytesEachWay, [=] {
+                        gpumeter::testkit::launch_copy(in, out, n, blocks, cudaStreamLegacy);
+                      }});
   }
   if (k.list.empty()) throw gpumeter::ConfigError("unknown --kernel " + which);
   return k;

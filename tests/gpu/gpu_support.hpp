@@ -11,9 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "cuda_memory.hpp"
 #include "gpumeter/cuda_backend.hpp"
 #include "gpumeter/measure.hpp"
-#include "test_kernels.hpp"
+#include "known_kernels.hpp"
 
 // Skips the test, saying why, when device 0 cannot be used (no GPU, no driver).
 #define GPUMETER_REQUIRE_GPU()                                               \
@@ -24,46 +25,7 @@
 
 namespace gpumeter::test {
 
-inline void cuda_ok(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(e) + " (" +
-                             cudaGetErrorString(e) + ")");
-  }
-}
-
-class DeviceMemory {
- public:
-  explicit DeviceMemory(std::size_t bytes) : bytes_(bytes) {
-    cuda_ok(cudaMalloc(&ptr_, bytes), "cudaMalloc");
-  }
-  ~DeviceMemory() { (void)cudaFree(ptr_); }
-  DeviceMemory(const DeviceMemory&) = delete;
-  DeviceMemory& operator=(const DeviceMemory&) = delete;
-  void* get() const { return ptr_; }
-  template <typename T>
-  T* as() const {
-    return static_cast<T*>(ptr_);
-  }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_;
-};
-
-class OwnedStream {
- public:
-  explicit OwnedStream(unsigned flags = cudaStreamNonBlocking) {
-    cuda_ok(cudaStreamCreateWithFlags(&s_, flags), "cudaStreamCreate");
-  }
-  ~OwnedStream() { (void)cudaStreamDestroy(s_); }
-  OwnedStream(const OwnedStream&) = delete;
-  OwnedStream& operator=(const OwnedStream&) = delete;
-  cudaStream_t get() const { return s_; }
-
- private:
-  cudaStream_t s_ = nullptr;
-};
+using namespace gpumeter::testkit;  // the shared kernels and owners, unqualified in tests
 
 inline Nanos median(std::vector<Nanos> v) {
   if (v.empty()) throw std::invalid_argument("median of nothing");

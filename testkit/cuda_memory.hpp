@@ -1,12 +1,13 @@
 #pragma once
-// Small pieces the CUDA benchmark programs share.
+// Owners of device memory and streams for the GPU tests and the CUDA benchmarks: freed on
+// every path, never copied.
 #include <cuda_runtime.h>
-#include <cstddef>
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
-namespace gpumeter::bench {
+namespace gpumeter::testkit {
 
 inline void cuda_ok(cudaError_t e, const char* what) {
   if (e != cudaSuccess) {
@@ -24,6 +25,10 @@ class DeviceMemory {
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
   void* get() const { return ptr_; }
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
   std::size_t bytes() const { return bytes_; }
 
  private:
@@ -31,4 +36,18 @@ class DeviceMemory {
   std::size_t bytes_;
 };
 
-}  // namespace gpumeter::bench
+class OwnedStream {
+ public:
+  explicit OwnedStream(unsigned flags = cudaStreamNonBlocking) {
+    cuda_ok(cudaStreamCreateWithFlags(&s_, flags), "cudaStreamCreate");
+  }
+  ~OwnedStream() { (void)cudaStreamDestroy(s_); }
+  OwnedStream(const OwnedStream&) = delete;
+  OwnedStream& operator=(const OwnedStream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+}  // namespace gpumeter::testkit

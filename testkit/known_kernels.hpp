@@ -1,16 +1,16 @@
 #pragma once
-// Kernels with known answers for the GPU tests, behind plain host functions so the tests
-// themselves are host C++.
+// Kernels with known answers, shared by the GPU tests and the CUDA benchmarks, behind plain
+// host functions so their callers are host C++.
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
 
-namespace gpumeter::test {
+namespace gpumeter::testkit {
 
 // One thread spins until %globaltimer has advanced by at least `ns`, and writes the first
 // and last readings of that same loop to stamps[0] and stamps[1]: its own measure of how
-// long it ran, from the clock whose readings decided when to stop.
+// long it ran, from the clock whose readings decided when to stop. `stamps` may be null.
 void launch_spin(std::uint64_t ns, std::uint64_t* stamps, cudaStream_t stream);
 
 // One block of one thread that does nothing: the shortest kernel there is.
@@ -27,4 +27,4 @@ void launch_invalid_configuration(cudaStream_t stream);
 // bandwidth-bound kernel.
 void launch_copy(const void* in, void* out, std::size_t n_float4, int blocks, cudaStream_t stream);
 
-}  // namespace gpumeter::test
+}  // namespace gpumeter::testkit

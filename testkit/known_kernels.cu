@@ -1,9 +1,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "test_kernels.hpp"
+#include "known_kernels.hpp"
 
-namespace gpumeter::test {
+namespace gpumeter::testkit {
 namespace {
 
 __device__ __forceinline__ std::uint64_t globaltimer() {
@@ -16,8 +16,10 @@ __global__ void spin_kernel(std::uint64_t ns, std::uint64_t* stamps) {
   const std::uint64_t start = globaltimer();
   std::uint64_t now = start;
   while (now - start < ns) now = globaltimer();
-  stamps[0] = start;
-  stamps[1] = now;
+  if (stamps != nullptr) {
+    stamps[0] = start;
+    stamps[1] = now;
+  }
 }
 
 __global__ void empty_kernel() {}
@@ -57,4 +59,4 @@ void launch_copy(const void* in, void* out, std::size_t n_float4, int blocks, cu
                                           n_float4);
 }
 
-}  // namespace gpumeter::test
+}  // namespace gpumeter::testkit
