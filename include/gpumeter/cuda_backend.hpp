@@ -22,12 +22,17 @@ namespace gpumeter {
 enum class CorrelationKind { custom0, custom1, custom2 };
 std::string_view to_string(CorrelationKind kind);  // "CUSTOM0", "CUSTOM1", "CUSTOM2"
 
-// Size of each activity buffer handed to CUPTI. CUPTI fills (and first zeroes) these on the
-// launching thread, so a large buffer lands inside timed calls: seed 000 measured a
-// three-kernel call's median latency go from 35 us with 256 KB buffers to 2068 us with 32 MB
-// (device_busy unchanged). 256 KiB holds a measurement phase of a one-kernel call (about
-// 0.6 KB of records per iteration, at most 200 iterations) in one buffer per thread; a phase
-// that still loses records is repeated with 4x larger buffers (kBufferGrowthPerAttempt).
+// Size of each activity buffer handed to CUPTI. CUPTI fills these on the launching thread, so
+// a large buffer lands inside timed calls: seed 000 measured a three-kernel call's median
+// latency go from 35 us with 256 KB buffers to 2068 us with 32 MB (device_busy unchanged; then
+// CUPTI also zeroed each buffer there, which gpumeter now does on CUPTI's worker thread).
+// 256 KiB holds a measurement phase of a one-kernel call in one buffer per thread: per
+// iteration, the call's kernel record (216 B in CUPTI 13) plus, for each of its runtime and
+// driver launch calls, an API record (40 B) and an external-correlation record (24 B), and
+// under PREPARE the L2 flush's memset (88 B) and read kernel (216 B) with their calls, and the
+// persisting-L2 reset's calls: about 1.0 KB, so 200 iterations (the most a phase runs) need
+// about 206 KB. A phase that still loses records is repeated with 4x larger buffers
+// (kBufferGrowthPerAttempt).
 inline constexpr std::size_t kDefaultActivityBufferBytes = 256 * 1024;
 
 // Setting this environment variable to 1 allows the CUDA-events fallback (T11).

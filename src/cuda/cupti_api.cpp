@@ -86,6 +86,7 @@ CuptiApi load_cupti_api() {
           missing);
   resolve(handle, "cuptiActivityPopExternalCorrelationId", api.ActivityPopExternalCorrelationId,
           missing);
+  resolve(handle, "cuptiActivitySetAttribute", api.ActivitySetAttribute, missing);
   std::string optional_missing;
   resolve(handle, "cuptiSubscribe_v2", api.Subscribe_v2, optional_missing);
   if (!missing.empty()) {

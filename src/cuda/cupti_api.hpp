@@ -28,6 +28,7 @@ struct CuptiApi {
   decltype(&::cuptiActivityGetNumDroppedRecords) ActivityGetNumDroppedRecords = nullptr;
   decltype(&::cuptiActivityPushExternalCorrelationId) ActivityPushExternalCorrelationId = nullptr;
   decltype(&::cuptiActivityPopExternalCorrelationId) ActivityPopExternalCorrelationId = nullptr;
+  decltype(&::cuptiActivitySetAttribute) ActivitySetAttribute = nullptr;
 
   // "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED" for a result code.
   std::string result_text(CUptiResult result) const;

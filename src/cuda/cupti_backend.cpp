@@ -1,5 +1,6 @@
 // The CUPTI backend (SPEC T1-T3, T5, T6, T13): every iteration's call runs under an external
-// correlation id equal to its iteration number, preparation under kPrepareId, and the
+// correlation id whose low 32 bits are its iteration number and whose high bits tag the phase
+// (translated back to the number for the core), preparation under kPrepareId, and the
 // records of the whole phase are joined once, after the final forced flush.
 #include <cuda_runtime.h>
 #include <cstddef>
@@ -18,42 +19,68 @@
 namespace gpumeter::cuda {
 namespace {
 
-// Labels the launches of this thread with one external id while it lives. close() checks
-// that the id popped is the one pushed: a call that pushes our kind itself and leaves it on
-// the stack would otherwise relabel every later launch.
+// Labels the launches of this thread with one external id while it lives. Under the id it
+// pushes a guard id (this phase's tag, low bits all ones) that marks where its stack began: a
+// call that pushes our kind itself and leaves it on the stack, or pops ours, is cleaned up
+// down to the guard and never below, so ids pushed by the caller's own code stay put.
 class CorrelationLabel {
  public:
   static constexpr int kMaxStrayIds = 64;  // bounds the clean-up after an unbalanced call
 
-  CorrelationLabel(CuptiSession& session, CorrelationKind kind, std::uint64_t id)
-      : session_(session), kind_(kind), id_(id) {
-    session_.push(kind_, id_);
+  CorrelationLabel(CuptiSession& session, CorrelationKind kind, std::uint32_t tag, std::uint64_t id)
+      : session_(session), kind_(kind), guard_(tagged_id(tag, kGuardLow)), id_(id) {
+    session_.push(kind_, guard_);
+    try {
+      session_.push(kind_, id_);
+    } catch (...) {
+      std::uint64_t popped = 0;
+      (void)session_.pop(kind_, popped);
+      throw;
+    }
   }
   ~CorrelationLabel() {
-    std::uint64_t popped = 0;
-    if (open_) (void)session_.pop(kind_, popped);  // unwinding already: nothing to report
+    if (open_) (void)unwind();  // unwinding already: nothing to report
   }
   CorrelationLabel(const CorrelationLabel&) = delete;
   CorrelationLabel& operator=(const CorrelationLabel&) = delete;
 
   void close() {
     open_ = false;
-    std::uint64_t popped = 0;
-    bool ok = session_.pop(kind_, popped);
-    if (ok && popped == id_) return;
-    // Unbalanced: pop down to our own id so later launches do not carry a stale one.
-    for (int k = 0; ok && popped != id_ && k < kMaxStrayIds; ++k) ok = session_.pop(kind_, popped);
+    const Unwound how = unwind();
+    if (how == Unwound::balanced) return;
+    std::string what = " and could not find it again within " + std::to_string(kMaxStrayIds) +
+                       " ids: the call popped more than it pushed, or pushed that many";
+    if (how == Unwound::left_above) what = " and found ids the call pushed above it";
+    if (how == Unwound::popped_ours) what = " and the call popped it";
     throw ConfigError(
         "the call left CUPTI's external-correlation stack of kind " +
         std::string(to_string(kind_)) + " unbalanced (gpumeter pushed " + std::to_string(id_) +
-        (ok ? " and found ids the call pushed above it" : " and the call popped it") +
-        "): the call labels its own work with the kind gpumeter uses. Choose another kind "
-        "with CudaBackendOptions::correlation_kind.");
+        what +
+        "): the call labels its own work with the kind gpumeter uses (T12). Choose another "
+        "kind with CudaBackendOptions::correlation_kind.");
   }
 
  private:
+  enum class Unwound { balanced, left_above, popped_ours, lost };
+
+  // Pops our id and the guard under it, and whatever the call left above them; stops at the
+  // guard, so nothing below our label is ever popped.
+  Unwound unwind() noexcept {
+    std::uint64_t popped = 0;
+    for (int k = 0; k <= kMaxStrayIds; ++k) {
+      if (!session_.pop(kind_, popped)) return Unwound::lost;
+      if (popped == guard_) return Unwound::popped_ours;
+      if (popped == id_) {
+        if (!session_.pop(kind_, popped) || popped != guard_) return Unwound::lost;
+        return k == 0 ? Unwound::balanced : Unwound::left_above;
+      }
+    }
+    return Unwound::lost;
+  }
+
   CuptiSession& session_;
   CorrelationKind kind_;
+  std::uint64_t guard_;
   std::uint64_t id_;
   bool open_ = true;
 };
@@ -76,19 +103,24 @@ class CuptiBackend final : public Backend {
     // first time in the process.
     const bool counter_live = session_.drop_counter_live(options_.device);
 
+    if (request.iterations >= kGuardLow) {
+      throw ConfigError("too many iterations in one phase: " + std::to_string(request.iterations));
+    }
+
     PhaseRecords records;
     {
-      CuptiSession::Phase phase(session_, buffer, options_.correlation_kind);
+      CuptiSession::Phase phase(session_, buffer, options_.correlation_kind, options_.device);
+      const std::uint32_t tag = phase.tag();
       for (std::size_t i = 0; i < request.iterations; ++i) {
         {
-          CorrelationLabel label(session_, options_.correlation_kind, kPrepareId);
+          CorrelationLabel label(session_, options_.correlation_kind, tag, kPrepareId);
           runner.prepare(call, i);
           label.close();
         }
         runner.drain(i, "preparation");
         {
-          CorrelationLabel label(session_, options_.correlation_kind,
-                                 static_cast<std::uint64_t>(i));
+          CorrelationLabel label(session_, options_.correlation_kind, tag,
+                                 tagged_id(tag, static_cast<std::uint64_t>(i)));
           runner.run(call, i);
           label.close();
         }
@@ -96,6 +128,7 @@ class CuptiBackend final : public Backend {
       }
       records = phase.finish();
     }
+    check_phase_records(session_.api(), records, request.iterations, options_.correlation_kind);
 
     Trace trace;
     trace.activities = std::move(records.activities);

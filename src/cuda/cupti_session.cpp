@@ -24,6 +24,9 @@ constexpr std::size_t kProbeBufferBytes = 8;
 constexpr int kProbeLaunches = 8;
 // Returned buffers kept for reuse; more than the threads that launch in a phase need.
 constexpr std::size_t kMaxPooledBuffers = 16;
+// Zeroed buffers ready at the start of a phase, made on the measuring thread before any timed
+// call: the launching thread's first request (and a second thread's) then takes one.
+constexpr std::size_t kPrefilledBuffers = 2;
 
 // Kernels on the concurrent kind only: CUPTI_ACTIVITY_KIND_KERNEL serializes every kernel.
 // RUNTIME and DRIVER are needed for the external-correlation records, which CUPTI emits per
@@ -31,6 +34,7 @@ constexpr std::size_t kMaxPooledBuffers = 16;
 constexpr CUpti_ActivityKind kPhaseKinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
     CUPTI_ACTIVITY_KIND_MEMCPY,
+    CUPTI_ACTIVITY_KIND_MEMCPY2,  // peer-to-peer copies: a different record, never in MEMCPY
     CUPTI_ACTIVITY_KIND_MEMSET,
     CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
     CUPTI_ACTIVITY_KIND_RUNTIME,
@@ -69,6 +73,19 @@ Nanos to_nanos(std::uint64_t t) {
   return static_cast<Nanos>(t);
 }
 
+// A timestamp CUPTI could not collect reads 0, and an end before the start is corrupt: either
+// way the reading is lost, and counting it as such fails the phase closed (T6).
+bool timestamps_lost(std::uint64_t start, std::uint64_t end) {
+  return start == 0 || end == 0 || end < start;
+}
+
+// Zeroed and aligned: CUPTI is told not to zero buffers itself. calloc's alignment
+// (max_align_t) covers CUPTI's 8 bytes.
+std::uint8_t* allocate_zeroed(std::size_t bytes) {
+  static_assert(alignof(std::max_align_t) % kBufferAlignment == 0);
+  return static_cast<std::uint8_t*>(std::calloc(1, bytes));
+}
+
 }  // namespace
 
 // The APIs whose records we keep: those that put work on the device (T2). Only a launch
@@ -97,7 +114,7 @@ void parse_activity_buffer(const CuptiApi& api, std::uint8_t* buffer, std::size_
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
       case CUPTI_ACTIVITY_KIND_KERNEL: {
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        if (k->start == 0 && k->end == 0) {
+        if (timestamps_lost(k->start, k->end)) {
           ++into.known_lost;
           break;
         }
@@ -115,7 +132,7 @@ void parse_activity_buffer(const CuptiApi& api, std::uint8_t* buffer, std::size_
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-        if (m->start == 0 && m->end == 0) {
+        if (timestamps_lost(m->start, m->end)) {
           ++into.known_lost;
           break;
         }
@@ -134,9 +151,33 @@ void parse_activity_buffer(const CuptiApi& api, std::uint8_t* buffer, std::size_
         into.activities.push_back(std::move(a));
         break;
       }
+      case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
+        if (timestamps_lost(m->start, m->end)) {
+          ++into.known_lost;
+          break;
+        }
+        Activity a;
+        a.kind = ActivityKind::memcpy;
+        a.start_ns = to_nanos(m->start);
+        a.end_ns = to_nanos(m->end);
+        // The driver call's id, as for MEMCPY; this record has no runtime id, and the driver
+        // call that issued the copy is launch-type (a Memcpy), so it is labelled itself.
+        a.correlation_id = m->correlationId;
+        // deviceId is the device the copy ran on (CUPTI: "where the memory copy is
+        // occurring"), which is what the wrong-device check (P3) must see; src/dst are only
+        // the copy's ends.
+        a.device = m->deviceId;
+        a.stream = m->streamId;
+        a.graph_node = m->graphNodeId;
+        a.name = "peer memcpy " + std::to_string(m->bytes) + " B (device " +
+                 std::to_string(m->srcDeviceId) + " to " + std::to_string(m->dstDeviceId) + ")";
+        into.activities.push_back(std::move(a));
+        break;
+      }
       case CUPTI_ACTIVITY_KIND_MEMSET: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-        if (m->start == 0 && m->end == 0) {
+        if (timestamps_lost(m->start, m->end)) {
           ++into.known_lost;
           break;
         }
@@ -160,8 +201,20 @@ void parse_activity_buffer(const CuptiApi& api, std::uint8_t* buffer, std::size_
         }
         break;
       }
+      case CUPTI_ACTIVITY_KIND_RUNTIME:
+      case CUPTI_ACTIVITY_KIND_DRIVER: {
+        // Collected so CUPTI emits the correlations above; a failed launch is kept, since a
+        // wrapper may have swallowed the error the work's absence would otherwise hide.
+        const auto* call = reinterpret_cast<const CUpti_ActivityAPI*>(record);
+        if (call->returnValue != 0) {
+          into.failed_apis.push_back(FailedApi{call->correlationId,
+                                               record->kind == CUPTI_ACTIVITY_KIND_RUNTIME,
+                                               call->cbid, call->returnValue});
+        }
+        break;
+      }
       default:
-        break;  // API records: collected only so CUPTI emits the correlations above
+        break;
     }
   }
 }
@@ -175,6 +228,56 @@ void resolve_copy_ids(PhaseRecords& records) {
         records.external_id_of.count(runtime_id) != 0) {
       a.correlation_id = runtime_id;
     }
+  }
+}
+
+void translate_external_ids(PhaseRecords& records, std::uint32_t tag) {
+  for (const Activity& a : records.activities) {
+    const auto found = records.external_id_of.find(a.correlation_id);
+    if (found == records.external_id_of.end()) continue;
+    if ((found->second >> kIterationBits) == 0 && found->second != kPrepareId) {
+      if (records.untagged_activities++ == 0) {
+        records.untagged_example_id = found->second;
+        records.untagged_example_name = a.name.empty() ? to_string(a.kind) : a.name;
+      }
+    }
+  }
+  for (auto& [correlation, id] : records.external_id_of) {
+    if (id == kPrepareId) continue;
+    const bool ours = (id >> kIterationBits) == tag && (id & kIterationMask) != kGuardLow;
+    id = ours ? (id & kIterationMask) : kForeignId;
+  }
+}
+
+void check_phase_records(const CuptiApi& api, const PhaseRecords& records, std::size_t n_iterations,
+                         CorrelationKind kind) {
+  // Our kind with a small untagged id: code other than gpumeter pushed it (T12).
+  if (records.untagged_activities > 0) {
+    throw ConfigError(
+        std::to_string(records.untagged_activities) + " activities (e.g. '" +
+        records.untagged_example_name + "') were labelled with external-correlation id " +
+        std::to_string(records.untagged_example_id) + " of kind " + std::string(to_string(kind)) +
+        ", which gpumeter did not push: the call (or another thread) labels its own work with "
+        "the kind gpumeter uses (T12). Choose another kind with "
+        "CudaBackendOptions::correlation_kind.");
+  }
+  // A launch of an iteration that CUPTI saw fail: a wrapper may have swallowed the error.
+  for (const FailedApi& f : records.failed_apis) {
+    const auto found = records.external_id_of.find(f.correlation_id);
+    if (found == records.external_id_of.end() || found->second >= n_iterations) continue;
+    const char* name = nullptr;
+    const CUpti_CallbackDomain domain =
+        f.runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
+    if (api.GetCallbackName == nullptr ||
+        api.GetCallbackName(domain, f.cbid, &name) != CUPTI_SUCCESS || name == nullptr) {
+      name = "an unnamed launch API";
+    }
+    throw DeviceError("iteration " + std::to_string(found->second) + ": " + name + " (" +
+                      (f.runtime ? "runtime" : "driver") + " API) returned error " +
+                      std::to_string(f.return_value) +
+                      " although the call reported no error (a wrapper may have swallowed it); "
+                      "its work may not have run, so no number was produced. Check the call's "
+                      "launch arguments.");
   }
 }
 
@@ -225,6 +328,13 @@ CuptiSession::CuptiSession() : api_(load_cupti_api()) {
   if (r != CUPTI_SUCCESS) {
     throw CuptiUnavailable("cuptiActivityRegisterCallbacks failed: " + api_.result_text(r));
   }
+  // We hand CUPTI zeroed buffers (zeroed on its worker thread when returned), so it need not
+  // zero each one on the launching thread, inside timed calls. Best effort: if refused, CUPTI
+  // zeroes them itself, which costs time but loses nothing.
+  std::uint8_t zeroed = 1;
+  std::size_t zeroed_size = sizeof(zeroed);
+  (void)api_.ActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zeroed_size,
+                                  &zeroed);
   classify_apis();
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
@@ -294,7 +404,7 @@ bool CuptiSession::drop_counter_live(int device) {
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize before the drop-counter probe", device);
   std::uint64_t dropped = 0;
   {
-    Phase phase(*this, kProbeBufferBytes, CorrelationKind::custom2);
+    Phase phase(*this, kProbeBufferBytes, CorrelationKind::custom2, device);
     for (int k = 0; k < kProbeLaunches; ++k) {
       check(cudaMemsetAsync(target.get(), k, target.bytes(), cudaStreamLegacy),
             "cudaMemsetAsync (drop-counter probe)", device);
@@ -329,9 +439,10 @@ bool CuptiSession::pop(CorrelationKind kind, std::uint64_t& id) noexcept {
   return api_.ActivityPopExternalCorrelationId(to_cupti(kind), &id) == CUPTI_SUCCESS;
 }
 
-CuptiSession::Phase::Phase(CuptiSession& session, std::size_t buffer_bytes, CorrelationKind kind)
+CuptiSession::Phase::Phase(CuptiSession& session, std::size_t buffer_bytes, CorrelationKind kind,
+                           int device)
     : session_(session) {
-  session_.begin(buffer_bytes, kind);
+  tag_ = session_.begin(buffer_bytes, kind, device);
 }
 
 CuptiSession::Phase::~Phase() {
@@ -347,7 +458,8 @@ PhaseRecords CuptiSession::Phase::finish() {
   return session_.end(true);
 }
 
-void CuptiSession::begin(std::size_t buffer_bytes, CorrelationKind kind) {
+std::uint32_t CuptiSession::begin(std::size_t buffer_bytes, CorrelationKind kind, int device) {
+  std::uint32_t tag = 0;
   {
     std::lock_guard<std::mutex> lock(phase_mutex_);
     if (phase_active_) {
@@ -356,22 +468,36 @@ void CuptiSession::begin(std::size_t buffer_bytes, CorrelationKind kind) {
           "activity session per process, so measure one call at a time");
     }
     phase_active_ = true;
+    // 0 is untagged and all ones would make the PREPARE id: skip both when wrapping.
+    do {
+      ++phase_sequence_;
+    } while (phase_sequence_ == 0 || phase_sequence_ == UINT32_MAX);
+    tag = phase_sequence_;
+    phase_device_ = device;
   }
   try {
     set_buffer_bytes(buffer_bytes);
+    prefill_pool();
     {
       std::lock_guard<std::mutex> lock(records_mutex_);
       records_ = PhaseRecords{};
       collect_kind_ = to_cupti(kind);
+      collect_tag_ = tag;
+      collecting_ = true;
     }
     (void)read_dropped();  // the counter resets on read: what it says next is this phase's
     enable_kinds();
   } catch (...) {
     disable_kinds();
+    {
+      std::lock_guard<std::mutex> lock(records_mutex_);
+      collecting_ = false;
+    }
     std::lock_guard<std::mutex> lock(phase_mutex_);
     phase_active_ = false;
     throw;
   }
+  return tag;
 }
 
 void CuptiSession::enable_kinds() {
@@ -413,7 +539,23 @@ std::optional<std::uint64_t> CuptiSession::read_dropped() noexcept {
   return total;
 }
 
+void CuptiSession::drain_device() noexcept {
+  // Work still running when the phase ends (an exception left it in flight) would otherwise
+  // complete its records into a later phase. Best effort: errors are the caller's to report.
+  int device = 0;
+  {
+    std::lock_guard<std::mutex> lock(phase_mutex_);
+    device = phase_device_;
+  }
+  int current = 0;
+  const bool have_current = cudaGetDevice(&current) == cudaSuccess;
+  if (cudaSetDevice(device) == cudaSuccess) (void)cudaDeviceSynchronize();
+  if (have_current) (void)cudaSetDevice(current);
+  (void)cudaGetLastError();  // not the measured call's error: keep it out of the next check
+}
+
 PhaseRecords CuptiSession::end(bool keep) {
+  drain_device();
   // Forced: hands back every thread's buffer, partly filled ones included. Flushed again after
   // the kinds are off, for anything recorded while switching.
   const CUptiResult first = api_.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -421,9 +563,12 @@ PhaseRecords CuptiSession::end(bool keep) {
   const CUptiResult second = api_.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   const std::optional<std::uint64_t> dropped = read_dropped();
   PhaseRecords out;
+  std::uint32_t tag = 0;
   {
     std::lock_guard<std::mutex> lock(records_mutex_);
     out = std::exchange(records_, PhaseRecords{});
+    collecting_ = false;
+    tag = collect_tag_;
   }
   {
     std::lock_guard<std::mutex> lock(phase_mutex_);
@@ -431,6 +576,7 @@ PhaseRecords CuptiSession::end(bool keep) {
   }
   if (!keep) return {};
   resolve_copy_ids(out);
+  translate_external_ids(out, tag);
   if (first != CUPTI_SUCCESS || second != CUPTI_SUCCESS) {
     throw CuptiUnavailable("cuptiActivityFlushAll failed: " +
                            api_.result_text(first != CUPTI_SUCCESS ? first : second) +
@@ -451,6 +597,29 @@ void CuptiSession::set_buffer_bytes(std::size_t bytes) {
   for (std::uint8_t* b : stale) std::free(b);
 }
 
+void CuptiSession::prefill_pool() {
+  std::size_t bytes = 0;
+  std::size_t missing = 0;
+  {
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    bytes = buffer_bytes_;
+    missing =
+        free_buffers_.size() < kPrefilledBuffers ? kPrefilledBuffers - free_buffers_.size() : 0;
+  }
+  for (std::size_t k = 0; k < missing; ++k) {
+    std::uint8_t* b = allocate_zeroed(bytes);
+    if (b == nullptr) return;  // the request path tries again, and declines if it must
+    // Touch every page now, on the measuring thread, not when CUPTI first writes them.
+    std::memset(b, 0, bytes);
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    if (bytes != buffer_bytes_ || free_buffers_.size() >= kMaxPooledBuffers) {
+      std::free(b);
+      return;
+    }
+    free_buffers_.push_back(b);
+  }
+}
+
 void CuptiSession::on_buffer_requested(std::uint8_t** buffer, std::size_t* size,
                                        std::size_t* max_records) {
   *max_records = 0;  // as many as fit
@@ -461,9 +630,8 @@ void CuptiSession::on_buffer_requested(std::uint8_t** buffer, std::size_t* size,
     *size = buffer_bytes_;
     return;
   }
-  const std::size_t rounded =
-      (buffer_bytes_ + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
-  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(kBufferAlignment, rounded));
+  // The pool ran dry (more threads than prefilled): allocate here, zeroed, as CUPTI expects.
+  *buffer = allocate_zeroed(buffer_bytes_);
   // Declining (nullptr) makes CUPTI drop records, which the counter then reports.
   *size = *buffer != nullptr ? buffer_bytes_ : 0;
 }
@@ -472,8 +640,20 @@ void CuptiSession::on_buffer_completed(std::uint8_t* buffer, std::size_t size, s
   if (buffer == nullptr) return;
   if (valid > 0) {
     std::lock_guard<std::mutex> lock(records_mutex_);
-    parse_activity_buffer(api_, buffer, valid, collect_kind_, records_);
+    // Outside a phase (late buffers, records CUPTI held back): dropped, never parsed.
+    if (collecting_) parse_activity_buffer(api_, buffer, valid, collect_kind_, records_);
   }
+  bool reuse = false;
+  {
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    reuse = size == buffer_bytes_ && free_buffers_.size() < kMaxPooledBuffers;
+  }
+  if (!reuse) {
+    std::free(buffer);
+    return;
+  }
+  // Zeroed here, on CUPTI's worker thread (or the flushing one), not on the launching thread.
+  std::memset(buffer, 0, size);
   std::lock_guard<std::mutex> lock(pool_mutex_);
   if (size == buffer_bytes_ && free_buffers_.size() < kMaxPooledBuffers) {
     free_buffers_.push_back(buffer);

@@ -24,6 +24,30 @@ namespace gpumeter::cuda {
 
 CUpti_ExternalCorrelationKind to_cupti(CorrelationKind kind);
 
+// External ids carry the phase's identity (T3, T12): iteration i of the phase tagged `tag` is
+// pushed as (tag << 32) | i, so its low bits still equal its iteration number, while ids the
+// user's code pushes under the same kind (small integers, untagged) or ids leaked from an
+// earlier phase (another tag) can never pass for one of this phase's iterations.
+inline constexpr std::uint64_t kIterationBits = 32;
+inline constexpr std::uint64_t kIterationMask = (std::uint64_t{1} << kIterationBits) - 1;
+// Low bits reserved for the guard id pushed under each label (never an iteration).
+inline constexpr std::uint64_t kGuardLow = kIterationMask;
+// What an id of our kind that is not this phase's becomes in the Trace: >= any iteration
+// count and not kPrepareId, so the core reports its work as an orphan (OffThreadLaunch).
+inline constexpr std::uint64_t kForeignId = kPrepareId - 1;
+
+constexpr std::uint64_t tagged_id(std::uint32_t tag, std::uint64_t low) {
+  return (std::uint64_t{tag} << kIterationBits) | (low & kIterationMask);
+}
+
+// A launch-type API call that CUPTI recorded as failed (returnValue != 0).
+struct FailedApi {
+  std::uint64_t correlation_id = 0;
+  bool runtime = true;  // runtime API domain, else driver
+  CUpti_CallbackId cbid = 0;
+  std::uint32_t return_value = 0;
+};
+
 // What one phase collected, joined after the final forced flush (CUDA 13 keeps a buffer per
 // thread, so nothing is complete before that).
 struct PhaseRecords {
@@ -37,6 +61,14 @@ struct PhaseRecords {
   // Copies also carry the id of the runtime API call that issued them, which CUPTI documents
   // apart from the driver-call id in correlationId: activity index -> runtime id.
   std::vector<std::pair<std::size_t, std::uint64_t>> copy_runtime_ids;
+  // Launch-type API calls that returned an error, whatever their label (filtered by label
+  // after translation).
+  std::vector<FailedApi> failed_apis;
+  // Set by translate_external_ids: activities labelled with our kind by an untagged id, i.e.
+  // by code other than gpumeter (the call itself, or another thread) pushing our kind.
+  std::size_t untagged_activities = 0;
+  std::uint64_t untagged_example_id = 0;
+  std::string untagged_example_name;
 };
 
 // The APIs whose records a phase keeps: those that put work on the device (T2). Exposed for
@@ -51,6 +83,18 @@ void parse_activity_buffer(const CuptiApi& api, std::uint8_t* buffer, std::size_
 // After the last buffer of a phase: copies take their runtime call's id where only that one
 // was labelled.
 void resolve_copy_ids(PhaseRecords& records);
+
+// After resolve_copy_ids: maps external ids to what the core attributes by. This phase's
+// tagged ids become their iteration number, kPrepareId stays, every other id (another tag,
+// the guard, untagged) becomes kForeignId; activities carrying an untagged id are counted.
+void translate_external_ids(PhaseRecords& records, std::uint32_t tag);
+
+// After translation, the failures the records show that the core cannot name; both are
+// deterministic, so they are raised before the core would take them for lost records and
+// retry. ConfigError: work labelled with an untagged id of our kind `kind` (T12). DeviceError:
+// a launch API of an iteration that returned an error.
+void check_phase_records(const CuptiApi& api, const PhaseRecords& records, std::size_t n_iterations,
+                         CorrelationKind kind);
 
 class CuptiSession {
  public:
@@ -73,7 +117,9 @@ class CuptiSession {
   class Phase {
    public:
     // Throws ConfigError when another phase is running, CuptiUnavailable when CUPTI refuses.
-    Phase(CuptiSession& session, std::size_t buffer_bytes, CorrelationKind kind);
+    // `device` is drained (best effort) before the final flush, so no record of this
+    // phase's work is still pending when the kinds go off.
+    Phase(CuptiSession& session, std::size_t buffer_bytes, CorrelationKind kind, int device);
     ~Phase();  // a phase not finished (an exception) is closed and its records discarded
     Phase(const Phase&) = delete;
     Phase& operator=(const Phase&) = delete;
@@ -82,8 +128,12 @@ class CuptiSession {
     // has drained the device first, so every record is complete.
     PhaseRecords finish();
 
+    // This phase's identity in the high bits of its ids; never 0 (untagged) or all ones.
+    std::uint32_t tag() const { return tag_; }
+
    private:
     CuptiSession& session_;
+    std::uint32_t tag_ = 0;
     bool open_ = true;
   };
 
@@ -104,8 +154,10 @@ class CuptiSession {
     std::uint8_t enable;
   };
 
-  void begin(std::size_t buffer_bytes, CorrelationKind kind);
+  std::uint32_t begin(std::size_t buffer_bytes, CorrelationKind kind, int device);
   PhaseRecords end(bool keep);
+  void drain_device() noexcept;
+  void prefill_pool();
   void enable_kinds();
   void disable_kinds() noexcept;
   std::optional<std::uint64_t> read_dropped() noexcept;
@@ -123,9 +175,14 @@ class CuptiSession {
   mutable std::mutex phase_mutex_;  // guards phase_active_ and drop_counter_live_
   bool phase_active_ = false;
   std::optional<bool> drop_counter_live_;
+  // Per process, one per phase (retries and the probe included); 0 means untagged.
+  std::uint32_t phase_sequence_ = 0;
+  int phase_device_ = 0;
 
-  // Buffers: one size at a time; returned buffers of that size are reused so the request
-  // path (which runs on the launching thread) does not allocate fresh pages.
+  // Buffers: one size at a time; returned buffers of that size are zeroed on CUPTI's worker
+  // thread and reused, so the request path (which runs on the launching thread) neither
+  // allocates fresh pages nor zeroes (ZEROED_OUT_ACTIVITY_BUFFER is set: CUPTI expects them
+  // zeroed).
   std::mutex pool_mutex_;
   std::size_t buffer_bytes_ = kDefaultActivityBufferBytes;
   std::vector<std::uint8_t*> free_buffers_;
@@ -133,6 +190,10 @@ class CuptiSession {
   // Records of the running phase, appended by the completion callback from any thread.
   std::mutex records_mutex_;
   CUpti_ExternalCorrelationKind collect_kind_ = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2;
+  // False outside a phase: buffers completed then are dropped, not parsed into records_, so
+  // nothing late from one phase can land in the next.
+  bool collecting_ = false;
+  std::uint32_t collect_tag_ = 0;
   PhaseRecords records_;
 };
 

@@ -5,6 +5,7 @@
 #include <cupti.h>
 #include <gtest/gtest.h>
 #include <cstddef>
+#include <cstdint>
 
 #include <algorithm>
 #include <cmath>
@@ -316,6 +317,43 @@ TEST_F(CudaBackendTest, CallUsingOurCorrelationKindIsConfigErrorAndStackIsRestor
   SpinWork spin(20 * kMicrosecond, cudaStreamLegacy);
   const Measurement m = measure(*backend_, spin.call());
   for (const Sample& s : m.samples) EXPECT_EQ(s.n_kernels, 1);
+}
+
+TEST_F(CudaBackendTest, CallLabellingItsOwnWorkWithOurKindIsConfigErrorNamingT12) {
+  // Balanced push and pop of gpumeter's kind around a launch: the stack is fine, but the
+  // kernel carries the call's id 5, which must never pass for iteration 5 (T12).
+  const Call call{
+      [] {
+        cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, 5);
+        launch_empty(cudaStreamLegacy);
+        std::uint64_t id = 0;
+        cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, &id);
+      },
+      {}};
+  try {
+    (void)measure(*backend_, call);
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("T12"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(CudaBackendTest, CallPoppingOurIdIsConfigErrorAndTheCallersIdsStay) {
+  // The caller's own id of our kind, under everything gpumeter pushes: never popped by it.
+  ASSERT_EQ(cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, 4242),
+            CUPTI_SUCCESS);
+  const Call call{[] {
+                    std::uint64_t id = 0;
+                    cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2,
+                                                          &id);
+                    launch_empty(cudaStreamLegacy);
+                  },
+                  {}};
+  EXPECT_THROW((void)measure(*backend_, call), ConfigError);
+  std::uint64_t id = 0;
+  EXPECT_EQ(cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, &id),
+            CUPTI_SUCCESS);
+  EXPECT_EQ(id, 4242u);
 }
 
 TEST_F(CudaBackendTest, CompareRanksTwoKnownDurations) {

@@ -14,6 +14,7 @@
 #include "backends.hpp"
 #include "cupti_api.hpp"
 #include "cupti_session.hpp"
+#include "gpumeter/attribute.hpp"
 #include "gpumeter/errors.hpp"
 
 namespace gpumeter::cuda {
@@ -224,6 +225,179 @@ TEST(ActivityBufferTest, CopyKeepsItsDriverIdWhenThatOneIsLabelled) {
   resolve_copy_ids(r);
   ASSERT_EQ(r.activities.size(), 1u);
   EXPECT_EQ(r.activities[0].correlation_id, 20u);
+}
+
+// Tags: this phase's ids become their iteration number; another phase's, the guard and
+// untagged ids of our kind become an orphan the core refuses; PREPARE stays PREPARE.
+TEST(ExternalIdTest, OurTagIsTheIterationEverythingElseOfOurKindIsAnOrphan) {
+  constexpr std::uint32_t kTag = 5;
+  PhaseRecords r;
+  for (std::uint64_t corr = 1; corr <= 6; ++corr) {
+    Activity a;
+    a.correlation_id = corr;
+    a.start_ns = 100;
+    a.end_ns = 200;
+    a.name = "k" + std::to_string(corr);
+    r.activities.push_back(a);
+  }
+  r.external_id_of[1] = tagged_id(kTag, 1);
+  r.external_id_of[2] = tagged_id(kTag + 1, 1);  // an earlier phase's (or a retry's) iteration 1
+  r.external_id_of[3] = 1;                       // the user's own id 1 under our kind
+  r.external_id_of[4] = kPrepareId;
+  r.external_id_of[5] = tagged_id(kTag, kGuardLow);
+  r.external_id_of[6] = tagged_id(kTag, 0);
+  translate_external_ids(r, kTag);
+  EXPECT_EQ(r.external_id_of.at(1), 1u);
+  EXPECT_EQ(r.external_id_of.at(2), kForeignId);
+  EXPECT_EQ(r.external_id_of.at(3), kForeignId);
+  EXPECT_EQ(r.external_id_of.at(4), kPrepareId);
+  EXPECT_EQ(r.external_id_of.at(5), kForeignId);
+  EXPECT_EQ(r.external_id_of.at(6), 0u);
+  EXPECT_EQ(r.untagged_activities, 1u);
+  EXPECT_EQ(r.untagged_example_id, 1u);
+  EXPECT_EQ(r.untagged_example_name, "k3");
+  EXPECT_EQ(tagged_id(kTag, 7) & kIterationMask, 7u) << "low bits equal the iteration number";
+
+  // The untagged id names T12 and the option to change.
+  try {
+    check_phase_records(CuptiApi{}, r, 2, CorrelationKind::custom2);
+    ADD_FAILURE() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_TRUE(contains(e.what(), "T12")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "CUSTOM2")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "correlation_kind")) << e.what();
+  }
+
+  // What the core makes of the rest: every foreign id is an orphan, never an iteration.
+  Trace t;
+  t.activities = r.activities;
+  t.external_id_of = r.external_id_of;
+  t.dropped_records = 0;
+  try {
+    (void)attribute(t, 2);
+    ADD_FAILURE() << "expected OffThreadLaunch";
+  } catch (const OffThreadLaunch& e) {
+    EXPECT_EQ(e.n_orphans(), 3u);
+  }
+  t.activities = {r.activities[0], r.activities[3], r.activities[5]};
+  const std::vector<Sample> samples = attribute(t, 2);
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].n_kernels, 1);
+  EXPECT_EQ(samples[1].n_kernels, 1);
+}
+
+TEST(ActivityBufferTest, BadTimestampsAreLostReadings) {
+  bool skipped = false;
+  const CuptiApi api = load_or_skip(skipped);
+  if (skipped) GTEST_SKIP() << "no libcupti on this machine";
+  RecordBuffer b;
+  const std::uint64_t bad[][2] = {{0, 500}, {500, 0}, {600, 500}};
+  for (const auto& t : bad) {
+    auto& k = b.add<CUpti_ActivityKernel10>();
+    k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    k.start = t[0];
+    k.end = t[1];
+    k.correlationId = 1;
+  }
+  auto& copy = b.add<CUpti_ActivityMemcpy6>();
+  copy.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+  copy.start = 900;
+  copy.end = 800;
+  auto& peer = b.add<CUpti_ActivityMemcpyPtoP4>();
+  peer.kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
+  peer.start = 900;
+  auto& fill = b.add<CUpti_ActivityMemset4>();
+  fill.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+  fill.end = 800;
+  auto& good = b.add<CUpti_ActivityKernel10>();
+  good.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+  good.start = 500;
+  good.end = 500;  // zero length is a reading, not a loss
+  PhaseRecords r;
+  parse_activity_buffer(api, b.data(), b.used(), CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, r);
+  EXPECT_EQ(r.known_lost, 6u);
+  ASSERT_EQ(r.activities.size(), 1u);
+  EXPECT_EQ(r.activities[0].start_ns, 500);
+}
+
+TEST(ActivityBufferTest, PeerCopiesAreCopiesOnTheDeviceThatRanThem) {
+  bool skipped = false;
+  const CuptiApi api = load_or_skip(skipped);
+  if (skipped) GTEST_SKIP() << "no libcupti on this machine";
+  RecordBuffer b;
+  auto& peer = b.add<CUpti_ActivityMemcpyPtoP4>();
+  peer.kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
+  peer.start = 1000;
+  peer.end = 1500;
+  peer.bytes = 4096;
+  peer.correlationId = 9;
+  peer.deviceId = 1;
+  peer.srcDeviceId = 1;
+  peer.dstDeviceId = 0;
+  peer.streamId = 3;
+  peer.graphNodeId = 5;
+  PhaseRecords r;
+  parse_activity_buffer(api, b.data(), b.used(), CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, r);
+  EXPECT_EQ(r.known_lost, 0u);
+  ASSERT_EQ(r.activities.size(), 1u);
+  const Activity& a = r.activities[0];
+  EXPECT_EQ(a.kind, ActivityKind::memcpy);
+  EXPECT_EQ(a.correlation_id, 9u);
+  EXPECT_EQ(a.device, 1u);
+  EXPECT_EQ(a.stream, 3u);
+  EXPECT_EQ(a.graph_node, 5u);
+  EXPECT_EQ(a.end_ns - a.start_ns, 500);
+  EXPECT_TRUE(contains(a.name, "4096")) << a.name;
+}
+
+TEST(ActivityBufferTest, AFailedLaunchOfAnIterationIsDeviceErrorNamingTheApi) {
+  bool skipped = false;
+  const CuptiApi api = load_or_skip(skipped);
+  if (skipped) GTEST_SKIP() << "no libcupti on this machine";
+  RecordBuffer b;
+  const auto add_call = [&b](CUpti_ActivityKind kind, CUpti_CallbackId cbid, std::uint32_t corr,
+                             std::uint32_t result) {
+    auto& call = b.add<CUpti_ActivityAPI>();
+    call.kind = kind;
+    call.cbid = cbid;
+    call.start = 1;
+    call.end = 2;
+    call.correlationId = corr;
+    call.returnValue = result;
+  };
+  const auto add_label = [&b](std::uint32_t corr, std::uint64_t id) {
+    auto& e = b.add<CUpti_ActivityExternalCorrelation>();
+    e.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
+    e.externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2;
+    e.externalId = id;
+    e.correlationId = corr;
+  };
+  constexpr std::uint32_t kTag = 3;
+  add_call(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 1, 0);
+  add_label(1, tagged_id(kTag, 0));
+  add_call(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 2, 1);
+  add_label(2, kPrepareId);  // ours: its errors are checked where it is issued
+  add_call(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 3, 1);
+  add_label(3, tagged_id(kTag + 1, 0));  // another phase's: not this phase's failure
+  PhaseRecords r;
+  parse_activity_buffer(api, b.data(), b.used(), CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, r);
+  translate_external_ids(r, kTag);
+  ASSERT_EQ(r.failed_apis.size(), 2u);
+  EXPECT_NO_THROW(check_phase_records(api, r, 2, CorrelationKind::custom2));
+
+  add_call(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 4, 98);
+  add_label(4, tagged_id(kTag, 1));
+  PhaseRecords again;
+  parse_activity_buffer(api, b.data(), b.used(), CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, again);
+  translate_external_ids(again, kTag);
+  try {
+    check_phase_records(api, again, 2, CorrelationKind::custom2);
+    ADD_FAILURE() << "expected DeviceError";
+  } catch (const DeviceError& e) {
+    EXPECT_TRUE(contains(e.what(), "iteration 1")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "cudaLaunchKernel")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "98")) << e.what();
+  }
 }
 
 TEST(BufferGrowthTest, FourTimesLargerPerAttempt) {
