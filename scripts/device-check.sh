@@ -155,7 +155,7 @@ if [ -n "$NCU" ] && [ -x "$BIN/gpumeter-vs-events" ]; then
       --metrics gpu__time_duration.sum --csv --print-units base \
       "$BIN/gpumeter-vs-events" --mode bare --kernel "$k" --iterations 20
   done
-  NCU_ONE=$(ncu_median_us "$OUT/ncu-one_block.csv" one_block_kernel)
+  NCU_ONE=$(ncu_median_us "$OUT/ncu-one_block.csv" empty_kernel)
   NCU_BW=$(ncu_median_us "$OUT/ncu-bandwidth.csv" copy_kernel)
   # ncu holds CUPTI in the profiled process: gpumeter must refuse (exit 3) and name the cause.
   if [ -x "$BIN/gpumeter-cuda-info" ]; then
