@@ -4,7 +4,7 @@
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-pkgs=(cmake ninja-build g++ git nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev)
+pkgs=(cmake ninja-build g++ git clang-format nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Builds gpumeter and runs every test that this machine can run: the unit tests, the CLI
-# tests, and the GPU tests (which skip, saying why, where there is no GPU). Then the CPU
-# tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
+# Checks formatting, builds gpumeter and runs every test this machine can run: the unit
+# tests, the CLI tests, the GPU tests (which skip, saying why, where there is no GPU). Then
+# the CPU tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+
+# Formatting is part of the build's contract: the repository's .clang-format, no diffs.
+git ls-files '*.cpp' '*.hpp' '*.cu' | xargs clang-format --dry-run -Werror
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j "$jobs"

@@ -56,6 +56,10 @@ struct Implementation {
   std::function<void()> verify;
 };
 
+// One untimed call (after its reset), drained, then its outputs checked (T10): what runs
+// before anything of an implementation is timed. Throws VerificationFailed from `verify`.
+void verify_untimed(Backend& backend, const Implementation& impl);
+
 struct CompareOptions {
   Budget budget = kMeasureBudget;  // the whole budget of one implementation; each pass gets half
   AttributionOptions attribution;

@@ -75,6 +75,13 @@ Measurement merge_passes(const std::vector<Measurement>& passes) {
   return merged;
 }
 
+void verify_untimed(Backend& backend, const Implementation& impl) {
+  if (impl.call.reset) impl.call.reset();
+  impl.call.run();
+  backend.synchronize();
+  if (impl.verify) impl.verify();
+}
+
 namespace {
 
 void check_inputs(const CompareOptions& options, std::size_t reference, const std::string& who) {
@@ -104,10 +111,7 @@ std::vector<Measurement> compare(Backend& backend, const std::vector<Implementat
 
   // Outputs are verified, and shared inputs checked, before anything is timed (T10).
   for (const Implementation& impl : impls) {
-    if (impl.call.reset) impl.call.reset();
-    impl.call.run();
-    backend.synchronize();
-    if (impl.verify) impl.verify();
+    verify_untimed(backend, impl);
     check_inputs(options, reference, impl.name);
   }
 

@@ -40,10 +40,7 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
     std::vector<Measurement> measured;
     if (c.implementations.size() == 1) {
       const Implementation& impl = c.implementations.front();
-      if (impl.call.reset) impl.call.reset();
-      impl.call.run();
-      backend.synchronize();
-      if (impl.verify) impl.verify();
+      verify_untimed(backend, impl);
       measured.push_back(
           measure(backend, impl.call, MeasureOptions{options.budget, {c.count_copies}}));
     } else {
