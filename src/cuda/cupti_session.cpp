@@ -100,6 +100,28 @@ bool is_launch_type_api(std::string_view name) {
   return contains(name, "Launch") || contains(name, "Memcpy") || contains(name, "Memset");
 }
 
+// A kernel, copy or fill record as an Activity: the fields every such CUPTI record shares.
+// A record whose timestamps cannot be a real interval counts as lost, not as a reading.
+// Returns whether it was added.
+template <typename Record>
+bool add_device_record(const Record& r, ActivityKind kind, std::string name, PhaseRecords& into) {
+  if (timestamps_lost(r.start, r.end)) {
+    ++into.known_lost;
+    return false;
+  }
+  Activity a;
+  a.kind = kind;
+  a.start_ns = to_nanos(r.start);
+  a.end_ns = to_nanos(r.end);
+  a.correlation_id = r.correlationId;
+  a.device = r.deviceId;
+  a.stream = r.streamId;
+  a.graph_node = r.graphNodeId;
+  a.name = std::move(name);
+  into.activities.push_back(std::move(a));
+  return true;
+}
+
 void parse_activity_buffer(const CuptiApi& api, std::uint8_t* buffer, std::size_t valid,
                            CUpti_ExternalCorrelationKind kind, PhaseRecords& into) {
   CUpti_Activity* record = nullptr;
@@ -114,83 +136,35 @@ void parse_activity_buffer(const CuptiApi& api, std::uint8_t* buffer, std::size_
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
       case CUPTI_ACTIVITY_KIND_KERNEL: {
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        if (timestamps_lost(k->start, k->end)) {
-          ++into.known_lost;
-          break;
-        }
-        Activity a;
-        a.kind = ActivityKind::kernel;
-        a.start_ns = to_nanos(k->start);
-        a.end_ns = to_nanos(k->end);
-        a.correlation_id = k->correlationId;
-        a.device = k->deviceId;
-        a.stream = k->streamId;
-        a.graph_node = k->graphNodeId;
-        a.name = k->name != nullptr ? k->name : "";
-        into.activities.push_back(std::move(a));
+        add_device_record(*k, ActivityKind::kernel, k->name != nullptr ? k->name : "", into);
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-        if (timestamps_lost(m->start, m->end)) {
-          ++into.known_lost;
-          break;
+        if (add_device_record(*m, ActivityKind::memcpy, "memcpy " + std::to_string(m->bytes) + " B",
+                              into) &&
+            m->runtimeCorrelationId != 0 && m->runtimeCorrelationId != m->correlationId) {
+          into.copy_runtime_ids.emplace_back(into.activities.size() - 1, m->runtimeCorrelationId);
         }
-        Activity a;
-        a.kind = ActivityKind::memcpy;
-        a.start_ns = to_nanos(m->start);
-        a.end_ns = to_nanos(m->end);
-        a.correlation_id = m->correlationId;
-        a.device = m->deviceId;
-        a.stream = m->streamId;
-        a.graph_node = m->graphNodeId;
-        a.name = "memcpy " + std::to_string(m->bytes) + " B";
-        if (m->runtimeCorrelationId != 0 && m->runtimeCorrelationId != m->correlationId) {
-          into.copy_runtime_ids.emplace_back(into.activities.size(), m->runtimeCorrelationId);
-        }
-        into.activities.push_back(std::move(a));
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+        // correlationId is the driver call's, as for MEMCPY; this record has no runtime id,
+        // and the driver call that issued the copy is launch-type (a Memcpy), so it is
+        // labelled itself. deviceId is the device the copy ran on (CUPTI: "where the memory
+        // copy is occurring"), which the wrong-device check (P3) must see.
         const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
-        if (timestamps_lost(m->start, m->end)) {
-          ++into.known_lost;
-          break;
-        }
-        Activity a;
-        a.kind = ActivityKind::memcpy;
-        a.start_ns = to_nanos(m->start);
-        a.end_ns = to_nanos(m->end);
-        // The driver call's id, as for MEMCPY; this record has no runtime id, and the driver
-        // call that issued the copy is launch-type (a Memcpy), so it is labelled itself.
-        a.correlation_id = m->correlationId;
-        // deviceId is the device the copy ran on (CUPTI: "where the memory copy is
-        // occurring"), which is what the wrong-device check (P3) must see; src/dst are only
-        // the copy's ends.
-        a.device = m->deviceId;
-        a.stream = m->streamId;
-        a.graph_node = m->graphNodeId;
-        a.name = "peer memcpy " + std::to_string(m->bytes) + " B (device " +
-                 std::to_string(m->srcDeviceId) + " to " + std::to_string(m->dstDeviceId) + ")";
-        into.activities.push_back(std::move(a));
+        add_device_record(*m, ActivityKind::memcpy,
+                          "peer memcpy " + std::to_string(m->bytes) + " B (device " +
+                              std::to_string(m->srcDeviceId) + " to " +
+                              std::to_string(m->dstDeviceId) + ")",
+                          into);
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMSET: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-        if (timestamps_lost(m->start, m->end)) {
-          ++into.known_lost;
-          break;
-        }
-        Activity a;
-        a.kind = ActivityKind::memset;
-        a.start_ns = to_nanos(m->start);
-        a.end_ns = to_nanos(m->end);
-        a.correlation_id = m->correlationId;
-        a.device = m->deviceId;
-        a.stream = m->streamId;
-        a.graph_node = m->graphNodeId;
-        a.name = "memset " + std::to_string(m->bytes) + " B";
-        into.activities.push_back(std::move(a));
+        add_device_record(*m, ActivityKind::memset, "memset " + std::to_string(m->bytes) + " B",
+                          into);
         break;
       }
       case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
