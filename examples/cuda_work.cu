@@ -139,12 +139,14 @@ ExampleWork cuda_example_work(int device) {
                                   {}});
   w.cases.push_back(std::move(tiny));
 
+  // P6: the full copy is kNullTestScale times the base copy's bytes.
+  constexpr auto scale = static_cast<std::size_t>(kNullTestScale);
   Case null_test;
   null_test.name = "null-test:copy-f32";
-  null_test.params = {{"base_bytes", std::to_string(kFloats / 4 * sizeof(float))},
-                      {kNullTestParam, "4"}};
+  null_test.params = {{"base_bytes", std::to_string(kFloats / scale * sizeof(float))},
+                      {kNullTestParam, std::to_string(scale)}};
   null_test.implementations.push_back(
-      {"float4@1x", Call{[p] { launch_vector(*p, kFloats / 4); }, {}}, {}});
+      {"float4@1x", Call{[p] { launch_vector(*p, kFloats / scale); }, {}}, {}});
   null_test.implementations.push_back(
       {"float4@4x", Call{[p] { launch_vector(*p, kFloats); }, {}}, {}});
   w.cases.push_back(std::move(null_test));

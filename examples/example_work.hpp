@@ -11,7 +11,6 @@
 namespace gpumeter::example {
 
 // Params that mark the two halves of a null test, so reports can find the pair in a record.
-using gpumeter::kNullTestParam;
 
 struct ExampleWork {
   std::string description;

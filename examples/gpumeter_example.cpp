@@ -123,5 +123,8 @@ int main(int argc, char** argv) {
   } catch (const gpumeter::Error& e) {
     std::fprintf(stderr, "gpumeter-example: %s\n", e.what());
     return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpumeter-example: internal error: %s\n", e.what());
+    return 3;
   }
 }

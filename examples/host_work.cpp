@@ -17,7 +17,8 @@ namespace {
 // its 4x null-test partner landed on opposite sides of the last-level cache and failed P6).
 // Cache-resident, each call is arithmetic-latency bound and scales with the passes it makes.
 constexpr std::size_t kElements = std::size_t{1} << 16;
-constexpr int kNullTestScale = 4;
+// P6's scale, as the number of passes the scaled call makes.
+constexpr int kNullTestPasses = static_cast<int>(kNullTestScale);
 
 struct HostBuffers {
   std::vector<double> data;
@@ -106,14 +107,14 @@ ExampleWork host_example_work() {
   Case null_test;
   null_test.name = "null-test:sum-f64";
   null_test.params = {{"n_per_pass", std::to_string(kElements)},
-                      {kNullTestParam, std::to_string(kNullTestScale)}};
+                      {kNullTestParam, std::to_string(kNullTestPasses)}};
   null_test.implementations.push_back(
       {"four-chains@1x",
        Call{[b] { b->sink = sum_passes(b->data.data(), kElements, 1); }, {}},
        {}});
   null_test.implementations.push_back(
       {"four-chains@4x",
-       Call{[b] { b->sink = sum_passes(b->data.data(), kElements, kNullTestScale); }, {}},
+       Call{[b] { b->sink = sum_passes(b->data.data(), kElements, kNullTestPasses); }, {}},
        {}});
   w.cases.push_back(std::move(null_test));
   return w;

@@ -8,7 +8,10 @@ namespace gpumeter {
 
 // Two significant figures. sig2(0) == 0; the sign is kept; 9.96 -> 10.
 double sig2(double value);
-// sig2 as text without trailing noise: 1.5, 10, 0.0012, -3.4.
+// `digits` significant figures as text, a significant trailing zero kept: 1.5, 10, 3.0,
+// 0.0012, -3.4; integers from 100 up.
+std::string format_significant_figures(double value, int digits);
+// sig2 as text: format_significant_figures(value, 2).
 std::string format_sig2(double value);
 
 // Seed 003: under 1.5x either way a shared machine cannot tell the two apart.
@@ -22,8 +25,10 @@ enum class Resolution {
 struct RatioVerdict {
   double speedup = 1;  // baseline time / candidate time (> 1: candidate faster)
   Resolution resolution = Resolution::no_measured_difference;
-  std::string wording;  // "1.6x faster", "2.0x slower", sig2 of the factor
-  std::string label;    // "directional difference" / "no measured difference at this precision"
+  // "1.6x faster", "2.0x slower": sig2 of the factor, or 3 figures where sig2 would round a
+  // factor under the resolution up to it (1.46x, never a "1.5x" labelled no difference).
+  std::string wording;
+  std::string label;  // "directional difference" / "no measured difference at this precision"
 };
 
 // Compares a candidate's time with a baseline's. The label is decided on the unrounded

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "gpumeter/comparisons.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/table.hpp"
@@ -33,7 +34,13 @@ int report(const std::vector<std::string>& files, ReportFormat format, Io& io) {
     print_error(io, "report", e.what());
     return kExitUsage;
   }
-  io.out << (format == ReportFormat::csv ? render_csv(records) : render_markdown(records));
+  // Markdown is for people: the verdicts (P5) and null tests (P6) belong beside the timings.
+  // CSV is for machines and holds the rows alone.
+  if (format == ReportFormat::csv) {
+    io.out << render_csv(records);
+  } else {
+    io.out << render_markdown(records) << "\n" << render_comparisons(records);
+  }
   io.out.flush();
   if (!io.out) {
     print_error(io, "report", "cannot write the table to standard output");

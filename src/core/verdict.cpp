@@ -19,20 +19,27 @@ double sig2(double value) {
   return std::round(value * scale) / scale;
 }
 
-std::string format_sig2(double value) {
-  const double r = sig2(value);
-  if (r == 0.0) return "0";
+std::string format_significant_figures(double value, int digits) {
+  if (value == 0.0) return "0";
+  if (!std::isfinite(value)) return std::to_string(value);
+  const int exponent = static_cast<int>(std::floor(std::log10(std::fabs(value))));
+  const double scale = std::pow(10.0, digits - 1 - exponent);
+  const double r = std::round(value * scale) / scale;
   char buf[64];
-  // %.2g would switch to exponent notation at 100 and above; print those as integers.
-  if (std::fabs(r) >= 100.0) {
+  // %g would switch to exponent notation at 10^digits and above; print those as integers.
+  if (std::fabs(r) >= std::pow(10.0, digits)) {
     std::snprintf(buf, sizeof buf, "%.0f", r);
     return buf;
   }
   // '#' keeps a significant trailing zero (3.0, 0.0010); it also leaves "10." to trim.
-  std::snprintf(buf, sizeof buf, "%#.2g", r);
+  std::snprintf(buf, sizeof buf, "%#.*g", digits, r);
   std::string out = buf;
   if (out.back() == '.') out.pop_back();
   return out;
+}
+
+std::string format_sig2(double value) {
+  return format_significant_figures(value, 2);
 }
 
 std::string to_string(Resolution resolution) {
@@ -53,7 +60,11 @@ RatioVerdict compare_times(double baseline_ns, double candidate_ns) {
   const double factor = faster ? baseline_ns / candidate_ns : candidate_ns / baseline_ns;
   v.resolution = factor >= kResolutionRatio ? Resolution::directional_difference
                                             : Resolution::no_measured_difference;
-  v.wording = format_sig2(factor) + "x " + (faster ? "faster" : "slower");
+  const bool rounds_up_to_resolution =
+      factor < kResolutionRatio && sig2(factor) >= kResolutionRatio;
+  v.wording =
+      (rounds_up_to_resolution ? format_significant_figures(factor, 3) : format_sig2(factor)) +
+      "x " + (faster ? "faster" : "slower");
   v.label = to_string(v.resolution);
   return v;
 }
@@ -91,7 +102,9 @@ SpeedupInterval bootstrap_speedup_interval(const std::vector<double>& baseline,
 
 std::string finer_statement(const SpeedupInterval& interval) {
   const std::string pct = std::to_string(static_cast<int>(std::lround(interval.confidence * 100)));
-  const std::string range = format_sig2(interval.low) + " to " + format_sig2(interval.high);
+  // Three figures: the ends of a narrow interval must not print as the same number.
+  const std::string range = format_significant_figures(interval.low, 3) + " to " +
+                            format_significant_figures(interval.high, 3);
   if (interval.low > 1) {
     return "faster with " + pct + "% confidence (speed-up " + range + ")";
   }

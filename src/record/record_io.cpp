@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <cstddef>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <ctime>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -21,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "gpumeter/errors.hpp"
+#include "gpumeter/summary.hpp"
 #include "gpumeter/timing_method.hpp"
 
 namespace gpumeter {
@@ -381,6 +384,52 @@ Result read_result(const Reader& r, const Json& j, const std::string& where) {
   return result;
 }
 
+// The raw samples are the evidence (P10): a summary that they do not give back was altered,
+// or written by a faulty tool, and no table may be rendered from it. Stored times pass
+// through ms and back, so equality is to a few parts in 10^12, not exact.
+void check_summary_against_samples(const Reader& r, const Result& result, const Ceilings& ceilings,
+                                   const std::string& where) {
+  const Measurement& m = result.measurement;
+  const Summary want = summarize(m.samples, m.method, m.retries, result.workload, ceilings);
+  const Summary& got = result.summary;
+  auto same = [](double a, double b) {
+    return std::fabs(a - b) <= 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)});
+  };
+  auto check = [&](const char* field, double stored, double derived) {
+    if (!same(stored, derived)) {
+      r.fail(
+          fmt::format("{}.summary.{} is {} but the record's samples give {}: the summary "
+                      "does not describe the raw samples (altered record?)",
+                      where, field, stored, derived));
+    }
+  };
+  auto check_optional = [&](const char* field, const std::optional<double>& stored,
+                            const std::optional<double>& derived) {
+    if (stored.has_value() != derived.has_value()) {
+      r.fail(fmt::format("{}.summary.{} is {} but the record's samples and workload give {}", where,
+                         field, stored ? fmt::format("{}", *stored) : "null",
+                         derived ? fmt::format("{}", *derived) : "null"));
+    }
+    if (stored) check(field, *stored, *derived);
+  };
+  check("device_busy_ms.median", got.device_busy.median_ns, want.device_busy.median_ns);
+  check("device_busy_ms.p10", got.device_busy.p10_ns, want.device_busy.p10_ns);
+  check("device_busy_ms.p90", got.device_busy.p90_ns, want.device_busy.p90_ns);
+  check("latency_ms.median", got.latency.median_ns, want.latency.median_ns);
+  check("latency_ms.p10", got.latency.p10_ns, want.latency.p10_ns);
+  check("latency_ms.p90", got.latency.p90_ns, want.latency.p90_ns);
+  check("gap_ms", got.gap_ns, want.gap_ns);
+  check("uncounted_copy_ms", got.median_uncounted_copy_ns, want.median_uncounted_copy_ns);
+  check("retries", got.retries, want.retries);
+  if (got.max_n_kernels != want.max_n_kernels) {
+    r.fail(fmt::format("{}.summary.max_n_kernels does not match the record's samples", where));
+  }
+  check_optional("tflops", got.tflops, want.tflops);
+  check_optional("tbs", got.tbs, want.tbs);
+  check_optional("pct_of_peak_flops", got.pct_of_peak_flops, want.pct_of_peak_flops);
+  check_optional("pct_of_peak_bandwidth", got.pct_of_peak_bandwidth, want.pct_of_peak_bandwidth);
+}
+
 Record read_document(const Reader& r, const Json& doc) {
   if (!doc.is_object()) r.fail(fmt::format("top level is {}, not a JSON object", doc.type_name()));
 
@@ -470,7 +519,9 @@ Record read_document(const Reader& r, const Json& doc) {
 
   const Json& results = r.array(doc, "", "results");
   for (std::size_t i = 0; i < results.size(); ++i) {
-    record.results.push_back(read_result(r, results[i], fmt::format("results[{}]", i)));
+    const std::string where = fmt::format("results[{}]", i);
+    record.results.push_back(read_result(r, results[i], where));
+    check_summary_against_samples(r, record.results.back(), record.ceilings, where);
   }
   return record;
 }

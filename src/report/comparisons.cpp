@@ -1,8 +1,11 @@
 #include "gpumeter/comparisons.hpp"
 
+#include <charconv>
+#include <cmath>
 #include <cstddef>
 #include <map>
 #include <string>
+#include <system_error>
 
 #include "gpumeter/summary.hpp"
 
@@ -47,16 +50,19 @@ Comparisons compare_records(const std::vector<Record>& records) {
       if (scale_it != base.params.end()) {
         NullTestOutcome nt;
         nt.case_name = base.case_name;
-        try {
-          nt.scale = std::stod(scale_it->second);
-        } catch (const std::exception&) {
-          nt.refusal = "null_test_scale '" + scale_it->second + "' is not a number";
-        }
-        if (nt.refusal.empty() && rows.size() != 2) {
+        const std::string& text = scale_it->second;
+        const auto parsed = std::from_chars(text.data(), text.data() + text.size(), nt.scale);
+        if (parsed.ec != std::errc{} || parsed.ptr != text.data() + text.size() ||
+            !std::isfinite(nt.scale) || !(nt.scale > 0)) {
+          nt.refusal = "null_test_scale '" + text + "' is not a positive number";
+        } else if (rows.size() != 2) {
           nt.refusal = "a null test needs exactly two rows (1x and the scaled work)";
-        } else if (nt.refusal.empty() && base.measurement.method != rows[1]->measurement.method) {
+        } else if (base.measurement.method != rows[1]->measurement.method) {
           nt.refusal = "the two rows were timed with different methods";
-        } else if (nt.refusal.empty()) {
+        } else if (!(base.summary.device_busy.median_ns > 0) ||
+                   !(rows[1]->summary.device_busy.median_ns > 0)) {
+          nt.refusal = "a median of zero";
+        } else {
           nt.verdict = evaluate_null_test(base.summary.device_busy.median_ns,
                                           rows[1]->summary.device_busy.median_ns, nt.scale);
         }

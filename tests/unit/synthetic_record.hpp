@@ -4,6 +4,7 @@
 #include <string>
 
 #include "gpumeter/record.hpp"
+#include "gpumeter/summary.hpp"
 
 namespace gpumeter::testing {
 
@@ -46,8 +47,10 @@ inline Result full_result() {
   s.retries = 1;
   s.tflops = 11133.3;
   s.tbs = 8.15;
-  s.pct_of_peak_flops = 56.27;
-  s.pct_of_peak_bandwidth = 17.5;
+  // What these samples give under full_record's ceilings (an impossible GEMM: only the
+  // arithmetic is under test).
+  s.pct_of_peak_flops = 1125.7;
+  s.pct_of_peak_bandwidth = 169.9;
   return r;
 }
 
@@ -78,6 +81,15 @@ inline Result fallback_result() {
   s.median_uncounted_copy_ns = 0;
   s.retries = 0;
   return r;
+}
+
+// The summaries are what the samples give under the record's ceilings: a reader refuses a
+// record whose summary its samples do not reproduce.
+inline void derive_summaries(Record& rec) {
+  for (Result& r : rec.results) {
+    const Measurement& m = r.measurement;
+    r.summary = summarize(m.samples, m.method, m.retries, r.workload, rec.ceilings);
+  }
 }
 
 // Every optional of the record set.
@@ -119,6 +131,7 @@ inline Record full_record(const std::string& run_id = "20261129T112650Z-4242-0ba
   rec.config.schedule = "ABCCBA";
   rec.deviations = {"device lock contended: waited 3 s", "L2 flush disabled by --no-flush"};
   rec.results = {full_result(), fallback_result()};
+  derive_summaries(rec);
   return rec;
 }
 
@@ -134,6 +147,7 @@ inline Record sparse_record(const std::string& run_id = "20261129T112651Z-4243-0
   rec.device.name = "";
   rec.device.arch = "x86_64";
   rec.results = {fallback_result()};
+  derive_summaries(rec);
   return rec;
 }
 

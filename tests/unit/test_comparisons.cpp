@@ -66,6 +66,18 @@ TEST(Comparisons, NullTestFromTheRecord) {
   EXPECT_DOUBLE_EQ(c.null_tests[0].verdict->observed_ratio, 4.0);
   EXPECT_NE(render_comparisons({rec}).find("4.0x the work took 4.0x the time: pass"),
             std::string::npos);
+  // A scale that is not a positive number, or a zero median, is refused, not evaluated.
+  for (const char* bad : {"0", "-4", "nan", "4abc", ""}) {
+    Record odd = rec;
+    for (Result& r : odd.results) r.params[kNullTestParam] = bad;
+    const Comparisons oc = compare_records({odd});
+    ASSERT_EQ(oc.null_tests.size(), 1u) << bad;
+    EXPECT_FALSE(oc.null_tests[0].verdict.has_value()) << bad;
+    EXPECT_NE(oc.null_tests[0].refusal.find("not a positive number"), std::string::npos) << bad;
+  }
+  Record zero = rec;
+  zero.results[0] = row("null", "1x", TimingMethod::cupti, {0, 0}, p);
+  EXPECT_EQ(compare_records({zero}).null_tests[0].refusal, "a median of zero");
   // A harness that did not run the scaled work fails.
   rec.results[1] = row("null", "4x", TimingMethod::cupti, {100, 100}, p);
   EXPECT_FALSE(compare_records({rec}).null_tests[0].verdict->pass);

@@ -161,11 +161,32 @@ TEST(RecordRoundTrip, EmptyRecordWithNoResults) {
 
 TEST(RecordRoundTrip, SummaryValuesStayWithinAnUlpAcrossMilliseconds) {
   Record r = full_record();
-  r.results[0].summary.device_busy = {12'345.678901, 12'040.1, 12'720.999999};
-  r.results[0].summary.gap_ns = 0.1;
+  // An even count of samples: the median and quantiles fall between samples, in fractions of
+  // a nanosecond, which must survive the trip through milliseconds.
+  r.results[0].measurement.samples.pop_back();
+  testing::derive_summaries(r);
+  ASSERT_NE(r.results[0].summary.device_busy.median_ns,
+            static_cast<double>(static_cast<Nanos>(r.results[0].summary.device_busy.median_ns)));
   const Record back = parse_record(serialize(r), "x.json");
   expect_spread_eq(r.results[0].summary.device_busy, back.results[0].summary.device_busy);
-  EXPECT_DOUBLE_EQ(back.results[0].summary.gap_ns, 0.1);
+  EXPECT_DOUBLE_EQ(back.results[0].summary.gap_ns, r.results[0].summary.gap_ns);
+}
+
+TEST(RecordStrictReading, SummaryTheSamplesDoNotGiveIsRefused) {
+  // P10: the raw samples are the evidence; an edited median must not reach a table.
+  Record r = full_record();
+  r.results[0].summary.device_busy.median_ns -= 1000;
+  try {
+    (void)parse_record(serialize(r), "x.json");
+    FAIL() << "an altered summary was accepted";
+  } catch (const InvalidRecord& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("results[0].summary.device_busy_ms.median"), std::string::npos) << what;
+    EXPECT_NE(what.find("samples give 12345"), std::string::npos) << what;
+  }
+  r = full_record();
+  r.results[0].summary.tbs = std::nullopt;  // declared bytes, so TB/s must be there
+  EXPECT_THROW((void)parse_record(serialize(r), "x.json"), InvalidRecord);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -213,6 +234,7 @@ TEST(RecordSchema, FieldsNamesAndUnits) {
 TEST(RecordSchema, PartlyCountedKernelsKeepTheirNulls) {
   Record r = full_record();
   r.results[0].measurement.samples[1].n_kernels = std::nullopt;
+  testing::derive_summaries(r);  // one unknown count makes the maximum unknown
   const auto j = ordered_json::parse(serialize(r));
   EXPECT_EQ(j["results"][0]["samples"]["n_kernels"], ordered_json::parse("[2, null, 3, 2, 2]"));
   EXPECT_FALSE(parse_record(serialize(r), "x").results[0].measurement.samples[1].n_kernels);

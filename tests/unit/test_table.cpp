@@ -93,8 +93,8 @@ TEST(RenderMarkdown, CellsAreTranscribedFromTheRecord) {
   EXPECT_EQ(gemm.at("uncounted copy (us)"), "0.505");
   EXPECT_EQ(gemm.at("TFLOP/s"), "11100");
   EXPECT_EQ(gemm.at("TB/s"), "8.15");
-  EXPECT_EQ(gemm.at("% peak FLOP/s"), "56.3%");
-  EXPECT_EQ(gemm.at("% peak TB/s"), "17.5%");
+  EXPECT_EQ(gemm.at("% peak FLOP/s"), "1130%");
+  EXPECT_EQ(gemm.at("% peak TB/s"), "170%");
   EXPECT_EQ(gemm.at("retries"), "1");
   EXPECT_EQ(gemm.at("device"), "NVIDIA H200 (cuda:0)");
 
@@ -244,8 +244,8 @@ TEST(RenderCsv, HeaderAndCells) {
   EXPECT_EQ(gemm.at("n_samples"), "5");
   EXPECT_EQ(gemm.at("max_n_kernels"), "3");
   EXPECT_EQ(gemm.at("gap_us"), "0.855");
-  EXPECT_EQ(gemm.at("tflops"), "11133.3");
-  EXPECT_EQ(gemm.at("pct_of_peak_flops"), "56.27");
+  EXPECT_EQ(gemm.at("tflops"), "11133.167555447548");  // full precision for machines
+  EXPECT_EQ(gemm.at("pct_of_peak_flops"), "1125.6994494891353");
   EXPECT_EQ(gemm.at("retries"), "1");
   EXPECT_EQ(gemm.at("device"), "NVIDIA H200 (cuda:0)");
   EXPECT_EQ(gemm.at("run_id"), "20261129T112650Z-4242-0badcafe");

@@ -27,6 +27,9 @@ TEST(Sig2, Formatting) {
   EXPECT_EQ(format_sig2(3.0), "3.0");  // the trailing zero is significant
   EXPECT_EQ(format_sig2(0.001), "0.0010");
   EXPECT_EQ(format_sig2(-10.0), "-10");
+  EXPECT_EQ(format_significant_figures(1.4649, 3), "1.46");
+  EXPECT_EQ(format_significant_figures(1.0, 3), "1.00");
+  EXPECT_EQ(format_significant_figures(123456.0, 3), "123000");
 }
 
 TEST(Ratio, ResolutionBoundaryFaster) {
@@ -37,7 +40,10 @@ TEST(Ratio, ResolutionBoundaryFaster) {
   const RatioVerdict under = compare_times(149, 100);
   EXPECT_EQ(under.resolution, Resolution::no_measured_difference);
   EXPECT_EQ(under.label, "no measured difference at this precision");
-  EXPECT_EQ(under.wording, "1.5x faster");  // sig2 rounds the words, never the verdict
+  // sig2 would print 1.5x beside "no difference": three figures instead.
+  EXPECT_EQ(under.wording, "1.49x faster");
+  EXPECT_EQ(compare_times(146, 100).wording, "1.46x faster");
+  EXPECT_EQ(compare_times(140, 100).wording, "1.4x faster");  // sig2 where it cannot mislead
 }
 
 TEST(Ratio, ResolutionBoundarySlower) {
@@ -47,7 +53,7 @@ TEST(Ratio, ResolutionBoundarySlower) {
   EXPECT_DOUBLE_EQ(at.speedup, 100.0 / 150.0);
   const RatioVerdict under = compare_times(100, 149);
   EXPECT_EQ(under.resolution, Resolution::no_measured_difference);
-  EXPECT_EQ(under.wording, "1.5x slower");
+  EXPECT_EQ(under.wording, "1.49x slower");
 }
 
 TEST(Ratio, LargeAndEqual) {
