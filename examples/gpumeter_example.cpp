@@ -108,7 +108,6 @@ int main(int argc, char** argv) {
     run.deviations = c.deviations;
     run.ceilings = c.ceilings;
     run.device_state = c.device_state;
-    run.l2_flush = c.backend->method() != gpumeter::TimingMethod::host_wall;
     run.progress = [](const gpumeter::Case& done, std::size_t i, std::size_t n) {
       std::fprintf(stderr, "  [%zu/%zu] %s\n", i, n, done.name.c_str());
     };

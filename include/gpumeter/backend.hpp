@@ -31,6 +31,9 @@ class Backend {
   virtual DeviceIdentity device() const = 0;
   // Why this backend was chosen when it is a fallback (T11); empty otherwise.
   virtual std::string reason() const { return {}; }
+  // How this backend empties the device cache before each iteration (T5), as the record
+  // states it: "" when it does not (the host backend; a flush switched off).
+  virtual std::string l2_flush_mode() const { return {}; }
   // Runs `request.iterations` iterations of `call`, each as T5 says (reset and flush under
   // the PREPARE id, drain, the call under its iteration id, drain) and returns what it saw.
   virtual Trace run_phase(const Call& call, const PhaseRequest& request) = 0;

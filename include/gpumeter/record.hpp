@@ -46,6 +46,8 @@ struct DeviceState {
 struct RunConfig {
   Budget budget = kMeasureBudget;
   bool l2_flush = true;
+  // What the flush did ("write", "write+read"), from the backend; "" when unknown or none.
+  std::string l2_flush_mode;
   std::string schedule = "single";  // "single" or "ABCCBA"
 };
 

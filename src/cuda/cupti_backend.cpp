@@ -92,6 +92,7 @@ class CuptiBackend final : public Backend {
 
   TimingMethod method() const override { return TimingMethod::cupti; }
   DeviceIdentity device() const override { return identity_; }
+  std::string l2_flush_mode() const override { return cuda_l2_flush_mode(options_); }
 
   Trace run_phase(const Call& call, const PhaseRequest& request) override {
     const std::size_t buffer =

@@ -32,6 +32,7 @@ class EventsBackend final : public Backend {
   TimingMethod method() const override { return TimingMethod::cuda_events; }
   DeviceIdentity device() const override { return identity_; }
   std::string reason() const override { return reason_; }
+  std::string l2_flush_mode() const override { return cuda_l2_flush_mode(options_); }
 
   Trace run_phase(const Call& call, const PhaseRequest& request) override {
     IterationRunner runner(options_.device, options_.l2_flush,

@@ -19,6 +19,11 @@ std::string at(std::size_t iteration, const std::string& what) {
 
 }  // namespace
 
+std::string cuda_l2_flush_mode(const CudaBackendOptions& options) {
+  if (!options.l2_flush) return "";
+  return options.l2_flush_mode == CudaBackendOptions::L2Flush::write_read ? "write+read" : "write";
+}
+
 IterationRunner::IterationRunner(int device, bool l2_flush, bool leave_clean_lines)
     : device_(device), leave_clean_lines_(leave_clean_lines) {
   CudaProcess& process = CudaProcess::instance();

@@ -8,11 +8,15 @@
 #include <cuda_runtime.h>
 
 #include "gpumeter/backend.hpp"
+#include "gpumeter/cuda_backend.hpp"
 
 namespace gpumeter::cuda {
 
 class CudaProcess;
 class DeviceBuffer;
+
+// What the record says of the flush these options ask for: "", "write" or "write+read".
+std::string cuda_l2_flush_mode(const CudaBackendOptions& options);
 
 class IterationRunner {
  public:

@@ -508,6 +508,10 @@ Record read_document(const Reader& r, const Json& doc) {
   c.budget.min_iterations = r.integer<std::size_t>(config, "config", "min_iterations", 0);
   c.budget.max_iterations = r.integer<std::size_t>(config, "config", "max_iterations", 0);
   c.l2_flush = r.boolean(config, "config", "l2_flush");
+  // Added within version 1: records written before it lack the field, read as unknown.
+  if (config.contains("l2_flush_mode")) {
+    c.l2_flush_mode = r.text_or_empty(config, "config", "l2_flush_mode");
+  }
   c.schedule = r.text(config, "config", "schedule");
 
   const Json& deviations = r.array(doc, "", "deviations");
@@ -659,6 +663,7 @@ std::string serialize(const Record& record) {
   config["min_iterations"] = c.budget.min_iterations;
   config["max_iterations"] = c.budget.max_iterations;
   config["l2_flush"] = c.l2_flush;
+  config["l2_flush_mode"] = c.l2_flush_mode.empty() ? Json(nullptr) : Json(c.l2_flush_mode);
   config["schedule"] = c.schedule;
 
   j["deviations"] = record.deviations;

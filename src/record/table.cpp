@@ -134,7 +134,10 @@ std::string state_line(const DeviceState& s) {
 std::string config_line(const RunConfig& c) {
   return fmt::format("warm-up {} ms, measure {} ms, iterations [{}, {}], L2 flush {}, schedule {}",
                      sig3(to_ms(c.budget.warmup_ns)), sig3(to_ms(c.budget.measure_ns)),
-                     c.budget.min_iterations, c.budget.max_iterations, c.l2_flush ? "on" : "off",
+                     c.budget.min_iterations, c.budget.max_iterations,
+                     !c.l2_flush               ? std::string("off")
+                     : c.l2_flush_mode.empty() ? std::string("on")
+                                               : "on (" + c.l2_flush_mode + ")",
                      c.schedule);
 }
 

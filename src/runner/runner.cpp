@@ -29,7 +29,9 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
   rec.device_state = options.device_state;
   rec.ceilings = options.ceilings;
   rec.config.budget = options.budget;
-  rec.config.l2_flush = options.l2_flush;
+  // What the backend does, not what a front end believes it does.
+  rec.config.l2_flush_mode = backend.l2_flush_mode();
+  rec.config.l2_flush = !rec.config.l2_flush_mode.empty();
   rec.config.schedule = schedule_name(cases);
   rec.deviations = options.deviations;
   if (!backend.reason().empty()) rec.deviations.push_back(backend.reason());

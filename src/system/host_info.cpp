@@ -25,6 +25,21 @@ std::string trim(std::string s) {
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
+// The commit HEAD names: HEAD itself when detached, else its ref, looked up as a loose ref
+// and then in packed-refs (both under `common`, which differs from `git_dir` in worktrees).
+std::string head_commit(const std::filesystem::path& git_dir, const std::filesystem::path& common) {
+  const std::string head = trim(first_line(git_dir / "HEAD"));
+  if (head.rfind("ref: ", 0) != 0) return head;  // detached HEAD holds the sha itself
+  const std::string ref = head.substr(5);
+  if (std::string sha = trim(first_line(common / ref)); !sha.empty()) return sha;
+  std::ifstream packed(common / "packed-refs");
+  for (std::string line; std::getline(packed, line);) {
+    const auto space = line.find(' ');
+    if (space != std::string::npos && line.substr(space + 1) == ref) return line.substr(0, space);
+  }
+  return "";  // a repository with no commit yet
+}
+
 }  // namespace
 
 HostIdentity read_host_identity() {
@@ -60,21 +75,22 @@ std::string project_commit(const std::filesystem::path& start) {
   auto dir = std::filesystem::absolute(start, ec);
   if (ec) return "";
   for (; !dir.empty(); dir = dir.parent_path()) {
-    const auto git = dir / ".git";
+    const auto dot_git = dir / ".git";
     std::error_code missing;  // a directory without .git is the normal case, not an error
-    if (std::filesystem::is_directory(git, missing)) {
-      std::string head = trim(first_line(git / "HEAD"));
-      if (head.rfind("ref: ", 0) != 0) return head;  // detached HEAD holds the sha itself
-      const std::string ref = head.substr(5);
-      if (std::string sha = trim(first_line(git / ref)); !sha.empty()) return sha;
-      std::ifstream packed(git / "packed-refs");
-      for (std::string line; std::getline(packed, line);) {
-        const auto space = line.find(' ');
-        if (space != std::string::npos && line.substr(space + 1) == ref) {
-          return line.substr(0, space);
-        }
+    if (std::filesystem::is_directory(dot_git, missing)) return head_commit(dot_git, dot_git);
+    if (std::filesystem::is_regular_file(dot_git, missing)) {
+      // A worktree or submodule: .git names its git directory ("gitdir: <path>"), whose
+      // "commondir" (worktrees) holds the shared refs. The nearest .git is the project's;
+      // an enclosing repository's HEAD would be another project's commit.
+      const std::string line = trim(first_line(dot_git));
+      if (line.rfind("gitdir: ", 0) != 0) return "";
+      std::filesystem::path git_dir = line.substr(8);
+      if (git_dir.is_relative()) git_dir = dir / git_dir;
+      std::filesystem::path common = git_dir;
+      if (const std::string c = trim(first_line(git_dir / "commondir")); !c.empty()) {
+        common = std::filesystem::path(c).is_relative() ? git_dir / c : std::filesystem::path(c);
       }
-      return "";  // a repository with no commit yet
+      return head_commit(git_dir, common);
     }
     if (dir == dir.root_path()) break;
   }

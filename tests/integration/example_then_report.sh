@@ -21,6 +21,7 @@ record=$(ls "$dir"/records/gpumeter-*.json)
 "$gpumeter" report "$record" >"$dir/report.md"
 grep -q "^| sum-f64 *| four-chains" "$dir/report.md"
 grep -q "host-wall" "$dir/report.md"
+grep -q "L2 flush off" "$dir/report.md"  # the host backend flushes nothing, and says so
 # The verdicts and the null test are rendered from the record too, beside the table.
 grep -q "null-test:sum-f64: 4.0x the work took .*x the time: pass" "$dir/report.md"
 grep -q "four-chains is [0-9.]*x faster than one-chain" "$dir/report.md"

@@ -2,7 +2,10 @@
 // so ctest runs them alone (RUN_SERIAL): a neighbour test on the same cores would be noise.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "gpumeter/host_backend.hpp"
 #include "gpumeter/measure.hpp"
@@ -55,6 +58,28 @@ TEST(HostBackend, ComparesInMirroredOrder) {
   EXPECT_EQ(runs, "ABABA");  // "AB" + "ABBA" with the B runs merged
   EXPECT_EQ(out[0].samples.size(), 40u);
   EXPECT_EQ(out[0].method, TimingMethod::host_wall);
+}
+
+TEST(HostBackend, ResetRunsBeforeEachCallAndOutsideTheTiming) {
+  // T10: a reset restores inputs before every call and is never timed. A 2 ms reset beside a
+  // call that does almost nothing: any reset time in the sample would dominate it.
+  auto backend = make_host_backend();
+  std::vector<char> order;
+  const Call call{[&] { order.push_back('c'); },
+                  [&] {
+                    order.push_back('r');
+                    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                  }};
+  MeasureOptions quick;
+  quick.budget = Budget{1 * kMillisecond, 1 * kMillisecond, 10, 10};
+  const Measurement m = measure(*backend, call, quick);
+  ASSERT_EQ(order.size() % 2, 0u);
+  for (std::size_t i = 0; i < order.size(); i += 2) {
+    ASSERT_EQ(order[i], 'r') << i;
+    ASSERT_EQ(order[i + 1], 'c') << i;
+  }
+  const Summary s = summarize(m.samples, m.method, m.retries);
+  EXPECT_LT(s.device_busy.p90_ns, 1e6) << "the reset's 2 ms leaked into the timing";
 }
 
 }  // namespace

@@ -37,6 +37,22 @@ TEST(HostInfo, ProjectCommitFromGitFiles) {
   std::filesystem::remove(dir / ".git/refs/heads/main");
   std::ofstream(dir / ".git/packed-refs") << "# pack-refs\nfeedface refs/heads/main\n";
   EXPECT_EQ(project_commit(dir), "feedface");
+  // A submodule inside: its own commit, not the enclosing repository's.
+  std::filesystem::create_directories(dir / "modules/sub/refs/heads");
+  std::filesystem::create_directories(dir / "vendor/lib");
+  std::ofstream(dir / "vendor/lib/.git") << "gitdir: ../../modules/sub\n";
+  std::ofstream(dir / "modules/sub/HEAD") << "ref: refs/heads/main\n";
+  std::ofstream(dir / "modules/sub/refs/heads/main") << "5ub5ub\n";
+  EXPECT_EQ(project_commit(dir / "vendor/lib"), "5ub5ub");
+  // A worktree: HEAD in its own git dir, refs in the common one.
+  std::filesystem::create_directories(dir / ".git/worktrees/wt");
+  std::filesystem::create_directories(dir / "wt");
+  std::ofstream(dir / "wt/.git") << "gitdir: " << (dir / ".git/worktrees/wt").string() << "\n";
+  std::ofstream(dir / ".git/worktrees/wt/HEAD") << "ref: refs/heads/feature\n";
+  std::ofstream(dir / ".git/worktrees/wt/commondir") << "../..\n";
+  std::ofstream(dir / ".git/packed-refs")
+      << "feedface refs/heads/main\nbeefcafe refs/heads/feature\n";
+  EXPECT_EQ(project_commit(dir / "wt"), "beefcafe");
   ::setenv("GPUMETER_PROJECT_COMMIT", "override", 1);
   EXPECT_EQ(project_commit(dir), "override");
   ::unsetenv("GPUMETER_PROJECT_COMMIT");

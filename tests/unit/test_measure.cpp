@@ -92,17 +92,6 @@ TEST(Measure, LostRecordsThreeTimesFailsClosed) {
   EXPECT_EQ(b.phases.size(), 3u);  // the calibration phase, three attempts, then stop
 }
 
-TEST(Measure, ResetRunsBeforeEveryCall) {
-  FakeBackend b;
-  std::vector<char> log;
-  (void)measure(b, Call{[&] { log.push_back('r'); }, [&] { log.push_back('s'); }});
-  ASSERT_EQ(log.size(), 2u * 128u);
-  for (std::size_t i = 0; i < log.size(); i += 2) {
-    ASSERT_EQ(log[i], 's');
-    ASSERT_EQ(log[i + 1], 'r');
-  }
-}
-
 TEST(Compare, MirroredOrderTwoPassesMerged) {
   FakeBackend b;
   std::string order;

@@ -76,6 +76,7 @@ void expect_records_equal(const Record& a, const Record& b) {
   EXPECT_EQ(a.config.budget.min_iterations, b.config.budget.min_iterations);
   EXPECT_EQ(a.config.budget.max_iterations, b.config.budget.max_iterations);
   EXPECT_EQ(a.config.l2_flush, b.config.l2_flush);
+  EXPECT_EQ(a.config.l2_flush_mode, b.config.l2_flush_mode);
   EXPECT_EQ(a.config.schedule, b.config.schedule);
   EXPECT_EQ(a.deviations, b.deviations);
   ASSERT_EQ(a.results.size(), b.results.size());
@@ -386,6 +387,16 @@ TEST(RecordStrictReading, UnknownExtraFieldsAreIgnored) {
   j["added_later"] = {{"x", 1}};
   j["results"][0]["summary"]["ci95"] = 0.5;
   EXPECT_NO_THROW(parse_record(j.dump(), "x.json"));
+}
+
+TEST(RecordStrictReading, FlushModeAddedWithinVersionOneIsOptional) {
+  // Records written before config.l2_flush_mode existed still read; the mode is unknown.
+  auto j = ordered_json::parse(serialize(full_record()));
+  ASSERT_EQ(j["config"]["l2_flush_mode"], "write+read");
+  j["config"].erase("l2_flush_mode");
+  const Record back = parse_record(j.dump(), "x.json");
+  EXPECT_TRUE(back.config.l2_flush);
+  EXPECT_EQ(back.config.l2_flush_mode, "");
 }
 
 class TempDir {

@@ -135,7 +135,8 @@ TEST(RenderMarkdown, DeviationsNotesAndSourcesFollowTheTable) {
   EXPECT_NE(md.find("power 122 W, throttle reasons 0x8000000000000004, utilization 0%"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("config: warm-up 12.5 ms, measure 50.0 ms, iterations [5, 100], L2 flush off, "
+  EXPECT_NE(md.find("config: warm-up 12.5 ms, measure 50.0 ms, iterations [5, 100], L2 flush on "
+                    "(write+read), "
                     "schedule ABCCBA"),
             std::string::npos)
       << md;
