@@ -118,6 +118,11 @@ int main(int argc, char** argv) {
     const std::vector<gpumeter::Record> records = gpumeter::read_records({path});
     std::printf("\n%s\n%s\nRecord: %s\n", gpumeter::render_markdown(records).c_str(),
                 gpumeter::render_comparisons(records).c_str(), path.c_str());
+    if (!records.front().failures.empty()) {
+      std::fprintf(stderr, "gpumeter-example: %zu case(s) produced no number; the notes say why\n",
+                   records.front().failures.size());
+      return 1;
+    }
     return 0;
   } catch (const gpumeter::Error& e) {
     std::fprintf(stderr, "gpumeter-example: %s\n", e.what());

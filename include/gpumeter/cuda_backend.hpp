@@ -37,6 +37,9 @@ inline constexpr std::size_t kDefaultActivityBufferBytes = 256 * 1024;
 
 // Setting this environment variable to 1 allows the CUDA-events fallback (T11).
 inline constexpr const char* kAllowEventsFallbackEnv = "GPUMETER_ALLOW_EVENTS_FALLBACK";
+// Setting this environment variable to 1 measures even where CUPTI's dropped-record counter
+// could not be proven live (T6); each such row is recorded with that deviation.
+inline constexpr const char* kAllowUnprovenDropCounterEnv = "GPUMETER_ALLOW_UNPROVEN_DROP_COUNTER";
 // Path of the libcupti to load instead of the default search (soname, then the toolkit's).
 inline constexpr const char* kCuptiLibraryEnv = "GPUMETER_CUPTI_LIBRARY";
 
@@ -45,6 +48,10 @@ struct CudaBackendOptions {
   // Time with CUDA events when CUPTI cannot be used. Also allowed by
   // GPUMETER_ALLOW_EVENTS_FALLBACK=1. Off by default: such rows never compare with CUPTI rows.
   bool allow_events_fallback = false;
+  // Measure with CUPTI even when its dropped-record counter could not be proven live, so a
+  // lost record could go unseen (T6). Off by default: then CUPTI counts as unavailable. Also
+  // allowed by GPUMETER_ALLOW_UNPROVEN_DROP_COUNTER=1.
+  bool allow_unproven_drop_counter = false;
   bool l2_flush = true;  // T5; off only to study warm-cache behaviour, and recorded as such
   // How the flush leaves L2. write: a device-side memset of twice the L2, which leaves L2
   // full of dirty lines the measured call must write back as it evicts them. write_read: the

@@ -88,4 +88,8 @@ class ConfigError : public Error {
   using Error::Error;
 };
 
+// The class name of a gpumeter error ("RecordsLost", ...), "Error" for the base, or
+// "std::exception" for anything else: what a record states as a failure's cause.
+const char* error_name(const std::exception& error);
+
 }  // namespace gpumeter

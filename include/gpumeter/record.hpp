@@ -61,6 +61,16 @@ struct Result {
   Workload workload;
 };
 
+// A case (or one implementation of it) that produced no number, and why: the error's type
+// and message. Its cells read "not measured"; the rest of the run keeps its numbers.
+struct Failure {
+  std::string case_name;
+  std::string implementation;  // "" when the case failed as a whole
+  std::map<std::string, std::string> params;
+  std::string error;    // "OffThreadLaunch", "VerificationFailed", ...
+  std::string message;  // what happened and what to do
+};
+
 struct Record {
   int schema_version = kRecordSchemaVersion;
   std::string run_id;       // unique per run; also in the file name
@@ -75,6 +85,7 @@ struct Record {
   RunConfig config;
   std::vector<std::string> deviations;  // departures from the protocol, never hidden (P10)
   std::vector<Result> results;
+  std::vector<Failure> failures;
 };
 
 }  // namespace gpumeter

@@ -33,7 +33,9 @@ struct RunOptions {
   std::function<void(const Case&, std::size_t done, std::size_t total)> progress;
 };
 
-// One implementation: measured alone (schedule "single"); several: A B C C B A (T9).
+// One implementation: measured alone (schedule "single"); several: A B C C B A (T9). A case
+// that fails with a gpumeter::Error produces no number: the record lists it under failures,
+// with the error, and the other cases still run.
 Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOptions& options);
 
 }  // namespace gpumeter

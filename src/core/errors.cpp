@@ -46,6 +46,24 @@ WrongDevice::WrongDevice(std::size_t iteration, const std::string& name, std::ui
             " is the one measured (flushed, drained and named in the record); no number is "
             "reported. Measure the device the call's data lives on, or move the data.") {}
 
+const char* error_name(const std::exception& error) {
+  // Most derived first; the order only matters for classes that derive from one another.
+  if (dynamic_cast<const RecordsLost*>(&error)) return "RecordsLost";
+  if (dynamic_cast<const OffThreadLaunch*>(&error)) return "OffThreadLaunch";
+  if (dynamic_cast<const AttributionError*>(&error)) return "AttributionError";
+  if (dynamic_cast<const WrongDevice*>(&error)) return "WrongDevice";
+  if (dynamic_cast<const CuptiUnavailable*>(&error)) return "CuptiUnavailable";
+  if (dynamic_cast<const InputsModified*>(&error)) return "InputsModified";
+  if (dynamic_cast<const VerificationFailed*>(&error)) return "VerificationFailed";
+  if (dynamic_cast<const MixedTimingMethods*>(&error)) return "MixedTimingMethods";
+  if (dynamic_cast<const IncomparableStatistics*>(&error)) return "IncomparableStatistics";
+  if (dynamic_cast<const DeviceError*>(&error)) return "DeviceError";
+  if (dynamic_cast<const InvalidRecord*>(&error)) return "InvalidRecord";
+  if (dynamic_cast<const ConfigError*>(&error)) return "ConfigError";
+  if (dynamic_cast<const Error*>(&error)) return "Error";
+  return "std::exception";
+}
+
 InvalidRecord::InvalidRecord(const std::string& path, const std::string& problem)
     : Error(path + ": " + problem) {}
 

@@ -23,15 +23,15 @@ void validate(const CudaBackendOptions& o) {
   (void)cuda::to_cupti(o.correlation_kind);  // throws on a value outside the enum
 }
 
-bool env_allows_fallback() {
-  const char* v = std::getenv(kAllowEventsFallbackEnv);
+bool env_is_one(const char* name) {
+  const char* v = std::getenv(name);
   return v != nullptr && std::strcmp(v, "1") == 0;
 }
 
 }  // namespace
 
 bool events_fallback_allowed(const CudaBackendOptions& options) {
-  return options.allow_events_fallback || env_allows_fallback();
+  return options.allow_events_fallback || env_is_one(kAllowEventsFallbackEnv);
 }
 
 std::unique_ptr<Backend> make_cuda_backend(const CudaBackendOptions& options) {
@@ -41,8 +41,17 @@ std::unique_ptr<Backend> make_cuda_backend(const CudaBackendOptions& options) {
   std::string cause;
   try {
     cuda::CuptiSession& session = cuda::CudaProcess::instance().cupti();
-    // Proven here, once per process, so the first measurement does not pay for it.
-    (void)session.drop_counter_live(options.device);
+    // Proven here, once per process, so the first measurement does not pay for it. Unproven,
+    // a zero reading means nothing and a lost kernel record would silently shrink a sample.
+    if (!session.drop_counter_live(options.device) && !options.allow_unproven_drop_counter &&
+        !env_is_one(kAllowUnprovenDropCounterEnv)) {
+      throw CuptiUnavailable(
+          std::string("CUPTI's dropped-record counter could not be proven live here (it did "
+                      "not count the records a deliberately tiny buffer had to drop), so a "
+                      "lost record would go unseen. To measure anyway, with that deviation "
+                      "recorded on every row, set ") +
+          kAllowUnprovenDropCounterEnv + "=1 or CudaBackendOptions::allow_unproven_drop_counter");
+    }
     return cuda::make_cupti_backend(options, std::move(identity), session);
   } catch (const CuptiUnavailable& e) {
     cause = e.what();

@@ -527,6 +527,27 @@ Record read_document(const Reader& r, const Json& doc) {
     record.results.push_back(read_result(r, results[i], where));
     check_summary_against_samples(r, record.results.back(), record.ceilings, where);
   }
+
+  // Added within version 1: records written before it have no failures field.
+  if (doc.contains("failures")) {
+    const Json& failures = r.array(doc, "", "failures");
+    for (std::size_t i = 0; i < failures.size(); ++i) {
+      const std::string where = fmt::format("failures[{}]", i);
+      const Json& jf = failures[i];
+      r.expect(jf.is_object(), jf, where, "an object");
+      Failure f;
+      f.case_name = r.text(jf, where, "case");
+      f.implementation = r.text(jf, where, "implementation");
+      const Json& params = r.object(jf, where, "params");
+      for (const auto& [key, value] : params.items()) {
+        r.expect(value.is_string(), value, where + ".params." + key, "a string");
+        f.params.emplace(key, value.get<std::string>());
+      }
+      f.error = r.text(jf, where, "error");
+      f.message = r.text(jf, where, "message");
+      record.failures.push_back(std::move(f));
+    }
+  }
   return record;
 }
 
@@ -670,6 +691,17 @@ std::string serialize(const Record& record) {
   j["results"] = Json::array();
   for (std::size_t i = 0; i < record.results.size(); ++i) {
     j["results"].push_back(result_json(record.results[i], i));
+  }
+  j["failures"] = Json::array();
+  for (const Failure& f : record.failures) {
+    Json jf;
+    jf["case"] = f.case_name;
+    jf["implementation"] = f.implementation;
+    jf["params"] = Json::object();
+    for (const auto& [key, value] : f.params) jf["params"][key] = value;
+    jf["error"] = f.error;
+    jf["message"] = f.message;
+    j["failures"].push_back(std::move(jf));
   }
   return j.dump(2) + "\n";
 }

@@ -68,10 +68,35 @@ std::string device_text(const DeviceIdentity& device) {
   return fmt::format("{} ({})", device.name, where);
 }
 
-std::string row_label(const Result& result) {
-  std::string label = result.case_name + " / " + result.implementation;
-  if (!result.params.empty()) label += " (" + params_text(result.params) + ")";
+std::string row_label(const std::string& case_name, const std::string& implementation,
+                      const std::map<std::string, std::string>& params) {
+  std::string label = case_name + " / " + implementation;
+  if (!params.empty()) label += " (" + params_text(params) + ")";
   return label;
+}
+
+std::string row_label(const Result& result) {
+  return row_label(result.case_name, result.implementation, result.params);
+}
+
+std::string failed_implementation(const Failure& f) {
+  return f.implementation.empty() ? "(every implementation)" : f.implementation;
+}
+
+// A failed case's row: its identity, and "not measured" in every cell that would hold a number.
+std::vector<std::string> failure_row(const Failure& f, std::size_t width, std::string device,
+                                     std::string run_id = {}) {
+  std::vector<std::string> row(width, std::string(kNotMeasured));
+  row[0] = f.case_name;
+  row[1] = failed_implementation(f);
+  row[2] = params_text(f.params);
+  if (run_id.empty()) {
+    row[width - 1] = std::move(device);
+  } else {
+    row[width - 2] = std::move(device);
+    row[width - 1] = std::move(run_id);
+  }
+  return row;
 }
 
 template <typename T>
@@ -242,6 +267,12 @@ std::string render_markdown(const std::vector<Record>& records) {
             row_label(result)));
       }
     }
+    for (const Failure& f : record.failures) {
+      rows.push_back(failure_row(f, rows.front().size(), device_text(record.device)));
+      notes.push_back(fmt::format("{}: not measured: {}: {}",
+                                  row_label(f.case_name, failed_implementation(f), f.params),
+                                  f.error, f.message));
+    }
   }
 
   for (auto& row : rows) {
@@ -289,6 +320,20 @@ std::string render_markdown(const std::vector<Record>& records) {
   return out;
 }
 
+namespace {
+
+constexpr std::size_t kCsvColumns = 22;
+
+void append_csv_row(std::string& out, const std::vector<std::string>& cells) {
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (i > 0) out += ',';
+    out += csv_field(cells[i]);
+  }
+  out += '\n';
+}
+
+}  // namespace
+
 std::string render_csv(const std::vector<Record>& records) {
   std::string out =
       "case,implementation,params,timing_method,statistic,device_busy_median_us,"
@@ -323,11 +368,10 @@ std::string render_csv(const std::vector<Record>& records) {
           device_text(record.device),
           record.run_id,
       };
-      for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (i > 0) out += ',';
-        out += csv_field(cells[i]);
-      }
-      out += '\n';
+      append_csv_row(out, cells);
+    }
+    for (const Failure& f : record.failures) {
+      append_csv_row(out, failure_row(f, kCsvColumns, device_text(record.device), record.run_id));
     }
   }
   return out;

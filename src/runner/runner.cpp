@@ -3,11 +3,25 @@
 #include <cstddef>
 #include <random>
 
+#include "gpumeter/errors.hpp"
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/version.hpp"
 
 namespace gpumeter {
 namespace {
+
+std::vector<Measurement> measure_case(Backend& backend, const Case& c, const RunOptions& options) {
+  if (c.implementations.size() == 1) {
+    const Implementation& impl = c.implementations.front();
+    verify_untimed(backend, impl);
+    return {measure(backend, impl.call, MeasureOptions{options.budget, {c.count_copies}})};
+  }
+  CompareOptions co;
+  co.budget = options.budget;
+  co.attribution.count_copies = c.count_copies;
+  co.inputs_fingerprint = c.inputs_fingerprint;
+  return compare(backend, c.implementations, co);
+}
 
 std::string schedule_name(const std::vector<Case>& cases) {
   for (const Case& c : cases) {
@@ -40,17 +54,18 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
     std::vector<Measurement> measured;
-    if (c.implementations.size() == 1) {
-      const Implementation& impl = c.implementations.front();
-      verify_untimed(backend, impl);
-      measured.push_back(
-          measure(backend, impl.call, MeasureOptions{options.budget, {c.count_copies}}));
-    } else {
-      CompareOptions co;
-      co.budget = options.budget;
-      co.attribution.count_copies = c.count_copies;
-      co.inputs_fingerprint = c.inputs_fingerprint;
-      measured = compare(backend, c.implementations, co);
+    try {
+      measured = measure_case(backend, c, options);
+    } catch (const Error& e) {
+      Failure f;
+      f.case_name = c.name;
+      if (c.implementations.size() == 1) f.implementation = c.implementations.front().name;
+      f.params = c.params;
+      f.error = error_name(e);
+      f.message = e.what();
+      rec.failures.push_back(std::move(f));
+      if (options.progress) options.progress(c, i + 1, cases.size());
+      continue;
     }
     for (std::size_t k = 0; k < measured.size(); ++k) {
       Result r;

@@ -389,6 +389,24 @@ TEST(RecordStrictReading, UnknownExtraFieldsAreIgnored) {
   EXPECT_NO_THROW(parse_record(j.dump(), "x.json"));
 }
 
+TEST(RecordRoundTrip, FailuresSurviveAndOlderRecordsHaveNone) {
+  Record r = full_record();
+  r.failures.push_back(
+      {"softmax", "", {{"n", "1,024"}}, "OffThreadLaunch", "1 kernel(s) carry no id"});
+  const Record back = parse_record(serialize(r), "x.json");
+  ASSERT_EQ(back.failures.size(), 1u);
+  EXPECT_EQ(back.failures[0].case_name, "softmax");
+  EXPECT_EQ(back.failures[0].implementation, "");
+  EXPECT_EQ(back.failures[0].params, r.failures[0].params);
+  EXPECT_EQ(back.failures[0].error, "OffThreadLaunch");
+  EXPECT_EQ(back.failures[0].message, "1 kernel(s) carry no id");
+  auto j = ordered_json::parse(serialize(r));
+  j.erase("failures");  // written before the field existed
+  EXPECT_TRUE(parse_record(j.dump(), "x.json").failures.empty());
+  j["failures"] = {{{"case", "x"}}};
+  EXPECT_THROW((void)parse_record(j.dump(), "x.json"), InvalidRecord);  // fields missing
+}
+
 TEST(RecordStrictReading, FlushModeAddedWithinVersionOneIsOptional) {
   // Records written before config.l2_flush_mode existed still read; the mode is unknown.
   auto j = ordered_json::parse(serialize(full_record()));

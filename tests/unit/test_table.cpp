@@ -1,6 +1,8 @@
 #include "gpumeter/table.hpp"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <cstddef>
 
 #include <cmath>
@@ -278,6 +280,30 @@ TEST(RenderCsv, SameTableAfterARoundTrip) {
   const Record back = parse_record(serialize(r), "x.json");
   EXPECT_EQ(render_csv({back}), render_csv({r}));
   EXPECT_EQ(render_markdown({back}), render_markdown({r}));
+}
+
+TEST(RenderTables, AFailedCaseReadsNotMeasuredAndSaysWhy) {
+  Record r = testing::full_record();
+  r.failures.push_back({"attention",
+                        "flash",
+                        {{"seq", "4096"}},
+                        "OffThreadLaunch",
+                        "1 kernel(s) carry no iteration id"});
+  const std::string md = render_markdown({r});
+  EXPECT_NE(md.find("| attention"), std::string::npos) << md;
+  EXPECT_NE(md.find("attention / flash (seq=4096): not measured: OffThreadLaunch: 1 kernel(s) "
+                    "carry no iteration id"),
+            std::string::npos)
+      << md;
+  const std::string csv = render_csv({r});
+  const std::string row = csv.substr(csv.find("attention,"));
+  EXPECT_EQ(row.rfind("attention,flash,seq=4096,not measured,not measured,", 0), 0u) << row;
+  // As many cells as the header: one more comma-separated field than commas.
+  const std::string header = csv.substr(0, csv.find('\n'));
+  const std::string line = row.substr(0, row.find('\n'));
+  EXPECT_EQ(std::count(header.begin(), header.end(), ','),
+            std::count(line.begin(), line.end(), ','));
+  EXPECT_NE(line.find(r.run_id), std::string::npos);
 }
 
 }  // namespace

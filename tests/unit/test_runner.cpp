@@ -1,0 +1,70 @@
+// run_cases on the host backend: what a record holds after a run, failures included.
+#include "gpumeter/runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gpumeter/errors.hpp"
+#include "gpumeter/host_backend.hpp"
+
+namespace gpumeter {
+namespace {
+
+Case quick_case(const std::string& name, std::function<void()> verify) {
+  Case c;
+  c.name = name;
+  c.params = {{"n", "1"}};
+  c.implementations.push_back({name + "-impl", Call{[] {}, {}}, std::move(verify)});
+  return c;
+}
+
+TEST(RunCases, AFailingCaseIsRecordedAndTheOthersKeepTheirNumbers) {
+  auto backend = make_host_backend();
+  RunOptions options;
+  options.budget = Budget{1 * kMillisecond, 1 * kMillisecond, 10, 10};
+  const Record rec =
+      run_cases(*backend,
+                {quick_case("before", {}),
+                 quick_case("wrong", [] { throw VerificationFailed("wrong-impl: max error 0.5"); }),
+                 quick_case("after", {})},
+                options);
+  ASSERT_EQ(rec.results.size(), 2u);
+  EXPECT_EQ(rec.results[0].case_name, "before");
+  EXPECT_EQ(rec.results[1].case_name, "after");
+  EXPECT_EQ(rec.results[1].summary.n_samples, 10u);
+  ASSERT_EQ(rec.failures.size(), 1u);
+  const Failure& f = rec.failures[0];
+  EXPECT_EQ(f.case_name, "wrong");
+  EXPECT_EQ(f.implementation, "wrong-impl");
+  EXPECT_EQ(f.params.at("n"), "1");
+  EXPECT_EQ(f.error, "VerificationFailed");
+  EXPECT_EQ(f.message, "wrong-impl: max error 0.5");
+}
+
+TEST(RunCases, RecordStatesWhatTheBackendDid) {
+  auto backend = make_host_backend();
+  RunOptions options;
+  options.budget = Budget{1 * kMillisecond, 1 * kMillisecond, 10, 10};
+  options.argv = {"prog", "--x"};
+  const Record rec = run_cases(*backend, {quick_case("one", {})}, options);
+  EXPECT_FALSE(rec.config.l2_flush);  // the host backend flushes nothing
+  EXPECT_EQ(rec.config.l2_flush_mode, "");
+  EXPECT_EQ(rec.config.schedule, "single");
+  EXPECT_EQ(rec.device.kind, "host");
+  EXPECT_EQ(rec.argv, options.argv);
+  EXPECT_EQ(rec.results[0].measurement.method, TimingMethod::host_wall);
+}
+
+TEST(ErrorName, NamesTheMostDerivedClass) {
+  EXPECT_STREQ(error_name(RecordsLost(3, 1)), "RecordsLost");
+  EXPECT_STREQ(error_name(OffThreadLaunch(1, "k", true)), "OffThreadLaunch");
+  EXPECT_STREQ(error_name(AttributionError(0, "x", true)), "AttributionError");
+  EXPECT_STREQ(error_name(WrongDevice(0, "k", 1, 0)), "WrongDevice");
+  EXPECT_STREQ(error_name(InvalidRecord("f", "p")), "InvalidRecord");
+  EXPECT_STREQ(error_name(Error("x")), "Error");
+  EXPECT_STREQ(error_name(std::runtime_error("x")), "std::exception");
+}
+
+}  // namespace
+}  // namespace gpumeter
