@@ -179,6 +179,13 @@ else
   record example missing 0
 fi
 
+if [ -x "$BUILD/examples/time-my-kernel" ]; then
+  run_step time-my-kernel 120 "$OUT/time-my-kernel.log" "$BUILD/examples/time-my-kernel" \
+    --out "$OUT/records"
+else
+  record time-my-kernel missing 0
+fi
+
 if [ -x "$BIN/gpumeter-overhead" ]; then
   run_step overhead 120 "$OUT/overhead.log" "$BIN/gpumeter-overhead" --json "$OUT/overhead.json"
 else
