@@ -3,7 +3,7 @@
 # renders it (markdown and CSV), and a truncated or corrupted copy of the same record is
 # refused with exit code 2, a one-line error naming the file, and no partial table.
 set -euo pipefail
-trap 'echo "example_then_report: check failed at line $LINENO" >&2' ERR
+trap 'echo "example_then_report: check failed at line $LINENO" >&2; tail -n 30 "$dir/example.out" >&2 2>/dev/null' ERR
 example=$1
 gpumeter=$2
 dir=$(mktemp -d)
