@@ -13,7 +13,6 @@
 
 #include "example_work.hpp"
 #include "gpumeter/comparisons.hpp"
-#include "gpumeter/device_state.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/host_backend.hpp"
 #include "gpumeter/record_io.hpp"
@@ -36,7 +35,6 @@ struct Chosen {
   gpumeter::example::ExampleWork work;
   std::vector<std::string> deviations;
   gpumeter::Ceilings ceilings;
-  gpumeter::DeviceState device_state;  // empty on the host backend: a CPU has none of it
 };
 
 Chosen choose(const Options& o) {
@@ -52,17 +50,6 @@ Chosen choose(const Options& o) {
       c.backend = gpumeter::make_cuda_backend(opt);
       c.work = gpumeter::example::cuda_example_work(o.device);
       c.ceilings = gpumeter::measure_ceilings(o.device);
-      // Read last, just before the cases run: the state the measurement starts from. By the
-      // measured device's uuid, so CUDA_VISIBLE_DEVICES cannot make NVML read another one.
-      gpumeter::DeviceStateReading state =
-          gpumeter::read_device_state(c.backend->device().uuid, o.device);
-      for (std::string& line : gpumeter::add_cuda_versions(state.state)) {
-        state.unavailable.push_back(std::move(line));
-      }
-      c.device_state = state.state;
-      if (!state.unavailable.empty()) {
-        c.deviations.push_back(gpumeter::unavailable_deviation(state.unavailable));
-      }
       return c;
     }
     if (o.backend == "cuda") throw gpumeter::DeviceError(avail.reason);
@@ -107,7 +94,6 @@ int main(int argc, char** argv) {
     run.argv.assign(argv, argv + argc);
     run.deviations = c.deviations;
     run.ceilings = c.ceilings;
-    run.device_state = c.device_state;
     run.progress = [](const gpumeter::Case& done, std::size_t i, std::size_t n) {
       std::fprintf(stderr, "  [%zu/%zu] %s\n", i, n, done.name.c_str());
     };

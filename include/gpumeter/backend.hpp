@@ -34,6 +34,9 @@ class Backend {
   // How this backend empties the device cache before each iteration (T5), as the record
   // states it: "" when it does not (the host backend; a flush switched off).
   virtual std::string l2_flush_mode() const { return {}; }
+  // The measured device's state now (clocks, temperature, power, versions...), read-only.
+  // Empty with nothing missing for a device that has none of it (the host CPU).
+  virtual DeviceStateReading read_device_state() const { return {}; }
   // Runs `request.iterations` iterations of `call`, each as T5 says (reset and flush under
   // the PREPARE id, drain, the call under its iteration id, drain) and returns what it saw.
   virtual Trace run_phase(const Call& call, const PhaseRequest& request) = 0;

@@ -110,6 +110,10 @@ CuptiStatus cupti_status();
 // that could not be read, with the reason; those stay nullopt. Never throws.
 std::vector<std::string> add_cuda_versions(DeviceState& state);
 
+// NVML's reading of `device` (by its uuid) plus the CUDA and CUPTI versions: what the CUDA
+// backends report as their device state. Never throws.
+DeviceStateReading read_cuda_device_state(const DeviceIdentity& device);
+
 // The device's measured ceilings for the roofline columns, measured once per process and
 // device: copy bandwidth from the best of several large device-to-device copies (bytes read
 // plus bytes written), and a matrix rate from the best of several large bf16 cuBLAS GEMMs

@@ -2,6 +2,7 @@
 // Which device ran a measurement (SPEC P3): every record names it.
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gpumeter {
 
@@ -14,6 +15,36 @@ struct DeviceIdentity {
   std::optional<int> multiprocessors;
   std::optional<long long> l2_bytes;
   std::optional<long long> memory_bytes;
+};
+
+// Device state read when the record was made. A counter that could not be read stays
+// nullopt and is written as "not available" (P2): never invented.
+struct DeviceState {
+  std::optional<std::string> driver_version;
+  std::optional<int> cuda_driver_version;
+  std::optional<int> cuda_runtime_version;
+  std::optional<int> cupti_version;
+  std::optional<int> sm_clock_mhz;
+  std::optional<int> sm_clock_max_mhz;
+  std::optional<int> memory_clock_mhz;
+  std::optional<int> temperature_c;
+  std::optional<double> power_w;
+  std::optional<unsigned long long> throttle_reasons;
+  std::optional<int> utilization_pct;
+  std::optional<long long> memory_free_bytes;
+  std::optional<long long> memory_used_bytes;
+  std::optional<int> compute_processes;
+};
+
+// A reading of DeviceState and, for each value that could not be read, why (P2).
+struct DeviceStateReading {
+  DeviceState state;  // NVML's fields; the CUDA and CUPTI versions are add_cuda_versions()'s
+  // One line per value (or group of values) that could not be read, with the reason, e.g.
+  // "NVML not loaded: libnvidia-ml.so.1: cannot open shared object file" or
+  // "temperature_c: nvmlDeviceGetTemperature returned 3 (Not Supported)".
+  std::vector<std::string> unavailable;
+  // How the NVML device was chosen ("uuid GPU-..." or "NVML index 0 ..."); "" when none was.
+  std::string matched_by;
 };
 
 }  // namespace gpumeter

@@ -5,23 +5,13 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/record.hpp"
+#include "gpumeter/device.hpp"
 
 namespace gpumeter {
 
 // Path of the NVML library to load instead of the driver's soname (tests point it at a fake).
 inline constexpr const char* kNvmlLibraryEnv = "GPUMETER_NVML_LIBRARY";
 inline constexpr const char* kNvmlDefaultLibrary = "libnvidia-ml.so.1";
-
-struct DeviceStateReading {
-  DeviceState state;  // NVML's fields; the CUDA and CUPTI versions are add_cuda_versions()'s
-  // One line per value (or group of values) that could not be read, with the reason, e.g.
-  // "NVML not loaded: libnvidia-ml.so.1: cannot open shared object file" or
-  // "temperature_c: nvmlDeviceGetTemperature returned 3 (Not Supported)".
-  std::vector<std::string> unavailable;
-  // How the NVML device was chosen ("uuid GPU-..." or "NVML index 0 ..."); "" when none was.
-  std::string matched_by;
-};
 
 // Reads the state of the device gpumeter measured. `gpu_uuid` ("GPU-...", as
 // DeviceIdentity::uuid) selects it. Only an empty uuid falls back to `fallback_index`, read as

@@ -24,25 +24,6 @@ struct HostIdentity {
   std::string os;
 };
 
-// Device state read when the record was made. A counter that could not be read stays
-// nullopt and is written as "not available" (P2): never invented.
-struct DeviceState {
-  std::optional<std::string> driver_version;
-  std::optional<int> cuda_driver_version;
-  std::optional<int> cuda_runtime_version;
-  std::optional<int> cupti_version;
-  std::optional<int> sm_clock_mhz;
-  std::optional<int> sm_clock_max_mhz;
-  std::optional<int> memory_clock_mhz;
-  std::optional<int> temperature_c;
-  std::optional<double> power_w;
-  std::optional<unsigned long long> throttle_reasons;
-  std::optional<int> utilization_pct;
-  std::optional<long long> memory_free_bytes;
-  std::optional<long long> memory_used_bytes;
-  std::optional<int> compute_processes;
-};
-
 struct RunConfig {
   Budget budget = kMeasureBudget;
   bool l2_flush = true;

@@ -27,7 +27,6 @@ struct RunOptions {
   Budget budget = kMeasureBudget;
   std::vector<std::string> argv;
   Ceilings ceilings;
-  DeviceState device_state;
   std::vector<std::string> deviations;  // from the front end (e.g. "no GPU: host backend")
   // Called after each case, for progress on long sweeps.
   std::function<void(const Case&, std::size_t done, std::size_t total)> progress;

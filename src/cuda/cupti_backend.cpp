@@ -93,6 +93,9 @@ class CuptiBackend final : public Backend {
   TimingMethod method() const override { return TimingMethod::cupti; }
   DeviceIdentity device() const override { return identity_; }
   std::string l2_flush_mode() const override { return cuda_l2_flush_mode(options_); }
+  DeviceStateReading read_device_state() const override {
+    return read_cuda_device_state(identity_);
+  }
 
   Trace run_phase(const Call& call, const PhaseRequest& request) override {
     const std::size_t buffer =

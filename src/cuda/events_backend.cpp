@@ -33,6 +33,9 @@ class EventsBackend final : public Backend {
   DeviceIdentity device() const override { return identity_; }
   std::string reason() const override { return reason_; }
   std::string l2_flush_mode() const override { return cuda_l2_flush_mode(options_); }
+  DeviceStateReading read_device_state() const override {
+    return read_cuda_device_state(identity_);
+  }
 
   Trace run_phase(const Call& call, const PhaseRequest& request) override {
     IterationRunner runner(options_.device, options_.l2_flush,

@@ -1,12 +1,23 @@
 #include <cuda_runtime.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda_util.hpp"
 #include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/device_state.hpp"
 
 namespace gpumeter {
+
+DeviceStateReading read_cuda_device_state(const DeviceIdentity& device) {
+  // By the measured device's uuid, so CUDA_VISIBLE_DEVICES cannot make NVML read another one.
+  DeviceStateReading reading = read_device_state(device.uuid, device.index);
+  for (std::string& line : add_cuda_versions(reading.state)) {
+    reading.unavailable.push_back(std::move(line));
+  }
+  return reading;
+}
 
 std::vector<std::string> add_cuda_versions(DeviceState& state) {
   std::vector<std::string> unavailable;

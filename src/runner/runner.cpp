@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <random>
 
+#include "gpumeter/device_state.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/version.hpp"
@@ -40,7 +41,9 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
   rec.project_commit = project_commit();
   rec.host = read_host_identity();
   rec.device = backend.device();
-  rec.device_state = options.device_state;
+  // Read by the backend, before the first case: the state the measurement starts from.
+  const DeviceStateReading state = backend.read_device_state();
+  rec.device_state = state.state;
   rec.ceilings = options.ceilings;
   rec.config.budget = options.budget;
   // What the backend does, not what a front end believes it does.
@@ -48,6 +51,8 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
   rec.config.l2_flush = !rec.config.l2_flush_mode.empty();
   rec.config.schedule = schedule_name(cases);
   rec.deviations = options.deviations;
+  if (!state.unavailable.empty())
+    rec.deviations.push_back(unavailable_deviation(state.unavailable));
   if (!backend.reason().empty()) rec.deviations.push_back(backend.reason());
 
   bool unproven_counter = false;

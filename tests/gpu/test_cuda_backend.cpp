@@ -431,6 +431,18 @@ TEST_F(CudaBackendTest, MeasuredCeilingsArePlausibleAndCached) {
               *c.bytes_per_s / 1e12, *c.flops_per_s / 1e12);
 }
 
+TEST_F(CudaBackendTest, BackendReportsTheMeasuredDevicesState) {
+  // P2: every record made through this backend carries the state NVML and CUDA report for
+  // the measured device (matched by its uuid), never a guess.
+  const DeviceStateReading r = backend_->read_device_state();
+  ASSERT_TRUE(r.state.driver_version.has_value()) << ::testing::PrintToString(r.unavailable);
+  ASSERT_TRUE(r.state.cuda_runtime_version.has_value());
+  ASSERT_TRUE(r.state.cupti_version.has_value());
+  ASSERT_TRUE(r.state.memory_free_bytes.has_value());
+  EXPECT_GT(*r.state.memory_free_bytes, 0);
+  EXPECT_EQ(r.matched_by, "uuid " + backend_->device().uuid);
+}
+
 TEST_F(CudaBackendTest, CuptiStatusReportsALiveSession) {
   const CuptiStatus s = cupti_status();
   EXPECT_TRUE(s.usable) << s.cause;

@@ -54,6 +54,9 @@ TEST(RunCases, RecordStatesWhatTheBackendDid) {
   EXPECT_EQ(rec.device.kind, "host");
   EXPECT_EQ(rec.argv, options.argv);
   EXPECT_EQ(rec.results[0].measurement.method, TimingMethod::host_wall);
+  // A CPU has no clocks, power or driver to report: nothing read, and nothing missing.
+  EXPECT_FALSE(rec.device_state.driver_version.has_value());
+  EXPECT_TRUE(rec.deviations.empty());
 }
 
 TEST(ErrorName, NamesTheMostDerivedClass) {
