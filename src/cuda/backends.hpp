@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "gpumeter/backend.hpp"
 #include "gpumeter/cuda_backend.hpp"
@@ -10,6 +11,27 @@
 namespace gpumeter::cuda {
 
 class CuptiSession;
+class IterationRunner;
+
+// What the CUPTI and the events backends share: the device they measure, how they prepare
+// each iteration, and how they report that device. They differ only in how they time a call.
+class CudaBackendBase : public Backend {
+ public:
+  CudaBackendBase(const CudaBackendOptions& options, DeviceIdentity identity)
+      : options_(options), identity_(std::move(identity)) {}
+
+  DeviceIdentity device() const override { return identity_; }
+  std::string l2_flush_mode() const override;
+  DeviceStateReading read_device_state() const override;
+  void synchronize() override;
+
+ protected:
+  // The per-iteration steps (T5) for these options, settled before the phase starts.
+  IterationRunner start_phase() const;
+
+  CudaBackendOptions options_;
+  DeviceIdentity identity_;
+};
 
 std::unique_ptr<Backend> make_cupti_backend(const CudaBackendOptions& options,
                                             DeviceIdentity identity, CuptiSession& session);

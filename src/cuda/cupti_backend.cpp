@@ -85,24 +85,17 @@ class CorrelationLabel {
   bool open_ = true;
 };
 
-class CuptiBackend final : public Backend {
+class CuptiBackend final : public CudaBackendBase {
  public:
   CuptiBackend(const CudaBackendOptions& options, DeviceIdentity identity, CuptiSession& session)
-      : options_(options), identity_(std::move(identity)), session_(session) {}
+      : CudaBackendBase(options, std::move(identity)), session_(session) {}
 
   TimingMethod method() const override { return TimingMethod::cupti; }
-  DeviceIdentity device() const override { return identity_; }
-  std::string l2_flush_mode() const override { return cuda_l2_flush_mode(options_); }
-  DeviceStateReading read_device_state() const override {
-    return read_cuda_device_state(identity_);
-  }
 
   Trace run_phase(const Call& call, const PhaseRequest& request) override {
     const std::size_t buffer =
         buffer_bytes_for_attempt(options_.activity_buffer_bytes, request.attempt);
-    IterationRunner runner(options_.device, options_.l2_flush,
-                           options_.l2_flush_mode == CudaBackendOptions::L2Flush::write_read);
-    runner.settle("before the phase, waiting for work enqueued earlier (not by gpumeter)");
+    IterationRunner runner = start_phase();
     // Proven before the phase opens (the proof is a phase of its own); a no-op after the
     // first time in the process.
     const bool counter_live = session_.drop_counter_live(options_.device);
@@ -149,13 +142,7 @@ class CuptiBackend final : public Backend {
     return trace;
   }
 
-  void synchronize() override {
-    IterationRunner(options_.device, false, false).settle("synchronizing the measured device");
-  }
-
  private:
-  CudaBackendOptions options_;
-  DeviceIdentity identity_;
   CuptiSession& session_;
 };
 

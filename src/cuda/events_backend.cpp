@@ -24,23 +24,16 @@
 namespace gpumeter::cuda {
 namespace {
 
-class EventsBackend final : public Backend {
+class EventsBackend final : public CudaBackendBase {
  public:
   EventsBackend(const CudaBackendOptions& options, DeviceIdentity identity, std::string reason)
-      : options_(options), identity_(std::move(identity)), reason_(std::move(reason)) {}
+      : CudaBackendBase(options, std::move(identity)), reason_(std::move(reason)) {}
 
   TimingMethod method() const override { return TimingMethod::cuda_events; }
-  DeviceIdentity device() const override { return identity_; }
   std::string reason() const override { return reason_; }
-  std::string l2_flush_mode() const override { return cuda_l2_flush_mode(options_); }
-  DeviceStateReading read_device_state() const override {
-    return read_cuda_device_state(identity_);
-  }
 
   Trace run_phase(const Call& call, const PhaseRequest& request) override {
-    IterationRunner runner(options_.device, options_.l2_flush,
-                           options_.l2_flush_mode == CudaBackendOptions::L2Flush::write_read);
-    runner.settle("before the phase, waiting for work enqueued earlier (not by gpumeter)");
+    IterationRunner runner = start_phase();
     const int dev = options_.device;
     Event origin;  // one time origin for the phase, so the regions lie on one axis
     std::vector<Event> starts(request.iterations);
@@ -77,13 +70,7 @@ class EventsBackend final : public Backend {
     return trace;
   }
 
-  void synchronize() override {
-    IterationRunner(options_.device, false, false).settle("synchronizing the measured device");
-  }
-
  private:
-  CudaBackendOptions options_;
-  DeviceIdentity identity_;
   std::string reason_;
 };
 

@@ -1,5 +1,7 @@
 #include "iteration.hpp"
 
+#include "backends.hpp"
+
 #include <cuda_runtime.h>
 #include <cstddef>
 
@@ -19,9 +21,24 @@ std::string at(std::size_t iteration, const std::string& what) {
 
 }  // namespace
 
-std::string cuda_l2_flush_mode(const CudaBackendOptions& options) {
-  if (!options.l2_flush) return "";
-  return options.l2_flush_mode == CudaBackendOptions::L2Flush::write_read ? "write+read" : "write";
+std::string CudaBackendBase::l2_flush_mode() const {
+  if (!options_.l2_flush) return "";
+  return options_.l2_flush_mode == CudaBackendOptions::L2Flush::write_read ? "write+read" : "write";
+}
+
+DeviceStateReading CudaBackendBase::read_device_state() const {
+  return read_cuda_device_state(identity_);
+}
+
+void CudaBackendBase::synchronize() {
+  IterationRunner(options_.device, false, false).settle("synchronizing the measured device");
+}
+
+IterationRunner CudaBackendBase::start_phase() const {
+  IterationRunner runner(options_.device, options_.l2_flush,
+                         options_.l2_flush_mode == CudaBackendOptions::L2Flush::write_read);
+  runner.settle("before the phase, waiting for work enqueued earlier (not by gpumeter)");
+  return runner;
 }
 
 IterationRunner::IterationRunner(int device, bool l2_flush, bool leave_clean_lines)

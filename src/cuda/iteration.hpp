@@ -15,9 +15,6 @@ namespace gpumeter::cuda {
 class CudaProcess;
 class DeviceBuffer;
 
-// What the record says of the flush these options ask for: "", "write" or "write+read".
-std::string cuda_l2_flush_mode(const CudaBackendOptions& options);
-
 class IterationRunner {
  public:
   IterationRunner(int device, bool l2_flush, bool leave_clean_lines);

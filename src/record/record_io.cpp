@@ -14,6 +14,7 @@
 #include <cstring>
 #include <ctime>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
@@ -73,6 +74,15 @@ Json spread_ms(const Spread& spread, std::string_view field) {
   return j;
 }
 
+// The row identity a result and a failure share.
+void put_row_identity(Json& j, const std::string& case_name, const std::string& implementation,
+                      const std::map<std::string, std::string>& params) {
+  j["case"] = case_name;
+  j["implementation"] = implementation;
+  j["params"] = Json::object();
+  for (const auto& [key, value] : params) j["params"][key] = value;
+}
+
 Json result_json(const Result& result, std::size_t index) {
   const std::string where = fmt::format("results[{}]", index);
   const Measurement& m = result.measurement;
@@ -83,10 +93,7 @@ Json result_json(const Result& result, std::size_t index) {
                     where, to_string(s.method), to_string(m.method)));
   }
   Json j;
-  j["case"] = result.case_name;
-  j["implementation"] = result.implementation;
-  j["params"] = Json::object();
-  for (const auto& [key, value] : result.params) j["params"][key] = value;
+  put_row_identity(j, result.case_name, result.implementation, result.params);
   j["count_copies"] = result.count_copies;
   j["timing_method"] = std::string(to_string(m.method));
   j["statistic"] = std::string(to_string(statistic_of(m.method)));
@@ -293,6 +300,17 @@ std::vector<Nanos> read_nanos(const Reader& r, const Json& parent, const std::st
   return values;
 }
 
+// A row's params: an object of strings.
+std::map<std::string, std::string> read_params(const Reader& r, const Json& j,
+                                               const std::string& where) {
+  std::map<std::string, std::string> params;
+  for (const auto& [key, value] : r.object(j, where, "params").items()) {
+    r.expect(value.is_string(), value, Reader::join(where, "params") + "." + key, "a string");
+    params.emplace(key, value.get<std::string>());
+  }
+  return params;
+}
+
 Result read_result(const Reader& r, const Json& j, const std::string& where) {
   if (!j.is_object()) {
     r.fail(fmt::format("field {}: expected an object, found {}", where, j.type_name()));
@@ -300,12 +318,7 @@ Result read_result(const Reader& r, const Json& j, const std::string& where) {
   Result result;
   result.case_name = r.text(j, where, "case");
   result.implementation = r.text(j, where, "implementation");
-  const Json& params = r.object(j, where, "params");
-  for (const auto& [key, value] : params.items()) {
-    const std::string name = Reader::join(where, "params") + "." + key;
-    r.expect(value.is_string(), value, name, "a string");
-    result.params.emplace(key, value.get<std::string>());
-  }
+  result.params = read_params(r, j, where);
 
   result.count_copies = r.boolean(j, where, "count_copies");
   Measurement& m = result.measurement;
@@ -538,11 +551,7 @@ Record read_document(const Reader& r, const Json& doc) {
       Failure f;
       f.case_name = r.text(jf, where, "case");
       f.implementation = r.text(jf, where, "implementation");
-      const Json& params = r.object(jf, where, "params");
-      for (const auto& [key, value] : params.items()) {
-        r.expect(value.is_string(), value, where + ".params." + key, "a string");
-        f.params.emplace(key, value.get<std::string>());
-      }
+      f.params = read_params(r, jf, where);
       f.error = r.text(jf, where, "error");
       f.message = r.text(jf, where, "message");
       record.failures.push_back(std::move(f));
@@ -695,10 +704,7 @@ std::string serialize(const Record& record) {
   j["failures"] = Json::array();
   for (const Failure& f : record.failures) {
     Json jf;
-    jf["case"] = f.case_name;
-    jf["implementation"] = f.implementation;
-    jf["params"] = Json::object();
-    for (const auto& [key, value] : f.params) jf["params"][key] = value;
+    put_row_identity(jf, f.case_name, f.implementation, f.params);
     jf["error"] = f.error;
     jf["message"] = f.message;
     j["failures"].push_back(std::move(jf));
