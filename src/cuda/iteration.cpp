@@ -60,20 +60,7 @@ IterationRunner::IterationRunner(int device, bool l2_flush, bool leave_clean_lin
 
 void IterationRunner::prepare(const Call& call, std::size_t iteration) {
   if (call.reset) {
-    try {
-      call.reset();
-    } catch (const Error&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw DeviceError("iteration " + std::to_string(iteration) +
-                        ": the call's reset threw: " + e.what() + "; no number was produced");
-    } catch (...) {
-      throw DeviceError("iteration " + std::to_string(iteration) +
-                        ": the call's reset threw a non-standard exception; no number was "
-                        "produced");
-    }
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) fail(e, at(iteration, "the call's reset"));
+    invoke(call.reset, iteration, "the call's reset");
     // The reset may run on a non-blocking stream, which the flush's legacy stream does not
     // wait for: finish it first, or the restored inputs could land in L2 after the flush.
     drain(iteration, "the call's reset");
@@ -99,20 +86,27 @@ void IterationRunner::prepare(const Call& call, std::size_t iteration) {
 }
 
 void IterationRunner::run(const Call& call, std::size_t iteration) {
+  invoke(call.run, iteration, "the measured call");
+}
+
+// Runs user code: a throw becomes a DeviceError naming `what` (a gpumeter error keeps its
+// own cause), and a CUDA error it leaves behind is reported, sticky or not, by fail().
+void IterationRunner::invoke(const std::function<void()>& fn, std::size_t iteration,
+                             const char* what) {
   try {
-    call.run();
+    fn();
   } catch (const Error&) {
     throw;  // already named by its cause
   } catch (const std::exception& e) {
-    throw DeviceError("iteration " + std::to_string(iteration) +
-                      ": the measured call threw: " + e.what() + "; no number was produced");
+    throw DeviceError(
+        at(iteration, std::string(what) + " threw: " + e.what() + "; no number was produced"));
   } catch (...) {
-    throw DeviceError("iteration " + std::to_string(iteration) +
-                      ": the measured call threw a non-standard exception; no number was "
-                      "produced");
+    throw DeviceError(at(iteration, std::string(what) +
+                                        " threw a non-standard exception; no number was "
+                                        "produced"));
   }
   const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) fail(e, at(iteration, "the measured call"));
+  if (e != cudaSuccess) fail(e, at(iteration, what));
 }
 
 void IterationRunner::drain(std::size_t iteration, const char* after) {

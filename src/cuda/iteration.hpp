@@ -3,6 +3,7 @@
 // the call's reset and the L2 flush, draining the measured device, and running the call with
 // its errors named. The backends add only how they label or time the call.
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include <cuda_runtime.h>
@@ -33,6 +34,7 @@ class IterationRunner {
   void settle(const std::string& context);
 
  private:
+  void invoke(const std::function<void()>& fn, std::size_t iteration, const char* what);
   [[noreturn]] void fail(cudaError_t error, const std::string& where);
 
   int device_;
