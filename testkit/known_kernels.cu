@@ -22,6 +22,12 @@ __global__ void spin_kernel(std::uint64_t ns, std::uint64_t* stamps) {
   }
 }
 
+__global__ void spin_cycles_kernel(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
 __global__ void empty_kernel() {}
 
 __global__ void fault_kernel(int* p) {
@@ -40,6 +46,10 @@ __global__ void copy_kernel(const float4* in, float4* out, std::size_t n) {
 
 void launch_spin(std::uint64_t ns, std::uint64_t* stamps, cudaStream_t stream) {
   spin_kernel<<<1, 1, 0, stream>>>(ns, stamps);
+}
+
+void launch_spin_cycles(long long cycles, cudaStream_t stream) {
+  spin_cycles_kernel<<<1, 1, 0, stream>>>(cycles);
 }
 
 void launch_empty(cudaStream_t stream) {

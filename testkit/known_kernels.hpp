@@ -13,6 +13,11 @@ namespace gpumeter::testkit {
 // long it ran, from the clock whose readings decided when to stop. `stamps` may be null.
 void launch_spin(std::uint64_t ns, std::uint64_t* stamps, cudaStream_t stream);
 
+// One thread spins until clock64() has advanced by at least `cycles` SM cycles: a 1-block
+// kernel whose length moves in steps far below the 32 ns timestamp tick (one cycle is about
+// 0.5 ns at 1980 MHz), for the smallest difference a comparison can see.
+void launch_spin_cycles(long long cycles, cudaStream_t stream);
+
 // One block of one thread that does nothing: the shortest kernel there is.
 void launch_empty(cudaStream_t stream);
 
