@@ -1,15 +1,14 @@
 #pragma once
-// One measurement of one call, and a comparison of several (SPEC T1, T4, T6, T9, T10).
+// One measurement of one call, and a comparison of several (SPEC T1, T4, T6, T9, T10). The
+// core drives every iteration; the backend only supplies device steps and a collector.
 #include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "gpumeter/attribute.hpp"
 #include "gpumeter/backend.hpp"
 #include "gpumeter/calibration.hpp"
-#include "gpumeter/sample.hpp"
-#include "gpumeter/timing_method.hpp"
+#include "gpumeter/measurement.hpp"
 
 namespace gpumeter {
 
@@ -20,30 +19,10 @@ inline constexpr int kBufferGrowthPerAttempt = 4;
 
 struct MeasureOptions {
   Budget budget = kMeasureBudget;
-  AttributionOptions attribution;
+  bool count_copies = false;  // T7: a case flag, the same for every implementation of a case
 };
 
-struct Measurement {
-  TimingMethod method = TimingMethod::cupti;
-  std::string reason;  // why this method (fallbacks), from the backend
-  std::vector<Sample> samples;
-  int retries = 0;  // phases repeated after lost records, all phases together
-  std::size_t warmup_iterations = 0;
-  std::size_t measure_iterations = 0;  // per pass, summed over passes when merged
-  Nanos estimate_ns = 0;               // one call, from calibration
-  bool drop_counter_live = true;       // false: a lost record could have gone unseen
-};
-
-// Runs one phase and attributes it, repeating the whole phase on RecordsLost.
-struct AttributedPhase {
-  std::vector<Sample> samples;
-  int retries = 0;
-  bool drop_counter_live = true;
-};
-AttributedPhase run_attributed_phase(Backend& backend, const Call& call, std::size_t iterations,
-                                     const AttributionOptions& options);
-
-// Calibrate (3 runs), warm up, measure.
+// Calibrate (3 runs), warm up, measure: one pass.
 Measurement measure(Backend& backend, const Call& call, const MeasureOptions& options = {});
 
 // Merges the passes of one implementation; throws MixedTimingMethods if their methods differ.
@@ -62,7 +41,7 @@ void verify_untimed(Backend& backend, const Implementation& impl);
 
 struct CompareOptions {
   Budget budget = kMeasureBudget;  // the whole budget of one implementation; each pass gets half
-  AttributionOptions attribution;
+  bool count_copies = false;
   // A fingerprint of the case's shared inputs; a change during the comparison is refused
   // before timing (T10). Empty: not checked.
   std::function<std::size_t()> inputs_fingerprint;

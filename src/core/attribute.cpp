@@ -1,4 +1,4 @@
-#include "gpumeter/attribute.hpp"
+#include "attribute.hpp"
 
 #include <algorithm>
 #include <cstddef>

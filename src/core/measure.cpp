@@ -1,28 +1,14 @@
 #include "gpumeter/measure.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <set>
 
+#include "driver.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/schedule.hpp"
+#include "schedule.hpp"
 
 namespace gpumeter {
-
-AttributedPhase run_attributed_phase(Backend& backend, const Call& call, std::size_t iterations,
-                                     const AttributionOptions& options) {
-  AttributedPhase out;
-  for (int attempt = 0;; ++attempt) {
-    const Trace trace = backend.run_phase(call, PhaseRequest{iterations, attempt});
-    try {
-      out.samples = attribute(trace, iterations, options);
-      out.drop_counter_live = trace.dropped_records.has_value();
-      return out;
-    } catch (const RecordsLost& lost) {
-      if (attempt + 1 >= kMaxPhaseAttempts) throw RecordsLost(lost.dropped(), attempt + 1);
-      ++out.retries;
-    }
-  }
-}
 
 Measurement measure(Backend& backend, const Call& call, const MeasureOptions& options) {
   if (!call.run) throw ConfigError("measure: the call has nothing to run");
@@ -31,21 +17,23 @@ Measurement measure(Backend& backend, const Call& call, const MeasureOptions& op
   m.method = backend.method();
   m.reason = backend.reason();
 
-  const AttributedPhase calibration =
-      run_attributed_phase(backend, call, kCalibrationRuns, options.attribution);
+  const detail::AttributedPhase calibration =
+      detail::run_attributed_phase(backend, call, kCalibrationRuns, options.count_copies);
   m.estimate_ns = estimate_call(calibration.samples);
 
   m.warmup_iterations =
       iterations_for(b.warmup_ns, m.estimate_ns, b.min_iterations, b.max_iterations);
-  const AttributedPhase warmup =
-      run_attributed_phase(backend, call, m.warmup_iterations, options.attribution);
+  const detail::AttributedPhase warmup =
+      detail::run_attributed_phase(backend, call, m.warmup_iterations, options.count_copies);
 
   m.measure_iterations =
       iterations_for(b.measure_ns, m.estimate_ns, b.min_iterations, b.max_iterations);
-  AttributedPhase measured =
-      run_attributed_phase(backend, call, m.measure_iterations, options.attribution);
+  detail::AttributedPhase measured =
+      detail::run_attributed_phase(backend, call, m.measure_iterations, options.count_copies);
 
   m.samples = std::move(measured.samples);
+  m.pass_sizes = {m.samples.size()};
+  m.timestamp_tick_ns = detail::estimate_tick(measured.durations);
   m.retries = calibration.retries + warmup.retries + measured.retries;
   m.drop_counter_live =
       calibration.drop_counter_live && warmup.drop_counter_live && measured.drop_counter_live;
@@ -57,6 +45,7 @@ Measurement merge_passes(const std::vector<Measurement>& passes) {
   Measurement merged;
   merged.method = passes.front().method;
   merged.estimate_ns = passes.front().estimate_ns;
+  merged.timestamp_tick_ns = passes.front().timestamp_tick_ns;
   for (const Measurement& p : passes) {
     if (p.method != merged.method) {
       throw MixedTimingMethods(
@@ -67,6 +56,8 @@ Measurement merge_passes(const std::vector<Measurement>& passes) {
     }
     if (merged.reason.empty()) merged.reason = p.reason;
     merged.samples.insert(merged.samples.end(), p.samples.begin(), p.samples.end());
+    merged.pass_sizes.insert(merged.pass_sizes.end(), p.pass_sizes.begin(), p.pass_sizes.end());
+    merged.timestamp_tick_ns = std::max(merged.timestamp_tick_ns, p.timestamp_tick_ns);
     merged.retries += p.retries;
     merged.warmup_iterations += p.warmup_iterations;
     merged.measure_iterations += p.measure_iterations;
@@ -115,7 +106,7 @@ std::vector<Measurement> compare(Backend& backend, const std::vector<Implementat
     check_inputs(options, reference, impl.name);
   }
 
-  const MeasureOptions pass{comparison_pass_budget(options.budget), options.attribution};
+  const MeasureOptions pass{comparison_pass_budget(options.budget), options.count_copies};
   std::vector<std::vector<Measurement>> passes(impls.size());
   for (const PassSlot& slot : symmetric_schedule(impls.size())) {
     const Implementation& impl = impls[slot.implementation];

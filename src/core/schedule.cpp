@@ -1,6 +1,6 @@
 #include <cstddef>
 
-#include "gpumeter/schedule.hpp"
+#include "schedule.hpp"
 
 namespace gpumeter {
 

@@ -2,19 +2,21 @@
 // The two CUDA backends, built by make_cuda_backend / make_cuda_events_backend.
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "gpumeter/backend.hpp"
 #include "gpumeter/cuda_backend.hpp"
+#include "iteration.hpp"
 
 namespace gpumeter::cuda {
 
 class CuptiSession;
-class IterationRunner;
 
-// What the CUPTI and the events backends share: the device they measure, how they prepare
-// each iteration, and how they report that device. They differ only in how they time a call.
+// What the CUPTI and the events backends share: the device they measure, the device steps the
+// driver orders (T5), and how they report that device. They differ only in how they label or
+// time a call.
 class CudaBackendBase : public Backend {
  public:
   CudaBackendBase(const CudaBackendOptions& options, DeviceIdentity identity)
@@ -23,14 +25,22 @@ class CudaBackendBase : public Backend {
   DeviceIdentity device() const override { return identity_; }
   std::string l2_flush_mode() const override;
   DeviceStateReading read_device_state() const override;
-  void synchronize() override;
+  void synchronize(const char* context) override;
+  void drain(std::size_t iteration, const char* after) override;
+  void clear_cache(std::size_t iteration) override;
+  void after_user_code(std::size_t iteration, const char* what) override;
 
  protected:
-  // The per-iteration steps (T5) for these options, settled before the phase starts.
-  IterationRunner start_phase() const;
+  // The device steps for these options, for one phase: from open_phase until close or abandon.
+  void start_phase();
+  void end_phase() noexcept;
+  DeviceSteps& steps();
 
   CudaBackendOptions options_;
   DeviceIdentity identity_;
+
+ private:
+  std::optional<DeviceSteps> steps_;
 };
 
 std::unique_ptr<Backend> make_cupti_backend(const CudaBackendOptions& options,

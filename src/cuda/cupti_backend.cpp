@@ -1,12 +1,14 @@
-// The CUPTI backend (SPEC T1-T3, T5, T6, T13): every iteration's call runs under an external
-// correlation id whose low 32 bits are its iteration number and whose high bits tag the phase
-// (translated back to the number for the core), preparation under kPrepareId, and the
-// records of the whole phase are joined once, after the final forced flush.
+// The CUPTI collector (SPEC T1-T3, T6, T13): the core's driver runs every iteration; this
+// backend labels each iteration's call with an external correlation id whose low 32 bits are
+// its iteration number and whose high bits tag the phase (translated back to the number for
+// the core), labels preparation kPrepareId, and joins the records of the whole phase once,
+// after the final forced flush.
 #include <cuda_runtime.h>
 #include <cstddef>
 #include <cstdint>
 
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include "backends.hpp"
@@ -14,7 +16,6 @@
 #include "cupti_session.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/measure.hpp"
-#include "iteration.hpp"
 
 namespace gpumeter::cuda {
 namespace {
@@ -92,40 +93,37 @@ class CuptiBackend final : public CudaBackendBase {
 
   TimingMethod method() const override { return TimingMethod::cupti; }
 
-  Trace run_phase(const Call& call, const PhaseRequest& request) override {
-    const std::size_t buffer =
-        buffer_bytes_for_attempt(options_.activity_buffer_bytes, request.attempt);
-    IterationRunner runner = start_phase();
-    // Proven before the phase opens (the proof is a phase of its own); a no-op after the
-    // first time in the process.
-    const bool counter_live = session_.drop_counter_live(options_.device);
-
+  void open_phase(const PhaseRequest& request) override {
     if (request.iterations >= kGuardLow) {
       throw ConfigError("too many iterations in one phase: " + std::to_string(request.iterations));
     }
-
-    PhaseRecords records;
-    {
-      CuptiSession::Phase phase(session_, buffer, options_.correlation_kind, options_.device);
-      const std::uint32_t tag = phase.tag();
-      for (std::size_t i = 0; i < request.iterations; ++i) {
-        {
-          CorrelationLabel label(session_, options_.correlation_kind, tag, kPrepareId);
-          runner.prepare(call, i);
-          label.close();
-        }
-        runner.drain(i, "preparation");
-        {
-          CorrelationLabel label(session_, options_.correlation_kind, tag,
-                                 tagged_id(tag, static_cast<std::uint64_t>(i)));
-          runner.run(call, i);
-          label.close();
-        }
-        runner.drain(i, "the measured call");
-      }
-      records = phase.finish();
+    const std::size_t buffer =
+        buffer_bytes_for_attempt(options_.activity_buffer_bytes, request.attempt);
+    start_phase();
+    try {
+      // Proven before the phase opens (the proof is a phase of its own); a no-op after the
+      // first time in the process.
+      counter_live_ = session_.drop_counter_live(options_.device);
+      phase_.emplace(session_, buffer, options_.correlation_kind, options_.device);
+    } catch (...) {
+      end_phase();
+      throw;
     }
-    check_phase_records(session_.api(), records, request.iterations, options_.correlation_kind);
+    iterations_ = request.iterations;
+  }
+
+  void begin_prepare(std::size_t) override { open_label(kPrepareId); }
+  void end_prepare(std::size_t) override { close_label(); }
+  void begin_iteration(std::size_t iteration) override {
+    open_label(tagged_id(phase_->tag(), static_cast<std::uint64_t>(iteration)));
+  }
+  void end_iteration(std::size_t) override { close_label(); }
+
+  Trace close_phase() override {
+    PhaseRecords records = phase_->finish();
+    phase_.reset();
+    end_phase();
+    check_phase_records(session_.api(), records, iterations_, options_.correlation_kind);
 
     Trace trace;
     trace.activities = std::move(records.activities);
@@ -134,7 +132,7 @@ class CuptiBackend final : public CudaBackendBase {
     trace.measured_device = static_cast<std::uint32_t>(options_.device);
     // A loss seen in the records is a loss whatever the counter says; a zero is only
     // evidence when the counter has been shown to count (T6).
-    if (counter_live && records.dropped_counter.has_value()) {
+    if (counter_live_ && records.dropped_counter.has_value()) {
       trace.dropped_records = *records.dropped_counter + records.known_lost;
     } else if (records.known_lost > 0) {
       trace.dropped_records = records.known_lost;
@@ -142,8 +140,26 @@ class CuptiBackend final : public CudaBackendBase {
     return trace;
   }
 
+  void abandon_phase() noexcept override {
+    label_.reset();  // unwinds what it pushed
+    phase_.reset();  // closes the phase, discarding its records
+    end_phase();
+  }
+
  private:
+  void open_label(std::uint64_t id) {
+    label_.emplace(session_, options_.correlation_kind, phase_->tag(), id);
+  }
+  void close_label() {
+    label_->close();
+    label_.reset();
+  }
+
   CuptiSession& session_;
+  std::optional<CuptiSession::Phase> phase_;
+  std::optional<CorrelationLabel> label_;
+  std::size_t iterations_ = 0;
+  bool counter_live_ = false;
 };
 
 }  // namespace

@@ -13,13 +13,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "backends.hpp"
 #include "cuda_util.hpp"
 #include "gpumeter/errors.hpp"
-#include "iteration.hpp"
 
 namespace gpumeter::cuda {
 namespace {
@@ -32,46 +32,74 @@ class EventsBackend final : public CudaBackendBase {
   TimingMethod method() const override { return TimingMethod::cuda_events; }
   std::string reason() const override { return reason_; }
 
-  Trace run_phase(const Call& call, const PhaseRequest& request) override {
-    IterationRunner runner = start_phase();
-    const int dev = options_.device;
-    Event origin;  // one time origin for the phase, so the regions lie on one axis
-    std::vector<Event> starts(request.iterations);
-    std::vector<Event> ends(request.iterations);
-    check(cudaEventRecord(origin.get(), cudaStreamLegacy), "cudaEventRecord", dev);
-    for (std::size_t i = 0; i < request.iterations; ++i) {
-      runner.prepare(call, i);
-      runner.drain(i, "preparation");
-      check(cudaEventRecord(starts[i].get(), cudaStreamLegacy), "cudaEventRecord", dev);
-      runner.run(call, i);
-      check(cudaEventRecord(ends[i].get(), cudaStreamLegacy), "cudaEventRecord", dev);
-      runner.drain(i, "the measured call");
+  void open_phase(const PhaseRequest& request) override {
+    start_phase();
+    try {
+      starts_ = std::vector<Event>(request.iterations);
+      ends_ = std::vector<Event>(request.iterations);
+      // One time origin for the phase, so the regions lie on one axis. Created here, once the
+      // measured device is current, like every event of the phase.
+      origin_.emplace();
+      check(cudaEventRecord(origin_->get(), cudaStreamLegacy), "cudaEventRecord", options_.device);
+    } catch (...) {
+      abandon_phase();
+      throw;
     }
+  }
 
+  void begin_prepare(std::size_t) override {}
+  void end_prepare(std::size_t) override {}
+  void begin_iteration(std::size_t iteration) override {
+    check(cudaEventRecord(starts_.at(iteration).get(), cudaStreamLegacy), "cudaEventRecord",
+          options_.device);
+  }
+  void end_iteration(std::size_t iteration) override {
+    check(cudaEventRecord(ends_.at(iteration).get(), cudaStreamLegacy), "cudaEventRecord",
+          options_.device);
+  }
+
+  Trace close_phase() override {
+    const int dev = options_.device;
     Trace trace;
     trace.counts_kernels = false;
     trace.dropped_records = 0;  // each pair is read back explicitly; a failed read throws
-    trace.activities.reserve(request.iterations);
-    for (std::size_t i = 0; i < request.iterations; ++i) {
-      // The duration from its own pair, not as a difference of two offsets from the origin.
-      const Nanos start = elapsed_ns(origin.get(), starts[i].get(), dev);
-      const Nanos duration = elapsed_ns(starts[i].get(), ends[i].get(), dev);
-      const std::uint64_t correlation = i + 1;
-      Activity a;
-      a.kind = ActivityKind::region;
-      a.start_ns = start;
-      a.end_ns = start + duration;
-      a.correlation_id = correlation;
-      a.device = static_cast<std::uint32_t>(dev);
-      a.name = "cuda event pair";
-      trace.activities.push_back(std::move(a));
-      trace.external_id_of.emplace(correlation, static_cast<std::uint64_t>(i));
+    trace.activities.reserve(starts_.size());
+    try {
+      for (std::size_t i = 0; i < starts_.size(); ++i) {
+        // The duration from its own pair, not as a difference of two offsets from the origin.
+        const Nanos start = elapsed_ns(origin_->get(), starts_[i].get(), dev);
+        const Nanos duration = elapsed_ns(starts_[i].get(), ends_[i].get(), dev);
+        const std::uint64_t correlation = i + 1;
+        Activity a;
+        a.kind = ActivityKind::region;
+        a.start_ns = start;
+        a.end_ns = start + duration;
+        a.correlation_id = correlation;
+        a.device = static_cast<std::uint32_t>(dev);
+        a.name = "cuda event pair";
+        trace.activities.push_back(std::move(a));
+        trace.external_id_of.emplace(correlation, static_cast<std::uint64_t>(i));
+      }
+    } catch (...) {
+      abandon_phase();
+      throw;
     }
+    abandon_phase();  // nothing left to keep: the events go back
     return trace;
+  }
+
+  void abandon_phase() noexcept override {
+    starts_.clear();
+    ends_.clear();
+    origin_.reset();
+    end_phase();
   }
 
  private:
   std::string reason_;
+  std::optional<Event> origin_;
+  std::vector<Event> starts_;
+  std::vector<Event> ends_;
 };
 
 }  // namespace

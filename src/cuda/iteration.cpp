@@ -5,8 +5,6 @@
 #include <cuda_runtime.h>
 #include <cstddef>
 
-#include <exception>
-
 #include "cuda_process.hpp"
 #include "cuda_util.hpp"
 #include "gpumeter/errors.hpp"
@@ -30,18 +28,37 @@ DeviceStateReading CudaBackendBase::read_device_state() const {
   return read_cuda_device_state(identity_);
 }
 
-void CudaBackendBase::synchronize() {
-  IterationRunner(options_.device, false, false).settle("synchronizing the measured device");
+void CudaBackendBase::synchronize(const char* context) {
+  DeviceSteps(options_.device, false, false).settle(context);
 }
 
-IterationRunner CudaBackendBase::start_phase() const {
-  IterationRunner runner(options_.device, options_.l2_flush,
-                         options_.l2_flush_mode == CudaBackendOptions::L2Flush::write_read);
-  runner.settle("before the phase, waiting for work enqueued earlier (not by gpumeter)");
-  return runner;
+void CudaBackendBase::clear_cache(std::size_t iteration) {
+  steps().clear_cache(iteration);
 }
 
-IterationRunner::IterationRunner(int device, bool l2_flush, bool leave_clean_lines)
+void CudaBackendBase::after_user_code(std::size_t iteration, const char* what) {
+  steps().check_after(iteration, what);
+}
+
+void CudaBackendBase::drain(std::size_t iteration, const char* after) {
+  steps().drain(iteration, after);
+}
+
+void CudaBackendBase::start_phase() {
+  steps_.emplace(options_.device, options_.l2_flush,
+                 options_.l2_flush_mode == CudaBackendOptions::L2Flush::write_read);
+}
+
+void CudaBackendBase::end_phase() noexcept {
+  steps_.reset();
+}
+
+DeviceSteps& CudaBackendBase::steps() {
+  if (!steps_) throw ConfigError("a device step was asked for outside a measurement phase");
+  return *steps_;
+}
+
+DeviceSteps::DeviceSteps(int device, bool l2_flush, bool leave_clean_lines)
     : device_(device), leave_clean_lines_(leave_clean_lines) {
   CudaProcess& process = CudaProcess::instance();
   process.require_not_sticky(device);
@@ -58,13 +75,7 @@ IterationRunner::IterationRunner(int device, bool l2_flush, bool leave_clean_lin
   read_blocks_ = 4 * sms;  // enough loads in flight to read at full bandwidth
 }
 
-void IterationRunner::prepare(const Call& call, std::size_t iteration) {
-  if (call.reset) {
-    invoke(call.reset, iteration, "the call's reset");
-    // The reset may run on a non-blocking stream, which the flush's legacy stream does not
-    // wait for: finish it first, or the restored inputs could land in L2 after the flush.
-    drain(iteration, "the call's reset");
-  }
+void DeviceSteps::clear_cache(std::size_t iteration) {
   check(cudaSetDevice(device_), "cudaSetDevice", device_);
   // Persisting lines first: the documented set-aside is used by normal accesses only when no
   // persisting access holds it, so the flush must come after the reset to evict those lines.
@@ -85,44 +96,25 @@ void IterationRunner::prepare(const Call& call, std::size_t iteration) {
   }
 }
 
-void IterationRunner::run(const Call& call, std::size_t iteration) {
-  invoke(call.run, iteration, "the measured call");
-}
-
-// Runs user code: a throw becomes a DeviceError naming `what` (a gpumeter error keeps its
-// own cause), and a CUDA error it leaves behind is reported, sticky or not, by fail().
-void IterationRunner::invoke(const std::function<void()>& fn, std::size_t iteration,
-                             const char* what) {
-  try {
-    fn();
-  } catch (const Error&) {
-    throw;  // already named by its cause
-  } catch (const std::exception& e) {
-    throw DeviceError(
-        at(iteration, std::string(what) + " threw: " + e.what() + "; no number was produced"));
-  } catch (...) {
-    throw DeviceError(at(iteration, std::string(what) +
-                                        " threw a non-standard exception; no number was "
-                                        "produced"));
-  }
+void DeviceSteps::check_after(std::size_t iteration, const char* what) {
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) fail(e, at(iteration, what));
 }
 
-void IterationRunner::drain(std::size_t iteration, const char* after) {
+void DeviceSteps::drain(std::size_t iteration, const char* after) {
   cudaError_t e = cudaSetDevice(device_);
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
   if (e != cudaSuccess)
     fail(e, at(iteration, std::string("waiting for the device after ") + after));
 }
 
-void IterationRunner::settle(const std::string& context) {
+void DeviceSteps::settle(const std::string& context) {
   cudaError_t e = cudaSetDevice(device_);
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
   if (e != cudaSuccess) fail(e, context);
 }
 
-void IterationRunner::fail(cudaError_t error, const std::string& where) {
+void DeviceSteps::fail(cudaError_t error, const std::string& where) {
   // A sticky error survives cudaGetLastError and comes back from every synchronize; a plain
   // one (a bad launch configuration) is cleared by the read, and the device stays usable.
   (void)cudaGetLastError();

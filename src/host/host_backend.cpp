@@ -23,35 +23,43 @@ class HostBackend final : public Backend {
     return id;
   }
 
-  // Each call is one region under its own correlation id; the reset runs untimed before it.
-  // Nothing here can lose a record, so the dropped count is a true zero, not a guess.
-  Trace run_phase(const Call& call, const PhaseRequest& request) override {
-    using Clock = std::chrono::steady_clock;
-    Trace trace;
-    trace.counts_kernels = false;
-    trace.dropped_records = 0;
-    trace.activities.reserve(request.iterations);
-    for (std::size_t i = 0; i < request.iterations; ++i) {
-      if (call.reset) call.reset();
-      const auto t0 = Clock::now();
-      call.run();
-      const auto t1 = Clock::now();
-      const std::uint64_t correlation = i + 1;
-      Activity a;
-      a.kind = ActivityKind::region;
-      a.start_ns =
-          std::chrono::duration_cast<std::chrono::nanoseconds>(t0.time_since_epoch()).count();
-      a.end_ns =
-          std::chrono::duration_cast<std::chrono::nanoseconds>(t1.time_since_epoch()).count();
-      a.correlation_id = correlation;
-      a.name = "host call";
-      trace.activities.push_back(std::move(a));
-      trace.external_id_of.emplace(correlation, i);
-    }
-    return trace;
+  // Each call is one region under its own correlation id, timed by the steady clock right
+  // around it. Nothing here can lose a record, so the dropped count is a true zero.
+  void open_phase(const PhaseRequest& request) override {
+    trace_ = Trace{};
+    trace_.counts_kernels = false;
+    trace_.dropped_records = 0;
+    trace_.activities.reserve(request.iterations);
   }
+  void begin_prepare(std::size_t) override {}
+  void end_prepare(std::size_t) override {}
+  void begin_iteration(std::size_t) override { start_ = Clock::now(); }
+  void end_iteration(std::size_t iteration) override {
+    const auto end = Clock::now();
+    const std::uint64_t correlation = iteration + 1;
+    Activity a;
+    a.kind = ActivityKind::region;
+    a.start_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(start_.time_since_epoch()).count();
+    a.end_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(end.time_since_epoch()).count();
+    a.correlation_id = correlation;
+    a.name = "host call";
+    trace_.activities.push_back(std::move(a));
+    trace_.external_id_of.emplace(correlation, iteration);
+  }
+  Trace close_phase() override { return std::move(trace_); }
+  void abandon_phase() noexcept override { trace_ = Trace{}; }
 
-  void synchronize() override {}  // host work is finished when the call returns
+  // Host work is finished when the call returns; there is no device cache to clear.
+  void drain(std::size_t, const char*) override {}
+  void synchronize(const char*) override {}
+  void clear_cache(std::size_t) override {}
+  void after_user_code(std::size_t, const char*) override {}
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  Trace trace_;
+  Clock::time_point start_;
 };
 
 }  // namespace

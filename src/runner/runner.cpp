@@ -15,11 +15,11 @@ std::vector<Measurement> measure_case(Backend& backend, const Case& c, const Run
   if (c.implementations.size() == 1) {
     const Implementation& impl = c.implementations.front();
     verify_untimed(backend, impl);
-    return {measure(backend, impl.call, MeasureOptions{options.budget, {c.count_copies}})};
+    return {measure(backend, impl.call, MeasureOptions{options.budget, c.count_copies})};
   }
   CompareOptions co;
   co.budget = options.budget;
-  co.attribution.count_copies = c.count_copies;
+  co.count_copies = c.count_copies;
   co.inputs_fingerprint = c.inputs_fingerprint;
   return compare(backend, c.implementations, co);
 }

@@ -245,7 +245,7 @@ TEST_F(CudaBackendTest, CopiesAreUncountedByDefaultAndCountedWhenAsked) {
   EXPECT_LT(kernel_only, 40 * kMicrosecond);
 
   MeasureOptions counting;
-  counting.attribution.count_copies = true;
+  counting.count_copies = true;
   const Measurement counted = measure(*backend_, call, counting);
   for (const Sample& s : counted.samples) EXPECT_EQ(s.uncounted_copy_ns, 0);
   EXPECT_GT(median(busy_of(counted)), kernel_only + copy * 8 / 10);

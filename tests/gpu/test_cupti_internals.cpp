@@ -14,7 +14,7 @@
 #include "backends.hpp"
 #include "cupti_api.hpp"
 #include "cupti_session.hpp"
-#include "gpumeter/attribute.hpp"
+#include "attribute.hpp"
 #include "gpumeter/errors.hpp"
 
 namespace gpumeter::cuda {

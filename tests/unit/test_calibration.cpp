@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <cstddef>
 
-#include "gpumeter/schedule.hpp"
+#include "schedule.hpp"
 
 namespace gpumeter {
 namespace {

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,15 +13,19 @@
 namespace gpumeter {
 namespace {
 
-// Runs each call once per iteration (so tests can see the order) and reports one kernel of
-// a fixed duration per iteration, dropping records on the attempts it is told to.
+// The core runs each call once per iteration (so tests can see the order); this collector
+// reports one kernel of a fixed duration per iteration, dropping records on the attempts it is
+// told to, and logs the steps the driver asks for.
 class FakeBackend final : public Backend {
  public:
   TimingMethod method_ = TimingMethod::cupti;
   Nanos kernel_ns = 1 * kMillisecond;
   int drop_until_attempt = 0;  // attempts below this lose records
   std::vector<PhaseRequest> phases;
+  std::string steps;  // one letter per step, when log_steps
+  bool log_steps = false;
   int syncs = 0;
+  int abandoned = 0;
 
   TimingMethod method() const override { return method_; }
   DeviceIdentity device() const override {
@@ -28,27 +33,86 @@ class FakeBackend final : public Backend {
     d.kind = "fake";
     return d;
   }
-  Trace run_phase(const Call& call, const PhaseRequest& request) override {
+  void open_phase(const PhaseRequest& request) override {
     phases.push_back(request);
-    Trace t;
-    t.dropped_records = request.attempt < drop_until_attempt ? 5 : 0;
-    Nanos clock = 0;
-    for (std::size_t i = 0; i < request.iterations; ++i) {
-      if (call.reset) call.reset();
-      call.run();
-      const std::uint64_t corr = 1000 + i;
-      t.external_id_of[corr] = i;
-      Activity a;
-      a.start_ns = clock;
-      a.end_ns = clock + kernel_ns;
-      a.correlation_id = corr;
-      t.activities.push_back(a);
-      clock += 2 * kernel_ns;
-    }
-    return t;
+    trace_ = Trace{};
+    trace_.dropped_records = request.attempt < drop_until_attempt ? 5 : 0;
+    clock_ = 0;
+    log('O');
   }
-  void synchronize() override { ++syncs; }
+  void begin_prepare(std::size_t) override { log('p'); }
+  void end_prepare(std::size_t) override { log('q'); }
+  void begin_iteration(std::size_t) override { log('i'); }
+  void end_iteration(std::size_t i) override {
+    log('j');
+    const std::uint64_t corr = 1000 + i;
+    trace_.external_id_of[corr] = i;
+    Activity a;
+    a.start_ns = clock_;
+    a.end_ns = clock_ + kernel_ns;
+    a.correlation_id = corr;
+    trace_.activities.push_back(a);
+    clock_ += 2 * kernel_ns;
+  }
+  Trace close_phase() override {
+    log('C');
+    return trace_;
+  }
+  void abandon_phase() noexcept override {
+    ++abandoned;
+    log('A');
+  }
+  void drain(std::size_t, const char*) override { log('d'); }
+  void synchronize(const char*) override {
+    ++syncs;
+    log('s');
+  }
+  void clear_cache(std::size_t) override { log('f'); }
+  void after_user_code(std::size_t, const char*) override { log('u'); }
+
+ private:
+  void log(char c) {
+    if (log_steps) steps += c;
+  }
+  Trace trace_;
+  Nanos clock_ = 0;
 };
+
+TEST(Driver, OneIterationInTheOrderEveryBackendShares) {
+  FakeBackend b;
+  b.log_steps = true;
+  std::string calls;
+  const Call call{[&] {
+                    calls += 'R';
+                    b.steps += 'R';
+                  },
+                  [&] {
+                    calls += 'r';
+                    b.steps += 'r';
+                  }};
+  (void)measure(b, call, MeasureOptions{Budget{0, 0, 1, 1}, false});
+  // Per phase: synchronize, open; per iteration: prepare label {reset, its check, drain, cache
+  // cleared}, drain, call label {call}, check, drain; close.
+  const std::string iteration = "prudfqdiRjud";
+  std::string one_phase = "sO";
+  for (int k = 0; k < 3; ++k) one_phase += iteration;  // calibration runs 3 iterations
+  one_phase += "C";
+  EXPECT_EQ(b.steps.substr(0, one_phase.size()), one_phase);
+  EXPECT_EQ(b.steps.size(), one_phase.size() + 2 * (2 + iteration.size() + 1));
+}
+
+TEST(Driver, ACallThatThrowsAbandonsThePhaseAndNamesTheStep) {
+  FakeBackend b;
+  try {
+    (void)measure(b, Call{[] { throw std::runtime_error("boom"); }, {}});
+    FAIL() << "no error";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("iteration 0, the measured call threw: boom"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(b.abandoned, 1);
+}
 
 TEST(Measure, CalibrateWarmUpMeasureWithBudgetedCounts) {
   FakeBackend b;  // 1 ms per call: 25 warm-up and 100 measured iterations
@@ -106,6 +170,7 @@ TEST(Compare, MirroredOrderTwoPassesMerged) {
   ASSERT_EQ(out.size(), 3u);
   for (const Measurement& m : out) {
     EXPECT_EQ(m.samples.size(), 100u);  // 50 per pass, merged
+    EXPECT_EQ(m.pass_sizes, (std::vector<std::size_t>{50, 50}));
     EXPECT_EQ(m.measure_iterations, 100u);
     EXPECT_EQ(m.warmup_iterations, 24u);
   }

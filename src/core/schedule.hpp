@@ -1,5 +1,5 @@
 #pragma once
-// The A B C C B A order of a comparison (SPEC T9).
+// The A B C C B A order of a comparison (SPEC T9). Internal to the core and its tests.
 #include <cstddef>
 #include <vector>
 

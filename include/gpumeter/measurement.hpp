@@ -1,0 +1,32 @@
+#pragma once
+// What one measurement of one call produced: plain data, free of the backend API, so the record
+// model can hold it (SPEC T1, T8, T9).
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "gpumeter/duration.hpp"
+#include "gpumeter/sample.hpp"
+#include "gpumeter/timing_method.hpp"
+
+namespace gpumeter {
+
+struct Measurement {
+  TimingMethod method = TimingMethod::cupti;
+  std::string reason;  // why this method (fallbacks), from the backend
+  // One per measured iteration, pass after pass, in the order they ran.
+  std::vector<Sample> samples;
+  // How many of `samples` each pass holds, in order (one entry for a lone measurement, two
+  // for an implementation of an A B C C B A comparison). Passes, not samples, are the units
+  // a comparison's interval treats as varying (docs/comparisons.md).
+  std::vector<std::size_t> pass_sizes;
+  // The resolution of the backend's timestamps (the CUPTI tick, the host clock's step).
+  Nanos timestamp_tick_ns = 1;
+  int retries = 0;  // phases repeated after lost records, all phases together
+  std::size_t warmup_iterations = 0;
+  std::size_t measure_iterations = 0;  // per pass, summed over passes when merged
+  Nanos estimate_ns = 0;               // one call, from calibration
+  bool drop_counter_live = true;       // false: a lost record could have gone unseen
+};
+
+}  // namespace gpumeter

@@ -1,0 +1,115 @@
+#include "driver.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <string>
+
+#include "attribute.hpp"
+#include "gpumeter/errors.hpp"
+#include "gpumeter/measure.hpp"
+
+namespace gpumeter::detail {
+namespace {
+
+std::string at(std::size_t iteration, const std::string& what) {
+  return "iteration " + std::to_string(iteration) + ", " + what;
+}
+
+// Runs user code. A gpumeter error keeps its own cause; any other throw becomes a
+// DeviceError naming the step, so the failure reads as the user's code, not as gpumeter's.
+void invoke(const std::function<void()>& fn, std::size_t iteration, const char* what) {
+  try {
+    fn();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw DeviceError(
+        at(iteration, std::string(what) + " threw: " + e.what() + "; no number was produced"));
+  } catch (...) {
+    throw DeviceError(at(
+        iteration, std::string(what) + " threw a non-standard exception; no number was produced"));
+  }
+}
+
+}  // namespace
+
+Trace run_phase(Backend& backend, const Call& call, const PhaseRequest& request) {
+  // Nothing enqueued earlier (not by gpumeter) may overlap iteration 0.
+  backend.synchronize("before the phase, waiting for work enqueued earlier (not by gpumeter)");
+  backend.open_phase(request);
+  try {
+    for (std::size_t i = 0; i < request.iterations; ++i) {
+      // T5: reset, then the cache cleared after it (the reset's writes must not stay in L2),
+      // all under the prepare label, never timed.
+      backend.begin_prepare(i);
+      if (call.reset) {
+        invoke(call.reset, i, "the call's reset");
+        backend.after_user_code(i, "the call's reset");
+        // The reset may run on a stream the flush does not wait for: finish it first.
+        backend.drain(i, "the call's reset");
+      }
+      backend.clear_cache(i);
+      backend.end_prepare(i);
+      backend.drain(i, "preparation");
+
+      backend.begin_iteration(i);
+      invoke(call.run, i, "the measured call");
+      backend.end_iteration(i);
+      backend.after_user_code(i, "the measured call");
+      backend.drain(i, "the measured call");  // no iteration overlaps the next
+    }
+    return backend.close_phase();
+  } catch (...) {
+    backend.abandon_phase();
+    throw;
+  }
+}
+
+AttributedPhase run_attributed_phase(Backend& backend, const Call& call, std::size_t iterations,
+                                     bool count_copies) {
+  AttributedPhase out;
+  for (int attempt = 0;; ++attempt) {
+    const Trace trace = run_phase(backend, call, PhaseRequest{iterations, attempt});
+    try {
+      out.samples = attribute(trace, iterations, AttributionOptions{count_copies});
+      out.durations.reserve(trace.activities.size());
+      for (const Activity& a : trace.activities) out.durations.push_back(a.end_ns - a.start_ns);
+      out.drop_counter_live = trace.dropped_records.has_value();
+      return out;
+    } catch (const RecordsLost& lost) {
+      if (attempt + 1 >= kMaxPhaseAttempts) throw RecordsLost(lost.dropped(), attempt + 1);
+      ++out.retries;
+    }
+  }
+}
+
+Nanos estimate_tick(const std::vector<Nanos>& durations) {
+  constexpr Nanos kJitterNs = 2;
+  constexpr Nanos kSmallestStep = 8;  // below this, a 2 ns jitter would fit any data
+  constexpr Nanos kLargestStep = 1024;
+  constexpr double kFitting = 0.9;
+  constexpr std::size_t kFewest = 8;  // fewer durations say nothing about a step
+  constexpr std::size_t kMostRead = 512;
+  const std::size_t n = std::min(durations.size(), kMostRead);
+  if (n < kFewest) return 1;
+  for (Nanos step = kLargestStep; step >= kSmallestStep; --step) {
+    std::size_t fit = 0;
+    Nanos first_multiple = -1;
+    bool two_multiples = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Nanos d = durations[i];
+      const Nanos r = ((d % step) + step) % step;
+      if (r > kJitterNs && step - r > kJitterNs) continue;
+      ++fit;
+      const Nanos multiple = (d + kJitterNs) / step;
+      if (first_multiple < 0) first_multiple = multiple;
+      two_multiples = two_multiples || multiple != first_multiple;
+    }
+    if (two_multiples && static_cast<double>(fit) >= kFitting * static_cast<double>(n)) return step;
+  }
+  return 1;
+}
+
+}  // namespace gpumeter::detail

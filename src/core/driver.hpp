@@ -1,0 +1,37 @@
+#pragma once
+// The core's driver (SPEC T3, T5, T6): the order of one iteration and of one phase, the same
+// for every backend, and the retry of a phase whose records were lost.
+#include <cstddef>
+#include <vector>
+
+#include "gpumeter/backend.hpp"
+#include "gpumeter/duration.hpp"
+#include "gpumeter/sample.hpp"
+
+namespace gpumeter::detail {
+
+// Runs `request.iterations` iterations of `call` as backend.hpp describes and returns the
+// backend's Trace. Any error abandons the phase before it propagates.
+Trace run_phase(Backend& backend, const Call& call, const PhaseRequest& request);
+
+// Runs one phase and attributes it, repeating the whole phase on RecordsLost.
+struct AttributedPhase {
+  std::vector<Sample> samples;
+  // How long each activity of the phase's trace lasted (preparation included): what
+  // estimate_tick reads the clock's step from.
+  std::vector<Nanos> durations;
+  int retries = 0;
+  bool drop_counter_live = true;
+};
+AttributedPhase run_attributed_phase(Backend& backend, const Call& call, std::size_t iterations,
+                                     bool count_copies);
+
+// The step of the clock behind `durations`: the largest step in [8, 1024] ns that at least 90%
+// of them are a multiple of (within 2 ns, the jitter of CUPTI's conversion of GPU timestamps to
+// its own time base) and that they take at least two different multiples of (a set of equal
+// durations fits every divisor and tells nothing); else 1. CUPTI records on the H200 come in
+// 32 ns steps (544, 576, 608 ns for a 1-block kernel); a host clock fits no step and reads 1.
+// Reads at most the first 512 durations, which bounds its cost to about a millisecond.
+Nanos estimate_tick(const std::vector<Nanos>& durations);
+
+}  // namespace gpumeter::detail
