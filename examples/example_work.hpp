@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/comparisons.hpp"
+#include "gpumeter/comparison.hpp"
 #include "gpumeter/runner.hpp"
 
 namespace gpumeter::example {

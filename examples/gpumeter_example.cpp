@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "example_work.hpp"
-#include "gpumeter/comparisons.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/host_backend.hpp"
 #include "gpumeter/record_io.hpp"

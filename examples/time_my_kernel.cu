@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <string>
 
-#include "gpumeter/comparisons.hpp"
 #include "gpumeter/cuda_backend.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/record_io.hpp"

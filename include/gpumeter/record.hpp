@@ -2,19 +2,25 @@
 // The record model: the only source of tables (SPEC P10). Serialization lives in
 // record_io.hpp; this header is plain data.
 #include <cstddef>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "gpumeter/calibration.hpp"
+#include "gpumeter/comparison.hpp"
 #include "gpumeter/device.hpp"
-#include "gpumeter/measure.hpp"
+#include "gpumeter/measurement.hpp"
+#include "gpumeter/row.hpp"
 #include "gpumeter/summary.hpp"
 
 namespace gpumeter {
 
-// Bumped on any change a reader of an older version could misread.
-inline constexpr int kRecordSchemaVersion = 1;
+// Bumped on any change a reader of an older version could misread. Version 2 keeps each
+// result's pass sizes and timestamp step, and the comparisons with the rule that applied;
+// version 1 records still read (their comparisons are recomputed, and refused where passes
+// are needed).
+inline constexpr int kRecordSchemaVersion = 2;
+inline constexpr int kOldestReadableSchemaVersion = 1;
 inline constexpr const char* kRecordSchemaName = "gpumeter.record";
 
 struct HostIdentity {
@@ -33,9 +39,7 @@ struct RunConfig {
 };
 
 struct Result {
-  std::string case_name;
-  std::string implementation;
-  std::map<std::string, std::string> params;  // parameter axes of this row
+  RowKey row;
   bool count_copies = false;  // T7: the case's flag, so a reader knows what busy holds
   Measurement measurement;
   Summary summary;
@@ -45,9 +49,7 @@ struct Result {
 // A case (or one implementation of it) that produced no number, and why: the error's type
 // and message. Its cells read "not measured"; the rest of the run keeps its numbers.
 struct Failure {
-  std::string case_name;
-  std::string implementation;  // "" when the case failed as a whole
-  std::map<std::string, std::string> params;
+  RowKey row;           // implementation "" when the case failed as a whole
   std::string error;    // "OffThreadLaunch", "VerificationFailed", ...
   std::string message;  // what happened and what to do
 };
@@ -67,6 +69,8 @@ struct Record {
   std::vector<std::string> deviations;  // departures from the protocol, never hidden (P10)
   std::vector<Result> results;
   std::vector<Failure> failures;
+  // compare_results(results), stored with the rule each applied; never edited by hand.
+  std::vector<Comparison> comparisons;
 };
 
 }  // namespace gpumeter

@@ -1,6 +1,7 @@
 #pragma once
 // Records on disk (SPEC P10): one versioned JSON schema, read strictly, written atomically
 // under a run-unique name, never overwritten. Tables and comparisons read records only.
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -10,24 +11,31 @@
 
 namespace gpumeter {
 
+// The largest record read: a sweep of ten thousand results of 200 samples each is about 80 MB.
+inline constexpr std::size_t kMaxRecordBytes = std::size_t{256} << 20;
+
 // Pretty JSON of schema kRecordSchemaName, version kRecordSchemaVersion. Durations are
 // integers of ns; only the summary (and the budget, estimate) carry ms, with the unit in the
 // field name. Throws Error for a record that cannot be written faithfully (another schema
 // version, a non-finite number, a summary whose method differs from its measurement's).
 std::string serialize(const Record& record);
 
-// Strict: an unknown schema name or version, a missing field, a wrong type or an
-// inconsistent result (n_samples != number of samples, a statistic that does not belong to
-// the timing method) throws InvalidRecord(path, problem). Unknown extra fields are ignored
-// (adding one does not bump the version). `path` only names the source in messages.
+// Strict, and bounded (B7): an unknown schema name or version, a missing field, a wrong type, a
+// key twice in one object, nesting deeper than a record has, a number out of its field's range,
+// text over kMaxRecordBytes, or an inconsistent result throws InvalidRecord(path, problem).
+// Every derived value (summaries, rates, percentages, comparisons) is recomputed from the raw
+// samples and declared workload; one that differs from what is stored refuses the record, and
+// the recomputed values are the ones returned. Unknown extra fields are ignored (adding one does
+// not bump the version). `path` only names the source in messages.
 Record parse_record(std::string_view text, const std::string& path);
 
-// Reads and parses one file; InvalidRecord names the file and the problem, also when the
-// file cannot be opened or read.
+// Reads and parses one regular file of at most kMaxRecordBytes (opened without blocking, so a
+// FIFO is refused rather than waited on); InvalidRecord names the file and the problem, also
+// when the file cannot be opened or read.
 Record read_record(const std::filesystem::path& file);
 
 // Reads every file before returning, so a caller prints nothing unless all are valid.
-// Throws InvalidRecord on the first bad one.
+// Throws InvalidRecord on the first bad one, and on a record given twice (the same run_id).
 std::vector<Record> read_records(const std::vector<std::filesystem::path>& files);
 
 // "gpumeter-<run_id>.json". Throws Error for a run_id that is empty or holds a character

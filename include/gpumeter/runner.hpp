@@ -16,7 +16,7 @@ namespace gpumeter {
 
 struct Case {
   std::string name;
-  std::map<std::string, std::string> params;
+  Params params;
   Workload workload;          // per call, for TFLOP/s and TB/s
   bool count_copies = false;  // T7: one flag for every implementation of the case
   std::vector<Implementation> implementations;

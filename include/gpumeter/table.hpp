@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "gpumeter/format.hpp"
 #include "gpumeter/record.hpp"
 
 namespace gpumeter {
@@ -14,19 +15,22 @@ inline constexpr const char* kNotMeasured = "not measured";
 // resolution (P5) could call, without pretending to more precision than a shared machine has.
 inline constexpr int kTableTimeDigits = 3;
 
-// `value` to `digits` significant figures in fixed notation, trailing zeros kept because they
-// are significant: 12.0, 0.00123, 123000, -4.57. Non-finite values read "not measured".
-std::string format_significant(double value, int digits);
-
 // One row per result of every record, in order, then the deviations, per-row notes (fallback
 // reasons, an unproven drop counter) and the source of every record (run id, device, device
 // state, configuration). Times share one unit, named in the header (us, or ms when the
-// largest median device_busy reaches 10 ms).
+// largest median device_busy reaches 10 ms). Every text that came from a record is made inert:
+// control characters read as \xNN, and in table cells '|' and '\' are escaped.
 std::string render_markdown(const std::vector<Record>& records);
 
-// The same rows for machines: RFC 4180 quoting, times in us at full precision, one column per
-// number, "not measured" where a record has no data. No notes; the run_id column names the
-// record of each row.
+// The same rows for machines, from the same column list: RFC 4180 quoting, times in us at full
+// precision, one column per number, and an EMPTY cell where a record has no value (a number
+// column holds only numbers). Text from a record has control characters as \xNN and a leading
+// = + - @ prefixed with ' (no spreadsheet formula runs from a record). No notes; the run_id
+// column names the record of each row.
 std::string render_csv(const std::vector<Record>& records);
+
+// Markdown lines under the table: each comparison of every record (comparison.hpp), in the
+// words a reader sees first, then the null tests with their observed ratios.
+std::string render_comparisons(const std::vector<Record>& records);
 
 }  // namespace gpumeter

@@ -3,7 +3,6 @@
 #include <filesystem>
 #include <memory>
 
-#include "gpumeter/comparisons.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/table.hpp"
@@ -34,13 +33,13 @@ int report(const std::vector<std::string>& files, ReportFormat format, Io& io) {
     print_error(io, "report", e.what());
     return kExitUsage;
   }
-  // Markdown is for people: the verdicts (P5) and null tests (P6) belong beside the timings.
-  // CSV is for machines and holds the rows alone.
-  if (format == ReportFormat::csv) {
-    io.out << render_csv(records);
-  } else {
-    io.out << render_markdown(records) << "\n" << render_comparisons(records);
-  }
+  // Markdown is for people: the comparisons and null tests belong beside the timings. CSV is
+  // for machines and holds the rows alone. All of it is rendered before the first byte is
+  // written, so a failure leaves nothing half printed.
+  const std::string text = format == ReportFormat::csv
+                               ? render_csv(records)
+                               : render_markdown(records) + "\n" + render_comparisons(records);
+  io.out << text;
   io.out.flush();
   if (!io.out) {
     print_error(io, "report", "cannot write the table to standard output");

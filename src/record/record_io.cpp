@@ -18,11 +18,15 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "gpumeter/columns.hpp"
+#include "gpumeter/comparison.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/summary.hpp"
 #include "gpumeter/timing_method.hpp"
@@ -31,6 +35,19 @@ namespace gpumeter {
 namespace {
 
 using Json = nlohmann::ordered_json;
+
+// ---------------------------------------------------------------------------------------------
+// Limits of what a record may hold. A record is evidence read back by people and tools; each
+// limit is far beyond any real record and keeps a forged one from exhausting the reader.
+
+// Nesting: a record is 5 levels deep; nothing legitimate comes near this.
+constexpr int kMaxDepth = 32;
+// A duration: 10^15 ns is 11.6 days, beyond any call gpumeter would time.
+constexpr double kMaxNanos = 1e15;
+// Declared work per call and measured ceilings: 10^24 (a yotta-op per call) is beyond any GPU.
+constexpr double kMaxWork = 1e24;
+// Kernels per iteration, retries, iterations per phase.
+constexpr std::int64_t kMaxCount = 1'000'000'000;
 
 // ---------------------------------------------------------------------------------------------
 // Writing
@@ -66,21 +83,25 @@ Json text_or_null(const std::string& text) {
   return text.empty() ? Json(nullptr) : Json(text);
 }
 
-Json spread_ms(const Spread& spread, std::string_view field) {
-  Json j;
-  j["median"] = number(ms_of(spread.median_ns), field);
-  j["p10"] = number(ms_of(spread.p10_ns), field);
-  j["p90"] = number(ms_of(spread.p90_ns), field);
-  return j;
+// The row identity, the same in results, failures and comparisons.
+void put_row(Json& j, const RowKey& row) {
+  j["case"] = row.case_name;
+  j["implementation"] = row.implementation;
+  j["params"] = Json::object();
+  for (const auto& [key, value] : row.params) j["params"][key] = value;
 }
 
-// The row identity a result and a failure share.
-void put_row_identity(Json& j, const std::string& case_name, const std::string& implementation,
-                      const std::map<std::string, std::string>& params) {
-  j["case"] = case_name;
-  j["implementation"] = implementation;
-  j["params"] = Json::object();
-  for (const auto& [key, value] : params) j["params"][key] = value;
+// A summary column as the record stores it: times in ms, counts as integers.
+Json summary_json(const Column& c, const std::optional<double>& value, const std::string& where) {
+  if (!value) return Json(nullptr);
+  switch (c.kind) {
+    case ColumnKind::time:
+      return number(ms_of(*value), where);
+    case ColumnKind::count:
+      return static_cast<std::int64_t>(*value);
+    default:
+      return number(*value, where);
+  }
 }
 
 Json result_json(const Result& result, std::size_t index) {
@@ -93,7 +114,7 @@ Json result_json(const Result& result, std::size_t index) {
                     where, to_string(s.method), to_string(m.method)));
   }
   Json j;
-  put_row_identity(j, result.case_name, result.implementation, result.params);
+  put_row(j, result.row);
   j["count_copies"] = result.count_copies;
   j["timing_method"] = std::string(to_string(m.method));
   j["statistic"] = std::string(to_string(statistic_of(m.method)));
@@ -103,24 +124,22 @@ Json result_json(const Result& result, std::size_t index) {
   j["measure_iterations"] = m.measure_iterations;
   j["estimate_ms"] = to_ms(m.estimate_ns);
   j["drop_counter_live"] = m.drop_counter_live;
+  j["timestamp_tick_ns"] = m.timestamp_tick_ns;
+  j["pass_sizes"] = m.pass_sizes;
   j["workload"]["flops"] = nullable_number(result.workload.flops, where + ".workload.flops");
   j["workload"]["bytes"] = nullable_number(result.workload.bytes, where + ".workload.bytes");
 
   Json& js = j["summary"];
-  js["n_samples"] = s.n_samples;
-  js["device_busy_ms"] = spread_ms(s.device_busy, where + ".summary.device_busy_ms");
-  js["latency_ms"] = spread_ms(s.latency, where + ".summary.latency_ms");
-  js["max_n_kernels"] = nullable(s.max_n_kernels);
-  js["gap_ms"] = number(ms_of(s.gap_ns), where + ".summary.gap_ms");
-  js["uncounted_copy_ms"] =
-      number(ms_of(s.median_uncounted_copy_ns), where + ".summary.uncounted_copy_ms");
-  js["retries"] = s.retries;
-  js["tflops"] = nullable_number(s.tflops, where + ".summary.tflops");
-  js["tbs"] = nullable_number(s.tbs, where + ".summary.tbs");
-  js["pct_of_peak_flops"] =
-      nullable_number(s.pct_of_peak_flops, where + ".summary.pct_of_peak_flops");
-  js["pct_of_peak_bandwidth"] =
-      nullable_number(s.pct_of_peak_bandwidth, where + ".summary.pct_of_peak_bandwidth");
+  for (const Column& c : result_columns()) {
+    if (c.summary_key.empty()) continue;
+    const std::string name = where + ".summary." + std::string(c.summary_key);
+    Json value = summary_json(c, number_of(c, result), name);
+    if (c.summary_object.empty()) {
+      js[std::string(c.summary_key)] = std::move(value);
+    } else {
+      js[std::string(c.summary_object)][std::string(c.summary_key)] = std::move(value);
+    }
+  }
 
   Json busy = Json::array();
   Json latency = Json::array();
@@ -143,8 +162,63 @@ Json result_json(const Result& result, std::size_t index) {
   return j;
 }
 
+Json difference_json(const RelativeDifference& d) {
+  Json j;
+  j["estimate"] = number(d.estimate, "comparison estimate");
+  j["low"] = number(d.low, "comparison low");
+  j["high"] = number(d.high, "comparison high");
+  j["confidence"] = d.confidence;
+  j["smallest_detectable"] = number(d.smallest_detectable, "comparison smallest_detectable");
+  j["degrees_of_freedom"] = d.degrees_of_freedom;
+  j["timestamp_tick_ns"] = d.timestamp_tick_ns;
+  return j;
+}
+
+Json comparison_json(const Comparison& c) {
+  Json j;
+  j["case"] = c.baseline.case_name;
+  j["params"] = Json::object();
+  for (const auto& [key, value] : c.baseline.params) j["params"][key] = value;
+  j["baseline"] = c.baseline.implementation;
+  j["candidate"] = c.candidate.implementation;
+  j["statistic"] = std::string(to_string(c.statistic));
+  j["rule"] = to_string(c.rule);
+  j["difference"] = c.difference ? difference_json(*c.difference) : Json(nullptr);
+  if (c.ratio) {
+    j["ratio"]["speedup"] = number(c.ratio->speedup, "comparison speedup");
+    j["ratio"]["resolution"] = to_string(c.ratio->resolution);
+  } else {
+    j["ratio"] = nullptr;
+  }
+  j["refusal"] = c.refusal;
+  return j;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reading: every access names the field, so a message says exactly what is wrong and where.
+
+// Record text quoted in a message: control characters escaped, at most 80 characters, so a
+// message about a forged record stays one harmless line.
+std::string record_text(std::string_view text) {
+  std::string out = "\"";
+  std::size_t shown = 0;
+  for (const char c : text) {
+    if (++shown > 80) {
+      out += "...";
+      break;
+    }
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      out += fmt::format("\\x{:02x}", u);
+    } else if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
 
 class Reader {
  public:
@@ -232,28 +306,33 @@ class Reader {
     return integer_value<Int>(v, join(where, key), lo, hi);
   }
 
-  double real(const Json& object, const std::string& where, std::string_view key) const {
-    const Json& v = field(object, where, key);
-    expect(v.is_number(), v, join(where, key), "a number");
-    return v.get<double>();
+  // A finite number in [lo, hi]. The parser refuses numbers beyond a double's range; this
+  // refuses the ones beyond the field's.
+  double real_value(const Json& v, const std::string& name, double lo, double hi) const {
+    expect(v.is_number(), v, name, "a number");
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || x < lo || x > hi) {
+      fail(fmt::format("field {}: {} is out of range [{}, {}]", name, x, lo, hi));
+    }
+    return x;
+  }
+
+  double real(const Json& object, const std::string& where, std::string_view key, double lo,
+              double hi) const {
+    return real_value(field(object, where, key), join(where, key), lo, hi);
   }
 
   std::optional<double> optional_real(const Json& object, const std::string& where,
-                                      std::string_view key) const {
+                                      std::string_view key, double lo, double hi) const {
     const Json& v = field(object, where, key);
     if (v.is_null()) return std::nullopt;
-    expect(v.is_number(), v, join(where, key), "a number or null");
-    return v.get<double>();
+    return real_value(v, join(where, key), lo, hi);
   }
 
   // A duration in ms at the edge, back to integer ns inside.
   Nanos millis_as_nanos(const Json& object, const std::string& where, std::string_view key) const {
-    const double ms = real(object, where, key);
-    const double ns = std::round(ns_of(ms));
-    if (!(ns >= 0 && ns < 9.2e18)) {
-      fail(fmt::format("field {}: {} ms is not a usable duration", join(where, key), ms));
-    }
-    return static_cast<Nanos>(ns);
+    const double ms = real(object, where, key, 0, ms_of(kMaxNanos));
+    return static_cast<Nanos>(std::round(ns_of(ms)));
   }
 
   const Json& array(const Json& object, const std::string& where, std::string_view key) const {
@@ -277,17 +356,6 @@ class Reader {
   const std::string& path_;
 };
 
-Spread read_spread(const Reader& r, const Json& parent, const std::string& where,
-                   std::string_view key) {
-  const Json& j = r.object(parent, where, key);
-  const std::string name = Reader::join(where, key);
-  Spread spread;
-  spread.median_ns = ns_of(r.real(j, name, "median"));
-  spread.p10_ns = ns_of(r.real(j, name, "p10"));
-  spread.p90_ns = ns_of(r.real(j, name, "p90"));
-  return spread;
-}
-
 std::vector<Nanos> read_nanos(const Reader& r, const Json& parent, const std::string& where,
                               std::string_view key) {
   const Json& a = r.array(parent, where, key);
@@ -295,15 +363,15 @@ std::vector<Nanos> read_nanos(const Reader& r, const Json& parent, const std::st
   std::vector<Nanos> values;
   values.reserve(a.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
-    values.push_back(r.integer_value<Nanos>(a[i], fmt::format("{}[{}]", name, i), 0));
+    values.push_back(r.integer_value<Nanos>(a[i], fmt::format("{}[{}]", name, i), 0,
+                                            static_cast<Nanos>(kMaxNanos)));
   }
   return values;
 }
 
 // A row's params: an object of strings.
-std::map<std::string, std::string> read_params(const Reader& r, const Json& j,
-                                               const std::string& where) {
-  std::map<std::string, std::string> params;
+Params read_params(const Reader& r, const Json& j, const std::string& where) {
+  Params params;
   for (const auto& [key, value] : r.object(j, where, "params").items()) {
     r.expect(value.is_string(), value, Reader::join(where, "params") + "." + key, "a string");
     params.emplace(key, value.get<std::string>());
@@ -311,58 +379,103 @@ std::map<std::string, std::string> read_params(const Reader& r, const Json& j,
   return params;
 }
 
-Result read_result(const Reader& r, const Json& j, const std::string& where) {
+RowKey read_row(const Reader& r, const Json& j, const std::string& where) {
+  RowKey row;
+  row.case_name = r.text(j, where, "case");
+  row.implementation = r.text(j, where, "implementation");
+  row.params = read_params(r, j, where);
+  return row;
+}
+
+// Two stored numbers agree when they are the same to a few parts in 10^12 (stored times pass
+// through ms and back). Non-finite values never agree: nothing the reader accepts is one.
+bool same(double a, double b) {
+  if (!std::isfinite(a) || !std::isfinite(b)) return false;
+  return std::fabs(a - b) <= 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)});
+}
+
+std::string shown(const std::optional<double>& v) {
+  return v ? fmt::format("{}", *v) : std::string("null");
+}
+
+// The raw samples are the evidence (P10): every summary value is recomputed from them (and the
+// declared workload and ceilings) through the column list, compared with what is stored, and
+// the recomputed summary is the one kept. A stored value the samples do not give means an
+// altered record, or one written by a faulty tool.
+void check_summary(const Reader& r, Result& result, const Json& js, const Ceilings& ceilings,
+                   const std::string& where) {
+  const Measurement& m = result.measurement;
+  Result derived = result;
+  derived.summary = summarize(m.samples, m.method, m.retries, result.workload, ceilings);
+  const std::string sw = where + ".summary";
+  for (const Column& c : result_columns()) {
+    if (c.summary_key.empty()) continue;
+    const std::string object_where =
+        c.summary_object.empty() ? sw : Reader::join(sw, c.summary_object);
+    const Json& holder = c.summary_object.empty() ? js : r.object(js, sw, c.summary_object);
+    const std::string name = Reader::join(object_where, c.summary_key);
+    const Json& v = r.field(holder, object_where, c.summary_key);
+    std::optional<double> stored;
+    if (!v.is_null()) {
+      r.expect(v.is_number(), v, name, c.nullable ? "a number or null" : "a number");
+      stored = v.get<double>();
+      if (c.kind == ColumnKind::time) stored = ns_of(*stored);
+    } else if (!c.nullable) {
+      r.expect(false, v, name, "a number");
+    }
+    const std::optional<double> want = number_of(c, derived);
+    if (want && !std::isfinite(*want)) {
+      r.fail(
+          fmt::format("{}: the record's samples and declared workload give a value that is not "
+                      "a finite number",
+                      name));
+    }
+    if (stored.has_value() != want.has_value() || (stored && !same(*stored, *want))) {
+      r.fail(
+          fmt::format("{} is {} but the record's samples give {}: the summary does not "
+                      "describe the raw samples (altered record?)",
+                      name, shown(stored), shown(want)));
+    }
+  }
+  result.summary = derived.summary;
+}
+
+Result read_result(const Reader& r, const Json& j, const std::string& where,
+                   const Ceilings& ceilings, int version) {
   if (!j.is_object()) {
     r.fail(fmt::format("field {}: expected an object, found {}", where, j.type_name()));
   }
   Result result;
-  result.case_name = r.text(j, where, "case");
-  result.implementation = r.text(j, where, "implementation");
-  result.params = read_params(r, j, where);
+  result.row = read_row(r, j, where);
 
   result.count_copies = r.boolean(j, where, "count_copies");
   Measurement& m = result.measurement;
   const std::string method_text = r.text(j, where, "timing_method");
   const std::optional<TimingMethod> method = parse_timing_method(method_text);
-  if (!method)
-    r.fail(fmt::format("field {}.timing_method: unknown method \"{}\"", where, method_text));
+  if (!method) {
+    r.fail(
+        fmt::format("field {}.timing_method: unknown method {}", where, record_text(method_text)));
+  }
   m.method = *method;
   const std::string statistic_text = r.text(j, where, "statistic");
   const std::string_view expected_statistic = to_string(statistic_of(m.method));
   if (statistic_text != expected_statistic) {
     r.fail(fmt::format(
-        "field {}.statistic: \"{}\" does not belong to timing_method \"{}\" (expected \"{}\")",
-        where, statistic_text, method_text, expected_statistic));
+        "field {}.statistic: {} does not belong to timing_method \"{}\" (expected \"{}\")", where,
+        record_text(statistic_text), to_string(m.method), expected_statistic));
   }
   m.reason = r.text(j, where, "reason");
-  m.retries = r.integer<int>(j, where, "retries", 0);
-  m.warmup_iterations = r.integer<std::size_t>(j, where, "warmup_iterations", 0);
-  m.measure_iterations = r.integer<std::size_t>(j, where, "measure_iterations", 0);
+  m.retries = r.integer<int>(j, where, "retries", 0, static_cast<int>(kMaxCount));
+  m.warmup_iterations = r.integer<std::size_t>(j, where, "warmup_iterations", 0, kMaxCount);
+  m.measure_iterations = r.integer<std::size_t>(j, where, "measure_iterations", 0, kMaxCount);
   m.estimate_ns = r.millis_as_nanos(j, where, "estimate_ms");
   m.drop_counter_live = r.boolean(j, where, "drop_counter_live");
 
   const std::string workload_where = where + ".workload";
   const Json& workload = r.object(j, where, "workload");
-  result.workload.flops = r.optional_real(workload, workload_where, "flops");
-  result.workload.bytes = r.optional_real(workload, workload_where, "bytes");
+  result.workload.flops = r.optional_real(workload, workload_where, "flops", 0, kMaxWork);
+  result.workload.bytes = r.optional_real(workload, workload_where, "bytes", 0, kMaxWork);
 
-  const std::string sw = where + ".summary";
-  const Json& js = r.object(j, where, "summary");
-  Summary& s = result.summary;
-  s.method = m.method;
-  s.n_samples = r.integer<std::size_t>(js, sw, "n_samples", 0);
-  s.device_busy = read_spread(r, js, sw, "device_busy_ms");
-  s.latency = read_spread(r, js, sw, "latency_ms");
-  s.max_n_kernels = r.optional_integer<int>(js, sw, "max_n_kernels", 0);
-  s.gap_ns = ns_of(r.real(js, sw, "gap_ms"));
-  s.median_uncounted_copy_ns = ns_of(r.real(js, sw, "uncounted_copy_ms"));
-  s.retries = r.integer<int>(js, sw, "retries", 0);
-  s.tflops = r.optional_real(js, sw, "tflops");
-  s.tbs = r.optional_real(js, sw, "tbs");
-  s.pct_of_peak_flops = r.optional_real(js, sw, "pct_of_peak_flops");
-  s.pct_of_peak_bandwidth = r.optional_real(js, sw, "pct_of_peak_bandwidth");
-
-  // The raw samples are the evidence (P10): the summary must describe exactly these.
   const std::string pw = where + ".samples";
   const Json& samples = r.object(j, where, "samples");
   const std::vector<Nanos> busy = read_nanos(r, samples, pw, "device_busy_ns");
@@ -371,11 +484,13 @@ Result read_result(const Reader& r, const Json& j, const std::string& where) {
   const Json& kernels = r.field(samples, pw, "n_kernels");
   r.expect(kernels.is_null() || kernels.is_array(), kernels, pw + ".n_kernels", "an array or null");
 
-  if (s.n_samples == 0) r.fail(fmt::format("{} has no samples (summary.n_samples is 0)", where));
+  const std::string sw = where + ".summary";
+  const Json& js = r.object(j, where, "summary");
+  const std::size_t n = r.integer<std::size_t>(js, sw, "n_samples", 0, kMaxCount);
+  if (n == 0) r.fail(fmt::format("{} has no samples (summary.n_samples is 0)", where));
   auto check_length = [&](std::size_t length, std::string_view name) {
-    if (length != s.n_samples) {
-      r.fail(fmt::format("{}.{} holds {} samples but {}.n_samples is {}", pw, name, length, sw,
-                         s.n_samples));
+    if (length != n) {
+      r.fail(fmt::format("{}.{} holds {} samples but {}.n_samples is {}", pw, name, length, sw, n));
     }
   };
   check_length(busy.size(), "device_busy_ns");
@@ -383,64 +498,106 @@ Result read_result(const Reader& r, const Json& j, const std::string& where) {
   check_length(copies.size(), "uncounted_copy_ns");
   if (kernels.is_array()) check_length(kernels.size(), "n_kernels");
 
-  m.samples.resize(s.n_samples);
-  for (std::size_t i = 0; i < s.n_samples; ++i) {
+  m.samples.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
     Sample& sample = m.samples[i];
     sample.device_busy_ns = busy[i];
     sample.latency_ns = latency[i];
     sample.uncounted_copy_ns = copies[i];
     if (kernels.is_array() && !kernels[i].is_null()) {
-      sample.n_kernels =
-          r.integer_value<int>(kernels[i], fmt::format("{}.n_kernels[{}]", pw, i), 0);
+      sample.n_kernels = r.integer_value<int>(kernels[i], fmt::format("{}.n_kernels[{}]", pw, i), 0,
+                                              static_cast<int>(kMaxCount));
+    }
+    if (sample.latency_ns < sample.device_busy_ns) {
+      r.fail(
+          fmt::format("{}: sample {} has latency {} ns below its device_busy {} ns, which no "
+                      "measurement gives",
+                      pw, i, sample.latency_ns, sample.device_busy_ns));
     }
   }
+
+  if (version >= 2) {
+    m.timestamp_tick_ns = r.integer<Nanos>(j, where, "timestamp_tick_ns", 1, 1'000'000);
+    const Json& sizes = r.array(j, where, "pass_sizes");
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const auto size = r.integer_value<std::size_t>(
+          sizes[i], fmt::format("{}.pass_sizes[{}]", where, i), 1, kMaxCount);
+      m.pass_sizes.push_back(size);
+      total += size;
+    }
+    if (total != n) {
+      r.fail(fmt::format("{}.pass_sizes add up to {} samples but the result holds {}", where, total,
+                         n));
+    }
+  } else {
+    // Version 1 kept no pass boundaries: one pass of unknown tick, which the interval rule
+    // refuses rather than guesses.
+    m.pass_sizes = {n};
+  }
+
+  check_summary(r, result, js, ceilings, where);
   return result;
 }
 
-// The raw samples are the evidence (P10): a summary that they do not give back was altered,
-// or written by a faulty tool, and no table may be rendered from it. Stored times pass
-// through ms and back, so equality is to a few parts in 10^12, not exact.
-void check_summary_against_samples(const Reader& r, const Result& result, const Ceilings& ceilings,
-                                   const std::string& where) {
-  const Measurement& m = result.measurement;
-  const Summary want = summarize(m.samples, m.method, m.retries, result.workload, ceilings);
-  const Summary& got = result.summary;
-  auto same = [](double a, double b) {
-    return std::fabs(a - b) <= 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)});
-  };
-  auto check = [&](const char* field, double stored, double derived) {
-    if (!same(stored, derived)) {
-      r.fail(
-          fmt::format("{}.summary.{} is {} but the record's samples give {}: the summary "
-                      "does not describe the raw samples (altered record?)",
-                      where, field, stored, derived));
-    }
-  };
-  auto check_optional = [&](const char* field, const std::optional<double>& stored,
-                            const std::optional<double>& derived) {
-    if (stored.has_value() != derived.has_value()) {
-      r.fail(fmt::format("{}.summary.{} is {} but the record's samples and workload give {}", where,
-                         field, stored ? fmt::format("{}", *stored) : "null",
-                         derived ? fmt::format("{}", *derived) : "null"));
-    }
-    if (stored) check(field, *stored, *derived);
-  };
-  check("device_busy_ms.median", got.device_busy.median_ns, want.device_busy.median_ns);
-  check("device_busy_ms.p10", got.device_busy.p10_ns, want.device_busy.p10_ns);
-  check("device_busy_ms.p90", got.device_busy.p90_ns, want.device_busy.p90_ns);
-  check("latency_ms.median", got.latency.median_ns, want.latency.median_ns);
-  check("latency_ms.p10", got.latency.p10_ns, want.latency.p10_ns);
-  check("latency_ms.p90", got.latency.p90_ns, want.latency.p90_ns);
-  check("gap_ms", got.gap_ns, want.gap_ns);
-  check("uncounted_copy_ms", got.median_uncounted_copy_ns, want.median_uncounted_copy_ns);
-  check("retries", got.retries, want.retries);
-  if (got.max_n_kernels != want.max_n_kernels) {
-    r.fail(fmt::format("{}.summary.max_n_kernels does not match the record's samples", where));
+// Stored comparisons must be exactly the ones the results give (they are derived values).
+void check_comparisons(const Reader& r, const Json& doc, const std::vector<Comparison>& derived) {
+  const Json& stored = r.array(doc, "", "comparisons");
+  if (stored.size() != derived.size()) {
+    r.fail(
+        fmt::format("the record stores {} comparisons but its results give {} (altered "
+                    "record?)",
+                    stored.size(), derived.size()));
   }
-  check_optional("tflops", got.tflops, want.tflops);
-  check_optional("tbs", got.tbs, want.tbs);
-  check_optional("pct_of_peak_flops", got.pct_of_peak_flops, want.pct_of_peak_flops);
-  check_optional("pct_of_peak_bandwidth", got.pct_of_peak_bandwidth, want.pct_of_peak_bandwidth);
+  for (std::size_t i = 0; i < stored.size(); ++i) {
+    const std::string where = fmt::format("comparisons[{}]", i);
+    const Json& j = stored[i];
+    r.expect(j.is_object(), j, where, "an object");
+    const Comparison& want = derived[i];
+    const auto mismatch = [&](std::string_view what) {
+      r.fail(fmt::format("{}.{} does not match what the record's results give (altered record?)",
+                         where, what));
+    };
+    if (r.text(j, where, "case") != want.baseline.case_name) mismatch("case");
+    if (read_params(r, j, where) != want.baseline.params) mismatch("params");
+    if (r.text(j, where, "baseline") != want.baseline.implementation) mismatch("baseline");
+    if (r.text(j, where, "candidate") != want.candidate.implementation) mismatch("candidate");
+    if (r.text(j, where, "statistic") != to_string(want.statistic)) mismatch("statistic");
+    if (r.text(j, where, "rule") != to_string(want.rule)) mismatch("rule");
+    if (r.text(j, where, "refusal") != want.refusal) mismatch("refusal");
+    const Json& d = r.field(j, where, "difference");
+    if (d.is_null() != !want.difference.has_value()) mismatch("difference");
+    if (want.difference) {
+      const std::string dw = where + ".difference";
+      const RelativeDifference& w = *want.difference;
+      const double inf = std::numeric_limits<double>::max();
+      if (!same(r.real(d, dw, "estimate", -1, inf), w.estimate)) mismatch("difference.estimate");
+      if (!same(r.real(d, dw, "low", -1, inf), w.low)) mismatch("difference.low");
+      if (!same(r.real(d, dw, "high", -1, inf), w.high)) mismatch("difference.high");
+      if (!same(r.real(d, dw, "confidence", 0, 1), w.confidence)) mismatch("difference.confidence");
+      if (!same(r.real(d, dw, "smallest_detectable", 0, inf), w.smallest_detectable)) {
+        mismatch("difference.smallest_detectable");
+      }
+      if (r.integer<int>(d, dw, "degrees_of_freedom", 0, 1'000'000) != w.degrees_of_freedom) {
+        mismatch("difference.degrees_of_freedom");
+      }
+      if (r.integer<Nanos>(d, dw, "timestamp_tick_ns", 1, 1'000'000) != w.timestamp_tick_ns) {
+        mismatch("difference.timestamp_tick_ns");
+      }
+    }
+    const Json& ratio = r.field(j, where, "ratio");
+    if (ratio.is_null() != !want.ratio.has_value()) mismatch("ratio");
+    if (want.ratio) {
+      const std::string rw = where + ".ratio";
+      if (!same(r.real(ratio, rw, "speedup", 0, std::numeric_limits<double>::max()),
+                want.ratio->speedup)) {
+        mismatch("ratio.speedup");
+      }
+      if (r.text(ratio, rw, "resolution") != to_string(want.ratio->resolution)) {
+        mismatch("ratio.resolution");
+      }
+    }
+  }
 }
 
 Record read_document(const Reader& r, const Json& doc) {
@@ -450,21 +607,27 @@ Record read_document(const Reader& r, const Json& doc) {
   // list of fields it lacks.
   const std::string schema = r.text(doc, "", "schema");
   if (schema != kRecordSchemaName) {
-    r.fail(fmt::format("not a gpumeter record (schema \"{}\", expected \"{}\")", schema,
+    r.fail(fmt::format("not a gpumeter record (schema {}, expected \"{}\")", record_text(schema),
                        kRecordSchemaName));
   }
-  const Json& version = r.field(doc, "", "schema_version");
-  r.expect(version.is_number_integer(), version, "schema_version", "an integer");
-  const bool supported = version.is_number_unsigned()
-                             ? version.get<std::uint64_t>() == kRecordSchemaVersion
-                             : version.get<std::int64_t>() == kRecordSchemaVersion;
+  const Json& version_field = r.field(doc, "", "schema_version");
+  r.expect(version_field.is_number_integer(), version_field, "schema_version", "an integer");
+  const bool supported =
+      version_field.is_number_unsigned()
+          ? version_field.get<std::uint64_t>() <=
+                    static_cast<std::uint64_t>(kRecordSchemaVersion) &&
+                version_field.get<std::uint64_t>() >=
+                    static_cast<std::uint64_t>(kOldestReadableSchemaVersion)
+          : version_field.get<std::int64_t>() <= kRecordSchemaVersion &&
+                version_field.get<std::int64_t>() >= kOldestReadableSchemaVersion;
   if (!supported) {
-    r.fail(fmt::format("unsupported schema_version {} (this gpumeter reads {})", version.dump(),
-                       kRecordSchemaVersion));
+    r.fail(fmt::format("unsupported schema_version {} (this gpumeter reads {} to {})",
+                       version_field.dump(), kOldestReadableSchemaVersion, kRecordSchemaVersion));
   }
+  const int version = version_field.get<int>();
 
   Record record;
-  record.schema_version = kRecordSchemaVersion;
+  record.schema_version = kRecordSchemaVersion;  // what it becomes once read
   record.run_id = r.text(doc, "", "run_id");
   record.created_utc = r.text(doc, "", "created_utc");
   record.gpumeter_version = r.text(doc, "", "gpumeter_version");
@@ -503,7 +666,7 @@ Record read_document(const Reader& r, const Json& doc) {
   st.sm_clock_max_mhz = r.optional_integer<int>(state, sw, "sm_clock_max_mhz");
   st.memory_clock_mhz = r.optional_integer<int>(state, sw, "memory_clock_mhz");
   st.temperature_c = r.optional_integer<int>(state, sw, "temperature_c");
-  st.power_w = r.optional_real(state, sw, "power_w");
+  st.power_w = r.optional_real(state, sw, "power_w", 0, 1e6);
   st.throttle_reasons = r.optional_integer<unsigned long long>(state, sw, "throttle_reasons");
   st.utilization_pct = r.optional_integer<int>(state, sw, "utilization_pct");
   st.memory_free_bytes = r.optional_integer<long long>(state, sw, "memory_free_bytes");
@@ -511,18 +674,23 @@ Record read_document(const Reader& r, const Json& doc) {
   st.compute_processes = r.optional_integer<int>(state, sw, "compute_processes");
 
   const Json& ceilings = r.object(doc, "", "ceilings");
-  record.ceilings.flops_per_s = r.optional_real(ceilings, "ceilings", "flops_per_s");
-  record.ceilings.bytes_per_s = r.optional_real(ceilings, "ceilings", "bytes_per_s");
+  // A ceiling of zero would make every percentage infinite: a ceiling is positive or absent.
+  record.ceilings.flops_per_s =
+      r.optional_real(ceilings, "ceilings", "flops_per_s", 1e-300, kMaxWork);
+  record.ceilings.bytes_per_s =
+      r.optional_real(ceilings, "ceilings", "bytes_per_s", 1e-300, kMaxWork);
 
   const Json& config = r.object(doc, "", "config");
   RunConfig& c = record.config;
   c.budget.warmup_ns = r.millis_as_nanos(config, "config", "warmup_ms");
   c.budget.measure_ns = r.millis_as_nanos(config, "config", "measure_ms");
-  c.budget.min_iterations = r.integer<std::size_t>(config, "config", "min_iterations", 0);
-  c.budget.max_iterations = r.integer<std::size_t>(config, "config", "max_iterations", 0);
+  c.budget.min_iterations =
+      r.integer<std::size_t>(config, "config", "min_iterations", 0, kMaxCount);
+  c.budget.max_iterations =
+      r.integer<std::size_t>(config, "config", "max_iterations", 0, kMaxCount);
   c.l2_flush = r.boolean(config, "config", "l2_flush");
   // Added within version 1: records written before it lack the field, read as unknown.
-  if (config.contains("l2_flush_mode")) {
+  if (version >= 2 || config.contains("l2_flush_mode")) {
     c.l2_flush_mode = r.text_or_empty(config, "config", "l2_flush_mode");
   }
   c.schedule = r.text(config, "config", "schedule");
@@ -536,99 +704,75 @@ Record read_document(const Reader& r, const Json& doc) {
 
   const Json& results = r.array(doc, "", "results");
   for (std::size_t i = 0; i < results.size(); ++i) {
-    const std::string where = fmt::format("results[{}]", i);
-    record.results.push_back(read_result(r, results[i], where));
-    check_summary_against_samples(r, record.results.back(), record.ceilings, where);
+    record.results.push_back(
+        read_result(r, results[i], fmt::format("results[{}]", i), record.ceilings, version));
   }
 
   // Added within version 1: records written before it have no failures field.
-  if (doc.contains("failures")) {
+  if (version >= 2 || doc.contains("failures")) {
     const Json& failures = r.array(doc, "", "failures");
     for (std::size_t i = 0; i < failures.size(); ++i) {
       const std::string where = fmt::format("failures[{}]", i);
       const Json& jf = failures[i];
       r.expect(jf.is_object(), jf, where, "an object");
       Failure f;
-      f.case_name = r.text(jf, where, "case");
-      f.implementation = r.text(jf, where, "implementation");
-      f.params = read_params(r, jf, where);
+      f.row = read_row(r, jf, where);
       f.error = r.text(jf, where, "error");
       f.message = r.text(jf, where, "message");
       record.failures.push_back(std::move(f));
     }
   }
+
+  record.comparisons = compare_results(record.results);
+  if (version >= 2) check_comparisons(r, doc, record.comparisons);
   return record;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Files
-
-std::string errno_text(int error) {
-  return std::strerror(error);
-}
-
-// Closes a descriptor on every path out.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  // Closes now and reports the error close() saw (it can carry a deferred write error).
-  int close() {
-    const int rc = ::close(fd_);
-    fd_ = -1;
-    return rc;
-  }
-
- private:
-  int fd_;
-};
-
-// Removes the temporary file unless it was handed over.
-class TempFile {
- public:
-  explicit TempFile(std::string path) : path_(std::move(path)) {}
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  ~TempFile() {
-    if (!path_.empty()) ::unlink(path_.c_str());
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-void write_all(int fd, std::string_view data, const std::string& name) {
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw Error(fmt::format("cannot write record {}: {}", name, errno_text(errno)));
+// Parses with limits the JSON library does not set by itself: nesting no deeper than
+// kMaxDepth (a deep document would be copied and destroyed recursively), and no key twice in
+// one object (the library would keep the last silently, so one file could read two ways).
+Json parse_strict(std::string_view text, const std::string& path) {
+  std::vector<std::set<std::string>> keys;  // one set per open object
+  const auto check = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    if (depth > kMaxDepth) {
+      throw InvalidRecord(path,
+                          fmt::format("nested deeper than {} levels; no record is", kMaxDepth));
     }
-    data.remove_prefix(static_cast<std::size_t>(n));
+    switch (event) {
+      case Json::parse_event_t::object_start:
+        keys.emplace_back();
+        break;
+      case Json::parse_event_t::object_end:
+        if (!keys.empty()) keys.pop_back();
+        break;
+      case Json::parse_event_t::key: {
+        const std::string& key = parsed.get_ref<const std::string&>();
+        if (!keys.empty() && !keys.back().insert(key).second) {
+          throw InvalidRecord(path, fmt::format("the key {} appears twice in one object; a record "
+                                                "must read one way",
+                                                record_text(key)));
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    return true;
+  };
+  try {
+    return Json::parse(text.begin(), text.end(), check);
+  } catch (const Json::parse_error& e) {
+    if (text.empty()) throw InvalidRecord(path, "not valid JSON (empty file)");
+    if (e.byte > text.size()) {
+      throw InvalidRecord(
+          path, fmt::format("not valid JSON (ends early at byte {}: truncated?)", text.size()));
+    }
+    throw InvalidRecord(path, fmt::format("not valid JSON (parse error at byte {})", e.byte));
+  } catch (const Json::out_of_range&) {
+    throw InvalidRecord(path, "not valid JSON for a record (a number beyond a double's range)");
+  } catch (const Json::exception& e) {
+    throw InvalidRecord(path, fmt::format("not valid JSON ({})", e.id));
   }
-}
-
-// Gives `tmp` the name `target` only if no file has it: link() fails with EEXIST instead of
-// replacing. File systems without hard links get renameat2(RENAME_NOREPLACE), same promise.
-void publish_without_overwrite(const std::string& tmp, const std::string& target) {
-  if (::link(tmp.c_str(), target.c_str()) == 0) return;
-  int error = errno;
-  if (error == EPERM || error == ENOTSUP || error == EOPNOTSUPP || error == ENOSYS ||
-      error == EMLINK) {
-    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE) == 0) return;
-    error = errno;
-  }
-  if (error == EEXIST) {
-    throw Error(
-        fmt::format("record {} already exists; records are never overwritten (P10)", target));
-  }
-  throw Error(fmt::format("cannot create record {}: {}", target, errno_text(error)));
 }
 
 }  // namespace
@@ -704,43 +848,68 @@ std::string serialize(const Record& record) {
   j["failures"] = Json::array();
   for (const Failure& f : record.failures) {
     Json jf;
-    put_row_identity(jf, f.case_name, f.implementation, f.params);
+    put_row(jf, f.row);
     jf["error"] = f.error;
     jf["message"] = f.message;
     j["failures"].push_back(std::move(jf));
   }
+  j["comparisons"] = Json::array();
+  for (const Comparison& cmp : record.comparisons) j["comparisons"].push_back(comparison_json(cmp));
   return j.dump(2) + "\n";
 }
 
 Record parse_record(std::string_view text, const std::string& path) {
-  Json doc;
-  try {
-    doc = Json::parse(text.begin(), text.end());
-  } catch (const Json::parse_error& e) {
-    if (text.empty()) throw InvalidRecord(path, "not valid JSON (empty file)");
-    if (e.byte > text.size()) {
-      throw InvalidRecord(
-          path, fmt::format("not valid JSON (ends early at byte {}: truncated?)", text.size()));
-    }
-    throw InvalidRecord(path, fmt::format("not valid JSON (parse error at byte {})", e.byte));
+  if (text.size() > kMaxRecordBytes) {
+    throw InvalidRecord(
+        path, fmt::format("larger than {} bytes, the most a record may be", kMaxRecordBytes));
   }
-  return read_document(Reader(path), doc);
+  return read_document(Reader(path), parse_strict(text, path));
 }
+
+namespace {
+
+std::string errno_text(int error) {
+  return std::strerror(error);
+}
+
+}  // namespace
 
 Record read_record(const std::filesystem::path& file) {
   const std::string name = file.string();
-  const int raw = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
+  // Non-blocking: opening a FIFO with no writer must not wait; it is refused below anyway.
+  const int raw = ::open(name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (raw < 0) throw InvalidRecord(name, fmt::format("cannot open ({})", errno_text(errno)));
-  Fd fd(raw);
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{raw};
+  struct stat st {};
+  if (::fstat(raw, &st) != 0) {
+    throw InvalidRecord(name, fmt::format("cannot read ({})", errno_text(errno)));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    throw InvalidRecord(name,
+                        "not a regular file (a record is a file; a device, FIFO or "
+                        "directory is not read)");
+  }
+  if (static_cast<unsigned long long>(st.st_size) > kMaxRecordBytes) {
+    throw InvalidRecord(name, fmt::format("{} bytes, larger than the {} bytes a record may be",
+                                          st.st_size, kMaxRecordBytes));
+  }
   std::string text;
   char buffer[1 << 16];
   for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    const ssize_t n = ::read(raw, buffer, sizeof buffer);
     if (n < 0) {
       if (errno == EINTR) continue;
       throw InvalidRecord(name, fmt::format("cannot read ({})", errno_text(errno)));
     }
     if (n == 0) break;
+    // The file may grow while it is read: the limit holds for what is read, not what was seen.
+    if (text.size() + static_cast<std::size_t>(n) > kMaxRecordBytes) {
+      throw InvalidRecord(
+          name, fmt::format("larger than {} bytes, the most a record may be", kMaxRecordBytes));
+    }
     text.append(buffer, static_cast<std::size_t>(n));
   }
   return parse_record(text, name);
@@ -749,9 +918,88 @@ Record read_record(const std::filesystem::path& file) {
 std::vector<Record> read_records(const std::vector<std::filesystem::path>& files) {
   std::vector<Record> records;
   records.reserve(files.size());
-  for (const auto& file : files) records.push_back(read_record(file));
+  std::map<std::string, std::string> seen;  // run_id -> the file it came from
+  for (const auto& file : files) {
+    records.push_back(read_record(file));
+    const auto [it, fresh] = seen.emplace(records.back().run_id, file.string());
+    if (!fresh) {
+      throw InvalidRecord(file.string(),
+                          fmt::format("the same record (run_id {}) as {}; give each record once",
+                                      record_text(records.back().run_id), it->second));
+    }
+  }
   return records;
 }
+
+namespace {
+// ---------------------------------------------------------------------------------------------
+// Files
+
+// Closes a descriptor on every path out.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  // Closes now and reports the error close() saw (it can carry a deferred write error).
+  int close() {
+    const int rc = ::close(fd_);
+    fd_ = -1;
+    return rc;
+  }
+
+ private:
+  int fd_;
+};
+
+// Removes the temporary file unless it was handed over.
+class TempFile {
+ public:
+  explicit TempFile(std::string path) : path_(std::move(path)) {}
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  ~TempFile() {
+    if (!path_.empty()) ::unlink(path_.c_str());
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+void write_all(int fd, std::string_view data, const std::string& name) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error(fmt::format("cannot write record {}: {}", name, errno_text(errno)));
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+// Gives `tmp` the name `target` only if no file has it: link() fails with EEXIST instead of
+// replacing. File systems without hard links get renameat2(RENAME_NOREPLACE), same promise.
+void publish_without_overwrite(const std::string& tmp, const std::string& target) {
+  if (::link(tmp.c_str(), target.c_str()) == 0) return;
+  int error = errno;
+  if (error == EPERM || error == ENOTSUP || error == EOPNOTSUPP || error == ENOSYS ||
+      error == EMLINK) {
+    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE) == 0) return;
+    error = errno;
+  }
+  if (error == EEXIST) {
+    throw Error(
+        fmt::format("record {} already exists; records are never overwritten (P10)", target));
+  }
+  throw Error(fmt::format("cannot create record {}: {}", target, errno_text(error)));
+}
+
+}  // namespace
 
 std::string record_file_name(const std::string& run_id) {
   const bool usable =

@@ -63,9 +63,8 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
       measured = measure_case(backend, c, options);
     } catch (const Error& e) {
       Failure f;
-      f.case_name = c.name;
-      if (c.implementations.size() == 1) f.implementation = c.implementations.front().name;
-      f.params = c.params;
+      f.row = RowKey{c.name, c.params,
+                     c.implementations.size() == 1 ? c.implementations.front().name : ""};
       f.error = error_name(e);
       f.message = e.what();
       rec.failures.push_back(std::move(f));
@@ -74,9 +73,7 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
     }
     for (std::size_t k = 0; k < measured.size(); ++k) {
       Result r;
-      r.case_name = c.name;
-      r.implementation = c.implementations[k].name;
-      r.params = c.params;
+      r.row = RowKey{c.name, c.params, c.implementations[k].name};
       r.count_copies = c.count_copies;
       r.workload = c.workload;
       r.measurement = std::move(measured[k]);
@@ -87,6 +84,7 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
     }
     if (options.progress) options.progress(c, i + 1, cases.size());
   }
+  rec.comparisons = compare_results(rec.results);
   if (unproven_counter) {
     rec.deviations.push_back(
         "the dropped-record counter was not proven live: a lost record would go unseen");

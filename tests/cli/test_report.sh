@@ -54,26 +54,29 @@ run csv report --csv "$good"
 [[ $rc -eq 0 ]] || fail "csv: exit code $rc"
 [[ "$(head -n 1 "$work/csv.out")" == case,implementation,params,* ]] || fail "csv: header: $(head -n 1 "$work/csv.out")"
 [[ $(wc -l <"$work/csv.out") -eq 3 ]] || fail "csv: expected header + 2 rows"
-grep -qF '"softmax, fused",triton,"n=1,024"' "$work/csv.out" || fail "csv: commas not quoted"
+grep -qF '"softmax, fused",triton,"n=""1,024"""' "$work/csv.out" || fail "csv: commas not quoted"
 
-run two report "$good" "$good"
-[[ $rc -eq 0 && $(grep -c '^| gemm ' "$work/two.out") -eq 2 ]] || fail "two: expected two gemm rows"
+# The same record twice would print every row twice: refused, naming both files.
+cp "$good" "$work/copy.json"
+run two report "$good" "$work/copy.json"
+expect_bad two "$work/copy.json" "the same record"
+grep -qF "$good" "$work/two.err" || fail "two: the first file is not named: $(cat "$work/two.err")"
 
 # --- bad input -------------------------------------------------------------------------------
 head -c 700 "$good" >"$work/truncated.json"
 run truncated report "$work/truncated.json"
 expect_bad truncated "$work/truncated.json" "truncated"
 
-echo '{"schema": "gpumeter.record", "schema_version": 1,,}' >"$work/invalid.json"
+echo '{"schema": "gpumeter.record", "schema_version": 2,,}' >"$work/invalid.json"
 run invalid report "$work/invalid.json"
 expect_bad invalid "$work/invalid.json" "not valid JSON (parse error at byte"
 
 run missing report "$work/does-not-exist.json"
 expect_bad missing "$work/does-not-exist.json" "cannot open (No such file or directory)"
 
-sed 's/"schema_version": 1,/"schema_version": 7,/' "$good" >"$work/v7.json"
+sed 's/"schema_version": 2,/"schema_version": 7,/' "$good" >"$work/v7.json"
 run v7 report "$work/v7.json"
-expect_bad v7 "$work/v7.json" "unsupported schema_version 7 (this gpumeter reads 1)"
+expect_bad v7 "$work/v7.json" "unsupported schema_version 7 (this gpumeter reads 1 to 2)"
 
 sed 's/"device_busy_ms":/"device_busy_msec":/' "$good" >"$work/nofield.json"
 run nofield report "$work/nofield.json"

@@ -2,6 +2,11 @@
 # The main job end to end on the host backend: the example writes a record, `gpumeter report`
 # renders it (markdown and CSV), and a truncated or corrupted copy of the same record is
 # refused with exit code 2, a one-line error naming the file, and no partial table.
+#
+# It asserts the plumbing, never a CPU timing ratio: CI machines are shared and loaded (under
+# the sanitizers, a 4x null test read 3.9x to 6.6x and the two sums 1.3x to 2.3x apart across
+# reruns), so which verdict the host clock gives is not this test's business; that a verdict is
+# given, by the rule the record names, and that the report reads it back the same, is.
 set -euo pipefail
 trap 'echo "example_then_report: check failed at line $LINENO" >&2; tail -n 30 "$dir/example.out" >&2 2>/dev/null' ERR
 example=$1
@@ -12,9 +17,10 @@ trap 'rm -rf "$dir"' EXIT
 "$example" --backend host --out "$dir/records" >"$dir/example.out"
 grep -q "host backend" "$dir/example.out"
 grep -q "^| sum-f64 *| one-chain" "$dir/example.out"
-# Four independent chains against one: a directional difference on any current CPU.
-grep -q "four-chains is [0-9.]*x faster than one-chain (directional difference" "$dir/example.out"
-grep -q "null-test:sum-f64: 4.0x the work took .*x the time: pass" "$dir/example.out"
+# A verdict by the wall-clock rule, whichever way the loaded CPU made it come out.
+verdict='four-chains is [0-9.]*x (faster|slower) than one-chain \((directional difference|no measured difference at this precision); .*synchronized_wall_clock, rule: 1.5x resolution\)'
+grep -Eq -- "$verdict" "$dir/example.out"
+grep -Eq "^- null-test:sum-f64 \(.*\): 4.0x the work took [0-9.]+x the time: (pass|FAIL)" "$dir/example.out"
 record=$(ls "$dir"/records/gpumeter-*.json)
 [ "$(echo "$record" | wc -l)" -eq 1 ]
 
@@ -22,9 +28,12 @@ record=$(ls "$dir"/records/gpumeter-*.json)
 grep -q "^| sum-f64 *| four-chains" "$dir/report.md"
 grep -q "host-wall" "$dir/report.md"
 grep -q "L2 flush off" "$dir/report.md"  # the host backend flushes nothing, and says so
-# The verdicts and the null test are rendered from the record too, beside the table.
-grep -q "null-test:sum-f64: 4.0x the work took .*x the time: pass" "$dir/report.md"
-grep -q "four-chains is [0-9.]*x faster than one-chain" "$dir/report.md"
+# The verdicts and the null test are rendered from the record too, beside the table, and read
+# exactly as the example printed them from the same record.
+sed -n '/^Comparisons/,$p' "$dir/example.out" | grep -v '^Record:' | sed '/^$/d' >"$dir/example.verdicts"
+sed -n '/^Comparisons/,$p' "$dir/report.md" | sed '/^$/d' >"$dir/report.verdicts"
+grep -Eq -- "$verdict" "$dir/report.verdicts"
+diff "$dir/example.verdicts" "$dir/report.verdicts"
 "$gpumeter" report --csv "$record" >"$dir/report.csv"
 [ "$(grep -c '^sum-f64,' "$dir/report.csv")" -eq 2 ]
 
@@ -42,7 +51,7 @@ expect_refusal() {  # file, expected words in the error
 
 head -c $(($(wc -c <"$record") / 2)) "$record" >"$dir/truncated.json"
 expect_refusal "$dir/truncated.json" "json"
-sed 's/"schema_version": 1/"schema_version": 99/' "$record" >"$dir/future.json"
+sed 's/"schema_version": 2/"schema_version": 99/' "$record" >"$dir/future.json"
 expect_refusal "$dir/future.json" "schema_version"
 sed 's/"latency_ns"/"latency_nz"/' "$record" >"$dir/missing.json"
 expect_refusal "$dir/missing.json" "latency_ns"

@@ -5,7 +5,7 @@ target_compile_definitions(test_record_io
   PRIVATE GPUMETER_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
 
 gpumeter_unit_test(test_table test_table.cpp)
-target_link_libraries(test_table PRIVATE gpumeter_record)
+target_link_libraries(test_table PRIVATE gpumeter_report)
 
 # Writes a known record for the CLI test (and regenerates tests/data/record_v1.json).
 add_executable(gpumeter_make_record ${PROJECT_SOURCE_DIR}/tests/cli/make_record.cpp)

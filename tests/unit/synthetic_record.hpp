@@ -3,6 +3,7 @@
 // value that differs from its default, so a field the writer or reader forgets shows up.
 #include <string>
 
+#include "gpumeter/comparison.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/summary.hpp"
 
@@ -20,15 +21,15 @@ inline Sample sample(Nanos busy, Nanos latency, std::optional<int> n_kernels, Na
 // A CUPTI result with every optional set: 5 samples, declared flops and bytes, ceilings.
 inline Result full_result() {
   Result r;
-  r.case_name = "gemm";
-  r.implementation = "cublas";
-  r.params = {{"m", "4096"}, {"dtype", "bf16"}};
+  r.row = {"gemm", {{"m", "4096"}, {"dtype", "bf16"}}, "cublas"};
   Measurement& m = r.measurement;
   m.method = TimingMethod::cupti;
   m.reason = "";
   m.samples = {sample(12'000, 13'000, 2, 500), sample(12'100, 13'050, 2, 510),
                sample(12'345, 13'200, 3, 505), sample(12'600, 13'400, 2, 490),
                sample(12'800, 13'900, 2, 520)};
+  m.pass_sizes = {2, 3};
+  m.timestamp_tick_ns = 32;
   m.retries = 1;
   m.warmup_iterations = 7;
   m.measure_iterations = 5;
@@ -57,15 +58,17 @@ inline Result full_result() {
 // A CUDA-events fallback: no kernel counts, no workload, so no derived columns.
 inline Result fallback_result() {
   Result r;
-  r.case_name = "softmax, fused";  // a comma, for CSV quoting
-  r.implementation = "triton";
+  r.row.case_name = "softmax, fused";  // a comma, for CSV quoting
+  r.row.implementation = "triton";
   r.count_copies = true;  // copies inside device_busy: no uncounted cell
-  r.params = {{"n", "1,024"}};
+  r.row.params = {{"n", "1,024"}};
   Measurement& m = r.measurement;
   m.method = TimingMethod::cuda_events;
   m.reason = "CUPTI unavailable: another profiler is attached";
   m.samples = {sample(40'000, 40'000, std::nullopt, 0), sample(41'000, 41'000, std::nullopt, 0),
                sample(42'500, 42'500, std::nullopt, 0)};
+  m.pass_sizes = {3};
+  m.timestamp_tick_ns = 1;
   m.retries = 0;
   m.warmup_iterations = 10;
   m.measure_iterations = 3;
@@ -90,6 +93,7 @@ inline void derive_summaries(Record& rec) {
     const Measurement& m = r.measurement;
     r.summary = summarize(m.samples, m.method, m.retries, r.workload, rec.ceilings);
   }
+  rec.comparisons = compare_results(rec.results);
 }
 
 // Every optional of the record set.

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "gpumeter/columns.hpp"
 #include "gpumeter/errors.hpp"
 #include "synthetic_record.hpp"
 
@@ -84,10 +85,8 @@ void expect_records_equal(const Record& a, const Record& b) {
     SCOPED_TRACE("result " + std::to_string(i));
     const Result& x = a.results[i];
     const Result& y = b.results[i];
-    EXPECT_EQ(x.case_name, y.case_name);
-    EXPECT_EQ(x.implementation, y.implementation);
+    EXPECT_EQ(x.row, y.row);
     EXPECT_EQ(x.count_copies, y.count_copies);
-    EXPECT_EQ(x.params, y.params);
     EXPECT_EQ(x.workload.flops, y.workload.flops);
     EXPECT_EQ(x.workload.bytes, y.workload.bytes);
     const Measurement& m = x.measurement;
@@ -99,6 +98,8 @@ void expect_records_equal(const Record& a, const Record& b) {
     EXPECT_EQ(m.measure_iterations, n.measure_iterations);
     EXPECT_EQ(m.estimate_ns, n.estimate_ns);
     EXPECT_EQ(m.drop_counter_live, n.drop_counter_live);
+    EXPECT_EQ(m.pass_sizes, n.pass_sizes);
+    EXPECT_EQ(m.timestamp_tick_ns, n.timestamp_tick_ns);
     ASSERT_EQ(m.samples.size(), n.samples.size());
     for (std::size_t k = 0; k < m.samples.size(); ++k) {
       EXPECT_EQ(m.samples[k].device_busy_ns, n.samples[k].device_busy_ns);
@@ -106,20 +107,23 @@ void expect_records_equal(const Record& a, const Record& b) {
       EXPECT_EQ(m.samples[k].n_kernels, n.samples[k].n_kernels);
       EXPECT_EQ(m.samples[k].uncounted_copy_ns, n.samples[k].uncounted_copy_ns);
     }
-    const Summary& p = x.summary;
-    const Summary& q = y.summary;
-    EXPECT_EQ(p.method, q.method);
-    EXPECT_EQ(p.n_samples, q.n_samples);
-    expect_spread_eq(p.device_busy, q.device_busy);
-    expect_spread_eq(p.latency, q.latency);
-    EXPECT_EQ(p.max_n_kernels, q.max_n_kernels);
-    EXPECT_DOUBLE_EQ(p.gap_ns, q.gap_ns);
-    EXPECT_DOUBLE_EQ(p.median_uncounted_copy_ns, q.median_uncounted_copy_ns);
-    EXPECT_EQ(p.retries, q.retries);
-    EXPECT_EQ(p.tflops, q.tflops);
-    EXPECT_EQ(p.tbs, q.tbs);
-    EXPECT_EQ(p.pct_of_peak_flops, q.pct_of_peak_flops);
-    EXPECT_EQ(p.pct_of_peak_bandwidth, q.pct_of_peak_bandwidth);
+    // Every summary value, through the one column list the writer and reader use. The reader
+    // recomputes summaries from the integer samples, so they compare exactly.
+    EXPECT_EQ(x.summary.method, y.summary.method);
+    for (const Column& c : result_columns()) {
+      if (c.summary == nullptr) continue;
+      EXPECT_EQ(number_of(c, x), number_of(c, y)) << c.id;
+    }
+  }
+  ASSERT_EQ(a.comparisons.size(), b.comparisons.size());
+  for (std::size_t i = 0; i < a.comparisons.size(); ++i) {
+    const Comparison& x = a.comparisons[i];
+    const Comparison& y = b.comparisons[i];
+    EXPECT_EQ(x.baseline, y.baseline);
+    EXPECT_EQ(x.candidate, y.candidate);
+    EXPECT_EQ(x.rule, y.rule);
+    EXPECT_EQ(x.refusal, y.refusal);
+    EXPECT_EQ(describe(x), describe(y));
   }
 }
 
@@ -165,6 +169,7 @@ TEST(RecordRoundTrip, SummaryValuesStayWithinAnUlpAcrossMilliseconds) {
   // An even count of samples: the median and quantiles fall between samples, in fractions of
   // a nanosecond, which must survive the trip through milliseconds.
   r.results[0].measurement.samples.pop_back();
+  r.results[0].measurement.pass_sizes = {2, 2};
   testing::derive_summaries(r);
   ASSERT_NE(r.results[0].summary.device_busy.median_ns,
             static_cast<double>(static_cast<Nanos>(r.results[0].summary.device_busy.median_ns)));
@@ -196,7 +201,7 @@ TEST(RecordStrictReading, SummaryTheSamplesDoNotGiveIsRefused) {
 TEST(RecordSchema, FieldsNamesAndUnits) {
   const auto j = ordered_json::parse(serialize(full_record()));
   EXPECT_EQ(j["schema"], "gpumeter.record");
-  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["schema_version"], 2);
   EXPECT_EQ(j["run_id"], "20261129T112650Z-4242-0badcafe");
   EXPECT_EQ(j["project_commit"], "3f2a9c1");
   EXPECT_EQ(j["device_state"]["throttle_reasons"].get<std::uint64_t>(), 0x8000000000000004ULL);
@@ -251,15 +256,15 @@ TEST(RecordSchema, RefusesWhatItCannotWriteFaithfully) {
   EXPECT_THROW(serialize(r), Error);
 
   r = full_record();
-  r.schema_version = 2;
+  r.schema_version = 1;  // this gpumeter writes only the current version
   EXPECT_THROW(serialize(r), Error);
 }
 
-// The checked-in record of schema version 1 still reads, and reads as the same record. If this
-// fails after a schema change, bump kRecordSchemaVersion and regenerate the fixture
-// (gpumeter_make_record --stdout > tests/data/record_v1.json).
-TEST(RecordSchema, VersionOneFixtureStillReads) {
-  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v1.json";
+// The checked-in record of the current schema version still reads, and reads as the same
+// record. If this fails after a schema change, bump kRecordSchemaVersion and add a fixture
+// (gpumeter_make_record --stdout > tests/data/record_vN.json).
+TEST(RecordSchema, VersionTwoFixtureStillReads) {
+  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v2.json";
   const Record r = read_record(fixture);
   expect_records_equal(r, full_record());
   std::ifstream in(fixture);
@@ -268,8 +273,28 @@ TEST(RecordSchema, VersionOneFixtureStillReads) {
   EXPECT_EQ(serialize(r), text.str());
 }
 
+// A version 1 record (written before passes and the timestamp step were kept) still reads: the
+// same rows and samples, each result one pass of unknown step, and written back as version 2.
+TEST(RecordSchema, VersionOneFixtureStillReads) {
+  const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v1.json");
+  Record want = full_record();
+  for (Result& result : want.results) {
+    result.measurement.pass_sizes = {result.measurement.samples.size()};
+    result.measurement.timestamp_tick_ns = 1;
+  }
+  expect_records_equal(r, want);
+  EXPECT_EQ(ordered_json::parse(serialize(r))["schema_version"], 2);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Strict reading: each bad input names the file and the specific problem.
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 std::string what_of(std::string_view text, const std::string& path = "dir/rec.json") {
   try {
@@ -317,9 +342,9 @@ TEST(RecordStrictReading, NotARecord) {
 
 TEST(RecordStrictReading, UnsupportedSchemaVersion) {
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 7; }),
-            "dir/rec.json: unsupported schema_version 7 (this gpumeter reads 1)");
+            "dir/rec.json: unsupported schema_version 7 (this gpumeter reads 1 to 2)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = -1; }),
-            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1)");
+            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 2)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = "1"; }),
             "dir/rec.json: field schema_version: expected an integer, found string");
   EXPECT_EQ(what_after([](auto& j) { j.erase("schema_version"); }),
@@ -348,7 +373,7 @@ TEST(RecordStrictReading, WrongTypesAreNamed) {
       "dir/rec.json: field results[0].samples.latency_ns[2]: expected an integer, found number");
   EXPECT_EQ(what_after([](auto& j) { j["results"][0]["samples"]["device_busy_ns"][0] = -5; }),
             "dir/rec.json: field results[0].samples.device_busy_ns[0]: -5 is out of range [0, "
-            "9223372036854775807]");
+            "1000000000000000]");
   EXPECT_EQ(what_after([](auto& j) { j["results"] = ordered_json::object(); }),
             "dir/rec.json: field results: expected an array, found object");
   EXPECT_EQ(what_after([](auto& j) { j["config"]["l2_flush"] = 1; }),
@@ -392,16 +417,17 @@ TEST(RecordStrictReading, UnknownExtraFieldsAreIgnored) {
 TEST(RecordRoundTrip, FailuresSurviveAndOlderRecordsHaveNone) {
   Record r = full_record();
   r.failures.push_back(
-      {"softmax", "", {{"n", "1,024"}}, "OffThreadLaunch", "1 kernel(s) carry no id"});
+      {{"softmax", {{"n", "1,024"}}, ""}, "OffThreadLaunch", "1 kernel(s) carry no id"});
   const Record back = parse_record(serialize(r), "x.json");
   ASSERT_EQ(back.failures.size(), 1u);
-  EXPECT_EQ(back.failures[0].case_name, "softmax");
-  EXPECT_EQ(back.failures[0].implementation, "");
-  EXPECT_EQ(back.failures[0].params, r.failures[0].params);
+  EXPECT_EQ(back.failures[0].row, r.failures[0].row);
   EXPECT_EQ(back.failures[0].error, "OffThreadLaunch");
   EXPECT_EQ(back.failures[0].message, "1 kernel(s) carry no id");
   auto j = ordered_json::parse(serialize(r));
-  j.erase("failures");  // written before the field existed
+  j.erase("failures");  // required from version 2 on
+  EXPECT_NE(what_of(j.dump()).find("missing field failures"), std::string::npos);
+  j = ordered_json::parse(read_file(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v1.json"));
+  j.erase("failures");  // written within version 1, before the field existed
   EXPECT_TRUE(parse_record(j.dump(), "x.json").failures.empty());
   j["failures"] = {{{"case", "x"}}};
   EXPECT_THROW((void)parse_record(j.dump(), "x.json"), InvalidRecord);  // fields missing
@@ -409,7 +435,7 @@ TEST(RecordRoundTrip, FailuresSurviveAndOlderRecordsHaveNone) {
 
 TEST(RecordStrictReading, FlushModeAddedWithinVersionOneIsOptional) {
   // Records written before config.l2_flush_mode existed still read; the mode is unknown.
-  auto j = ordered_json::parse(serialize(full_record()));
+  auto j = ordered_json::parse(read_file(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v1.json"));
   ASSERT_EQ(j["config"]["l2_flush_mode"], "write+read");
   j["config"].erase("l2_flush_mode");
   const Record back = parse_record(j.dump(), "x.json");
@@ -433,13 +459,6 @@ class TempDir {
   fs::path path_;
 };
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::string read_what(const fs::path& p) {
   try {
     read_record(p);
@@ -453,7 +472,10 @@ TEST(RecordStrictReading, FilesThatCannotBeReadAreNamed) {
   TempDir dir;
   const fs::path missing = dir.path() / "nope.json";
   EXPECT_EQ(read_what(missing), missing.string() + ": cannot open (No such file or directory)");
-  EXPECT_EQ(read_what(dir.path()), dir.path().string() + ": cannot read (Is a directory)");
+  EXPECT_EQ(
+      read_what(dir.path()),
+      dir.path().string() +
+          ": not a regular file (a record is a file; a device, FIFO or directory is not read)");
 
   const fs::path truncated = dir.path() / "cut.json";
   const std::string text = serialize(full_record());

@@ -30,14 +30,14 @@ TEST(RunCases, AFailingCaseIsRecordedAndTheOthersKeepTheirNumbers) {
                  quick_case("after", {})},
                 options);
   ASSERT_EQ(rec.results.size(), 2u);
-  EXPECT_EQ(rec.results[0].case_name, "before");
-  EXPECT_EQ(rec.results[1].case_name, "after");
+  EXPECT_EQ(rec.results[0].row.case_name, "before");
+  EXPECT_EQ(rec.results[1].row.case_name, "after");
   EXPECT_EQ(rec.results[1].summary.n_samples, 10u);
   ASSERT_EQ(rec.failures.size(), 1u);
   const Failure& f = rec.failures[0];
-  EXPECT_EQ(f.case_name, "wrong");
-  EXPECT_EQ(f.implementation, "wrong-impl");
-  EXPECT_EQ(f.params.at("n"), "1");
+  EXPECT_EQ(f.row.case_name, "wrong");
+  EXPECT_EQ(f.row.implementation, "wrong-impl");
+  EXPECT_EQ(f.row.params.at("n"), "1");
   EXPECT_EQ(f.error, "VerificationFailed");
   EXPECT_EQ(f.message, "wrong-impl: max error 0.5");
 }

@@ -122,7 +122,7 @@ TEST(RenderMarkdown, DeviationsNotesAndSourcesFollowTheTable) {
                     "- 20261129T112650Z-4242-0badcafe: L2 flush disabled by --no-flush\n"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("- softmax, fused / triton (n=1,024): timing method cuda-events: CUPTI "
+  EXPECT_NE(md.find("- softmax, fused / triton (n=\"1,024\"): timing method cuda-events: CUPTI "
                     "unavailable: another profiler is attached\n"),
             std::string::npos)
       << md;
@@ -171,11 +171,11 @@ TEST(RenderMarkdown, LongTimesSwitchTheWholeTableToMilliseconds) {
 
 TEST(RenderMarkdown, PipesAndNewlinesCannotBreakTheTable) {
   Record r = full_record();
-  r.results[0].implementation = "a|b";
-  r.results[0].case_name = "two\nlines";
+  r.results[0].row.implementation = "a|b";
+  r.results[0].row.case_name = "two\nlines";
   const auto rows = markdown_rows(render_markdown({r}));
   EXPECT_EQ(rows[0].at("implementation"), "a\\|b");
-  EXPECT_EQ(rows[0].at("case"), "two lines");
+  EXPECT_EQ(rows[0].at("case"), "two\\x0alines");  // the newline shown, never obeyed
 }
 
 TEST(RenderMarkdown, NoResults) {
@@ -255,22 +255,24 @@ TEST(RenderCsv, HeaderAndCells) {
 
   const auto& softmax = rows[1];
   EXPECT_EQ(softmax.at("case"), "softmax, fused");
-  EXPECT_EQ(softmax.at("params"), "n=1,024");
-  EXPECT_EQ(softmax.at("max_n_kernels"), "not measured");
-  EXPECT_EQ(softmax.at("tflops"), "not measured");
-  EXPECT_EQ(softmax.at("tbs"), "not measured");
-  EXPECT_EQ(softmax.at("pct_of_peak_bandwidth"), "not measured");
+  EXPECT_EQ(softmax.at("params"), "n=\"1,024\"");  // one value, not two params
+  // A number column holds numbers or nothing: no value is an empty cell.
+  EXPECT_EQ(softmax.at("max_n_kernels"), "");
+  EXPECT_EQ(softmax.at("tflops"), "");
+  EXPECT_EQ(softmax.at("tbs"), "");
+  EXPECT_EQ(softmax.at("pct_of_peak_bandwidth"), "");
 }
 
 TEST(RenderCsv, QuotesCommasQuotesAndNewlines) {
   Record r = full_record();
-  r.results[0].implementation = "say \"hi\"";
+  r.results[0].row.implementation = "say \"hi\"";
   const std::string csv = render_csv({r});
   const auto lines = lines_of(csv);
   EXPECT_EQ(lines.at(1).rfind("gemm,\"say \"\"hi\"\"\",\"dtype=bf16, m=4096\",cupti,", 0), 0u)
       << lines.at(1);
-  EXPECT_EQ(lines.at(2).rfind("\"softmax, fused\",triton,\"n=1,024\",cuda-events,cuda_event,", 0),
-            0u)
+  EXPECT_EQ(
+      lines.at(2).rfind("\"softmax, fused\",triton,\"n=\"\"1,024\"\"\",cuda-events,cuda_event,", 0),
+      0u)
       << lines.at(2);
 }
 
@@ -284,9 +286,7 @@ TEST(RenderCsv, SameTableAfterARoundTrip) {
 
 TEST(RenderTables, AFailedCaseReadsNotMeasuredAndSaysWhy) {
   Record r = testing::full_record();
-  r.failures.push_back({"attention",
-                        "flash",
-                        {{"seq", "4096"}},
+  r.failures.push_back({{"attention", {{"seq", "4096"}}, "flash"},
                         "OffThreadLaunch",
                         "1 kernel(s) carry no iteration id"});
   const std::string md = render_markdown({r});
@@ -297,7 +297,7 @@ TEST(RenderTables, AFailedCaseReadsNotMeasuredAndSaysWhy) {
       << md;
   const std::string csv = render_csv({r});
   const std::string row = csv.substr(csv.find("attention,"));
-  EXPECT_EQ(row.rfind("attention,flash,seq=4096,not measured,not measured,", 0), 0u) << row;
+  EXPECT_EQ(row.rfind("attention,flash,seq=4096,,,", 0), 0u) << row;
   // As many cells as the header: one more comma-separated field than commas.
   const std::string header = csv.substr(0, csv.find('\n'));
   const std::string line = row.substr(0, row.find('\n'));

@@ -1,5 +1,7 @@
 #include "gpumeter/verdict.hpp"
 
+#include "gpumeter/format.hpp"
+
 #include <gtest/gtest.h>
 
 namespace gpumeter {
@@ -27,9 +29,9 @@ TEST(Sig2, Formatting) {
   EXPECT_EQ(format_sig2(3.0), "3.0");  // the trailing zero is significant
   EXPECT_EQ(format_sig2(0.001), "0.0010");
   EXPECT_EQ(format_sig2(-10.0), "-10");
-  EXPECT_EQ(format_significant_figures(1.4649, 3), "1.46");
-  EXPECT_EQ(format_significant_figures(1.0, 3), "1.00");
-  EXPECT_EQ(format_significant_figures(123456.0, 3), "123000");
+  EXPECT_EQ(format_significant(1.4649, 3), "1.46");
+  EXPECT_EQ(format_significant(1.0, 3), "1.00");
+  EXPECT_EQ(format_significant(123456.0, 3), "123000");
 }
 
 TEST(Ratio, ResolutionBoundaryFaster) {
@@ -76,49 +78,6 @@ TEST(NullTest, PassesNearFourFailsFarFromIt) {
   EXPECT_FALSE(idle.pass);
   EXPECT_DOUBLE_EQ(idle.observed_ratio, 1.0);
   EXPECT_DOUBLE_EQ(idle.expected_ratio, 4.0);
-}
-
-}  // namespace
-}  // namespace gpumeter
-
-namespace gpumeter {
-namespace {
-
-TEST(Bootstrap, SeparatedSamplesGiveAnIntervalExcludingOne) {
-  std::vector<double> base, cand;
-  for (int i = 0; i < 50; ++i) {
-    base.push_back(120 + (i % 5));  // 120..124
-    cand.push_back(100 + (i % 5));  // 100..104
-  }
-  const SpeedupInterval ci = bootstrap_speedup_interval(base, cand);
-  EXPECT_GT(ci.low, 1.15);
-  EXPECT_LT(ci.high, 1.25);
-  EXPECT_LE(ci.low, 122.0 / 102.0);
-  EXPECT_GE(ci.high, 122.0 / 102.0);
-  EXPECT_EQ(finer_statement(ci).rfind("faster with 95% confidence", 0), 0u);
-  const SpeedupInterval rev = bootstrap_speedup_interval(cand, base);
-  EXPECT_EQ(finer_statement(rev).rfind("slower with 95% confidence", 0), 0u);
-}
-
-TEST(Bootstrap, OverlappingSamplesSupportNothingFiner) {
-  std::vector<double> a, b;
-  for (int i = 0; i < 40; ++i) {
-    a.push_back(100 + (i * 7) % 20);
-    b.push_back(100 + (i * 11) % 20);
-  }
-  const SpeedupInterval ci = bootstrap_speedup_interval(a, b);
-  EXPECT_LT(ci.low, 1.0);
-  EXPECT_GT(ci.high, 1.0);
-  EXPECT_EQ(finer_statement(ci), "");
-}
-
-TEST(Bootstrap, DeterministicForASeed) {
-  const std::vector<double> a{1, 2, 3, 4, 5}, b{2, 3, 4, 5, 6};
-  const SpeedupInterval x = bootstrap_speedup_interval(a, b, 0.9, 500, 7);
-  const SpeedupInterval y = bootstrap_speedup_interval(a, b, 0.9, 500, 7);
-  EXPECT_EQ(x.low, y.low);
-  EXPECT_EQ(x.high, y.high);
-  EXPECT_THROW(bootstrap_speedup_interval({}, b), std::invalid_argument);
 }
 
 }  // namespace

@@ -1,0 +1,51 @@
+#pragma once
+// The columns of a result, described once (SPEC P10). The record's JSON summary, the markdown
+// table and the CSV table are all produced from this list, and a record reader checks each
+// stored summary value against the one its samples give through it; a new column is added here
+// and nowhere else.
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "gpumeter/record.hpp"
+
+namespace gpumeter {
+
+enum class ColumnKind {
+  text,   // identity and provenance: case, implementation, method...
+  time,   // a duration: ns inside, ms in the record, us (or ms) in tables
+  count,  // an integer: samples, kernels, retries
+  real,   // a rate or a percentage
+};
+
+// Where a column's cell goes in the markdown table, which is for people and shows less.
+enum class MarkdownPlacement {
+  cell,              // a cell of its own, under `title`
+  bracket_previous,  // appended to the previous cell: "12.3 [12.0, 12.7]"
+  hidden,            // CSV and JSON only
+};
+
+struct Column {
+  std::string_view id;     // the CSV header, unit suffix included ("device_busy_median_us")
+  std::string_view title;  // the markdown header, without unit
+  ColumnKind kind;
+  MarkdownPlacement markdown;
+  // For summary values: the object and key under a result's "summary" in the record
+  // ("device_busy_ms", "median"; object "" for a direct key). Empty key: not stored there.
+  std::string_view summary_object;
+  std::string_view summary_key;
+  bool nullable;  // the record may hold null for it (an optional value)
+  // Exactly one of these: a summary value, or a text of the row.
+  std::optional<double> (*summary)(const Summary& summary);
+  std::string (*text)(const Record& record, const Result& result);
+};
+
+// Every column of a result row, in table order.
+std::span<const Column> result_columns();
+
+// A numeric column's value (nullopt: no value, "not measured"); a text column's text.
+std::optional<double> number_of(const Column& column, const Result& result);
+std::string text_of(const Column& column, const Record& record, const Result& result);
+
+}  // namespace gpumeter

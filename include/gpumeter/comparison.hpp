@@ -1,0 +1,70 @@
+#pragma once
+// Comparisons of the implementations of one case, computed from results only (SPEC P4, P5,
+// P6, B5). Each implementation is compared with the case's first (its baseline), by the rule
+// its statistic calls for:
+//   - device time (device_busy, cuda_event): the relative difference with its interval, or "no
+//     difference detected" with the smallest difference that would have been seen
+//     (difference.hpp);
+//   - wall clock (synchronized_wall_clock): seed 003's 1.5x resolution, and the interval as
+//     the finer statement the samples may support under it.
+// Two different statistics are never compared. A record stores each comparison with the rule
+// that applied; a reader recomputes them and refuses a record whose stored ones differ.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpumeter/difference.hpp"
+#include "gpumeter/row.hpp"
+#include "gpumeter/timing_method.hpp"
+#include "gpumeter/verdict.hpp"
+
+namespace gpumeter {
+
+struct Result;  // record.hpp, which holds Comparisons
+
+enum class ComparisonRule {
+  relative_difference,  // device time: a percent with its interval (B5)
+  resolution,           // wall clock: the 1.5x resolution (P5)
+};
+std::string to_string(ComparisonRule rule);  // "relative_difference", "resolution_1.5x"
+std::optional<ComparisonRule> parse_comparison_rule(const std::string& text);
+ComparisonRule rule_for(Statistic statistic);
+
+struct Comparison {
+  RowKey baseline;   // the case's first row
+  RowKey candidate;  // same case and params, another implementation
+  Statistic statistic = Statistic::device_busy;
+  ComparisonRule rule = ComparisonRule::relative_difference;
+  // The interval rule's result: always for device time unless refused; for wall clock when
+  // both rows have passes enough to give one.
+  std::optional<RelativeDifference> difference;
+  // The 1.5x rule's result, wall clock only.
+  std::optional<RatioVerdict> ratio;
+  std::string refusal;  // why the two were not compared; empty when they were
+
+  bool compared() const { return refusal.empty(); }
+};
+
+// A case whose params hold this key is a null test: its second implementation does `value`
+// times the work of its first (P6).
+inline constexpr const char* kNullTestParam = "null_test_scale";
+
+struct NullTestOutcome {
+  RowKey base;
+  double scale = 0;
+  std::optional<NullTestVerdict> verdict;
+  std::string refusal;
+};
+
+// Every comparison of `results` (one record's rows, in record order): rows are grouped by case
+// and params, the first of a group is the baseline. Null-test cases are left to null_tests().
+std::vector<Comparison> compare_results(const std::vector<Result>& results);
+std::vector<NullTestOutcome> null_tests(const std::vector<Result>& results);
+
+// The sentence a reader sees first, e.g. "tiled is 2.8% slower than naive (95% interval 2.6%
+// to 3.0%)", "no difference detected between b and a (a difference larger than 0.43% would
+// have been seen)", "b is 1.6x faster than a (directional difference)".
+std::string describe(const Comparison& comparison);
+std::string describe(const NullTestOutcome& outcome);
+
+}  // namespace gpumeter

@@ -1,0 +1,73 @@
+#pragma once
+// How much slower or faster one implementation's device time is than another's, with an
+// interval that holds what the run can support (SPEC B4, B5; docs/comparisons.md).
+//
+// The units that vary are passes, not samples. On the H200, samples within a pass are strongly
+// correlated (a 1-block kernel switches between runs of ~544 ns and ~640 ns readings lasting
+// tens of iterations), so a pass's samples are not independent draws and an interval from
+// them is too narrow: a bootstrap over samples claimed a difference in 8 of 40 comparisons of
+// a kernel with itself. What this rule uses:
+//   - each pass's level: the 10% trimmed mean of its samples (a median of readings quantized
+//     to the 32 ns timestamp step snaps to that grid; a mean of them averages it out, and the
+//     trimming keeps one stray reading from moving it);
+//   - each implementation's level: the geometric mean of its passes' levels; in the A B B A
+//     order a drift that is linear in time cancels from the difference of two such levels;
+//   - the spread of pass levels around their implementation's level, pooled over both sides,
+//     with (passes - 1) degrees of freedom per side, and Student's t for the interval;
+//   - half a timestamp step added to the interval's half-width: averaging removes the
+//     rounding of readings to the step only when kernels start at random phases of the
+//     clock, which nothing guarantees.
+#include <cstddef>
+#include <vector>
+
+#include "gpumeter/duration.hpp"
+
+namespace gpumeter {
+
+// Confidence of every interval a device-time comparison states.
+inline constexpr double kDifferenceConfidence = 0.95;
+// The probability with which a difference of `smallest_detectable` would have been found.
+inline constexpr double kDetectionPower = 0.95;
+// Each side of a pass's samples trimmed before its mean is taken.
+inline constexpr double kPassTrim = 0.10;
+
+struct RelativeDifference {
+  // candidate / baseline - 1: 0.028 reads "2.8% slower", -0.2 "20% faster".
+  double estimate = 0;
+  double low = 0;   // the interval, at `confidence`
+  double high = 0;  //
+  double confidence = kDifferenceConfidence;
+  // The smallest relative difference this run's own noise would have let the rule find with
+  // probability kDetectionPower: a "no difference detected" stands up only to this size.
+  double smallest_detectable = 0;
+  int degrees_of_freedom = 0;
+  Nanos timestamp_tick_ns = 1;
+
+  bool slower() const { return low > 0; }
+  bool faster() const { return high < 0; }
+  bool found() const { return slower() || faster(); }
+};
+
+// Samples of each pass of one implementation, in the order the passes ran.
+using PassSamples = std::vector<std::vector<double>>;
+
+// Throws std::invalid_argument when a side has fewer than 2 passes (nothing then measures how
+// much a pass's level can move), when a pass is empty or its level is not positive, or when
+// `tick_ns` < 1 or `confidence` is not in (0, 1).
+RelativeDifference relative_difference(const PassSamples& baseline, const PassSamples& candidate,
+                                       Nanos tick_ns, double confidence = kDifferenceConfidence);
+
+// The 10% trimmed mean (kPassTrim): the mean after the lowest and the highest
+// floor(0.1 n) values are dropped. Throws std::invalid_argument on no values.
+double trimmed_mean(std::vector<double> values, double trim = kPassTrim);
+
+// Student's t: the quantile p of the distribution with `df` degrees of freedom (df >= 1).
+double student_t_quantile(double p, int df);
+
+// The noncentrality (difference over its standard error) at which a two-sided t test with `df`
+// degrees of freedom at `confidence` rejects with probability `power`: 7.77 for df 2 at 95%
+// and 95%, 4.01 for df 10, 3.60 as df grows. The variance's own uncertainty is integrated
+// over, not ignored.
+double detectable_noncentrality(int df, double confidence, double power);
+
+}  // namespace gpumeter

@@ -1,0 +1,17 @@
+#pragma once
+// The one significant-figures formatter every table, comparison and message uses (SPEC P5).
+#include <string>
+
+namespace gpumeter {
+
+// `value` to `digits` significant figures in fixed notation, a significant trailing zero kept:
+// 12.0, 0.00123, 123000, -4.57, 1.5. A value that is not finite is not a measurement and reads
+// "not measured".
+std::string format_significant(double value, int digits);
+
+// Two significant figures (seed 003: a shared machine supports no more). sig2(0) == 0; the
+// sign is kept; 9.96 -> 10.
+double sig2(double value);
+std::string format_sig2(double value);
+
+}  // namespace gpumeter

@@ -1,0 +1,237 @@
+#include "gpumeter/comparison.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "gpumeter/format.hpp"
+#include "gpumeter/record.hpp"
+
+namespace gpumeter {
+namespace {
+
+// Each pass's device_busy samples, split by the result's pass sizes. Empty when the sizes do
+// not add up to the samples (a record reader refuses such a result before this is reached).
+PassSamples passes_of(const Measurement& m) {
+  PassSamples passes;
+  std::size_t at = 0;
+  for (const std::size_t n : m.pass_sizes) {
+    if (at + n > m.samples.size()) return {};
+    std::vector<double> pass;
+    pass.reserve(n);
+    for (std::size_t i = at; i < at + n; ++i) {
+      pass.push_back(static_cast<double>(m.samples[i].device_busy_ns));
+    }
+    passes.push_back(std::move(pass));
+    at += n;
+  }
+  if (at != m.samples.size()) return {};
+  return passes;
+}
+
+std::string statistic_name(const Result& r) {
+  return std::string(to_string(statistic_of(r.measurement.method)));
+}
+
+// The interval rule for two results, or why it cannot be applied.
+std::optional<RelativeDifference> difference_of(const Result& base, const Result& cand,
+                                                std::string& why_not) {
+  const PassSamples a = passes_of(base.measurement);
+  const PassSamples b = passes_of(cand.measurement);
+  if (a.size() < 2 || b.size() < 2) {
+    why_not =
+        "each side needs at least two passes (an A B B A comparison in one run); a lone "
+        "measurement, or a record without pass boundaries (schema version 1), gives no "
+        "pass-to-pass spread to judge a difference by";
+    return std::nullopt;
+  }
+  const Nanos tick =
+      std::max(base.measurement.timestamp_tick_ns, cand.measurement.timestamp_tick_ns);
+  try {
+    return relative_difference(a, b, tick);
+  } catch (const std::invalid_argument&) {
+    why_not = "a pass whose level is not a positive time";
+    return std::nullopt;
+  }
+}
+
+Comparison compare_pair(const Result& base, const Result& cand) {
+  Comparison c;
+  c.baseline = base.row;
+  c.candidate = cand.row;
+  c.statistic = statistic_of(base.measurement.method);
+  c.rule = rule_for(c.statistic);
+  if (statistic_of(base.measurement.method) != statistic_of(cand.measurement.method)) {
+    c.refusal = base.row.implementation + " is " + statistic_name(base) + " and " +
+                cand.row.implementation + " is " + statistic_name(cand) +
+                "; two different statistics are never compared";
+    return c;
+  }
+  std::string why_not;
+  c.difference = difference_of(base, cand, why_not);
+  if (c.rule == ComparisonRule::relative_difference) {
+    if (!c.difference) c.refusal = why_not;
+    return c;
+  }
+  // Wall clock: the 1.5x rule on the medians; the interval, where there is one, is the finer
+  // statement P5 allows under it.
+  const double b = base.summary.device_busy.median_ns;
+  const double k = cand.summary.device_busy.median_ns;
+  if (!(b > 0) || !(k > 0)) {
+    c.refusal = "a median of zero";
+    c.difference.reset();
+    return c;
+  }
+  c.ratio = compare_times(b, k);
+  return c;
+}
+
+std::string percent(double fraction) {
+  return format_sig2(100.0 * fraction) + "%";
+}
+
+// How many times longer (or shorter) the candidate's time is.
+double factor_of(double estimate) {
+  return estimate >= 0 ? 1.0 + estimate : 1.0 / (1.0 + estimate);
+}
+
+// A change in time in words: "2.8% slower", "20% faster" (the share of time saved), and from
+// the 1.5x resolution on, the factor: "2.1x slower".
+bool as_factor(double estimate) {
+  return factor_of(estimate) >= kResolutionRatio;
+}
+
+std::string amount(double estimate, bool factor) {
+  return factor ? format_sig2(factor_of(estimate)) + "x" : percent(std::fabs(estimate));
+}
+
+std::string change_words(double estimate) {
+  return amount(estimate, as_factor(estimate)) + (estimate >= 0 ? " slower" : " faster");
+}
+
+// "95% interval 2.6% to 3.0%", in the units of the estimate's words; an interval that holds
+// zero reads signed: "95% interval -0.31% to +0.52%".
+std::string interval_words(const RelativeDifference& d) {
+  const std::string level = format_significant(100 * d.confidence, 2) + "% interval ";
+  const bool factor = as_factor(d.estimate);
+  if (d.slower()) return level + amount(d.low, factor) + " to " + amount(d.high, factor);
+  if (d.faster()) return level + amount(d.high, factor) + " to " + amount(d.low, factor);
+  return level + percent(d.low) + " to +" + percent(d.high);
+}
+
+}  // namespace
+
+std::string to_string(ComparisonRule rule) {
+  return rule == ComparisonRule::relative_difference ? "relative_difference" : "resolution_1.5x";
+}
+
+std::optional<ComparisonRule> parse_comparison_rule(const std::string& text) {
+  for (const auto rule : {ComparisonRule::relative_difference, ComparisonRule::resolution}) {
+    if (to_string(rule) == text) return rule;
+  }
+  return std::nullopt;
+}
+
+ComparisonRule rule_for(Statistic statistic) {
+  // Seed 003 made the 1.5x resolution for whole calls timed by a host clock on a shared
+  // machine; device time is judged by its own run's noise instead (B5).
+  return statistic == Statistic::synchronized_wall_clock ? ComparisonRule::resolution
+                                                         : ComparisonRule::relative_difference;
+}
+
+std::vector<Comparison> compare_results(const std::vector<Result>& results) {
+  std::vector<Comparison> out;
+  // Groups in order of first appearance; the first row of a group is its baseline.
+  std::vector<std::pair<std::string, Params>> order;
+  std::map<std::pair<std::string, Params>, std::vector<const Result*>> groups;
+  for (const Result& r : results) {
+    auto key = std::make_pair(r.row.case_name, r.row.params);
+    auto [it, fresh] = groups.try_emplace(key);
+    if (fresh) order.push_back(key);
+    it->second.push_back(&r);
+  }
+  for (const auto& key : order) {
+    const auto& rows = groups[key];
+    if (rows.size() < 2 || key.second.count(kNullTestParam) != 0) continue;
+    for (std::size_t i = 1; i < rows.size(); ++i) out.push_back(compare_pair(*rows[0], *rows[i]));
+  }
+  return out;
+}
+
+std::vector<NullTestOutcome> null_tests(const std::vector<Result>& results) {
+  std::vector<NullTestOutcome> out;
+  std::vector<std::pair<std::string, Params>> order;
+  std::map<std::pair<std::string, Params>, std::vector<const Result*>> groups;
+  for (const Result& r : results) {
+    if (r.row.params.count(kNullTestParam) == 0) continue;
+    auto key = std::make_pair(r.row.case_name, r.row.params);
+    auto [it, fresh] = groups.try_emplace(key);
+    if (fresh) order.push_back(key);
+    it->second.push_back(&r);
+  }
+  for (const auto& key : order) {
+    const auto& rows = groups[key];
+    NullTestOutcome nt;
+    nt.base = rows.front()->row;
+    const std::string& text = key.second.at(kNullTestParam);
+    const auto parsed = std::from_chars(text.data(), text.data() + text.size(), nt.scale);
+    if (parsed.ec != std::errc{} || parsed.ptr != text.data() + text.size() ||
+        !std::isfinite(nt.scale) || !(nt.scale > 0)) {
+      nt.refusal = "null_test_scale '" + text + "' is not a positive number";
+    } else if (rows.size() != 2) {
+      nt.refusal = "a null test needs exactly two rows (1x and the scaled work)";
+    } else if (rows[0]->measurement.method != rows[1]->measurement.method) {
+      nt.refusal = "the two rows were timed with different methods";
+    } else if (!(rows[0]->summary.device_busy.median_ns > 0) ||
+               !(rows[1]->summary.device_busy.median_ns > 0)) {
+      nt.refusal = "a median of zero";
+    } else {
+      nt.verdict = evaluate_null_test(rows[0]->summary.device_busy.median_ns,
+                                      rows[1]->summary.device_busy.median_ns, nt.scale);
+    }
+    out.push_back(std::move(nt));
+  }
+  return out;
+}
+
+std::string describe(const Comparison& c) {
+  const std::string& a = c.baseline.implementation;
+  const std::string& b = c.candidate.implementation;
+  if (!c.compared()) return b + " and " + a + " not compared: " + c.refusal;
+  const std::string statistic = std::string(to_string(c.statistic));
+  if (c.rule == ComparisonRule::resolution) {
+    std::string s = b + " is " + c.ratio->wording + " than " + a + " (" + c.ratio->label;
+    if (c.ratio->resolution == Resolution::no_measured_difference) {
+      if (c.difference && c.difference->found()) {
+        s += "; the passes support a finer statement: " + change_words(c.difference->estimate) +
+             ", " + interval_words(*c.difference);
+      } else {
+        s += "; the samples support nothing finer";
+      }
+    }
+    return s + "; " + statistic + ", rule: 1.5x resolution)";
+  }
+  const RelativeDifference& d = *c.difference;
+  if (d.found()) {
+    return b + " is " + change_words(d.estimate) + " than " + a + " (" + interval_words(d) + "; " +
+           statistic + ")";
+  }
+  return "no difference detected between " + b + " and " + a + " (a difference larger than " +
+         percent(d.smallest_detectable) + " would have been seen; estimate " +
+         (d.estimate >= 0 ? "+" : "") + percent(d.estimate) + ", " + interval_words(d) + "; " +
+         statistic + ")";
+}
+
+std::string describe(const NullTestOutcome& n) {
+  if (!n.verdict) return "not evaluated: " + n.refusal;
+  return format_sig2(n.scale) + "x the work took " + format_sig2(n.verdict->observed_ratio) +
+         "x the time: " +
+         (n.verdict->pass ? "pass" : "FAIL (the harness may not be timing the work)");
+}
+
+}  // namespace gpumeter

@@ -1,0 +1,217 @@
+#include "gpumeter/difference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <numbers>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+namespace gpumeter {
+namespace {
+
+// The continued fraction of the regularized incomplete beta function, evaluated with the
+// modified Lentz method; converges quickly for x < (a + 1) / (a + b + 2).
+double beta_fraction(double a, double b, double x) {
+  constexpr int kMaxTerms = 500;
+  constexpr double kEpsilon = 1e-15;
+  constexpr double kTiny = 1e-300;
+  double c = 1.0;
+  double d = 1.0 - (a + b) * x / (a + 1.0);
+  if (std::fabs(d) < kTiny) d = kTiny;
+  d = 1.0 / d;
+  double result = d;
+  for (int m = 1; m <= kMaxTerms; ++m) {
+    const double m2 = 2.0 * m;
+    double numerator = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
+    d = 1.0 + numerator * d;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    c = 1.0 + numerator / c;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1.0 / d;
+    result *= d * c;
+    numerator = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
+    d = 1.0 + numerator * d;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    c = 1.0 + numerator / c;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1.0 / d;
+    const double step = d * c;
+    result *= step;
+    if (std::fabs(step - 1.0) < kEpsilon) break;
+  }
+  return result;
+}
+
+double regularized_incomplete_beta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) +
+                                a * std::log(x) + b * std::log1p(-x));
+  if (x < (a + 1.0) / (a + b + 2.0)) return front * beta_fraction(a, b, x) / a;
+  return 1.0 - front * beta_fraction(b, a, 1.0 - x) / b;
+}
+
+double student_t_cdf(double t, int df) {
+  const double v = df;
+  const double tail = 0.5 * regularized_incomplete_beta(v / 2.0, 0.5, v / (v + t * t));
+  return t >= 0 ? 1.0 - tail : tail;
+}
+
+double normal_cdf(double z) {
+  return 0.5 * std::erfc(-z / std::numbers::sqrt2);
+}
+
+// P(reject) of a two-sided t test with critical value `t_crit` when the standardized difference
+// is `ncp`: the estimate is ncp + Z (in units of its true standard error) and the estimated
+// standard error is sqrt(V / df) of it, V ~ chi-square(df). Integrated over V with Simpson's
+// rule after V = u^2, which keeps the integrand finite at 0 for df = 1.
+double rejection_probability(double ncp, int df, double t_crit) {
+  const double k = df;
+  const double v_max = k + 40.0 * std::sqrt(2.0 * k) + 40.0;  // the chi-square tail beyond is nil
+  const double u_max = std::sqrt(v_max);
+  constexpr int kIntervals = 400;  // even, for Simpson's rule; the integrand is smooth
+  const double h = u_max / kIntervals;
+  const double log_norm = (k / 2.0) * std::log(2.0) + std::lgamma(k / 2.0);
+  auto integrand = [&](double u) {
+    // At u = 0 only df = 1 has mass (density * 2u -> 2 / 2^(1/2) Gamma(1/2)), and an
+    // estimated standard error of 0 rejects always.
+    if (u <= 0) return df == 1 ? 2.0 * std::exp(-log_norm) : 0.0;
+    const double v = u * u;
+    // chi-square density times dv/du = 2u.
+    const double density = std::exp((k / 2.0 - 1.0) * std::log(v) - v / 2.0 - log_norm) * 2.0 * u;
+    const double se = std::sqrt(v / k);
+    const double reject = normal_cdf(ncp - t_crit * se) + normal_cdf(-ncp - t_crit * se);
+    return density * reject;
+  };
+  double sum = integrand(0.0) + integrand(u_max);
+  for (int i = 1; i < kIntervals; ++i) sum += (i % 2 == 1 ? 4.0 : 2.0) * integrand(i * h);
+  return sum * h / 3.0;
+}
+
+}  // namespace
+
+double trimmed_mean(std::vector<double> values, double trim) {
+  if (values.empty()) throw std::invalid_argument("trimmed_mean of no values");
+  if (!(trim >= 0 && trim < 0.5))
+    throw std::invalid_argument("trimmed_mean: trim outside [0, 0.5)");
+  std::sort(values.begin(), values.end());
+  const auto cut = static_cast<std::size_t>(std::floor(trim * static_cast<double>(values.size())));
+  const auto first = values.begin() + static_cast<std::ptrdiff_t>(cut);
+  const auto last = values.end() - static_cast<std::ptrdiff_t>(cut);
+  return std::accumulate(first, last, 0.0) / static_cast<double>(last - first);
+}
+
+double student_t_quantile(double p, int df) {
+  if (df < 1) throw std::invalid_argument("student_t_quantile: df < 1");
+  if (!(p > 0 && p < 1)) throw std::invalid_argument("student_t_quantile: p outside (0, 1)");
+  if (p < 0.5) return -student_t_quantile(1.0 - p, df);
+  // The CDF is monotone: bisect on [0, hi], hi doubled until it brackets p.
+  double lo = 0;
+  double hi = 1;
+  while (student_t_cdf(hi, df) < p) hi *= 2;
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (student_t_cdf(mid, df) < p ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+namespace {
+
+double solve_noncentrality(int df, double confidence, double power) {
+  const double t_crit = student_t_quantile(1.0 - (1.0 - confidence) / 2.0, df);
+  double lo = 0;
+  double hi = 1;
+  while (rejection_probability(hi, df, t_crit) < power) hi *= 2;
+  for (int i = 0; i < 60 && hi - lo > 1e-6; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (rejection_probability(mid, df, t_crit) < power ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+// The rule's own confidence and power, for the degrees of freedom comparisons have (2 for two
+// implementations of two passes each): solved once, on first use, then read.
+constexpr int kTabulatedDf = 64;
+
+}  // namespace
+
+double detectable_noncentrality(int df, double confidence, double power) {
+  if (df < 1) throw std::invalid_argument("detectable_noncentrality: df < 1");
+  if (confidence == kDifferenceConfidence && power == kDetectionPower && df <= kTabulatedDf) {
+    static const std::vector<double> table = [] {
+      std::vector<double> t(kTabulatedDf + 1, 0.0);
+      for (int k = 1; k <= kTabulatedDf; ++k) {
+        t[static_cast<std::size_t>(k)] =
+            solve_noncentrality(k, kDifferenceConfidence, kDetectionPower);
+      }
+      return t;
+    }();
+    return table[static_cast<std::size_t>(df)];
+  }
+  return solve_noncentrality(df, confidence, power);
+}
+
+RelativeDifference relative_difference(const PassSamples& baseline, const PassSamples& candidate,
+                                       Nanos tick_ns, double confidence) {
+  if (baseline.size() < 2 || candidate.size() < 2) {
+    throw std::invalid_argument("relative_difference: each side needs at least 2 passes (got " +
+                                std::to_string(baseline.size()) + " and " +
+                                std::to_string(candidate.size()) + ")");
+  }
+  if (tick_ns < 1) throw std::invalid_argument("relative_difference: timestamp tick < 1 ns");
+  if (!(confidence > 0 && confidence < 1)) {
+    throw std::invalid_argument("relative_difference: confidence outside (0, 1)");
+  }
+  // Per side: the log of each pass's level, their mean, and the squared deviations from it.
+  struct Side {
+    double mean_log = 0;
+    double squares = 0;
+    std::size_t passes = 0;
+  };
+  auto side_of = [](const PassSamples& passes) {
+    std::vector<double> logs;
+    for (const std::vector<double>& pass : passes) {
+      if (pass.empty()) throw std::invalid_argument("relative_difference: an empty pass");
+      const double level = trimmed_mean(pass);
+      if (!(level > 0) || !std::isfinite(level)) {
+        throw std::invalid_argument("relative_difference: a pass whose level is not positive");
+      }
+      logs.push_back(std::log(level));
+    }
+    Side s;
+    s.passes = logs.size();
+    s.mean_log = std::accumulate(logs.begin(), logs.end(), 0.0) / static_cast<double>(s.passes);
+    for (double l : logs) s.squares += (l - s.mean_log) * (l - s.mean_log);
+    return s;
+  };
+  const Side a = side_of(baseline);
+  const Side b = side_of(candidate);
+
+  RelativeDifference out;
+  out.confidence = confidence;
+  out.timestamp_tick_ns = tick_ns;
+  out.degrees_of_freedom = static_cast<int>(a.passes + b.passes - 2);
+  const double pooled = (a.squares + b.squares) / out.degrees_of_freedom;
+  const double se = std::sqrt(
+      pooled * (1.0 / static_cast<double>(a.passes) + 1.0 / static_cast<double>(b.passes)));
+  // Half a step of the clock, relative to the shorter side: what averaging may not remove.
+  const double shorter = std::exp(std::min(a.mean_log, b.mean_log));
+  const double tick_allowance = std::log1p(0.5 * static_cast<double>(tick_ns) / shorter);
+
+  const double d = b.mean_log - a.mean_log;
+  const double t = student_t_quantile(1.0 - (1.0 - confidence) / 2.0, out.degrees_of_freedom);
+  const double half = t * se + tick_allowance;
+  out.estimate = std::expm1(d);
+  out.low = std::expm1(d - half);
+  out.high = std::expm1(d + half);
+  const double detectable =
+      detectable_noncentrality(out.degrees_of_freedom, confidence, kDetectionPower) * se +
+      tick_allowance;
+  out.smallest_detectable = std::expm1(detectable);
+  return out;
+}
+
+}  // namespace gpumeter

@@ -1,0 +1,88 @@
+#include "gpumeter/columns.hpp"
+
+#include <array>
+#include <string>
+
+namespace gpumeter {
+namespace {
+
+std::optional<double> as_value(double v) {
+  return v;
+}
+
+std::string device_text(const DeviceIdentity& device) {
+  std::string where = device.kind + ":" + std::to_string(device.index);
+  if (device.name.empty()) return where;
+  return device.name + " (" + where + ")";
+}
+
+// clang-format off
+std::optional<double> busy_median(const Summary& s) { return as_value(s.device_busy.median_ns); }
+std::optional<double> busy_p10(const Summary& s) { return as_value(s.device_busy.p10_ns); }
+std::optional<double> busy_p90(const Summary& s) { return as_value(s.device_busy.p90_ns); }
+std::optional<double> latency_median(const Summary& s) { return as_value(s.latency.median_ns); }
+std::optional<double> latency_p10(const Summary& s) { return as_value(s.latency.p10_ns); }
+std::optional<double> latency_p90(const Summary& s) { return as_value(s.latency.p90_ns); }
+std::optional<double> n_samples(const Summary& s) { return static_cast<double>(s.n_samples); }
+std::optional<double> max_kernels(const Summary& s) {
+  return s.max_n_kernels ? std::optional<double>(*s.max_n_kernels) : std::nullopt;
+}
+std::optional<double> gap(const Summary& s) { return as_value(s.gap_ns); }
+std::optional<double> uncounted_copy(const Summary& s) { return as_value(s.median_uncounted_copy_ns); }
+std::optional<double> tflops(const Summary& s) { return s.tflops; }
+std::optional<double> tbs(const Summary& s) { return s.tbs; }
+std::optional<double> pct_flops(const Summary& s) { return s.pct_of_peak_flops; }
+std::optional<double> pct_bandwidth(const Summary& s) { return s.pct_of_peak_bandwidth; }
+std::optional<double> retries(const Summary& s) { return static_cast<double>(s.retries); }
+
+std::string case_name(const Record&, const Result& r) { return r.row.case_name; }
+std::string implementation(const Record&, const Result& r) { return r.row.implementation; }
+std::string params(const Record&, const Result& r) { return format_params(r.row.params); }
+std::string method(const Record&, const Result& r) { return std::string(to_string(r.measurement.method)); }
+std::string statistic(const Record&, const Result& r) { return std::string(to_string(statistic_of(r.measurement.method))); }
+std::string device(const Record& rec, const Result&) { return device_text(rec.device); }
+std::string run_id(const Record& rec, const Result&) { return rec.run_id; }
+
+using K = ColumnKind;
+using M = MarkdownPlacement;
+constexpr std::array kColumns{
+  Column{"case", "case", K::text, M::cell, "", "", false, nullptr, case_name},
+  Column{"implementation", "implementation", K::text, M::cell, "", "", false, nullptr, implementation},
+  Column{"params", "params", K::text, M::cell, "", "", false, nullptr, params},
+  Column{"timing_method", "method", K::text, M::cell, "", "", false, nullptr, method},
+  Column{"statistic", "statistic", K::text, M::cell, "", "", false, nullptr, statistic},
+  Column{"device_busy_median_us", "device_busy median [p10, p90]", K::time, M::cell, "device_busy_ms", "median", false, busy_median, nullptr},
+  Column{"device_busy_p10_us", "", K::time, M::bracket_previous, "device_busy_ms", "p10", false, busy_p10, nullptr},
+  Column{"device_busy_p90_us", "", K::time, M::bracket_previous, "device_busy_ms", "p90", false, busy_p90, nullptr},
+  Column{"latency_median_us", "latency median", K::time, M::cell, "latency_ms", "median", false, latency_median, nullptr},
+  Column{"latency_p10_us", "", K::time, M::hidden, "latency_ms", "p10", false, latency_p10, nullptr},
+  Column{"latency_p90_us", "", K::time, M::hidden, "latency_ms", "p90", false, latency_p90, nullptr},
+  Column{"n_samples", "n", K::count, M::cell, "", "n_samples", false, n_samples, nullptr},
+  Column{"max_n_kernels", "n_kernels (max)", K::count, M::cell, "", "max_n_kernels", true, max_kernels, nullptr},
+  Column{"gap_us", "gap", K::time, M::cell, "", "gap_ms", false, gap, nullptr},
+  Column{"uncounted_copy_us", "uncounted copy", K::time, M::cell, "", "uncounted_copy_ms", false, uncounted_copy, nullptr},
+  Column{"tflops", "TFLOP/s", K::real, M::cell, "", "tflops", true, tflops, nullptr},
+  Column{"tbs", "TB/s", K::real, M::cell, "", "tbs", true, tbs, nullptr},
+  Column{"pct_of_peak_flops", "% peak FLOP/s", K::real, M::cell, "", "pct_of_peak_flops", true, pct_flops, nullptr},
+  Column{"pct_of_peak_bandwidth", "% peak TB/s", K::real, M::cell, "", "pct_of_peak_bandwidth", true, pct_bandwidth, nullptr},
+  Column{"retries", "retries", K::count, M::cell, "", "retries", false, retries, nullptr},
+  Column{"device", "device", K::text, M::cell, "", "", false, nullptr, device},
+  Column{"run_id", "", K::text, M::hidden, "", "", false, nullptr, run_id},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const Column> result_columns() {
+  return kColumns;
+}
+
+std::optional<double> number_of(const Column& column, const Result& result) {
+  return column.summary != nullptr ? column.summary(result.summary) : std::nullopt;
+}
+
+std::string text_of(const Column& column, const Record& record, const Result& result) {
+  return column.text != nullptr ? column.text(record, result) : std::string();
+}
+
+}  // namespace gpumeter

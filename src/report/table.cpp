@@ -1,0 +1,376 @@
+#include "gpumeter/table.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gpumeter/columns.hpp"
+#include "gpumeter/comparison.hpp"
+#include "gpumeter/duration.hpp"
+#include "gpumeter/format.hpp"
+#include "gpumeter/timing_method.hpp"
+
+namespace gpumeter {
+namespace {
+
+// Counters that could not be read when the record was made (P2).
+constexpr const char* kNotAvailable = "not available";
+
+// Above this median device_busy the table switches from us to ms, so a long op does not read
+// as 123000 us; below it, kernel times stay in the unit they are usually quoted in.
+constexpr double kMillisecondColumnsFromNs = 10.0 * static_cast<double>(kMillisecond);
+
+struct TimeUnit {
+  const char* name;
+  double ns_per_unit;
+};
+
+TimeUnit table_unit(const std::vector<Record>& records) {
+  double largest = 0;
+  for (const Record& record : records) {
+    for (const Result& result : record.results) {
+      largest = std::max(largest, result.summary.device_busy.median_ns);
+    }
+  }
+  if (largest >= kMillisecondColumnsFromNs) return {"ms", static_cast<double>(kMillisecond)};
+  return {"us", static_cast<double>(kMicrosecond)};
+}
+
+std::string sig3(double value) {
+  return format_significant(value, kTableTimeDigits);
+}
+
+// Text that came from a record, made inert for a terminal and for markdown: control
+// characters (newlines, ESC, NUL...) read as \xNN, so a record cannot add a line, a heading or
+// a table, nor recolour a terminal; a backslash and a pipe are escaped, so a cell ends where
+// the table says.
+std::string inert(std::string_view text, bool in_table) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      out += fmt::format("\\x{:02x}", u);
+    } else if (in_table && (c == '|' || c == '\\')) {
+      out += '\\';
+      out += c;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string md(std::string_view text) {
+  return inert(text, false);
+}
+
+std::string device_text(const DeviceIdentity& device) {
+  const std::string where = fmt::format("{}:{}", device.kind, device.index);
+  if (device.name.empty()) return where;
+  return fmt::format("{} ({})", device.name, where);
+}
+
+template <typename T>
+std::string available(const std::optional<T>& value, std::string_view unit = {}) {
+  if (!value) return kNotAvailable;
+  return fmt::format("{}{}", *value, unit);
+}
+
+std::string available_real(const std::optional<double>& value, std::string_view unit) {
+  if (!value || !std::isfinite(*value)) return kNotAvailable;
+  return sig3(*value) + std::string(unit);
+}
+
+std::string state_line(const DeviceState& s) {
+  std::string clocks = kNotAvailable;
+  if (s.sm_clock_mhz || s.sm_clock_max_mhz) {
+    clocks = fmt::format("{} of max {}", available(s.sm_clock_mhz, " MHz"),
+                         available(s.sm_clock_max_mhz, " MHz"));
+  }
+  return fmt::format(
+      "driver {}, SM clock {}, memory clock {}, temperature {}, power {}, throttle reasons {}, "
+      "utilization {}, compute processes {}",
+      s.driver_version ? md(*s.driver_version) : std::string(kNotAvailable), clocks,
+      available(s.memory_clock_mhz, " MHz"), available(s.temperature_c, " C"),
+      available_real(s.power_w, " W"),
+      s.throttle_reasons ? fmt::format("{:#x}", *s.throttle_reasons) : std::string(kNotAvailable),
+      available(s.utilization_pct, "%"), available(s.compute_processes));
+}
+
+std::string config_line(const RunConfig& c) {
+  return fmt::format("warm-up {} ms, measure {} ms, iterations [{}, {}], L2 flush {}, schedule {}",
+                     sig3(to_ms(c.budget.warmup_ns)), sig3(to_ms(c.budget.measure_ns)),
+                     c.budget.min_iterations, c.budget.max_iterations,
+                     !c.l2_flush               ? std::string("off")
+                     : c.l2_flush_mode.empty() ? std::string("on")
+                                               : "on (" + md(c.l2_flush_mode) + ")",
+                     md(c.schedule));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Markdown
+
+// A markdown cell of a column for one result, before escaping.
+std::string markdown_value(const Column& c, const Record& rec, const Result& r,
+                           const TimeUnit& unit) {
+  if (c.kind == ColumnKind::text) return text_of(c, rec, r);
+  // With count_copies the copies are inside device_busy: nothing is left uncounted.
+  if (c.id == "uncounted_copy_us" && r.count_copies) return "counted in busy";
+  const std::optional<double> v = number_of(c, r);
+  if (!v || !std::isfinite(*v)) return kNotMeasured;
+  switch (c.kind) {
+    case ColumnKind::time:
+      return sig3(*v / unit.ns_per_unit);
+    case ColumnKind::count:
+      return fmt::format("{}", static_cast<long long>(*v));
+    default:
+      return sig3(*v) + (c.title.rfind("% ", 0) == 0 ? "%" : "");
+  }
+}
+
+std::string markdown_title(const Column& c, const TimeUnit& unit) {
+  std::string title(c.title);
+  if (c.kind == ColumnKind::time) title += fmt::format(" ({})", unit.name);
+  return title;
+}
+
+// The markdown row of one result: bracketed columns join the cell before them.
+std::vector<std::string> markdown_row(const Record& rec, const Result& r, const TimeUnit& unit) {
+  std::vector<std::string> cells;
+  std::vector<std::string> bracket;
+  auto flush_bracket = [&] {
+    if (bracket.empty()) return;
+    std::string joined;
+    for (const std::string& b : bracket) joined += (joined.empty() ? "" : ", ") + b;
+    cells.back() += " [" + joined + "]";
+    bracket.clear();
+  };
+  for (const Column& c : result_columns()) {
+    if (c.markdown == MarkdownPlacement::hidden) continue;
+    if (c.markdown == MarkdownPlacement::bracket_previous) {
+      bracket.push_back(markdown_value(c, rec, r, unit));
+      continue;
+    }
+    flush_bracket();
+    cells.push_back(markdown_value(c, rec, r, unit));
+  }
+  flush_bracket();
+  return cells;
+}
+
+std::vector<std::string> markdown_header(const TimeUnit& unit) {
+  std::vector<std::string> cells;
+  for (const Column& c : result_columns()) {
+    if (c.markdown == MarkdownPlacement::cell) cells.push_back(markdown_title(c, unit));
+  }
+  return cells;
+}
+
+// A failed case's row: its identity, and "not measured" in every cell that would hold a number.
+std::vector<std::string> failure_cells(const Failure& f, const Record& rec, bool markdown) {
+  std::vector<std::string> cells;
+  for (const Column& c : result_columns()) {
+    if (markdown && c.markdown != MarkdownPlacement::cell) continue;
+    std::string cell = markdown ? std::string(kNotMeasured) : std::string();
+    if (c.id == "case") cell = f.row.case_name;
+    if (c.id == "implementation") {
+      cell = f.row.implementation.empty() ? "(every implementation)" : f.row.implementation;
+    }
+    if (c.id == "params") cell = format_params(f.row.params);
+    if (c.id == "device") cell = device_text(rec.device);
+    if (c.id == "run_id") cell = rec.run_id;
+    cells.push_back(std::move(cell));
+  }
+  return cells;
+}
+
+void append_markdown_row(std::string& out, const std::vector<std::string>& cells,
+                         const std::vector<std::size_t>& widths) {
+  out += '|';
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    out += ' ';
+    out += cells[i];
+    out.append(widths[i] - cells[i].size(), ' ');
+    out += " |";
+  }
+  out += '\n';
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSV
+
+// RFC 4180 quoting of a text cell that came from a record, made inert first: control
+// characters as \xNN, and a leading = + - @ neutralised with a quote, so a spreadsheet that
+// opens the file runs no formula from it.
+std::string csv_text(const std::string& text) {
+  std::string cell = inert(text, false);
+  if (!cell.empty() && std::string_view("=+-@").find(cell.front()) != std::string_view::npos) {
+    cell.insert(cell.begin(), '\'');
+  }
+  if (cell.find_first_of(",\"") == std::string::npos) return cell;
+  std::string out = "\"";
+  for (const char c : cell) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// A number cell: times in us, twelve significant digits (every digit a record holds that means
+// anything, without the last-bit noise of the ms <-> ns conversion); other numbers in full.
+// Empty when there is no value: a number column holds numbers or nothing.
+std::string csv_number(const Column& c, const std::optional<double>& v) {
+  if (!v || !std::isfinite(*v)) return "";
+  if (c.kind == ColumnKind::time) {
+    return fmt::format("{:.12g}", *v / static_cast<double>(kMicrosecond));
+  }
+  if (c.kind == ColumnKind::count) return fmt::format("{}", static_cast<long long>(*v));
+  return fmt::format("{}", *v);
+}
+
+void append_csv_row(std::string& out, const std::vector<std::string>& cells) {
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (i > 0) out += ',';
+    out += cells[i];
+  }
+  out += '\n';
+}
+
+std::string case_label(const RowKey& row) {
+  std::string label = row.case_name;
+  if (!row.params.empty()) label += " (" + format_params(row.params) + ")";
+  return label;
+}
+
+}  // namespace
+
+std::string render_markdown(const std::vector<Record>& records) {
+  const TimeUnit unit = table_unit(records);
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back(markdown_header(unit));
+  std::vector<std::string> notes;
+  for (const Record& record : records) {
+    for (const Result& result : record.results) {
+      rows.push_back(markdown_row(record, result, unit));
+      const Measurement& m = result.measurement;
+      if (!m.reason.empty()) {
+        notes.push_back(fmt::format("{}: timing method {}: {}", md(row_label(result.row)),
+                                    to_string(m.method), md(m.reason)));
+      }
+      if (!m.drop_counter_live) {
+        notes.push_back(fmt::format(
+            "{}: the dropped-record counter was not proven live; a lost record could have gone "
+            "unseen",
+            md(row_label(result.row))));
+      }
+    }
+    for (const Failure& f : record.failures) {
+      rows.push_back(failure_cells(f, record, true));
+      notes.push_back(fmt::format("{}: not measured: {}: {}", md(row_label(f.row)), md(f.error),
+                                  md(f.message)));
+    }
+  }
+
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    for (auto& cell : rows[i]) cell = inert(cell, true);
+  }
+  std::vector<std::size_t> widths(rows.front().size(), 3);
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+
+  std::string out;
+  append_markdown_row(out, rows.front(), widths);
+  out += '|';
+  for (std::size_t width : widths) out += std::string(width + 2, '-') + '|';
+  out += '\n';
+  for (std::size_t i = 1; i < rows.size(); ++i) append_markdown_row(out, rows[i], widths);
+  if (rows.size() == 1) out += "\nNo results in these records.\n";
+
+  out += "\nDeviations:";
+  bool any_deviation = false;
+  for (const Record& record : records) {
+    for (const std::string& deviation : record.deviations) {
+      out += fmt::format("\n- {}: {}", md(record.run_id), md(deviation));
+      any_deviation = true;
+    }
+  }
+  out += any_deviation ? "\n" : " none recorded.\n";
+
+  if (!notes.empty()) {
+    out += "\nNotes:\n";
+    for (const std::string& note : notes) out += "- " + note + "\n";
+  }
+
+  out += "\nSources:\n";
+  for (const Record& record : records) {
+    const DeviceIdentity& d = record.device;
+    out += fmt::format("- record {} (created {}, gpumeter {}, commit {})\n", md(record.run_id),
+                       md(record.created_utc), md(record.gpumeter_version),
+                       record.project_commit.empty() ? kNotAvailable : md(record.project_commit));
+    out += fmt::format("  - device {}, uuid {}, arch {}, host {}\n", md(device_text(d)),
+                       d.uuid.empty() ? kNotAvailable : md(d.uuid), md(d.arch),
+                       md(record.host.hostname));
+    out += "  - state: " + state_line(record.device_state) + "\n";
+    out += "  - config: " + config_line(record.config) + "\n";
+  }
+  return out;
+}
+
+std::string render_csv(const std::vector<Record>& records) {
+  std::string out;
+  std::vector<std::string> header;
+  for (const Column& c : result_columns()) header.emplace_back(c.id);
+  append_csv_row(out, header);
+  for (const Record& record : records) {
+    for (const Result& result : record.results) {
+      std::vector<std::string> cells;
+      for (const Column& c : result_columns()) {
+        cells.push_back(c.kind == ColumnKind::text ? csv_text(text_of(c, record, result))
+                                                   : csv_number(c, number_of(c, result)));
+      }
+      append_csv_row(out, cells);
+    }
+    for (const Failure& f : record.failures) {
+      std::vector<std::string> cells = failure_cells(f, record, false);
+      for (std::string& cell : cells) cell = csv_text(cell);
+      append_csv_row(out, cells);
+    }
+  }
+  return out;
+}
+
+std::string render_comparisons(const std::vector<Record>& records) {
+  std::string s;
+  std::string null_lines;
+  std::string lines;
+  for (const Record& record : records) {
+    for (const Comparison& c : compare_results(record.results)) {
+      lines += "- " + md(case_label(c.baseline)) + ": " + md(describe(c)) + "\n";
+    }
+    for (const NullTestOutcome& n : null_tests(record.results)) {
+      null_lines += "- " + md(case_label(n.base)) + ": " + md(describe(n)) + "\n";
+    }
+  }
+  if (!lines.empty()) {
+    s += "Comparisons (each implementation against its case's first; device time: the relative "
+         "difference with its " +
+         format_sig2(100 * kDifferenceConfidence) +
+         "% interval, passes as the units that vary; wall clock: the " +
+         format_sig2(kResolutionRatio) + "x resolution):\n" + lines;
+  }
+  if (!null_lines.empty()) {
+    s += "Null tests (the work scaled, the time must scale alike within " +
+         format_sig2(kNullTestTolerance * 100) + "%):\n" + null_lines;
+  }
+  return s;
+}
+
+}  // namespace gpumeter

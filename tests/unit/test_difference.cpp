@@ -1,0 +1,193 @@
+// The device-time comparison rule on synthetic samples with known truth: the distributions it
+// relies on against reference values, then its calibration over 1000 trials each: how often it
+// claims a difference between an implementation and itself (at most the 5% it states, also with
+// drift, an outlier pass and 32 ns quantization), and how often it finds a difference of the
+// size it says it would detect (the 95% it promises).
+#include "gpumeter/difference.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+namespace gpumeter {
+namespace {
+
+TEST(Difference, StudentTQuantilesMatchReferenceValues) {
+  // Reference values: standard t tables (scipy.stats.t.ppf).
+  EXPECT_NEAR(student_t_quantile(0.975, 1), 12.7062, 1e-4);
+  EXPECT_NEAR(student_t_quantile(0.975, 2), 4.30265, 1e-4);
+  EXPECT_NEAR(student_t_quantile(0.975, 10), 2.22814, 1e-4);
+  EXPECT_NEAR(student_t_quantile(0.95, 2), 2.91999, 1e-4);
+  EXPECT_NEAR(student_t_quantile(0.975, 1000), 1.96234, 1e-4);
+  EXPECT_NEAR(student_t_quantile(0.025, 2), -4.30265, 1e-4);
+  EXPECT_THROW((void)student_t_quantile(1.0, 2), std::invalid_argument);
+  EXPECT_THROW((void)student_t_quantile(0.5, 0), std::invalid_argument);
+}
+
+TEST(Difference, DetectableNoncentralityMatchesANoncentralTIntegral) {
+  // Reference values: the power of a two-sided 95% t test integrated over the chi-square
+  // distribution of the variance estimate (scipy quad), solved for 95% power.
+  EXPECT_NEAR(detectable_noncentrality(1, 0.95, 0.95), 24.981, 0.02);
+  EXPECT_NEAR(detectable_noncentrality(2, 0.95, 0.95), 7.772, 0.005);
+  EXPECT_NEAR(detectable_noncentrality(4, 0.95, 0.95), 4.928, 0.005);
+  EXPECT_NEAR(detectable_noncentrality(10, 0.95, 0.95), 4.013, 0.005);
+  EXPECT_NEAR(detectable_noncentrality(30, 0.95, 0.95), 3.727, 0.005);
+}
+
+TEST(Difference, TrimmedMeanDropsTheTenPercentAtEachEnd) {
+  std::vector<double> v{1, 2, 3, 4, 5, 6, 7, 8, 9, 1000};  // one stray reading
+  EXPECT_DOUBLE_EQ(trimmed_mean(v), 5.5);                  // 2..9
+  EXPECT_DOUBLE_EQ(trimmed_mean({7}), 7.0);
+  EXPECT_DOUBLE_EQ(trimmed_mean({1, 2, 3, 4, 100}), 22.0);  // under 10 values nothing is cut
+  EXPECT_THROW((void)trimmed_mean({}), std::invalid_argument);
+}
+
+TEST(Difference, EstimateIntervalAndDegreesOfFreedomFromPasses) {
+  // Pass levels 100, 102 (A) and 110, 112 (B): the geometric means differ by 9.9%.
+  const PassSamples a{{100, 100, 100}, {102, 102, 102}};
+  const PassSamples b{{110, 110, 110}, {112, 112, 112}};
+  const RelativeDifference d = relative_difference(a, b, 1);
+  EXPECT_EQ(d.degrees_of_freedom, 2);
+  EXPECT_NEAR(d.estimate, std::sqrt(110.0 * 112 / (100.0 * 102)) - 1, 1e-12);
+  EXPECT_LT(d.low, d.estimate);
+  EXPECT_GT(d.high, d.estimate);
+  EXPECT_TRUE(d.slower());
+  EXPECT_FALSE(d.faster());
+  // Swapped: the same difference the other way.
+  const RelativeDifference back = relative_difference(b, a, 1);
+  EXPECT_TRUE(back.faster());
+  EXPECT_NEAR(std::log1p(back.estimate), -std::log1p(d.estimate), 1e-12);
+}
+
+TEST(Difference, TheTimestampStepWidensTheInterval) {
+  // Identical passes: no spread at all, so only the clock's step keeps the interval open.
+  const PassSamples a{{544, 544}, {544, 544}};
+  const PassSamples b{{576, 576}, {576, 576}};
+  const RelativeDifference fine = relative_difference(a, b, 1);
+  EXPECT_TRUE(fine.slower());
+  // With a 32 ns step, half a step each way is allowed: 576 vs 544 is still a difference, but
+  // 560 vs 544 (under half a step beyond the allowance) is not.
+  EXPECT_TRUE(relative_difference(a, b, 32).slower());
+  const PassSamples c{{552, 552}, {552, 552}};
+  EXPECT_FALSE(relative_difference(a, c, 32).found());
+  EXPECT_TRUE(relative_difference(a, c, 1).found());
+}
+
+TEST(Difference, RefusesWhatItCannotJudge) {
+  const PassSamples two{{1, 1}, {1, 1}};
+  EXPECT_THROW((void)relative_difference({{1, 1}}, two, 1), std::invalid_argument);
+  EXPECT_THROW((void)relative_difference(two, {{1}, {}}, 1), std::invalid_argument);
+  EXPECT_THROW((void)relative_difference(two, {{0, 0}, {0, 0}}, 1), std::invalid_argument);
+  EXPECT_THROW((void)relative_difference(two, two, 0), std::invalid_argument);
+}
+
+// --- calibration on synthetic runs with known truth -------------------------------------------
+
+// A synthetic GPU: each pass has its own level (lognormal around the truth, `pass_sd` relative),
+// drifts linearly with the pass's position in time, and its samples wander around that level
+// in runs (an AR(1) process, as the H200's regime switches do) before being read through a clock
+// with a `tick` step at a random phase.
+struct SyntheticDevice {
+  double true_ns = 20000;
+  double pass_sd = 0.001;     // relative spread of pass levels
+  double sample_sd = 0.002;   // relative spread of samples within a pass
+  double correlation = 0.8;   // of consecutive samples within a pass
+  double drift_per_pass = 0;  // relative, per pass slot
+  double tick = 32;
+  std::size_t samples_per_pass = 100;
+
+  std::vector<double> pass(double scale, int slot, double outlier, std::mt19937_64& rng) const {
+    std::normal_distribution<double> normal;
+    std::uniform_real_distribution<double> phase(0, tick);
+    const double level = true_ns * scale * (1 + drift_per_pass * slot) * (1 + outlier) *
+                         std::exp(pass_sd * normal(rng));
+    std::vector<double> out;
+    double wander = sample_sd * normal(rng);
+    for (std::size_t i = 0; i < samples_per_pass; ++i) {
+      wander =
+          correlation * wander + std::sqrt(1 - correlation * correlation) * sample_sd * normal(rng);
+      const double duration = level * (1 + wander);
+      const double start = phase(rng);
+      out.push_back(std::floor((start + duration) / tick) * tick - std::floor(start / tick) * tick);
+    }
+    return out;
+  }
+
+  // A B B A: A in slots 0 and 3, B in slots 1 and 2. `outlier_slot` (if >= 0) is shifted 5%.
+  RelativeDifference compare(double b_scale, std::mt19937_64& rng, int outlier_slot = -1) const {
+    auto shift = [&](int slot) { return slot == outlier_slot ? 0.05 : 0.0; };
+    const std::vector<double> a0 = pass(1.0, 0, shift(0), rng);
+    const std::vector<double> b0 = pass(b_scale, 1, shift(1), rng);
+    const std::vector<double> b1 = pass(b_scale, 2, shift(2), rng);
+    const std::vector<double> a1 = pass(1.0, 3, shift(3), rng);
+    return relative_difference({a0, a1}, {b0, b1}, static_cast<Nanos>(tick));
+  }
+};
+
+constexpr int kTrials = 1000;
+
+double claim_rate(const SyntheticDevice& device, double b_scale, std::uint64_t seed,
+                  int outlier_slot = -1) {
+  std::mt19937_64 rng(seed);
+  int claims = 0;
+  for (int t = 0; t < kTrials; ++t) {
+    if (device.compare(b_scale, rng, outlier_slot).found()) ++claims;
+  }
+  return static_cast<double>(claims) / kTrials;
+}
+
+TEST(DifferenceCalibration, AAgainstItselfClaimsADifferenceAtMostFivePercentOfTheTime) {
+  SyntheticDevice quantized;  // 20 us kernel, 32 ns step, correlated samples
+  const double plain = claim_rate(quantized, 1.0, 1);
+  EXPECT_LE(plain, 0.05);
+
+  SyntheticDevice tiny = quantized;  // a 1-block kernel: the step is 6% of it
+  tiny.true_ns = 560;
+  tiny.pass_sd = 0.02;
+  tiny.sample_sd = 0.05;
+  const double small = claim_rate(tiny, 1.0, 2);
+  EXPECT_LE(small, 0.05);
+
+  SyntheticDevice drifting = quantized;  // 0.3% per pass, far above the pass spread
+  drifting.drift_per_pass = 0.003;
+  const double drift = claim_rate(drifting, 1.0, 3);
+  EXPECT_LE(drift, 0.05);
+
+  const double outlier = claim_rate(quantized, 1.0, 4, /*outlier_slot=*/0);
+  EXPECT_LE(outlier, 0.05);
+  std::printf(
+      "CALIBRATION A-vs-A false claims in %d trials: quantized %.1f%%, 1-block %.1f%%, drift "
+      "%.1f%%, outlier pass %.1f%%\n",
+      kTrials, 100 * plain, 100 * small, 100 * drift, 100 * outlier);
+}
+
+TEST(DifferenceCalibration, ADifferenceOfTheDetectableSizeIsFoundAtThePromisedRate) {
+  // Choose the pass spread so that the rule's smallest detectable difference is 1% when its
+  // spread estimate is right: 1% = ncp(2) * sd(difference of log levels) + half a step.
+  SyntheticDevice device;
+  device.sample_sd = 0.0;  // pass levels carry all the spread, so its size is known exactly
+  const double half_step = std::log1p(0.5 * device.tick / device.true_ns);
+  const double ncp = detectable_noncentrality(2, kDifferenceConfidence, kDetectionPower);
+  device.pass_sd = (std::log1p(0.01) - half_step) / ncp;
+  const double found = claim_rate(device, 1.01, 5);
+  // The promise is 95%; 1000 trials put the observed rate within about 1.4% of it.
+  EXPECT_GE(found, 0.93);
+  EXPECT_LE(found, 0.975);
+  // A real GPU pass also has sample noise; the same 1% with it is found at least as often as
+  // the rule says it would be, given the spread it then sees.
+  SyntheticDevice noisy;
+  noisy.pass_sd = device.pass_sd;
+  const double found_noisy = claim_rate(noisy, 1.01, 6);
+  std::printf(
+      "CALIBRATION 1%% difference at the detectable size: found in %.1f%% of %d trials "
+      "(promised 95%%); with sample noise too: %.1f%%\n",
+      100 * found, kTrials, 100 * found_noisy);
+  EXPECT_GE(found_noisy, 0.80);
+}
+
+}  // namespace
+}  // namespace gpumeter
