@@ -1,13 +1,19 @@
-// Raw material for calibrating comparisons on the GPU: many A B B A comparisons of one
-// implementation with itself, and of a kernel with a slightly longer copy of itself, each pass
-// kept apart. Writes one JSON line per comparison: the kind, the known difference, and the
-// device_busy samples of each pass in schedule order (A pass 0, B pass 0, B pass 1, A pass 1).
+// Does a comparison claim differences that are not there, and find the ones that are? Runs
+// A B B A comparisons through the library (run_cases, so each is a case of a record with its
+// comparison and the rule that applied) and counts what they claim:
+//   - an implementation against itself, 20 times each, for a 1-block kernel, a 20 us kernel, a
+//     memory-bound kernel of about 50 us and a call of 3 kernels: how many claim a difference;
+//   - a 20 us kernel against a copy of itself that spins 1% longer: how many find it slower;
+//   - a 1-block kernel against copies that spin k more SM cycles: how often each is found, and
+//     the smallest difference found 19 times in 20.
+// Writes one record per group under --out and a summary JSON; prints a table last.
 //
-//   gpumeter-a-vs-a --out passes.jsonl [--repeat 40]
+//   gpumeter-a-vs-a --out DIR [--repeat 20]
 #include <CLI/CLI.hpp>
 #include <cstddef>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -16,10 +22,8 @@
 #include <vector>
 
 #include "cuda_memory.hpp"
-#include "gpumeter/calibration.hpp"
 #include "gpumeter/cuda_backend.hpp"
-#include "gpumeter/errors.hpp"
-#include "gpumeter/measure.hpp"
+#include "gpumeter/gpumeter.hpp"
 #include "known_kernels.hpp"
 
 namespace {
@@ -27,30 +31,58 @@ namespace {
 using gpumeter::testkit::cuda_ok;
 using gpumeter::testkit::DeviceMemory;
 
-struct Experiment {
-  std::string kind;
-  std::string variant;
-  double extra = 0;  // what B adds over A, in the kind's own unit (ns or cycles); 0: A vs A
-  int repeat = 0;
-  std::function<void()> a;
-  std::function<void()> b;
+struct Group {
+  std::string name;   // the record's cases are named after it
+  std::string label;  // one row of the printed table
+  std::vector<gpumeter::Case> cases;
 };
 
-std::vector<std::uint64_t> busy(const gpumeter::Measurement& m) {
-  std::vector<std::uint64_t> v;
-  for (const gpumeter::Sample& s : m.samples)
-    v.push_back(static_cast<std::uint64_t>(s.device_busy_ns));
-  return v;
+gpumeter::Case pair_case(const std::string& name, int repeat, std::function<void()> a,
+                         std::function<void()> b, const std::string& b_name) {
+  gpumeter::Case c;
+  c.name = name;
+  c.params = {{"repeat", std::to_string(repeat)}};
+  c.implementations.push_back({"A", gpumeter::Call{std::move(a), {}}, {}});
+  c.implementations.push_back({b_name, gpumeter::Call{std::move(b), {}}, {}});
+  return c;
+}
+
+struct Tally {
+  int compared = 0;
+  int slower = 0;
+  int faster = 0;
+  std::vector<double> estimates;
+  std::vector<double> detectable;
+  double median_estimate() const { return median(estimates); }
+  double median_detectable() const { return median(detectable); }
+  static double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  }
+};
+
+Tally tally(const gpumeter::Record& record, const std::string& case_name) {
+  Tally t;
+  for (const gpumeter::Comparison& c : record.comparisons) {
+    if (c.baseline.case_name != case_name || !c.difference) continue;
+    ++t.compared;
+    if (c.difference->slower()) ++t.slower;
+    if (c.difference->faster()) ++t.faster;
+    t.estimates.push_back(c.difference->estimate);
+    t.detectable.push_back(c.difference->smallest_detectable);
+  }
+  return t;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"gpumeter-a-vs-a: per-pass samples of A-vs-A and known-difference comparisons"};
-  std::string out_path = "a-vs-a.jsonl";
-  int repeat = 40;
-  app.add_option("--out", out_path, "JSON lines, one per comparison");
-  app.add_option("--repeat", repeat, "comparisons per A-vs-A kind");
+  CLI::App app{"gpumeter-a-vs-a: how often A B B A comparisons claim a difference, and find one"};
+  std::string out_dir = "a-vs-a";
+  int repeat = 20;
+  app.add_option("--out", out_dir, "directory for the records and summary.json");
+  app.add_option("--repeat", repeat, "comparisons per kind");
   CLI11_PARSE(app, argc, argv);
   try {
     const gpumeter::CudaAvailability avail = gpumeter::cuda_availability(0);
@@ -80,42 +112,100 @@ int main(int argc, char** argv) {
       return [c] { gpumeter::testkit::launch_spin_cycles(c, cudaStreamLegacy); };
     };
 
-    std::vector<Experiment> plan{
-        {"one_block", "A-vs-A", 0, repeat, empty, empty},
-        {"spin_20us", "A-vs-A", 0, repeat, spin_ns(20000), spin_ns(20000)},
-        {"membound_50us", "A-vs-A", 0, repeat, copy, copy},
-        {"three_kernels", "A-vs-A", 0, repeat, three, three},
-        {"spin_20us", "B 1% longer", 200, repeat / 2, spin_ns(20000), spin_ns(20200)},
-    };
-    for (long long extra : {0LL, 2LL, 4LL, 8LL, 16LL, 32LL, 64LL, 128LL}) {
-      plan.push_back({"spin_cycles_1block", "B +" + std::to_string(extra) + " cycles",
-                      static_cast<double>(extra), repeat / 2, spin_cycles(0), spin_cycles(extra)});
-    }
+    const std::vector<std::pair<std::string, std::function<void()>>> same{
+        {"one_block", empty},
+        {"spin_20us", spin_ns(20000)},
+        {"membound_50us", copy},
+        {"three_kernels", three}};
+    // Extra SM cycles for the 1-block sweep: on the probe's run, +128 cycles read +6.5%; the
+    // rule's smallest detectable difference there was about 25%.
+    const std::vector<long long> extra_cycles{128, 256, 512, 768, 1024, 1536, 2048};
 
-    const gpumeter::MeasureOptions pass{gpumeter::comparison_pass_budget(gpumeter::kMeasureBudget),
-                                        {}};
-    std::ofstream f(out_path);
-    for (const Experiment& e : plan) {
-      for (int r = 0; r < e.repeat; ++r) {
-        const gpumeter::Call a{e.a, {}};
-        const gpumeter::Call b{e.b, {}};
-        nlohmann::json j;
-        j["kind"] = e.kind;
-        j["variant"] = e.variant;
-        j["extra"] = e.extra;
-        j["repeat"] = r;
-        j["passes"] = nlohmann::json::array();
-        for (const auto& [who, call] :
-             {std::pair{"A", &a}, std::pair{"B", &b}, std::pair{"B", &b}, std::pair{"A", &a}}) {
-          const gpumeter::Measurement m = gpumeter::measure(*backend, *call, pass);
-          j["passes"].push_back({{"impl", who}, {"busy_ns", busy(m)}, {"retries", m.retries}});
-        }
-        f << j.dump() << "\n";
-      }
-      std::printf("done: %s %s x%d\n", e.kind.c_str(), e.variant.c_str(), e.repeat);
-      std::fflush(stdout);
+    std::vector<Group> groups;
+    Group avsa{"a-vs-a", "A against A", {}};
+    for (const auto& [name, fn] : same) {
+      for (int r = 0; r < repeat; ++r) avsa.cases.push_back(pair_case(name, r, fn, fn, "A-again"));
     }
-    if (!f) throw std::runtime_error("cannot write " + out_path);
+    groups.push_back(std::move(avsa));
+    Group longer{"one-percent", "20 us kernel against one 1% longer", {}};
+    for (int r = 0; r < repeat; ++r) {
+      longer.cases.push_back(
+          pair_case("spin_20us_vs_1pct", r, spin_ns(20000), spin_ns(20200), "B-1pct-longer"));
+    }
+    groups.push_back(std::move(longer));
+    Group sweep{"one-block-sweep", "1-block kernel against longer copies", {}};
+    for (const long long k : extra_cycles) {
+      for (int r = 0; r < repeat; ++r) {
+        sweep.cases.push_back(pair_case("spin_cycles_plus_" + std::to_string(k), r, spin_cycles(0),
+                                        spin_cycles(k), "B-longer"));
+      }
+    }
+    groups.push_back(std::move(sweep));
+
+    nlohmann::json summary;
+    std::vector<std::string> lines;
+    int claims = 0;
+    int total = 0;
+    for (const Group& g : groups) {
+      gpumeter::RunOptions run;
+      run.argv.assign(argv, argv + argc);
+      gpumeter::Record record = gpumeter::run_cases(*backend, g.cases, run);
+      record.run_id = gpumeter::new_run_id() + "-" + g.name;
+      const auto path = gpumeter::write_record(record, out_dir);
+      // Counted from the record read back: what any reader of the evidence would count.
+      const gpumeter::Record back = gpumeter::read_record(path);
+      if (!back.failures.empty()) {
+        throw gpumeter::Error(g.name + ": " + back.failures.front().error + ": " +
+                              back.failures.front().message);
+      }
+      std::vector<std::string> names;
+      for (const gpumeter::Case& c : g.cases) {
+        if (std::find(names.begin(), names.end(), c.name) == names.end()) names.push_back(c.name);
+      }
+      for (const std::string& name : names) {
+        const Tally t = tally(back, name);
+        const int found = t.slower + t.faster;
+        if (g.name == "a-vs-a") {
+          claims += found;
+          total += t.compared;
+        }
+        summary[g.name][name] = {{"compared", t.compared},
+                                 {"found_slower", t.slower},
+                                 {"found_faster", t.faster},
+                                 {"median_estimate", t.median_estimate()},
+                                 {"median_smallest_detectable", t.median_detectable()},
+                                 {"record", path.filename().string()}};
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      "%-26s %-20s claims %2d of %2d (slower %2d, faster %2d)  median estimate "
+                      "%+7.3f%%  median smallest detectable %6.3f%%",
+                      g.label.c_str(), name.c_str(), found, t.compared, t.slower, t.faster,
+                      100 * t.median_estimate(), 100 * t.median_detectable());
+        lines.push_back(line);
+      }
+    }
+    summary["a-vs-a"]["total_claims"] = claims;
+    summary["a-vs-a"]["total_compared"] = total;
+    // The smallest sweep difference found in at least 19 of 20 (95%) comparisons.
+    double smallest = -1;
+    for (const long long k : extra_cycles) {
+      const nlohmann::json& s = summary["one-block-sweep"]["spin_cycles_plus_" + std::to_string(k)];
+      if (s["found_slower"].get<int>() * 20 >= 19 * s["compared"].get<int>()) {
+        smallest = s["median_estimate"].get<double>();
+        summary["one-block-sweep"]["smallest_found_19_in_20"] = {{"extra_cycles", k},
+                                                                 {"median_estimate", smallest}};
+        break;
+      }
+    }
+    std::ofstream(out_dir + "/summary.json") << summary.dump(2) << "\n";
+    for (const std::string& l : lines) std::printf("%s\n", l.c_str());
+    std::printf("A against A: %d claim(s) in %d comparisons\n", claims, total);
+    if (smallest >= 0) {
+      std::printf("1-block kernel: the smallest difference found 19 times in 20: %.1f%%\n",
+                  100 * smallest);
+    } else {
+      std::printf("1-block kernel: no difference of the sweep was found 19 times in 20\n");
+    }
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpumeter-a-vs-a: %s\n", e.what());

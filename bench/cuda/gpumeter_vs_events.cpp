@@ -9,8 +9,8 @@
 //
 // ncu and gpumeter's CUPTI session cannot share a process (CUPTI serves one client), hence a
 // separate run; scripts/device-check.sh puts the three columns side by side. Expect ncu to
-// read a constant ~1 us above CUPTI (NOTES-H200: 1.89 vs 0.90 us for a 1-block kernel) and
-// events to read the launch interval, not the kernel, for short kernels.
+// read a constant ~1 us above CUPTI (measured on the H200: 1.89 vs 0.90 us for a 1-block kernel)
+// and events to read the launch interval, not the kernel, for short kernels.
 #include <CLI/CLI.hpp>
 #include <cstddef>
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
 #pragma once
 // What a backend hands back for one measurement phase: the device activities it saw and,
-// for each, the identity that says which iteration caused it (SPEC T2, T3).
+// for each, the identity that says which iteration caused it (T2, T3).
 #include <cstdint>
 #include <optional>
 #include <string>

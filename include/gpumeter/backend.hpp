@@ -1,6 +1,6 @@
 #pragma once
 // What the core's driver measures with. The driver owns the order of every iteration and of
-// every phase (DESIGN: "a backend decides nothing about the numbers"); a backend supplies the
+// every phase ("a backend decides nothing about the numbers"); a backend supplies the
 // device steps it orders (drain the device, clear the cache) and a collector that labels the
 // work the calling thread launches and hands back a Trace. The core attributes, summarizes
 // and judges.

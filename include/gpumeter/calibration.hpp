@@ -1,5 +1,5 @@
 #pragma once
-// How many iterations a phase runs (SPEC T4, T9).
+// How many iterations a phase runs (T4, T9).
 #include <cstddef>
 #include <vector>
 
@@ -15,8 +15,9 @@ struct Budget {
   std::size_t max_iterations;
 };
 
-// Seed 000: 3 calls estimate one; 25 ms of warm-up and 100 ms of measurement, clamped to
-// [10, 200] iterations, so short ops get more samples and long ops do not run 200 times.
+// The kernel-timing method (docs/rules.md): 3 calls estimate one; 25 ms of warm-up and 100 ms of
+// measurement, clamped to [10, 200] iterations, so short ops get more samples and long ops do not
+// run 200 times.
 inline constexpr std::size_t kCalibrationRuns = 3;
 inline constexpr Budget kMeasureBudget{25 * kMillisecond, 100 * kMillisecond, 10, 200};
 

@@ -1,11 +1,12 @@
 #pragma once
-// Comparisons of the implementations of one case, computed from results only (SPEC P4, P5,
+// Comparisons of the implementations of one case, computed from results only (P4, P5,
 // P6, B5). Each implementation is compared with the case's first (its baseline), by the rule
 // its statistic calls for:
 //   - device time (device_busy, cuda_event): the relative difference with its interval, or "no
 //     difference detected" with the smallest difference that would have been seen
 //     (difference.hpp);
-//   - wall clock (synchronized_wall_clock): seed 003's 1.5x resolution, and the interval as
+//   - wall clock (synchronized_wall_clock): the evaluation protocol's 1.5x resolution, and the
+//   interval as
 //     the finer statement the samples may support under it.
 // Two different statistics are never compared. A record stores each comparison with the rule
 // that applied; a reader recomputes them and refuses a record whose stored ones differ.

@@ -1,5 +1,5 @@
 #pragma once
-// The CUDA backends (SPEC T1-T7, T11-T13, P3): CUPTI activity records (the real one) and CUDA
+// The CUDA backends (T1-T7, T11-T13, P3): CUPTI activity records (the real one) and CUDA
 // events (a labelled fallback the user must allow). Nothing here pulls in CUDA or CUPTI
 // headers, so code that only chooses a backend builds without them.
 #include <cstddef>
@@ -23,16 +23,15 @@ enum class CorrelationKind { custom0, custom1, custom2 };
 std::string_view to_string(CorrelationKind kind);  // "CUSTOM0", "CUSTOM1", "CUSTOM2"
 
 // Size of each activity buffer handed to CUPTI. CUPTI fills these on the launching thread, so
-// a large buffer lands inside timed calls: seed 000 measured a three-kernel call's median
-// latency go from 35 us with 256 KB buffers to 2068 us with 32 MB (device_busy unchanged; then
-// CUPTI also zeroed each buffer there, which gpumeter now does on CUPTI's worker thread).
-// 256 KiB holds a measurement phase of a one-kernel call in one buffer per thread: per
-// iteration, the call's kernel record (216 B in CUPTI 13) plus, for each of its runtime and
-// driver launch calls, an API record (40 B) and an external-correlation record (24 B), and
-// under PREPARE the L2 flush's memset (88 B) and read kernel (216 B) with their calls, and the
-// persisting-L2 reset's calls: about 1.0 KB, so 200 iterations (the most a phase runs) need
-// about 206 KB. A phase that still loses records is repeated with 4x larger buffers
-// (kBufferGrowthPerAttempt).
+// a large buffer lands inside timed calls: the kernel-timing method measured a three-kernel call's
+// median latency go from 35 us with 256 KB buffers to 2068 us with 32 MB (device_busy unchanged;
+// then CUPTI also zeroed each buffer there, which gpumeter now does on CUPTI's worker thread). 256
+// KiB holds a measurement phase of a one-kernel call in one buffer per thread: per iteration, the
+// call's kernel record (216 B in CUPTI 13) plus, for each of its runtime and driver launch calls,
+// an API record (40 B) and an external-correlation record (24 B), and under PREPARE the L2 flush's
+// memset (88 B) and read kernel (216 B) with their calls, and the persisting-L2 reset's calls:
+// about 1.0 KB, so 200 iterations (the most a phase runs) need about 206 KB. A phase that still
+// loses records is repeated with 4x larger buffers (kBufferGrowthPerAttempt).
 inline constexpr std::size_t kDefaultActivityBufferBytes = 256 * 1024;
 
 // Setting this environment variable to 1 allows the CUDA-events fallback (T11).

@@ -1,5 +1,5 @@
 #pragma once
-// Which device ran a measurement (SPEC P3): every record names it.
+// Which device ran a measurement (P3): every record names it.
 #include <optional>
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// The device's state for the record (SPEC P2), read through NVML loaded at run time: no link
+// The device's state for the record (P2), read through NVML loaded at run time: no link
 // dependency, so gpumeter runs where the driver (and libnvidia-ml) is missing and says so.
 // Read-only: nothing here changes a device setting.
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 // How much slower or faster one implementation's device time is than another's, with an
-// interval that holds what the run can support (SPEC B4, B5; docs/comparisons.md).
+// interval that holds what the run can support (B4, B5; docs/comparisons.md).
 //
 // The units that vary are passes, not samples. On the H200, samples within a pass are strongly
 // correlated (a 1-block kernel switches between runs of ~544 ns and ~640 ns readings lasting

@@ -1,6 +1,6 @@
 #pragma once
 // Errors named by their cause. Each message says what happened and what to do; no number is
-// produced when one is thrown (SPEC T6: fail closed).
+// produced when one is thrown (T6: fail closed).
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>

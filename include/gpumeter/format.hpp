@@ -1,5 +1,5 @@
 #pragma once
-// The one significant-figures formatter every table, comparison and message uses (SPEC P5).
+// The one significant-figures formatter every table, comparison and message uses (P5).
 #include <string>
 
 namespace gpumeter {
@@ -9,8 +9,8 @@ namespace gpumeter {
 // "not measured".
 std::string format_significant(double value, int digits);
 
-// Two significant figures (seed 003: a shared machine supports no more). sig2(0) == 0; the
-// sign is kept; 9.96 -> 10.
+// Two significant figures (the evaluation protocol: a shared machine supports no more). sig2(0) ==
+// 0; the sign is kept; 9.96 -> 10.
 double sig2(double value);
 std::string format_sig2(double value);
 

@@ -1,5 +1,5 @@
 #pragma once
-// What the host is, read at run time (SPEC P2). Anything unreadable stays empty / nullopt.
+// What the host is, read at run time (P2). Anything unreadable stays empty / nullopt.
 #include <filesystem>
 #include <string>
 

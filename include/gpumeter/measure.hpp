@@ -1,5 +1,5 @@
 #pragma once
-// One measurement of one call, and a comparison of several (SPEC T1, T4, T6, T9, T10). The
+// One measurement of one call, and a comparison of several (T1, T4, T6, T9, T10). The
 // core drives every iteration; the backend only supplies device steps and a collector.
 #include <cstddef>
 #include <functional>
@@ -12,8 +12,9 @@
 
 namespace gpumeter {
 
-// Seed 000: lost records mean the iterations ran but their readings are gone; the whole phase
-// is measured again, at most 3 times in all, the activity buffer 4x larger each time.
+// The kernel-timing method (docs/rules.md): lost records mean the iterations ran but their readings
+// are gone; the whole phase is measured again, at most 3 times in all, the activity buffer 4x
+// larger each time.
 inline constexpr int kMaxPhaseAttempts = 3;
 inline constexpr int kBufferGrowthPerAttempt = 4;
 

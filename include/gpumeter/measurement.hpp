@@ -1,6 +1,6 @@
 #pragma once
 // What one measurement of one call produced: plain data, free of the backend API, so the record
-// model can hold it (SPEC T1, T8, T9).
+// model can hold it (T1, T8, T9).
 #include <cstddef>
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// The record model: the only source of tables (SPEC P10). Serialization lives in
+// The record model: the only source of tables (P10). Serialization lives in
 // record_io.hpp; this header is plain data.
 #include <cstddef>
 #include <optional>

@@ -1,5 +1,5 @@
 #pragma once
-// Records on disk (SPEC P10): one versioned JSON schema, read strictly, written atomically
+// Records on disk (P10): one versioned JSON schema, read strictly, written atomically
 // under a run-unique name, never overwritten. Tables and comparisons read records only.
 #include <cstddef>
 #include <filesystem>

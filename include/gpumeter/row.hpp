@@ -1,5 +1,5 @@
 #pragma once
-// The identity of a row of results (SPEC P10): which case, with which parameter values, by
+// The identity of a row of results (P10): which case, with which parameter values, by
 // which implementation. Every format (JSON, markdown, CSV) and every comparison names a row
 // through this one key, formatted one way.
 #include <compare>

@@ -1,5 +1,5 @@
 #pragma once
-// One Sample per measured iteration (SPEC T1).
+// One Sample per measured iteration (T1).
 #include <optional>
 
 #include "gpumeter/duration.hpp"

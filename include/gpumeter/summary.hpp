@@ -1,5 +1,5 @@
 #pragma once
-// Summary of one measurement (SPEC T8).
+// Summary of one measurement (T8).
 #include <cstddef>
 #include <optional>
 #include <vector>
@@ -41,8 +41,8 @@ struct Summary {
   double gap_ns = 0;                 // median latency - median device_busy
   double median_uncounted_copy_ns = 0;
   int retries = 0;
-  // Derived columns: device_busy is the denominator (seed 000: a denominator holding idle
-  // time inside the call would push throughput down systematically).
+  // Derived columns: device_busy is the denominator (the kernel-timing method: a denominator
+  // holding idle time inside the call would push throughput down systematically).
   std::optional<double> tflops;
   std::optional<double> tbs;
   std::optional<double> pct_of_peak_flops;

@@ -1,5 +1,5 @@
 #pragma once
-// How a number was taken, and which statistic it therefore is (SPEC P4, T11). Two different
+// How a number was taken, and which statistic it therefore is (P4, T11). Two different
 // statistics are never compared with each other.
 #include <optional>
 #include <string_view>

@@ -1,10 +1,10 @@
 #pragma once
-// Reporting rules of the evaluation protocol (SPEC P5, P6).
+// Reporting rules of the evaluation protocol (P5, P6).
 #include <string>
 
 namespace gpumeter {
 
-// Seed 003: under 1.5x either way a shared machine cannot tell the two apart.
+// The evaluation protocol: under 1.5x either way a shared machine cannot tell the two apart.
 inline constexpr double kResolutionRatio = 1.5;
 
 enum class Resolution {

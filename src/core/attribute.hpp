@@ -1,5 +1,5 @@
 #pragma once
-// Attribution by identity, never by timestamp (SPEC T1, T3, T6, T7). Internal to the core
+// Attribution by identity, never by timestamp (T1, T3, T6, T7). Internal to the core
 // and its tests: users see its results as Samples and its failures as named errors.
 #include <cstddef>
 #include <utility>

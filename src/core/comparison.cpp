@@ -138,8 +138,8 @@ std::optional<ComparisonRule> parse_comparison_rule(const std::string& text) {
 }
 
 ComparisonRule rule_for(Statistic statistic) {
-  // Seed 003 made the 1.5x resolution for whole calls timed by a host clock on a shared
-  // machine; device time is judged by its own run's noise instead (B5).
+  // The evaluation protocol made the 1.5x resolution for whole calls timed by a host clock on a
+  // shared machine; device time is judged by its own run's noise instead (B5).
   return statistic == Statistic::synchronized_wall_clock ? ComparisonRule::resolution
                                                          : ComparisonRule::relative_difference;
 }

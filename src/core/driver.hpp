@@ -1,5 +1,5 @@
 #pragma once
-// The core's driver (SPEC T3, T5, T6): the order of one iteration and of one phase, the same
+// The core's driver (T3, T5, T6): the order of one iteration and of one phase, the same
 // for every backend, and the retry of a phase whose records were lost.
 #include <cstddef>
 #include <vector>

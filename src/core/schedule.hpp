@@ -1,5 +1,5 @@
 #pragma once
-// The A B C C B A order of a comparison (SPEC T9). Internal to the core and its tests.
+// The A B C C B A order of a comparison (T9). Internal to the core and its tests.
 #include <cstddef>
 #include <vector>
 
@@ -10,9 +10,9 @@ struct PassSlot {
   int pass;  // 0 (first half of the run) or 1 (second half)
 };
 
-// Seed 000: in a fixed order, the implementation run first sees other clocks and
-// temperatures; a mirrored order puts one pass of each in either half, so monotone drift
-// cancels to first order.
+// The kernel-timing method (docs/rules.md): in a fixed order, the implementation run first sees
+// other clocks and temperatures; a mirrored order puts one pass of each in either half, so monotone
+// drift cancels to first order.
 std::vector<PassSlot> symmetric_schedule(std::size_t n_implementations);
 
 }  // namespace gpumeter

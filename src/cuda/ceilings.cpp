@@ -1,4 +1,4 @@
-// The device's measured ceilings for the roofline columns (SPEC T8). Both are the best of
+// The device's measured ceilings for the roofline columns (T8). Both are the best of
 // several runs, not the median: a ceiling is what the device can reach, and anything slower
 // than the best run is interference, not the device.
 #include <cublas_v2.h>

@@ -1,7 +1,7 @@
 #pragma once
 // libcupti, loaded at run time. Linking it would make a missing or mismatched library stop
 // the program before main; loading it lets gpumeter say which file failed and why, and fall
-// back to CUDA events where the user allowed it (SPEC T11).
+// back to CUDA events where the user allowed it (T11).
 #include <cupti.h>
 #include <cstdint>
 

@@ -1,4 +1,4 @@
-// The CUPTI collector (SPEC T1-T3, T6, T13): the core's driver runs every iteration; this
+// The CUPTI collector (T1-T3, T6, T13): the core's driver runs every iteration; this
 // backend labels each iteration's call with an external correlation id whose low 32 bits are
 // its iteration number and whose high bits tag the phase (translated back to the number for
 // the core), labels preparation kPrepareId, and joins the records of the whole phase once,
@@ -53,12 +53,11 @@ class CorrelationLabel {
                        " ids: the call popped more than it pushed, or pushed that many";
     if (how == Unwound::left_above) what = " and found ids the call pushed above it";
     if (how == Unwound::popped_ours) what = " and the call popped it";
-    throw ConfigError(
-        "the call left CUPTI's external-correlation stack of kind " +
-        std::string(to_string(kind_)) + " unbalanced (gpumeter pushed " + std::to_string(id_) +
-        what +
-        "): the call labels its own work with the kind gpumeter uses (T12). Choose another "
-        "kind with CudaBackendOptions::correlation_kind.");
+    throw ConfigError("the call left CUPTI's external-correlation stack of kind " +
+                      std::string(to_string(kind_)) + " unbalanced (gpumeter pushed " +
+                      std::to_string(id_) + what +
+                      "): the call labels its own work with the kind gpumeter uses. Choose another "
+                      "kind with CudaBackendOptions::correlation_kind.");
   }
 
  private:

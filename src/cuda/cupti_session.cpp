@@ -30,7 +30,8 @@ constexpr std::size_t kPrefilledBuffers = 2;
 
 // Kernels on the concurrent kind only: CUPTI_ACTIVITY_KIND_KERNEL serializes every kernel.
 // RUNTIME and DRIVER are needed for the external-correlation records, which CUPTI emits per
-// traced API call (NOTES-H200: per-API switches alone produced none once CUDA was running).
+// traced API call (measured on the H200: per-API switches alone produced none once CUDA was
+// running).
 constexpr CUpti_ActivityKind kPhaseKinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
     CUPTI_ACTIVITY_KIND_MEMCPY,
@@ -232,7 +233,7 @@ void check_phase_records(const CuptiApi& api, const PhaseRecords& records, std::
         records.untagged_example_name + "') were labelled with external-correlation id " +
         std::to_string(records.untagged_example_id) + " of kind " + std::string(to_string(kind)) +
         ", which gpumeter did not push: the call (or another thread) labels its own work with "
-        "the kind gpumeter uses (T12). Choose another kind with "
+        "the kind gpumeter uses. Choose another kind with "
         "CudaBackendOptions::correlation_kind.");
   }
   // A launch of an iteration that CUPTI saw fail: a wrapper may have swallowed the error.
@@ -362,7 +363,7 @@ void CuptiSession::classify_apis() {
           std::string("CUPTI at ") + api_.library + " did not name the launch API with " +
           (runtime ? "runtime" : "driver") + " callback id " + std::to_string(cbid) +
           ", so gpumeter cannot trace launches and switch everything else "
-          "off (T2). Use the CUPTI of the toolkit gpumeter was built with");
+          "off. Use the CUPTI of the toolkit gpumeter was built with");
     }
   }
 }
@@ -482,7 +483,8 @@ void CuptiSession::enable_kinds() {
                              ") failed: " + api_.result_text(r));
     }
   }
-  // After the kinds: enabling a kind switches every API of its domain back on (NOTES-H200).
+  // After the kinds: enabling a kind switches every API of its domain back on (measured on the
+  // H200).
   for (const ApiSwitch& s : api_switches_) {
     if (s.runtime) {
       (void)api_.ActivityEnableRuntimeApi(s.cbid, s.enable);

@@ -1,9 +1,9 @@
 #pragma once
 // The process's one CUPTI activity session: the library, one subscription, the buffer
 // callbacks (registered once), and the activity kinds, enabled for a measurement phase and
-// disabled after it (SPEC T2). Keeping one subscription for the whole process, rather than a
+// disabled after it (T2). Keeping one subscription for the whole process, rather than a
 // session per phase, is what kept graph-launch correlation ids right in every phase on the
-// H200 (NOTES-H200.md).
+// H200 (measured there; docs/methodology.md).
 #include <cupti.h>
 
 #include <cstddef>

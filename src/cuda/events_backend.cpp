@@ -1,4 +1,4 @@
-// The CUDA-events fallback (SPEC T11): one event pair per iteration around the call. It
+// The CUDA-events fallback (T11): one event pair per iteration around the call. It
 // cannot see kernels, so each iteration is one region, device_busy == latency, and the rows
 // carry the method cuda-events and the reason it was chosen.
 //

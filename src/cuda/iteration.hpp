@@ -1,5 +1,5 @@
 #pragma once
-// The device steps every CUDA backend takes the same way (SPEC T5, T6, P3), in the order the
+// The device steps every CUDA backend takes the same way (T5, T6, P3), in the order the
 // core's driver asks for them: clearing the cache, draining the measured device, and naming a
 // CUDA error that user code left behind. The backends add only how they label or time a call.
 #include <cuda_runtime.h>

@@ -1,5 +1,5 @@
 #pragma once
-// The device-side half of the L2 flush that leaves clean lines (SPEC T5).
+// The device-side half of the L2 flush that leaves clean lines (T5).
 #include <cuda_runtime.h>
 
 #include <cstddef>

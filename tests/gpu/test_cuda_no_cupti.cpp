@@ -1,4 +1,4 @@
-// CUPTI that cannot be loaded (SPEC T11). ctest runs this process with GPUMETER_CUPTI_LIBRARY
+// CUPTI that cannot be loaded (T11). ctest runs this process with GPUMETER_CUPTI_LIBRARY
 // pointing at a file that does not exist, so libcupti fails to load exactly as on a machine
 // without it; the CUPTI session is per process, hence a process of its own.
 #include <cuda_runtime.h>

@@ -1,5 +1,5 @@
 // A sticky CUDA error ruins the device's context for the rest of the process, so this runs
-// in a process of its own (SPEC T6, P3): the failing call gives DeviceError with the CUDA
+// in a process of its own (T6, P3): the failing call gives DeviceError with the CUDA
 // error, and every later measurement in the process refuses, saying why.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>

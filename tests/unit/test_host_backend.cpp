@@ -1,8 +1,11 @@
-// The whole pipeline on the host backend: real CPU work, real clock. These tests time things,
-// so ctest runs them alone (RUN_SERIAL): a neighbour test on the same cores would be noise.
+// The whole pipeline on the host backend: real CPU work, real clock. They assert the plumbing,
+// never a timing ratio: CI runs them on a shared 2-core machine, all cores loaded and under the
+// sanitizers, where the host clock says nothing reliable about 4x the work (the null test's
+// rule is tested on synthetic numbers in test_verdict.cpp, and on the GPU).
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,8 +39,11 @@ TEST(HostBackend, PipelineEndToEndAndNullTest) {
   EXPECT_GT(s1.device_busy.median_ns, 0);
   EXPECT_EQ(s1.device_busy.median_ns, s1.latency.median_ns);  // one region per call
   EXPECT_FALSE(s1.max_n_kernels.has_value());
+  // The null test is computed from what was measured; whether it passes on a loaded CPU is
+  // the CPU's business, not this test's.
   const NullTestVerdict v = evaluate_null_test(s1.device_busy.median_ns, s4.device_busy.median_ns);
-  EXPECT_TRUE(v.pass) << "observed ratio " << v.observed_ratio;
+  EXPECT_TRUE(std::isfinite(v.observed_ratio) && v.observed_ratio > 0) << v.observed_ratio;
+  EXPECT_EQ(v.expected_ratio, 4.0);
 }
 
 TEST(HostBackend, ComparesInMirroredOrder) {
