@@ -5,6 +5,9 @@ set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 pkgs=(cmake ninja-build g++ git clang-format nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev)
+# The record reader's fuzz target (tests/fuzz/run.sh): Clang 14, its libFuzzer and sanitizer
+# runtimes, and llvm-symbolizer for readable reports.
+pkgs+=(clang-14 libclang-rt-14-dev llvm-14)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -17,9 +17,14 @@ fi | xargs -0 clang-format --dry-run -Werror
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
+bash scripts/skipped.sh build  # a skipped test says why, in the log itself
+
+# The installed package and add_subdirectory, as a consumer project uses them (CPU only).
+bash tests/consumer/run.sh
 
 # CPU-only under the sanitizers: the CUDA runtime is not built for ASan.
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUMETER_SANITIZE=ON -DGPUMETER_CUDA=OFF
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs"
+bash tests/fuzz/run.sh 60  # the record reader fuzzed for 60 s from real records (B7); any crash fails

@@ -8,6 +8,9 @@ For each kind of A-against-A comparison it prints:
     pass mean would have if its samples were independent;
   - the autocorrelation of samples within a pass at lags 1, 10 and 40;
   - how far apart the two halves of one pass read, beside what independent samples would give.
+  - how many of the comparisons the rule gpumeter used before (a percentile bootstrap of the
+    ratio of medians, resampling samples as if independent, 2000 resamples, 95%) would have
+    claimed a difference in, A against A.
 These are the figures docs/comparisons.md cites for treating passes, not samples, as units.
 
     python3 bench/analysis/passes.py bench/results/2026-11-30-h200-probe/passes.jsonl.gz
@@ -15,6 +18,7 @@ These are the figures docs/comparisons.md cites for treating passes, not samples
 import gzip
 import json
 import math
+import random
 import statistics
 import sys
 from collections import defaultdict
@@ -28,6 +32,21 @@ def acf(x, lag):
     return statistics.fmean([(x[i] - m) * (x[i + lag] - m) for i in range(len(x) - lag)]) / v
 
 
+def bootstrap_claims(rows, resamples=2000, seed=1):
+    """The earlier rule: an interval of median(A) / median(B) from resampled samples."""
+    rng = random.Random(seed)
+    claims = 0
+    for r in rows:
+        p = [x["busy_ns"] for x in r["passes"]]
+        a, b = p[0] + p[3], p[1] + p[2]
+        ratios = sorted(
+            statistics.median(rng.choices(a, k=len(a))) / statistics.median(rng.choices(b, k=len(b)))
+            for _ in range(resamples))
+        low, high = ratios[int(0.025 * resamples)], ratios[int(0.975 * resamples) - 1]
+        claims += low > 1 or high < 1
+    return claims
+
+
 def main(path):
     groups = defaultdict(list)
     with gzip.open(path, "rt") as f:
@@ -36,7 +55,8 @@ def main(path):
             if row["variant"] == "A-vs-A":
                 groups[row["kind"]].append(row)
     print(f"{'kind':16} {'n':>3} {'mean ns':>9} {'pass-mean sd':>12} {'iid se':>7} "
-          f"{'acf1':>5} {'acf10':>6} {'acf40':>6} {'half-diff sd':>12} {'iid':>6}")
+          f"{'acf1':>5} {'acf10':>6} {'acf40':>6} {'half-diff sd':>12} {'iid':>6} "
+          f"{'bootstrap claims':>16}")
     for kind, rows in groups.items():
         diffs, ses, acfs, halves, half_iid, means = [], [], [], [], [], []
         for r in rows:
@@ -56,7 +76,8 @@ def main(path):
               f"{statistics.fmean(a[0] for a in acfs):5.2f} "
               f"{statistics.fmean(a[1] for a in acfs):6.2f} "
               f"{statistics.fmean(a[2] for a in acfs):6.2f} "
-              f"{statistics.pstdev(halves):12.1f} {statistics.fmean(half_iid):6.1f}")
+              f"{statistics.pstdev(halves):12.1f} {statistics.fmean(half_iid):6.1f} "
+              f"{bootstrap_claims(rows):9d} of {len(rows)}")
 
 
 if __name__ == "__main__":

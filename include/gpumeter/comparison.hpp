@@ -57,6 +57,11 @@ struct NullTestOutcome {
   std::string refusal;
 };
 
+// One row against another (two implementations of a case in one record, or one row of a
+// baseline record against the same row of a new one): the rule of their statistic applied, or
+// why they were not compared. Two different statistics are never compared.
+Comparison compare_rows(const Result& baseline, const Result& candidate);
+
 // Every comparison of `results` (one record's rows, in record order): rows are grouped by case
 // and params, the first of a group is the baseline. Null-test cases are left to null_tests().
 std::vector<Comparison> compare_results(const std::vector<Result>& results);

@@ -5,7 +5,7 @@
 // The units that vary are passes, not samples. On the H200, samples within a pass are strongly
 // correlated (a 1-block kernel switches between runs of ~544 ns and ~640 ns readings lasting
 // tens of iterations), so a pass's samples are not independent draws and an interval from
-// them is too narrow: a bootstrap over samples claimed a difference in 8 of 40 comparisons of
+// them is too narrow: a bootstrap over samples claimed a difference in 15 of 160 comparisons of
 // a kernel with itself. What this rule uses:
 //   - each pass's level: the 10% trimmed mean of its samples (a median of readings quantized
 //     to the 32 ns timestamp step snaps to that grid; a mean of them averages it out, and the

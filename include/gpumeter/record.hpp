@@ -35,7 +35,8 @@ struct RunConfig {
   bool l2_flush = true;
   // What the flush did ("write", "write+read"), from the backend; "" when unknown or none.
   std::string l2_flush_mode;
-  std::string schedule = "single";  // "single" or "ABCCBA"
+  // "ABCCBA" (a lone implementation runs A A); records of version 1 may say "single".
+  std::string schedule = "ABCCBA";
 };
 
 struct Result {

@@ -24,9 +24,10 @@ std::string serialize(const Record& record);
 // key twice in one object, nesting deeper than a record has, a number out of its field's range,
 // text over kMaxRecordBytes, or an inconsistent result throws InvalidRecord(path, problem).
 // Every derived value (summaries, rates, percentages, comparisons) is recomputed from the raw
-// samples and declared workload; one that differs from what is stored refuses the record, and
-// the recomputed values are the ones returned. Unknown extra fields are ignored (adding one does
-// not bump the version). `path` only names the source in messages.
+// samples and declared workload; one that differs from what is stored, or that is not a finite
+// number (a percentage of a near-zero ceiling, a difference no number can state), refuses the
+// record, and the recomputed values are the ones returned. Unknown extra fields are ignored
+// (adding one does not bump the version). `path` only names the source in messages.
 Record parse_record(std::string_view text, const std::string& path);
 
 // Reads and parses one regular file of at most kMaxRecordBytes (opened without blocking, so a

@@ -32,7 +32,7 @@ struct RunOptions {
   std::function<void(const Case&, std::size_t done, std::size_t total)> progress;
 };
 
-// One implementation: measured alone (schedule "single"); several: A B C C B A (T9). A case
+// Every case runs A B C C B A (T9), a lone implementation A A, so each row has two passes. A case
 // that fails with a gpumeter::Error produces no number: the record lists it under failures,
 // with the error, and the other cases still run.
 Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOptions& options);

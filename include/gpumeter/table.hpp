@@ -1,7 +1,8 @@
 #pragma once
-// Tables rendered from records only (SPEC P10): every cell is transcribed from a record, and a
+// Tables rendered from records only (P10): every cell is transcribed from a record, and a
 // cell with no data reads "not measured".
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpumeter/format.hpp"
@@ -15,16 +16,24 @@ inline constexpr const char* kNotMeasured = "not measured";
 // resolution (P5) could call, without pretending to more precision than a shared machine has.
 inline constexpr int kTableTimeDigits = 3;
 
+// `text` with every character a terminal would obey rather than show written as an escape: C0
+// controls and DEL as \xNN (a newline too), C1 controls (U+0080 to U+009F) and the
+// bidirectional embeddings, overrides and isolates (U+202A to U+202E, U+2066 to U+2069) as
+// \uNNNN. Everything else is kept as it is. What every output does with text it did not write.
+std::string inert_text(std::string_view text);
+
 // One row per result of every record, in order, then the deviations, per-row notes (fallback
 // reasons, an unproven drop counter) and the source of every record (run id, device, device
 // state, configuration). Times share one unit, named in the header (us, or ms when the
 // largest median device_busy reaches 10 ms). Every text that came from a record is made inert:
-// control characters read as \xNN, and in table cells '|' and '\' are escaped.
+// controls as inert_text() shows them; '\', '|', '<' and '[' escaped with a backslash, and so is
+// a heading, quote, list or code marker that would start a line, so a record adds no line, cell,
+// heading, table, link or HTML.
 std::string render_markdown(const std::vector<Record>& records);
 
 // The same rows for machines, from the same column list: RFC 4180 quoting, times in us at full
 // precision, one column per number, and an EMPTY cell where a record has no value (a number
-// column holds only numbers). Text from a record has control characters as \xNN and a leading
+// column holds only numbers). Text from a record has controls as inert_text() shows them, a leading
 // = + - @ prefixed with ' (no spreadsheet formula runs from a record). No notes; the run_id
 // column names the record of each row.
 std::string render_csv(const std::vector<Record>& records);

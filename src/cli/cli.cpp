@@ -1,9 +1,11 @@
 #include "cli.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <string>
 #include <vector>
 
+#include "gpumeter/table.hpp"
 #include "gpumeter/version.hpp"
 #include "report.hpp"
 
@@ -11,8 +13,9 @@ namespace gpumeter::cli {
 namespace {
 
 constexpr const char* kFooter =
-    "Exit codes: 0 success; 2 bad arguments or a record that cannot be read (one line on\n"
-    "stderr names the file and the problem); 3 internal error.";
+    "Exit codes: 0 success; 1 a regression (compare --fail-on-regression); 2 bad arguments or\n"
+    "a record that cannot be read (one line on stderr names the file and the problem); 3\n"
+    "internal error.";
 
 // CLI11 says "A subcommand is required" also when the user typed a command that does not
 // exist; name what was typed instead.
@@ -32,7 +35,12 @@ void print_error(Io& io, std::string_view command, std::string_view message) {
   std::string line = "gpumeter";
   if (!command.empty()) line += " " + std::string(command);
   line += ": ";
-  for (char c : message) line += (c == '\n' || c == '\r') ? ' ' : c;
+  // A message quotes what it was given (a file name, a record's text): a line break reads as a
+  // space, and every other control is shown escaped, never obeyed by the terminal.
+  std::string flat(message);
+  std::replace_if(
+      flat.begin(), flat.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  line += inert_text(flat);
   io.err << line << '\n' << std::flush;
 }
 
@@ -53,9 +61,11 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
         return app.exit(e, out, err);  // --help, --version: on stdout, exit 0
       }
+      // One line naming the problem, one pointing at the help: not the whole help text.
       const auto chosen = app.get_subcommands();
-      print_error(io, chosen.empty() ? "" : chosen.front()->get_name(), usage_problem(e, app));
-      err << app.help();  // the chosen subcommand's usage, when there is one
+      const std::string command = chosen.empty() ? "" : chosen.front()->get_name();
+      print_error(io, command, usage_problem(e, app));
+      err << "Run 'gpumeter " << (command.empty() ? "" : command + " ") << "--help' for usage.\n";
       return kExitUsage;
     }
 
@@ -63,7 +73,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       if (command.app->parsed()) return command.run(io);
     }
     print_error(io, "", "expected a command");
-    err << app.help();
+    err << "Run 'gpumeter --help' for usage.\n";
     return kExitUsage;
   } catch (const std::exception& e) {
     print_error(io, "", std::string("internal error: ") + e.what());

@@ -1,5 +1,5 @@
 #pragma once
-// The gpumeter command (SPEC B2): a CLI11 app with one subcommand per file. A subcommand
+// The gpumeter command (B2): a CLI11 app with one subcommand per file. A subcommand
 // registers its options on the app and returns the action to run when it was chosen, so a new
 // one (compare, env, lock) adds a file and one line in cli.cpp.
 #include <functional>
@@ -29,8 +29,8 @@ struct Command {
 // Parses argv, runs the chosen subcommand and returns the process exit code. Never throws.
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
-// One line on stderr, "gpumeter <command>: <message>", newlines in the message flattened, so
-// a failure reads as one line in a log.
+// One line on stderr, "gpumeter <command>: <message>", newlines in the message flattened and
+// other controls escaped (inert_text), so a failure reads as one harmless line in a log.
 void print_error(Io& io, std::string_view command, std::string_view message);
 
 }  // namespace gpumeter::cli

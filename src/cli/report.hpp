@@ -1,5 +1,5 @@
 #pragma once
-// `gpumeter report RECORD...`: tables rendered from records only (SPEC P10).
+// `gpumeter report RECORD...`: tables rendered from records only (P10).
 #include <string>
 #include <vector>
 

@@ -60,7 +60,9 @@ std::optional<RelativeDifference> difference_of(const Result& base, const Result
   }
 }
 
-Comparison compare_pair(const Result& base, const Result& cand) {
+}  // namespace
+
+Comparison compare_rows(const Result& base, const Result& cand) {
   Comparison c;
   c.baseline = base.row;
   c.candidate = cand.row;
@@ -91,6 +93,8 @@ Comparison compare_pair(const Result& base, const Result& cand) {
   return c;
 }
 
+namespace {
+
 std::string percent(double fraction) {
   return format_sig2(100.0 * fraction) + "%";
 }
@@ -106,8 +110,9 @@ bool as_factor(double estimate) {
   return factor_of(estimate) >= kResolutionRatio;
 }
 
-std::string amount(double estimate, bool factor) {
-  return factor ? format_sig2(factor_of(estimate)) + "x" : percent(std::fabs(estimate));
+std::string amount(double estimate, bool factor, int digits = 2) {
+  return factor ? format_significant(factor_of(estimate), digits) + "x"
+                : format_significant(100.0 * std::fabs(estimate), digits) + "%";
 }
 
 std::string change_words(double estimate) {
@@ -119,8 +124,18 @@ std::string change_words(double estimate) {
 std::string interval_words(const RelativeDifference& d) {
   const std::string level = format_significant(100 * d.confidence, 2) + "% interval ";
   const bool factor = as_factor(d.estimate);
-  if (d.slower()) return level + amount(d.low, factor) + " to " + amount(d.high, factor);
-  if (d.faster()) return level + amount(d.high, factor) + " to " + amount(d.low, factor);
+  const double near = d.slower() ? d.low : d.high;  // the end closer to no difference
+  const double far = d.slower() ? d.high : d.low;
+  if (d.found()) {
+    // Two figures, or more where two would print both ends the same (a narrow interval must
+    // not read as none).
+    for (int digits = 2; digits < 5; ++digits) {
+      if (amount(near, factor, digits) != amount(far, factor, digits)) {
+        return level + amount(near, factor, digits) + " to " + amount(far, factor, digits);
+      }
+    }
+    return level + amount(near, factor, 5) + " to " + amount(far, factor, 5);
+  }
   return level + percent(d.low) + " to +" + percent(d.high);
 }
 
@@ -158,7 +173,7 @@ std::vector<Comparison> compare_results(const std::vector<Result>& results) {
   for (const auto& key : order) {
     const auto& rows = groups[key];
     if (rows.size() < 2 || key.second.count(kNullTestParam) != 0) continue;
-    for (std::size_t i = 1; i < rows.size(); ++i) out.push_back(compare_pair(*rows[0], *rows[i]));
+    for (std::size_t i = 1; i < rows.size(); ++i) out.push_back(compare_rows(*rows[0], *rows[i]));
   }
   return out;
 }

@@ -94,7 +94,23 @@ Nanos estimate_tick(const std::vector<Nanos>& durations) {
   constexpr std::size_t kMostRead = 512;
   const std::size_t n = std::min(durations.size(), kMostRead);
   if (n < kFewest) return 1;
+  // A step that fits 90% of the durations fits most of any spread-out 32 of them: a quick test
+  // on those keeps the search near 0.1 ms (the full test over 1017 steps took 1.5 ms per
+  // measurement, seen in gpumeter-overhead on the H200).
+  constexpr std::size_t kQuick = 32;
+  const std::size_t stride = std::max<std::size_t>(1, n / kQuick);
+  const auto fits_quick = [&](Nanos step) {
+    std::size_t fit = 0;
+    std::size_t m = 0;
+    for (std::size_t i = 0; i < n; i += stride, ++m) {
+      const Nanos r = ((durations[i] % step) + step) % step;
+      if (r <= kJitterNs || step - r <= kJitterNs) ++fit;
+    }
+    // Looser than the final test, so no step that fits 90% of all is dropped here.
+    return static_cast<double>(fit) >= 0.5 * static_cast<double>(m);
+  };
   for (Nanos step = kLargestStep; step >= kSmallestStep; --step) {
+    if (!fits_quick(step)) continue;
     std::size_t fit = 0;
     Nanos first_multiple = -1;
     bool two_multiples = false;

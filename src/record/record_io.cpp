@@ -418,7 +418,12 @@ void check_summary(const Reader& r, Result& result, const Json& js, const Ceilin
     std::optional<double> stored;
     if (!v.is_null()) {
       r.expect(v.is_number(), v, name, c.nullable ? "a number or null" : "a number");
-      stored = v.get<double>();
+      // In its column's range before any conversion: 1e308 ms would become an infinite number
+      // of ns, which no comparison can judge. (A gap may be a rounding below zero.)
+      const double most = c.kind == ColumnKind::time    ? ms_of(kMaxNanos)
+                          : c.kind == ColumnKind::count ? static_cast<double>(kMaxCount)
+                                                        : std::numeric_limits<double>::max();
+      stored = r.real_value(v, name, c.kind == ColumnKind::time ? -most : 0, most);
       if (c.kind == ColumnKind::time) stored = ns_of(*stored);
     } else if (!c.nullable) {
       r.expect(false, v, name, "a number");
@@ -538,6 +543,27 @@ Result read_result(const Reader& r, const Json& j, const std::string& where,
 
   check_summary(r, result, js, ceilings, where);
   return result;
+}
+
+// A relative difference is a ratio of times less one: finite and above -1. Passes 10^15 apart
+// with a wide interval round a bound to exactly -1 (a factor of infinity: "infx faster") or
+// overflow it; no measurement gives passes that far apart, and no sentence can state it.
+void check_statable(const Reader& r, const std::vector<Comparison>& derived) {
+  for (std::size_t i = 0; i < derived.size(); ++i) {
+    if (!derived[i].difference) continue;
+    const RelativeDifference& d = *derived[i].difference;
+    const auto ratio = [](double v) { return std::isfinite(v) && v > -1; };
+    if (!ratio(d.estimate) || !ratio(d.low) || !ratio(d.high) ||
+        !std::isfinite(d.smallest_detectable)) {
+      r.fail(fmt::format(
+          "the results of {} and {} give a relative difference beyond what a number can state "
+          "(estimate {}, interval {} to {}, smallest detectable {}); no measurement gives "
+          "passes that far apart",
+          record_text(derived[i].baseline.implementation),
+          record_text(derived[i].candidate.implementation), d.estimate, d.low, d.high,
+          d.smallest_detectable));
+    }
+  }
 }
 
 // Stored comparisons must be exactly the ones the results give (they are derived values).
@@ -724,6 +750,7 @@ Record read_document(const Reader& r, const Json& doc) {
   }
 
   record.comparisons = compare_results(record.results);
+  check_statable(r, record.comparisons);
   if (version >= 2) check_comparisons(r, doc, record.comparisons);
   return record;
 }
@@ -993,8 +1020,7 @@ void publish_without_overwrite(const std::string& tmp, const std::string& target
     error = errno;
   }
   if (error == EEXIST) {
-    throw Error(
-        fmt::format("record {} already exists; records are never overwritten (P10)", target));
+    throw Error(fmt::format("record {} already exists; records are never overwritten", target));
   }
   throw Error(fmt::format("cannot create record {}: {}", target, errno_text(error)));
 }

@@ -46,29 +46,57 @@ std::string sig3(double value) {
   return format_significant(value, kTableTimeDigits);
 }
 
-// Text that came from a record, made inert for a terminal and for markdown: control
-// characters (newlines, ESC, NUL...) read as \xNN, so a record cannot add a line, a heading or
-// a table, nor recolour a terminal; a backslash and a pipe are escaped, so a cell ends where
-// the table says.
-std::string inert(std::string_view text, bool in_table) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
-      out += fmt::format("\\x{:02x}", u);
-    } else if (in_table && (c == '|' || c == '\\')) {
-      out += '\\';
-      out += c;
-    } else {
-      out += c;
-    }
+// The length of a character a terminal would obey rather than show, at the start of `text`, or
+// 0: a C0 control or DEL (newline, ESC, NUL...), a C1 control in UTF-8 (U+0080 to U+009F:
+// U+009B is a CSI of its own), or a bidirectional embedding, override or isolate (U+202A to
+// U+202E, U+2066 to U+2069), which would reorder what is shown around it.
+std::size_t control_length(std::string_view text) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  if (byte(0) < 0x20 || byte(0) == 0x7f) return 1;
+  if (text.size() >= 2 && byte(0) == 0xc2 && byte(1) >= 0x80 && byte(1) <= 0x9f) return 2;
+  if (text.size() >= 3 && byte(0) == 0xe2 &&
+      ((byte(1) == 0x80 && byte(2) >= 0xaa && byte(2) <= 0xae) ||
+       (byte(1) == 0x81 && byte(2) >= 0xa6 && byte(2) <= 0xa9))) {
+    return 3;
   }
-  return out;
+  return 0;
 }
 
-std::string md(std::string_view text) {
-  return inert(text, false);
+// The code point of a control of control_length() n, as the reader sees it: \xNN or \uNNNN.
+std::string shown_control(std::string_view c) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned>(c[i]) & 0xffu; };
+  if (c.size() == 1) return fmt::format("\\x{:02x}", byte(0));
+  if (c.size() == 2) return fmt::format("\\u{:04x}", ((byte(0) & 0x1fu) << 6) | (byte(1) & 0x3fu));
+  return fmt::format("\\u{:04x}",
+                     ((byte(0) & 0x0fu) << 12) | ((byte(1) & 0x3fu) << 6) | (byte(2) & 0x3fu));
+}
+
+// Where record text lands in markdown. At the start of a list item's content, a leading '#',
+// '>', '-', '+', '*', '`' or '~' (after spaces or not) would open a heading, a quote, a list or
+// a code block.
+enum class MdPlace { within_line, line_start };
+
+// Record text made inert for markdown too: controls as inert_text() shows them, and a backslash
+// before '\\' and '|' (a cell ends where the table says), '<' (no HTML), '[' (no link or image)
+// and, at a line's start, a block marker. A markdown renderer shows each as the character itself.
+std::string md(std::string_view text, MdPlace place = MdPlace::within_line) {
+  std::string out;
+  out.reserve(text.size());
+  const bool at_start = place == MdPlace::line_start;
+  for (std::size_t i = 0; i < text.size();) {
+    if (const std::size_t n = control_length(text.substr(i)); n > 0) {
+      out += shown_control(text.substr(i, n));
+      i += n;
+      continue;
+    }
+    const char c = text[i++];
+    // Spaces before a marker still let it open its block.
+    const bool lead = at_start && out.find_first_not_of(' ') == std::string::npos &&
+                      std::string_view("#>-+*`~").find(c) != std::string_view::npos;
+    if (lead || c == '\\' || c == '|' || c == '<' || c == '[') out += '\\';
+    out += c;
+  }
+  return out;
 }
 
 std::string device_text(const DeviceIdentity& device) {
@@ -117,10 +145,10 @@ std::string config_line(const RunConfig& c) {
 // ---------------------------------------------------------------------------------------------
 // Markdown
 
-// A markdown cell of a column for one result, before escaping.
+// A markdown cell of a column for one result; record text made inert.
 std::string markdown_value(const Column& c, const Record& rec, const Result& r,
                            const TimeUnit& unit) {
-  if (c.kind == ColumnKind::text) return text_of(c, rec, r);
+  if (c.kind == ColumnKind::text) return md(text_of(c, rec, r));
   // With count_copies the copies are inside device_busy: nothing is left uncounted.
   if (c.id == "uncounted_copy_us" && r.count_copies) return "counted in busy";
   const std::optional<double> v = number_of(c, r);
@@ -174,6 +202,7 @@ std::vector<std::string> markdown_header(const TimeUnit& unit) {
 }
 
 // A failed case's row: its identity, and "not measured" in every cell that would hold a number.
+// Record text is left as it is: the caller makes it inert for its format.
 std::vector<std::string> failure_cells(const Failure& f, const Record& rec, bool markdown) {
   std::vector<std::string> cells;
   for (const Column& c : result_columns()) {
@@ -206,11 +235,11 @@ void append_markdown_row(std::string& out, const std::vector<std::string>& cells
 // ---------------------------------------------------------------------------------------------
 // CSV
 
-// RFC 4180 quoting of a text cell that came from a record, made inert first: control
-// characters as \xNN, and a leading = + - @ neutralised with a quote, so a spreadsheet that
-// opens the file runs no formula from it.
+// RFC 4180 quoting of a text cell that came from a record, made inert first: controls escaped
+// (inert_text), and a leading = + - @ neutralised with a quote, so a spreadsheet that opens the
+// file runs no formula from it.
 std::string csv_text(const std::string& text) {
-  std::string cell = inert(text, false);
+  std::string cell = inert_text(text);
   if (!cell.empty() && std::string_view("=+-@").find(cell.front()) != std::string_view::npos) {
     cell.insert(cell.begin(), '\'');
   }
@@ -251,6 +280,22 @@ std::string case_label(const RowKey& row) {
 
 }  // namespace
 
+std::string inert_text(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    const std::size_t n = control_length(text);
+    if (n > 0) {
+      out += shown_control(text.substr(0, n));
+      text.remove_prefix(n);
+    } else {
+      out += text.front();
+      text.remove_prefix(1);
+    }
+  }
+  return out;
+}
+
 std::string render_markdown(const std::vector<Record>& records) {
   const TimeUnit unit = table_unit(records);
   std::vector<std::vector<std::string>> rows;
@@ -261,26 +306,26 @@ std::string render_markdown(const std::vector<Record>& records) {
       rows.push_back(markdown_row(record, result, unit));
       const Measurement& m = result.measurement;
       if (!m.reason.empty()) {
-        notes.push_back(fmt::format("{}: timing method {}: {}", md(row_label(result.row)),
+        notes.push_back(fmt::format("{}: timing method {}: {}",
+                                    md(row_label(result.row), MdPlace::line_start),
                                     to_string(m.method), md(m.reason)));
       }
       if (!m.drop_counter_live) {
         notes.push_back(fmt::format(
             "{}: the dropped-record counter was not proven live; a lost record could have gone "
             "unseen",
-            md(row_label(result.row))));
+            md(row_label(result.row), MdPlace::line_start)));
       }
     }
     for (const Failure& f : record.failures) {
       rows.push_back(failure_cells(f, record, true));
-      notes.push_back(fmt::format("{}: not measured: {}: {}", md(row_label(f.row)), md(f.error),
+      for (std::string& cell : rows.back()) cell = md(cell);
+      notes.push_back(fmt::format("{}: not measured: {}: {}",
+                                  md(row_label(f.row), MdPlace::line_start), md(f.error),
                                   md(f.message)));
     }
   }
 
-  for (std::size_t i = 1; i < rows.size(); ++i) {
-    for (auto& cell : rows[i]) cell = inert(cell, true);
-  }
   std::vector<std::size_t> widths(rows.front().size(), 3);
   for (const auto& row : rows) {
     for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
@@ -298,7 +343,7 @@ std::string render_markdown(const std::vector<Record>& records) {
   bool any_deviation = false;
   for (const Record& record : records) {
     for (const std::string& deviation : record.deviations) {
-      out += fmt::format("\n- {}: {}", md(record.run_id), md(deviation));
+      out += fmt::format("\n- {}: {}", md(record.run_id, MdPlace::line_start), md(deviation));
       any_deviation = true;
     }
   }
@@ -353,10 +398,12 @@ std::string render_comparisons(const std::vector<Record>& records) {
   std::string lines;
   for (const Record& record : records) {
     for (const Comparison& c : compare_results(record.results)) {
-      lines += "- " + md(case_label(c.baseline)) + ": " + md(describe(c)) + "\n";
+      lines +=
+          "- " + md(case_label(c.baseline), MdPlace::line_start) + ": " + md(describe(c)) + "\n";
     }
     for (const NullTestOutcome& n : null_tests(record.results)) {
-      null_lines += "- " + md(case_label(n.base)) + ": " + md(describe(n)) + "\n";
+      null_lines +=
+          "- " + md(case_label(n.base), MdPlace::line_start) + ": " + md(describe(n)) + "\n";
     }
   }
   if (!lines.empty()) {

@@ -11,24 +11,15 @@
 namespace gpumeter {
 namespace {
 
+// Every case runs the A B C C B A order, a lone implementation as A A: two passes each, so
+// every row carries the pass-to-pass spread a comparison needs, also a comparison with a row
+// of another record (docs/comparisons.md).
 std::vector<Measurement> measure_case(Backend& backend, const Case& c, const RunOptions& options) {
-  if (c.implementations.size() == 1) {
-    const Implementation& impl = c.implementations.front();
-    verify_untimed(backend, impl);
-    return {measure(backend, impl.call, MeasureOptions{options.budget, c.count_copies})};
-  }
   CompareOptions co;
   co.budget = options.budget;
   co.count_copies = c.count_copies;
   co.inputs_fingerprint = c.inputs_fingerprint;
   return compare(backend, c.implementations, co);
-}
-
-std::string schedule_name(const std::vector<Case>& cases) {
-  for (const Case& c : cases) {
-    if (c.implementations.size() > 1) return "ABCCBA";
-  }
-  return "single";
 }
 
 }  // namespace
@@ -49,7 +40,7 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
   // What the backend does, not what a front end believes it does.
   rec.config.l2_flush_mode = backend.l2_flush_mode();
   rec.config.l2_flush = !rec.config.l2_flush_mode.empty();
-  rec.config.schedule = schedule_name(cases);
+  rec.config.schedule = "ABCCBA";
   rec.deviations = options.deviations;
   if (!state.unavailable.empty())
     rec.deviations.push_back(unavailable_deviation(state.unavailable));

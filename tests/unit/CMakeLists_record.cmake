@@ -1,4 +1,4 @@
-# Records, tables and the gpumeter command (SPEC P10, B2). Included from tests/unit/CMakeLists.txt.
+# Records, tables and the gpumeter command (P10, B2). Included from tests/unit/CMakeLists.txt.
 gpumeter_unit_test(test_record_io test_record_io.cpp)
 target_link_libraries(test_record_io PRIVATE gpumeter_record nlohmann_json::nlohmann_json)
 target_compile_definitions(test_record_io
@@ -7,7 +7,14 @@ target_compile_definitions(test_record_io
 gpumeter_unit_test(test_table test_table.cpp)
 target_link_libraries(test_table PRIVATE gpumeter_report)
 
-# Writes a known record for the CLI test (and regenerates tests/data/record_v1.json).
+# The reader's property (B7) on the fuzzer's seed corpus and variants of it.
+gpumeter_unit_test(test_record_property test_record_property.cpp)
+target_link_libraries(test_record_property PRIVATE gpumeter_report nlohmann_json::nlohmann_json)
+target_include_directories(test_record_property PRIVATE ${PROJECT_SOURCE_DIR}/tests/fuzz)
+target_compile_definitions(test_record_property
+  PRIVATE GPUMETER_FUZZ_CORPUS_DIR="${PROJECT_SOURCE_DIR}/tests/fuzz/corpus")
+
+# Writes known records for the CLI test (and regenerates tests/data/record_v2.json).
 add_executable(gpumeter_make_record ${PROJECT_SOURCE_DIR}/tests/cli/make_record.cpp)
 target_include_directories(gpumeter_make_record PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(gpumeter_make_record PRIVATE gpumeter_record)

@@ -140,6 +140,47 @@ inline Record full_record(const std::string& run_id = "20261129T112650Z-4242-0ba
   return rec;
 }
 
+// Two implementations of one case, timed with `method`, every sample 0 ns: what a coarse clock
+// or a forged record gives. Their comparison is refused ("not compared"), never an error.
+inline Record zero_sample_record(TimingMethod method,
+                                 const std::string& run_id = "20261129T112652Z-4244-00000000") {
+  Record rec = full_record(run_id);
+  Result a = full_result();
+  a.measurement.method = method;
+  for (Sample& s : a.measurement.samples) {
+    s = sample(0, 0, method == TimingMethod::cupti ? std::optional<int>(1) : std::nullopt, 0);
+  }
+  Result b = a;
+  b.row.implementation = "other";
+  rec.results = {a, b};
+  derive_summaries(rec);
+  return rec;
+}
+
+// Text a record may hold, chosen to break every output it reaches if it were not made inert:
+// line breaks that would add a heading or a table, ESC, NUL, a C1 CSI and a right-to-left
+// override for a terminal, spreadsheet formulas, a param value with ", z=" in it, a backslash
+// before a pipe. The reader accepts all of it: it is text, and text is rendered inert.
+inline Record hostile_text_record(const std::string& run_id = "20261129T112653Z-4245-00000000") {
+  Record rec = full_record(run_id);
+  const std::string nul(1, '\0');
+  Result& r = rec.results[1];
+  r.row.case_name = "# case\\|x";
+  r.row.implementation = "=HYPERLINK(\"http://x\")";
+  r.row.params = {{"n", "v, z=1"}, {"+k", "@SUM(A1)"}};
+  r.measurement.reason = "CUPTI unavailable\n# heading\n| a | b |\n|---|---|\n| 1 | 2 |";
+  rec.deviations = {"ESC \x1b[2J\x1b[31mred" + nul + "NUL", "\n# heading\n| a | b |",
+                    "C1 \xc2\x9b"
+                    "31m, RLO \xe2\x80\xae<img src=x>[link](http://x)"};
+  rec.host.hostname = "-host\x1b]0;title\x07";
+  rec.device.name = "@NVIDIA";
+  rec.failures.push_back({{"+failed\r\n# heading", {{"p", "a|b"}}, "-impl"},
+                          "OffThreadLaunch",
+                          "message\n## heading"});
+  derive_summaries(rec);
+  return rec;
+}
+
 // Every optional of the record left empty: "not available" everywhere it can be.
 inline Record sparse_record(const std::string& run_id = "20261129T112651Z-4243-00000001") {
   Record rec;

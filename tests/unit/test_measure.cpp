@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "driver.hpp"
 #include "gpumeter/errors.hpp"
 
 namespace gpumeter {
@@ -112,6 +113,24 @@ TEST(Driver, ACallThatThrowsAbandonsThePhaseAndNamesTheStep) {
         << e.what();
   }
   EXPECT_EQ(b.abandoned, 1);
+}
+
+TEST(Driver, TheTimestampStepIsReadFromTheDurations) {
+  using detail::estimate_tick;
+  // CUPTI on the H200: multiples of 32 ns, give or take 1 ns of conversion jitter.
+  std::vector<Nanos> cupti;
+  for (int i = 0; i < 300; ++i) cupti.push_back(32 * (17 + i % 5) + (i % 3) - 1);
+  EXPECT_EQ(estimate_tick(cupti), 32);
+  // A tenth of the readings off the grid (another clock's activities) still reads 32.
+  for (int i = 0; i < 30; ++i) cupti[static_cast<std::size_t>(i * 10)] += 13;
+  EXPECT_EQ(estimate_tick(cupti), 32);
+  // A host clock: no step.
+  std::vector<Nanos> host;
+  for (int i = 0; i < 300; ++i) host.push_back(60000 + (i * 7919) % 4099);
+  EXPECT_EQ(estimate_tick(host), 1);
+  // Equal durations fit every divisor and say nothing; too few say nothing either.
+  EXPECT_EQ(estimate_tick(std::vector<Nanos>(100, 544)), 1);
+  EXPECT_EQ(estimate_tick({544, 576, 608}), 1);
 }
 
 TEST(Measure, CalibrateWarmUpMeasureWithBudgetedCounts) {

@@ -1,17 +1,21 @@
 #include "gpumeter/record_io.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cstddef>
 #include <cstdint>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -604,6 +608,191 @@ TEST(NewRunId, FormatAndUniqueness) {
     ids.insert(id);
   }
   EXPECT_EQ(ids.size(), 100u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hostile records (B7): each way the reader was found to crash, hang, or take a forged record
+// when tried as an attacker would. Each must be refused with InvalidRecord naming the file.
+
+// `text` with the first `from` replaced by `to` (which must be there: a test that edits nothing
+// tests nothing).
+std::string replaced(std::string text, std::string_view from, std::string_view to) {
+  const std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << "not in the record: " << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(RecordHostile, DeepNestingIsRefusedBeforeItIsBuilt) {
+  // 50,000 nested arrays under a key before run_id overflowed the stack (SIGSEGV) in a
+  // recursive copy of the parsed document; 20,000 read. Neither is a record.
+  for (const std::size_t depth :
+       {std::size_t{40}, std::size_t{20'000}, std::size_t{50'000}, std::size_t{1'000'000}}) {
+    const std::string arrays = R"({"schema": "gpumeter.record", "schema_version": 2, "x": )" +
+                               std::string(depth, '[') + std::string(depth, ']') +
+                               R"(, "run_id": "r"})";
+    EXPECT_EQ(what_of(arrays), "dir/rec.json: nested deeper than 32 levels; no record is") << depth;
+  }
+  std::string objects = R"({"schema": "gpumeter.record", "a": )";
+  for (int i = 0; i < 50'000; ++i) objects += R"({"a": )";
+  objects += "1" + std::string(50'001, '}');
+  EXPECT_EQ(what_of(objects), "dir/rec.json: nested deeper than 32 levels; no record is");
+  // A record is 5 levels deep: an unknown field nested a little deeper still reads.
+  auto j = ordered_json::parse(serialize(full_record()));
+  j["results"][0]["added_later"] =
+      ordered_json::parse(std::string(20, '[') + "1" + std::string(20, ']'));
+  EXPECT_NO_THROW(parse_record(j.dump(), "x.json"));
+}
+
+TEST(RecordHostile, NumbersBeyondADoubleAreAnInvalidRecordNamingTheFile) {
+  // Were "internal error: ... number overflow", exit 3, and no file named.
+  const std::string text = serialize(full_record());
+  const std::string beyond =
+      "dir/rec.json: not valid JSON for a record (a number beyond a double's range)";
+  EXPECT_EQ(what_of(replaced(text, "\"gap_ms\": 0.000855", "\"gap_ms\": 1e999")), beyond);
+  EXPECT_EQ(what_of(replaced(text, "\"gap_ms\": 0.000855", "\"gap_ms\": -1e999")), beyond);
+  EXPECT_EQ(what_of(replaced(text, "12000,", "92233720368e4775812,")), beyond);
+  // An integer beyond 64 bits reads as a double, which a sample may not be.
+  EXPECT_EQ(what_of(replaced(text, "12000,", "18446744073709551616,")),
+            "dir/rec.json: field results[0].samples.device_busy_ns[0]: expected an integer, "
+            "found number");
+}
+
+TEST(RecordHostile, SummaryValuesBeyondTheirRangeAreRefused) {
+  // 1e308 ms became an infinite number of ns, and infinity "agreed" with infinity, so the table
+  // read "not measured" or "inf" and a comparison "infx slower".
+  EXPECT_EQ(
+      what_after([](auto& j) { j["results"][0]["summary"]["device_busy_ms"]["median"] = 1e308; }),
+      "dir/rec.json: field results[0].summary.device_busy_ms.median: 1e+308 is out of "
+      "range [-1000000000, 1000000000]");
+  EXPECT_EQ(what_after([](auto& j) { j["results"][1]["summary"]["gap_ms"] = -1e308; }),
+            "dir/rec.json: field results[1].summary.gap_ms: -1e+308 is out of range "
+            "[-1000000000, 1000000000]");
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["summary"]["max_n_kernels"] = 1e308; }),
+            "dir/rec.json: field results[0].summary.max_n_kernels: 1e+308 is out of range [0, "
+            "1000000000]");
+  // Finite but false: compared with what the samples give.
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["summary"]["tflops"] = 1e308; }),
+            "dir/rec.json: results[0].summary.tflops is 1e+308 but the record's samples give "
+            "11133.167555447548: the summary does not describe the raw samples (altered "
+            "record?)");
+  EXPECT_EQ(what_after([](auto& j) { j["results"][1]["summary"]["pct_of_peak_flops"] = 1e308; }),
+            "dir/rec.json: results[1].summary.pct_of_peak_flops is 1e+308 but the record's "
+            "samples give null: the summary does not describe the raw samples (altered "
+            "record?)");
+  // A stored zero is compared as a value, not waved through.
+  EXPECT_NE(what_after([](auto& j) {
+              j["results"][0]["summary"]["device_busy_ms"]["p10"] = 0.0;
+            }).find("the summary does not describe the raw samples"),
+            std::string::npos);
+  // A derived value that is not finite (a ceiling of 1e-300 FLOP/s) refuses the record rather
+  // than reaching a table as "inf".
+  EXPECT_EQ(what_after([](auto& j) { j["ceilings"]["flops_per_s"] = 1e-300; }),
+            "dir/rec.json: results[0].summary.pct_of_peak_flops: the record's samples and "
+            "declared workload give a value that is not a finite number");
+}
+
+TEST(RecordHostile, DeclaredWorkBeyondAnyGpuIsRefused) {
+  // flops 1e308 was accepted beside a stored TFLOP/s that contradicted it.
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["workload"]["flops"] = 1e308; }),
+            "dir/rec.json: field results[0].workload.flops: 1e+308 is out of range [0, 1e+24]");
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["workload"]["bytes"] = -1.0; }),
+            "dir/rec.json: field results[0].workload.bytes: -1 is out of range [0, 1e+24]");
+  // In range, but not the work the stored rate was computed from.
+  EXPECT_NE(what_after([](auto& j) { j["results"][0]["workload"]["flops"] = 1e24; })
+                .find("results[0].summary.tflops is 11133.167555447548 but the record's samples "
+                      "give"),
+            std::string::npos);
+}
+
+TEST(RecordHostile, ZeroNanosecondSamplesReadAndCompareWithoutAnError) {
+  // Two rows with 0 ns samples printed half a table, then "internal error:
+  // bootstrap_speedup_interval: non-positive times". Read, they are comparisons refused.
+  for (const TimingMethod method : {TimingMethod::cupti, TimingMethod::host_wall}) {
+    const Record r = testing::zero_sample_record(method);
+    const Record back = parse_record(serialize(r), "zero.json");
+    ASSERT_EQ(back.comparisons.size(), 1u);
+    EXPECT_FALSE(back.comparisons[0].compared());
+    EXPECT_NE(describe(back.comparisons[0]).find("not compared"), std::string::npos)
+        << describe(back.comparisons[0]);
+  }
+}
+
+TEST(RecordHostile, ADifferenceNoNumberCanStateIsRefused) {
+  // Passes of 10^15 ns against passes of 1 ns, with a 1 us timestamp step: the interval's
+  // lower bound rounds to exactly -1, a factor of infinity ("infx faster"). Every value is in
+  // its field's range; together they are no measurement.
+  Record r = full_record();
+  Result slow = testing::full_result();
+  const Nanos most = 1'000'000'000'000'000;
+  slow.measurement.samples = {testing::sample(most, most, 1, 0), testing::sample(most, most, 1, 0)};
+  slow.measurement.pass_sizes = {1, 1};
+  slow.measurement.timestamp_tick_ns = 1000;
+  Result fast = slow;
+  fast.row.implementation = "fast";
+  fast.measurement.samples = {testing::sample(1, 1, 1, 0), testing::sample(1, 1, 1, 0)};
+  r.results = {slow, fast};
+  testing::derive_summaries(r);
+  ASSERT_EQ(r.comparisons.at(0).difference->low, -1.0);
+  const std::string what = what_of(serialize(r));
+  EXPECT_EQ(what.rfind("dir/rec.json: the results of \"cublas\" and \"fast\" give a relative "
+                       "difference beyond what a number can state (estimate ",
+                       0),
+            0u)
+      << what;
+  // The same two rows a million times apart are a difference like any other.
+  r.results[0].measurement.samples = {testing::sample(1'000'000, 1'000'000, 1, 0),
+                                      testing::sample(1'000'000, 1'000'000, 1, 0)};
+  testing::derive_summaries(r);
+  EXPECT_NO_THROW(parse_record(serialize(r), "x.json"));
+}
+
+TEST(RecordHostile, AKeyTwiceInOneObjectIsRefused) {
+  // The JSON library kept the last silently: one file could read two ways.
+  const std::string text = serialize(full_record());
+  EXPECT_EQ(what_of(replaced(text, "\"schema_version\": 2,",
+                             "\"schema_version\": 2, \"schema_version\": 1,")),
+            "dir/rec.json: the key \"schema_version\" appears twice in one object; a record "
+            "must read one way");
+  EXPECT_EQ(what_of(replaced(text, "\"case\": \"gemm\",", "\"case\": \"gemm\", \"case\": \"x\",")),
+            "dir/rec.json: the key \"case\" appears twice in one object; a record must read one "
+            "way");
+  EXPECT_EQ(what_of(replaced(text, "\"median\": 0.012345,",
+                             "\"median\": 0.012345, \"median\": 0.012345,")),
+            "dir/rec.json: the key \"median\" appears twice in one object; a record must read "
+            "one way");
+  // The key is quoted inert in the message: no control reaches a terminal through it.
+  EXPECT_EQ(what_of(replaced(text, "\"m\": \"4096\"", "\"m\\u001b\": \"1\", \"m\\u001b\": \"2\"")),
+            "dir/rec.json: the key \"m\\x1b\" appears twice in one object; a record must read "
+            "one way");
+}
+
+TEST(RecordHostile, FilesThatAreNotRecordsAreRefusedWithoutReadingThem) {
+  TempDir dir;
+  const std::string not_regular =
+      ": not a regular file (a record is a file; a device, FIFO or directory is not read)";
+  // /dev/zero was read without limit.
+  EXPECT_EQ(read_what("/dev/zero"), "/dev/zero" + not_regular);
+  EXPECT_EQ(read_what(dir.path()), dir.path().string() + not_regular);
+
+  // A FIFO with no writer blocked the reader forever. Opened without blocking, it is refused at
+  // once; should it block, a writer is attached so the test fails instead of hanging.
+  const fs::path fifo = dir.path() / "fifo.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto reading = std::async(std::launch::async, [&] { return read_what(fifo); });
+  if (reading.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    std::ofstream unblock(fifo);
+    ADD_FAILURE() << "reading a FIFO with no writer blocked";
+  }
+  EXPECT_EQ(reading.get(), fifo.string() + not_regular);
+
+  // A file over the limit is refused from its size, before a byte is read (a sparse file).
+  const fs::path big = dir.path() / "big.json";
+  std::ofstream(big) << "{";
+  fs::resize_file(big, kMaxRecordBytes + 1);
+  EXPECT_EQ(read_what(big), big.string() + ": " + std::to_string(kMaxRecordBytes + 1) +
+                                " bytes, larger than the " + std::to_string(kMaxRecordBytes) +
+                                " bytes a record may be");
 }
 
 }  // namespace

@@ -50,7 +50,9 @@ TEST(RunCases, RecordStatesWhatTheBackendDid) {
   const Record rec = run_cases(*backend, {quick_case("one", {})}, options);
   EXPECT_FALSE(rec.config.l2_flush);  // the host backend flushes nothing
   EXPECT_EQ(rec.config.l2_flush_mode, "");
-  EXPECT_EQ(rec.config.schedule, "single");
+  EXPECT_EQ(rec.config.schedule, "ABCCBA");
+  // A lone implementation runs A A: two passes, the spread a comparison with it needs.
+  EXPECT_EQ(rec.results[0].measurement.pass_sizes, (std::vector<std::size_t>{5, 5}));
   EXPECT_EQ(rec.device.kind, "host");
   EXPECT_EQ(rec.argv, options.argv);
   EXPECT_EQ(rec.results[0].measurement.method, TimingMethod::host_wall);

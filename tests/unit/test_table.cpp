@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <cstddef>
 
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "gpumeter/columns.hpp"
 #include "gpumeter/record_io.hpp"
 #include "synthetic_record.hpp"
 
@@ -304,6 +307,147 @@ TEST(RenderTables, AFailedCaseReadsNotMeasuredAndSaysWhy) {
   EXPECT_EQ(std::count(header.begin(), header.end(), ','),
             std::count(line.begin(), line.end(), ','));
   EXPECT_NE(line.find(r.run_id), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Record text is evidence, not markup (B7): whatever text a record holds, every output shows it
+// and obeys none of it; and whatever numbers the reader accepts, every output renders whole.
+
+// A markdown cell as a CommonMark renderer shows it: a backslash before ASCII punctuation
+// stands for the punctuation.
+std::string shown_markdown(const std::string& cell) {
+  std::string out;
+  for (std::size_t i = 0; i < cell.size(); ++i) {
+    if (cell[i] == '\\' && i + 1 < cell.size() &&
+        std::ispunct(static_cast<unsigned char>(cell[i + 1]))) {
+      ++i;
+    }
+    out += cell[i];
+  }
+  return out;
+}
+
+Record hostile() {
+  return parse_record(serialize(testing::hostile_text_record()), "hostile.json");
+}
+
+TEST(RenderTables, ZeroNanosecondRowsRenderWholeInEveryFormat) {
+  // Two rows of 0 ns printed the markdown table, then failed with "internal error:
+  // bootstrap_speedup_interval: non-positive times" (exit 3); as CSV they exited 0.
+  for (const TimingMethod method : {TimingMethod::cupti, TimingMethod::host_wall}) {
+    const Record r = parse_record(serialize(testing::zero_sample_record(method)), "zero.json");
+    std::string md;
+    std::string comparisons;
+    std::string csv;
+    ASSERT_NO_THROW(md = render_markdown({r}));
+    ASSERT_NO_THROW(comparisons = render_comparisons({r}));
+    ASSERT_NO_THROW(csv = render_csv({r}));
+    const auto rows = markdown_rows(md);
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[1].at("device_busy median [p10, p90] (us)"), "0 [0, 0]");
+    EXPECT_EQ(rows[1].at("TFLOP/s"), "not measured");  // no rate from a zero time
+    EXPECT_NE(comparisons.find("- gemm (dtype=bf16, m=4096): other and cublas not compared: "),
+              std::string::npos)
+        << comparisons;
+    EXPECT_EQ(csv_rows(csv).size(), 2u);
+    EXPECT_EQ(csv_rows(csv)[1].at("device_busy_median_us"), "0");
+  }
+}
+
+TEST(RenderMarkdown, RecordTextAddsNoLineHeadingTableOrLink) {
+  // A reason or a deviation holding "\n# heading" or "\n| a | b |" added a heading or a table.
+  const std::string md = render_markdown({hostile()}) + "\n" + render_comparisons({hostile()});
+  std::size_t table_lines = 0;
+  for (const std::string& line : lines_of(md)) {
+    EXPECT_NE(line.rfind('#', 0), 0u) << "a heading: " << line;
+    if (line.rfind('|', 0) == 0) ++table_lines;
+  }
+  EXPECT_EQ(table_lines, 5u);  // header, separator, two results, one failure
+  EXPECT_NE(md.find("\n- 20261129T112653Z-4245-00000000: \\x0a# heading\\x0a\\| a \\| b \\|\n"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find(": timing method cuda-events: CUPTI unavailable\\x0a# heading\\x0a\\| a \\| "
+                    "b \\|\\x0a\\|---\\|---\\|\\x0a\\| 1 \\| 2 \\|\n"),
+            std::string::npos)
+      << md;
+  // Record text that begins a list item opens no heading or list of its own.
+  EXPECT_NE(md.find("\n- \\# case\\\\\\|x / "), std::string::npos) << md;
+  EXPECT_NE(md.find("\n- \\+failed\\x0d\\x0a# heading / -impl (p=a\\|b): not measured: "
+                    "OffThreadLaunch: message\\x0a## heading\n"),
+            std::string::npos)
+      << md;
+  // Nor HTML, nor a link or an image.
+  EXPECT_NE(md.find(", RLO \\u202e\\<img src=x>\\[link](http://x)\n"), std::string::npos) << md;
+}
+
+TEST(RenderTables, NoControlFromARecordReachesATerminal) {
+  // ESC and NUL from a record reached the terminal raw.
+  const Record r = hostile();
+  for (const std::string& out : {render_markdown({r}) + render_comparisons({r}), render_csv({r})}) {
+    for (const char c : out) {
+      const auto u = static_cast<unsigned char>(c);
+      EXPECT_TRUE(c == '\n' || (u >= 0x20 && u != 0x7f)) << "raw control 0x" << std::hex << +u;
+    }
+    EXPECT_EQ(out.find("\xc2\x9b"), std::string::npos);      // C1 CSI
+    EXPECT_EQ(out.find("\xe2\x80\xae"), std::string::npos);  // right-to-left override
+  }
+  const std::string md = render_markdown({r});
+  EXPECT_NE(md.find("ESC \\x1b\\[2J\\x1b\\[31mred\\x00NUL\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("C1 \\u009b31m, RLO \\u202e"), std::string::npos) << md;
+  EXPECT_NE(md.find("host -host\\x1b]0;title\\x07\n"), std::string::npos) << md;
+
+  EXPECT_EQ(inert_text(std::string("a\0b\x1b[0m\x7f", 8)), "a\\x00b\\x1b[0m\\x7f");
+  EXPECT_EQ(inert_text("\xc2\x80\xc2\x9f\xc2\xa0"), "\\u0080\\u009f\xc2\xa0");  // U+00A0 is text
+  EXPECT_EQ(inert_text("\xe2\x80\xaa\xe2\x81\xa9\xe2\x80\x94"), "\\u202a\\u2069\xe2\x80\x94");
+  EXPECT_EQ(inert_text("\xc2"), "\xc2");  // a cut sequence is not a control
+}
+
+TEST(RenderCsv, NoTextCellIsASpreadsheetFormula) {
+  // Cells starting with = + - @ were left as they were.
+  const std::string csv = render_csv({hostile()});
+  const auto rows = csv_rows(csv);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1].at("implementation"), "'=HYPERLINK(\"http://x\")");
+  EXPECT_EQ(rows[1].at("params"), "'+k=@SUM(A1), n=\"v, z=1\"");
+  EXPECT_EQ(rows[2].at("case"), "'+failed\\x0d\\x0a# heading");
+  EXPECT_EQ(rows[2].at("implementation"), "'-impl");
+  EXPECT_EQ(rows[0].at("device"), "'@NVIDIA (cuda:0)");
+  for (const auto& row : rows) {
+    for (const Column& c : result_columns()) {
+      const std::string& cell = row.at(std::string(c.id));
+      if (c.kind == ColumnKind::text && !cell.empty()) {
+        EXPECT_EQ(std::string_view("=+-@").find(cell.front()), std::string_view::npos) << cell;
+      }
+    }
+  }
+}
+
+TEST(RenderTables, AParamValueWithCommaAndEqualsReadsAsOneParam) {
+  // A param value "v, z=1" read as two params, k=v and z=1.
+  Record one = full_record();
+  one.results[0].row.params = {{"k", "v, z=1"}};
+  Record two = full_record();
+  two.results[0].row.params = {{"k", "v"}, {"z", "1"}};
+  const auto md_one = markdown_rows(render_markdown({one}));
+  const auto md_two = markdown_rows(render_markdown({two}));
+  EXPECT_EQ(md_one[0].at("params"), "k=\"v, z=1\"");
+  EXPECT_EQ(md_two[0].at("params"), "k=v, z=1");
+  EXPECT_EQ(csv_rows(render_csv({one}))[0].at("params"), "k=\"v, z=1\"");
+  EXPECT_EQ(csv_rows(render_csv({two}))[0].at("params"), "k=v, z=1");
+}
+
+TEST(RenderMarkdown, ABackslashBeforeAPipeIsKept) {
+  // A case named a\|b showed as a|b: the backslash was lost.
+  Record r = full_record();
+  r.results[0].row.case_name = "a\\|b";
+  const std::string md = render_markdown({r});
+  const auto lines = lines_of(md);
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines[2].rfind("| a\\\\\\|b ", 0), 0u) << lines[2];
+  const auto rows = markdown_rows(md);
+  EXPECT_EQ(shown_markdown(rows.at(0).at("case")), "a\\|b");
+  EXPECT_EQ(markdown_cells(lines[2]).size(), markdown_cells(lines[0]).size());
+  EXPECT_EQ(csv_rows(render_csv({r}))[0].at("case"), "a\\|b");
 }
 
 }  // namespace

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# gpumeter as its users get it: configure, build and install it (CPU only) into a temporary
+# prefix, then build tests/consumer against that prefix with find_package(gpumeter), and again
+# through add_subdirectory of this source tree; run the consumer each time (main.cpp says what
+# it asserts). Exits nonzero on the first failure. Extra configure arguments for gpumeter's
+# own build: GPUMETER_CONSUMER_CMAKE_ARGS (e.g. -DCMAKE_DISABLE_FIND_PACKAGE_fmt=ON).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+jobs=$(nproc)
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpumeter-consumer.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+prefix="$work/prefix"
+read -r -a extra <<<"${GPUMETER_CONSUMER_CMAKE_ARGS:-}"
+common=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUMETER_CUDA=OFF -DGPUMETER_TESTS=OFF "${extra[@]}")
+say() { echo "consumer: $*"; }
+# Runs a step with its output kept aside, shown only when the step fails.
+quiet() {
+  if ! "$@" >"$work/step.log" 2>&1; then
+    cat "$work/step.log"
+    say "FAIL: $*"
+    exit 1
+  fi
+}
+
+say "building and installing gpumeter into $prefix"
+quiet cmake -S "$root" -B "$work/gpumeter" "${common[@]}" -DCMAKE_INSTALL_PREFIX="$prefix"
+quiet cmake --build "$work/gpumeter" -j "$jobs"
+quiet cmake --install "$work/gpumeter"
+
+config=$(find "$prefix" -name gpumeterConfig.cmake -print -quit)
+for f in "$prefix/bin/gpumeter" "$prefix/include/gpumeter/gpumeter.hpp" "$config" \
+  "$(dirname "$config")/gpumeterConfigVersion.cmake" "$(dirname "$config")/gpumeterTargets.cmake"; do
+  [ -n "$f" ] && [ -f "$f" ] || { say "FAIL: not installed: ${f:-gpumeterConfig.cmake}"; exit 1; }
+done
+say "ok: installed the command, the headers and the package ($config)"
+
+# Every installed header stands alone on the installed headers and the standard library: each
+# of its includes is another installed gpumeter header or a standard one (no '/', no '.').
+cxx=${CXX:-c++}
+for h in "$prefix"/include/gpumeter/*.hpp; do
+  while read -r inc; do
+    case "$inc" in
+      gpumeter/*) [ -f "$prefix/include/$inc" ] || { say "FAIL: $h includes $inc, not installed"; exit 1; } ;;
+      */* | *.*) say "FAIL: $h includes $inc, not part of the package"; exit 1 ;;
+    esac
+  done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]\([^>"]*\)[>"].*/\1/p' "$h")
+  echo "#include <gpumeter/$(basename "$h")>" |
+    "$cxx" -std=c++20 -fsyntax-only -I"$prefix/include" -x c++ - ||
+    { say "FAIL: $h does not compile alone"; exit 1; }
+done
+say "ok: every installed header compiles alone against the prefix"
+
+say "package mode: find_package(gpumeter) with CMAKE_PREFIX_PATH=$prefix"
+quiet cmake -S "$root/tests/consumer" -B "$work/package" "${common[@]}" \
+  -DGPUMETER_CONSUMER_MODE=package -DCMAKE_PREFIX_PATH="$prefix"
+quiet cmake --build "$work/package" -j "$jobs"
+"$work/package/gpumeter-consumer" "$work/package-records"
+say "ok: package mode measured, wrote, read back and reported with the installed command"
+
+say "subdirectory mode: add_subdirectory($root)"
+quiet cmake -S "$root/tests/consumer" -B "$work/subdirectory" "${common[@]}" \
+  -DGPUMETER_CONSUMER_MODE=subdirectory -DGPUMETER_SOURCE_DIR="$root"
+quiet cmake --build "$work/subdirectory" -j "$jobs"
+"$work/subdirectory/gpumeter-consumer" "$work/subdirectory-records"
+say "ok: subdirectory mode measured, wrote, read back and reported"
+say "all checks passed"

@@ -1,0 +1,122 @@
+// libFuzzer target for the record reader (B7): any bytes, as a record file would hold them.
+// The reader must accept them or refuse them with InvalidRecord; a record it accepts must
+// render, be inert, and write and read back to itself (record_property.hpp). Anything else
+// aborts, and libFuzzer keeps the input as a crash. Built with GPUMETER_FUZZ=ON under Clang
+// (tests/fuzz/run.sh), with AddressSanitizer and UndefinedBehaviorSanitizer.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "record_property.hpp"
+
+extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t max_size);
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Text that would break an output not made inert, and numbers at the edges of the ranges.
+const char* const kTexts[] = {"\n# heading",
+                              "\n| a | b |\n|---|---|",
+                              "\x1b[2J",
+                              "=1+2",
+                              "-1",
+                              "@x",
+                              "v, z=1",
+                              "a\\|b",
+                              "<b>",
+                              "[x](y)",
+                              "\xc2\x9b",
+                              "\xe2\x80\xae",
+                              "",
+                              " # x",
+                              "`",
+                              "null_test_scale"};
+const double kNumbers[] = {0,    -0.0, 1,     -1,     0.5,    1e-300, 4.9e-324,
+                           1e15, 1e24, 1e308, -1e308, 9.3e18, 1.8e19, 2147483648.0};
+
+void leaves(Json& j, std::vector<Json*>& out) {
+  if (j.is_object() || j.is_array()) {
+    for (Json& child : j) leaves(child, out);
+  } else {
+    out.push_back(&j);
+  }
+}
+
+// A record that parses as JSON, one leaf changed; false when `text` is not such a record.
+bool mutate_leaf(std::string_view text, std::minstd_rand& random, std::string& out) {
+  bool too_deep = false;
+  const auto limit = [&](int depth, Json::parse_event_t, Json&) {
+    too_deep = too_deep || depth > 64;
+    return !too_deep;
+  };
+  Json j = Json::parse(text.begin(), text.end(), limit, /*allow_exceptions=*/false);
+  if (j.is_discarded() || too_deep) return false;
+  std::vector<Json*> all;
+  leaves(j, all);
+  if (all.empty()) return false;
+  Json& leaf = *all[random() % all.size()];
+  if (leaf.is_string() && !leaf.get_ref<const std::string&>().empty() && random() % 2 == 0) {
+    // libFuzzer's own mutations of the text: any bytes, invalid UTF-8 replaced when written.
+    std::string s = leaf.get<std::string>();
+    const std::size_t most = s.size() + 64;
+    s.resize(most);
+    s.resize(LLVMFuzzerMutate(reinterpret_cast<std::uint8_t*>(s.data()), most - 64, most));
+    leaf = s;
+  } else if (leaf.is_string() || random() % 4 == 0) {
+    leaf = std::string(kTexts[random() % std::size(kTexts)]) +
+           (random() % 2 == 0 ? leaf.dump() : std::string());
+  } else if (leaf.is_boolean()) {
+    leaf = !leaf.get<bool>();
+  } else if (leaf.is_number_integer() && random() % 2 == 0) {
+    // A neighbour, wrapping at the ends of 64 bits (unsigned arithmetic: no overflow).
+    const std::uint64_t nearby = static_cast<std::uint64_t>(random() % 5) - 2u;
+    if (leaf.is_number_unsigned()) {
+      leaf = leaf.get<std::uint64_t>() + nearby;
+    } else {
+      leaf =
+          static_cast<std::int64_t>(static_cast<std::uint64_t>(leaf.get<std::int64_t>()) + nearby);
+    }
+  } else {
+    leaf = kNumbers[random() % std::size(kNumbers)];
+  }
+  out = j.dump(random() % 2 == 0 ? 2 : -1, ' ', false, Json::error_handler_t::replace);
+  return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const gpumeter::testing::PropertyCheck check = gpumeter::testing::check_record_property(text);
+  if (!check.violation.empty()) {
+    std::fprintf(stderr, "record property violated: %s\n", check.violation.c_str());
+    std::abort();
+  }
+  return 0;
+}
+
+// Byte mutations seldom keep a record the reader accepts (its summaries must match its samples,
+// its comparisons its results), so on their own they seldom reach the renderer or the round
+// trip. Half the mutations therefore change one leaf of the JSON instead: a text to other text
+// (libFuzzer's mutations of it, or one made to break an output), a number to a nearby or an
+// edge value.
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size,
+                                               std::size_t max_size, unsigned int seed) {
+  std::minstd_rand random(seed);
+  std::string mutated;
+  if (random() % 2 == 0 ||
+      !mutate_leaf(std::string_view(reinterpret_cast<const char*>(data), size), random, mutated) ||
+      mutated.size() > max_size) {
+    return LLVMFuzzerMutate(data, size, max_size);
+  }
+  std::memcpy(data, mutated.data(), mutated.size());
+  return mutated.size();
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Builds the record reader's libFuzzer target in build-fuzz/ (Clang 14, AddressSanitizer and
+# UndefinedBehaviorSanitizer) and fuzzes it for DURATION seconds from a copy of the seed
+# corpus (real records: tests/fuzz/corpus/). Prints the executions and the corpus size; exits 1
+# on any crash, hang (an input over 10 s), memory blow-up (over 2 GiB) or sanitizer report,
+# naming the input libFuzzer kept (add it to the unit tests as a regression test).
+#   tests/fuzz/run.sh DURATION_SECONDS
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+duration=${1:?usage: tests/fuzz/run.sh DURATION_SECONDS}
+[[ $duration =~ ^[0-9]+$ && $duration -gt 0 ]] || { echo "fuzz: DURATION_SECONDS must be a positive integer" >&2; exit 2; }
+build=build-fuzz
+
+mkdir -p "$build"
+CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DGPUMETER_CUDA=OFF -DGPUMETER_TESTS=OFF -DGPUMETER_FUZZ=ON >"$build/configure.log" 2>&1 \
+  || { cat "$build/configure.log" >&2; exit 1; }
+cmake --build "$build" --target fuzz_record_reader -j "$(nproc)"
+
+# A fresh copy each run: libFuzzer adds the inputs it finds to the first corpus directory.
+corpus=$build/corpus
+artifacts=$build/artifacts
+rm -rf "$corpus" "$artifacts"
+mkdir -p "$corpus" "$artifacts"
+cp tests/fuzz/corpus/* "$corpus/"
+seeds=$(find "$corpus" -type f | wc -l)
+
+log=$build/fuzz.log
+echo "fuzz: running fuzz_record_reader for ${duration} s from ${seeds} seed records (log: $log)"
+symbolizer=/usr/lib/llvm-14/bin/llvm-symbolizer  # readable stacks in a report
+[[ -x $symbolizer ]] && export ASAN_SYMBOLIZER_PATH=$symbolizer UBSAN_SYMBOLIZER_PATH=$symbolizer
+rc=0
+started=$SECONDS
+# The outer timeout only guards against libFuzzer itself not stopping.
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  timeout --signal=KILL $((duration + 300)) \
+  "$build/tests/fuzz/fuzz_record_reader" -max_total_time="$duration" -timeout=10 \
+  -rss_limit_mb=2048 -print_final_stats=1 -dict=tests/fuzz/record.dict \
+  -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1 || rc=$?
+
+executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+files=$(find "$corpus" -type f | wc -l)
+bytes=$(du -sb "$corpus" | cut -f1)
+echo "fuzz: ${executions:-?} executions in $((SECONDS - started)) s; corpus ${files} files (${bytes} bytes) from ${seeds} seeds"
+crashes=$(find "$artifacts" -type f | wc -l)
+if [[ $rc -ne 0 || $crashes -gt 0 ]]; then
+  echo "fuzz: FAILED (exit code $rc); inputs kept:" >&2
+  find "$artifacts" -type f >&2
+  tail -n 60 "$log" >&2
+  exit 1
+fi
+echo "fuzz: no crash, hang or sanitizer report"
