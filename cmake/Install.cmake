@@ -17,7 +17,8 @@ set(_gpumeter_libraries
   gpumeter_system system
   gpumeter_record record
   gpumeter_report report
-  gpumeter_runner runner)
+  gpumeter_runner runner
+  gpumeter_benchmark benchmark)
 if(GPUMETER_HAVE_CUDA)
   list(APPEND _gpumeter_libraries gpumeter_cuda cuda)
 endif()
@@ -35,7 +36,7 @@ set(_gpumeter_source_include ${PROJECT_SOURCE_DIR}/include)
 # includes them. So they stay in the build interface only, and the install interface keeps
 # just what must reach the linker: the libraries behind them (fmt::fmt when fmt is the
 # compiled package; nothing for nlohmann_json or header-only fmt).
-set(_gpumeter_header_only_private gpumeter_fmt nlohmann_json::nlohmann_json)
+set(_gpumeter_header_only_private gpumeter_fmt nlohmann_json::nlohmann_json CLI11::CLI11)
 
 list(LENGTH _gpumeter_libraries _n)
 math(EXPR _last "${_n} - 1")
@@ -128,7 +129,8 @@ if(GPUMETER_INSTALL)
   list(JOIN _deps "\n" GPUMETER_PACKAGE_DEPENDENCIES)
   file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/gpumeterConfig.cmake @ONLY CONTENT [=[
 # gpumeter @PROJECT_VERSION@: find_package(gpumeter) gives gpumeter::gpumeter (every library
-# built), gpumeter::core, host, system, record, report, runner, gpumeter::cuda when
+# built), gpumeter::core, host, system, record, report, runner, benchmark (benchmark programs:
+# GPUMETER_BENCHMARK, GPUMETER_MAIN), gpumeter::cuda when
 # gpumeter_HAVE_CUDA, and the command as gpumeter::gpumeter_cli.
 include(CMakeFindDependencyMacro)
 @GPUMETER_PACKAGE_DEPENDENCIES@

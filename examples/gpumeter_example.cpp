@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "command_line.hpp"
 #include "example_work.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/host_backend.hpp"
@@ -74,7 +75,8 @@ Chosen choose(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"gpumeter-example: measure the bundled example work and print its table"};
+  CLI::App app{"gpumeter-example: measure the bundled example work and print its table",
+               "gpumeter-example"};
   Options o;
   app.add_option("--backend", o.backend, "auto, cuda or host")
       ->check(CLI::IsMember({"auto", "cuda", "host"}));
@@ -82,7 +84,7 @@ int main(int argc, char** argv) {
   app.add_flag("--allow-events-fallback", o.allow_events_fallback,
                "time with CUDA events when CUPTI cannot be used (rows marked cuda-events)");
   app.add_option("--out", o.out_dir, "directory for the JSON record");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto done = gpumeter::testkit::parse_command_line(app, argc, argv)) return *done;
 
   try {
     Chosen c = choose(o);

@@ -193,6 +193,33 @@ else
   record overhead missing 0
 fi
 
+# The example sweep (benchmark programs), a sweep that survives a faulting case, and the
+# runtime's own cost: 100 cases of a 10 us kernel against the sum of their budgets.
+EX="$BUILD/examples"
+if [ -x "$EX/gpumeter-examples" ]; then
+  run_step examples-sweep 240 "$OUT/examples-sweep.log" "$EX/gpumeter-examples" --out "$OUT/sweep"
+else
+  record examples-sweep missing 0
+fi
+if [ -x "$EX/gpumeter-fault-demo" ]; then
+  run_step fault-demo 120 "$OUT/fault-demo.log" "$EX/gpumeter-fault-demo" --isolate --timeout 60 \
+    --out "$OUT/fault"
+  # Exit 1 is the expected outcome: case 3 fails; what matters is that 1, 2, 4, 5 were measured.
+  if grep -qE "case=3.*(DeviceError|Crashed).*cudaErrorIllegalAddress|cudaErrorIllegalAddress" "$OUT/fault-demo.log" &&
+     [ "$(grep -cE '^\| fault_demo +\| ' "$OUT/fault-demo.log")" -ge 5 ]; then
+    record fault-demo-check 0 0 "cases 1, 2, 4, 5 measured; case 3 failed naming the CUDA error"
+  else
+    record fault-demo-check 1 0 "UNEXPECTED: see fault-demo.log"
+  fi
+fi
+if [ -x "$BIN/gpumeter-sweep-cost" ]; then
+  t0=$(date +%s%N)
+  run_step sweep-cost 240 "$OUT/sweep-cost.log" "$BIN/gpumeter-sweep-cost" --quiet --out "$OUT/cost"
+  t1=$(date +%s%N)
+  echo "sweep of 100 cases: $(( (t1 - t0) / 1000000 )) ms of wall time against 12500 ms of budgets" \
+    | tee -a "$OUT/sweep-cost.log"
+fi
+
 # Comparisons that are right about themselves: A against A, a 1% difference, the 1-block sweep.
 if [ -x "$BIN/gpumeter-a-vs-a" ]; then
   run_step a-vs-a 300 "$OUT/a-vs-a.log" "$BIN/gpumeter-a-vs-a" --out "$OUT/a-vs-a"
@@ -238,6 +265,10 @@ fi
   [ -f "$OUT/overhead.log" ] && cat "$OUT/overhead.log"
   echo
   [ -f "$OUT/a-vs-a.log" ] && cat "$OUT/a-vs-a.log"
+  echo
+  [ -f "$OUT/sweep-cost.log" ] && tail -1 "$OUT/sweep-cost.log"
+  [ -f "$OUT/fault-demo.log" ] && grep -E "^\| fault_demo|not measured:" "$OUT/fault-demo.log" | cut -c1-200
+  [ -f "$OUT/examples-sweep.log" ] && grep -E "^\| (bandwidth|gemm)|^- " "$OUT/examples-sweep.log" | cut -c1-220
   echo
   [ -f "$OUT/cuda-info.json" ] && grep -E '"(name|arch|version|usable|drop_counter_live|copy_bytes_per_s|bf16_gemm_flops_per_s)"' "$OUT/cuda-info.json"
 } | tee "$OUT/summary.txt"

@@ -8,16 +8,18 @@
 #include <cstdio>
 #include <iostream>
 
+#include "command_line.hpp"
 #include "gpumeter/cuda_backend.hpp"
 #include "gpumeter/errors.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"gpumeter-cuda-info: the CUDA device and CUPTI as gpumeter finds them"};
+  CLI::App app{"gpumeter-cuda-info: the CUDA device and CUPTI as gpumeter finds them",
+               "gpumeter-cuda-info"};
   int device = 0;
   bool ceilings = false;
   app.add_option("--device", device, "CUDA device index");
   app.add_flag("--ceilings", ceilings, "also measure copy bandwidth and bf16 GEMM rate");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto done = gpumeter::testkit::parse_command_line(app, argc, argv)) return *done;
 
   nlohmann::json out;
   const gpumeter::CudaAvailability avail = gpumeter::cuda_availability(device);

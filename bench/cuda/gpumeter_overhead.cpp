@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "command_line.hpp"
 #include "cuda_memory.hpp"
 #include "gpumeter/calibration.hpp"
 #include "gpumeter/cuda_backend.hpp"
@@ -41,12 +42,13 @@ double ms_since(Clock::time_point t0) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"gpumeter-overhead: wall time of one gpumeter::measure() against its budget"};
+  CLI::App app{"gpumeter-overhead: wall time of one gpumeter::measure() against its budget",
+               "gpumeter-overhead"};
   int device = 0;
   std::string json_path;
   app.add_option("--device", device, "CUDA device index");
   app.add_option("--json", json_path, "write the results here");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto done = gpumeter::testkit::parse_command_line(app, argc, argv)) return *done;
   try {
     const gpumeter::CudaAvailability avail = gpumeter::cuda_availability(device);
     if (!avail.usable) throw gpumeter::DeviceError(avail.reason);

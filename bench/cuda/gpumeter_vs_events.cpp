@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "command_line.hpp"
 #include "cuda_memory.hpp"
 #include "gpumeter/cuda_backend.hpp"
 #include "gpumeter/errors.hpp"
@@ -178,7 +179,8 @@ int run_compare(int device, const std::string& which, const std::string& json_pa
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "gpumeter-vs-events: gpumeter's device_busy beside CUDA events (and ncu, via --mode bare)"};
+      "gpumeter-vs-events: gpumeter's device_busy beside CUDA events (and ncu, via --mode bare)",
+      "gpumeter-vs-events"};
   std::string mode = "compare";
   std::string kernel = "all";
   int iterations = 20;
@@ -191,7 +193,7 @@ int main(int argc, char** argv) {
   app.add_option("--iterations", iterations, "launches per kernel in bare mode");
   app.add_option("--device", device, "CUDA device index");
   app.add_option("--json", json_path, "write the results here (compare mode)");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto done = gpumeter::testkit::parse_command_line(app, argc, argv)) return *done;
   try {
     const gpumeter::CudaAvailability avail = gpumeter::cuda_availability(device);
     if (!avail.usable) throw gpumeter::DeviceError(avail.reason);

@@ -86,6 +86,12 @@ std::unique_ptr<Backend> make_cuda_backend(const CudaBackendOptions& options = {
 std::unique_ptr<Backend> make_cuda_events_backend(const CudaBackendOptions& options,
                                                   std::string reason);
 
+// The synchronized wall clock around each call (method host-wall, statistic
+// synchronized_wall_clock): the device drained before the clock starts and before it stops, so
+// the reading is what the call costs its caller end to end. Rows never compare with device-time
+// rows. Throws DeviceError when the device cannot be used.
+std::unique_ptr<Backend> make_cuda_wall_backend(const CudaBackendOptions& options);
+
 // True when options.allow_events_fallback or GPUMETER_ALLOW_EVENTS_FALLBACK=1.
 bool events_fallback_allowed(const CudaBackendOptions& options);
 

@@ -5,8 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "compare.hpp"
+#include "env.hpp"
 #include "gpumeter/table.hpp"
 #include "gpumeter/version.hpp"
+#include "merge.hpp"
 #include "report.hpp"
 
 namespace gpumeter::cli {
@@ -54,6 +57,9 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
 
     std::vector<Command> commands;
     commands.push_back(add_report_command(app));
+    commands.push_back(add_compare_command(app));
+    commands.push_back(add_merge_command(app));
+    commands.push_back(add_env_command(app));
 
     try {
       app.parse(argc, argv);

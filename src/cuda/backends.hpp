@@ -47,6 +47,8 @@ std::unique_ptr<Backend> make_cupti_backend(const CudaBackendOptions& options,
                                             DeviceIdentity identity, CuptiSession& session);
 std::unique_ptr<Backend> make_events_backend(const CudaBackendOptions& options,
                                              DeviceIdentity identity, std::string reason);
+std::unique_ptr<Backend> make_wall_backend(const CudaBackendOptions& options,
+                                           DeviceIdentity identity);
 
 // options.activity_buffer_bytes * 4^attempt; ConfigError when that overflows or attempt < 0.
 std::size_t buffer_bytes_for_attempt(std::size_t base, int attempt);

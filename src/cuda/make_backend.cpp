@@ -82,6 +82,12 @@ std::unique_ptr<Backend> make_cuda_events_backend(const CudaBackendOptions& opti
   return cuda::make_events_backend(options, std::move(identity), std::move(reason));
 }
 
+std::unique_ptr<Backend> make_cuda_wall_backend(const CudaBackendOptions& options) {
+  validate(options);
+  DeviceIdentity identity = cuda_device_identity(options.device);
+  return cuda::make_wall_backend(options, std::move(identity));
+}
+
 CuptiStatus cupti_status() {
   return cuda::CudaProcess::instance().cupti_status();
 }

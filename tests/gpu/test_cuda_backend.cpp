@@ -417,6 +417,25 @@ TEST_F(CudaBackendTest, EventsFallbackTimesTheRegionAndSaysSo) {
       static_cast<long long>(busy), static_cast<long long>(stamps));
 }
 
+TEST_F(CudaBackendTest, SynchronizedWallClockHoldsTheKernelAndTheLaunch) {
+  const std::unique_ptr<Backend> wall = make_cuda_wall_backend(CudaBackendOptions{});
+  EXPECT_EQ(wall->method(), TimingMethod::host_wall);
+  SpinWork spin(50 * kMicrosecond, cudaStreamLegacy);
+  const Measurement m = measure(*wall, spin.call());
+  ASSERT_FALSE(m.samples.empty());
+  for (const Sample& s : m.samples) EXPECT_FALSE(s.n_kernels.has_value());
+  // The host clock around launch + kernel + synchronize: never shorter than the kernel ran,
+  // and, on an idle device, within launch and synchronization costs of it.
+  const Nanos wall_ns = median(busy_of(m));
+  const Nanos stamps = median(spin.last_durations(m.samples.size()));
+  EXPECT_GE(wall_ns, stamps);
+  EXPECT_LT(wall_ns, stamps + 100 * kMicrosecond);
+  std::printf(
+      "KNOWN-ANSWER synchronized wall clock, 50 us kernel: median %lld ns, own stamps median "
+      "%lld ns\n",
+      static_cast<long long>(wall_ns), static_cast<long long>(stamps));
+}
+
 TEST_F(CudaBackendTest, MeasuredCeilingsArePlausibleAndCached) {
   const Ceilings c = measure_ceilings(0);
   ASSERT_TRUE(c.bytes_per_s.has_value());

@@ -1,0 +1,38 @@
+// Backend choice in a build with the CUDA backend.
+#include "backend_choice.hpp"
+#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/errors.hpp"
+#include "gpumeter/host_backend.hpp"
+
+namespace gpumeter {
+
+bool make_timing_check(const BackendChoice&) {
+  return true;  // every way of timing is built; whether a device answers is known only later
+}
+
+ChosenBackend choose_backend(const BackendChoice& choice, bool with_ceilings) {
+  ChosenBackend out;
+  const CudaAvailability gpu = cuda_availability(choice.device);
+  if (!gpu.usable) {
+    if (choice.timing == "cupti" || choice.timing == "events") throw DeviceError(gpu.reason);
+    // No device: only host work can be timed, by the host clock, and the record says why.
+    out.backend = make_host_backend();
+    if (choice.timing.empty())
+      out.deviations.push_back("host backend instead of a GPU: " + gpu.reason);
+    return out;
+  }
+  CudaBackendOptions options;
+  options.device = choice.device;
+  options.allow_events_fallback = choice.allow_events_fallback;
+  if (choice.timing == "events") {
+    out.backend = make_cuda_events_backend(options, "CUDA events chosen with --timing events");
+  } else if (choice.timing == "host") {
+    out.backend = make_cuda_wall_backend(options);
+  } else {
+    out.backend = make_cuda_backend(options);
+  }
+  if (with_ceilings) out.ceilings = measure_ceilings(choice.device);
+  return out;
+}
+
+}  // namespace gpumeter

@@ -1,0 +1,27 @@
+// Backend choice in a build without the CUDA backend: the host clock only.
+#include "backend_choice.hpp"
+#include "gpumeter/errors.hpp"
+#include "gpumeter/host_backend.hpp"
+
+namespace gpumeter {
+
+bool make_timing_check(const BackendChoice& choice) {
+  if (choice.timing == "cupti" || choice.timing == "events") {
+    throw ConfigError("--timing " + choice.timing +
+                      " needs the CUDA backend, and this program was built without it; "
+                      "--timing host times with the host clock");
+  }
+  return true;
+}
+
+ChosenBackend choose_backend(const BackendChoice& choice, bool) {
+  (void)make_timing_check(choice);
+  ChosenBackend out;
+  out.backend = make_host_backend();
+  if (choice.timing.empty()) {
+    out.deviations.push_back("host backend: this program was built without the CUDA backend");
+  }
+  return out;
+}
+
+}  // namespace gpumeter

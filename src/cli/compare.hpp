@@ -1,0 +1,17 @@
+#pragma once
+// `gpumeter compare BASE NEW [--fail-on-regression PCT]`: rows matched by case, params and
+// implementation; each with the comparison rule of its statistic; a geometric mean; rows on one
+// side only listed, never dropped; a gate for CI.
+#include <optional>
+#include <string>
+
+#include "cli.hpp"
+
+namespace gpumeter::cli {
+
+Command add_compare_command(CLI::App& app);
+
+int compare(const std::string& base_file, const std::string& new_file,
+            std::optional<double> fail_on_regression_pct, Io& io);
+
+}  // namespace gpumeter::cli

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# The benchmark command line, driven as a user drives it, on a program of host work
+# (host_benchmarks.cpp): listing, filters, axes, output formats, progress only on a terminal,
+# records written case by case, cases isolated in their own processes, and one clear line with
+# exit code 2 for every bad input. It asserts the plumbing, never a timing ratio.
+#   test_benchmark_cli.sh BENCHMARK_PROGRAM GPUMETER
+set -u
+bench=$1
+gpumeter=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+# run NAME ARGS...: runs the program, leaving $work/NAME.out, $work/NAME.err and $rc.
+run() {
+  local name=$1
+  shift
+  # In a subshell, so a case that aborts on purpose is reported in its log, not here.
+  ("$bench" "$@"; exit $?) >"$work/$name.out" 2>"$work/$name.err"
+  rc=$?
+}
+# Tiny budgets: this test checks what happens, not how fast. The host clock even where a GPU
+# is present: the cases are CPU work, which a device-time backend would refuse (no device work).
+quick=(--budget 1,2 --timing host)
+
+# --- usage errors: one line naming the problem, one pointing at --help, exit 2, no stdout ----
+expect_usage() {  # name expected-words
+  [[ $rc -eq 2 ]] || fail "$1: exit code $rc, expected 2"
+  [[ -s "$work/$1.out" ]] && fail "$1: wrote to stdout"
+  [[ $(wc -l <"$work/$1.err") -eq 2 ]] || fail "$1: not two lines on stderr: $(cat "$work/$1.err")"
+  grep -qF -- "$2" "$work/$1.err" || fail "$1: does not say '$2': $(cat "$work/$1.err")"
+  grep -qF -- "--help" "$work/$1.err" || fail "$1: does not point at --help"
+}
+run unknown_flag --frob
+expect_usage unknown_flag "--frob"
+run unknown_axis --axis q=1
+expect_usage unknown_axis "no selected benchmark has an axis 'q'"
+run bad_value --axis n=12x
+expect_usage bad_value "axis 'n': '12x' is not an integer"
+run bad_timing --timing gpu
+expect_usage bad_timing "--timing"
+run bad_budget --budget 5
+expect_usage bad_budget "WARMUP_MS,MEASURE_MS"
+run bad_regex --filter "(x"
+expect_usage bad_regex "not a regular expression"
+run no_match --filter nothing-matches-this
+expect_usage no_match "no case matches"
+run md_and_csv --md --csv
+expect_usage md_and_csv "--md"
+run timeout_alone --timeout 3
+expect_usage timeout_alone "--timeout needs --isolate"
+# The output folder is checked before anything is measured.
+start=$(date +%s%N)
+run not_writable --out /proc/nope "${quick[@]}"
+expect_usage not_writable "/proc/nope"
+[[ $(( ($(date +%s%N) - start) / 1000000 )) -lt 2000 ]] || fail "not_writable: measured before refusing"
+
+# --- help, version, list, filter, axes ------------------------------------------------------
+run help --help
+[[ $rc -eq 0 ]] && grep -qF -- "--isolate" "$work/help.out" || fail "help: rc $rc"
+run version --version
+[[ $rc -eq 0 && "$(cat "$work/version.out")" =~ \(gpumeter\ [0-9]+\.[0-9]+\.[0-9]+\)$ ]] ||
+  fail "version: rc $rc, '$(cat "$work/version.out")'"
+run list --list
+[[ $rc -eq 0 && $(wc -l <"$work/list.out") -eq 8 ]] || fail "list: rc $rc, $(wc -l <"$work/list.out") cases"
+grep -qP '^0\tsum \(kind=plain, n=1000\)$' "$work/list.out" || fail "list: first case: $(head -1 "$work/list.out")"
+run filtered --list --filter "n=4000|what=fine"
+[[ $(cut -f2 "$work/filtered.out" | tr '\n' ';') == "sum (kind=plain, n=4000);trouble (what=fine);" ]] ||
+  fail "filter: $(cat "$work/filtered.out")"
+run axes --list --axis n=1e3:3e3:1e3 --filter sum
+[[ $(cut -f2 "$work/axes.out" | tr '\n' ';') == "sum (kind=plain, n=1000);sum (kind=plain, n=2000);sum (kind=plain, n=3000);" ]] ||
+  fail "axis override: $(cat "$work/axes.out")"
+
+# --- a sweep: record, table, CSV, quiet, no progress in a pipe ------------------------------
+run sweep --filter "sum|fine|skip|wrong|throw" --out "$work/r1" "${quick[@]}"
+[[ $rc -eq 1 ]] || fail "sweep: exit code $rc, expected 1 (two cases produced no number)"
+records=("$work"/r1/gpumeter-*.json)
+[[ ${#records[@]} -eq 1 && -f "${records[0]}" ]] || fail "sweep: not one record: ${records[*]}"
+[[ -n $(ls "$work"/r1/*.partial.json 2>/dev/null) ]] && fail "sweep: the partial record was left behind"
+grep -qE '^\| sum +\| loop +\| kind=plain, n=1000 ' "$work/sweep.out" || fail "sweep: no sum row"
+grep -qF "Skipped: not on this machine" "$work/sweep.out" || fail "sweep: the skip's reason is missing"
+grep -qF "VerificationFailed: off-by-one: element 0 is 1, the reference 2" "$work/sweep.out" ||
+  fail "sweep: the wrong output is not named"
+grep -qF "the benchmark's setup threw: setup failed on purpose" "$work/sweep.out" ||
+  fail "sweep: the throwing setup is not named"
+grep -q $'\r' "$work/sweep.err" && fail "sweep: a progress line went to a pipe"
+"$gpumeter" report "${records[0]}" >"$work/report.md" || fail "report of the sweep's record"
+diff <(sed -n '/^| case/,/^$/p' "$work/sweep.out") <(sed -n '/^| case/,/^$/p' "$work/report.md") >/dev/null ||
+  fail "the program's table is not the report of its record"
+
+run csv --filter "n=1000" --csv --out "$work/r2" "${quick[@]}"
+[[ $rc -eq 0 && "$(head -1 "$work/csv.out")" == case,implementation,params,* ]] || fail "csv: rc $rc"
+[[ $(grep -c '^sum,' "$work/csv.out") -eq 2 ]] || fail "csv: expected two sum rows"
+run quiet --filter "n=1000" --quiet --out "$work/r3" "${quick[@]}"
+[[ $rc -eq 0 && ! -s "$work/quiet.out" && ! -s "$work/quiet.err" ]] || fail "quiet: rc $rc, printed something"
+
+# --- progress: on a terminal only -----------------------------------------------------------
+if command -v script >/dev/null; then
+  script -qec "$(printf '%q ' "$bench" --filter "sum" --out "$work/r4" "${quick[@]}")" /dev/null \
+    >"$work/tty.out" 2>&1
+  grep -qF "[1/2] sum" "$work/tty.out" || fail "progress: no progress line on a terminal"
+else
+  echo "note: no 'script' command; the terminal progress check did not run"
+fi
+
+# --- faults: a crash keeps what came before; --isolate keeps the sweep going ----------------
+run crash --filter "n=1000|crash" --out "$work/r5" "${quick[@]}"
+[[ $rc -ne 0 ]] || fail "crash: exit code 0 although the process aborted"
+partial=("$work"/r5/*.partial.json)
+[[ -f "${partial[0]}" ]] || fail "crash: no partial record on disk"
+"$gpumeter" report "${partial[0]}" >"$work/partial.md" || fail "crash: the partial record does not read"
+grep -qE '^\| sum +\| loop ' "$work/partial.md" || fail "crash: the case before the crash is not in the partial record"
+grep -qF "partial record" "$work/partial.md" || fail "crash: the partial record does not say it is partial"
+
+run isolate --isolate --timeout 3 --filter "n=1000|fine|crash|hang|wrong" --out "$work/r6" "${quick[@]}"
+[[ $rc -eq 1 ]] || fail "isolate: exit code $rc, expected 1"
+grep -qE '^\| sum +\| loop ' "$work/isolate.out" || fail "isolate: sum not measured"
+grep -qE '^\| trouble +\| fine ' "$work/isolate.out" || fail "isolate: the case after the crash not measured"
+grep -qF "Crashed: the case's process was killed by signal 6" "$work/isolate.out" ||
+  fail "isolate: the crash is not named: $(grep Crashed "$work/isolate.out")"
+grep -qF "Timeout: the case ran longer than --timeout 3.00 s" "$work/isolate.out" ||
+  fail "isolate: the hang is not named"
+grep -qF "VerificationFailed: off-by-one" "$work/isolate.out" || fail "isolate: the failure inside a child is lost"
+[[ $(ls -A "$work/r6" | grep -c '^\.') -eq 0 ]] || fail "isolate: left case files behind: $(ls -A "$work/r6")"
+
+if [[ $failures -gt 0 ]]; then
+  echo "$failures check(s) failed" >&2
+  exit 1
+fi
+echo "all benchmark command-line checks passed"

@@ -1,0 +1,92 @@
+// Test helper: writes pairs of records with known differences for `gpumeter compare` and
+// `gpumeter merge` (tests/cli/test_compare.sh).
+//   gpumeter_make_compare_records DIR   writes
+//   DIR/{base,slower,same,mixed,shard1,shard2,other}.json
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gpumeter/comparison.hpp"
+#include "gpumeter/record_io.hpp"
+#include "gpumeter/summary.hpp"
+
+namespace {
+
+using namespace gpumeter;
+
+// A row of two passes of `n` samples each around `ns`, with a small, fixed spread.
+Result row(const std::string& c, const std::string& impl, double ns,
+           TimingMethod method = TimingMethod::cupti) {
+  Result r;
+  r.row = {c, {{"n", "1024"}}, impl};
+  r.measurement.method = method;
+  r.measurement.timestamp_tick_ns = 1;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int i = 0; i < 20; ++i) {
+      const auto v = static_cast<Nanos>(ns * (1.0 + 0.001 * ((i + pass) % 5 - 2)));
+      r.measurement.samples.push_back({v, v, 1, 0});
+    }
+    r.measurement.pass_sizes.push_back(20);
+  }
+  r.summary = summarize(r.measurement.samples, method, 0);
+  return r;
+}
+
+Record record(const std::string& run_id, std::vector<Result> results, const std::string& uuid) {
+  Record rec;
+  rec.run_id = run_id;
+  rec.created_utc = "2026-11-30T10:00:00Z";
+  rec.gpumeter_version = "0.1.0";
+  rec.device.kind = "cuda";
+  rec.device.name = "NVIDIA H200";
+  rec.device.uuid = uuid;
+  rec.device.arch = "sm_90";
+  rec.results = std::move(results);
+  rec.comparisons = compare_results(rec.results);
+  return rec;
+}
+
+void write(const Record& r, const std::filesystem::path& dir, const std::string& name) {
+  const std::filesystem::path written = write_record(r, dir);
+  std::filesystem::rename(written, dir / name);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: gpumeter_make_compare_records DIR\n");
+    return 2;
+  }
+  try {
+    const std::filesystem::path dir = argv[1];
+    const std::string gpu = "GPU-11111111-2222-3333-4444-555555555555";
+    write(record("base", {row("copy", "a", 10000), row("copy", "b", 20000), row("gemm", "x", 5000)},
+                 gpu),
+          dir, "base.json");
+    // copy/a 10% slower, copy/b unchanged; gemm/x gone, softmax/y new.
+    write(
+        record("slower",
+               {row("copy", "a", 11000), row("copy", "b", 20000), row("softmax", "y", 7000)}, gpu),
+        dir, "slower.json");
+    write(record("same", {row("copy", "a", 10000), row("copy", "b", 20000), row("gemm", "x", 5000)},
+                 gpu),
+          dir, "same.json");
+    // copy/a timed with CUDA events: another statistic, never compared.
+    write(
+        record("mixed",
+               {row("copy", "a", 10000, TimingMethod::cuda_events), row("copy", "b", 20000)}, gpu),
+        dir, "mixed.json");
+    // Shards of one sweep, and a record of another device.
+    write(record("shard1", {row("copy", "a", 10000)}, gpu), dir, "shard1.json");
+    write(record("shard2", {row("copy", "b", 20000)}, gpu), dir, "shard2.json");
+    write(record("other", {row("gemm", "x", 5000)}, "GPU-99999999-2222-3333-4444-555555555555"),
+          dir, "other.json");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpumeter_make_compare_records: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
