@@ -17,4 +17,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+# The Python module's build and tests: a python3 that makes virtual environments (pip then
+# fetches scikit-build-core, nanobind, numpy and pytest from PyPI into one).
+if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  echo "setup: installing python3-venv python3-pip"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3 python3-venv python3-pip >/dev/null
+fi
 echo "setup: build dependencies present"

@@ -22,6 +22,14 @@ bash scripts/skipped.sh build  # a skipped test says why, in the log itself
 # The installed package and add_subdirectory, as a consumer project uses them (CPU only).
 bash tests/consumer/run.sh
 
+# The Python module as its users get it: pip install . into a fresh virtual environment, then
+# its tests (the host clock here; the GPU tests skip, saying why).
+rm -rf build-python-venv
+python3 -m venv build-python-venv
+build-python-venv/bin/python -m pip install -q --upgrade pip
+build-python-venv/bin/python -m pip install -q . pytest
+build-python-venv/bin/python -m pytest -q -rs tests/python
+
 # CPU-only under the sanitizers: the CUDA runtime is not built for ASan.
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUMETER_SANITIZE=ON -DGPUMETER_CUDA=OFF
 cmake --build build-asan -j "$jobs"

@@ -51,6 +51,11 @@ struct CudaBackendOptions {
   // lost record could go unseen (T6). Off by default: then CUPTI counts as unavailable. Also
   // allowed by GPUMETER_ALLOW_UNPROVEN_DROP_COUNTER=1.
   bool allow_unproven_drop_counter = false;
+  // When another CUPTI client of this process (PyTorch's profiler) holds the subscription but
+  // the caller knows it is not collecting now, measure without a subscription of gpumeter's
+  // own. Off by default: gpumeter cannot see whether that client collects, so the caller must
+  // know (the Python module asks PyTorch whether its profiler is running).
+  bool share_cupti_with_idle_client = false;
   bool l2_flush = true;  // T5; off only to study warm-cache behaviour, and recorded as such
   // How the flush leaves L2. write: a device-side memset of twice the L2, which leaves L2
   // full of dirty lines the measured call must write back as it evicts them. write_read: the

@@ -12,12 +12,14 @@ CudaProcess& CudaProcess::instance() {
   return *process;
 }
 
-CuptiSession& CudaProcess::cupti() {
+CuptiSession& CudaProcess::cupti(bool share_with_idle_client) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (owned_session_) return *owned_session_;
   if (cupti_failure_) throw CuptiUnavailable(*cupti_failure_);
   try {
-    owned_session_ = std::make_unique<CuptiSession>();
+    owned_session_ = std::make_unique<CuptiSession>(share_with_idle_client);
+  } catch (const CuptiHeld&) {
+    throw;  // another client holds CUPTI for now: asked again next time, not remembered
   } catch (const CuptiUnavailable& e) {
     cupti_failure_ = e.what();
     throw;

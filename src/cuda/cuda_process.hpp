@@ -29,8 +29,10 @@ class CudaProcess {
   CudaProcess& operator=(const CudaProcess&) = delete;
 
   // The CUPTI session, created on first use. Throws CuptiUnavailable with the cause, the
-  // same cause on every later call (CUPTI is not retried within a process).
-  CuptiSession& cupti();
+  // same cause on every later call (CUPTI is not retried within a process), except when another
+  // client held the subscription: that is asked again next time, and with
+  // `share_with_idle_client` the session goes on without a subscription (see CuptiSession).
+  CuptiSession& cupti(bool share_with_idle_client = false);
   CuptiSession* session_for_callbacks() const noexcept { return session_.load(); }
   CuptiStatus cupti_status();
 

@@ -268,7 +268,7 @@ CUpti_ExternalCorrelationKind to_cupti(CorrelationKind kind) {
   throw ConfigError("unknown CorrelationKind " + std::to_string(static_cast<int>(kind)));
 }
 
-CuptiSession::CuptiSession() : api_(load_cupti_api()) {
+CuptiSession::CuptiSession(bool share_with_idle_client) : api_(load_cupti_api()) {
   // The subscription claims CUPTI for this process: a profiler (ncu, nsys, cuda-gdb,
   // compute-sanitizer) or another CUPTI client already holding it is named here, instead of
   // surfacing later as kernels with no records.
@@ -286,8 +286,14 @@ CuptiSession::CuptiSession() : api_(load_cupti_api()) {
   } else {
     r = api_.Subscribe(&subscriber_, ignore_callback, nullptr);
   }
+  if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED && share_with_idle_client) {
+    // PyTorch's profiler keeps its subscription after its context ends (seen on the H200 with
+    // torch 2.11), and the activity API gpumeter uses needs none: go on without one.
+    subscriber_ = nullptr;
+    r = CUPTI_SUCCESS;
+  }
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-    throw CuptiUnavailable(
+    throw CuptiHeld(
         "another CUPTI client already holds this process's CUPTI subscription" +
         (holder.empty() ? std::string() : " ('" + holder + "')") + " (" + api_.result_text(r) +
         "): a profiler such as Nsight Compute (ncu) or Nsight Systems (nsys), cuda-gdb, "
@@ -461,6 +467,14 @@ std::uint32_t CuptiSession::begin(std::size_t buffer_bytes, CorrelationKind kind
       collecting_ = true;
     }
     (void)read_dropped();  // the counter resets on read: what it says next is this phase's
+    // Registered again for every phase: the buffer callbacks are one per process, and another
+    // CUPTI client that ran in between (a profiler) may have registered its own.
+    const CUptiResult registered =
+        api_.ActivityRegisterCallbacks(buffer_requested, buffer_completed);
+    if (registered != CUPTI_SUCCESS) {
+      throw CuptiUnavailable("cuptiActivityRegisterCallbacks failed: " +
+                             api_.result_text(registered));
+    }
     enable_kinds();
   } catch (...) {
     disable_kinds();

@@ -19,10 +19,18 @@
 #include "cupti_api.hpp"
 #include "gpumeter/activity.hpp"
 #include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/errors.hpp"
 
 namespace gpumeter::cuda {
 
 CUpti_ExternalCorrelationKind to_cupti(CorrelationKind kind);
+
+// CUPTI held by another client of this process (a profiler): unavailable now, but worth asking
+// again later, once that client has let go (a PyTorch profiler context that has ended).
+class CuptiHeld : public CuptiUnavailable {
+ public:
+  using CuptiUnavailable::CuptiUnavailable;
+};
 
 // External ids carry the phase's identity (T3, T12): iteration i of the phase tagged `tag` is
 // pushed as (tag << 32) | i, so its low bits still equal its iteration number, while ids the
@@ -99,8 +107,11 @@ void check_phase_records(const CuptiApi& api, const PhaseRecords& records, std::
 class CuptiSession {
  public:
   // Loads libcupti, subscribes, registers the buffer callbacks and classifies the API
-  // callback ids. Throws CuptiUnavailable naming the cause.
-  CuptiSession();
+  // callback ids. Throws CuptiUnavailable naming the cause; CuptiHeld when another client of
+  // this process holds the subscription, unless `share_with_idle_client`: then the session goes
+  // on without a subscription of its own (the activity API needs none), on the caller's word
+  // that the other client is not collecting now.
+  explicit CuptiSession(bool share_with_idle_client = false);
   CuptiSession(const CuptiSession&) = delete;
   CuptiSession& operator=(const CuptiSession&) = delete;
 
@@ -165,7 +176,7 @@ class CuptiSession {
   void classify_apis();
 
   CuptiApi api_;
-  CUpti_SubscriberHandle subscriber_ = nullptr;
+  CUpti_SubscriberHandle subscriber_ = nullptr;  // nullptr when sharing with an idle client
   // cuCtxGetCurrent from the driver, through cudart (linking libcuda would stop a program on a
   // machine without a driver before main); nullptr when unavailable.
   CUresult (*ctx_get_current_)(CUcontext*) = nullptr;

@@ -40,7 +40,8 @@ std::unique_ptr<Backend> make_cuda_backend(const CudaBackendOptions& options) {
 
   std::string cause;
   try {
-    cuda::CuptiSession& session = cuda::CudaProcess::instance().cupti();
+    cuda::CuptiSession& session =
+        cuda::CudaProcess::instance().cupti(options.share_cupti_with_idle_client);
     // Proven here, once per process, so the first measurement does not pay for it. Unproven,
     // a zero reading means nothing and a lost kernel record would silently shrink a sample.
     if (!session.drop_counter_live(options.device) && !options.allow_unproven_drop_counter &&

@@ -1,0 +1,453 @@
+"""gpumeter for Python: time GPU work (PyTorch, Triton, CuPy, Warp, your own kernels) with the
+same C++ core as gpumeter's C++ API and benchmark programs: CUPTI device time attributed by
+identity, the A B C C B A order, calibrated comparisons, fail-closed errors and JSON records.
+
+    import gpumeter
+    r = gpumeter.measure(lambda: torch.mm(a, b), flops=2 * n**3)
+    print(r.device_busy.median_us, r.tflops)
+
+    c = gpumeter.compare({"eager": f, "compiled": torch.compile(f)}, inputs=[x])
+    print(c)                         # "compiled is 31% faster than eager (95% interval ...)"
+    gpumeter.write_record(c)         # gpumeter-results/gpumeter-<run id>.json
+
+Work that another thread launches (PyTorch's autograd engine, JAX's runtime) is refused as
+OffThreadLaunch: see gpumeter.OffThreadLaunch for the fixes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+
+def _preload_cuda_libraries() -> None:
+    """Finds the CUDA libraries the extension links (cudart, cuBLAS) and CUPTI.
+
+    Where PyTorch is installed its NVIDIA wheels hold them; loading those copies (the ones
+    PyTorch and its profiler use) keeps one CUDA runtime and one CUPTI in the process. The
+    toolkit's are the fallback. Nothing fails here: a missing library is named when used.
+    """
+    roots: List[str] = []
+    for path in sys.path:
+        roots += glob.glob(os.path.join(path, "nvidia", "cu1*", "lib"))
+        roots += glob.glob(os.path.join(path, "nvidia", "*", "lib"))
+    cuda_home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
+    roots += [os.path.join(cuda_home, "lib64"), os.path.join(cuda_home, "extras", "CUPTI", "lib64")]
+    for soname in ("libcudart.so.13", "libcublasLt.so.13", "libcublas.so.13"):
+        try:
+            ctypes.CDLL(soname, mode=ctypes.RTLD_GLOBAL)
+            continue
+        except OSError:
+            pass
+        for root in roots:
+            candidate = os.path.join(root, soname)
+            if os.path.exists(candidate):
+                try:
+                    ctypes.CDLL(candidate, mode=ctypes.RTLD_GLOBAL)
+                    break
+                except OSError:
+                    continue
+    if "GPUMETER_CUPTI_LIBRARY" not in os.environ:
+        for root in roots:
+            candidate = os.path.join(root, "libcupti.so.13")
+            if os.path.exists(candidate):
+                os.environ["GPUMETER_CUPTI_LIBRARY"] = candidate
+                break
+
+
+_preload_cuda_libraries()
+
+from . import _gpumeter  # noqa: E402  (after the libraries it needs are found)
+from ._gpumeter import (  # noqa: E402,F401
+    AttributionError,
+    ConfigError,
+    CuptiUnavailable,
+    DeviceError,
+    Error,
+    IncomparableStatistics,
+    InputsModified,
+    InvalidRecord,
+    MixedTimingMethods,
+    OffThreadLaunch,
+    RecordsLost,
+    VerificationFailed,
+    WrongDevice,
+)
+
+__version__ = _gpumeter.version()
+__all__ = [
+    "measure", "compare", "write_record", "read_record", "env", "Result", "Comparison",
+    "CompareResult", "Spread", "Sample", "Error", "RecordsLost", "OffThreadLaunch",
+    "AttributionError", "CuptiUnavailable", "InputsModified", "VerificationFailed",
+    "MixedTimingMethods", "IncomparableStatistics", "WrongDevice", "DeviceError", "InvalidRecord",
+    "ConfigError",
+]
+
+_ERRORS = {cls.__name__: cls for cls in (
+    AttributionError, ConfigError, CuptiUnavailable, DeviceError, Error, IncomparableStatistics,
+    InputsModified, InvalidRecord, MixedTimingMethods, OffThreadLaunch, RecordsLost,
+    VerificationFailed, WrongDevice)}
+
+
+# --- results ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Median, 10th and 90th percentile of a statistic, in nanoseconds."""
+
+    median_ns: float
+    p10_ns: float
+    p90_ns: float
+
+    @property
+    def median_us(self) -> float:
+        return self.median_ns / 1e3
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One measured iteration."""
+
+    device_busy_ns: int
+    latency_ns: int
+    n_kernels: Optional[int]
+    uncounted_copy_ns: int
+
+
+@dataclass(frozen=True)
+class Result:
+    """One implementation measured: its summary (computed by the C++ core) and raw samples."""
+
+    name: str
+    method: str  # "cupti", "cuda-events", "host-wall"
+    statistic: str  # "device_busy", "cuda_event", "synchronized_wall_clock"
+    device_busy: Spread
+    latency: Spread
+    n_samples: int
+    max_n_kernels: Optional[int]
+    uncounted_copy_ns: float
+    retries: int
+    tflops: Optional[float]
+    tbs: Optional[float]
+    pct_of_peak_flops: Optional[float]
+    pct_of_peak_bandwidth: Optional[float]
+    samples: Tuple[Sample, ...]
+    pass_sizes: Tuple[int, ...]
+    reason: str
+    record: Dict[str, Any] = field(repr=False)
+
+    def __str__(self) -> str:
+        s = (f"{self.name}: {self.statistic} median {self.device_busy.median_ns / 1e3:.3g} us "
+             f"[p10 {self.device_busy.p10_ns / 1e3:.3g}, p90 {self.device_busy.p90_ns / 1e3:.3g}], "
+             f"latency {self.latency.median_ns / 1e3:.3g} us, {self.n_samples} samples")
+        if self.tflops is not None:
+            s += f", {self.tflops:.3g} TFLOP/s"
+        if self.tbs is not None:
+            s += f", {self.tbs:.3g} TB/s"
+        return s
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One implementation against the first (the baseline), by the rule of their statistic."""
+
+    baseline: str
+    candidate: str
+    rule: str  # "relative_difference" (device time) or "resolution_1.5x" (wall clock)
+    estimate: Optional[float]  # candidate / baseline - 1
+    low: Optional[float]
+    high: Optional[float]
+    smallest_detectable: Optional[float]
+    refusal: str
+    text: str  # the sentence a reader sees first
+
+    @property
+    def slower(self) -> bool:
+        return self.low is not None and self.low > 0
+
+    @property
+    def faster(self) -> bool:
+        return self.high is not None and self.high < 0
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    results: Dict[str, Result]
+    comparisons: Tuple[Comparison, ...]
+    record: Dict[str, Any] = field(repr=False)
+
+    def __str__(self) -> str:
+        return "\n".join([str(r) for r in self.results.values()] +
+                         [str(c) for c in self.comparisons])
+
+
+def _spread(summary: Mapping[str, Any], key: str) -> Spread:
+    s = summary[key]
+    return Spread(s["median"] * 1e6, s["p10"] * 1e6, s["p90"] * 1e6)
+
+
+def _result(row: Mapping[str, Any], record: Dict[str, Any]) -> Result:
+    s = row["summary"]
+    raw = row["samples"]
+    kernels = raw["n_kernels"] or [None] * len(raw["device_busy_ns"])
+    samples = tuple(Sample(b, lat, k, c) for b, lat, k, c in zip(
+        raw["device_busy_ns"], raw["latency_ns"], kernels, raw["uncounted_copy_ns"]))
+    return Result(
+        name=row["implementation"], method=row["timing_method"], statistic=row["statistic"],
+        device_busy=_spread(s, "device_busy_ms"), latency=_spread(s, "latency_ms"),
+        n_samples=s["n_samples"], max_n_kernels=s["max_n_kernels"],
+        uncounted_copy_ns=s["uncounted_copy_ms"] * 1e6, retries=s["retries"], tflops=s["tflops"],
+        tbs=s["tbs"], pct_of_peak_flops=s["pct_of_peak_flops"],
+        pct_of_peak_bandwidth=s["pct_of_peak_bandwidth"], samples=samples,
+        pass_sizes=tuple(row["pass_sizes"]), reason=row["reason"], record=record)
+
+
+# --- running --------------------------------------------------------------------------------
+
+
+class _Runner:
+    """Wraps Python callables for the core: keeps each call's return value for verification,
+    and the first exception a Python callable raised, so it is re-raised as itself."""
+
+    def __init__(self) -> None:
+        self.raised: Optional[BaseException] = None
+
+    def wrap(self, fn: Callable[[], Any], keep: Optional[List[Any]] = None) -> Callable[[], None]:
+        def call() -> None:
+            try:
+                out = fn()
+            except BaseException as e:  # noqa: BLE001  (re-raised as itself after the run)
+                if self.raised is None:
+                    self.raised = e
+                raise
+            if keep is not None:
+                keep[0] = out
+        return call
+
+
+def _cupti_sharing() -> bool:
+    """Whether gpumeter may use CUPTI beside PyTorch's profiler: never while it runs (CUPTI
+    serves one client per process, and both would lose records); after its context has ended,
+    yes, although PyTorch keeps its CUPTI subscription for the rest of the process."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return False
+    try:
+        running = bool(torch._C._autograd._profiler_enabled())
+    except Exception:  # noqa: BLE001  (another PyTorch: no sharing, the core decides)
+        return False
+    if running:
+        raise CuptiUnavailable(
+            "PyTorch's profiler is running in this process and holds CUPTI, which serves one "
+            "client per process: measure after the profiler's context has ended, or in another "
+            "process")
+    return True
+
+
+def _options(device: Optional[int], budget: Optional[Tuple[float, float]], timing: str,
+             allow_events_fallback: bool, workload: bool) -> Dict[str, Any]:
+    # The device's ceilings (for % of peak) are measured once per process, and only when a
+    # workload is declared: they cost about a second the first time.
+    opts: Dict[str, Any] = {"device": 0 if device is None else int(device), "timing": timing,
+                            "allow_events_fallback": bool(allow_events_fallback),
+                            "argv": list(sys.argv), "ceilings": bool(workload),
+                            "share_cupti": _cupti_sharing() if timing != "host" else False}
+    if budget is not None:
+        opts["warmup_ms"], opts["measure_ms"] = (float(budget[0]), float(budget[1]))
+    return opts
+
+
+def _run(cases: List[Dict[str, Any]], options: Dict[str, Any], runner: _Runner) -> Dict[str, Any]:
+    text = _gpumeter.run(cases, options)
+    record = json.loads(text)
+    for failure in record["failures"]:
+        # The original exception of a Python callable, as itself; else the core's, by cause.
+        if runner.raised is not None:
+            raise runner.raised
+        cls = _ERRORS.get(failure["error"], Error)
+        raise cls(failure["message"])
+    return record
+
+
+def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
+            count_copies: bool = False, flops: Optional[float] = None,
+            bytes: Optional[float] = None, device: Optional[int] = None,  # noqa: A002
+            budget: Optional[Tuple[float, float]] = None, timing: str = "auto",
+            allow_events_fallback: bool = False, name: str = "measure") -> Result:
+    """Measures `fn` (a call that launches GPU work) and returns its typed Result.
+
+    reset: restores inputs `fn` overwrites, before every call, untimed. count_copies: count
+    memcpy/memset time as device time. flops, bytes: per call, for TFLOP/s and TB/s.
+    budget: (warm-up ms, measure ms), default (25, 100). timing: "auto" (CUPTI where a GPU is
+    usable, else the host clock), "cupti", "events", or "host". The device_busy statistic counts
+    only the kernels' own time: the Python call between them adds to latency, never to it.
+    Raises a gpumeter.Error subclass named by its cause, or the exception `fn` raised.
+    """
+    runner = _Runner()
+    case = {"name": name, "params": {}, "count_copies": count_copies, "flops": flops,
+            "bytes": bytes,
+            "implementations": [(getattr(fn, "__name__", "fn") or "fn", runner.wrap(fn),
+                                 runner.wrap(reset) if reset else None, None)]}
+    record = _run([case], _options(device, budget, timing, allow_events_fallback,
+                                   flops is not None or bytes is not None), runner)
+    return _result(record["results"][0], record)
+
+
+def _default_verify(rtol: float, atol: float) -> Callable[[str, Any, Any], None]:
+    def verify(name: str, out: Any, ref: Any) -> None:
+        if out is None and ref is None:
+            return
+        try:  # PyTorch, CuPy, NumPy: compared on their own device where they can be
+            import torch
+            if isinstance(out, torch.Tensor) and isinstance(ref, torch.Tensor):
+                if not torch.allclose(out, ref, rtol=rtol, atol=atol, equal_nan=False):
+                    err = (out.double() - ref.double()).abs().max().item()
+                    raise VerificationFailed(
+                        f"{name}: output differs from the first implementation's (largest "
+                        f"absolute difference {err:.3g}; rtol {rtol}, atol {atol})")
+                return
+        except ImportError:
+            pass
+        import numpy as np
+        o = np.asarray(out.get() if hasattr(out, "get") else out)
+        r = np.asarray(ref.get() if hasattr(ref, "get") else ref)
+        if o.shape != r.shape or not np.allclose(o, r, rtol=rtol, atol=atol):
+            raise VerificationFailed(
+                f"{name}: output differs from the first implementation's (shape {o.shape} vs "
+                f"{r.shape}; rtol {rtol}, atol {atol})")
+    return verify
+
+
+def _copy(x: Any) -> Any:
+    """A copy of an output (tensor, array, or a tuple/list of them) that later calls cannot
+    overwrite."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(_copy(v) for v in x)
+    if hasattr(x, "clone"):
+        return x.clone()
+    if hasattr(x, "copy"):
+        return x.copy()
+    return x
+
+
+def _fingerprint(inputs: Sequence[Any]) -> Callable[[], int]:
+    """0 while every shared input equals its copy taken at the start, 1 once one does not."""
+    copies = [x.clone() if hasattr(x, "clone") else x.copy() for x in inputs]
+
+    def changed() -> int:
+        for x, c in zip(inputs, copies):
+            try:
+                import torch
+                if isinstance(x, torch.Tensor):
+                    if not torch.equal(x, c):
+                        return 1
+                    continue
+            except ImportError:
+                pass
+            import numpy as np
+            a = x.get() if hasattr(x, "get") else x
+            b = c.get() if hasattr(c, "get") else c
+            if not np.array_equal(np.asarray(a), np.asarray(b)):
+                return 1
+        return 0
+    return changed
+
+
+def compare(implementations: Mapping[str, Callable[[], Any]], *,
+            reset: Union[None, Callable[[], Any], Mapping[str, Callable[[], Any]]] = None,
+            verify: Union[None, bool, Callable[[str, Any, Any], None]] = None,
+            inputs: Optional[Sequence[Any]] = None, rtol: float = 1e-5, atol: float = 1e-8,
+            count_copies: bool = False, flops: Optional[float] = None,
+            bytes: Optional[float] = None, device: Optional[int] = None,  # noqa: A002
+            budget: Optional[Tuple[float, float]] = None, timing: str = "auto",
+            allow_events_fallback: bool = False, name: str = "compare") -> CompareResult:
+    """Compares implementations of one operation in A B C C B A order.
+
+    Before anything is timed, each implementation's output (its return value) is checked
+    against the first's: by `verify(name, output, reference)` if given, else with allclose
+    (rtol, atol) for tensors and arrays (verify=False skips it). `inputs`: shared tensors no
+    implementation may change (checked before and after every pass). reset: one callable for
+    all, or one per implementation. Device-time comparisons read "B is 2.8% slower than A (95%
+    interval 2.6% to 3.0%)" or "no difference detected (a difference larger than x% would have
+    been seen)". Raises a gpumeter.Error subclass named by its cause.
+    """
+    if not implementations:
+        raise ConfigError("compare: no implementations")
+    runner = _Runner()
+    check = None if verify is False else (verify or _default_verify(rtol, atol))
+    outputs: Dict[str, List[Any]] = {}
+    names = list(implementations)
+    impls = []
+    reference: List[Any] = [None]
+    for i, (impl_name, fn) in enumerate(implementations.items()):
+        keep: List[Any] = [None]
+        outputs[impl_name] = keep
+        r = reset.get(impl_name) if isinstance(reset, Mapping) else reset
+        verifier = None
+        if check is not None and i == 0:
+            # A copy of the first output: a later implementation may write the same buffer.
+            def verifier(n=impl_name) -> None:
+                reference[0] = _copy(outputs[n][0])
+            verifier = runner.wrap(verifier)
+        elif check is not None:
+            def verifier(n=impl_name) -> None:
+                check(n, outputs[n][0], reference[0])
+            verifier = runner.wrap(verifier)
+        impls.append((impl_name, runner.wrap(fn, keep), runner.wrap(r) if r else None, verifier))
+    case = {"name": name, "params": {}, "count_copies": count_copies, "flops": flops,
+            "bytes": bytes, "implementations": impls,
+            "inputs_fingerprint": _fingerprint(inputs) if inputs else None}
+    record = _run([case], _options(device, budget, timing, allow_events_fallback,
+                                   flops is not None or bytes is not None), runner)
+    results = {row["implementation"]: _result(row, record) for row in record["results"]}
+    texts = _gpumeter.describe_comparisons(json.dumps(record)).splitlines()
+    comparisons = []
+    for c, text in zip(record["comparisons"], texts):
+        d = c["difference"] or {}
+        comparisons.append(Comparison(c["baseline"], c["candidate"], c["rule"], d.get("estimate"),
+                                      d.get("low"), d.get("high"), d.get("smallest_detectable"),
+                                      c["refusal"], text))
+    return CompareResult(results, tuple(comparisons), record)
+
+
+# --- records and environment ------------------------------------------------------------------
+
+
+def write_record(result: Union[Result, CompareResult, Mapping[str, Any]],
+                 directory: str = "gpumeter-results") -> str:
+    """Writes the record of `result` as gpumeter-<run id>.json in `directory` (never overwriting,
+    atomically); `gpumeter report` reads it. Returns the path."""
+    record = result if isinstance(result, Mapping) else result.record
+    return _gpumeter.write_record(json.dumps(record), str(directory))
+
+
+def read_record(path: str) -> Dict[str, Any]:
+    """Reads a record strictly (the checks of `gpumeter report`) and returns it as a dict."""
+    with open(path, "rb") as f:
+        text = f.read().decode("utf-8")
+    return json.loads(_gpumeter.read_record(text, str(path)))
+
+
+def env(device: int = 0) -> Dict[str, Any]:
+    """The host, the device and its state, as a record made now would hold them."""
+    rc, out, err = _gpumeter.cli(["env", "--json", "--device", str(device)])
+    if rc != 0:
+        raise Error(err.strip())
+    return json.loads(out)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """`python -m gpumeter report|compare|merge|env ...`: the gpumeter command."""
+    rc, out, err = _gpumeter.cli(list(sys.argv[1:] if argv is None else argv))
+    sys.stdout.write(out)
+    sys.stderr.write(err)
+    return rc

@@ -1,0 +1,6 @@
+"""python -m gpumeter report|compare|merge|env ...: the gpumeter command, from the module."""
+import sys
+
+from . import main
+
+sys.exit(main())

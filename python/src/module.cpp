@@ -1,0 +1,274 @@
+// gpumeter's Python extension (B3): the same C++ core, driven from Python. It exposes one
+// operation, run(cases, options) -> record JSON, plus the record I/O, the environment and the
+// gpumeter command; the typed Python API (python/gpumeter/) is built on it. No rule is
+// implemented twice: summaries, comparisons and records come from the C++ core.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "gpumeter/comparison.hpp"
+#include "gpumeter/errors.hpp"
+#include "gpumeter/host_backend.hpp"
+#include "gpumeter/record_io.hpp"
+#include "gpumeter/runner.hpp"
+#include "gpumeter/version.hpp"
+#ifdef GPUMETER_HAVE_CUDA
+#include "gpumeter/cuda_backend.hpp"
+#endif
+
+namespace nb = nanobind;
+
+namespace gpumeter::python {
+namespace {
+
+// A Python callable as a C++ call. The GIL is held by the caller (run() keeps it), so calling
+// back into Python needs no acquire; a Python exception leaves as nb::python_error, which the
+// core's driver names as the step that threw.
+std::function<void()> as_call(nb::handle fn) {
+  if (fn.is_none()) return {};
+  nb::object f = nb::borrow(fn);
+  return [f] { f(); };
+}
+
+struct Options {
+  int device = 0;
+  std::string timing = "auto";  // auto, cupti, events, host
+  bool allow_events_fallback = false;
+  std::optional<double> warmup_ms;
+  std::optional<double> measure_ms;
+  std::vector<std::string> argv;
+  bool ceilings = false;
+  bool share_cupti = false;  // see CudaBackendOptions::share_cupti_with_idle_client
+};
+
+// One backend per (device, timing) for the life of the process: CUPTI allows one subscription
+// per process, and creating it (loading CUPTI, proving the drop counter) costs ~150 ms.
+struct Backends {
+  std::mutex mutex;
+  std::map<std::pair<int, std::string>, std::unique_ptr<Backend>> by_key;
+  std::map<int, Ceilings> ceilings;
+};
+Backends& backends() {
+  static Backends* b = new Backends();  // never destroyed: CUDA tears itself down at exit
+  return *b;
+}
+
+struct Chosen {
+  Backend* backend = nullptr;
+  std::vector<std::string> deviations;
+  Ceilings ceilings;
+};
+
+Chosen choose(const Options& o) {
+  Backends& all = backends();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  Chosen c;
+  std::string timing = o.timing;
+#ifdef GPUMETER_HAVE_CUDA
+  const CudaAvailability gpu = cuda_availability(o.device);
+  if (timing == "auto") timing = gpu.usable ? "cupti" : "host";
+  if (timing != "host" && !gpu.usable) throw DeviceError(gpu.reason);
+  if (o.timing == "auto" && !gpu.usable) {
+    c.deviations.push_back("host backend instead of a GPU: " + gpu.reason);
+  }
+#else
+  if (timing == "auto") timing = "host";
+  if (timing != "host") {
+    throw ConfigError("timing '" + timing +
+                      "' needs the CUDA backend, and this gpumeter was built without it");
+  }
+  if (o.timing == "auto") {
+    c.deviations.push_back("host backend: this gpumeter was built without the CUDA backend");
+  }
+#endif
+  const std::pair<int, std::string> key{o.device, timing + (o.allow_events_fallback ? "+fb" : "")};
+  auto it = all.by_key.find(key);
+  if (it == all.by_key.end()) {
+    std::unique_ptr<Backend> made;
+    if (timing == "host") {
+#ifdef GPUMETER_HAVE_CUDA
+      // A GPU present: the synchronized wall clock, so GPU work is inside the time.
+      if (gpu.usable) {
+        CudaBackendOptions options;
+        options.device = o.device;
+        made = make_cuda_wall_backend(options);
+      }
+#endif
+      if (!made) made = make_host_backend();
+    } else {
+#ifdef GPUMETER_HAVE_CUDA
+      CudaBackendOptions options;
+      options.device = o.device;
+      options.allow_events_fallback = o.allow_events_fallback;
+      options.share_cupti_with_idle_client = o.share_cupti;
+      made = timing == "events"
+                 ? make_cuda_events_backend(options, "CUDA events chosen with timing='events'")
+                 : make_cuda_backend(options);
+#endif
+    }
+    it = all.by_key.emplace(key, std::move(made)).first;
+  }
+  c.backend = it->second.get();
+#ifdef GPUMETER_HAVE_CUDA
+  if (o.ceilings && it->second->device().kind == "cuda") {
+    auto found = all.ceilings.find(o.device);
+    if (found == all.ceilings.end()) {
+      found = all.ceilings.emplace(o.device, measure_ceilings(o.device)).first;
+    }
+    c.ceilings = found->second;
+  }
+#endif
+  return c;
+}
+
+std::optional<double> optional_double(const nb::dict& d, const char* key) {
+  if (!d.contains(key) || d[key].is_none()) return std::nullopt;
+  return nb::cast<double>(d[key]);
+}
+
+// cases: [{"name", "params", "count_copies", "flops", "bytes", "implementations":
+// [(name, run, reset, verify)], "inputs_fingerprint"}]
+std::vector<Case> to_cases(const nb::list& cases) {
+  std::vector<Case> out;
+  for (nb::handle h : cases) {
+    nb::dict d = nb::cast<nb::dict>(h);
+    Case c;
+    c.name = nb::cast<std::string>(d["name"]);
+    if (d.contains("params")) c.params = nb::cast<std::map<std::string, std::string>>(d["params"]);
+    if (d.contains("count_copies")) c.count_copies = nb::cast<bool>(d["count_copies"]);
+    c.workload.flops = optional_double(d, "flops");
+    c.workload.bytes = optional_double(d, "bytes");
+    for (nb::handle impl : nb::cast<nb::list>(d["implementations"])) {
+      nb::tuple t = nb::cast<nb::tuple>(impl);
+      Implementation i;
+      i.name = nb::cast<std::string>(t[0]);
+      i.call.run = as_call(t[1]);
+      i.call.reset = as_call(t[2]);
+      i.verify = as_call(t[3]);
+      c.implementations.push_back(std::move(i));
+    }
+    if (d.contains("inputs_fingerprint") && !d["inputs_fingerprint"].is_none()) {
+      nb::object f = nb::borrow(d["inputs_fingerprint"]);
+      c.inputs_fingerprint = [f] { return nb::cast<std::size_t>(f()); };
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::string run(const nb::list& py_cases, const nb::dict& py_options) {
+  Options o;
+  if (py_options.contains("device")) o.device = nb::cast<int>(py_options["device"]);
+  if (py_options.contains("timing")) o.timing = nb::cast<std::string>(py_options["timing"]);
+  if (py_options.contains("allow_events_fallback")) {
+    o.allow_events_fallback = nb::cast<bool>(py_options["allow_events_fallback"]);
+  }
+  o.warmup_ms = optional_double(py_options, "warmup_ms");
+  o.measure_ms = optional_double(py_options, "measure_ms");
+  if (py_options.contains("argv")) o.argv = nb::cast<std::vector<std::string>>(py_options["argv"]);
+  if (py_options.contains("ceilings")) o.ceilings = nb::cast<bool>(py_options["ceilings"]);
+  if (py_options.contains("share_cupti")) o.share_cupti = nb::cast<bool>(py_options["share_cupti"]);
+  if (o.timing != "auto" && o.timing != "cupti" && o.timing != "events" && o.timing != "host") {
+    throw ConfigError("timing must be 'auto', 'cupti', 'events' or 'host', not '" + o.timing + "'");
+  }
+
+  const std::vector<Case> cases = to_cases(py_cases);
+  const Chosen chosen = choose(o);
+  RunOptions run_options;
+  run_options.argv = o.argv;
+  run_options.ceilings = chosen.ceilings;
+  run_options.deviations = chosen.deviations;
+  if (o.warmup_ms || o.measure_ms) {
+    const double w = o.warmup_ms.value_or(to_ms(kMeasureBudget.warmup_ns));
+    const double m = o.measure_ms.value_or(to_ms(kMeasureBudget.measure_ns));
+    if (!(w > 0) || !(m > 0))
+      throw ConfigError("budget: warm-up and measure must be positive milliseconds");
+    run_options.budget.warmup_ns = static_cast<Nanos>(w * 1e6);
+    run_options.budget.measure_ns = static_cast<Nanos>(m * 1e6);
+  }
+  Record record = run_cases(*chosen.backend, cases, run_options);
+  record.run_id = new_run_id();
+  return serialize(record);
+}
+
+// A record as the reader sees it (checked, derived values recomputed), back as JSON text.
+std::string read_record_text(const std::string& text, const std::string& name) {
+  return serialize(parse_record(text, name));
+}
+
+std::string write_record_text(const std::string& text, const std::string& directory) {
+  return write_record(parse_record(text, "(record to write)"), directory).string();
+}
+
+std::string describe_record(const std::string& text) {
+  const Record r = parse_record(text, "(record)");
+  std::ostringstream out;
+  for (const Comparison& c : r.comparisons) out << describe(c) << "\n";
+  return out.str();
+}
+
+}  // namespace
+}  // namespace gpumeter::python
+
+NB_MODULE(_gpumeter, m) {
+  using namespace gpumeter;
+  m.doc() = "gpumeter's C++ core. Use the gpumeter package, not this module.";
+
+  // Errors named by cause, all under gpumeter.Error, with the core's messages. Registered base
+  // first: nanobind tries the most recently registered translator first, so each exception
+  // lands on its own class.
+  static nb::exception<Error> error(m, "Error");
+  static nb::exception<RecordsLost> records_lost(m, "RecordsLost", error);
+  static nb::exception<OffThreadLaunch> off_thread(m, "OffThreadLaunch", error);
+  static nb::exception<AttributionError> attribution(m, "AttributionError", error);
+  static nb::exception<CuptiUnavailable> cupti(m, "CuptiUnavailable", error);
+  static nb::exception<InputsModified> inputs(m, "InputsModified", error);
+  static nb::exception<VerificationFailed> verification(m, "VerificationFailed", error);
+  static nb::exception<MixedTimingMethods> mixed(m, "MixedTimingMethods", error);
+  static nb::exception<IncomparableStatistics> incomparable(m, "IncomparableStatistics", error);
+  static nb::exception<WrongDevice> wrong_device(m, "WrongDevice", error);
+  static nb::exception<DeviceError> device_error(m, "DeviceError", error);
+  static nb::exception<InvalidRecord> invalid_record(m, "InvalidRecord", error);
+  static nb::exception<ConfigError> config_error(m, "ConfigError", error);
+
+  m.def("version", [] { return std::string(version()); });
+  m.def("has_cuda", [] {
+#ifdef GPUMETER_HAVE_CUDA
+    return true;
+#else
+    return false;
+#endif
+  });
+  m.def("run", &python::run, nb::arg("cases"), nb::arg("options"),
+        "Runs cases (A B C C B A per case) and returns the record as JSON text.");
+  m.def("read_record", &python::read_record_text, nb::arg("text"), nb::arg("name"),
+        "Parses a record strictly and returns it as the reader sees it (JSON text).");
+  m.def("write_record", &python::write_record_text, nb::arg("text"), nb::arg("directory"),
+        "Writes a record under its run-unique name, never overwriting; returns the path.");
+  m.def("describe_comparisons", &python::describe_record, nb::arg("text"),
+        "The comparisons of a record, one sentence a line.");
+  m.def(
+      "cli",
+      [](const std::vector<std::string>& args) {
+        std::vector<const char*> argv{"gpumeter"};
+        for (const std::string& a : args) argv.push_back(a.c_str());
+        std::ostringstream out;
+        std::ostringstream err;
+        const int rc = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
+        return nb::make_tuple(rc, out.str(), err.str());
+      },
+      nb::arg("args"), "Runs the gpumeter command; returns (exit code, stdout, stderr).");
+}

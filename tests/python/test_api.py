@@ -1,0 +1,136 @@
+"""The Python API on the host clock (CI has no GPU): measure, compare, every error by its
+cause, records that `gpumeter report` reads back. Asserts the plumbing, never a CPU timing
+ratio (CI machines are shared and loaded)."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import gpumeter
+
+QUICK = (1.0, 2.0)  # budgets in ms: these tests check what happens, not how fast
+
+
+def spin(n=2000):
+    x = 0.0
+    for i in range(n):
+        x += i * 0.5
+    return x
+
+
+def test_measure_returns_a_typed_result_from_the_core():
+    r = gpumeter.measure(spin, timing="host", budget=QUICK, flops=2000, bytes=16000)
+    assert isinstance(r, gpumeter.Result)
+    assert r.method == "host-wall" and r.statistic == "synchronized_wall_clock"
+    assert r.n_samples == len(r.samples) == sum(r.pass_sizes) >= 10
+    assert len(r.pass_sizes) == 2  # a lone implementation runs A A
+    assert 0 < r.device_busy.p10_ns <= r.device_busy.median_ns <= r.device_busy.p90_ns
+    assert r.max_n_kernels is None  # a host clock counts no kernels
+    assert r.tflops is not None and r.tbs is not None
+    assert r.record["schema"] == "gpumeter.record" and r.record["results"][0]["summary"]
+    assert "samples" in str(r)
+
+
+def test_reset_runs_before_every_call_and_is_not_timed():
+    order = []
+    gpumeter.measure(lambda: order.append("c"), reset=lambda: (order.append("r"), time.sleep(0.002)),
+                     timing="host", budget=QUICK)
+    assert order[0] == "r" and all(a == "r" and b == "c" for a, b in zip(order[::2], order[1::2]))
+
+
+def test_compare_verifies_outputs_then_states_the_rule():
+    x = np.arange(1000, dtype=np.float64)
+    c = gpumeter.compare({"sum": lambda: np.array([x.sum()]), "loop": lambda: np.array([sum(x)])},
+                         timing="host", budget=QUICK, inputs=[x])
+    assert set(c.results) == {"sum", "loop"}
+    assert len(c.comparisons) == 1
+    cmp = c.comparisons[0]
+    assert cmp.baseline == "sum" and cmp.candidate == "loop"
+    assert cmp.rule == "resolution_1.5x"  # wall clock: the 1.5x resolution
+    assert "than sum" in cmp.text and "rule: 1.5x resolution" in cmp.text
+    assert c.record["comparisons"][0]["rule"] == "resolution_1.5x"
+
+
+def test_compare_refuses_a_wrong_output_before_timing():
+    with pytest.raises(gpumeter.VerificationFailed, match="differs from the first"):
+        gpumeter.compare({"right": lambda: np.ones(4), "wrong": lambda: np.zeros(4)},
+                         timing="host", budget=QUICK)
+
+
+def test_compare_refuses_modified_shared_inputs():
+    x = np.ones(4)
+
+    def writes():
+        x[0] += 1
+        return None
+
+    with pytest.raises(gpumeter.InputsModified, match="changed the case's shared inputs"):
+        gpumeter.compare({"reads": lambda: None, "writes": writes}, timing="host", budget=QUICK,
+                         inputs=[x], verify=False)
+
+
+def test_errors_are_named_by_cause_under_one_base():
+    for name in ["RecordsLost", "OffThreadLaunch", "AttributionError", "CuptiUnavailable",
+                 "InputsModified", "VerificationFailed", "MixedTimingMethods", "WrongDevice",
+                 "DeviceError", "InvalidRecord", "ConfigError"]:
+        assert issubclass(getattr(gpumeter, name), gpumeter.Error), name
+    assert issubclass(gpumeter.Error, Exception)
+    with pytest.raises(gpumeter.ConfigError, match="timing must be"):
+        gpumeter.measure(spin, timing="sundial")
+    with pytest.raises(gpumeter.ConfigError, match="budget"):
+        gpumeter.measure(spin, timing="host", budget=(0, 1))
+    with pytest.raises(gpumeter.ConfigError, match="no implementations"):
+        gpumeter.compare({})
+
+
+def test_the_exception_a_call_raises_comes_back_as_itself():
+    def boom():
+        raise ValueError("nope")
+    with pytest.raises(ValueError, match="nope"):
+        gpumeter.measure(boom, timing="host", budget=QUICK)
+
+
+def test_record_round_trip_through_gpumeter_report(tmp_path):
+    r = gpumeter.measure(spin, timing="host", budget=QUICK, name="spin")
+    path = gpumeter.write_record(r, tmp_path)
+    assert os.path.basename(path) == f"gpumeter-{r.record['run_id']}.json"
+    back = gpumeter.read_record(path)
+    assert back["results"][0]["samples"] == r.record["results"][0]["samples"]
+    # The command, from the module (the same code as the gpumeter executable).
+    out = subprocess.run([sys.executable, "-m", "gpumeter", "report", path], capture_output=True,
+                         text=True, check=True).stdout
+    assert "| spin " in out and "host-wall" in out
+    # Records are never overwritten.
+    with pytest.raises(gpumeter.Error, match="already exists"):
+        gpumeter.write_record(r, tmp_path)
+
+
+def test_an_altered_record_is_refused(tmp_path):
+    r = gpumeter.measure(spin, timing="host", budget=QUICK)
+    record = json.loads(json.dumps(r.record))
+    record["results"][0]["summary"]["device_busy_ms"]["median"] *= 0.5
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(record))
+    with pytest.raises(gpumeter.InvalidRecord, match="does not describe the raw samples"):
+        gpumeter.read_record(str(bad))
+    p = subprocess.run([sys.executable, "-m", "gpumeter", "report", str(bad)], capture_output=True,
+                       text=True)
+    assert p.returncode == 2 and p.stdout == "" and "bad.json" in p.stderr
+
+
+def test_env_without_a_gpu_says_not_available():
+    e = gpumeter.env()
+    assert "host" in e and "device_state" in e
+    if e["device"] is None:
+        assert e["device_unavailable"]
+
+
+def test_cuda_timing_needs_a_device_or_says_why():
+    if gpumeter._gpumeter.has_cuda() and gpumeter.env()["device"] is not None:
+        pytest.skip("a GPU is present: covered by the GPU tests")
+    with pytest.raises(gpumeter.Error):
+        gpumeter.measure(spin, timing="cupti", budget=QUICK)
