@@ -139,16 +139,17 @@ ExampleWork cuda_example_work(int device) {
                                   {}});
   w.cases.push_back(std::move(tiny));
 
-  // P6: the full copy is kNullTestScale times the base copy's bytes.
+  // P6: the null test hook. The timed call copies a quarter of the buffer; scaled k times it
+  // copies k quarters (the whole buffer at k = kNullTestScale), and must take about k times as
+  // long.
   constexpr auto scale = static_cast<std::size_t>(kNullTestScale);
   Case null_test;
   null_test.name = "null-test:copy-f32";
-  null_test.params = {{"base_bytes", std::to_string(kFloats / scale * sizeof(float))},
-                      {kNullTestParam, std::to_string(scale)}};
-  null_test.implementations.push_back(
-      {"float4@1x", Call{[p] { launch_vector(*p, kFloats / scale); }, {}}, {}});
-  null_test.implementations.push_back(
-      {"float4@4x", Call{[p] { launch_vector(*p, kFloats); }, {}}, {}});
+  null_test.params = {{"base_bytes", std::to_string(kFloats / scale * sizeof(float))}};
+  Implementation quarter{"float4", {}, {}, {}};
+  quarter.scaled = [p](int k) { launch_vector(*p, kFloats / scale * static_cast<std::size_t>(k)); };
+  quarter.call.run = [scaled = quarter.scaled] { scaled(1); };
+  null_test.implementations.push_back(std::move(quarter));
   w.cases.push_back(std::move(null_test));
   return w;
 }

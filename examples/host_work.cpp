@@ -17,8 +17,6 @@ namespace {
 // its 4x null-test partner landed on opposite sides of the last-level cache and failed P6).
 // Cache-resident, each call is arithmetic-latency bound and scales with the passes it makes.
 constexpr std::size_t kElements = std::size_t{1} << 16;
-// P6's scale, as the number of passes the scaled call makes.
-constexpr int kNullTestPasses = static_cast<int>(kNullTestScale);
 // The null test's base call makes 8 passes (about 60 us here), so that the host clock's own
 // cost and a scheduler tick are small beside it: with 1 pass (8 us) the test failed once on
 // the GPU machine's virtual CPU.
@@ -101,30 +99,27 @@ ExampleWork host_example_work() {
   sum.workload.flops = static_cast<double>(kElements);
   sum.implementations.push_back({"one-chain",
                                  Call{[b] { b->sink = sum_serial(b->data.data(), kElements); }, {}},
-                                 verify_with(sum_serial, "one-chain")});
+                                 verify_with(sum_serial, "one-chain"),
+                                 {}});
   sum.implementations.push_back(
-      {"four-chains", Call{[b] { b->sink = sum_four_chains(b->data.data(), kElements); }, {}},
-       verify_with(sum_four_chains, "four-chains")});
+      {"four-chains",
+       Call{[b] { b->sink = sum_four_chains(b->data.data(), kElements); }, {}},
+       verify_with(sum_four_chains, "four-chains"),
+       {}});
   w.cases.push_back(std::move(sum));
 
-  // P6: the same implementation making 4 passes must take about 4x the time.
+  // P6: the null test hook. The timed call makes kNullTestBasePasses passes; scaled k times, it
+  // makes k times as many, and must take about k times as long.
   Case null_test;
   null_test.name = "null-test:sum-f64";
   null_test.params = {{"n_per_pass", std::to_string(kElements)},
-                      {"base_passes", std::to_string(kNullTestBasePasses)},
-                      {kNullTestParam, std::to_string(kNullTestPasses)}};
-  null_test.implementations.push_back(
-      {"four-chains@1x",
-       Call{[b] { b->sink = sum_passes(b->data.data(), kElements, kNullTestBasePasses); }, {}},
-       {}});
-  null_test.implementations.push_back({"four-chains@4x",
-                                       Call{[b] {
-                                              b->sink =
-                                                  sum_passes(b->data.data(), kElements,
-                                                             kNullTestBasePasses * kNullTestPasses);
-                                            },
-                                            {}},
-                                       {}});
+                      {"base_passes", std::to_string(kNullTestBasePasses)}};
+  Implementation passes{"four-chains", {}, {}, {}};
+  passes.scaled = [b](int k) {
+    b->sink = sum_passes(b->data.data(), kElements, kNullTestBasePasses * k);
+  };
+  passes.call.run = [scaled = passes.scaled] { scaled(1); };
+  null_test.implementations.push_back(std::move(passes));
   w.cases.push_back(std::move(null_test));
   return w;
 }

@@ -6,6 +6,11 @@
 #   gpumeter-overhead and gpumeter-a-vs-a (how often comparisons claim a difference). Logs and
 #   JSON go to $OUT (default ./device-check-out). Each step's exit code is recorded and the
 #   script keeps going after a failure; a summary table comes last.
+#   The evaluation protocol's checks come too: gpumeter-watch-cost (what CUPTI's records add
+#   per launch), gpumeter-protocol-demo (null tests, 1 GiB held), a GEMM sweep's per-sample clock
+#   state, and `gpumeter lock` on the device.
+#   DEVICE_CHECK_ONLY="ctest watch-cost ..." runs only the named steps after the build (names as
+#   in the summary table's first column, without suffixes), to fit a short device budget.
 #   Exit code: 0 when every step passed, 1 otherwise.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -23,6 +28,13 @@ export GPUMETER_PROJECT_COMMIT=${GPUMETER_PROJECT_COMMIT:-$(git rev-parse HEAD 2
 # Everything, summary included, must end inside the device tool's 10 minutes: each step's
 # limit is cut to what is left of this budget, and a step with no time left is skipped.
 DEADLINE=$(( START + ${DEVICE_CHECK_BUDGET:-540} ))
+
+# wanted NAME: whether DEVICE_CHECK_ONLY (when set) names the step.
+wanted() {
+  [ -z "${DEVICE_CHECK_ONLY:-}" ] && return 0
+  case " $DEVICE_CHECK_ONLY " in *" $1 "*) return 0 ;; esac
+  return 1
+}
 
 STEPS=()
 record() {  # name rc seconds [note]
@@ -100,7 +112,7 @@ BIN="$BUILD/bench/cuda"
 TESTBIN="$BUILD/tests/gpu"
 
 # --- tests -----------------------------------------------------------------------------------
-if [ "$TESTS_BUILT" = 1 ]; then
+if [ "$TESTS_BUILT" = 1 ] && wanted ctest; then
   run_step ctest 240 "$OUT/ctest.log" ctest --test-dir "$BUILD" --output-on-failure \
     --output-junit "$OUT/ctest-junit.xml" -j 4
   # All GPU tests again in ONE process: one CUPTI session across dozens of phases (graphs
@@ -111,20 +123,16 @@ if [ "$TESTS_BUILT" = 1 ]; then
   else
     record gpu-tests-one-process missing 0 "test_cuda_backend not built"
   fi
-else
+elif [ "$TESTS_BUILT" != 1 ]; then
   record ctest skipped 0 "GoogleTest missing"
 fi
 
 # --- what gpumeter finds, and the examples ---------------------------------------------------
-if [ -x "$BIN/gpumeter-cuda-info" ]; then
+if [ -x "$BIN/gpumeter-cuda-info" ] && wanted cuda-info; then
   run_step cuda-info 120 "$OUT/cuda-info.json" "$BIN/gpumeter-cuda-info" --ceilings
-else
-  record cuda-info missing 0
 fi
-if [ -x "$BIN/gpumeter-vs-events" ]; then
+if [ -x "$BIN/gpumeter-vs-events" ] && wanted vs-events; then
   run_step vs-events 120 "$OUT/vs-events.log" "$BIN/gpumeter-vs-events" --json "$OUT/vs-events.json"
-else
-  record vs-events missing 0
 fi
 
 # --- Nsight Compute: the bare kernels (no CUPTI in that process), and ncu attached to gpumeter
@@ -150,7 +158,7 @@ ncu_median_us() {  # csv kernel-substring -> median gpu__time_duration.sum in us
     printf "%.3f", m * s }'
 }
 NCU_ONE="n/a"; NCU_BW="n/a"
-if [ -n "$NCU" ] && [ -x "$BIN/gpumeter-vs-events" ]; then
+if [ -n "$NCU" ] && [ -x "$BIN/gpumeter-vs-events" ] && wanted ncu; then
   for k in one_block bandwidth; do
     run_step "ncu-$k" 120 "$OUT/ncu-$k.csv" "$NCU" --clock-control none \
       --metrics gpu__time_duration.sum --csv --print-units base \
@@ -169,39 +177,31 @@ if [ -n "$NCU" ] && [ -x "$BIN/gpumeter-vs-events" ]; then
       record ncu-attached 1 0 "UNEXPECTED: gpumeter did not report 'another CUPTI client'"
     fi
   fi
-else
+elif [ -z "$NCU" ]; then
   record ncu missing 0 "no ncu on this machine"
 fi
 
 # gpumeter's main job on the GPU: the bundled example work into a record, table printed.
-if [ -x "$BUILD/examples/gpumeter-example" ]; then
+if [ -x "$BUILD/examples/gpumeter-example" ] && wanted example; then
   run_step example 150 "$OUT/example.log" "$BUILD/examples/gpumeter-example" --out "$OUT/records"
-else
-  record example missing 0
 fi
 
-if [ -x "$BUILD/examples/time-my-kernel" ]; then
+if [ -x "$BUILD/examples/time-my-kernel" ] && wanted time-my-kernel; then
   run_step time-my-kernel 120 "$OUT/time-my-kernel.log" "$BUILD/examples/time-my-kernel" \
     --out "$OUT/records"
-else
-  record time-my-kernel missing 0
 fi
 
-if [ -x "$BIN/gpumeter-overhead" ]; then
+if [ -x "$BIN/gpumeter-overhead" ] && wanted overhead; then
   run_step overhead 120 "$OUT/overhead.log" "$BIN/gpumeter-overhead" --json "$OUT/overhead.json"
-else
-  record overhead missing 0
 fi
 
 # The example sweep (benchmark programs), a sweep that survives a faulting case, and the
 # runtime's own cost: 100 cases of a 10 us kernel against the sum of their budgets.
 EX="$BUILD/examples"
-if [ -x "$EX/gpumeter-examples" ]; then
+if [ -x "$EX/gpumeter-examples" ] && wanted examples-sweep; then
   run_step examples-sweep 240 "$OUT/examples-sweep.log" "$EX/gpumeter-examples" --out "$OUT/sweep"
-else
-  record examples-sweep missing 0
 fi
-if [ -x "$EX/gpumeter-fault-demo" ]; then
+if [ -x "$EX/gpumeter-fault-demo" ] && wanted fault-demo; then
   run_step fault-demo 120 "$OUT/fault-demo.log" "$EX/gpumeter-fault-demo" --isolate --timeout 60 \
     --out "$OUT/fault"
   # Exit 1 is the expected outcome: case 3 fails; what matters is that 1, 2, 4, 5 were measured.
@@ -212,7 +212,7 @@ if [ -x "$EX/gpumeter-fault-demo" ]; then
     record fault-demo-check 1 0 "UNEXPECTED: see fault-demo.log"
   fi
 fi
-if [ -x "$BIN/gpumeter-sweep-cost" ]; then
+if [ -x "$BIN/gpumeter-sweep-cost" ] && wanted sweep-cost; then
   t0=$(date +%s%N)
   run_step sweep-cost 240 "$OUT/sweep-cost.log" "$BIN/gpumeter-sweep-cost" --quiet --out "$OUT/cost"
   t1=$(date +%s%N)
@@ -221,10 +221,48 @@ if [ -x "$BIN/gpumeter-sweep-cost" ]; then
 fi
 
 # Comparisons that are right about themselves: A against A, a 1% difference, the 1-block sweep.
-if [ -x "$BIN/gpumeter-a-vs-a" ]; then
+if [ -x "$BIN/gpumeter-a-vs-a" ] && wanted a-vs-a; then
   run_step a-vs-a 300 "$OUT/a-vs-a.log" "$BIN/gpumeter-a-vs-a" --out "$OUT/a-vs-a"
-else
-  record a-vs-a missing 0
+fi
+
+# --- the evaluation protocol -------------------------------------------------------------------
+# The cost of watching: 1000 tiny launches under each set of CUPTI records, each in a process of
+# its own, and gpumeter's session with and without the runtime records.
+if [ -x "$BIN/gpumeter-watch-cost" ] && wanted watch-cost; then
+  run_step watch-cost 120 "$OUT/watch-cost.log" "$BIN/gpumeter-watch-cost" --json "$OUT/watch-cost.json"
+fi
+# Null tests (one passes, one must fail: exit 1 expected) and a case holding 1 GiB, each case in a
+# process of its own so its memory figures are its alone.
+if [ -x "$EX/gpumeter-protocol-demo" ] && wanted protocol-demo; then
+  run_step protocol-demo 120 "$OUT/protocol-demo.log" "$EX/gpumeter-protocol-demo" --isolate \
+    --timeout 60 --out "$OUT/protocol"
+  if grep -qE "spin-ignores-scale.*FAILED its null test" "$OUT/protocol-demo.log" &&
+     grep -qE "spin-scales .*4x the work took [3-4]\.[0-9]x the time: pass" "$OUT/protocol-demo.log"; then
+    record protocol-demo-check 0 0 "scaled spin passes, the one ignoring its scale fails"
+  else
+    record protocol-demo-check 1 0 "UNEXPECTED: see protocol-demo.log"
+  fi
+fi
+# A sweep whose per-sample clock state is worth reading: the GEMMs, which draw the most power.
+if [ -x "$EX/gpumeter-examples" ] && wanted clock-sweep; then
+  run_step clock-sweep 150 "$OUT/clock-sweep.log" "$EX/gpumeter-examples" --filter gemm \
+    --csv --out "$OUT/clock-sweep"
+fi
+# The device lock on the machine: a holder and a waiter serialise; NVML's idle check reads the
+# real device.
+GM="$BUILD/src/cli/gpumeter"
+if [ -x "$GM" ] && wanted lock; then
+  run_step lock 60 "$OUT/lock.log" bash -c "
+    export GPU_LOCK=\$(mktemp -u /tmp/gpumeter-lock-check.XXXXXX)
+    t0=\$(date +%s%N)
+    '$GM' lock --timeout 30 -- sleep 2 & first=\$!
+    sleep 0.5
+    '$GM' lock --timeout 30 -- true; second=\$?
+    wait \$first
+    t1=\$(date +%s%N)
+    echo \"second holder exit \$second after \$(( (t1 - t0) / 1000000 )) ms (the first held 2000 ms)\"
+    '$GM' lock --timeout 0 -- '$GM' env | head -40
+  "
 fi
 
 # --- summary ---------------------------------------------------------------------------------
@@ -270,6 +308,12 @@ fi
   [ -f "$OUT/fault-demo.log" ] && grep -E "^\| fault_demo|not measured:" "$OUT/fault-demo.log" | cut -c1-200
   [ -f "$OUT/examples-sweep.log" ] && grep -E "^\| (bandwidth|gemm)|^- " "$OUT/examples-sweep.log" | cut -c1-220
   echo
+  [ -f "$OUT/watch-cost.log" ] && cat "$OUT/watch-cost.log"
+  echo
+  [ -f "$OUT/protocol-demo.log" ] && grep -E "null test|FAILED|GPU memory|^\| (null_test|holds_memory)" "$OUT/protocol-demo.log" | cut -c1-260
+  [ -f "$OUT/clock-sweep.log" ] && cut -d, -f1-3,6,21-26 "$OUT/clock-sweep.log" | head -20
+  [ -f "$OUT/lock.log" ] && head -3 "$OUT/lock.log"
+  echo
   [ -f "$OUT/cuda-info.json" ] && grep -E '"(name|arch|version|usable|drop_counter_live|copy_bytes_per_s|bf16_gemm_flops_per_s)"' "$OUT/cuda-info.json"
 } | tee "$OUT/summary.txt"
 cp "$OUT/summary.txt" "$FINAL_OUT/summary.txt"
@@ -278,7 +322,7 @@ tar czf "$FINAL_OUT/device-check.tgz" -C "$OUT" . 2>/dev/null
 
 for s in "${STEPS[@]}"; do
   rc=$(echo "$s" | awk '{print $2}')
-  case "$s" in ncu-attached-run*) continue ;; esac  # judged by the ncu-attached row
+  case "$s" in ncu-attached-run*|protocol-demo\ *) continue ;; esac  # judged by their -check rows
   [ "$rc" != 0 ] && exit 1
 done
 exit 0

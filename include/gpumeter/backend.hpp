@@ -10,13 +10,17 @@
 //   drain
 //   begin_iteration(i); the call; end_iteration(i); after_user_code
 //   drain
+//   read_clock (measured phases only: the reading after this sample and before the next)
 // A phase: synchronize, open_phase, the iterations, close_phase (abandon_phase on any error).
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "gpumeter/activity.hpp"
+#include "gpumeter/clock_state.hpp"
 #include "gpumeter/device.hpp"
+#include "gpumeter/duration.hpp"
 #include "gpumeter/timing_method.hpp"
 
 namespace gpumeter {
@@ -48,6 +52,17 @@ class Backend {
   virtual std::string l2_flush_mode() const { return {}; }
   // The measured device's state now (clocks, temperature, power, versions...), read-only.
   virtual DeviceStateReading read_device_state() const { return {}; }
+  // The measured device's SM clock and throttle reasons now (B4), read between iterations,
+  // never inside one; nullopt when the backend cannot read them. Must not throw.
+  virtual std::optional<ClockReading> read_clock() { return std::nullopt; }
+  // P7: this process's memory on the measured device as NVML counts it, now; and the reading
+  // taken when the backend was made, its own buffers allocated, before any case (the context
+  // floor). nullopt when it cannot be read.
+  virtual std::optional<long long> process_device_memory() { return std::nullopt; }
+  virtual std::optional<long long> context_floor_memory() const { return std::nullopt; }
+  // What the backend's instrumentation adds to each launch on the launching thread (CUPTI's
+  // records), measured once; nullopt when the backend adds nothing it can measure.
+  virtual std::optional<Nanos> launch_cost() { return std::nullopt; }
 
   // --- device steps the driver orders ---------------------------------------------------------
   // Waits until the measured device (not the current one: the call may have switched) has

@@ -81,6 +81,13 @@ class Setup {
   // overwrites, before each call, untimed (T10).
   Setup& implementation(std::string name, std::function<void()> run,
                         std::function<void()> reset = {});
+  // An implementation that can do k times its work: `run(k)` (run(1) is what is timed). It gets
+  // a null test beside its timing (P6): run(4) must take about 4x the time (within 40%), or its
+  // row is marked failed with the observed ratio, shows no times and is compared with nothing.
+  // Scale something that costs time (elements, repetitions of the whole operation), not a
+  // parameter the work ignores.
+  Setup& scalable_implementation(std::string name, std::function<void(int k)> run,
+                                 std::function<void()> reset = {});
   // Checks each implementation's output after one untimed call, before anything is timed:
   // `output` reads it, `reference` computes the right answer (once), and every element must
   // satisfy |out - ref| <= tolerance * |ref| + absolute (the absolute floor for values near zero,
@@ -167,7 +174,8 @@ std::vector<PlannedCase> plan_cases(const std::vector<const Benchmark*>& benchma
                                     const std::string& filter);
 
 // The command line every benchmark program shares (--help lists it); returns the exit code:
-// 0 all measured, 1 a case failed (the record says why), 2 a usage error, 3 an internal error.
+// 0 all measured, 1 a case failed or a row failed its null test (the record says why), 2 a usage
+// error, 3 an internal error, 4 the device was busy or its lock held by another run.
 int main(int argc, char** argv);
 
 }  // namespace gpumeter

@@ -13,10 +13,11 @@
 namespace gpumeter {
 
 enum class ColumnKind {
-  text,   // identity and provenance: case, implementation, method...
-  time,   // a duration: ns inside, ms in the record, us (or ms) in tables
-  count,  // an integer: samples, kernels, retries
-  real,   // a rate or a percentage
+  text,    // identity and provenance: case, implementation, method...
+  time,    // a duration: ns inside, ms in the record, us (or ms) in tables
+  count,   // an integer: samples, kernels, retries
+  real,    // a rate or a percentage
+  memory,  // bytes inside, MiB in tables
 };
 
 // Where a column's cell goes in the markdown table, which is for people and shows less.
@@ -36,9 +37,12 @@ struct Column {
   std::string_view summary_object;
   std::string_view summary_key;
   bool nullable;  // the record may hold null for it (an optional value)
-  // Exactly one of these: a summary value, or a text of the row.
+  // Exactly one of these: a summary value, or a text of the row, or another number of the row.
   std::optional<double> (*summary)(const Summary& summary);
   std::string (*text)(const Record& record, const Result& result);
+  // The record schema version that added the column: an older record lacks its summary value.
+  int since_schema = 1;
+  std::optional<double> (*value)(const Result& result) = nullptr;
 };
 
 // Every column of a result row, in table order.

@@ -42,20 +42,26 @@ struct Comparison {
   // The 1.5x rule's result, wall clock only.
   std::optional<RatioVerdict> ratio;
   std::string refusal;  // why the two were not compared; empty when they were
+  // B4: the rows' median SM clocks, when both were read; describe() says when they differ.
+  std::optional<double> baseline_sm_clock_mhz;
+  std::optional<double> candidate_sm_clock_mhz;
 
   bool compared() const { return refusal.empty(); }
 };
 
-// A case whose params hold this key is a null test: its second implementation does `value`
-// times the work of its first (P6).
-inline constexpr const char* kNullTestParam = "null_test_scale";
-
+// A row's null test (P6): the median of its scaled work's samples against the median of its own.
 struct NullTestOutcome {
-  RowKey base;
-  double scale = 0;
+  RowKey row;
+  int scale = 0;
   std::optional<NullTestVerdict> verdict;
-  std::string refusal;
+  std::string refusal;  // why no verdict (no samples, a zero median): counts as failed
+
+  bool failed() const { return !verdict || !verdict->pass; }
 };
+
+// The null test of a result that has one; nullopt when it has none. A row whose null test
+// failed is marked failed: tables show its ratio, not its times, and it is compared with nothing.
+std::optional<NullTestOutcome> null_test_of(const Result& result);
 
 // One row against another (two implementations of a case in one record, or one row of a
 // baseline record against the same row of a new one): the rule of their statistic applied, or
@@ -63,7 +69,7 @@ struct NullTestOutcome {
 Comparison compare_rows(const Result& baseline, const Result& candidate);
 
 // Every comparison of `results` (one record's rows, in record order): rows are grouped by case
-// and params, the first of a group is the baseline. Null-test cases are left to null_tests().
+// and params, the first of a group is the baseline. A row whose null test failed is refused.
 std::vector<Comparison> compare_results(const std::vector<Result>& results);
 std::vector<NullTestOutcome> null_tests(const std::vector<Result>& results);
 

@@ -77,6 +77,12 @@ class DeviceError : public Error {
  public:
   using Error::Error;
 };
+// The device is in use by another process, or its lock is held by another run (P1): names
+// them, and how to go ahead anyway. Nothing was measured.
+class DeviceBusy : public Error {
+ public:
+  using Error::Error;
+};
 // A record file that cannot be read: names the file and the problem.
 class InvalidRecord : public Error {
  public:

@@ -4,11 +4,13 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpumeter/backend.hpp"
 #include "gpumeter/calibration.hpp"
 #include "gpumeter/measurement.hpp"
+#include "gpumeter/verdict.hpp"
 
 namespace gpumeter {
 
@@ -30,11 +32,32 @@ Measurement measure(Backend& backend, const Call& call, const MeasureOptions& op
 Measurement merge_passes(const std::vector<Measurement>& passes);
 
 struct Implementation {
+  Implementation() = default;
+  Implementation(std::string implementation_name, Call the_call,
+                 std::function<void()> verify_outputs = {},
+                 std::function<void(int k)> scaled_work = {})
+      : name(std::move(implementation_name)),
+        call(std::move(the_call)),
+        verify(std::move(verify_outputs)),
+        scaled(std::move(scaled_work)) {}
+
   std::string name;
   Call call;
   // Checks the outputs of one untimed call against a reference; throws VerificationFailed.
   std::function<void()> verify;
+  // The null test hook (P6): does k times the work of `call.run` (k = 1 is the call itself).
+  // When set, compare() times k = kNullTestScale after the passes, and the row's null test
+  // is judged from it. Empty: no null test.
+  std::function<void(int k)> scaled;
 };
+
+// The null test (P6, kNullTestScale in verdict.hpp) is timed with a small budget of its own: it
+// checks that the time follows the work, which a few samples show, so it adds about a fifth of a
+// row's budget rather than a second one.
+inline constexpr Budget kNullTestBudget{5 * kMillisecond, 20 * kMillisecond, 3, 50};
+
+// Times impl.scaled(kNullTestScale) (with impl's reset) and returns its samples' statistic.
+NullTestSamples run_null_test(Backend& backend, const Implementation& impl, bool count_copies);
 
 // One untimed call (after its reset), drained, then its outputs checked (T10): what runs
 // before anything of an implementation is timed. Throws VerificationFailed from `verify`.
@@ -49,7 +72,8 @@ struct CompareOptions {
 };
 
 // Verifies every implementation (untimed), then measures them in A B C C B A order, two
-// passes each, and returns one merged Measurement per implementation, in input order.
+// passes each, then runs the null test of each implementation that can scale, and returns one
+// merged Measurement per implementation, in input order.
 std::vector<Measurement> compare(Backend& backend, const std::vector<Implementation>& impls,
                                  const CompareOptions& options = {});
 

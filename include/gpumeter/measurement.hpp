@@ -2,6 +2,7 @@
 // What one measurement of one call produced: plain data, free of the backend API, so the record
 // model can hold it (T1, T8, T9).
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,14 @@
 #include "gpumeter/timing_method.hpp"
 
 namespace gpumeter {
+
+// The null test's readings (P6): the call's work scaled `scale` times, timed by the same backend
+// after the row's passes; each value is the row's statistic (the device_busy field) of one scaled
+// call. The verdict is derived from these and the row's own samples (comparison.hpp).
+struct NullTestSamples {
+  int scale = 4;
+  std::vector<Nanos> scaled_ns;
+};
 
 struct Measurement {
   TimingMethod method = TimingMethod::cupti;
@@ -27,6 +36,8 @@ struct Measurement {
   std::size_t measure_iterations = 0;  // per pass, summed over passes when merged
   Nanos estimate_ns = 0;               // one call, from calibration
   bool drop_counter_live = true;       // false: a lost record could have gone unseen
+  // Set when the implementation can scale its work (Implementation::scaled).
+  std::optional<NullTestSamples> null_test;
 };
 
 }  // namespace gpumeter

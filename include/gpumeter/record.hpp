@@ -17,9 +17,11 @@ namespace gpumeter {
 
 // Bumped on any change a reader of an older version could misread. Version 2 keeps each
 // result's pass sizes and timestamp step, and the comparisons with the rule that applied;
-// version 1 records still read (their comparisons are recomputed, and refused where passes
-// are needed).
-inline constexpr int kRecordSchemaVersion = 2;
+// version 3 adds each result's null test, memory and per-sample clock state, and the run's
+// instrumentation cost per launch (a version 2 reader would show a row whose null test failed
+// as a good one). Older records still read: what they lack reads "not recorded", and version 1
+// comparisons are recomputed, and refused where passes are needed.
+inline constexpr int kRecordSchemaVersion = 3;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 inline constexpr const char* kRecordSchemaName = "gpumeter.record";
 
@@ -37,6 +39,33 @@ struct RunConfig {
   std::string l2_flush_mode;
   // "ABCCBA" (a lone implementation runs A A); records of version 1 may say "single".
   std::string schedule = "ABCCBA";
+  // What the timing backend's instrumentation adds to each launch on the launching thread,
+  // measured when the backend started (plain launches against launches inside a phase), so a
+  // call's latency and gap can be read against it; nullopt when not measured.
+  std::optional<Nanos> launch_cost_ns;
+};
+
+// Memory of one case (P7), each figure in its own domain; nullopt where the counter could not be
+// read (never a zero in its place).
+struct MemoryUse {
+  // NVML: this process's device memory when the timing backend started (the context floor:
+  // the CUDA context and gpumeter's own buffers, before any case), and after the case was
+  // measured, its buffers still held. NVML counts in its own granularity (1 or 2 MiB).
+  std::optional<long long> gpu_context_floor_bytes;
+  std::optional<long long> gpu_after_case_bytes;
+  // VmHWM: the process's peak resident host memory while the case ran (reset before it where
+  // the kernel allows, else since the process started).
+  std::optional<long long> host_peak_rss_bytes;
+  // The case ran in a process of its own (--isolate): every figure is the case's alone.
+  bool own_process = false;
+  // The peak was reset before the case (false: it covers the process since it started).
+  bool host_peak_reset = false;
+
+  // After the case less the floor: what the case's workload holds on the device.
+  std::optional<long long> gpu_workload_bytes() const {
+    if (!gpu_context_floor_bytes || !gpu_after_case_bytes) return std::nullopt;
+    return *gpu_after_case_bytes - *gpu_context_floor_bytes;
+  }
 };
 
 struct Result {
@@ -45,6 +74,7 @@ struct Result {
   Measurement measurement;
   Summary summary;
   Workload workload;
+  MemoryUse memory;  // the case's; the same for each of its implementations
 };
 
 // A case (or one implementation of it) that produced no number, and why: the error's type

@@ -28,6 +28,9 @@ struct RunOptions {
   std::vector<std::string> argv;
   Ceilings ceilings;
   std::vector<std::string> deviations;  // from the front end (e.g. "no GPU: host backend")
+  // The run measures one case in a process of its own (--isolate): its memory figures are its
+  // alone (P7).
+  bool own_process = false;
   // Called after each case, for progress on long sweeps.
   std::function<void(const Case&, std::size_t done, std::size_t total)> progress;
 };

@@ -2,15 +2,28 @@
 // One Sample per measured iteration (T1).
 #include <optional>
 
+#include "gpumeter/clock_state.hpp"
 #include "gpumeter/duration.hpp"
 
 namespace gpumeter {
 
 struct Sample {
+  Sample() = default;
+  Sample(Nanos busy, Nanos latency, std::optional<int> kernels, Nanos uncounted_copy,
+         std::optional<ClockReading> clock_state = std::nullopt)
+      : device_busy_ns(busy),
+        latency_ns(latency),
+        n_kernels(kernels),
+        uncounted_copy_ns(uncounted_copy),
+        clock(clock_state) {}
+
   Nanos device_busy_ns = 0;      // length of the union of the call's counted intervals
   Nanos latency_ns = 0;          // last end minus first start of those intervals
   std::optional<int> n_kernels;  // nullopt when the method cannot count kernels
   Nanos uncounted_copy_ns = 0;   // copy/fill time seen but not counted (T7)
+  // The SM clock and throttle reasons around the sample (B4); nullopt when the backend cannot
+  // read them (no NVML, the host backend).
+  std::optional<ClockReading> clock;
 };
 
 }  // namespace gpumeter

@@ -67,6 +67,7 @@ from ._gpumeter import (  # noqa: E402,F401
     AttributionError,
     ConfigError,
     CuptiUnavailable,
+    DeviceBusy,
     DeviceError,
     Error,
     IncomparableStatistics,
@@ -84,12 +85,13 @@ __all__ = [
     "measure", "compare", "write_record", "read_record", "env", "Result", "Comparison",
     "CompareResult", "Spread", "Sample", "Error", "RecordsLost", "OffThreadLaunch",
     "AttributionError", "CuptiUnavailable", "InputsModified", "VerificationFailed",
-    "MixedTimingMethods", "IncomparableStatistics", "WrongDevice", "DeviceError", "InvalidRecord",
-    "ConfigError",
+    "MixedTimingMethods", "IncomparableStatistics", "WrongDevice", "DeviceError", "DeviceBusy",
+    "InvalidRecord", "ConfigError",
 ]
 
 _ERRORS = {cls.__name__: cls for cls in (
-    AttributionError, ConfigError, CuptiUnavailable, DeviceError, Error, IncomparableStatistics,
+    AttributionError, ConfigError, CuptiUnavailable, DeviceBusy, DeviceError, Error,
+    IncomparableStatistics,
     InputsModified, InvalidRecord, MixedTimingMethods, OffThreadLaunch, RecordsLost,
     VerificationFailed, WrongDevice)}
 
@@ -141,6 +143,18 @@ class Result:
     pass_sizes: Tuple[int, ...]
     reason: str
     record: Dict[str, Any] = field(repr=False)
+    # The null test, when `scaled` was given: "4x the work took 4.0x the time: pass", and
+    # whether it failed (a failed row's times are not the work's; it is compared with nothing).
+    null_test: Optional[str] = None
+    null_test_failed: bool = False
+    # Clock state per sample: the median SM clock, and the samples that ran throttled or below
+    # the clock the row started at (None where the clock could not be read).
+    median_sm_clock_mhz: Optional[float] = None
+    clock_flagged_samples: Optional[int] = None
+    # Memory of the call's case, each in its domain (None: not available): this process's device
+    # memory above its context floor (NVML), and the host's peak resident set (VmHWM).
+    gpu_workload_bytes: Optional[int] = None
+    host_peak_rss_bytes: Optional[int] = None
 
     def __str__(self) -> str:
         s = (f"{self.name}: {self.statistic} median {self.device_busy.median_ns / 1e3:.3g} us "
@@ -201,8 +215,21 @@ def _result(row: Mapping[str, Any], record: Dict[str, Any]) -> Result:
     kernels = raw["n_kernels"] or [None] * len(raw["device_busy_ns"])
     samples = tuple(Sample(b, lat, k, c) for b, lat, k, c in zip(
         raw["device_busy_ns"], raw["latency_ns"], kernels, raw["uncounted_copy_ns"]))
+    memory = row["memory"]
+    floor, after = memory["gpu_context_floor_bytes"], memory["gpu_after_case_bytes"]
+    null = row["null_test"]
+    null_text = None
+    if null is not None:
+        null_text = (f"{null['scale']}x the work took {null['ratio']:.2g}x the time: "
+                     f"{'pass' if null['pass'] else 'FAIL'}" if null["ratio"] is not None
+                     else "null test not evaluated: FAIL")
     return Result(
         name=row["implementation"], method=row["timing_method"], statistic=row["statistic"],
+        null_test=null_text, null_test_failed=null is not None and not null["pass"],
+        median_sm_clock_mhz=s["median_sm_clock_mhz"],
+        clock_flagged_samples=s["clock_flagged_samples"],
+        gpu_workload_bytes=after - floor if floor is not None and after is not None else None,
+        host_peak_rss_bytes=memory["host_peak_rss_bytes"],
         device_busy=_spread(s, "device_busy_ms"), latency=_spread(s, "latency_ms"),
         n_samples=s["n_samples"], max_n_kernels=s["max_n_kernels"],
         uncounted_copy_ns=s["uncounted_copy_ms"] * 1e6, retries=s["retries"], tflops=s["tflops"],
@@ -233,6 +260,16 @@ class _Runner:
                 keep[0] = out
         return call
 
+    def wrap_scaled(self, fn: Callable[[int], Any]) -> Callable[[int], None]:
+        def call(k: int) -> None:
+            try:
+                fn(k)
+            except BaseException as e:  # noqa: BLE001  (re-raised as itself after the run)
+                if self.raised is None:
+                    self.raised = e
+                raise
+        return call
+
 
 def _cupti_sharing() -> bool:
     """Whether gpumeter may use CUPTI beside PyTorch's profiler: never while it runs (CUPTI
@@ -254,13 +291,15 @@ def _cupti_sharing() -> bool:
 
 
 def _options(device: Optional[int], budget: Optional[Tuple[float, float]], timing: str,
-             allow_events_fallback: bool, workload: bool) -> Dict[str, Any]:
+             allow_events_fallback: bool, workload: bool, lock: bool = True,
+             allow_contended: bool = False) -> Dict[str, Any]:
     # The device's ceilings (for % of peak) are measured once per process, and only when a
     # workload is declared: they cost about a second the first time.
     opts: Dict[str, Any] = {"device": 0 if device is None else int(device), "timing": timing,
                             "allow_events_fallback": bool(allow_events_fallback),
                             "argv": list(sys.argv), "ceilings": bool(workload),
-                            "share_cupti": _cupti_sharing() if timing != "host" else False}
+                            "share_cupti": _cupti_sharing() if timing != "host" else False,
+                            "lock": bool(lock), "allow_contended": bool(allow_contended)}
     if budget is not None:
         opts["warmup_ms"], opts["measure_ms"] = (float(budget[0]), float(budget[1]))
     return opts
@@ -282,7 +321,9 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
             count_copies: bool = False, flops: Optional[float] = None,
             bytes: Optional[float] = None, device: Optional[int] = None,  # noqa: A002
             budget: Optional[Tuple[float, float]] = None, timing: str = "auto",
-            allow_events_fallback: bool = False, name: str = "measure") -> Result:
+            allow_events_fallback: bool = False, name: str = "measure", lock: bool = True,
+            allow_contended: bool = False,
+            scaled: Optional[Callable[[int], Any]] = None) -> Result:
     """Measures `fn` (a call that launches GPU work) and returns its typed Result.
 
     reset: restores inputs `fn` overwrites, before every call, untimed. count_copies: count
@@ -290,15 +331,24 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
     budget: (warm-up ms, measure ms), default (25, 100). timing: "auto" (CUPTI where a GPU is
     usable, else the host clock), "cupti", "events", or "host". The device_busy statistic counts
     only the kernels' own time: the Python call between them adds to latency, never to it.
+    lock: hold the device's exclusive lock for the call (GPU_LOCK, else a file per device under
+    /tmp), after checking that no other process uses the device; lock=False is recorded as a
+    deviation. allow_contended: measure even when other processes use the device (the record is
+    marked contended); otherwise a busy device raises DeviceBusy naming them.
+    scaled: the null test's hook, `scaled(k)` doing k times the work of `fn` (scaled(1) is
+    `fn`'s work): 4x the work must take about 4x the time (within 40%), else the result's
+    null_test_failed is True and its times are not the work's.
     Raises a gpumeter.Error subclass named by its cause, or the exception `fn` raised.
     """
     runner = _Runner()
     case = {"name": name, "params": {}, "count_copies": count_copies, "flops": flops,
             "bytes": bytes,
             "implementations": [(getattr(fn, "__name__", "fn") or "fn", runner.wrap(fn),
-                                 runner.wrap(reset) if reset else None, None)]}
+                                 runner.wrap(reset) if reset else None, None,
+                                 runner.wrap_scaled(scaled) if scaled else None)]}
     record = _run([case], _options(device, budget, timing, allow_events_fallback,
-                                   flops is not None or bytes is not None), runner)
+                                   flops is not None or bytes is not None, lock,
+                                   allow_contended), runner)
     return _result(record["results"][0], record)
 
 
@@ -369,7 +419,9 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
             count_copies: bool = False, flops: Optional[float] = None,
             bytes: Optional[float] = None, device: Optional[int] = None,  # noqa: A002
             budget: Optional[Tuple[float, float]] = None, timing: str = "auto",
-            allow_events_fallback: bool = False, name: str = "compare") -> CompareResult:
+            allow_events_fallback: bool = False, name: str = "compare", lock: bool = True,
+            allow_contended: bool = False,
+            scaled: Optional[Mapping[str, Callable[[int], Any]]] = None) -> CompareResult:
     """Compares implementations of one operation in A B C C B A order.
 
     Before anything is timed, each implementation's output (its return value) is checked
@@ -378,7 +430,9 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
     implementation may change (checked before and after every pass). reset: one callable for
     all, or one per implementation. Device-time comparisons read "B is 2.8% slower than A (95%
     interval 2.6% to 3.0%)" or "no difference detected (a difference larger than x% would have
-    been seen)". Raises a gpumeter.Error subclass named by its cause.
+    been seen)". lock, allow_contended: as for measure(). scaled: the null test's hook per
+    implementation name, as for measure(); an implementation whose null test fails is compared
+    with nothing. Raises a gpumeter.Error subclass named by its cause.
     """
     if not implementations:
         raise ConfigError("compare: no implementations")
@@ -402,12 +456,15 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
             def verifier(n=impl_name) -> None:
                 check(n, outputs[n][0], reference[0])
             verifier = runner.wrap(verifier)
-        impls.append((impl_name, runner.wrap(fn, keep), runner.wrap(r) if r else None, verifier))
+        k_fn = scaled.get(impl_name) if scaled else None
+        impls.append((impl_name, runner.wrap(fn, keep), runner.wrap(r) if r else None, verifier,
+                      runner.wrap_scaled(k_fn) if k_fn else None))
     case = {"name": name, "params": {}, "count_copies": count_copies, "flops": flops,
             "bytes": bytes, "implementations": impls,
             "inputs_fingerprint": _fingerprint(inputs) if inputs else None}
     record = _run([case], _options(device, budget, timing, allow_events_fallback,
-                                   flops is not None or bytes is not None), runner)
+                                   flops is not None or bytes is not None, lock,
+                                   allow_contended), runner)
     results = {row["implementation"]: _result(row, record) for row in record["results"]}
     texts = _gpumeter.describe_comparisons(json.dumps(record)).splitlines()
     comparisons = []
@@ -446,7 +503,7 @@ def env(device: int = 0) -> Dict[str, Any]:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """`python -m gpumeter report|compare|merge|env ...`: the gpumeter command."""
+    """`python -m gpumeter report|compare|merge|env|lock ...`: the gpumeter command."""
     rc, out, err = _gpumeter.cli(list(sys.argv[1:] if argv is None else argv))
     sys.stdout.write(out)
     sys.stderr.write(err)

@@ -20,6 +20,7 @@
 
 #include "cli.hpp"
 #include "gpumeter/comparison.hpp"
+#include "gpumeter/device_lock.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/host_backend.hpp"
 #include "gpumeter/record_io.hpp"
@@ -52,7 +53,22 @@ struct Options {
   std::vector<std::string> argv;
   bool ceilings = false;
   bool share_cupti = false;  // see CudaBackendOptions::share_cupti_with_idle_client
+  bool lock = true;          // hold the device lock for the call (P1)
+  bool allow_contended = false;
 };
+
+// The device lock for one call (P1), taken before the backend touches the device. Waiting
+// (up to the lock's timeouts) lets other Python threads run and answers Ctrl-C.
+std::unique_ptr<DeviceLock> take_lock(const Options& o) {
+  DeviceLockOptions lo;
+  lo.allow_contended = o.allow_contended;
+  lo.while_waiting = [] {
+    nb::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+  };
+  nb::gil_scoped_release released;
+  return std::make_unique<DeviceLock>(o.device, cuda_device_uuid(o.device), lo);
+}
 
 // One backend per (device, timing) for the life of the process: CUPTI allows one subscription
 // per process, and creating it (loading CUPTI, proving the drop counter) costs ~150 ms.
@@ -140,7 +156,7 @@ std::optional<double> optional_double(const nb::dict& d, const char* key) {
 }
 
 // cases: [{"name", "params", "count_copies", "flops", "bytes", "implementations":
-// [(name, run, reset, verify)], "inputs_fingerprint"}]
+// [(name, run, reset, verify[, scaled])], "inputs_fingerprint"}]
 std::vector<Case> to_cases(const nb::list& cases) {
   std::vector<Case> out;
   for (nb::handle h : cases) {
@@ -158,6 +174,10 @@ std::vector<Case> to_cases(const nb::list& cases) {
       i.call.run = as_call(t[1]);
       i.call.reset = as_call(t[2]);
       i.verify = as_call(t[3]);
+      if (t.size() > 4 && !t[4].is_none()) {  // the null test's hook: scaled(k)
+        nb::object f = nb::borrow(t[4]);
+        i.scaled = [f](int k) { f(k); };
+      }
       c.implementations.push_back(std::move(i));
     }
     if (d.contains("inputs_fingerprint") && !d["inputs_fingerprint"].is_none()) {
@@ -181,16 +201,31 @@ std::string run(const nb::list& py_cases, const nb::dict& py_options) {
   if (py_options.contains("argv")) o.argv = nb::cast<std::vector<std::string>>(py_options["argv"]);
   if (py_options.contains("ceilings")) o.ceilings = nb::cast<bool>(py_options["ceilings"]);
   if (py_options.contains("share_cupti")) o.share_cupti = nb::cast<bool>(py_options["share_cupti"]);
+  if (py_options.contains("lock")) o.lock = nb::cast<bool>(py_options["lock"]);
+  if (py_options.contains("allow_contended")) {
+    o.allow_contended = nb::cast<bool>(py_options["allow_contended"]);
+  }
   if (o.timing != "auto" && o.timing != "cupti" && o.timing != "events" && o.timing != "host") {
     throw ConfigError("timing must be 'auto', 'cupti', 'events' or 'host', not '" + o.timing + "'");
   }
 
   const std::vector<Case> cases = to_cases(py_cases);
+  std::unique_ptr<DeviceLock> lock;
+  std::vector<std::string> deviations;
+  if (o.lock) {
+    lock = take_lock(o);
+    deviations = lock->deviations();
+  } else {
+    deviations.push_back(
+        "device lock not taken (lock=False): nothing kept other runs off the device");
+  }
   const Chosen chosen = choose(o);
   RunOptions run_options;
   run_options.argv = o.argv;
   run_options.ceilings = chosen.ceilings;
-  run_options.deviations = chosen.deviations;
+  run_options.deviations = deviations;
+  run_options.deviations.insert(run_options.deviations.end(), chosen.deviations.begin(),
+                                chosen.deviations.end());
   if (o.warmup_ms || o.measure_ms) {
     const double w = o.warmup_ms.value_or(to_ms(kMeasureBudget.warmup_ns));
     const double m = o.measure_ms.value_or(to_ms(kMeasureBudget.measure_ns));
@@ -241,6 +276,7 @@ NB_MODULE(_gpumeter, m) {
   static nb::exception<IncomparableStatistics> incomparable(m, "IncomparableStatistics", error);
   static nb::exception<WrongDevice> wrong_device(m, "WrongDevice", error);
   static nb::exception<DeviceError> device_error(m, "DeviceError", error);
+  static nb::exception<DeviceBusy> device_busy(m, "DeviceBusy", error);
   static nb::exception<InvalidRecord> invalid_record(m, "InvalidRecord", error);
   static nb::exception<ConfigError> config_error(m, "ConfigError", error);
 

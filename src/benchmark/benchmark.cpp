@@ -284,7 +284,19 @@ Setup& Setup::implementation(std::string name, std::function<void()> run,
                         "'");
     }
   }
-  implementations_.push_back({std::move(name), Call{std::move(run), std::move(reset)}, {}});
+  implementations_.push_back({std::move(name), Call{std::move(run), std::move(reset)}, {}, {}});
+  return *this;
+}
+
+Setup& Setup::scalable_implementation(std::string name, std::function<void(int k)> run,
+                                      std::function<void()> reset) {
+  if (!run) {
+    throw ConfigError("benchmark '" + benchmark_ + "': implementation '" + name +
+                      "' has nothing to run");
+  }
+  implementation(
+      std::move(name), [run] { run(1); }, std::move(reset));
+  implementations_.back().scaled = std::move(run);
   return *this;
 }
 

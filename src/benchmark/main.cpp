@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -28,6 +29,7 @@
 #include "backend_choice.hpp"
 #include "gpumeter/benchmark.hpp"
 #include "gpumeter/comparison.hpp"
+#include "gpumeter/device_lock.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/record_io.hpp"
@@ -47,6 +49,7 @@ constexpr int kExitOk = 0;
 constexpr int kExitCaseFailed = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitInternal = 3;
+constexpr int kExitBusy = 4;  // the device stayed busy, or another run held its lock (P1)
 
 // Failure names the runtime gives cases it could not measure, beside the library's errors.
 constexpr const char* kSkipped = "Skipped";
@@ -67,6 +70,9 @@ struct Options {
   bool quiet = false;
   bool isolate = false;
   double timeout_s = 0;
+  bool no_lock = false;
+  bool allow_contended = false;
+  double lock_timeout_s = kDefaultLockTimeoutS;
   // Hidden: a child of --isolate runs one case and writes its record here.
   long child_case = -1;
   std::string child_record;
@@ -309,8 +315,9 @@ ChildResult run_child(const std::vector<std::string>& args, const fs::path& reco
 // The arguments a child gets: the parent's, less what only the parent does, plus its case.
 std::vector<std::string> child_args(const std::vector<std::string>& argv, std::size_t k,
                                     const fs::path& record, const Ceilings& ceilings) {
-  static const std::set<std::string> parent_only_flags{"--isolate", "--md", "--csv", "--quiet"};
-  static const std::set<std::string> parent_only_options{"--timeout", "--out"};
+  static const std::set<std::string> parent_only_flags{
+      "--isolate", "--md", "--csv", "--quiet", "--no-lock", "--allow-contended"};
+  static const std::set<std::string> parent_only_options{"--timeout", "--out", "--lock-timeout"};
   std::vector<std::string> out{argv.front()};
   for (std::size_t i = 1; i < argv.size(); ++i) {
     const std::string& a = argv[i];
@@ -356,7 +363,28 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
   Progress progress(!o.quiet && ::isatty(STDERR_FILENO) != 0, n);
   const BackendChoice timing{o.timing, o.device, o.allow_events_fallback};
 
+  // P1: the device's lock for the whole sweep, taken before anything touches the device. With
+  // --isolate the parent holds it and its cases' processes run under it (they take none).
+  std::unique_ptr<DeviceLock> lock;
+  std::vector<std::string> lock_deviations;
+  if (o.child_case < 0) {
+    if (o.no_lock) {
+      lock_deviations.push_back(
+          "device lock not taken (--no-lock): nothing kept other runs off the device");
+    } else {
+      DeviceLockOptions lo;
+      lo.timeout_s = o.lock_timeout_s;
+      lo.allow_contended = o.allow_contended;
+      lock = std::make_unique<DeviceLock>(o.device, cuda_device_uuid(o.device), lo);
+      lock_deviations = lock->deviations();
+      if (lock->contended() && !lock->inherited()) {
+        say(program, "going ahead on a busy device (--allow-contended): " + lock->contention());
+      }
+    }
+  }
+
   if (o.isolate) {
+    run.deviations = lock_deviations;
     // Each case in a fresh process: a fault or a hang ends that case, not the sweep, and a
     // sticky CUDA error dies with its process.
     Ceilings ceilings;
@@ -388,7 +416,10 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
     backend = std::move(chosen.backend);
     options.ceilings =
         o.child_ceilings.empty() ? chosen.ceilings : parse_ceilings(o.child_ceilings);
-    options.deviations = chosen.deviations;
+    options.deviations = lock_deviations;
+    options.deviations.insert(options.deviations.end(), chosen.deviations.begin(),
+                              chosen.deviations.end());
+    options.own_process = o.child_case >= 0;  // --isolate: this process measures one case
     for (std::size_t k = 0; k < n; ++k) {
       progress.start(k, cases[k].label);
       const Record one = measure_case(*backend, cases[k], options, o.device);
@@ -422,11 +453,18 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
   if (!o.quiet) say(program, "record: " + path.string());
   std::size_t failed = 0;
   for (const Failure& f : records.front().failures) failed += f.error != kSkipped ? 1 : 0;
+  std::size_t null_failed = 0;
+  for (const NullTestOutcome& t : null_tests(records.front().results)) {
+    null_failed += t.failed() ? 1 : 0;
+  }
   if (failed > 0) {
     say(program, std::to_string(failed) + " case(s) produced no number; the record says why");
-    return kExitCaseFailed;
   }
-  return kExitOk;
+  if (null_failed > 0) {
+    say(program, std::to_string(null_failed) +
+                     " row(s) failed the null test: their times are not their work's");
+  }
+  return failed + null_failed > 0 ? kExitCaseFailed : kExitOk;
 }
 
 }  // namespace
@@ -463,12 +501,33 @@ int main(int argc, char** argv) {
                  "Seconds a case may run before it is stopped (needs "
                  "--isolate)")
       ->check(CLI::PositiveNumber);
+  app.add_flag("--no-lock", o.no_lock,
+               "Do not take the device's exclusive lock (the record says so); by default the "
+               "sweep holds it, after checking that no other process uses the device");
+  app.add_flag("--allow-contended", o.allow_contended,
+               "Measure even when other processes use the device (the record is marked "
+               "contended)");
+  app.add_option("--lock-timeout", o.lock_timeout_s,
+                 "Seconds to wait for another run's device lock (default 600)")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            if (text.empty() || end != text.c_str() + text.size() || !(v >= 0) || v > 1e7) {
+              return "'" + text + "' is not a number of seconds (0 or more)";
+            }
+            return std::string();
+          },
+          "SECONDS"));
   app.add_option("--gpumeter-child", o.child_case)->group("");
   app.add_option("--gpumeter-child-record", o.child_record)->group("");
   app.add_option("--gpumeter-child-ceilings", o.child_ceilings)->group("");
   app.footer(
       "Exit codes: 0 every case measured (or skipped by its benchmark); 1 a case produced no "
-      "number (the record says why); 2 a usage error; 3 an internal error.");
+      "number, or a row failed its null test (the record says why); 2 a usage error; 3 an internal "
+      "error; 4 the device stayed "
+      "busy or another run held its lock (nothing measured). The device lock is $GPU_LOCK, "
+      "else /tmp/gpumeter-gpu-<uuid>.lock.");
 
   try {
     app.parse(argc, argv);
@@ -508,6 +567,9 @@ int main(int argc, char** argv) {
     say(program, e.what());
     std::cerr << "Run '" << program << " --help' for the options.\n";
     return kExitUsage;
+  } catch (const DeviceBusy& e) {
+    say(program, std::string(error_name(e)) + ": " + e.what());
+    return kExitBusy;
   } catch (const Error& e) {
     say(program, std::string(error_name(e)) + ": " + e.what());
     return kExitCaseFailed;

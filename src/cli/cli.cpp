@@ -9,6 +9,7 @@
 #include "env.hpp"
 #include "gpumeter/table.hpp"
 #include "gpumeter/version.hpp"
+#include "lock.hpp"
 #include "merge.hpp"
 #include "report.hpp"
 
@@ -18,7 +19,8 @@ namespace {
 constexpr const char* kFooter =
     "Exit codes: 0 success; 1 a regression (compare --fail-on-regression); 2 bad arguments or\n"
     "a record that cannot be read (one line on stderr names the file and the problem); 3\n"
-    "internal error.";
+    "internal error; 4 the device stays busy or its lock stays held (lock). `lock` otherwise\n"
+    "exits with its command's code.";
 
 // CLI11 says "A subcommand is required" also when the user typed a command that does not
 // exist; name what was typed instead.
@@ -60,6 +62,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     commands.push_back(add_compare_command(app));
     commands.push_back(add_merge_command(app));
     commands.push_back(add_env_command(app));
+    commands.push_back(add_lock_command(app));
 
     try {
       app.parse(argc, argv);

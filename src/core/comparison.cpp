@@ -9,11 +9,16 @@
 #include <system_error>
 #include <utility>
 
+#include "gpumeter/clock_state.hpp"
 #include "gpumeter/format.hpp"
 #include "gpumeter/record.hpp"
 
 namespace gpumeter {
 namespace {
+
+// Records of schema version 2 and before marked a null test as a case of two rows (1x and 4x
+// the work) with this param; those rows are not two implementations and were never compared.
+constexpr const char* kLegacyNullTestParam = "null_test_scale";
 
 // Each pass's device_busy samples, split by the result's pass sizes. Empty when the sizes do
 // not add up to the samples (a record reader refuses such a result before this is reached).
@@ -68,6 +73,16 @@ Comparison compare_rows(const Result& base, const Result& cand) {
   c.candidate = cand.row;
   c.statistic = statistic_of(base.measurement.method);
   c.rule = rule_for(c.statistic);
+  c.baseline_sm_clock_mhz = base.summary.median_sm_clock_mhz;
+  c.candidate_sm_clock_mhz = cand.summary.median_sm_clock_mhz;
+  // P6: a row whose time may not be its work's is not set against another.
+  for (const Result* r : {&base, &cand}) {
+    if (const std::optional<NullTestOutcome> n = null_test_of(*r); n && n->failed()) {
+      c.refusal = r->row.implementation + "'s null test failed (" + describe(*n) +
+                  "), so its time may not be its work's";
+      return c;
+    }
+  }
   if (statistic_of(base.measurement.method) != statistic_of(cand.measurement.method)) {
     c.refusal = base.row.implementation + " is " + statistic_name(base) + " and " +
                 cand.row.implementation + " is " + statistic_name(cand) +
@@ -172,52 +187,56 @@ std::vector<Comparison> compare_results(const std::vector<Result>& results) {
   }
   for (const auto& key : order) {
     const auto& rows = groups[key];
-    if (rows.size() < 2 || key.second.count(kNullTestParam) != 0) continue;
+    if (rows.size() < 2 || key.second.count(kLegacyNullTestParam) != 0) continue;
     for (std::size_t i = 1; i < rows.size(); ++i) out.push_back(compare_rows(*rows[0], *rows[i]));
   }
   return out;
 }
 
+std::optional<NullTestOutcome> null_test_of(const Result& result) {
+  const std::optional<NullTestSamples>& samples = result.measurement.null_test;
+  if (!samples) return std::nullopt;
+  NullTestOutcome n;
+  n.row = result.row;
+  n.scale = samples->scale;
+  const double base = result.summary.device_busy.median_ns;
+  if (samples->scaled_ns.empty()) {
+    n.refusal = "no samples of the scaled work";
+    return n;
+  }
+  std::vector<double> scaled(samples->scaled_ns.begin(), samples->scaled_ns.end());
+  const double scaled_median = quantile(scaled, 0.5);
+  if (!(base > 0) || !(scaled_median > 0) || samples->scale <= 0) {
+    n.refusal = "a median of zero, or a scale that is not positive";
+    return n;
+  }
+  n.verdict = evaluate_null_test(base, scaled_median, samples->scale);
+  return n;
+}
+
 std::vector<NullTestOutcome> null_tests(const std::vector<Result>& results) {
   std::vector<NullTestOutcome> out;
-  std::vector<std::pair<std::string, Params>> order;
-  std::map<std::pair<std::string, Params>, std::vector<const Result*>> groups;
   for (const Result& r : results) {
-    if (r.row.params.count(kNullTestParam) == 0) continue;
-    auto key = std::make_pair(r.row.case_name, r.row.params);
-    auto [it, fresh] = groups.try_emplace(key);
-    if (fresh) order.push_back(key);
-    it->second.push_back(&r);
-  }
-  for (const auto& key : order) {
-    const auto& rows = groups[key];
-    NullTestOutcome nt;
-    nt.base = rows.front()->row;
-    const std::string& text = key.second.at(kNullTestParam);
-    const auto parsed = std::from_chars(text.data(), text.data() + text.size(), nt.scale);
-    if (parsed.ec != std::errc{} || parsed.ptr != text.data() + text.size() ||
-        !std::isfinite(nt.scale) || !(nt.scale > 0)) {
-      nt.refusal = "null_test_scale '" + text + "' is not a positive number";
-    } else if (rows.size() != 2) {
-      nt.refusal = "a null test needs exactly two rows (1x and the scaled work)";
-    } else if (rows[0]->measurement.method != rows[1]->measurement.method) {
-      nt.refusal = "the two rows were timed with different methods";
-    } else if (!(rows[0]->summary.device_busy.median_ns > 0) ||
-               !(rows[1]->summary.device_busy.median_ns > 0)) {
-      nt.refusal = "a median of zero";
-    } else {
-      nt.verdict = evaluate_null_test(rows[0]->summary.device_busy.median_ns,
-                                      rows[1]->summary.device_busy.median_ns, nt.scale);
-    }
-    out.push_back(std::move(nt));
+    if (std::optional<NullTestOutcome> n = null_test_of(r)) out.push_back(std::move(*n));
   }
   return out;
 }
 
-std::string describe(const Comparison& c) {
+namespace {
+
+// B4: a difference between rows that ran at different clocks may be the clocks'.
+std::string clock_note(const Comparison& c) {
+  if (!c.baseline_sm_clock_mhz || !c.candidate_sm_clock_mhz) return {};
+  if (!clocks_differ(*c.baseline_sm_clock_mhz, *c.candidate_sm_clock_mhz)) return {};
+  return "; the two ran at different SM clocks (median " +
+         format_significant(*c.candidate_sm_clock_mhz, 4) + " MHz against " +
+         format_significant(*c.baseline_sm_clock_mhz, 4) +
+         " MHz), so part of the difference may be the clock's";
+}
+
+std::string describe_difference(const Comparison& c) {
   const std::string& a = c.baseline.implementation;
   const std::string& b = c.candidate.implementation;
-  if (!c.compared()) return b + " and " + a + " not compared: " + c.refusal;
   const std::string statistic = std::string(to_string(c.statistic));
   if (c.rule == ComparisonRule::resolution) {
     std::string s = b + " is " + c.ratio->wording + " than " + a + " (" + c.ratio->label;
@@ -242,9 +261,18 @@ std::string describe(const Comparison& c) {
          statistic + ")";
 }
 
+}  // namespace
+
+std::string describe(const Comparison& c) {
+  const std::string& a = c.baseline.implementation;
+  const std::string& b = c.candidate.implementation;
+  if (!c.compared()) return b + " and " + a + " not compared: " + c.refusal;
+  return describe_difference(c) + clock_note(c);
+}
+
 std::string describe(const NullTestOutcome& n) {
-  if (!n.verdict) return "not evaluated: " + n.refusal;
-  return format_sig2(n.scale) + "x the work took " + format_sig2(n.verdict->observed_ratio) +
+  if (!n.verdict) return "null test FAILED: not evaluated: " + n.refusal;
+  return std::to_string(n.scale) + "x the work took " + format_sig2(n.verdict->observed_ratio) +
          "x the time: " +
          (n.verdict->pass ? "pass" : "FAIL (the harness may not be timing the work)");
 }

@@ -35,9 +35,23 @@ void invoke(const std::function<void()>& fn, std::size_t iteration, const char* 
 
 }  // namespace
 
-Trace run_phase(Backend& backend, const Call& call, const PhaseRequest& request) {
+PhaseRun run_phase(Backend& backend, const Call& call, const PhaseRequest& request, bool clocks) {
   // Nothing enqueued earlier (not by gpumeter) may overlap iteration 0.
   backend.synchronize("before the phase, waiting for work enqueued earlier (not by gpumeter)");
+  PhaseRun run;
+  // A reading the backend cannot give stops the readings of the phase: all or none.
+  bool reading = clocks;
+  const auto read_clock = [&] {
+    if (!reading) return;
+    if (const std::optional<ClockReading> c = backend.read_clock()) {
+      run.clocks.push_back(*c);
+    } else {
+      reading = false;
+      run.clocks.clear();
+    }
+  };
+  if (clocks) run.clocks.reserve(request.iterations + 1);
+  read_clock();
   backend.open_phase(request);
   try {
     for (std::size_t i = 0; i < request.iterations; ++i) {
@@ -59,8 +73,10 @@ Trace run_phase(Backend& backend, const Call& call, const PhaseRequest& request)
       backend.end_iteration(i);
       backend.after_user_code(i, "the measured call");
       backend.drain(i, "the measured call");  // no iteration overlaps the next
+      read_clock();  // after the drain: outside the sample, and before the next one
     }
-    return backend.close_phase();
+    run.trace = backend.close_phase();
+    return run;
   } catch (...) {
     backend.abandon_phase();
     throw;
@@ -68,12 +84,18 @@ Trace run_phase(Backend& backend, const Call& call, const PhaseRequest& request)
 }
 
 AttributedPhase run_attributed_phase(Backend& backend, const Call& call, std::size_t iterations,
-                                     bool count_copies) {
+                                     bool count_copies, bool clocks) {
   AttributedPhase out;
   for (int attempt = 0;; ++attempt) {
-    const Trace trace = run_phase(backend, call, PhaseRequest{iterations, attempt});
+    const PhaseRun run = run_phase(backend, call, PhaseRequest{iterations, attempt}, clocks);
+    const Trace& trace = run.trace;
     try {
       out.samples = attribute(trace, iterations, AttributionOptions{count_copies});
+      if (run.clocks.size() == iterations + 1) {
+        for (std::size_t i = 0; i < iterations; ++i) {
+          out.samples[i].clock = around_sample(run.clocks[i], run.clocks[i + 1]);
+        }
+      }
       out.durations.reserve(trace.activities.size());
       for (const Activity& a : trace.activities) out.durations.push_back(a.end_ns - a.start_ns);
       out.drop_counter_live = trace.dropped_records.has_value();

@@ -12,7 +12,14 @@ namespace gpumeter::detail {
 
 // Runs `request.iterations` iterations of `call` as backend.hpp describes and returns the
 // backend's Trace. Any error abandons the phase before it propagates.
-Trace run_phase(Backend& backend, const Call& call, const PhaseRequest& request);
+// With `clocks`, also reads the device's clock before the first iteration and after each one's
+// drain (iterations + 1 readings; an empty vector when the backend reads none).
+struct PhaseRun {
+  Trace trace;
+  std::vector<ClockReading> clocks;
+};
+PhaseRun run_phase(Backend& backend, const Call& call, const PhaseRequest& request,
+                   bool clocks = false);
 
 // Runs one phase and attributes it, repeating the whole phase on RecordsLost.
 struct AttributedPhase {
@@ -23,8 +30,10 @@ struct AttributedPhase {
   int retries = 0;
   bool drop_counter_live = true;
 };
+// With `clocks` (measured phases), each sample carries its clock state (B4) when the backend
+// could read every reading of the phase.
 AttributedPhase run_attributed_phase(Backend& backend, const Call& call, std::size_t iterations,
-                                     bool count_copies);
+                                     bool count_copies, bool clocks = false);
 
 // The step of the clock behind `durations`: the largest step in [8, 1024] ns that at least 90%
 // of them are a multiple of (within 2 ns, the jitter of CUPTI's conversion of GPU timestamps to

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <functional>
 #include <set>
 
 #include "driver.hpp"
@@ -28,8 +29,8 @@ Measurement measure(Backend& backend, const Call& call, const MeasureOptions& op
 
   m.measure_iterations =
       iterations_for(b.measure_ns, m.estimate_ns, b.min_iterations, b.max_iterations);
-  detail::AttributedPhase measured =
-      detail::run_attributed_phase(backend, call, m.measure_iterations, options.count_copies);
+  detail::AttributedPhase measured = detail::run_attributed_phase(
+      backend, call, m.measure_iterations, options.count_copies, /*clocks=*/true);
 
   m.samples = std::move(measured.samples);
   m.pass_sizes = {m.samples.size()};
@@ -87,6 +88,21 @@ void check_inputs(const CompareOptions& options, std::size_t reference, const st
 
 }  // namespace
 
+NullTestSamples run_null_test(Backend& backend, const Implementation& impl, bool count_copies) {
+  const std::function<void(int)> scaled = impl.scaled;
+  if (!scaled) throw ConfigError("run_null_test: implementation '" + impl.name + "' cannot scale");
+  const Call call{[scaled] { scaled(kNullTestScale); }, impl.call.reset};
+  const Measurement m = measure(backend, call, MeasureOptions{kNullTestBudget, count_copies});
+  if (m.method != backend.method()) {
+    throw MixedTimingMethods("the null test of '" + impl.name + "' was timed by another method");
+  }
+  NullTestSamples out;
+  out.scale = kNullTestScale;
+  out.scaled_ns.reserve(m.samples.size());
+  for (const Sample& s : m.samples) out.scaled_ns.push_back(s.device_busy_ns);
+  return out;
+}
+
 std::vector<Measurement> compare(Backend& backend, const std::vector<Implementation>& impls,
                                  const CompareOptions& options) {
   if (impls.empty()) throw ConfigError("compare: no implementations");
@@ -117,6 +133,13 @@ std::vector<Measurement> compare(Backend& backend, const std::vector<Implementat
   std::vector<Measurement> merged;
   merged.reserve(impls.size());
   for (const auto& p : passes) merged.push_back(merge_passes(p));
+
+  // P6: after every pass, so the null test's runs cannot disturb the comparison's order.
+  for (std::size_t k = 0; k < impls.size(); ++k) {
+    if (!impls[k].scaled) continue;
+    merged[k].null_test = run_null_test(backend, impls[k], options.count_copies);
+    check_inputs(options, reference, impls[k].name);
+  }
   return merged;
 }
 

@@ -56,6 +56,22 @@ Summary summarize(const std::vector<Sample>& samples, TimingMethod method, int r
   out.median_uncounted_copy_ns = quantile(copy, 0.5);
   out.retries = retries;
 
+  // B4: only when every sample was read; a partial count would understate the flags.
+  const bool clocks_known = std::all_of(samples.begin(), samples.end(),
+                                        [](const Sample& s) { return s.clock.has_value(); });
+  if (clocks_known) {
+    const int start_mhz = samples.front().clock->sm_mhz;
+    std::vector<double> mhz;
+    mhz.reserve(samples.size());
+    std::size_t flagged = 0;
+    for (const Sample& s : samples) {
+      mhz.push_back(static_cast<double>(s.clock->sm_mhz));
+      if (clock_flagged(*s.clock, start_mhz)) ++flagged;
+    }
+    out.median_sm_clock_mhz = quantile(mhz, 0.5);
+    out.clock_flagged_samples = flagged;
+  }
+
   const double busy_s = out.device_busy.median_ns * 1e-9;
   if (busy_s > 0) {
     if (workload.flops) {

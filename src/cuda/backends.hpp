@@ -10,6 +10,10 @@
 #include "gpumeter/cuda_backend.hpp"
 #include "iteration.hpp"
 
+namespace gpumeter::detail {
+class NvmlWatch;
+}
+
 namespace gpumeter::cuda {
 
 class CuptiSession;
@@ -19,8 +23,10 @@ class CuptiSession;
 // time a call.
 class CudaBackendBase : public Backend {
  public:
-  CudaBackendBase(const CudaBackendOptions& options, DeviceIdentity identity)
-      : options_(options), identity_(std::move(identity)) {}
+  // Makes the context and gpumeter's own buffers (the L2 flush's) now, then reads the
+  // context floor (P7), so that no case's memory includes them.
+  CudaBackendBase(const CudaBackendOptions& options, DeviceIdentity identity);
+  ~CudaBackendBase() override;
 
   DeviceIdentity device() const override { return identity_; }
   std::string l2_flush_mode() const override;
@@ -29,6 +35,9 @@ class CudaBackendBase : public Backend {
   void drain(std::size_t iteration, const char* after) override;
   void clear_cache(std::size_t iteration) override;
   void after_user_code(std::size_t iteration, const char* what) override;
+  std::optional<ClockReading> read_clock() override;
+  std::optional<long long> process_device_memory() override;
+  std::optional<long long> context_floor_memory() const override { return context_floor_; }
 
  protected:
   // The device steps for these options, for one phase: from open_phase until close or abandon.
@@ -41,6 +50,8 @@ class CudaBackendBase : public Backend {
 
  private:
   std::optional<DeviceSteps> steps_;
+  std::unique_ptr<detail::NvmlWatch> watch_;
+  std::optional<long long> context_floor_;
 };
 
 std::unique_ptr<Backend> make_cupti_backend(const CudaBackendOptions& options,

@@ -7,15 +7,23 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <chrono>
+#include <cmath>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "backends.hpp"
 #include "cuda_process.hpp"
+#include "cuda_util.hpp"
 #include "cupti_session.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/measure.hpp"
+#include "gpumeter/summary.hpp"
+#include "noop_kernel.hpp"
 
 namespace gpumeter::cuda {
 namespace {
@@ -139,6 +147,19 @@ class CuptiBackend final : public CudaBackendBase {
     return trace;
   }
 
+  // Measured once per process and device (about 15 ms): a front end that makes a backend per
+  // call (the Python module) pays it once.
+  std::optional<Nanos> launch_cost() override {
+    static std::mutex mutex;
+    static std::map<int, Nanos> measured;
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto found = measured.find(options_.device);
+    if (found != measured.end()) return found->second;
+    const Nanos cost = measure_launch_cost();
+    measured.emplace(options_.device, cost);
+    return cost;
+  }
+
   void abandon_phase() noexcept override {
     label_.reset();  // unwinds what it pushed
     phase_.reset();  // closes the phase, discarding its records
@@ -152,6 +173,42 @@ class CuptiBackend final : public CudaBackendBase {
   void close_label() {
     label_->close();
     label_.reset();
+  }
+
+  // The wall time of kLaunches empty-kernel launches and a synchronize, without CUPTI's records
+  // and inside a labelled phase as an iteration's call runs, rounds of each (plain, watched,
+  // plain: drift cancels); the difference of the medians per launch. The watched phase's
+  // records are discarded.
+  Nanos measure_launch_cost() {
+    constexpr int kLaunches = 200;  // about 1 ms plain: long beside the clock, short to run
+    constexpr int kRounds = 5;
+    const int device = options_.device;
+    check(cudaSetDevice(device), "cudaSetDevice", device);
+    const auto round = [&] {
+      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (launch cost)", device);
+      const auto start = std::chrono::steady_clock::now();
+      for (int k = 0; k < kLaunches; ++k) {
+        check(launch_noop(cudaStreamLegacy), "launching the launch-cost kernel", device);
+      }
+      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (launch cost)", device);
+      return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start)
+          .count();
+    };
+    (void)round();  // the module's first launch
+    std::vector<double> plain;
+    std::vector<double> watched;
+    for (int r = 0; r < kRounds; ++r) plain.push_back(round());
+    {
+      CuptiSession::Phase phase(session_, options_.activity_buffer_bytes, options_.correlation_kind,
+                                device);
+      CorrelationLabel label(session_, options_.correlation_kind, phase.tag(),
+                             tagged_id(phase.tag(), 0));
+      for (int r = 0; r < kRounds; ++r) watched.push_back(round());
+      label.close();
+    }  // not finished: its records are discarded
+    for (int r = 0; r < kRounds; ++r) plain.push_back(round());
+    const double cost = (quantile(watched, 0.5) - quantile(plain, 0.5)) / kLaunches;
+    return cost > 0 ? static_cast<Nanos>(std::lround(cost)) : 0;
   }
 
   CuptiSession& session_;

@@ -3,12 +3,17 @@
 #include "backends.hpp"
 
 #include <cuda_runtime.h>
+#include <unistd.h>
 #include <cstddef>
+
+#include <memory>
+#include <utility>
 
 #include "cuda_process.hpp"
 #include "cuda_util.hpp"
 #include "gpumeter/errors.hpp"
 #include "l2_flush.hpp"
+#include "nvml_watch.hpp"
 
 namespace gpumeter::cuda {
 namespace {
@@ -18,6 +23,25 @@ std::string at(std::size_t iteration, const std::string& what) {
 }
 
 }  // namespace
+
+CudaBackendBase::CudaBackendBase(const CudaBackendOptions& options, DeviceIdentity identity)
+    : options_(options),
+      identity_(std::move(identity)),
+      watch_(std::make_unique<detail::NvmlWatch>(identity_.uuid)) {
+  // The context, and the flush buffer (allocated once per device), exist from here on.
+  (void)DeviceSteps(options_.device, options_.l2_flush, false);
+  context_floor_ = process_device_memory();
+}
+
+CudaBackendBase::~CudaBackendBase() = default;
+
+std::optional<ClockReading> CudaBackendBase::read_clock() {
+  return watch_->read_clock();
+}
+
+std::optional<long long> CudaBackendBase::process_device_memory() {
+  return watch_->process_memory(static_cast<unsigned int>(::getpid()));
+}
 
 std::string CudaBackendBase::l2_flush_mode() const {
   if (!options_.l2_flush) return "";

@@ -3,6 +3,9 @@
 #include <array>
 #include <string>
 
+#include "gpumeter/comparison.hpp"
+#include "gpumeter/format.hpp"
+
 namespace gpumeter {
 namespace {
 
@@ -34,6 +37,10 @@ std::optional<double> tbs(const Summary& s) { return s.tbs; }
 std::optional<double> pct_flops(const Summary& s) { return s.pct_of_peak_flops; }
 std::optional<double> pct_bandwidth(const Summary& s) { return s.pct_of_peak_bandwidth; }
 std::optional<double> retries(const Summary& s) { return static_cast<double>(s.retries); }
+std::optional<double> sm_clock(const Summary& s) { return s.median_sm_clock_mhz; }
+std::optional<double> clock_flags(const Summary& s) {
+  return s.clock_flagged_samples ? std::optional<double>(static_cast<double>(*s.clock_flagged_samples)) : std::nullopt;
+}
 
 std::string case_name(const Record&, const Result& r) { return r.row.case_name; }
 std::string implementation(const Record&, const Result& r) { return r.row.implementation; }
@@ -42,6 +49,18 @@ std::string method(const Record&, const Result& r) { return std::string(to_strin
 std::string statistic(const Record&, const Result& r) { return std::string(to_string(statistic_of(r.measurement.method))); }
 std::string device(const Record& rec, const Result&) { return device_text(rec.device); }
 std::string run_id(const Record& rec, const Result&) { return rec.run_id; }
+std::string null_test(const Record&, const Result& r) {
+  const std::optional<NullTestOutcome> n = null_test_of(r);
+  if (!n) return "not run";
+  if (!n->verdict) return "FAIL (not evaluated)";
+  return format_sig2(n->verdict->observed_ratio) + "x for " + std::to_string(n->scale) + "x work" + (n->failed() ? ": FAIL" : ": pass");
+}
+std::optional<double> bytes(const std::optional<long long>& b) {
+  return b ? std::optional<double>(static_cast<double>(*b)) : std::nullopt;
+}
+std::optional<double> gpu_workload(const Result& r) { return bytes(r.memory.gpu_workload_bytes()); }
+std::optional<double> gpu_floor(const Result& r) { return bytes(r.memory.gpu_context_floor_bytes); }
+std::optional<double> host_peak(const Result& r) { return bytes(r.memory.host_peak_rss_bytes); }
 
 using K = ColumnKind;
 using M = MarkdownPlacement;
@@ -66,6 +85,12 @@ constexpr std::array kColumns{
   Column{"pct_of_peak_flops", "% peak FLOP/s", K::real, M::cell, "", "pct_of_peak_flops", true, pct_flops, nullptr},
   Column{"pct_of_peak_bandwidth", "% peak TB/s", K::real, M::cell, "", "pct_of_peak_bandwidth", true, pct_bandwidth, nullptr},
   Column{"retries", "retries", K::count, M::cell, "", "retries", false, retries, nullptr},
+  Column{"null_test", "null test", K::text, M::cell, "", "", false, nullptr, null_test, 3},
+  Column{"median_sm_clock_mhz", "", K::real, M::hidden, "", "median_sm_clock_mhz", true, sm_clock, nullptr, 3},
+  Column{"clock_flagged_samples", "clock-flagged", K::count, M::cell, "", "clock_flagged_samples", true, clock_flags, nullptr, 3},
+  Column{"gpu_workload_mib", "GPU memory", K::memory, M::cell, "", "", true, nullptr, nullptr, 3, gpu_workload},
+  Column{"gpu_context_floor_mib", "", K::memory, M::hidden, "", "", true, nullptr, nullptr, 3, gpu_floor},
+  Column{"host_peak_rss_mib", "host peak RSS", K::memory, M::cell, "", "", true, nullptr, nullptr, 3, host_peak},
   Column{"device", "device", K::text, M::cell, "", "", false, nullptr, device},
   Column{"run_id", "", K::text, M::hidden, "", "", false, nullptr, run_id},
 };
@@ -78,7 +103,8 @@ std::span<const Column> result_columns() {
 }
 
 std::optional<double> number_of(const Column& column, const Result& result) {
-  return column.summary != nullptr ? column.summary(result.summary) : std::nullopt;
+  if (column.summary != nullptr) return column.summary(result.summary);
+  return column.value != nullptr ? column.value(result) : std::nullopt;
 }
 
 std::string text_of(const Column& column, const Record& record, const Result& result) {

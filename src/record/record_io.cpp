@@ -159,6 +159,40 @@ Json result_json(const Result& result, std::size_t index) {
   // A method that cannot count kernels has no counts at all: one null, not n of them.
   samples["n_kernels"] = any_kernel_count ? std::move(kernels) : Json(nullptr);
   samples["uncounted_copy_ns"] = std::move(copies);
+
+  // B4: every sample read, or none recorded (a partial series would read as a full one).
+  const bool clocks = std::all_of(m.samples.begin(), m.samples.end(),
+                                  [](const Sample& x) { return x.clock.has_value(); });
+  Json mhz = Json::array();
+  Json reasons = Json::array();
+  if (clocks) {
+    for (const Sample& sample : m.samples) {
+      mhz.push_back(sample.clock->sm_mhz);
+      reasons.push_back(sample.clock->throttle_reasons);
+    }
+  }
+  samples["sm_clock_mhz"] = clocks ? std::move(mhz) : Json(nullptr);
+  samples["throttle_reasons"] = clocks ? std::move(reasons) : Json(nullptr);
+
+  // P6: the scaled samples are the evidence; ratio and pass are derived, stored for people and
+  // checked on reading.
+  if (const std::optional<NullTestOutcome> n = null_test_of(result)) {
+    Json& nt = j["null_test"];
+    nt["scale"] = m.null_test->scale;
+    nt["scaled_ns"] = m.null_test->scaled_ns;
+    nt["ratio"] =
+        n->verdict ? number(n->verdict->observed_ratio, where + ".null_test.ratio") : Json(nullptr);
+    nt["pass"] = !n->failed();
+  } else {
+    j["null_test"] = nullptr;
+  }
+
+  Json& memory = j["memory"];
+  memory["gpu_context_floor_bytes"] = nullable(result.memory.gpu_context_floor_bytes);
+  memory["gpu_after_case_bytes"] = nullable(result.memory.gpu_after_case_bytes);
+  memory["host_peak_rss_bytes"] = nullable(result.memory.host_peak_rss_bytes);
+  memory["own_process"] = result.memory.own_process;
+  memory["host_peak_reset"] = result.memory.host_peak_reset;
   return j;
 }
 
@@ -403,13 +437,14 @@ std::string shown(const std::optional<double>& v) {
 // the recomputed summary is the one kept. A stored value the samples do not give means an
 // altered record, or one written by a faulty tool.
 void check_summary(const Reader& r, Result& result, const Json& js, const Ceilings& ceilings,
-                   const std::string& where) {
+                   const std::string& where, int version) {
   const Measurement& m = result.measurement;
   Result derived = result;
   derived.summary = summarize(m.samples, m.method, m.retries, result.workload, ceilings);
   const std::string sw = where + ".summary";
   for (const Column& c : result_columns()) {
     if (c.summary_key.empty()) continue;
+    if (c.since_schema > version) continue;  // an older record has no such value
     const std::string object_where =
         c.summary_object.empty() ? sw : Reader::join(sw, c.summary_object);
     const Json& holder = c.summary_object.empty() ? js : r.object(js, sw, c.summary_object);
@@ -443,6 +478,75 @@ void check_summary(const Reader& r, Result& result, const Json& js, const Ceilin
     }
   }
   result.summary = derived.summary;
+}
+
+// Samples' clock state (B4), the null test's samples (P6) and the case's memory (P7).
+void read_version_3_fields(const Reader& r, const Json& j, const std::string& where,
+                           Result& result) {
+  Measurement& m = result.measurement;
+  const std::string pw = where + ".samples";
+  const Json& samples = r.object(j, where, "samples");
+  const Json& mhz = r.field(samples, pw, "sm_clock_mhz");
+  const Json& reasons = r.field(samples, pw, "throttle_reasons");
+  if (mhz.is_null() != reasons.is_null()) {
+    r.fail(fmt::format("{}: sm_clock_mhz and throttle_reasons must both be null or both be lists",
+                       pw));
+  }
+  if (!mhz.is_null()) {
+    r.expect(mhz.is_array(), mhz, pw + ".sm_clock_mhz", "an array or null");
+    r.expect(reasons.is_array(), reasons, pw + ".throttle_reasons", "an array or null");
+    if (mhz.size() != m.samples.size() || reasons.size() != m.samples.size()) {
+      r.fail(fmt::format("{}: the clock readings number {} and {}, the samples {}", pw, mhz.size(),
+                         reasons.size(), m.samples.size()));
+    }
+    for (std::size_t i = 0; i < m.samples.size(); ++i) {
+      ClockReading c;
+      c.sm_mhz =
+          r.integer_value<int>(mhz[i], fmt::format("{}.sm_clock_mhz[{}]", pw, i), 0, 1'000'000);
+      c.throttle_reasons =
+          r.integer_value<std::uint64_t>(reasons[i], fmt::format("{}.throttle_reasons[{}]", pw, i));
+      m.samples[i].clock = c;
+    }
+  }
+
+  const Json& nt = r.field(j, where, "null_test");
+  if (!nt.is_null()) {
+    const std::string nw = where + ".null_test";
+    r.expect(nt.is_object(), nt, nw, "an object or null");
+    NullTestSamples n;
+    n.scale = r.integer<int>(nt, nw, "scale", 1, 1'000'000);
+    n.scaled_ns = read_nanos(r, nt, nw, "scaled_ns");
+    m.null_test = std::move(n);
+  }
+
+  const std::string mw = where + ".memory";
+  const Json& memory = r.object(j, where, "memory");
+  const long long most = std::numeric_limits<long long>::max();
+  result.memory.gpu_context_floor_bytes =
+      r.optional_integer<long long>(memory, mw, "gpu_context_floor_bytes", 0, most);
+  result.memory.gpu_after_case_bytes =
+      r.optional_integer<long long>(memory, mw, "gpu_after_case_bytes", 0, most);
+  result.memory.host_peak_rss_bytes =
+      r.optional_integer<long long>(memory, mw, "host_peak_rss_bytes", 0, most);
+  result.memory.own_process = r.boolean(memory, mw, "own_process");
+  result.memory.host_peak_reset = r.boolean(memory, mw, "host_peak_reset");
+}
+
+// The stored ratio and pass of a null test are derived: they must be what its samples give.
+void check_null_test(const Reader& r, const Json& j, const std::string& where,
+                     const Result& result) {
+  const std::optional<NullTestOutcome> n = null_test_of(result);
+  if (!n) return;
+  const std::string nw = where + ".null_test";
+  const Json& nt = r.object(j, where, "null_test");
+  const std::optional<double> ratio =
+      r.optional_real(nt, nw, "ratio", 0, std::numeric_limits<double>::max());
+  const bool pass = r.boolean(nt, nw, "pass");
+  const bool ratio_ok = n->verdict ? ratio && same(*ratio, n->verdict->observed_ratio) : !ratio;
+  if (!ratio_ok || pass == n->failed()) {
+    r.fail(fmt::format("{} does not match what its samples give ({}) (altered record?)", nw,
+                       describe(*n)));
+  }
 }
 
 Result read_result(const Reader& r, const Json& j, const std::string& where,
@@ -521,6 +625,8 @@ Result read_result(const Reader& r, const Json& j, const std::string& where,
     }
   }
 
+  if (version >= 3) read_version_3_fields(r, j, where, result);
+
   if (version >= 2) {
     m.timestamp_tick_ns = r.integer<Nanos>(j, where, "timestamp_tick_ns", 1, 1'000'000);
     const Json& sizes = r.array(j, where, "pass_sizes");
@@ -541,7 +647,8 @@ Result read_result(const Reader& r, const Json& j, const std::string& where,
     m.pass_sizes = {n};
   }
 
-  check_summary(r, result, js, ceilings, where);
+  check_summary(r, result, js, ceilings, where, version);
+  if (version >= 3) check_null_test(r, j, where, result);
   return result;
 }
 
@@ -720,6 +827,10 @@ Record read_document(const Reader& r, const Json& doc) {
     c.l2_flush_mode = r.text_or_empty(config, "config", "l2_flush_mode");
   }
   c.schedule = r.text(config, "config", "schedule");
+  if (version >= 3) {
+    c.launch_cost_ns = r.optional_integer<Nanos>(config, "config", "launch_cost_ns", 0,
+                                                 static_cast<Nanos>(kMaxNanos));
+  }
 
   const Json& deviations = r.array(doc, "", "deviations");
   for (std::size_t i = 0; i < deviations.size(); ++i) {
@@ -866,6 +977,7 @@ std::string serialize(const Record& record) {
   config["l2_flush"] = c.l2_flush;
   config["l2_flush_mode"] = c.l2_flush_mode.empty() ? Json(nullptr) : Json(c.l2_flush_mode);
   config["schedule"] = c.schedule;
+  config["launch_cost_ns"] = nullable(c.launch_cost_ns);
 
   j["deviations"] = record.deviations;
   j["results"] = Json::array();

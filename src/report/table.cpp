@@ -21,6 +21,14 @@ namespace {
 
 // Counters that could not be read when the record was made (P2).
 constexpr const char* kNotAvailable = "not available";
+// The cell of a time or rate of a row whose null test failed.
+constexpr const char* kNullTestFailedCell = "null test failed";
+constexpr double kBytesPerMiB = 1024.0 * 1024.0;
+
+bool shows_no_numbers(const Result& r) {
+  const std::optional<NullTestOutcome> n = null_test_of(r);
+  return n && n->failed();
+}
 
 // Above this median device_busy the table switches from us to ms, so a long op does not read
 // as 123000 us; below it, kernel times stay in the unit they are usually quoted in.
@@ -152,6 +160,11 @@ std::string markdown_value(const Column& c, const Record& rec, const Result& r,
   // With count_copies the copies are inside device_busy: nothing is left uncounted.
   if (c.id == "uncounted_copy_us" && r.count_copies) return "counted in busy";
   const std::optional<double> v = number_of(c, r);
+  if (c.kind == ColumnKind::memory) {
+    return v && std::isfinite(*v) ? sig3(*v / kBytesPerMiB) : std::string(kNotAvailable);
+  }
+  // P6: a row whose null test failed shows no time (its time may not be its work's).
+  if (shows_no_numbers(r) && c.kind != ColumnKind::count) return kNullTestFailedCell;
   if (!v || !std::isfinite(*v)) return kNotMeasured;
   switch (c.kind) {
     case ColumnKind::time:
@@ -166,6 +179,7 @@ std::string markdown_value(const Column& c, const Record& rec, const Result& r,
 std::string markdown_title(const Column& c, const TimeUnit& unit) {
   std::string title(c.title);
   if (c.kind == ColumnKind::time) title += fmt::format(" ({})", unit.name);
+  if (c.kind == ColumnKind::memory) title += " (MiB)";
   return title;
 }
 
@@ -180,9 +194,11 @@ std::vector<std::string> markdown_row(const Record& rec, const Result& r, const 
     cells.back() += " [" + joined + "]";
     bracket.clear();
   };
+  const bool failed = shows_no_numbers(r);
   for (const Column& c : result_columns()) {
     if (c.markdown == MarkdownPlacement::hidden) continue;
     if (c.markdown == MarkdownPlacement::bracket_previous) {
+      if (failed) continue;  // one "null test failed" per cell, no bracket of them
       bracket.push_back(markdown_value(c, rec, r, unit));
       continue;
     }
@@ -260,6 +276,7 @@ std::string csv_number(const Column& c, const std::optional<double>& v) {
   if (c.kind == ColumnKind::time) {
     return fmt::format("{:.12g}", *v / static_cast<double>(kMicrosecond));
   }
+  if (c.kind == ColumnKind::memory) return fmt::format("{:.12g}", *v / kBytesPerMiB);
   if (c.kind == ColumnKind::count) return fmt::format("{}", static_cast<long long>(*v));
   return fmt::format("{}", *v);
 }
@@ -309,6 +326,18 @@ std::string render_markdown(const std::vector<Record>& records) {
         notes.push_back(fmt::format("{}: timing method {}: {}",
                                     md(row_label(result.row), MdPlace::line_start),
                                     to_string(m.method), md(m.reason)));
+      }
+      if (const std::optional<NullTestOutcome> n = null_test_of(result); n && n->failed()) {
+        notes.push_back(fmt::format(
+            "{}: FAILED its null test: {}; its times are kept in the record as evidence, not "
+            "shown, and it is compared with nothing",
+            md(row_label(result.row), MdPlace::line_start), md(describe(*n))));
+      }
+      if (result.summary.clock_flagged_samples && *result.summary.clock_flagged_samples > 0) {
+        notes.push_back(
+            fmt::format("{}: {} of {} samples ran throttled or below the clock the row started at",
+                        md(row_label(result.row), MdPlace::line_start),
+                        *result.summary.clock_flagged_samples, result.summary.n_samples));
       }
       if (!m.drop_counter_live) {
         notes.push_back(fmt::format(
@@ -377,8 +406,12 @@ std::string render_csv(const std::vector<Record>& records) {
   for (const Record& record : records) {
     for (const Result& result : record.results) {
       std::vector<std::string> cells;
+      // P6: a row whose null test failed keeps its identity, counts and memory, no times.
+      const bool failed = shows_no_numbers(result);
       for (const Column& c : result_columns()) {
+        const bool hidden = failed && (c.kind == ColumnKind::time || c.kind == ColumnKind::real);
         cells.push_back(c.kind == ColumnKind::text ? csv_text(text_of(c, record, result))
+                        : hidden                   ? std::string()
                                                    : csv_number(c, number_of(c, result)));
       }
       append_csv_row(out, cells);
@@ -403,7 +436,7 @@ std::string render_comparisons(const std::vector<Record>& records) {
     }
     for (const NullTestOutcome& n : null_tests(record.results)) {
       null_lines +=
-          "- " + md(case_label(n.base), MdPlace::line_start) + ": " + md(describe(n)) + "\n";
+          "- " + md(row_label(n.row), MdPlace::line_start) + ": " + md(describe(n)) + "\n";
     }
   }
   if (!lines.empty()) {
@@ -414,8 +447,9 @@ std::string render_comparisons(const std::vector<Record>& records) {
          format_sig2(kResolutionRatio) + "x resolution):\n" + lines;
   }
   if (!null_lines.empty()) {
-    s += "Null tests (the work scaled, the time must scale alike within " +
-         format_sig2(kNullTestTolerance * 100) + "%):\n" + null_lines;
+    s += "Null tests (the work scaled " + std::to_string(kNullTestScale) +
+         "x, the time must scale alike within " + format_sig2(kNullTestTolerance * 100) + "%):\n" +
+         null_lines;
   }
   return s;
 }

@@ -6,6 +6,7 @@
 #include "gpumeter/device_state.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/host_info.hpp"
+#include "gpumeter/process_memory.hpp"
 #include "gpumeter/version.hpp"
 
 namespace gpumeter {
@@ -41,6 +42,12 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
   rec.config.l2_flush_mode = backend.l2_flush_mode();
   rec.config.l2_flush = !rec.config.l2_flush_mode.empty();
   rec.config.schedule = "ABCCBA";
+  try {
+    rec.config.launch_cost_ns = backend.launch_cost();
+  } catch (const Error& e) {
+    // Not a number gpumeter stands behind: the cases say for themselves whether they can run.
+    rec.deviations.push_back(std::string("launch cost not measured: ") + e.what());
+  }
   rec.deviations = options.deviations;
   if (!state.unavailable.empty())
     rec.deviations.push_back(unavailable_deviation(state.unavailable));
@@ -50,6 +57,8 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
     std::vector<Measurement> measured;
+    // P7: the host peak from here covers this case (where the kernel lets it be reset).
+    const bool peak_reset = reset_host_peak_rss();
     try {
       measured = measure_case(backend, c, options);
     } catch (const Error& e) {
@@ -62,8 +71,15 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
       if (options.progress) options.progress(c, i + 1, cases.size());
       continue;
     }
+    MemoryUse memory;
+    memory.gpu_context_floor_bytes = backend.context_floor_memory();
+    memory.gpu_after_case_bytes = backend.process_device_memory();
+    memory.host_peak_rss_bytes = host_peak_rss_bytes();
+    memory.host_peak_reset = peak_reset;
+    memory.own_process = options.own_process;
     for (std::size_t k = 0; k < measured.size(); ++k) {
       Result r;
+      r.memory = memory;
       r.row = RowKey{c.name, c.params, c.implementations[k].name};
       r.count_copies = c.count_copies;
       r.workload = c.workload;

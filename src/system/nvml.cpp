@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "gpumeter/device_lock.hpp"
+
 namespace gpumeter {
 namespace {
 
@@ -48,8 +50,23 @@ using DeviceUintFn = NvmlReturn(NvmlDevice, unsigned int*);
 using DeviceU64Fn = NvmlReturn(NvmlDevice, unsigned long long*);
 using UtilizationFn = NvmlReturn(NvmlDevice, NvmlUtilization*);
 using MemoryFn = NvmlReturn(NvmlDevice, NvmlMemory*);
-// The infos array is never passed (count 0, NULL), so its element layout does not matter here.
+// read_device_values passes no infos array (count 0, NULL), so the element layout does not
+// matter there; read_device_occupancy passes one of the layouts below.
 using ProcessesFn = NvmlReturn(NvmlDevice, unsigned int*, void*);
+// nvmlProcessInfo_t, filled by nvmlDeviceGetComputeRunningProcesses_v3 (and
+// nvmlProcessInfo_v2_t, the same layout, by _v2).
+struct NvmlProcessInfo {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;  // bytes, or kNvmlValueNotAvailable
+  unsigned int gpuInstanceId;        // MIG only; 0xFFFFFFFF otherwise
+  unsigned int computeInstanceId;
+};
+// nvmlProcessInfo_v1_t, filled by the unversioned nvmlDeviceGetComputeRunningProcesses.
+struct NvmlProcessInfoV1 {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+};
+constexpr unsigned long long kNvmlValueNotAvailable = ~0ULL;  // NVML_VALUE_NOT_AVAILABLE
 
 // The loaded library, released (dlclose) when the read is done.
 class Library {
@@ -266,7 +283,86 @@ void read_device_values(Reader& r, NvmlDevice device, DeviceState& st) {
   }
 }
 
+// The compute processes with their pids, or nullopt with the reason in `r`. The list can grow
+// between asking its size and reading it (INSUFFICIENT_SIZE again): asked again, with room.
+template <typename Info>
+std::optional<std::vector<ComputeProcess>> read_processes(Reader& r, ProcessesFn* fn,
+                                                          const char* used, NvmlDevice device) {
+  unsigned int count = 0;
+  NvmlReturn rc = fn(device, &count, nullptr);
+  if (rc == kNvmlSuccess) return std::vector<ComputeProcess>{};
+  for (int attempt = 0; attempt < 4 && rc == kNvmlErrorInsufficientSize; ++attempt) {
+    std::vector<Info> infos(static_cast<std::size_t>(count) + 8);
+    count = static_cast<unsigned int>(infos.size());
+    rc = fn(device, &count, infos.data());
+    if (rc == kNvmlSuccess) {
+      std::vector<ComputeProcess> out;
+      for (unsigned int i = 0; i < count && i < infos.size(); ++i) {
+        ComputeProcess p;
+        p.pid = infos[i].pid;
+        if (infos[i].usedGpuMemory != kNvmlValueNotAvailable) {
+          p.used_bytes = static_cast<long long>(infos[i].usedGpuMemory);
+        }
+        out.push_back(p);
+      }
+      return out;
+    }
+  }
+  r.missing("compute processes", r.failure(used, rc));
+  return std::nullopt;
+}
+
 }  // namespace
+
+DeviceOccupancy read_device_occupancy(const std::string& gpu_uuid, int fallback_index) {
+  DeviceOccupancy occupancy;
+  const char* override_path = std::getenv(kNvmlLibraryEnv);
+  const Library lib(override_path != nullptr && *override_path != '\0' ? override_path
+                                                                       : kNvmlDefaultLibrary);
+  if (!lib.loaded()) {
+    occupancy.unavailable.push_back("NVML not loaded: " + lib.error());
+    return occupancy;
+  }
+  Reader reader(lib, occupancy.unavailable);
+  auto* init = lib.get<InitFn>("nvmlInit_v2");
+  auto* shutdown = lib.get<ShutdownFn>("nvmlShutdown");
+  if (init == nullptr || shutdown == nullptr) {
+    reader.missing("NVML not usable", reader.not_exported({"nvmlInit_v2", "nvmlShutdown"}));
+    return occupancy;
+  }
+  if (const NvmlReturn rc = init(); rc != kNvmlSuccess) {
+    reader.missing("NVML not initialized", reader.failure("nvmlInit_v2", rc));
+    return occupancy;
+  }
+  const Session session(shutdown);
+  std::string why;
+  const NvmlDevice device =
+      find_device(lib, reader, gpu_uuid, fallback_index, occupancy.matched_by, why);
+  if (device == nullptr) {
+    reader.missing("compute processes, free memory", why);
+    return occupancy;
+  }
+  if (auto v =
+          reader.query<MemoryFn, NvmlMemory>("free memory", {"nvmlDeviceGetMemoryInfo"}, device)) {
+    occupancy.free_bytes = static_cast<long long>(v->free);
+    occupancy.total_bytes = static_cast<long long>(v->total);
+  }
+  // The versioned names fill the layout with MIG ids; only the oldest fills the short one.
+  const char* used = nullptr;
+  if (auto* fn = reader.find<ProcessesFn>(
+          {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"},
+          used)) {
+    occupancy.processes = read_processes<NvmlProcessInfo>(reader, fn, used, device);
+  } else if (auto* v1 = reader.find<ProcessesFn>({"nvmlDeviceGetComputeRunningProcesses"}, used)) {
+    occupancy.processes = read_processes<NvmlProcessInfoV1>(reader, v1, used, device);
+  } else {
+    reader.missing("compute processes",
+                   reader.not_exported({"nvmlDeviceGetComputeRunningProcesses_v3",
+                                        "nvmlDeviceGetComputeRunningProcesses_v2",
+                                        "nvmlDeviceGetComputeRunningProcesses"}));
+  }
+  return occupancy;
+}
 
 DeviceStateReading read_device_state(const std::string& gpu_uuid, int fallback_index) {
   DeviceStateReading reading;

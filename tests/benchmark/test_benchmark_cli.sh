@@ -2,13 +2,28 @@
 # The benchmark command line, driven as a user drives it, on a program of host work
 # (host_benchmarks.cpp): listing, filters, axes, output formats, progress only on a terminal,
 # records written case by case, cases isolated in their own processes, and one clear line with
-# exit code 2 for every bad input. It asserts the plumbing, never a timing ratio.
-#   test_benchmark_cli.sh BENCHMARK_PROGRAM GPUMETER
+# exit code 2 for every bad input, and the device lock (P1) held for the sweep. It asserts the
+# plumbing, never a timing ratio.
+#   test_benchmark_cli.sh BENCHMARK_PROGRAM GPUMETER FAKE_NVML
 set -u
 bench=$1
 gpumeter=$2
+fake_nvml=$3
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+# The device lock of this test's own (other tests and real GPU users never wait for it), and
+# an idle device as the fake NVML reports it: a machine's real GPU, busy with another test's
+# process, would otherwise refuse the sweeps.
+export GPU_LOCK="$work/gpu.lock"
+export GPUMETER_NVML_LIBRARY="$fake_nvml"
+export GPUMETER_FAKE_NVML_PROCESSES=""
+unset GPUMETER_FAKE_NVML_FREE_BYTES GPUMETER_LOCK_HELD GPUMETER_LOCK_NOTE
 failures=0
 fail() {
   echo "FAIL: $*" >&2
@@ -125,6 +140,53 @@ grep -qF "Timeout: the case ran longer than --timeout 3.00 s" "$work/isolate.out
   fail "isolate: the hang is not named"
 grep -qF "VerificationFailed: off-by-one" "$work/isolate.out" || fail "isolate: the failure inside a child is lost"
 [[ $(ls -A "$work/r6" | grep -c '^\.') -eq 0 ]] || fail "isolate: left case files behind: $(ls -A "$work/r6")"
+# The parent held the lock; its cases' processes ran under it without taking it again.
+grep -qF "device lock" "$work/isolate.out" && fail "isolate: a lock deviation on an idle device"
+
+# --- the device lock (P1) ---------------------------------------------------------------------
+# Held by another run: the sweep gives up after --lock-timeout, naming the holder, exit 4, and
+# measures nothing.
+"$gpumeter" lock -- sleep 30 &
+holder=$!
+pids+=($holder)
+for _ in $(seq 200); do [[ "$(head -n1 "$GPU_LOCK" 2>/dev/null)" == "$holder" ]] && break; sleep 0.05; done
+pids+=($(pgrep -P "$holder"))
+run locked --filter "n=1000" --lock-timeout 1 --out "$work/r7" "${quick[@]}"
+[[ $rc -eq 4 ]] || fail "locked: exit code $rc, expected 4: $(cat "$work/locked.err")"
+grep -qF "DeviceBusy: device 0 is locked by another run: $GPU_LOCK is held by pid $holder (" "$work/locked.err" ||
+  fail "locked: the holder is not named: $(cat "$work/locked.err")"
+[[ -n $(ls "$work"/r7/*.json 2>/dev/null) ]] && fail "locked: wrote a record"
+# --no-lock measures anyway, and the record says the lock was not taken.
+run no_lock --no-lock --filter "n=1000" --out "$work/r8" "${quick[@]}"
+[[ $rc -eq 0 ]] || fail "no_lock: exit code $rc: $(cat "$work/no_lock.err")"
+grep -qF -- ": device lock not taken (--no-lock)" "$work/no_lock.out" || fail "no_lock: no deviation"
+{ kill -KILL "$holder"; wait "$holder"; } 2>/dev/null
+
+# Under `gpumeter lock`, the sweep finds the lock held for it (no wait, no second check).
+"$gpumeter" lock --timeout 5 -- "$bench" --isolate --filter "n=1000" --lock-timeout 0 \
+  --out "$work/r9" "${quick[@]}" >"$work/under_lock.out" 2>"$work/under_lock.err"
+rc=$?
+[[ $rc -eq 0 ]] || fail "under_lock: exit code $rc: $(cat "$work/under_lock.err")"
+grep -qF "device lock" "$work/under_lock.out" && fail "under_lock: a lock deviation"
+
+# A busy device (the fake NVML lists another process): --allow-contended measures, and the
+# record is marked contended, naming the process.
+sleep 30 &
+other=$!
+pids+=($other)
+sleep 0.2
+GPUMETER_FAKE_NVML_PROCESSES="$other:1073741824" run contended --allow-contended --filter "n=1000" \
+  --out "$work/r10" "${quick[@]}"
+[[ $rc -eq 0 ]] || fail "contended: exit code $rc: $(cat "$work/contended.err")"
+grep -qE -- "^- [^ ]+: contended: .*pid $other \(sleep 30, 1.00 GiB\)" "$work/contended.out" ||
+  fail "contended: the record is not marked: $(grep -F -- '- ' "$work/contended.out")"
+grep -qF "going ahead on a busy device" "$work/contended.err" || fail "contended: not said on stderr"
+# No NVML: the lock is taken, and the record says the device could not be checked.
+GPUMETER_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 run unchecked --filter "n=1000" \
+  --out "$work/r11" "${quick[@]}"
+[[ $rc -eq 0 ]] || fail "unchecked: exit code $rc: $(cat "$work/unchecked.err")"
+grep -qF -- ": device lock taken without the idle check: NVML not loaded" "$work/unchecked.out" ||
+  fail "unchecked: no deviation: $(grep -F -- '- ' "$work/unchecked.out")"
 
 if [[ $failures -gt 0 ]]; then
   echo "$failures check(s) failed" >&2

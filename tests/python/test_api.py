@@ -134,3 +134,40 @@ def test_cuda_timing_needs_a_device_or_says_why():
         pytest.skip("a GPU is present: covered by the GPU tests")
     with pytest.raises(gpumeter.Error):
         gpumeter.measure(spin, timing="cupti", budget=QUICK)
+
+
+def test_the_null_test_hook_scales_the_work_and_reports_beside_the_timing():
+    ks = []
+
+    def scaled(k):
+        ks.append(k)
+        spin(2000 * k)
+
+    r = gpumeter.measure(spin, scaled=scaled, timing="host", budget=QUICK)
+    assert ks and set(ks) == {4}  # the call itself is `fn`; the hook runs only scaled
+    assert r.null_test is not None
+    import re
+    assert re.fullmatch(r"4x the work took [0-9.e+-]+x the time: (pass|FAIL)", r.null_test)
+    assert r.null_test_failed == r.null_test.endswith("FAIL")  # a timing verdict: not asserted
+    assert r.record["results"][0]["null_test"]["scale"] == 4
+    plain = gpumeter.measure(spin, timing="host", budget=QUICK)
+    assert plain.null_test is None and not plain.null_test_failed
+
+
+def test_a_failed_null_test_is_compared_with_nothing():
+    c = gpumeter.compare({"a": spin, "b": spin}, scaled={"b": lambda k: spin()},
+                         timing="host", budget=QUICK, verify=False)
+    b = c.results["b"]
+    assert c.results["a"].null_test is None and b.null_test is not None
+    cmp = c.comparisons[0]
+    # Whether the host clock made it fail is the machine's business; what follows is not.
+    assert (cmp.refusal != "") == b.null_test_failed
+    if b.null_test_failed:
+        assert "null test failed" in cmp.text
+
+
+def test_memory_and_clock_state_per_result_never_zero_for_unknown():
+    r = gpumeter.measure(spin, timing="host", budget=QUICK)
+    assert r.gpu_workload_bytes is None  # no device: not available, not 0
+    assert r.host_peak_rss_bytes is not None and r.host_peak_rss_bytes > 0
+    assert r.median_sm_clock_mhz is None and r.clock_flagged_samples is None

@@ -3,7 +3,21 @@
 // nvmlDeviceGetUtilizationRates is absent (a missing symbol), nvmlDeviceGetTemperature fails
 // (a failed call), and only the pre-535 name of the clock-reasons function exists (the
 // fallback). Signatures follow nvml.h; enums travel as int.
+//
+// For the device lock's idle check (test_device_lock.cpp, tests/cli/test_lock.sh), two
+// environment variables, read at every call, set what the device holds:
+//   GPUMETER_FAKE_NVML_PROCESSES  the compute processes, "pid:used_bytes,pid:used_bytes" ("" for
+//                                 none; "@FILE" reads that list from FILE, so a test can change
+//                                 it while a waiter polls). Unset: three processes are counted
+//                                 and their list cannot be read (the known answer of
+//                                 test_device_state.cpp).
+//   GPUMETER_FAKE_NVML_FREE_BYTES the free memory (total stays 150 GB; used is the rest).
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -25,6 +39,35 @@ constexpr const char* kUuid = "GPU-11111111-2222-3333-4444-555555555555";
 
 bool usable(void* device) {
   return open_sessions > 0 && device == &the_device;
+}
+
+struct FakeProcess {
+  unsigned int pid;
+  unsigned long long used;
+};
+
+// GPUMETER_FAKE_NVML_PROCESSES, parsed; false when it is unset.
+bool configured_processes(std::vector<FakeProcess>& out) {
+  const char* env = std::getenv("GPUMETER_FAKE_NVML_PROCESSES");
+  if (env == nullptr) return false;
+  std::string list = env;
+  if (!list.empty() && list[0] == '@') {
+    std::ifstream in(list.substr(1));
+    std::stringstream text;
+    text << in.rdbuf();
+    list = text.str();
+  }
+  std::stringstream items(list);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    const auto colon = item.find(':');
+    if (item.find_first_not_of(" \n") == std::string::npos) continue;
+    FakeProcess p{};
+    p.pid = static_cast<unsigned int>(std::strtoul(item.c_str(), nullptr, 10));
+    if (colon != std::string::npos) p.used = std::strtoull(item.c_str() + colon + 1, nullptr, 10);
+    out.push_back(p);
+  }
+  return true;
 }
 
 }  // namespace
@@ -126,17 +169,45 @@ int nvmlDeviceGetMemoryInfo(void* device, FakeMemory* memory) {
   if (!usable(device)) return kInvalidArgument;
   memory->total = 150000000000ULL;
   memory->free = 140000000000ULL;
-  memory->used = 10000000000ULL;
+  if (const char* free = std::getenv("GPUMETER_FAKE_NVML_FREE_BYTES")) {
+    memory->free = std::strtoull(free, nullptr, 10);
+  }
+  memory->used = memory->total - memory->free;
   return kSuccess;
 }
 
-int nvmlDeviceGetComputeRunningProcesses_v3(void* device, unsigned int* count, void* infos) {
+struct FakeProcessInfo {  // nvmlProcessInfo_t, as _v3 fills it
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+};
+
+int nvmlDeviceGetComputeRunningProcesses_v3(void* device, unsigned int* count,
+                                            FakeProcessInfo* infos) {
   if (!usable(device)) return kInvalidArgument;
-  if (*count < 3 || infos == nullptr) {
-    *count = 3;
+  std::vector<FakeProcess> list;
+  if (!configured_processes(list)) {
+    if (*count < 3 || infos == nullptr) {
+      *count = 3;
+      return kInsufficientSize;
+    }
+    return kInvalidArgument;  // unset: three are counted; filling their array is not faked
+  }
+  const auto n = static_cast<unsigned int>(list.size());
+  if (n == 0) {
+    *count = 0;
+    return kSuccess;
+  }
+  if (*count < n || infos == nullptr) {
+    *count = n;
     return kInsufficientSize;
   }
-  return kInvalidArgument;  // the reader only counts; filling an array is not faked
+  for (unsigned int i = 0; i < n; ++i) {
+    infos[i] = FakeProcessInfo{list[i].pid, list[i].used, 0xFFFFFFFFu, 0xFFFFFFFFu};
+  }
+  *count = n;
+  return kSuccess;
 }
 
 }  // extern "C"

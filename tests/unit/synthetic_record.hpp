@@ -1,6 +1,7 @@
 #pragma once
 // Records with known contents for the record, table and CLI tests. Every field is set to a
 // value that differs from its default, so a field the writer or reader forgets shows up.
+#include <cstddef>
 #include <string>
 
 #include "gpumeter/comparison.hpp"
@@ -35,6 +36,17 @@ inline Result full_result() {
   m.measure_iterations = 5;
   m.estimate_ns = 13'123;
   m.drop_counter_live = true;
+  // B4: the third sample ran power-capped below the first's clock; the fourth saw the GPU idle
+  // (not a slowing reason).
+  const ClockReading clocks[] = {{1980, 0}, {1980, 0}, {1965, 0x4}, {1980, 0x1}, {1980, 0}};
+  for (std::size_t i = 0; i < m.samples.size(); ++i) m.samples[i].clock = clocks[i];
+  // P6: 4x the work took about 4x the time.
+  m.null_test = NullTestSamples{4, {49'000, 49'500, 50'100}};
+  r.memory.gpu_context_floor_bytes = 536'870'912;
+  r.memory.gpu_after_case_bytes = 1'610'612'736;
+  r.memory.host_peak_rss_bytes = 123'457'536;
+  r.memory.own_process = true;
+  r.memory.host_peak_reset = true;
   r.workload.flops = 2.0 * 4096.0 * 4096.0 * 4096.0;
   r.workload.bytes = 3.0 * 4096.0 * 4096.0 * 2.0;
   Summary& s = r.summary;
@@ -52,6 +64,8 @@ inline Result full_result() {
   // arithmetic is under test).
   s.pct_of_peak_flops = 1125.7;
   s.pct_of_peak_bandwidth = 169.9;
+  s.median_sm_clock_mhz = 1980;
+  s.clock_flagged_samples = 1;
   return r;
 }
 
@@ -134,6 +148,7 @@ inline Record full_record(const std::string& run_id = "20261129T112650Z-4242-0ba
   rec.config.l2_flush = true;
   rec.config.l2_flush_mode = "write+read";
   rec.config.schedule = "ABCCBA";
+  rec.config.launch_cost_ns = 1234;
   rec.deviations = {"device lock contended: waited 3 s", "L2 flush disabled by --no-flush"};
   rec.results = {full_result(), fallback_result()};
   derive_summaries(rec);
@@ -147,6 +162,7 @@ inline Record zero_sample_record(TimingMethod method,
   Record rec = full_record(run_id);
   Result a = full_result();
   a.measurement.method = method;
+  a.measurement.null_test.reset();
   for (Sample& s : a.measurement.samples) {
     s = sample(0, 0, method == TimingMethod::cupti ? std::optional<int>(1) : std::nullopt, 0);
   }

@@ -126,27 +126,74 @@ TEST(Comparison, DifferentParamsAreDifferentCases) {
   EXPECT_TRUE(compare_results(rs).empty());
 }
 
-TEST(Comparison, NullTestFromTheResults) {
-  const Params p{{kNullTestParam, "4"}};
-  std::vector<Result> rs{row("null", "1x", TimingMethod::cupti, {{100, 100}, {100, 100}}, p),
-                         row("null", "4x", TimingMethod::cupti, {{390, 410}, {400, 400}}, p)};
-  EXPECT_TRUE(compare_results(rs).empty());  // a null test is not a comparison
-  const std::vector<NullTestOutcome> n = null_tests(rs);
-  ASSERT_EQ(n.size(), 1u);
-  ASSERT_TRUE(n[0].verdict);
-  EXPECT_TRUE(n[0].verdict->pass);
-  EXPECT_EQ(describe(n[0]), "4.0x the work took 4.0x the time: pass");
-  for (const char* bad : {"0", "-4", "nan", "4abc", ""}) {
-    std::vector<Result> odd = rs;
-    for (Result& r : odd) r.row.params[kNullTestParam] = bad;
-    const std::vector<NullTestOutcome> on = null_tests(odd);
-    ASSERT_EQ(on.size(), 1u) << bad;
-    EXPECT_FALSE(on[0].verdict.has_value()) << bad;
-    EXPECT_NE(on[0].refusal.find("not a positive number"), std::string::npos) << bad;
-  }
-  // A harness that did not run the scaled work fails.
-  rs[1] = row("null", "4x", TimingMethod::cupti, {{100, 100}, {100, 100}}, p);
-  EXPECT_FALSE(null_tests(rs).at(0).verdict->pass);
+Result with_null_test(Result r, std::vector<Nanos> scaled) {
+  r.measurement.null_test = NullTestSamples{kNullTestScale, std::move(scaled)};
+  return r;
+}
+
+TEST(Comparison, NullTestJudgedFromTheRowsOwnSamples) {
+  const Result base = row("copy", "a", TimingMethod::cupti, {{100, 100}, {100, 100}});
+  EXPECT_FALSE(null_test_of(base).has_value());  // no hook, no null test
+
+  // 4x the work in 390 to 410 ns: ratio 4.0, pass.
+  const Result good = with_null_test(base, {390, 400, 410});
+  const std::optional<NullTestOutcome> n = null_test_of(good);
+  ASSERT_TRUE(n && n->verdict);
+  EXPECT_FALSE(n->failed());
+  EXPECT_DOUBLE_EQ(n->verdict->observed_ratio, 4.0);
+  EXPECT_EQ(describe(*n), "4x the work took 4.0x the time: pass");
+
+  // The boundary: |ratio - 4| / 4 <= 0.4 passes (ratio 2.4 and 5.6), just outside fails.
+  EXPECT_FALSE(null_test_of(with_null_test(base, {240}))->failed());
+  EXPECT_FALSE(null_test_of(with_null_test(base, {560}))->failed());
+  EXPECT_TRUE(null_test_of(with_null_test(base, {239}))->failed());
+  EXPECT_TRUE(null_test_of(with_null_test(base, {561}))->failed());
+
+  // A harness that ignores the scale: the same time at 4x, a failed row.
+  const Result ignored = with_null_test(base, {100, 101, 99});
+  EXPECT_TRUE(null_test_of(ignored)->failed());
+  EXPECT_EQ(describe(*null_test_of(ignored)),
+            "4x the work took 1.0x the time: FAIL (the harness may not be timing the work)");
+
+  // No scaled samples, or zero times: no verdict, which counts as failed.
+  EXPECT_TRUE(null_test_of(with_null_test(base, {}))->failed());
+  EXPECT_TRUE(null_test_of(with_null_test(base, {0, 0}))->failed());
+}
+
+TEST(Comparison, ARowWhoseNullTestFailedIsComparedWithNothing) {
+  Result a = row("copy", "a", TimingMethod::cupti, {{100, 100}, {100, 100}});
+  Result b = row("copy", "b", TimingMethod::cupti, {{50, 50}, {50, 50}});
+  ASSERT_TRUE(compare_results({a, b}).at(0).compared());
+  b = with_null_test(b, {50, 50});  // "2x faster" because it did not do the work
+  const Comparison c = compare_results({a, b}).at(0);
+  EXPECT_FALSE(c.compared());
+  EXPECT_NE(c.refusal.find("b's null test failed (4x the work took 1.0x the time"),
+            std::string::npos)
+      << c.refusal;
+  a = with_null_test(a, {400});
+  b = with_null_test(b, {200});  // both pass: compared as usual
+  EXPECT_TRUE(compare_results({a, b}).at(0).compared());
+  EXPECT_EQ(null_tests({a, b}).size(), 2u);
+}
+
+TEST(Comparison, SidesAtDifferentClocksAreSaidSo) {
+  auto clocked = [](Result r, int mhz) {
+    for (Sample& s : r.measurement.samples) s.clock = ClockReading{mhz, 0};
+    r.summary = summarize(r.measurement.samples, r.measurement.method, 0);
+    return r;
+  };
+  const Result a = row("gemm", "a", TimingMethod::cupti, {{1000, 1001}, {1000, 1001}});
+  const Result b = row("gemm", "b", TimingMethod::cupti, {{900, 901}, {900, 901}});
+  // Within 1% (one clock step): nothing said.
+  EXPECT_EQ(describe(compare_results({clocked(a, 1980), clocked(b, 1965)}).at(0)).find("clock"),
+            std::string::npos);
+  const std::string text = describe(compare_results({clocked(a, 1980), clocked(b, 1755)}).at(0));
+  EXPECT_NE(text.find("the two ran at different SM clocks (median 1755 MHz against 1980 MHz)"),
+            std::string::npos)
+      << text;
+  // Unread on one side: nothing can be said, and nothing is.
+  EXPECT_EQ(describe(compare_results({a, clocked(b, 1755)}).at(0)).find("clock"),
+            std::string::npos);
 }
 
 TEST(Comparison, RenderedUnderTheTableWithTheCaseAndNoRequirementIds) {

@@ -1,15 +1,20 @@
 #include "gpumeter/measure.hpp"
 
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "driver.hpp"
+#include "gpumeter/comparison.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/record.hpp"
+#include "gpumeter/summary.hpp"
 
 namespace gpumeter {
 namespace {
@@ -27,6 +32,9 @@ class FakeBackend final : public Backend {
   bool log_steps = false;
   int syncs = 0;
   int abandoned = 0;
+  // Clock readings the backend gives, in order (empty: it reads none); 'k' in steps.
+  std::vector<ClockReading> clocks;
+  std::size_t clocks_read = 0;
 
   TimingMethod method() const override { return method_; }
   DeviceIdentity device() const override {
@@ -70,6 +78,11 @@ class FakeBackend final : public Backend {
   }
   void clear_cache(std::size_t) override { log('f'); }
   void after_user_code(std::size_t, const char*) override { log('u'); }
+  std::optional<ClockReading> read_clock() override {
+    if (clocks.empty()) return std::nullopt;
+    log('k');
+    return clocks[clocks_read++ % clocks.size()];
+  }
 
  private:
   void log(char c) {
@@ -100,6 +113,70 @@ TEST(Driver, OneIterationInTheOrderEveryBackendShares) {
   one_phase += "C";
   EXPECT_EQ(b.steps.substr(0, one_phase.size()), one_phase);
   EXPECT_EQ(b.steps.size(), one_phase.size() + 2 * (2 + iteration.size() + 1));
+}
+
+// B4: the measured phase reads the clock before its first iteration and after each iteration's
+// drain, never inside one; each sample gets the lower clock and both readings' reasons.
+TEST(Driver, MeasuredSamplesCarryTheClockAroundThem) {
+  FakeBackend b;
+  b.log_steps = true;
+  // Readings cycle: 1980, 1980, 1755 with the power cap (0x4), 1980 + idle (0x1), ...
+  b.clocks = {{1980, 0}, {1980, 0}, {1755, 0x4}, {1980, 0x1}};
+  const Measurement m = measure(b, Call{[] {}, {}}, MeasureOptions{Budget{0, 0, 4, 4}, false});
+  // Only the measured phase reads: its 5 readings are the only 'k's, one before 'O'.
+  EXPECT_EQ(std::count(b.steps.begin(), b.steps.end(), 'k'), 5);
+  const std::string measured = b.steps.substr(b.steps.rfind('s'));
+  EXPECT_EQ(measured.substr(0, 3), "skO");
+  EXPECT_NE(measured.find("udk"), std::string::npos);
+  EXPECT_EQ(measured.find("jk"), std::string::npos);  // never between the call and its drain
+  ASSERT_EQ(m.samples.size(), 4u);
+  // Readings r0..r4 = 1980, 1980, 1755|0x4, 1980|0x1, 1980.
+  EXPECT_EQ(m.samples[0].clock->sm_mhz, 1980);
+  EXPECT_EQ(m.samples[1].clock->sm_mhz, 1755);
+  EXPECT_EQ(m.samples[1].clock->throttle_reasons, 0x4u);
+  EXPECT_EQ(m.samples[2].clock->sm_mhz, 1755);
+  EXPECT_EQ(m.samples[2].clock->throttle_reasons, 0x5u);
+  EXPECT_EQ(m.samples[3].clock->sm_mhz, 1980);
+  EXPECT_EQ(m.samples[3].clock->throttle_reasons, 0x1u);
+  const Summary s = summarize(m.samples, m.method, 0);
+  EXPECT_EQ(s.clock_flagged_samples, 2u);  // samples 1 and 2: power cap, below 1980
+  EXPECT_DOUBLE_EQ(*s.median_sm_clock_mhz, (1755.0 + 1980.0) / 2);
+}
+
+TEST(Driver, ABackendThatReadsNoClockLeavesSamplesUnread) {
+  FakeBackend b;
+  const Measurement m = measure(b, Call{[] {}, {}}, MeasureOptions{Budget{0, 0, 4, 4}, false});
+  for (const Sample& s : m.samples) EXPECT_FALSE(s.clock.has_value());
+  const Summary s = summarize(m.samples, m.method, 0);
+  EXPECT_FALSE(s.clock_flagged_samples.has_value());  // unknown, not zero
+  EXPECT_FALSE(s.median_sm_clock_mhz.has_value());
+}
+
+// P6: compare() times the scaled work after every pass, with the implementation's reset.
+TEST(Compare, TheNullTestRunsTheScaledWorkAfterThePasses) {
+  FakeBackend b;
+  std::vector<int> ks;
+  int resets = 0;
+  Implementation scalable("a", Call{[] {}, [&] { ++resets; }}, {}, [&](int k) { ks.push_back(k); });
+  CompareOptions o;
+  o.budget = Budget{0, 0, 2, 2};
+  const std::vector<Measurement> out = compare(b, {scalable}, o);
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_TRUE(out[0].null_test.has_value());
+  EXPECT_EQ(out[0].null_test->scale, kNullTestScale);
+  EXPECT_FALSE(ks.empty());
+  for (int k : ks) EXPECT_EQ(k, kNullTestScale);
+  // Calibration, warm-up and measurement of the scaled call, each with its reset.
+  EXPECT_EQ(out[0].null_test->scaled_ns.size(),
+            iterations_for(kNullTestBudget.measure_ns, b.kernel_ns, kNullTestBudget.min_iterations,
+                           kNullTestBudget.max_iterations));
+  EXPECT_GE(resets, static_cast<int>(ks.size()));
+  // The fake's kernel takes 1 ms whatever the scale: this harness would fail its null test.
+  Result r;
+  r.row = {"c", {}, "a"};
+  r.measurement = out[0];
+  r.summary = summarize(r.measurement.samples, r.measurement.method, 0);
+  EXPECT_TRUE(null_test_of(r)->failed());
 }
 
 TEST(Driver, ACallThatThrowsAbandonsThePhaseAndNamesTheStep) {

@@ -83,6 +83,7 @@ void expect_records_equal(const Record& a, const Record& b) {
   EXPECT_EQ(a.config.l2_flush, b.config.l2_flush);
   EXPECT_EQ(a.config.l2_flush_mode, b.config.l2_flush_mode);
   EXPECT_EQ(a.config.schedule, b.config.schedule);
+  EXPECT_EQ(a.config.launch_cost_ns, b.config.launch_cost_ns);
   EXPECT_EQ(a.deviations, b.deviations);
   ASSERT_EQ(a.results.size(), b.results.size());
   for (std::size_t i = 0; i < a.results.size(); ++i) {
@@ -110,7 +111,22 @@ void expect_records_equal(const Record& a, const Record& b) {
       EXPECT_EQ(m.samples[k].latency_ns, n.samples[k].latency_ns);
       EXPECT_EQ(m.samples[k].n_kernels, n.samples[k].n_kernels);
       EXPECT_EQ(m.samples[k].uncounted_copy_ns, n.samples[k].uncounted_copy_ns);
+      EXPECT_EQ(m.samples[k].clock.has_value(), n.samples[k].clock.has_value());
+      if (m.samples[k].clock && n.samples[k].clock) {
+        EXPECT_EQ(m.samples[k].clock->sm_mhz, n.samples[k].clock->sm_mhz);
+        EXPECT_EQ(m.samples[k].clock->throttle_reasons, n.samples[k].clock->throttle_reasons);
+      }
     }
+    EXPECT_EQ(m.null_test.has_value(), n.null_test.has_value());
+    if (m.null_test && n.null_test) {
+      EXPECT_EQ(m.null_test->scale, n.null_test->scale);
+      EXPECT_EQ(m.null_test->scaled_ns, n.null_test->scaled_ns);
+    }
+    EXPECT_EQ(x.memory.gpu_context_floor_bytes, y.memory.gpu_context_floor_bytes);
+    EXPECT_EQ(x.memory.gpu_after_case_bytes, y.memory.gpu_after_case_bytes);
+    EXPECT_EQ(x.memory.host_peak_rss_bytes, y.memory.host_peak_rss_bytes);
+    EXPECT_EQ(x.memory.own_process, y.memory.own_process);
+    EXPECT_EQ(x.memory.host_peak_reset, y.memory.host_peak_reset);
     // Every summary value, through the one column list the writer and reader use. The reader
     // recomputes summaries from the integer samples, so they compare exactly.
     EXPECT_EQ(x.summary.method, y.summary.method);
@@ -205,7 +221,7 @@ TEST(RecordStrictReading, SummaryTheSamplesDoNotGiveIsRefused) {
 TEST(RecordSchema, FieldsNamesAndUnits) {
   const auto j = ordered_json::parse(serialize(full_record()));
   EXPECT_EQ(j["schema"], "gpumeter.record");
-  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["schema_version"], kRecordSchemaVersion);
   EXPECT_EQ(j["run_id"], "20261129T112650Z-4242-0badcafe");
   EXPECT_EQ(j["project_commit"], "3f2a9c1");
   EXPECT_EQ(j["device_state"]["throttle_reasons"].get<std::uint64_t>(), 0x8000000000000004ULL);
@@ -267,8 +283,8 @@ TEST(RecordSchema, RefusesWhatItCannotWriteFaithfully) {
 // The checked-in record of the current schema version still reads, and reads as the same
 // record. If this fails after a schema change, bump kRecordSchemaVersion and add a fixture
 // (gpumeter_make_record --stdout > tests/data/record_vN.json).
-TEST(RecordSchema, VersionTwoFixtureStillReads) {
-  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v2.json";
+TEST(RecordSchema, VersionThreeFixtureStillReads) {
+  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v3.json";
   const Record r = read_record(fixture);
   expect_records_equal(r, full_record());
   std::ifstream in(fixture);
@@ -277,17 +293,36 @@ TEST(RecordSchema, VersionTwoFixtureStillReads) {
   EXPECT_EQ(serialize(r), text.str());
 }
 
+// What version 3 added reads "not recorded" in a version 2 record: no clock readings, no null
+// test, no memory figures, no launch cost; everything else as it was.
+Record without_version_3_fields(Record want) {
+  want.config.launch_cost_ns.reset();
+  for (Result& result : want.results) {
+    for (Sample& s : result.measurement.samples) s.clock.reset();
+    result.measurement.null_test.reset();
+    result.memory = MemoryUse{};
+  }
+  testing::derive_summaries(want);
+  return want;
+}
+
+TEST(RecordSchema, VersionTwoFixtureStillReads) {
+  const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v2.json");
+  expect_records_equal(r, without_version_3_fields(full_record()));
+  EXPECT_EQ(ordered_json::parse(serialize(r))["schema_version"], kRecordSchemaVersion);
+}
+
 // A version 1 record (written before passes and the timestamp step were kept) still reads: the
 // same rows and samples, each result one pass of unknown step, and written back as version 2.
 TEST(RecordSchema, VersionOneFixtureStillReads) {
   const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v1.json");
-  Record want = full_record();
+  Record want = without_version_3_fields(full_record());
   for (Result& result : want.results) {
     result.measurement.pass_sizes = {result.measurement.samples.size()};
     result.measurement.timestamp_tick_ns = 1;
   }
   expect_records_equal(r, want);
-  EXPECT_EQ(ordered_json::parse(serialize(r))["schema_version"], 2);
+  EXPECT_EQ(ordered_json::parse(serialize(r))["schema_version"], kRecordSchemaVersion);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -346,9 +381,9 @@ TEST(RecordStrictReading, NotARecord) {
 
 TEST(RecordStrictReading, UnsupportedSchemaVersion) {
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 7; }),
-            "dir/rec.json: unsupported schema_version 7 (this gpumeter reads 1 to 2)");
+            "dir/rec.json: unsupported schema_version 7 (this gpumeter reads 1 to 3)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = -1; }),
-            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 2)");
+            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 3)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = "1"; }),
             "dir/rec.json: field schema_version: expected an integer, found string");
   EXPECT_EQ(what_after([](auto& j) { j.erase("schema_version"); }),
@@ -628,7 +663,7 @@ TEST(RecordHostile, DeepNestingIsRefusedBeforeItIsBuilt) {
   // recursive copy of the parsed document; 20,000 read. Neither is a record.
   for (const std::size_t depth :
        {std::size_t{40}, std::size_t{20'000}, std::size_t{50'000}, std::size_t{1'000'000}}) {
-    const std::string arrays = R"({"schema": "gpumeter.record", "schema_version": 2, "x": )" +
+    const std::string arrays = R"({"schema": "gpumeter.record", "schema_version": 3, "x": )" +
                                std::string(depth, '[') + std::string(depth, ']') +
                                R"(, "run_id": "r"})";
     EXPECT_EQ(what_of(arrays), "dir/rec.json: nested deeper than 32 levels; no record is") << depth;
@@ -728,6 +763,7 @@ TEST(RecordHostile, ADifferenceNoNumberCanStateIsRefused) {
   slow.measurement.samples = {testing::sample(most, most, 1, 0), testing::sample(most, most, 1, 0)};
   slow.measurement.pass_sizes = {1, 1};
   slow.measurement.timestamp_tick_ns = 1000;
+  slow.measurement.null_test.reset();  // a null test would refuse the comparison first
   Result fast = slow;
   fast.row.implementation = "fast";
   fast.measurement.samples = {testing::sample(1, 1, 1, 0), testing::sample(1, 1, 1, 0)};
@@ -750,8 +786,8 @@ TEST(RecordHostile, ADifferenceNoNumberCanStateIsRefused) {
 TEST(RecordHostile, AKeyTwiceInOneObjectIsRefused) {
   // The JSON library kept the last silently: one file could read two ways.
   const std::string text = serialize(full_record());
-  EXPECT_EQ(what_of(replaced(text, "\"schema_version\": 2,",
-                             "\"schema_version\": 2, \"schema_version\": 1,")),
+  EXPECT_EQ(what_of(replaced(text, "\"schema_version\": 3,",
+                             "\"schema_version\": 3, \"schema_version\": 1,")),
             "dir/rec.json: the key \"schema_version\" appears twice in one object; a record "
             "must read one way");
   EXPECT_EQ(what_of(replaced(text, "\"case\": \"gemm\",", "\"case\": \"gemm\", \"case\": \"x\",")),

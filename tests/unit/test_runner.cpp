@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "gpumeter/errors.hpp"
@@ -40,6 +41,31 @@ TEST(RunCases, AFailingCaseIsRecordedAndTheOthersKeepTheirNumbers) {
   EXPECT_EQ(f.row.params.at("n"), "1");
   EXPECT_EQ(f.error, "VerificationFailed");
   EXPECT_EQ(f.message, "wrong-impl: max error 0.5");
+}
+
+// P6 and P7 through the runner: a scalable implementation's null test lands in its result, and
+// each case has its memory, GPU figures unknown on the host (never zero).
+TEST(RunCases, NullTestAndMemoryPerCase) {
+  auto backend = make_host_backend();
+  RunOptions options;
+  options.budget = Budget{1 * kMillisecond, 1 * kMillisecond, 10, 10};
+  Case c = quick_case("scaled", {});
+  int largest = 0;
+  c.implementations[0].scaled = [&](int k) { largest = std::max(largest, k); };
+  const Record rec = run_cases(*backend, {c, quick_case("plain", {})}, options);
+  ASSERT_EQ(rec.results.size(), 2u);
+  ASSERT_TRUE(rec.results[0].measurement.null_test.has_value());
+  EXPECT_EQ(largest, kNullTestScale);
+  EXPECT_FALSE(rec.results[0].measurement.null_test->scaled_ns.empty());
+  EXPECT_FALSE(rec.results[1].measurement.null_test.has_value());
+  for (const Result& r : rec.results) {
+    EXPECT_FALSE(r.memory.gpu_context_floor_bytes.has_value());
+    EXPECT_FALSE(r.memory.gpu_after_case_bytes.has_value());
+    ASSERT_TRUE(r.memory.host_peak_rss_bytes.has_value());
+    EXPECT_GT(*r.memory.host_peak_rss_bytes, 0);
+    EXPECT_FALSE(r.memory.own_process);
+  }
+  EXPECT_FALSE(rec.config.launch_cost_ns.has_value());  // the host backend adds no records
 }
 
 TEST(RunCases, RecordStatesWhatTheBackendDid) {

@@ -238,10 +238,23 @@ TEST(RenderCsv, HeaderAndCells) {
             "case,implementation,params,timing_method,statistic,device_busy_median_us,"
             "device_busy_p10_us,device_busy_p90_us,latency_median_us,latency_p10_us,"
             "latency_p90_us,n_samples,max_n_kernels,gap_us,uncounted_copy_us,tflops,tbs,"
-            "pct_of_peak_flops,pct_of_peak_bandwidth,retries,device,run_id");
+            "pct_of_peak_flops,pct_of_peak_bandwidth,retries,null_test,median_sm_clock_mhz,"
+            "clock_flagged_samples,gpu_workload_mib,gpu_context_floor_mib,host_peak_rss_mib,"
+            "device,run_id");
   const auto rows = csv_rows(csv);
   ASSERT_EQ(rows.size(), 2u);
   const auto& gemm = rows[0];
+  // P6, B4, P7: the null test's ratio, the clock, the memory in MiB.
+  EXPECT_EQ(gemm.at("null_test"), "4.0x for 4x work: pass");
+  EXPECT_EQ(gemm.at("median_sm_clock_mhz"), "1980");
+  EXPECT_EQ(gemm.at("clock_flagged_samples"), "1");
+  EXPECT_EQ(gemm.at("gpu_workload_mib"), "1024");
+  EXPECT_EQ(gemm.at("gpu_context_floor_mib"), "512");
+  EXPECT_EQ(gemm.at("host_peak_rss_mib"), "117.73828125");
+  // The fallback row has none of them: "not run", and empty numbers (unknown, not zero).
+  EXPECT_EQ(rows[1].at("null_test"), "not run");
+  EXPECT_EQ(rows[1].at("clock_flagged_samples"), "");
+  EXPECT_EQ(rows[1].at("gpu_workload_mib"), "");
   EXPECT_EQ(gemm.at("case"), "gemm");
   EXPECT_EQ(gemm.at("params"), "dtype=bf16, m=4096");
   EXPECT_EQ(gemm.at("device_busy_median_us"), "12.345");

@@ -1,0 +1,208 @@
+// `gpumeter lock`: a command run while holding the device lock (P1).
+#include "lock.hpp"
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpumeter/device_lock.hpp"
+#include "gpumeter/errors.hpp"
+
+extern char** environ;
+
+namespace gpumeter::cli {
+namespace {
+
+struct Options {
+  double timeout_s = kDefaultLockTimeoutS;
+  double idle_timeout_s = kDefaultIdleTimeoutS;
+  int device = 0;
+  bool allow_contended = false;
+  std::vector<std::string> command;
+};
+
+volatile sig_atomic_t g_child = 0;    // the command's pid while it runs, for the forwarder
+volatile sig_atomic_t g_pending = 0;  // a signal that came before the command had a pid
+
+extern "C" void forward_signal(int sig) {
+  if (g_child > 0) {
+    ::kill(static_cast<pid_t>(g_child), sig);
+  } else {
+    g_pending = sig;
+  }
+}
+
+// While the command runs: SIGINT and SIGQUIT from a terminal reach it directly (its process
+// group is this one's), so this process ignores them, as system(3) does; SIGTERM and SIGHUP,
+// which are sent to this process alone, are passed on, so the command ends before the lock is
+// released. Restored when the command is done.
+class SignalsWhileRunning {
+ public:
+  SignalsWhileRunning() {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    struct sigaction forward {};
+    forward.sa_handler = forward_signal;
+    sigemptyset(&forward.sa_mask);
+    ::sigaction(SIGINT, &ignore, &saved_[0]);
+    ::sigaction(SIGQUIT, &ignore, &saved_[1]);
+    ::sigaction(SIGTERM, &forward, &saved_[2]);
+    ::sigaction(SIGHUP, &forward, &saved_[3]);
+  }
+  ~SignalsWhileRunning() {
+    g_child = 0;
+    g_pending = 0;
+    ::sigaction(SIGINT, &saved_[0], nullptr);
+    ::sigaction(SIGQUIT, &saved_[1], nullptr);
+    ::sigaction(SIGTERM, &saved_[2], nullptr);
+    ::sigaction(SIGHUP, &saved_[3], nullptr);
+  }
+  SignalsWhileRunning(const SignalsWhileRunning&) = delete;
+  SignalsWhileRunning& operator=(const SignalsWhileRunning&) = delete;
+
+ private:
+  struct sigaction saved_[4]{};
+};
+
+// This environment, with the lock's holder and notes for the command (and none inherited from
+// an enclosing `gpumeter lock` of another path).
+std::vector<std::string> child_environment(const DeviceLock& lock) {
+  std::vector<std::string> env;
+  const std::string held = std::string(kLockHeldEnv) + "=";
+  const std::string note = std::string(kLockNoteEnv) + "=";
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string entry(*e);
+    if (entry.rfind(held, 0) == 0 || entry.rfind(note, 0) == 0) continue;
+    env.push_back(entry);
+  }
+  if (lock.inherited()) {
+    // Held by an enclosing `gpumeter lock`: its variables stay as they were.
+    if (const char* v = std::getenv(kLockHeldEnv)) env.push_back(held + v);
+    if (const char* v = std::getenv(kLockNoteEnv)) env.push_back(note + v);
+    return env;
+  }
+  env.push_back(held + std::to_string(::getpid()) + ":" + lock.path());
+  std::string lines;
+  for (const std::string& d : lock.deviations()) lines += d + "\n";
+  if (!lines.empty()) env.push_back(note + lines);
+  return env;
+}
+
+int run_command(Io& io, const Options& o, const DeviceLock& lock) {
+  std::vector<std::string> env = child_environment(lock);
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<char*> argv;
+  for (const std::string& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  for (const int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP}) sigaddset(&defaults, sig);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+
+  io.out << std::flush;
+  io.err << std::flush;
+  const SignalsWhileRunning signals;
+  pid_t pid = 0;
+  const int rc = ::posix_spawnp(&pid, argv[0], nullptr, &attr, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    print_error(io, "lock", "cannot run '" + o.command.front() + "': " + std::strerror(rc));
+    return rc == ENOENT ? 127 : 126;
+  }
+  g_child = pid;
+  if (g_pending != 0) ::kill(pid, g_pending);  // it came while the command was being started
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      print_error(io, "lock",
+                  std::string("waiting for the command failed: ") + std::strerror(errno));
+      return kExitInternal;
+    }
+  }
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : kExitInternal;
+}
+
+// Seconds, 0 or more: CLI11's own range check would print the largest double.
+const CLI::Validator kSeconds(
+    [](std::string& text) {
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size() || !(v >= 0) || v > 1e7) {
+        return "'" + text + "' is not a number of seconds (0 or more)";
+      }
+      return std::string();
+    },
+    "SECONDS");
+
+}  // namespace
+
+Command add_lock_command(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  CLI::App* sub = app.add_subcommand(
+      "lock",
+      "Run a command holding the device's exclusive lock: first check that no other compute "
+      "process uses the device and its free memory is not low (waiting up to --idle-timeout), "
+      "then wait up to --timeout for the lock (flock on $GPU_LOCK, else "
+      "/tmp/gpumeter-gpu-<uuid>.lock). Benchmark programs and the Python module take the lock "
+      "themselves, and find it held for them under this command.");
+  sub->add_option("--timeout", o->timeout_s,
+                  "Seconds to wait for another run's lock before giving up (default 600)")
+      ->check(kSeconds);
+  sub->add_option("--idle-timeout", o->idle_timeout_s,
+                  "Seconds to wait for the device to be idle before giving up (default 30)")
+      ->check(kSeconds);
+  sub->add_option("--device", o->device, "CUDA device index")->check(CLI::NonNegativeNumber);
+  sub->add_flag("--allow-contended", o->allow_contended,
+                "Run even when other processes use the device (said on stderr and, for gpumeter "
+                "programs under this command, in their records)");
+  sub->add_option("COMMAND", o->command, "The command to run and its arguments (after --)")
+      ->required();
+  sub->positionals_at_end();
+  sub->footer(
+      "Exit codes: the command's own; 128+N when signal N ended it; 126 when it cannot be "
+      "started, 127 when it is not found; 4 when the device stays busy or its lock stays held "
+      "(one line names the processes or the holder); 2 bad arguments.");
+  return {sub, [o](Io& io) {
+            DeviceLockOptions options;
+            options.timeout_s = o->timeout_s;
+            options.idle_timeout_s = o->idle_timeout_s;
+            options.allow_contended = o->allow_contended;
+            std::unique_ptr<DeviceLock> lock;
+            try {
+              lock = std::make_unique<DeviceLock>(o->device, cuda_device_uuid(o->device), options);
+            } catch (const DeviceBusy& e) {
+              print_error(io, "lock", e.what());
+              return kExitBusy;
+            } catch (const ConfigError& e) {
+              print_error(io, "lock", e.what());
+              return kExitUsage;
+            }
+            if (lock->contended() && !lock->inherited()) {
+              print_error(
+                  io, "lock",
+                  "going ahead on a busy device (--allow-contended): " + lock->contention());
+            }
+            return run_command(io, *o, *lock);
+          }};
+}
+
+}  // namespace gpumeter::cli

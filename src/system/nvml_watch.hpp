@@ -1,0 +1,46 @@
+#pragma once
+// What gpumeter watches through NVML while it measures one device: the SM clock and throttle
+// reasons between iterations (B4), and this process's memory on the device (P7). NVML stays
+// initialized while this lives, so a reading costs a query or two, not a library load.
+#include <optional>
+#include <string>
+
+#include "gpumeter/clock_state.hpp"
+
+namespace gpumeter::detail {
+
+class NvmlWatch {
+ public:
+  // Loads NVML (GPUMETER_NVML_LIBRARY when set, else the driver's) and finds the device by its
+  // uuid ("GPU-..."): no other device is ever read in its place. Never throws: when anything is
+  // missing, read() gives nullopt and why_not() says why.
+  explicit NvmlWatch(const std::string& gpu_uuid);
+  ~NvmlWatch();
+  NvmlWatch(const NvmlWatch&) = delete;
+  NvmlWatch& operator=(const NvmlWatch&) = delete;
+
+  // The SM clock and the clock-event reasons now; nullopt when either cannot be read.
+  std::optional<ClockReading> read_clock() const;
+  // The device memory NVML counts for process `pid` (this one, normally) now, in its own
+  // granularity; nullopt when NVML cannot say (not listed: NVML lists processes by the host's
+  // pids, which a process in a pid namespace does not know; or the count is unavailable).
+  std::optional<long long> process_memory(unsigned int pid) const;
+  const std::string& why_not() const { return why_not_; }
+
+ private:
+  using Device = void*;
+  using ClockFn = int(Device, int, unsigned int*);
+  using ReasonsFn = int(Device, unsigned long long*);
+  using ShutdownFn = int();
+  using ProcessesFn = int(Device, unsigned int*, void*);
+
+  void* library_ = nullptr;
+  Device device_ = nullptr;
+  ClockFn* clock_ = nullptr;
+  ReasonsFn* reasons_ = nullptr;
+  ShutdownFn* shutdown_ = nullptr;
+  ProcessesFn* processes_ = nullptr;
+  std::string why_not_;
+};
+
+}  // namespace gpumeter::detail

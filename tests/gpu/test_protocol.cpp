@@ -1,0 +1,123 @@
+// Known answers for the evaluation protocol on a real device (P6, P7, B4) and the cost of
+// watching: a null test that passes and one that fails, the memory of a case that holds 1 GiB,
+// clock readings on every sample, and CUPTI's cost per launch. All skip, saying why, where no
+// CUDA device is usable.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include "gpu_support.hpp"
+#include "gpumeter/comparison.hpp"
+#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/runner.hpp"
+
+namespace gpumeter::test {
+namespace {
+
+class ProtocolTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    GPUMETER_REQUIRE_GPU();
+    backend_ = make_cuda_backend(CudaBackendOptions{});
+    ASSERT_EQ(backend_->method(), TimingMethod::cupti) << backend_->reason();
+  }
+
+  Record run(const Case& c) {
+    RunOptions options;
+    options.budget = Budget{10 * kMillisecond, 40 * kMillisecond, 10, 200};
+    return run_cases(*backend_, {c}, options);
+  }
+
+  std::unique_ptr<Backend> backend_;
+};
+
+// P6: a 20 us spin scaled 4x takes 4x the time; a call that ignores its scale fails, and its row
+// is compared with nothing.
+TEST_F(ProtocolTest, NullTestPassesForScaledWorkAndFailsForWorkThatIgnoresItsScale) {
+  DeviceMemory stamps(2 * sizeof(std::uint64_t));
+  auto* s = stamps.as<std::uint64_t>();
+  const std::uint64_t base = 20'000;
+  Case c;
+  c.name = "null-test";
+  c.implementations.emplace_back(
+      "scales", Call{[=] { launch_spin(base, s, cudaStreamLegacy); }, {}}, std::function<void()>{},
+      [=](int k) { launch_spin(base * static_cast<std::uint64_t>(k), s, cudaStreamLegacy); });
+  c.implementations.emplace_back(
+      "ignores-scale", Call{[=] { launch_spin(base, s, cudaStreamLegacy); }, {}},
+      std::function<void()>{}, [=](int) { launch_spin(base, s, cudaStreamLegacy); });
+  const Record rec = run(c);
+  ASSERT_EQ(rec.results.size(), 2u);
+  const std::optional<NullTestOutcome> good = null_test_of(rec.results[0]);
+  const std::optional<NullTestOutcome> bad = null_test_of(rec.results[1]);
+  ASSERT_TRUE(good && good->verdict && bad && bad->verdict);
+  EXPECT_FALSE(good->failed()) << describe(*good);
+  EXPECT_NEAR(good->verdict->observed_ratio, 4.0, 0.05);
+  EXPECT_TRUE(bad->failed()) << describe(*bad);
+  EXPECT_NEAR(bad->verdict->observed_ratio, 1.0, 0.05);
+  ASSERT_EQ(rec.comparisons.size(), 1u);
+  EXPECT_FALSE(rec.comparisons[0].compared());
+  std::printf("KNOWN-ANSWER null test, 20 us spin: scaled %s; ignoring its scale %s\n",
+              describe(*good).c_str(), describe(*bad).c_str());
+}
+
+// P7: a case that holds 1 GiB reads 1 GiB of workload, within NVML's granularity (2 MiB).
+TEST_F(ProtocolTest, ACaseHolding1GiBReadsItsGigabyte) {
+  constexpr long long kGiB = 1LL << 30;
+  DeviceMemory held(static_cast<std::size_t>(kGiB));
+  auto* s = held.as<std::uint64_t>();
+  Case c;
+  c.name = "holds-1GiB";
+  c.implementations.emplace_back("spin",
+                                 Call{[=] { launch_spin(5'000, s, cudaStreamLegacy); }, {}});
+  const Record rec = run(c);
+  ASSERT_EQ(rec.results.size(), 1u);
+  const MemoryUse& m = rec.results[0].memory;
+  ASSERT_TRUE(m.gpu_context_floor_bytes.has_value())
+      << "NVML did not list this process (pid namespace?)";
+  ASSERT_TRUE(m.gpu_after_case_bytes.has_value());
+  const long long workload = *m.gpu_workload_bytes();
+  EXPECT_NEAR(static_cast<double>(workload), static_cast<double>(kGiB), 2.0 * (1 << 20));
+  ASSERT_TRUE(m.host_peak_rss_bytes.has_value());
+  std::printf(
+      "KNOWN-ANSWER memory, 1 GiB held: context floor %lld B, after the case %lld B, workload "
+      "%lld B (1 GiB = %lld B, difference %lld B), host peak RSS %lld B\n",
+      *m.gpu_context_floor_bytes, *m.gpu_after_case_bytes, workload, kGiB, workload - kGiB,
+      *m.host_peak_rss_bytes);
+}
+
+// B4: every measured sample carries the SM clock read around it; the summary counts the flags.
+TEST_F(ProtocolTest, EverySampleHasItsClock) {
+  DeviceMemory stamps(2 * sizeof(std::uint64_t));
+  auto* s = stamps.as<std::uint64_t>();
+  const Measurement m =
+      measure(*backend_, Call{[=] { launch_spin(20'000, s, cudaStreamLegacy); }, {}});
+  ASSERT_FALSE(m.samples.empty());
+  for (const Sample& sample : m.samples) {
+    ASSERT_TRUE(sample.clock.has_value());
+    EXPECT_GT(sample.clock->sm_mhz, 0);
+  }
+  const Summary sum = summarize(m.samples, m.method, 0);
+  ASSERT_TRUE(sum.clock_flagged_samples.has_value());
+  std::printf(
+      "KNOWN-ANSWER clocks, 20 us spin: %zu samples, median SM clock %.0f MHz, %zu flagged\n",
+      m.samples.size(), *sum.median_sm_clock_mhz, *sum.clock_flagged_samples);
+}
+
+// The cost of watching: measured per launch, positive and a few microseconds at most.
+TEST_F(ProtocolTest, LaunchCostIsMeasured) {
+  const std::optional<Nanos> cost = backend_->launch_cost();
+  ASSERT_TRUE(cost.has_value());
+  EXPECT_GT(*cost, 0);
+  EXPECT_LT(*cost, 20'000);
+  std::printf(
+      "KNOWN-ANSWER launch cost: %lld ns per launch (CUPTI API records: %s)\n",
+      static_cast<long long>(*cost),
+      std::getenv(kApiRecordsEnv) != nullptr ? std::getenv(kApiRecordsEnv) : "chosen by probe");
+}
+
+}  // namespace
+}  // namespace gpumeter::test
