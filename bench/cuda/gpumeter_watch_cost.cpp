@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "clock_probe.hpp"
 #include "command_line.hpp"
 #include "cuda_memory.hpp"
 #include "cupti_session.hpp"
@@ -42,6 +43,7 @@
 #include "gpumeter/measure.hpp"
 #include "gpumeter/summary.hpp"
 #include "known_kernels.hpp"
+#include "nvml_watch.hpp"
 
 extern char** environ;
 
@@ -200,6 +202,50 @@ nlohmann::json run_gpumeter(const std::string& config) {
   return out;
 }
 
+// What one clock reading costs, and what it says: NVML's SM clock query plus its reasons query
+// (gpumeter's reading between iterations), against a device-side probe (a kernel spinning
+// `spin_ns` that counts cycles over device time, launched and synchronized), 200 of each.
+nlohmann::json clock_readings(const std::string& uuid) {
+  constexpr int kReads = 200;
+  const gpumeter::detail::NvmlWatch watch(uuid);
+  nlohmann::json out;
+  std::vector<double> nvml_us;
+  std::vector<double> nvml_mhz;
+  for (int i = 0; i < kReads && watch.read_clock(); ++i) {
+    const auto t0 = Clock::now();
+    const std::optional<gpumeter::ClockReading> c = watch.read_clock();
+    nvml_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    if (c) nvml_mhz.push_back(c->sm_mhz);
+  }
+  out["nvml_read_us_median"] =
+      nvml_us.empty() ? nlohmann::json(nullptr) : nlohmann::json(median(nvml_us));
+  out["nvml_sm_mhz_median"] =
+      nvml_mhz.empty() ? nlohmann::json(nullptr) : nlohmann::json(median(nvml_mhz));
+  out["nvml_why_not"] = watch.why_not();
+  unsigned long long* buf = nullptr;
+  cuda_ok(cudaMalloc(&buf, 2 * sizeof(unsigned long long)), "cudaMalloc");
+  for (const std::uint64_t spin_ns : {2'000ULL, 10'000ULL}) {
+    std::vector<double> us;
+    std::vector<double> mhz;
+    for (int i = 0; i < kReads; ++i) {
+      const auto t0 = Clock::now();
+      cuda_ok(launch_clock_probe(spin_ns, buf), "clock probe");
+      unsigned long long host[2] = {0, 0};
+      cuda_ok(cudaMemcpy(host, buf, sizeof host, cudaMemcpyDeviceToHost), "cudaMemcpy");
+      us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+      if (host[0] > 0)
+        mhz.push_back(1e3 * static_cast<double>(host[1]) / static_cast<double>(host[0]));
+    }
+    const std::string key = "probe_" + std::to_string(spin_ns / 1000) + "us";
+    out[key + "_read_us_median"] = median(us);
+    out[key + "_sm_mhz_median"] = median(mhz);
+    out[key + "_sm_mhz_min"] = *std::min_element(mhz.begin(), mhz.end());
+    out[key + "_sm_mhz_max"] = *std::max_element(mhz.begin(), mhz.end());
+  }
+  (void)cudaFree(buf);
+  return out;
+}
+
 // Runs this program again with --config, in a fresh process, and returns its JSON line.
 nlohmann::json child(const char* self, const std::string& config, bool both_records) {
   char path[] = "/tmp/gpumeter-watch-cost-XXXXXX";
@@ -280,7 +326,10 @@ int main(int argc, char** argv) {
       std::printf("| %s | %.3f | %.2f | %s |\n", j["config"].get<std::string>().c_str(), ms,
                   plain > 0 ? ms / plain : 0.0, records.c_str());
     }
-    if (!json_path.empty()) std::ofstream(json_path) << all.dump(2) << '\n';
+    const nlohmann::json clocks = clock_readings(gpumeter::cuda_device_identity(0).uuid);
+    std::printf("\nclock readings: %s\n", clocks.dump().c_str());
+    nlohmann::json everything{{"configurations", all}, {"clock_readings", clocks}};
+    if (!json_path.empty()) std::ofstream(json_path) << everything.dump(2) << '\n';
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpumeter-watch-cost: %s\n", e.what());
