@@ -10,8 +10,7 @@
 //   K+D / K+D+E    driver-API records instead of runtime ones
 //   K+R+D+E        both API domains and the correlation (gpumeter's session before the probe)
 //   gpumeter       gpumeter's measure() of the call: its latency median, and the per-launch cost
-//                  the backend measured; with GPUMETER_CUPTI_API_RECORDS=runtime+driver for the
-//                  session as it was before
+//                  the backend measured
 // and for each raw configuration the records per launch of each kind, counted from CUPTI's
 // buffers: the count is where the time goes.
 #include <cuda_runtime.h>
@@ -197,8 +196,6 @@ nlohmann::json run_gpumeter(const std::string& config) {
   out["samples"] = s.n_samples;
   const std::optional<gpumeter::Nanos> cost = backend->launch_cost();
   out["launch_cost_ns"] = cost ? nlohmann::json(*cost) : nlohmann::json(nullptr);
-  const char* records = std::getenv(gpumeter::kApiRecordsEnv);
-  out["api_records_env"] = records != nullptr ? records : "";
   return out;
 }
 
@@ -247,7 +244,7 @@ nlohmann::json clock_readings(const std::string& uuid) {
 }
 
 // Runs this program again with --config, in a fresh process, and returns its JSON line.
-nlohmann::json child(const char* self, const std::string& config, bool both_records) {
+nlohmann::json child(const char* self, const std::string& config) {
   char path[] = "/tmp/gpumeter-watch-cost-XXXXXX";
   const int fd = ::mkstemp(path);
   if (fd < 0) throw gpumeter::Error("mkstemp failed");
@@ -256,19 +253,8 @@ nlohmann::json child(const char* self, const std::string& config, bool both_reco
   const std::string out = std::string("--out=") + path;
   std::vector<char*> argv{const_cast<char*>(self), const_cast<char*>(cfg.c_str()),
                           const_cast<char*>(out.c_str()), nullptr};
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (std::strncmp(*e, gpumeter::kApiRecordsEnv, std::strlen(gpumeter::kApiRecordsEnv)) != 0) {
-      env_strings.emplace_back(*e);
-    }
-  }
-  if (both_records)
-    env_strings.push_back(std::string(gpumeter::kApiRecordsEnv) + "=runtime+driver");
-  std::vector<char*> envp;
-  for (std::string& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
   pid_t pid = 0;
-  if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), envp.data()) != 0) {
+  if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) != 0) {
     throw gpumeter::Error("posix_spawn failed");
   }
   int status = 0;
@@ -279,7 +265,6 @@ nlohmann::json child(const char* self, const std::string& config, bool both_reco
     j = nlohmann::json{{"config", config}, {"error", "the configuration's process failed"}};
   }
   ::unlink(path);
-  if (both_records) j["config"] = config + " (runtime+driver records)";
   return j;
 }
 
@@ -306,10 +291,9 @@ int main(int argc, char** argv) {
     if (!avail.usable) throw gpumeter::DeviceError(avail.reason);
     nlohmann::json all = nlohmann::json::array();
     for (const char* c : {"plain", "K", "K+R", "K+R+E", "K+D", "K+D+E", "K+R+D+E"}) {
-      all.push_back(child(argv[0], c, false));
+      all.push_back(child(argv[0], c));
     }
-    all.push_back(child(argv[0], "gpumeter", true));
-    all.push_back(child(argv[0], "gpumeter", false));
+    all.push_back(child(argv[0], "gpumeter"));
     const double plain = all[0].value("call_ms_median", 0.0);
     std::printf(
         "| configuration | 1000 launches + sync (ms, median of %d) | x plain | records per launch "

@@ -39,10 +39,6 @@ inline constexpr const char* kAllowEventsFallbackEnv = "GPUMETER_ALLOW_EVENTS_FA
 // Setting this environment variable to 1 measures even where CUPTI's dropped-record counter
 // could not be proven live (T6); each such row is recorded with that deviation.
 inline constexpr const char* kAllowUnprovenDropCounterEnv = "GPUMETER_ALLOW_UNPROVEN_DROP_COUNTER";
-// Set to "runtime+driver", keeps CUPTI's runtime launch records beside the driver ones, which
-// gpumeter otherwise leaves off where a probe shows the driver records label every launch (a
-// cheaper watch: one record pair less per runtime launch). For comparing the two.
-inline constexpr const char* kApiRecordsEnv = "GPUMETER_CUPTI_API_RECORDS";
 // Path of the libcupti to load instead of the default search (soname, then the toolkit's).
 inline constexpr const char* kCuptiLibraryEnv = "GPUMETER_CUPTI_LIBRARY";
 

@@ -12,7 +12,6 @@
 #include "cuda_process.hpp"
 #include "cuda_util.hpp"
 #include "gpumeter/errors.hpp"
-#include "noop_kernel.hpp"
 
 namespace gpumeter::cuda {
 namespace {
@@ -405,99 +404,6 @@ bool CuptiSession::drop_counter_live(int device) {
   return *drop_counter_live_;
 }
 
-std::string_view CuptiSession::to_string(ApiRecords records) {
-  return records == ApiRecords::driver_only ? "driver" : "runtime+driver";
-}
-
-CuptiSession::ApiRecords CuptiSession::choose_api_records(int device) {
-  std::lock_guard<std::mutex> probing(probe_mutex_);
-  if (api_records_) return *api_records_;
-  const char* forced = std::getenv(kApiRecordsEnv);
-  if (forced != nullptr && std::string_view(forced) == "runtime+driver") {
-    api_records_ = ApiRecords::runtime_and_driver;
-  } else if (driver_records_label_runtime_launches(device)) {
-    api_records_ = ApiRecords::driver_only;
-  } else {
-    api_records_ = ApiRecords::runtime_and_driver;
-  }
-  std::lock_guard<std::mutex> lock(phase_mutex_);
-  runtime_records_ = *api_records_ == ApiRecords::runtime_and_driver;
-  return *api_records_;
-}
-
-bool CuptiSession::driver_records_label_runtime_launches(int device) {
-  check(cudaSetDevice(device), "cudaSetDevice", device);
-  DeviceBuffer target(256, device);
-  // A one-kernel graph, captured before the phase (graph building launches nothing).
-  cudaStream_t stream = nullptr;
-  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate (probe)",
-        device);
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  const auto release = [&] {
-    if (exec != nullptr) (void)cudaGraphExecDestroy(exec);
-    if (graph != nullptr) (void)cudaGraphDestroy(graph);
-    (void)cudaStreamDestroy(stream);
-  };
-  bool labelled = false;
-  try {
-    check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
-          "cudaStreamBeginCapture (probe)", device);
-    check(launch_noop(stream), "launching the probe kernel into a graph", device);
-    check(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture (probe)", device);
-    check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate (probe)", device);
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize before the API-record probe", device);
-    {
-      std::lock_guard<std::mutex> lock(phase_mutex_);
-      runtime_records_ = false;
-    }
-    PhaseRecords records;
-    {
-      Phase phase(*this, kDefaultActivityBufferBytes, CorrelationKind::custom2, device);
-      const std::uint64_t id = tagged_id(phase.tag(), 0);
-      push(CorrelationKind::custom2, id);
-      auto* bytes = static_cast<unsigned char*>(target.get());
-      const cudaError_t launched[] = {
-          launch_noop(cudaStreamLegacy),
-          cudaMemsetAsync(bytes, 1, 64, cudaStreamLegacy),
-          cudaMemcpyAsync(bytes + 128, bytes, 64, cudaMemcpyDeviceToDevice, cudaStreamLegacy),
-          cudaGraphLaunch(exec, cudaStreamLegacy),
-      };
-      std::uint64_t popped = 0;
-      (void)pop(CorrelationKind::custom2, popped);
-      for (const cudaError_t e : launched) check(e, "a launch of the API-record probe", device);
-      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (API-record probe)", device);
-      records = phase.finish();
-    }
-    // Every one of the four, and nothing else, labelled with iteration 0 through driver records.
-    std::size_t kernels = 0, fills = 0, copies = 0;
-    bool all_ours = true;
-    for (const Activity& a : records.activities) {
-      const auto found = records.external_id_of.find(a.correlation_id);
-      all_ours = all_ours && found != records.external_id_of.end() && found->second == 0;
-      kernels += a.kind == ActivityKind::kernel ? 1 : 0;
-      fills += a.kind == ActivityKind::memset ? 1 : 0;
-      copies += a.kind == ActivityKind::memcpy ? 1 : 0;
-    }
-    labelled = all_ours && kernels == 2 && fills == 1 && copies == 1 && records.known_lost == 0;
-  } catch (const CuptiUnavailable&) {
-    labelled = false;  // CUPTI refused the lean phase: keep both kinds of records
-  } catch (...) {
-    {
-      std::lock_guard<std::mutex> lock(phase_mutex_);
-      runtime_records_ = true;
-    }
-    release();
-    throw;
-  }
-  {
-    std::lock_guard<std::mutex> lock(phase_mutex_);
-    runtime_records_ = true;
-  }
-  release();
-  return labelled;
-}
-
 std::optional<bool> CuptiSession::drop_counter_known() const {
   std::lock_guard<std::mutex> lock(phase_mutex_);
   return drop_counter_live_;
@@ -585,7 +491,6 @@ std::uint32_t CuptiSession::begin(std::size_t buffer_bytes, CorrelationKind kind
 
 void CuptiSession::enable_kinds() {
   for (const CUpti_ActivityKind kind : kPhaseKinds) {
-    if (kind == CUPTI_ACTIVITY_KIND_RUNTIME && !runtime_records_) continue;
     const CUptiResult r = api_.ActivityEnable(kind);
     if (r != CUPTI_SUCCESS) {
       throw CuptiUnavailable("cuptiActivityEnable(kind " + std::to_string(static_cast<int>(kind)) +
@@ -596,7 +501,7 @@ void CuptiSession::enable_kinds() {
   // H200).
   for (const ApiSwitch& s : api_switches_) {
     if (s.runtime) {
-      (void)api_.ActivityEnableRuntimeApi(s.cbid, runtime_records_ ? s.enable : 0);
+      (void)api_.ActivityEnableRuntimeApi(s.cbid, s.enable);
     } else {
       (void)api_.ActivityEnableDriverApi(s.cbid, s.enable);
     }

@@ -124,17 +124,6 @@ class CuptiSession {
   bool drop_counter_live(int device);
   std::optional<bool> drop_counter_known() const;
 
-  // Which launch-API records a phase collects (the cost of watching: each record is written on
-  // the launching thread, inside the timed call). A runtime launch (cudaLaunchKernel) makes a
-  // runtime record and, for the driver call it makes inside, a driver record, each with its
-  // external-correlation record; a driver launch (Triton, CuPy, cuBLAS) makes only the driver
-  // ones. When a probe shows that the driver records alone label every kind of runtime launch
-  // (a kernel, a copy, a fill, a graph launch), the runtime records are left off. Chosen once per
-  // process, on `device`; GPUMETER_CUPTI_API_RECORDS=runtime+driver keeps both without a probe.
-  enum class ApiRecords { runtime_and_driver, driver_only };
-  ApiRecords choose_api_records(int device);
-  static std::string_view to_string(ApiRecords records);
-
   // One measurement phase: kinds on while it lives. Only one per process at a time.
   class Phase {
    public:
@@ -193,11 +182,6 @@ class CuptiSession {
   CUresult (*ctx_get_current_)(CUcontext*) = nullptr;
   std::mutex probe_mutex_;  // one drop-counter proof at a time
   std::vector<ApiSwitch> api_switches_;
-
-  // Whether the driver records alone labelled the probe's runtime launches; nullopt until tried.
-  bool driver_records_label_runtime_launches(int device);
-  std::optional<ApiRecords> api_records_;
-  bool runtime_records_ = true;  // read by enable_kinds, under phase_mutex_ while set
 
   mutable std::mutex phase_mutex_;  // guards phase_active_ and drop_counter_live_
   bool phase_active_ = false;

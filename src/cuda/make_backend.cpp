@@ -53,8 +53,6 @@ std::unique_ptr<Backend> make_cuda_backend(const CudaBackendOptions& options) {
                       "recorded on every row, set ") +
           kAllowUnprovenDropCounterEnv + "=1 or CudaBackendOptions::allow_unproven_drop_counter");
     }
-    // Also once per process: which launch records label every launch (the cost of watching).
-    (void)session.choose_api_records(options.device);
     return cuda::make_cupti_backend(options, std::move(identity), session);
   } catch (const CuptiUnavailable& e) {
     cause = e.what();

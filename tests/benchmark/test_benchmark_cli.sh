@@ -22,6 +22,9 @@ trap cleanup EXIT
 # process, would otherwise refuse the sweeps.
 export GPU_LOCK="$work/gpu.lock"
 export GPUMETER_NVML_LIBRARY="$fake_nvml"
+# The fake NVML knows device 0 by index only: hide any real GPU, whose uuid it would not know
+# (on a GPU machine the lock would then find "no NVML device" and skip its idle check).
+export CUDA_VISIBLE_DEVICES=""
 export GPUMETER_FAKE_NVML_PROCESSES=""
 unset GPUMETER_FAKE_NVML_FREE_BYTES GPUMETER_LOCK_HELD GPUMETER_LOCK_NOTE
 failures=0

@@ -55,7 +55,9 @@ TEST_F(ProtocolTest, NullTestPassesForScaledWorkAndFailsForWorkThatIgnoresItsSca
   const std::optional<NullTestOutcome> bad = null_test_of(rec.results[1]);
   ASSERT_TRUE(good && good->verdict && bad && bad->verdict);
   EXPECT_FALSE(good->failed()) << describe(*good);
-  EXPECT_NEAR(good->verdict->observed_ratio, 4.0, 0.05);
+  // Not exactly 4: the spin's device_busy holds about 0.7 us beside its 20 us of spinning (the
+  // launch into the kernel and its stamps), which does not scale: (80.7 / 20.7) = 3.9.
+  EXPECT_NEAR(good->verdict->observed_ratio, 4.0, 0.15);
   EXPECT_TRUE(bad->failed()) << describe(*bad);
   EXPECT_NEAR(bad->verdict->observed_ratio, 1.0, 0.05);
   ASSERT_EQ(rec.comparisons.size(), 1u);
@@ -113,10 +115,7 @@ TEST_F(ProtocolTest, LaunchCostIsMeasured) {
   ASSERT_TRUE(cost.has_value());
   EXPECT_GT(*cost, 0);
   EXPECT_LT(*cost, 20'000);
-  std::printf(
-      "KNOWN-ANSWER launch cost: %lld ns per launch (CUPTI API records: %s)\n",
-      static_cast<long long>(*cost),
-      std::getenv(kApiRecordsEnv) != nullptr ? std::getenv(kApiRecordsEnv) : "chosen by probe");
+  std::printf("KNOWN-ANSWER launch cost: %lld ns per launch\n", static_cast<long long>(*cost));
 }
 
 }  // namespace

@@ -19,6 +19,7 @@ def lock_file(tmp_path, monkeypatch):
     monkeypatch.setenv("GPU_LOCK", str(path))
     # No NVML: the idle check cannot be made, whatever this machine has.
     monkeypatch.setenv("GPUMETER_NVML_LIBRARY", str(tmp_path / "no-libnvidia-ml.so.1"))
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # the same answers on a GPU machine
     monkeypatch.delenv("GPUMETER_LOCK_HELD", raising=False)
     monkeypatch.delenv("GPUMETER_LOCK_NOTE", raising=False)
     return path
