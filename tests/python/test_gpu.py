@@ -52,6 +52,43 @@ def test_known_answer_cupy_spin_20us_within_1us():
     assert abs(r.device_busy.median_ns - own_median) < 1000
 
 
+def test_protocol_on_the_gpu_null_test_lock_memory_clock():
+    """The evaluation protocol from Python on a device: a 20 us spin whose `scaled` hook spins
+    4x as long passes the null test; one whose hook ignores the scale fails it and its
+    comparison is refused; the lock is taken with its idle check; memory and clock are read."""
+    cp = pytest.importorskip("cupy")
+    spin = cp.RawKernel(r'''
+    extern "C" __global__ void spin_for(unsigned long long ns) {
+      unsigned long long start, now;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+      now = start;
+      while (now - start < ns) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    }''', "spin_for")
+
+    def run(ns):
+        spin((1,), (1,), (cp.uint64(ns),))
+
+    held = cp.zeros(64 << 20, dtype=cp.uint8)  # 64 MiB held before the floor: not the case's
+    c = gpumeter.compare({"honest": lambda: run(20000), "ignores": lambda: run(20000)},
+                         scaled={"honest": lambda k: run(20000 * k),
+                                 "ignores": lambda k: run(20000)}, verify=False)
+    honest, ignores = c.results["honest"], c.results["ignores"]
+    print(f"NULL-TEST honest: {honest.null_test}; ignores: {ignores.null_test}; "
+          f"refusal: {c.comparisons[0].refusal!r}")
+    assert honest.method == "cupti" and not honest.null_test_failed, honest.null_test
+    assert ignores.null_test_failed, ignores.null_test
+    assert c.comparisons[0].refusal != "" and "null test failed" in c.comparisons[0].text
+    lock_notes = [d for d in c.record["deviations"] if d.startswith("device lock")]
+    print(f"LOCK deviations: {lock_notes}")
+    assert not any("without the idle check" in d or "not taken" in d for d in lock_notes)
+    print(f"MEMORY-CLOCK gpu_workload_bytes {honest.gpu_workload_bytes}, median SM clock "
+          f"{honest.median_sm_clock_mhz} MHz, flagged {honest.clock_flagged_samples}")
+    assert honest.gpu_workload_bytes is not None and honest.gpu_workload_bytes < (32 << 20)
+    assert honest.median_sm_clock_mhz is not None and honest.median_sm_clock_mhz > 0
+    assert honest.clock_flagged_samples is not None
+    del held
+
+
 def test_torch_elementwise_and_the_python_call_is_not_device_time():
     torch = pytest.importorskip("torch")
     x = torch.randn(1 << 24, device="cuda")
