@@ -152,7 +152,9 @@ class Result:
     median_sm_clock_mhz: Optional[float] = None
     clock_flagged_samples: Optional[int] = None
     # Memory of the call's case, each in its domain (None: not available): this process's device
-    # memory above its context floor (NVML), and the host's peak resident set (VmHWM).
+    # memory above its context floor (NVML), and the host's peak resident set (VmHWM). The floor
+    # is read when the process first opens the device for gpumeter, so whatever the process
+    # allocated since (inputs included) counts: compare memory across fresh processes.
     gpu_workload_bytes: Optional[int] = None
     host_peak_rss_bytes: Optional[int] = None
 
