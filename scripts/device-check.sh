@@ -8,7 +8,7 @@
 #   script keeps going after a failure; a summary table comes last.
 #   The evaluation protocol's checks come too: gpumeter-watch-cost (what CUPTI's records add
 #   per launch), gpumeter-protocol-demo (null tests, 1 GiB held), a GEMM sweep's per-sample clock
-#   state, and `gpumeter lock` on the device.
+#   state, `gpumeter lock` on the device, and a GEMM ceiling with and without idle pauses.
 #   DEVICE_CHECK_ONLY="ctest watch-cost ..." runs only the named steps after the build (names as
 #   in the summary table's first column, without suffixes), to fit a short device budget.
 #   Exit code: 0 when every step passed, 1 otherwise.
@@ -231,6 +231,11 @@ fi
 if [ -x "$BIN/gpumeter-watch-cost" ] && wanted watch-cost; then
   run_step watch-cost 120 "$OUT/watch-cost.log" "$BIN/gpumeter-watch-cost" --json "$OUT/watch-cost.json"
 fi
+# The GEMM ceiling back to back and after idle pauses: why the ceilings take the best of ten
+# back to back, and why a short GEMM can pass "100% of peak".
+if [ -x "$BIN/gpumeter-ceiling-pause" ] && wanted ceiling-pause; then
+  run_step ceiling-pause 60 "$OUT/ceiling-pause.log" "$BIN/gpumeter-ceiling-pause"
+fi
 # Null tests (one passes, one must fail: exit 1 expected) and a case holding 1 GiB, each case in a
 # process of its own so its memory figures are its alone.
 if [ -x "$EX/gpumeter-protocol-demo" ] && wanted protocol-demo; then
@@ -310,6 +315,7 @@ fi
   echo
   [ -f "$OUT/watch-cost.log" ] && cat "$OUT/watch-cost.log"
   echo
+  [ -f "$OUT/ceiling-pause.log" ] && cat "$OUT/ceiling-pause.log"
   [ -f "$OUT/protocol-demo.log" ] && grep -E "null test|FAILED|GPU memory|^\| (null_test|holds_memory)" "$OUT/protocol-demo.log" | cut -c1-260
   [ -f "$OUT/clock-sweep.log" ] && cut -d, -f1-3,6,21-26 "$OUT/clock-sweep.log" | head -20
   [ -f "$OUT/lock.log" ] && head -3 "$OUT/lock.log"

@@ -30,5 +30,5 @@ $PY bench/python/summarize_tools.py "$OUT/tools" >"$OUT/tools-table.md" 2>&1
 echo "total $(( $(date +%s) - start )) s"
 cat "$OUT/steps.txt"
 grep -E "passed|failed|error" "$OUT/pytest.log" | tail -3
-grep -E "^(NULL-TEST|LOCK|MEMORY-CLOCK|KNOWN-ANSWER|PYTHON-GAP|TORCH|OFFTHREAD|FIXED|REFUSED|BESIDE|AFTER|AGAIN|GPUMETER|PROFILER|MEASURED|ERROR|FAILED|SKIPPED)" "$OUT/pytest.log" | cut -c1-300
+grep -oE "(NULL-TEST|LOCK|MEMORY-CLOCK|KNOWN-ANSWER|PYTHON-GAP|TORCH|OFFTHREAD|FIXED|REFUSED|BESIDE|AFTER|AGAIN|GPUMETER|PROFILER|MEASURED|ERROR|FAILED|SKIPPED).*" "$OUT/pytest.log" | cut -c1-300
 cat "$OUT/tools-table.md"
