@@ -115,6 +115,12 @@ struct CuptiStatus {
 };
 CuptiStatus cupti_status();
 
+// Gives this process's CUPTI subscription back until the next measurement claims it again
+// (naming, as on first use, any client that took it meanwhile). For a program that runs another
+// CUPTI client between measurements, such as PyTorch's profiler started after a measurement,
+// which would otherwise find CUPTI taken and record no GPU activity. Never throws.
+void release_cupti_subscription() noexcept;
+
 // Fills the CUDA driver and runtime versions (cudaDriverGetVersion, cudaRuntimeGetVersion) and
 // the CUPTI version (cupti_status()) of `state` for the record (P2). Returns one line per version
 // that could not be read, with the reason; those stay nullopt. Never throws.

@@ -234,7 +234,17 @@ std::string run(const nb::list& py_cases, const nb::dict& py_options) {
     run_options.budget.warmup_ns = static_cast<Nanos>(w * 1e6);
     run_options.budget.measure_ns = static_cast<Nanos>(m * 1e6);
   }
-  Record record = run_cases(*chosen.backend, cases, run_options);
+  Record record;
+  {
+#ifdef GPUMETER_HAVE_CUDA
+    // CUPTI is claimed only while gpumeter measures: a PyTorch profiler started between two
+    // calls finds it free (it would otherwise record no GPU activity, with only a warning).
+    struct ReleaseCupti {
+      ~ReleaseCupti() { release_cupti_subscription(); }
+    } release_after_the_call;
+#endif
+    record = run_cases(*chosen.backend, cases, run_options);
+  }
   record.run_id = new_run_id();
   return serialize(record);
 }

@@ -30,6 +30,11 @@ CuptiSession& CudaProcess::cupti(bool share_with_idle_client) {
   return *owned_session_;
 }
 
+void CudaProcess::release_cupti_subscription() noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (owned_session_) owned_session_->release_subscription();
+}
+
 CuptiStatus CudaProcess::cupti_status() {
   CuptiStatus status;
   try {

@@ -35,6 +35,8 @@ class CudaProcess {
   CuptiSession& cupti(bool share_with_idle_client = false);
   CuptiSession* session_for_callbacks() const noexcept { return session_.load(); }
   CuptiStatus cupti_status();
+  // See gpumeter::release_cupti_subscription; a no-op before the session exists.
+  void release_cupti_subscription() noexcept;
 
   // The L2-flush buffer of `device`: at least twice its L2, allocated on first use and kept.
   // nullptr when the device reports no L2.

@@ -73,6 +73,7 @@ CuptiApi load_cupti_api() {
   resolve(handle, "cuptiGetResultString", api.GetResultString, missing);
   resolve(handle, "cuptiGetVersion", api.GetVersion, missing);
   resolve(handle, "cuptiSubscribe", api.Subscribe, missing);
+  resolve(handle, "cuptiUnsubscribe", api.Unsubscribe, missing);
   resolve(handle, "cuptiGetCallbackName", api.GetCallbackName, missing);
   resolve(handle, "cuptiActivityRegisterCallbacks", api.ActivityRegisterCallbacks, missing);
   resolve(handle, "cuptiActivityEnable", api.ActivityEnable, missing);

@@ -17,6 +17,7 @@ struct CuptiApi {
   decltype(&::cuptiGetVersion) GetVersion = nullptr;
   decltype(&::cuptiSubscribe) Subscribe = nullptr;
   decltype(&::cuptiSubscribe_v2) Subscribe_v2 = nullptr;  // may be missing: optional
+  decltype(&::cuptiUnsubscribe) Unsubscribe = nullptr;
   decltype(&::cuptiGetCallbackName) GetCallbackName = nullptr;
   decltype(&::cuptiActivityRegisterCallbacks) ActivityRegisterCallbacks = nullptr;
   decltype(&::cuptiActivityEnable) ActivityEnable = nullptr;

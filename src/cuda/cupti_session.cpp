@@ -268,7 +268,7 @@ CUpti_ExternalCorrelationKind to_cupti(CorrelationKind kind) {
   throw ConfigError("unknown CorrelationKind " + std::to_string(static_cast<int>(kind)));
 }
 
-CuptiSession::CuptiSession(bool share_with_idle_client) : api_(load_cupti_api()) {
+void CuptiSession::claim_subscription() {
   // The subscription claims CUPTI for this process: a profiler (ncu, nsys, cuda-gdb,
   // compute-sanitizer) or another CUPTI client already holding it is named here, instead of
   // surfacing later as kernels with no records.
@@ -286,13 +286,14 @@ CuptiSession::CuptiSession(bool share_with_idle_client) : api_(load_cupti_api())
   } else {
     r = api_.Subscribe(&subscriber_, ignore_callback, nullptr);
   }
-  if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED && share_with_idle_client) {
+  if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED && share_with_idle_client_) {
     // PyTorch's profiler keeps its subscription after its context ends (seen on the H200 with
     // torch 2.11), and the activity API gpumeter uses needs none: go on without one.
     subscriber_ = nullptr;
     r = CUPTI_SUCCESS;
   }
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    subscriber_ = nullptr;
     throw CuptiHeld(
         "another CUPTI client already holds this process's CUPTI subscription" +
         (holder.empty() ? std::string() : " ('" + holder + "')") + " (" + api_.result_text(r) +
@@ -302,10 +303,24 @@ CuptiSession::CuptiSession(bool share_with_idle_client) : api_(load_cupti_api())
         "in a separate process");
   }
   if (r != CUPTI_SUCCESS) {
+    subscriber_ = nullptr;
     throw CuptiUnavailable("cuptiSubscribe failed (" + api_.result_text(r) + ") with " +
                            api_.library);
   }
-  r = api_.ActivityRegisterCallbacks(buffer_requested, buffer_completed);
+}
+
+void CuptiSession::release_subscription() noexcept {
+  std::lock_guard<std::mutex> lock(phase_mutex_);
+  if (phase_active_ || released_) return;
+  if (subscriber_ != nullptr) (void)api_.Unsubscribe(subscriber_);
+  subscriber_ = nullptr;
+  released_ = true;
+}
+
+CuptiSession::CuptiSession(bool share_with_idle_client)
+    : api_(load_cupti_api()), share_with_idle_client_(share_with_idle_client) {
+  claim_subscription();
+  CUptiResult r = api_.ActivityRegisterCallbacks(buffer_requested, buffer_completed);
   if (r != CUPTI_SUCCESS) {
     throw CuptiUnavailable("cuptiActivityRegisterCallbacks failed: " + api_.result_text(r));
   }
@@ -457,6 +472,14 @@ std::uint32_t CuptiSession::begin(std::size_t buffer_bytes, CorrelationKind kind
     phase_device_ = device;
   }
   try {
+    // Given back after the last call (release_subscription): claimed again, so a client that
+    // took CUPTI meanwhile is named now. Only begin and release touch released_, and release
+    // does nothing while this phase is active.
+    if (released_) {
+      claim_subscription();
+      std::lock_guard<std::mutex> lock(phase_mutex_);
+      released_ = false;
+    }
     set_buffer_bytes(buffer_bytes);
     prefill_pool();
     {

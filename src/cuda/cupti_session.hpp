@@ -117,6 +117,12 @@ class CuptiSession {
 
   const CuptiApi& api() const { return api_; }
 
+  // Gives the subscription back until the next phase, which claims it again (failing as the
+  // constructor does when another client took it meanwhile). For a front end that shares its
+  // process with another CUPTI client between measurements: PyTorch's profiler started after a
+  // measurement finds CUPTI free. No-op while a phase runs or when none is held.
+  void release_subscription() noexcept;
+
   // Whether cuptiActivityGetNumDroppedRecords is shown to count: proven once per process by
   // handing CUPTI buffers too small for any record while work is traced (on `device`), and
   // checking that the counter rises. Until then, and if it never rises, a zero reading
@@ -165,6 +171,7 @@ class CuptiSession {
     std::uint8_t enable;
   };
 
+  void claim_subscription();
   std::uint32_t begin(std::size_t buffer_bytes, CorrelationKind kind, int device);
   PhaseRecords end(bool keep);
   void drain_device() noexcept;
@@ -177,6 +184,8 @@ class CuptiSession {
 
   CuptiApi api_;
   CUpti_SubscriberHandle subscriber_ = nullptr;  // nullptr when sharing with an idle client
+  bool share_with_idle_client_ = false;
+  bool released_ = false;  // release_subscription() ran; the next phase claims it again
   // cuCtxGetCurrent from the driver, through cudart (linking libcuda would stop a program on a
   // machine without a driver before main); nullptr when unavailable.
   CUresult (*ctx_get_current_)(CUcontext*) = nullptr;

@@ -93,4 +93,8 @@ CuptiStatus cupti_status() {
   return cuda::CudaProcess::instance().cupti_status();
 }
 
+void release_cupti_subscription() noexcept {
+  cuda::CudaProcess::instance().release_cupti_subscription();
+}
+
 }  // namespace gpumeter

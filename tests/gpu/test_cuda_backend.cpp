@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -66,6 +67,37 @@ TEST_F(CudaBackendTest, SpinKernel20usMatchesItsOwnStampsWithin1us) {
 
 TEST_F(CudaBackendTest, SpinKernel2msMatchesItsOwnStampsWithinPoint2Percent) {
   expect_spin_known_answer(*backend_, 2 * kMillisecond, 0.002 * 2e6);
+}
+
+void ignore_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+// A front end may give CUPTI's subscription back between calls (the Python module does, so that
+// PyTorch's profiler started between two measurements records GPU activity). The next
+// measurement claims it again; a client that took it meanwhile is named, not measured past.
+TEST_F(CudaBackendTest, AReleasedSubscriptionIsClaimedAgainAndATakerIsNamed) {
+  SpinWork spin(5 * kMicrosecond, cudaStreamLegacy);
+  ASSERT_FALSE(measure(*backend_, spin.call()).samples.empty());
+  release_cupti_subscription();
+  CUpti_SubscriberHandle other = nullptr;
+  ASSERT_EQ(cuptiSubscribe(&other, ignore_callback, nullptr), CUPTI_SUCCESS)
+      << "the released subscription is not free";
+  bool refused = false;
+  try {
+    (void)measure(*backend_, spin.call());
+  } catch (const CuptiUnavailable& e) {
+    refused = true;
+    EXPECT_NE(std::string(e.what()).find("another CUPTI client"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(cuptiUnsubscribe(other), CUPTI_SUCCESS);
+  EXPECT_TRUE(refused) << "measured while another client held CUPTI";
+  const Measurement m = measure(*backend_, spin.call());
+  EXPECT_FALSE(m.samples.empty());
+  EXPECT_EQ(m.retries, 0);
+  CUpti_SubscriberHandle third = nullptr;
+  EXPECT_EQ(cuptiSubscribe(&third, ignore_callback, nullptr),
+            CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+      << "the measurement did not claim CUPTI again";
+  if (third != nullptr) (void)cuptiUnsubscribe(third);
 }
 
 TEST_F(CudaBackendTest, DeviceIsExplicitAndRecorded) {

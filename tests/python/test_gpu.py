@@ -255,22 +255,30 @@ def test_profiler_active_is_refused_naming_it_and_gpumeter_works_after():
     assert "AFTER cupti 1" in p.stdout, p.stdout
 
 
-def test_profiler_after_gpumeter():
+def test_profiler_after_gpumeter_records_the_gpu_and_gpumeter_works_again():
+    # gpumeter claims CUPTI only while it measures: a profiler started after a measurement (or
+    # after gpumeter.env()) records GPU activity, and gpumeter measures again after it, twice.
     p = run_fresh('''
         import torch, gpumeter
         x = torch.randn(1 << 20, device="cuda")
+        gpumeter.env()
         r = gpumeter.measure(lambda: x * 2)
         print("GPUMETER", r.method)
-        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-            (x * 2).sum()
-        kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
-        print("PROFILER-CUDA-EVENTS", len(kernels))
-        r = gpumeter.measure(lambda: x * 2)
-        print("AGAIN", r.method, r.max_n_kernels)
+        for cycle in (1, 2):
+            with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+                (x * 2).sum()
+                torch.cuda.synchronize()
+            kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+            print(f"PROFILER-CUDA-EVENTS cycle {cycle}: {len(kernels)}")
+            r = gpumeter.measure(lambda: x * 2)
+            print(f"AGAIN cycle {cycle}: {r.method} {r.max_n_kernels}")
     ''')
     print(p.stdout, p.stderr[-2000:])
     assert p.returncode == 0, p.stderr[-3000:]
-    assert "AGAIN cupti 1" in p.stdout, p.stdout
+    for cycle in (1, 2):
+        assert f"AGAIN cycle {cycle}: cupti 1" in p.stdout, p.stdout
+        events = int(p.stdout.split(f"PROFILER-CUDA-EVENTS cycle {cycle}: ")[1].split()[0])
+        assert events > 0, p.stdout
 
 
 def test_jax():
