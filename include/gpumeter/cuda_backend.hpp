@@ -121,6 +121,13 @@ CuptiStatus cupti_status();
 // which would otherwise find CUPTI taken and record no GPU activity. Never throws.
 void release_cupti_subscription() noexcept;
 
+// Whether gpumeter, claiming CUPTI again, may go on without a subscription of its own when
+// another client holds one that it is not using now: on the caller's word, given before each
+// call by a front end that can tell (the Python module: PyTorch keeps its profiler's
+// subscription after the profiler has ended). Otherwise that client is named and nothing is
+// measured. A no-op before CUPTI is first used (the backend's options decide then).
+void set_cupti_sharing(bool share_with_idle_client) noexcept;
+
 // Fills the CUDA driver and runtime versions (cudaDriverGetVersion, cudaRuntimeGetVersion) and
 // the CUPTI version (cupti_status()) of `state` for the record (P2). Returns one line per version
 // that could not be read, with the reason; those stay nullopt. Never throws.

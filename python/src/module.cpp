@@ -237,6 +237,8 @@ std::string run(const nb::list& py_cases, const nb::dict& py_options) {
   Record record;
   {
 #ifdef GPUMETER_HAVE_CUDA
+    // This call's word on sharing CUPTI (the backend may have been made by an earlier call).
+    set_cupti_sharing(o.share_cupti);
     // CUPTI is claimed only while gpumeter measures: a PyTorch profiler started between two
     // calls finds it free (it would otherwise record no GPU activity, with only a warning).
     struct ReleaseCupti {

@@ -35,6 +35,11 @@ void CudaProcess::release_cupti_subscription() noexcept {
   if (owned_session_) owned_session_->release_subscription();
 }
 
+void CudaProcess::set_cupti_sharing(bool share_with_idle_client) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (owned_session_) owned_session_->set_share_with_idle_client(share_with_idle_client);
+}
+
 CuptiStatus CudaProcess::cupti_status() {
   CuptiStatus status;
   try {

@@ -37,6 +37,8 @@ class CudaProcess {
   CuptiStatus cupti_status();
   // See gpumeter::release_cupti_subscription; a no-op before the session exists.
   void release_cupti_subscription() noexcept;
+  // See gpumeter::set_cupti_sharing.
+  void set_cupti_sharing(bool share_with_idle_client) noexcept;
 
   // The L2-flush buffer of `device`: at least twice its L2, allocated on first use and kept.
   // nullptr when the device reports no L2.

@@ -6,6 +6,7 @@
 // H200 (measured there; docs/methodology.md).
 #include <cupti.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -122,6 +123,9 @@ class CuptiSession {
   // process with another CUPTI client between measurements: PyTorch's profiler started after a
   // measurement finds CUPTI free. No-op while a phase runs or when none is held.
   void release_subscription() noexcept;
+  // Whether a later claim may go on without a subscription when another client holds one it
+  // is not using (as the constructor's argument; the caller's word, given per call).
+  void set_share_with_idle_client(bool share) noexcept { share_with_idle_client_ = share; }
 
   // Whether cuptiActivityGetNumDroppedRecords is shown to count: proven once per process by
   // handing CUPTI buffers too small for any record while work is traced (on `device`), and
@@ -184,7 +188,7 @@ class CuptiSession {
 
   CuptiApi api_;
   CUpti_SubscriberHandle subscriber_ = nullptr;  // nullptr when sharing with an idle client
-  bool share_with_idle_client_ = false;
+  std::atomic<bool> share_with_idle_client_{false};
   bool released_ = false;  // release_subscription() ran; the next phase claims it again
   // cuCtxGetCurrent from the driver, through cudart (linking libcuda would stop a program on a
   // machine without a driver before main); nullptr when unavailable.

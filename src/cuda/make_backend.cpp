@@ -97,4 +97,8 @@ void release_cupti_subscription() noexcept {
   cuda::CudaProcess::instance().release_cupti_subscription();
 }
 
+void set_cupti_sharing(bool share_with_idle_client) noexcept {
+  cuda::CudaProcess::instance().set_cupti_sharing(share_with_idle_client);
+}
+
 }  // namespace gpumeter
