@@ -82,7 +82,8 @@ from ._gpumeter import (  # noqa: E402,F401
 
 __version__ = _gpumeter.version()
 __all__ = [
-    "measure", "compare", "write_record", "read_record", "env", "Result", "Comparison",
+    "measure", "compare", "write_record", "read_record", "env", "release_cupti", "Result",
+    "Comparison",
     "CompareResult", "Spread", "Sample", "Error", "RecordsLost", "OffThreadLaunch",
     "AttributionError", "CuptiUnavailable", "InputsModified", "VerificationFailed",
     "MixedTimingMethods", "IncomparableStatistics", "WrongDevice", "DeviceError", "DeviceBusy",
@@ -502,6 +503,20 @@ def env(device: int = 0) -> Dict[str, Any]:
     if rc != 0:
         raise Error(err.strip())
     return json.loads(out)
+
+
+def release_cupti() -> None:
+    """Gives CUPTI back until the next measurement, for a profiler run in between.
+
+    CUPTI serves one client per process, and gpumeter keeps it from its first measurement (or
+    env()) on: PyTorch's profiler started afterwards finds it taken and records no GPU activity
+    (PyTorch only warns "CUPTI initialization failed"). Call this before starting the profiler.
+    The next measurement claims CUPTI again; if another client holds it then, gpumeter names
+    that client and measures nothing, except PyTorch's profiler after its context has ended,
+    which keeps its subscription while collecting nothing. Not automatic: measurements of one
+    CUDA graph across a release have not been checked on a GPU. A no-op without CUDA.
+    """
+    _gpumeter.release_cupti()
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -234,19 +234,12 @@ std::string run(const nb::list& py_cases, const nb::dict& py_options) {
     run_options.budget.warmup_ns = static_cast<Nanos>(w * 1e6);
     run_options.budget.measure_ns = static_cast<Nanos>(m * 1e6);
   }
-  Record record;
-  {
 #ifdef GPUMETER_HAVE_CUDA
-    // This call's word on sharing CUPTI (the backend may have been made by an earlier call).
-    set_cupti_sharing(o.share_cupti);
-    // CUPTI is claimed only while gpumeter measures: a PyTorch profiler started between two
-    // calls finds it free (it would otherwise record no GPU activity, with only a warning).
-    struct ReleaseCupti {
-      ~ReleaseCupti() { release_cupti_subscription(); }
-    } release_after_the_call;
+  // This call's word on sharing CUPTI, should it claim CUPTI again (after release_cupti): the
+  // backend may have been made by an earlier call that said otherwise.
+  set_cupti_sharing(o.share_cupti);
 #endif
-    record = run_cases(*chosen.backend, cases, run_options);
-  }
+  Record record = run_cases(*chosen.backend, cases, run_options);
   record.run_id = new_run_id();
   return serialize(record);
 }
@@ -306,6 +299,14 @@ NB_MODULE(_gpumeter, m) {
         "Parses a record strictly and returns it as the reader sees it (JSON text).");
   m.def("write_record", &python::write_record_text, nb::arg("text"), nb::arg("directory"),
         "Writes a record under its run-unique name, never overwriting; returns the path.");
+  m.def(
+      "release_cupti",
+      [] {
+#ifdef GPUMETER_HAVE_CUDA
+        release_cupti_subscription();
+#endif
+      },
+      "Gives CUPTI's subscription back until the next measurement claims it again.");
   m.def("describe_comparisons", &python::describe_record, nb::arg("text"),
         "The comparisons of a record, one sentence a line.");
   m.def(

@@ -43,9 +43,6 @@ Environment read_environment(int device) {
     env.record.device_state = reading.state;
     env.unavailable = reading.unavailable;
     const CuptiStatus cupti = cupti_status();
-    // Reading the environment is no measurement: CUPTI is not kept claimed for it (a Python
-    // user may start PyTorch's profiler next).
-    release_cupti_subscription();
     env.cupti = {
         {"usable", cupti.usable},
         {"version", cupti.version ? nlohmann::ordered_json(*cupti.version) : nullptr},

@@ -185,3 +185,11 @@ def test_numpy_loaded_first_then_a_measurement_with_the_lock():
             "print('MEASURED', r.method)\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and "MEASURED" in p.stdout, (p.returncode, p.stdout, p.stderr[-2000:])
+
+
+def test_release_cupti_is_safe_anywhere():
+    gpumeter.release_cupti()  # before any measurement: nothing held, nothing to give back
+    r = gpumeter.measure(spin, timing="host", budget=QUICK)
+    gpumeter.release_cupti()
+    assert r.n_samples > 0
+    assert "release_cupti" in gpumeter.__all__

@@ -256,8 +256,8 @@ def test_profiler_active_is_refused_naming_it_and_gpumeter_works_after():
 
 
 def test_profiler_after_gpumeter_records_the_gpu_and_gpumeter_works_again():
-    # gpumeter claims CUPTI only while it measures: a profiler started after a measurement (or
-    # after gpumeter.env()) records GPU activity, and gpumeter measures again after it, twice.
+    # With gpumeter.release_cupti() before it, a profiler started after a measurement (or after
+    # gpumeter.env()) records GPU activity, and gpumeter measures again after it, twice.
     p = run_fresh('''
         import torch, gpumeter
         x = torch.randn(1 << 20, device="cuda")
@@ -265,6 +265,7 @@ def test_profiler_after_gpumeter_records_the_gpu_and_gpumeter_works_again():
         r = gpumeter.measure(lambda: x * 2)
         print("GPUMETER", r.method)
         for cycle in (1, 2):
+            gpumeter.release_cupti()
             with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
                 (x * 2).sum()
                 torch.cuda.synchronize()
