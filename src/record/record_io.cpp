@@ -42,6 +42,12 @@ using Json = nlohmann::ordered_json;
 
 // Nesting: a record is 5 levels deep; nothing legitimate comes near this.
 constexpr int kMaxDepth = 32;
+// Values (numbers, strings, arrays, objects): the parsed document costs about 50 bytes of memory
+// per value whatever its text, so a record of one-digit numbers within kMaxRecordBytes would
+// take 6 GB. A real record runs 4 to 6 bytes of text per value (36.5 million in a sweep record
+// of 204 MB), so this admits any real record up to the size limit and bounds the parse to about
+// 3 GB.
+constexpr std::size_t kMaxValues = std::size_t{64} << 20;
 // A duration: 10^15 ns is 11.6 days, beyond any call gpumeter would time.
 constexpr double kMaxNanos = 1e15;
 // Declared work per call and measured ceilings: 10^24 (a yotta-op per call) is beyond any GPU.
@@ -866,10 +872,41 @@ Record read_document(const Reader& r, const Json& doc) {
   return record;
 }
 
-// Parses with limits the JSON library does not set by itself: nesting no deeper than
-// kMaxDepth (a deep document would be copied and destroyed recursively), and no key twice in
-// one object (the library would keep the last silently, so one file could read two ways).
+// About how many values `text` holds, without parsing it: the commas and opening brackets outside
+// strings (every element of an array or object after its first follows a comma; an empty
+// container counts one too many). One cheap pass, so a forged record is refused before the
+// parse grows.
+std::size_t approximate_values(std::string_view text) {
+  std::size_t n = 1;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character, a quote included
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == ',' || c == '[' || c == '{') {
+      ++n;
+    }
+  }
+  return n;
+}
+
+// Parses with limits the JSON library does not set by itself: no more than kMaxValues values,
+// nesting no deeper than kMaxDepth (a deep document would be copied and destroyed recursively), and
+// no key twice in one object (the library would keep the last silently, so one file could read two
+// ways).
 Json parse_strict(std::string_view text, const std::string& path) {
+  if (approximate_values(text) > kMaxValues) {
+    throw InvalidRecord(path, fmt::format("holds more than about {} values, the most a record "
+                                          "may hold (a real record of the largest size holds "
+                                          "about 50 million)",
+                                          kMaxValues));
+  }
   std::vector<std::set<std::string>> keys;  // one set per open object
   const auto check = [&](int depth, Json::parse_event_t event, Json& parsed) {
     if (depth > kMaxDepth) {
