@@ -36,6 +36,7 @@
 #include "gpumeter/runner.hpp"
 #include "gpumeter/table.hpp"
 #include "gpumeter/version.hpp"
+#include "seconds_option.hpp"
 
 extern char** environ;
 
@@ -509,16 +510,7 @@ int main(int argc, char** argv) {
                "contended)");
   app.add_option("--lock-timeout", o.lock_timeout_s,
                  "Seconds to wait for another run's device lock (default 600)")
-      ->check(CLI::Validator(
-          [](std::string& text) {
-            char* end = nullptr;
-            const double v = std::strtod(text.c_str(), &end);
-            if (text.empty() || end != text.c_str() + text.size() || !(v >= 0) || v > 1e7) {
-              return "'" + text + "' is not a number of seconds (0 or more)";
-            }
-            return std::string();
-          },
-          "SECONDS"));
+      ->check(seconds_option());
   app.add_option("--gpumeter-child", o.child_case)->group("");
   app.add_option("--gpumeter-child-record", o.child_record)->group("");
   app.add_option("--gpumeter-child-ceilings", o.child_ceilings)->group("");

@@ -1,5 +1,6 @@
 // `gpumeter lock`: a command run while holding the device lock (P1).
 #include "lock.hpp"
+#include "seconds_option.hpp"
 
 #include <signal.h>
 #include <spawn.h>
@@ -141,18 +142,6 @@ int run_command(Io& io, const Options& o, const DeviceLock& lock) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : kExitInternal;
 }
 
-// Seconds, 0 or more: CLI11's own range check would print the largest double.
-const CLI::Validator kSeconds(
-    [](std::string& text) {
-      char* end = nullptr;
-      const double v = std::strtod(text.c_str(), &end);
-      if (text.empty() || end != text.c_str() + text.size() || !(v >= 0) || v > 1e7) {
-        return "'" + text + "' is not a number of seconds (0 or more)";
-      }
-      return std::string();
-    },
-    "SECONDS");
-
 }  // namespace
 
 Command add_lock_command(CLI::App& app) {
@@ -166,10 +155,10 @@ Command add_lock_command(CLI::App& app) {
       "themselves, and find it held for them under this command.");
   sub->add_option("--timeout", o->timeout_s,
                   "Seconds to wait for another run's lock before giving up (default 600)")
-      ->check(kSeconds);
+      ->check(seconds_option());
   sub->add_option("--idle-timeout", o->idle_timeout_s,
                   "Seconds to wait for the device to be idle before giving up (default 30)")
-      ->check(kSeconds);
+      ->check(seconds_option());
   sub->add_option("--device", o->device, "CUDA device index")->check(CLI::NonNegativeNumber);
   sub->add_flag("--allow-contended", o->allow_contended,
                 "Run even when other processes use the device (said on stderr and, for gpumeter "
