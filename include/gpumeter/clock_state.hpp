@@ -15,12 +15,23 @@ struct ClockReading {
   std::uint64_t throttle_reasons = 0;
 };
 
-// The reasons that mean the clock was pulled down while work ran: the software power cap (0x4),
-// a hardware slowdown (0x8), software thermal slowdown (0x20), hardware thermal slowdown (0x40)
-// and the power brake (0x80). Not among them: the GPU being idle (0x1, the state between
-// iterations), application-clock and display-clock settings (0x2, 0x100: settings, not events)
-// and sync boost (0x10).
-inline constexpr std::uint64_t kSlowingThrottleReasons = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
+// NVML's clock-event reason bits (nvmlClocksEventReason*), as the mask carries them.
+inline constexpr std::uint64_t kReasonIdle = 0x1;
+inline constexpr std::uint64_t kReasonApplicationClocks = 0x2;
+inline constexpr std::uint64_t kReasonSwPowerCap = 0x4;
+inline constexpr std::uint64_t kReasonHwSlowdown = 0x8;
+inline constexpr std::uint64_t kReasonSyncBoost = 0x10;
+inline constexpr std::uint64_t kReasonSwThermal = 0x20;
+inline constexpr std::uint64_t kReasonHwThermal = 0x40;
+inline constexpr std::uint64_t kReasonHwPowerBrake = 0x80;
+inline constexpr std::uint64_t kReasonDisplayClocks = 0x100;
+
+// The reasons that mean the clock was pulled down while work ran. Not among them: the GPU being
+// idle (the state between iterations), application-clock and display-clock settings (settings,
+// not events) and sync boost.
+inline constexpr std::uint64_t kSlowingThrottleReasons = kReasonSwPowerCap | kReasonHwSlowdown |
+                                                         kReasonSwThermal | kReasonHwThermal |
+                                                         kReasonHwPowerBrake;
 
 // A sample's clock state: the lower SM clock and the union of the reasons of the readings just
 // before and just after it.

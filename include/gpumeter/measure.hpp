@@ -23,6 +23,9 @@ inline constexpr int kBufferGrowthPerAttempt = 4;
 struct MeasureOptions {
   Budget budget = kMeasureBudget;
   bool count_copies = false;  // T7: a case flag, the same for every implementation of a case
+  // B4: the clock state of every measured sample (two NVML reads an iteration). The null test
+  // keeps only the scaled times, so it reads none.
+  bool read_clocks = true;
 };
 
 // Calibrate (3 runs), warm up, measure: one pass.

@@ -9,6 +9,7 @@
 #include "gpumeter/duration.hpp"
 #include "gpumeter/sample.hpp"
 #include "gpumeter/timing_method.hpp"
+#include "gpumeter/verdict.hpp"
 
 namespace gpumeter {
 
@@ -16,7 +17,7 @@ namespace gpumeter {
 // after the row's passes; each value is the row's statistic (the device_busy field) of one scaled
 // call. The verdict is derived from these and the row's own samples (comparison.hpp).
 struct NullTestSamples {
-  int scale = 4;
+  int scale = kNullTestScale;
   std::vector<Nanos> scaled_ns;
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 // The record model: the only source of tables (P10). Serialization lives in
 // record_io.hpp; this header is plain data.
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -103,5 +104,25 @@ struct Record {
   // compare_results(results), stored with the rule each applied; never edited by hand.
   std::vector<Comparison> comparisons;
 };
+
+// Copies what the rows of `from` were measured with (the project's commit, host, device and its
+// state, ceilings, configuration) into `to`: the header of a record assembled from others.
+inline void copy_measured_setup(const Record& from, Record& to) {
+  to.project_commit = from.project_commit;
+  to.host = from.host;
+  to.device = from.device;
+  to.device_state = from.device_state;
+  to.ceilings = from.ceilings;
+  to.config = from.config;
+}
+
+// Appends the deviations of `from` that `to` does not hold yet, in their order.
+inline void add_deviations_once(const Record& from, Record& to) {
+  for (const std::string& d : from.deviations) {
+    if (std::find(to.deviations.begin(), to.deviations.end(), d) == to.deviations.end()) {
+      to.deviations.push_back(d);
+    }
+  }
+}
 
 }  // namespace gpumeter

@@ -165,18 +165,9 @@ void merge_into(Record& run, const Record& one, bool first) {
   if (first) {
     run.created_utc = one.created_utc;
     run.gpumeter_version = one.gpumeter_version;
-    run.project_commit = one.project_commit;
-    run.host = one.host;
-    run.device = one.device;
-    run.device_state = one.device_state;
-    run.ceilings = one.ceilings;
-    run.config = one.config;
+    copy_measured_setup(one, run);
   }
-  for (const std::string& d : one.deviations) {
-    if (std::find(run.deviations.begin(), run.deviations.end(), d) == run.deviations.end()) {
-      run.deviations.push_back(d);
-    }
-  }
+  add_deviations_once(one, run);
   run.results.insert(run.results.end(), one.results.begin(), one.results.end());
   run.failures.insert(run.failures.end(), one.failures.begin(), one.failures.end());
 }

@@ -71,12 +71,7 @@ Command add_merge_command(CLI::App& app) {
             out.argv = {"gpumeter", "merge"};
             for (const std::string& f : options->files) out.argv.push_back(f);
             const Record& first = in.front();
-            out.project_commit = first.project_commit;
-            out.host = first.host;
-            out.device = first.device;
-            out.device_state = first.device_state;
-            out.ceilings = first.ceilings;
-            out.config = first.config;
+            copy_measured_setup(first, out);
 
             std::vector<std::string> mixed;
             std::set<std::string> methods;
@@ -102,12 +97,7 @@ Command add_merge_command(CLI::App& app) {
                 out.results.push_back(res);
               }
               out.failures.insert(out.failures.end(), r.failures.begin(), r.failures.end());
-              for (const std::string& d : r.deviations) {
-                if (std::find(out.deviations.begin(), out.deviations.end(), d) ==
-                    out.deviations.end()) {
-                  out.deviations.push_back(d);
-                }
-              }
+              add_deviations_once(r, out);
             }
             if (methods.size() > 1) {
               std::string list;

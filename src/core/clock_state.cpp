@@ -26,15 +26,15 @@ std::string describe_throttle_reasons(std::uint64_t reasons) {
     const char* name;
   };
   static constexpr Bit kBits[] = {
-      {0x1, "idle"},
-      {0x2, "application clocks setting"},
-      {0x4, "SW power cap"},
-      {0x8, "HW slowdown"},
-      {0x10, "sync boost"},
-      {0x20, "SW thermal slowdown"},
-      {0x40, "HW thermal slowdown"},
-      {0x80, "HW power brake"},
-      {0x100, "display clock setting"},
+      {kReasonIdle, "idle"},
+      {kReasonApplicationClocks, "application clocks setting"},
+      {kReasonSwPowerCap, "SW power cap"},
+      {kReasonHwSlowdown, "HW slowdown"},
+      {kReasonSyncBoost, "sync boost"},
+      {kReasonSwThermal, "SW thermal slowdown"},
+      {kReasonHwThermal, "HW thermal slowdown"},
+      {kReasonHwPowerBrake, "HW power brake"},
+      {kReasonDisplayClocks, "display clock setting"},
   };
   char hex[32];
   std::snprintf(hex, sizeof hex, "%#llx", static_cast<unsigned long long>(reasons));

@@ -30,7 +30,7 @@ Measurement measure(Backend& backend, const Call& call, const MeasureOptions& op
   m.measure_iterations =
       iterations_for(b.measure_ns, m.estimate_ns, b.min_iterations, b.max_iterations);
   detail::AttributedPhase measured = detail::run_attributed_phase(
-      backend, call, m.measure_iterations, options.count_copies, /*clocks=*/true);
+      backend, call, m.measure_iterations, options.count_copies, options.read_clocks);
 
   m.samples = std::move(measured.samples);
   m.pass_sizes = {m.samples.size()};
@@ -92,7 +92,8 @@ NullTestSamples run_null_test(Backend& backend, const Implementation& impl, bool
   const std::function<void(int)> scaled = impl.scaled;
   if (!scaled) throw ConfigError("run_null_test: implementation '" + impl.name + "' cannot scale");
   const Call call{[scaled] { scaled(kNullTestScale); }, impl.call.reset};
-  const Measurement m = measure(backend, call, MeasureOptions{kNullTestBudget, count_copies});
+  const Measurement m =
+      measure(backend, call, MeasureOptions{kNullTestBudget, count_copies, /*read_clocks=*/false});
   if (m.method != backend.method()) {
     throw MixedTimingMethods("the null test of '" + impl.name + "' was timed by another method");
   }

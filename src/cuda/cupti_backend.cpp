@@ -147,8 +147,8 @@ class CuptiBackend final : public CudaBackendBase {
     return trace;
   }
 
-  // Measured once per process and device (about 15 ms): a front end that makes a backend per
-  // call (the Python module) pays it once.
+  // Measured once per process and device (about 15 ms): a program that makes several backends
+  // (the GPU tests make one per test) pays it once.
   std::optional<Nanos> launch_cost() override {
     static std::mutex mutex;
     static std::map<int, Nanos> measured;
@@ -181,7 +181,7 @@ class CuptiBackend final : public CudaBackendBase {
   // records are discarded.
   Nanos measure_launch_cost() {
     constexpr int kLaunches = 200;  // about 1 ms plain: long beside the clock, short to run
-    constexpr int kRounds = 5;
+    constexpr int kRounds = 5;  // a median of 5 per side: one slow round (a preemption) is outvoted
     const int device = options_.device;
     check(cudaSetDevice(device), "cudaSetDevice", device);
     const auto round = [&] {

@@ -320,8 +320,13 @@ void CuptiSession::release_subscription() noexcept {
 CuptiSession::CuptiSession(bool share_with_idle_client)
     : api_(load_cupti_api()), share_with_idle_client_(share_with_idle_client) {
   claim_subscription();
+  // Registered here so a CUPTI that refuses is named when the backend is made, not at the first
+  // measurement; every phase registers again (another client may have replaced them).
   CUptiResult r = api_.ActivityRegisterCallbacks(buffer_requested, buffer_completed);
   if (r != CUPTI_SUCCESS) {
+    // The failure is kept for the process: the subscription must not be kept with it.
+    if (subscriber_ != nullptr) (void)api_.Unsubscribe(subscriber_);
+    subscriber_ = nullptr;
     throw CuptiUnavailable("cuptiActivityRegisterCallbacks failed: " + api_.result_text(r));
   }
   // We hand CUPTI zeroed buffers (zeroed on its worker thread when returned), so it need not

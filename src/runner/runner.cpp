@@ -42,13 +42,13 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
   rec.config.l2_flush_mode = backend.l2_flush_mode();
   rec.config.l2_flush = !rec.config.l2_flush_mode.empty();
   rec.config.schedule = "ABCCBA";
+  rec.deviations = options.deviations;
   try {
     rec.config.launch_cost_ns = backend.launch_cost();
   } catch (const Error& e) {
     // Not a number gpumeter stands behind: the cases say for themselves whether they can run.
     rec.deviations.push_back(std::string("launch cost not measured: ") + e.what());
   }
-  rec.deviations = options.deviations;
   if (!state.unavailable.empty())
     rec.deviations.push_back(unavailable_deviation(state.unavailable));
   if (!backend.reason().empty()) rec.deviations.push_back(backend.reason());

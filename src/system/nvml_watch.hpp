@@ -13,7 +13,7 @@ class NvmlWatch {
  public:
   // Loads NVML (GPUMETER_NVML_LIBRARY when set, else the driver's) and finds the device by its
   // uuid ("GPU-..."): no other device is ever read in its place. Never throws: when anything is
-  // missing, read() gives nullopt and why_not() says why.
+  // missing, read_clock() and process_memory() give nullopt and why_not() says why.
   explicit NvmlWatch(const std::string& gpu_uuid);
   ~NvmlWatch();
   NvmlWatch(const NvmlWatch&) = delete;
