@@ -29,6 +29,6 @@ struct ChosenBackend {
 ChosenBackend choose_backend(const BackendChoice& choice, bool with_ceilings);
 
 // Throws ConfigError, before anything runs, when this build cannot time the way asked.
-bool make_timing_check(const BackendChoice& choice);
+void check_timing_is_built(const BackendChoice& choice);
 
 }  // namespace gpumeter

@@ -6,8 +6,8 @@
 
 namespace gpumeter {
 
-bool make_timing_check(const BackendChoice&) {
-  return true;  // every way of timing is built; whether a device answers is known only later
+void check_timing_is_built(const BackendChoice&) {
+  // Every way of timing is built; whether a device answers is known only later.
 }
 
 ChosenBackend choose_backend(const BackendChoice& choice, bool with_ceilings) {

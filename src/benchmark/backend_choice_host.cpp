@@ -5,17 +5,16 @@
 
 namespace gpumeter {
 
-bool make_timing_check(const BackendChoice& choice) {
+void check_timing_is_built(const BackendChoice& choice) {
   if (choice.timing == "cupti" || choice.timing == "events") {
     throw ConfigError("--timing " + choice.timing +
                       " needs the CUDA backend, and this program was built without it; "
                       "--timing host times with the host clock");
   }
-  return true;
 }
 
 ChosenBackend choose_backend(const BackendChoice& choice, bool) {
-  (void)make_timing_check(choice);
+  check_timing_is_built(choice);
   ChosenBackend out;
   out.backend = make_host_backend();
   if (choice.timing.empty()) {

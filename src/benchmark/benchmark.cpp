@@ -109,10 +109,18 @@ std::vector<std::string> integer_range(const std::string& axis, const std::strin
   const long long step = p.size() == 3 ? parse_integer(axis, p[2], AxisKind::integer) : 1;
   if (step <= 0 || stop < start)
     bad_value(axis, text, AxisKind::integer, "a range needs start <= stop and a positive step");
-  if ((stop - start) / step >= 100000)
-    bad_value(axis, text, AxisKind::integer, "more than 100000 values");
+  // Unsigned: stop - start of two long longs may not fit one (e.g. -9e18:9e18), and the loop
+  // counts values rather than stepping past stop, which could wrap around near the limits.
+  const unsigned long long span =
+      static_cast<unsigned long long>(stop) - static_cast<unsigned long long>(start);
+  const unsigned long long last = span / static_cast<unsigned long long>(step);
+  if (last >= 100000) bad_value(axis, text, AxisKind::integer, "more than 100000 values");
   std::vector<std::string> out;
-  for (long long v = start; v <= stop; v += step) out.push_back(integer_text(v));
+  for (unsigned long long i = 0; i <= last; ++i) {
+    // In unsigned arithmetic (C++20 converts back modulo 2^64): the value is in [start, stop].
+    out.push_back(integer_text(static_cast<long long>(static_cast<unsigned long long>(start) +
+                                                      i * static_cast<unsigned long long>(step))));
+  }
   return out;
 }
 

@@ -285,8 +285,12 @@ ChildResult run_child(const std::vector<std::string>& args, const fs::path& reco
       out.record = read_record(record);
       return out;
     } catch (const InvalidRecord& e) {
+      // A child that failed before it could write (a DeviceError choosing its backend) said why
+      // in its log.
       out.failure_error = kCrashed;
-      out.failure_message = std::string("the case's process left no readable record: ") + e.what();
+      const std::string said = last_line(log);
+      out.failure_message = std::string("the case's process left no readable record: ") + e.what() +
+                            (said.empty() ? "" : "; it last said: " + said);
       return out;
     }
   }
@@ -544,7 +548,7 @@ int main(int argc, char** argv) {
       o.quiet = true;
     }
     if (!o.budget.empty()) (void)parse_budget(o.budget);  // a bad budget is a usage error now
-    (void)make_timing_check(BackendChoice{o.timing, o.device, o.allow_events_fallback});
+    check_timing_is_built(BackendChoice{o.timing, o.device, o.allow_events_fallback});
     return run_sweep(o, std::vector<std::string>(argv, argv + argc), cases, program);
   } catch (const ConfigError& e) {
     say(program, e.what());

@@ -154,8 +154,9 @@ std::string config_line(const RunConfig& c) {
 // Markdown
 
 // A markdown cell of a column for one result; record text made inert.
+// `no_numbers`: shows_no_numbers(r), found once per row by the caller.
 std::string markdown_value(const Column& c, const Record& rec, const Result& r,
-                           const TimeUnit& unit) {
+                           const TimeUnit& unit, bool no_numbers) {
   if (c.kind == ColumnKind::text) return md(text_of(c, rec, r));
   // With count_copies the copies are inside device_busy: nothing is left uncounted.
   if (c.id == "uncounted_copy_us" && r.count_copies) return "counted in busy";
@@ -164,7 +165,7 @@ std::string markdown_value(const Column& c, const Record& rec, const Result& r,
     return v && std::isfinite(*v) ? sig3(*v / kBytesPerMiB) : std::string(kNotAvailable);
   }
   // P6: a row whose null test failed shows no time (its time may not be its work's).
-  if (shows_no_numbers(r) && c.kind != ColumnKind::count) return kNullTestFailedCell;
+  if (no_numbers && c.kind != ColumnKind::count) return kNullTestFailedCell;
   if (!v || !std::isfinite(*v)) return kNotMeasured;
   switch (c.kind) {
     case ColumnKind::time:
@@ -199,11 +200,11 @@ std::vector<std::string> markdown_row(const Record& rec, const Result& r, const 
     if (c.markdown == MarkdownPlacement::hidden) continue;
     if (c.markdown == MarkdownPlacement::bracket_previous) {
       if (failed) continue;  // one "null test failed" per cell, no bracket of them
-      bracket.push_back(markdown_value(c, rec, r, unit));
+      bracket.push_back(markdown_value(c, rec, r, unit, failed));
       continue;
     }
     flush_bracket();
-    cells.push_back(markdown_value(c, rec, r, unit));
+    cells.push_back(markdown_value(c, rec, r, unit, failed));
   }
   flush_bracket();
   return cells;

@@ -56,6 +56,12 @@ TEST(Axes, BadOverridesNameTheAxisAndTheValue) {
   EXPECT_EQ(what(n, "3,3"), "axis 'n': the value 3 is given twice");
   EXPECT_NE(what(n, "10:1").find("start <= stop"), std::string::npos);
   EXPECT_NE(what(n, "1:1000000000").find("more than 100000 values"), std::string::npos);
+  // Near the limits of a long long: the span overflowed a signed difference, and the step past
+  // stop wrapped around, adding values until memory ran out.
+  EXPECT_NE(what(n, "-9000000000000000000:9000000000000000000").find("more than 100000 values"),
+            std::string::npos);
+  EXPECT_EQ(override_axis(n, "9223372036854775800:9223372036854775807:5").values,
+            (std::vector<std::string>{"9223372036854775800", "9223372036854775805"}));
   EXPECT_EQ(what(power_of_two_axis("p", {1}), "1000"), "axis 'p': '1000' is not a power of two");
   EXPECT_EQ(what(float_axis("x", {1}), "nan"), "axis 'x': 'nan' is not a number");
 }

@@ -33,10 +33,16 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # Waits (up to 10 s) until the lock file names pid $1.
 wait_holder() {
   for _ in $(seq 200); do
-    [[ "$(head -n1 "$GPU_LOCK" 2>/dev/null)" == "$1" ]] && return 0
+    [[ "$(head -n1 "$GPU_LOCK" 2>/dev/null)" == "$1" ]] && break
     sleep 0.05
   done
-  fail "pid $1 never held the lock"
+  [[ "$(head -n1 "$GPU_LOCK" 2>/dev/null)" == "$1" ]] || { fail "pid $1 never held the lock"; return 1; }
+  # The holder names itself before it starts its command: wait for the command too.
+  for _ in $(seq 200); do
+    pgrep -P "$1" >/dev/null && return 0
+    sleep 0.05
+  done
+  fail "pid $1 never started its command"
   return 1
 }
 # run NAME ARGS...: runs gpumeter, leaving $work/NAME.out, $work/NAME.err and $rc.
@@ -102,13 +108,16 @@ grep -qE "^held: [0-9]+:$GPU_LOCK\$" "$work/nested.out" || fail "nested: $(cat "
 # SIGTERM to the holder ends its command first, then the holder, with the command's status.
 "$gpumeter" lock -- sleep 20 &
 holder=$!
+pids+=($holder)
 wait_holder "$holder"
 command_pid=$(pgrep -P "$holder")
+[[ -n "$command_pid" ]] || fail "sigterm: the holder's command is not running"
+pids+=($command_pid)
 kill -TERM "$holder"
 wait "$holder"
 rc=$?
 [[ $rc -eq 143 ]] || fail "sigterm: exit code $rc, expected 143 (the command ended by SIGTERM)"
-[[ -n "$command_pid" ]] && kill -0 "$command_pid" 2>/dev/null && fail "sigterm: the command outlived its holder"
+kill -0 "$command_pid" 2>/dev/null && fail "sigterm: the command outlived its holder"
 
 # --- the idle check (fake NVML): other processes refuse, naming them ------------------------
 sleep 30 &
