@@ -14,4 +14,8 @@ std::string format_significant(double value, int digits);
 double sig2(double value);
 std::string format_sig2(double value);
 
+// The shortest text that reads back as the same double (600, 0.5, 1e+20): values given, not
+// measured (axis values, defaults in help texts).
+std::string format_shortest(double value);
+
 }  // namespace gpumeter

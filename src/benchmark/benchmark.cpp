@@ -92,13 +92,6 @@ std::string integer_text(long long v) {
   return std::to_string(v);
 }
 
-// Shortest text that reads back as the same double.
-std::string float_text(double v) {
-  char buf[64];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return ec == std::errc{} ? std::string(buf, end) : std::to_string(v);
-}
-
 // Ranges: "start:stop[:step]", inclusive of stop when the steps land on it.
 std::vector<std::string> integer_range(const std::string& axis, const std::string& text) {
   const std::vector<std::string> p = split(text, ':');
@@ -160,7 +153,7 @@ Axis float_axis(std::string name, std::vector<double> values) {
   Axis a{std::move(name), AxisKind::floating, {}};
   for (double v : values) {
     if (!std::isfinite(v)) throw ConfigError("axis '" + a.name + "': a value is not finite");
-    a.values.push_back(float_text(v));
+    a.values.push_back(format_shortest(v));
   }
   return a;
 }
@@ -196,7 +189,7 @@ Axis override_axis(const Axis& axis, const std::string& text) {
         if (ec != std::errc{} || end != item.data() + item.size() || !std::isfinite(d)) {
           bad_value(axis.name, item, axis.kind);
         }
-        out.values.push_back(float_text(d));
+        out.values.push_back(format_shortest(d));
         break;
       }
       case AxisKind::text:
@@ -374,8 +367,8 @@ Case Setup::to_case() const {
           const double err = off / std::max(std::fabs(want[i]), 1e-30);
           if (!(off <= tolerance * std::fabs(want[i]) + absolute)) {  // NaN fails too
             throw VerificationFailed(
-                name + ": element " + std::to_string(i) + " is " + float_text(got[i]) +
-                ", the reference " + float_text(want[i]) + " (relative error " +
+                name + ": element " + std::to_string(i) + " is " + format_shortest(got[i]) +
+                ", the reference " + format_shortest(want[i]) + " (relative error " +
                 format_significant(err, 2) + ", tolerance " + format_significant(tolerance, 2) +
                 (absolute > 0 ? " plus " + format_significant(absolute, 2) : std::string()) + ")");
           }

@@ -31,6 +31,7 @@
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/device_lock.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/format.hpp"
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/runner.hpp"
@@ -485,7 +486,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cupti", "events", "host"}));
   app.add_flag("--allow-events-fallback", o.allow_events_fallback,
                "Time with CUDA events when CUPTI cannot be used (rows say so)");
-  app.add_option("--budget", o.budget, "WARMUP_MS,MEASURE_MS per implementation (default 25,100)");
+  app.add_option("--budget", o.budget,
+                 "WARMUP_MS,MEASURE_MS per implementation (default " +
+                     format_shortest(to_ms(kMeasureBudget.warmup_ns)) + "," +
+                     format_shortest(to_ms(kMeasureBudget.measure_ns)) + ")");
   app.add_option("--out", o.out, "Directory for the record (default gpumeter-results)");
   auto* md = app.add_flag("--md", o.md, "Print the markdown table (the default)");
   auto* csv = app.add_flag("--csv", o.csv, "Print CSV instead of markdown");
@@ -504,7 +508,8 @@ int main(int argc, char** argv) {
                "Measure even when other processes use the device (the record is marked "
                "contended)");
   app.add_option("--lock-timeout", o.lock_timeout_s,
-                 "Seconds to wait for another run's device lock (default 600)")
+                 "Seconds to wait for another run's device lock (default " +
+                     format_shortest(kDefaultLockTimeoutS) + ")")
       ->check(seconds_option());
   app.add_option("--gpumeter-child", o.child_case)->group("");
   app.add_option("--gpumeter-child-record", o.child_record)->group("");

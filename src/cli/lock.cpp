@@ -16,6 +16,7 @@
 
 #include "gpumeter/device_lock.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/format.hpp"
 
 extern char** environ;
 
@@ -154,10 +155,12 @@ Command add_lock_command(CLI::App& app) {
       "/tmp/gpumeter-gpu-<uuid>.lock). Benchmark programs and the Python module take the lock "
       "themselves, and find it held for them under this command.");
   sub->add_option("--timeout", o->timeout_s,
-                  "Seconds to wait for another run's lock before giving up (default 600)")
+                  "Seconds to wait for another run's lock before giving up (default " +
+                      format_shortest(kDefaultLockTimeoutS) + ")")
       ->check(seconds_option());
   sub->add_option("--idle-timeout", o->idle_timeout_s,
-                  "Seconds to wait for the device to be idle before giving up (default 30)")
+                  "Seconds to wait for the device to be idle before giving up (default " +
+                      format_shortest(kDefaultIdleTimeoutS) + ")")
       ->check(seconds_option());
   sub->add_option("--device", o->device, "CUDA device index")->check(CLI::NonNegativeNumber);
   sub->add_flag("--allow-contended", o->allow_contended,

@@ -1,5 +1,7 @@
 #include "gpumeter/format.hpp"
 
+#include <charconv>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -47,6 +49,12 @@ double sig2(double value) {
 
 std::string format_sig2(double value) {
   return format_significant(value, 2);
+}
+
+std::string format_shortest(double value) {
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+  return ec == std::errc{} ? std::string(buf, end) : std::to_string(value);
 }
 
 }  // namespace gpumeter
