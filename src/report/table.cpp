@@ -86,7 +86,8 @@ enum class MdPlace { within_line, line_start };
 
 // Record text made inert for markdown too: controls as inert_text() shows them, and a backslash
 // before '\\' and '|' (a cell ends where the table says), '<' (no HTML), '[' (no link or image)
-// and, at a line's start, a block marker. A markdown renderer shows each as the character itself.
+// and, at a line's start, a block marker (an ordered list's "1." or "1)" included). A markdown
+// renderer shows each as the character itself.
 std::string md(std::string_view text, MdPlace place = MdPlace::within_line) {
   std::string out;
   out.reserve(text.size());
@@ -98,10 +99,14 @@ std::string md(std::string_view text, MdPlace place = MdPlace::within_line) {
       continue;
     }
     const char c = text[i++];
-    // Spaces before a marker still let it open its block.
-    const bool lead = at_start && out.find_first_not_of(' ') == std::string::npos &&
+    // Spaces before a marker still let it open its block; so do digits before '.' or ')' (an
+    // ordered list item: "1. x").
+    const std::size_t first = out.find_first_not_of(' ');
+    const bool lead = at_start && first == std::string::npos &&
                       std::string_view("#>-+*`~").find(c) != std::string_view::npos;
-    if (lead || c == '\\' || c == '|' || c == '<' || c == '[') out += '\\';
+    const bool ordered = at_start && first != std::string::npos && (c == '.' || c == ')') &&
+                         out.find_first_not_of("0123456789", first) == std::string::npos;
+    if (lead || ordered || c == '\\' || c == '|' || c == '<' || c == '[') out += '\\';
     out += c;
   }
   return out;

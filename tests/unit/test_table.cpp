@@ -389,6 +389,11 @@ TEST(RenderMarkdown, RecordTextAddsNoLineHeadingTableOrLink) {
                     "OffThreadLaunch: message\\x0a## heading\n"),
             std::string::npos)
       << md;
+  // Nor an ordered list ("1." or "2)" at the start of a list item's text).
+  Record numbered = hostile();
+  numbered.failures[0].row.case_name = "12) numbered";
+  EXPECT_NE(render_markdown({numbered}).find("\n- 12\\) numbered / "), std::string::npos)
+      << render_markdown({numbered});
   // Nor HTML, nor a link or an image.
   EXPECT_NE(md.find(", RLO \\u202e\\<img src=x>\\[link](http://x)\n"), std::string::npos) << md;
 }
