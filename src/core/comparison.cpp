@@ -144,12 +144,9 @@ std::string interval_words(const RelativeDifference& d) {
   if (d.found()) {
     // Two figures, or more where two would print both ends the same (a narrow interval must
     // not read as none).
-    for (int digits = 2; digits < 5; ++digits) {
-      if (amount(near, factor, digits) != amount(far, factor, digits)) {
-        return level + amount(near, factor, digits) + " to " + amount(far, factor, digits);
-      }
-    }
-    return level + amount(near, factor, 5) + " to " + amount(far, factor, 5);
+    int digits = 2;
+    while (digits < 5 && amount(near, factor, digits) == amount(far, factor, digits)) ++digits;
+    return level + amount(near, factor, digits) + " to " + amount(far, factor, digits);
   }
   return level + percent(d.low) + " to +" + percent(d.high);
 }
