@@ -18,4 +18,8 @@ std::string format_sig2(double value);
 // measured (axis values, defaults in help texts).
 std::string format_shortest(double value);
 
+// A GPU's 16-byte uuid as CUDA, NVML and nvidia-smi write it: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-
+// xxxxxxxxxxxx", lower-case hex.
+std::string format_gpu_uuid(const unsigned char* bytes16);
+
 }  // namespace gpumeter

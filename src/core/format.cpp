@@ -57,4 +57,13 @@ std::string format_shortest(double value) {
   return ec == std::errc{} ? std::string(buf, end) : std::to_string(value);
 }
 
+std::string format_gpu_uuid(const unsigned char* u) {
+  char text[64];
+  std::snprintf(text, sizeof(text),
+                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+                u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+                u[14], u[15]);
+  return text;
+}
+
 }  // namespace gpumeter

@@ -10,6 +10,7 @@
 #include "cuda_util.hpp"
 #include "gpumeter/cuda_backend.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/format.hpp"
 
 namespace gpumeter {
 namespace {
@@ -99,13 +100,7 @@ DeviceIdentity cuda_device_identity(int device) {
   id.kind = "cuda";
   id.index = device;
   id.name = p.name;
-  const auto* u = reinterpret_cast<const unsigned char*>(p.uuid.bytes);
-  char uuid[64];
-  std::snprintf(uuid, sizeof(uuid),
-                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-                u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-                u[14], u[15]);
-  id.uuid = uuid;
+  id.uuid = format_gpu_uuid(reinterpret_cast<const unsigned char*>(p.uuid.bytes));
   id.arch = "sm_" + std::to_string(p.major * 10 + p.minor);
   id.multiprocessors = p.multiProcessorCount;
   id.l2_bytes = static_cast<long long>(p.l2CacheSize);

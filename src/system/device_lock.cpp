@@ -34,6 +34,9 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kIdlePoll = std::chrono::milliseconds(500);  // NVML, while waiting for idle
 constexpr auto kLockPoll = std::chrono::milliseconds(50);   // flock, while another holds it
 constexpr std::size_t kMaxCommandChars = 300;
+// How far up the process tree a walk goes: far deeper than any real chain of shells and
+// launchers, and a bound should /proc ever show a loop.
+constexpr int kMaxAncestry = 128;
 constexpr const char* kContendedPrefix = "contended: ";
 constexpr long kPidMaxLimit = 4194304;  // PID_MAX_LIMIT: no pid of this kernel is larger
 
@@ -101,7 +104,7 @@ bool process_exists(long pid) {
 
 bool descends_from(long pid, long ancestor) {
   if (ancestor <= 0) return false;
-  for (int depth = 0; depth < 128 && pid > 1; ++depth) {
+  for (int depth = 0; depth < kMaxAncestry && pid > 1; ++depth) {
     if (pid == ancestor) return true;
     pid = parent_of(pid);
   }
@@ -167,7 +170,7 @@ long flock_holder_from_proc(const std::string& path) {
 std::set<long> ancestor_pids() {
   std::set<long> out;
   long pid = static_cast<long>(::getppid());
-  for (int depth = 0; depth < 128 && pid > 1; ++depth) {
+  for (int depth = 0; depth < kMaxAncestry && pid > 1; ++depth) {
     out.insert(pid);
     pid = parent_of(pid);
   }
@@ -399,12 +402,7 @@ std::string cuda_device_uuid(int index, std::string* why) {
   if (const int rc = uuid_fn(u, device); rc != 0) {
     return fail("cuDeviceGetUuid returned " + std::to_string(rc));
   }
-  char text[64];
-  std::snprintf(text, sizeof(text),
-                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-                u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-                u[14], u[15]);
-  return text;
+  return format_gpu_uuid(u);
 }
 
 LockHolder read_lock_holder(const std::string& path) {

@@ -37,6 +37,18 @@ TEST(FormatSignificant, ThreeFiguresInFixedNotation) {
   EXPECT_EQ(format_significant(std::nan(""), 3), "not measured");
 }
 
+TEST(FormatShortest, ValuesReadBackTheSame) {
+  EXPECT_EQ(format_shortest(600), "600");
+  EXPECT_EQ(format_shortest(0.5), "0.5");
+  EXPECT_EQ(format_shortest(1e20), "1e+20");
+}
+
+TEST(FormatGpuUuid, AsNvidiaToolsWriteIt) {
+  const unsigned char bytes[16] = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+                                   0x08, 0x09, 0x0a, 0x0b, 0xfc, 0xfd, 0xfe, 0xff};
+  EXPECT_EQ(format_gpu_uuid(bytes), "GPU-00010203-0405-0607-0809-0a0bfcfdfeff");
+}
+
 // Splits a markdown row into trimmed cells, keeping escaped pipes inside their cell.
 std::vector<std::string> markdown_cells(const std::string& line) {
   std::vector<std::string> cells;
