@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpumeter/duration.hpp"
+#include "gpumeter/timestamp_check.hpp"
 
 namespace gpumeter {
 
@@ -48,6 +49,9 @@ struct Trace {
   // an iteration that ran on another device is refused (P3): that device was neither flushed
   // nor drained, and the record would name the wrong card. nullopt: not checked (host).
   std::optional<std::uint32_t> measured_device;
+  // How the timestamps were checked against the device's own clock (T14); nullopt for a
+  // backend whose readings need no check (CUDA events, the host clock).
+  std::optional<TimestampUnit> timestamp_unit;
 };
 
 }  // namespace gpumeter

@@ -56,6 +56,18 @@ struct CudaBackendOptions {
   // own. Off by default: gpumeter cannot see whether that client collects, so the caller must
   // know (the Python module asks PyTorch whether its profiler is running).
   bool share_cupti_with_idle_client = false;
+  // Give CUPTI's subscription back after every measurement phase; the next phase claims it
+  // again (and names any client that took it meanwhile). Then a profiler started between
+  // measurements (PyTorch's) finds CUPTI free and records the GPU. Off by default in C++, where
+  // a program rarely runs another CUPTI client; on in the Python module.
+  bool release_cupti_after_each_phase = false;
+  // Before each phase, register with CUPTI the clock it converts GPU timestamps into: its own
+  // default (CLOCK_REALTIME in ns). Another client may have registered a clock in other units
+  // (PyTorch's profiler registers the CPU's TSC), which would stretch every reading. Off: the
+  // clock in place is left alone, and a phase whose probes find it is not nanoseconds is
+  // converted by the scale the probes measure (or fails with TimestampUnitMismatch). Either way
+  // every phase checks its unit against the device's own clock (T14).
+  bool register_timestamp_clock = true;
   bool l2_flush = true;  // T5; off only to study warm-cache behaviour, and recorded as such
   // How the flush leaves L2. write: a device-side memset of twice the L2, which leaves L2
   // full of dirty lines the measured call must write back as it evicts them. write_read: the

@@ -72,6 +72,13 @@ class WrongDevice : public Error {
   WrongDevice(std::size_t iteration, const std::string& name, std::uint32_t ran_on,
               std::uint32_t measured);
 };
+// CUPTI's timestamps were not nanoseconds (another CUPTI client in the process registered its
+// own clock) and could not be converted by a scale gpumeter stands behind, or the unit changed
+// while a phase ran (T14). Nothing was measured.
+class TimestampUnitMismatch : public Error {
+ public:
+  using Error::Error;
+};
 // A device that cannot be used: missing, no driver, a sticky CUDA error, a call that failed.
 class DeviceError : public Error {
  public:

@@ -8,6 +8,7 @@
 
 #include "gpumeter/duration.hpp"
 #include "gpumeter/sample.hpp"
+#include "gpumeter/timestamp_check.hpp"
 #include "gpumeter/timing_method.hpp"
 #include "gpumeter/verdict.hpp"
 
@@ -37,6 +38,9 @@ struct Measurement {
   std::size_t measure_iterations = 0;  // per pass, summed over passes when merged
   Nanos estimate_ns = 0;               // one call, from calibration
   bool drop_counter_live = true;       // false: a lost record could have gone unseen
+  // How the timestamps of every phase were checked against the device's own clock (T14), and
+  // how many were converted from another unit; nullopt when the method needs no check.
+  std::optional<TimestampCheck> timestamp_check;
   // Set when the implementation can scale its work (Implementation::scaled).
   std::optional<NullTestSamples> null_test;
 };

@@ -76,6 +76,7 @@ from ._gpumeter import (  # noqa: E402,F401
     MixedTimingMethods,
     OffThreadLaunch,
     RecordsLost,
+    TimestampUnitMismatch,
     VerificationFailed,
     WrongDevice,
 )
@@ -87,14 +88,14 @@ __all__ = [
     "CompareResult", "Spread", "Sample", "Error", "RecordsLost", "OffThreadLaunch",
     "AttributionError", "CuptiUnavailable", "InputsModified", "VerificationFailed",
     "MixedTimingMethods", "IncomparableStatistics", "WrongDevice", "DeviceError", "DeviceBusy",
-    "InvalidRecord", "ConfigError",
+    "InvalidRecord", "ConfigError", "TimestampUnitMismatch",
 ]
 
 _ERRORS = {cls.__name__: cls for cls in (
     AttributionError, ConfigError, CuptiUnavailable, DeviceBusy, DeviceError, Error,
     IncomparableStatistics,
     InputsModified, InvalidRecord, MixedTimingMethods, OffThreadLaunch, RecordsLost,
-    VerificationFailed, WrongDevice)}
+    TimestampUnitMismatch, VerificationFailed, WrongDevice)}
 
 
 # --- results ------------------------------------------------------------------------------
@@ -499,22 +500,24 @@ def read_record(path: str) -> Dict[str, Any]:
 
 def env(device: int = 0) -> Dict[str, Any]:
     """The host, the device and its state, as a record made now would hold them."""
-    rc, out, err = _gpumeter.cli(["env", "--json", "--device", str(device)])
+    try:
+        rc, out, err = _gpumeter.cli(["env", "--json", "--device", str(device)])
+    finally:
+        _gpumeter.release_cupti()  # reading CUPTI's state claimed it: a profiler may follow
     if rc != 0:
         raise Error(err.strip())
     return json.loads(out)
 
 
 def release_cupti() -> None:
-    """Gives CUPTI back until the next measurement, for a profiler run in between.
+    """Gives CUPTI back until the next measurement. Kept for older code: every measure(),
+    compare() and env() already gives CUPTI back when it returns.
 
-    CUPTI serves one client per process, and gpumeter keeps it from its first measurement (or
-    env()) on: PyTorch's profiler started afterwards finds it taken and records no GPU activity
-    (PyTorch only warns "CUPTI initialization failed"). Call this before starting the profiler.
-    The next measurement claims CUPTI again; if another client holds it then, gpumeter names
-    that client and measures nothing, except PyTorch's profiler after its context has ended,
-    which keeps its subscription while collecting nothing. Not automatic: measurements of one
-    CUDA graph across a release have not been checked on a GPU. A no-op without CUDA.
+    CUPTI serves one client per process. gpumeter claims it while it measures and releases it
+    after every measurement phase, so PyTorch's profiler started between two calls records the
+    GPU. The next measurement claims CUPTI again; if another client holds it then, gpumeter
+    names that client and measures nothing, except PyTorch's profiler after its context has
+    ended, which keeps its subscription while collecting nothing. A no-op without CUDA.
     """
     _gpumeter.release_cupti()
 

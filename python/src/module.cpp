@@ -130,6 +130,10 @@ Chosen choose(const Options& o) {
       options.device = o.device;
       options.allow_events_fallback = o.allow_events_fallback;
       options.share_cupti_with_idle_client = o.share_cupti;
+      // CUPTI is given back after every phase, so a profiler started between two calls (PyTorch's)
+      // records the GPU without the user knowing of release_cupti (a graph measured across
+      // releases kept every kernel on the H200: tests/gpu).
+      options.release_cupti_after_each_phase = true;
       made = timing == "events"
                  ? make_cuda_events_backend(options, "CUDA events chosen with timing='events'")
                  : make_cuda_backend(options);
@@ -239,6 +243,15 @@ std::string run(const nb::list& py_cases, const nb::dict& py_options) {
   // backend may have been made by an earlier call that said otherwise.
   set_cupti_sharing(o.share_cupti);
 #endif
+  // Also when the call fails before its first phase ends (a verification that throws): CUPTI is
+  // never left claimed after a call returns.
+  struct ReleaseCupti {
+    ~ReleaseCupti() {
+#ifdef GPUMETER_HAVE_CUDA
+      release_cupti_subscription();
+#endif
+    }
+  } release;
   Record record = run_cases(*chosen.backend, cases, run_options);
   record.run_id = new_run_id();
   return serialize(record);
@@ -281,6 +294,7 @@ NB_MODULE(_gpumeter, m) {
   static nb::exception<IncomparableStatistics> incomparable(m, "IncomparableStatistics", error);
   static nb::exception<WrongDevice> wrong_device(m, "WrongDevice", error);
   static nb::exception<DeviceError> device_error(m, "DeviceError", error);
+  static nb::exception<TimestampUnitMismatch> timestamp_unit(m, "TimestampUnitMismatch", error);
   static nb::exception<DeviceBusy> device_busy(m, "DeviceBusy", error);
   static nb::exception<InvalidRecord> invalid_record(m, "InvalidRecord", error);
   static nb::exception<ConfigError> config_error(m, "ConfigError", error);

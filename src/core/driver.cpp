@@ -99,6 +99,10 @@ AttributedPhase run_attributed_phase(Backend& backend, const Call& call, std::si
       out.durations.reserve(trace.activities.size());
       for (const Activity& a : trace.activities) out.durations.push_back(a.end_ns - a.start_ns);
       out.drop_counter_live = trace.dropped_records.has_value();
+      if (trace.timestamp_unit) {
+        out.timestamp_check = TimestampCheck{};
+        out.timestamp_check->add(*trace.timestamp_unit);
+      }
       return out;
     } catch (const RecordsLost& lost) {
       if (attempt + 1 >= kMaxPhaseAttempts) throw RecordsLost(lost.dropped(), attempt + 1);

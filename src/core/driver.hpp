@@ -2,11 +2,13 @@
 // The core's driver (T3, T5, T6): the order of one iteration and of one phase, the same
 // for every backend, and the retry of a phase whose records were lost.
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "gpumeter/backend.hpp"
 #include "gpumeter/duration.hpp"
 #include "gpumeter/sample.hpp"
+#include "gpumeter/timestamp_check.hpp"
 
 namespace gpumeter::detail {
 
@@ -29,6 +31,8 @@ struct AttributedPhase {
   std::vector<Nanos> durations;
   int retries = 0;
   bool drop_counter_live = true;
+  // The phase's timestamp check (T14), from its trace; nullopt when the backend has none.
+  std::optional<TimestampCheck> timestamp_check;
 };
 // With `clocks` (measured phases), each sample carries its clock state (B4) when the backend
 // could read every reading of the phase.

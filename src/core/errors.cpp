@@ -57,6 +57,7 @@ const char* error_name(const std::exception& error) {
   if (dynamic_cast<const VerificationFailed*>(&error)) return "VerificationFailed";
   if (dynamic_cast<const MixedTimingMethods*>(&error)) return "MixedTimingMethods";
   if (dynamic_cast<const IncomparableStatistics*>(&error)) return "IncomparableStatistics";
+  if (dynamic_cast<const TimestampUnitMismatch*>(&error)) return "TimestampUnitMismatch";
   if (dynamic_cast<const DeviceError*>(&error)) return "DeviceError";
   if (dynamic_cast<const DeviceBusy*>(&error)) return "DeviceBusy";
   if (dynamic_cast<const InvalidRecord*>(&error)) return "InvalidRecord";

@@ -38,6 +38,8 @@ Measurement measure(Backend& backend, const Call& call, const MeasureOptions& op
   m.retries = calibration.retries + warmup.retries + measured.retries;
   m.drop_counter_live =
       calibration.drop_counter_live && warmup.drop_counter_live && measured.drop_counter_live;
+  m.timestamp_check = combine(combine(calibration.timestamp_check, warmup.timestamp_check),
+                              measured.timestamp_check);
   return m;
 }
 
@@ -63,6 +65,7 @@ Measurement merge_passes(const std::vector<Measurement>& passes) {
     merged.warmup_iterations += p.warmup_iterations;
     merged.measure_iterations += p.measure_iterations;
     merged.drop_counter_live = merged.drop_counter_live && p.drop_counter_live;
+    merged.timestamp_check = combine(merged.timestamp_check, p.timestamp_check);
   }
   return merged;
 }

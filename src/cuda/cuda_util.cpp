@@ -1,5 +1,7 @@
 #include "cuda_util.hpp"
 
+#include <cstring>
+
 #include <cmath>
 #include <cstddef>
 #include <utility>
@@ -42,6 +44,17 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
     bytes_ = std::exchange(other.bytes_, 0);
   }
   return *this;
+}
+
+HostMappedBuffer::HostMappedBuffer(std::size_t bytes, int device) {
+  check(cudaSetDevice(device), "cudaSetDevice", device);
+  check(cudaHostAlloc(&ptr_, bytes, cudaHostAllocMapped),
+        ("cudaHostAlloc (mapped) of " + std::to_string(bytes) + " bytes").c_str(), device);
+  std::memset(ptr_, 0, bytes);
+}
+
+HostMappedBuffer::~HostMappedBuffer() {
+  if (ptr_ != nullptr) (void)cudaFreeHost(ptr_);
 }
 
 Event::Event() {

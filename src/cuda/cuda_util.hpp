@@ -32,6 +32,21 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
+// Pinned host memory the device writes through a mapping and the host reads after
+// synchronizing (cudaHostAlloc, mapped): a kernel's own readings, without a copy back.
+class HostMappedBuffer {
+ public:
+  HostMappedBuffer(std::size_t bytes, int device);
+  ~HostMappedBuffer();
+  HostMappedBuffer(const HostMappedBuffer&) = delete;
+  HostMappedBuffer& operator=(const HostMappedBuffer&) = delete;
+
+  void* get() const { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+};
+
 // A CUDA event that destroys itself.
 class Event {
  public:

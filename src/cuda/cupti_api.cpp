@@ -1,9 +1,11 @@
 #include "cupti_api.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <cstdint>
 
 #include <cstdlib>
+#include <string_view>
 #include <vector>
 
 #include "gpumeter/cuda_backend.hpp"
@@ -36,7 +38,21 @@ bool resolve(void* handle, const char* symbol, Fn& out, std::string& missing) {
   return out != nullptr;
 }
 
+int add_if_cupti(dl_phdr_info* info, std::size_t, void* out) {
+  const std::string_view name = info->dlpi_name != nullptr ? info->dlpi_name : "";
+  if (name.find("libcupti") != std::string_view::npos) {
+    static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+  }
+  return 0;
+}
+
 }  // namespace
+
+std::vector<std::string> loaded_cupti_libraries() {
+  std::vector<std::string> found;
+  dl_iterate_phdr(add_if_cupti, &found);
+  return found;
+}
 
 CuptiApi load_cupti_api() {
   std::vector<std::string> candidates;
@@ -90,6 +106,8 @@ CuptiApi load_cupti_api() {
   resolve(handle, "cuptiActivitySetAttribute", api.ActivitySetAttribute, missing);
   std::string optional_missing;
   resolve(handle, "cuptiSubscribe_v2", api.Subscribe_v2, optional_missing);
+  resolve(handle, "cuptiActivityRegisterTimestampCallback", api.ActivityRegisterTimestampCallback,
+          optional_missing);
   if (!missing.empty()) {
     throw CuptiUnavailable(
         "libcupti at " + api.library + " lacks entry points gpumeter needs (" + missing +

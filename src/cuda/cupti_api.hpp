@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include <string>
+#include <vector>
 
 namespace gpumeter::cuda {
 
@@ -30,10 +31,17 @@ struct CuptiApi {
   decltype(&::cuptiActivityPushExternalCorrelationId) ActivityPushExternalCorrelationId = nullptr;
   decltype(&::cuptiActivityPopExternalCorrelationId) ActivityPopExternalCorrelationId = nullptr;
   decltype(&::cuptiActivitySetAttribute) ActivitySetAttribute = nullptr;
+  // Optional (refused on some platforms): the clock CUPTI converts GPU timestamps into.
+  decltype(&::cuptiActivityRegisterTimestampCallback) ActivityRegisterTimestampCallback = nullptr;
 
   // "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED" for a result code.
   std::string result_text(CUptiResult result) const;
 };
+
+// The CUPTI libraries loaded in this process now (their paths), gpumeter's included: more than
+// one means another copy of CUPTI serves another client (a profiler's), which an error about
+// CUPTI's state should name.
+std::vector<std::string> loaded_cupti_libraries();
 
 // Loads libcupti (GPUMETER_CUPTI_LIBRARY if set, else the soname, else the toolkit's file found
 // at build time), resolves every entry point and checks the API version against the headers

@@ -7,16 +7,21 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "backends.hpp"
+#include "clock_probe.hpp"
 #include "cuda_process.hpp"
 #include "cuda_util.hpp"
 #include "cupti_session.hpp"
@@ -24,6 +29,7 @@
 #include "gpumeter/measure.hpp"
 #include "gpumeter/summary.hpp"
 #include "noop_kernel.hpp"
+#include "timestamp_unit.hpp"
 
 namespace gpumeter::cuda {
 namespace {
@@ -93,10 +99,34 @@ class CorrelationLabel {
   bool open_ = true;
 };
 
+// The clock probes' kernels among a phase's records, in the order they ran: gpumeter's probe
+// kernel, launched under the prepare label (so never part of a sample).
+std::vector<const Activity*> find_clock_probes(
+    const std::vector<Activity>& activities,
+    const std::unordered_map<std::uint64_t, std::uint64_t>& external_id_of) {
+  std::vector<const Activity*> found;
+  for (const Activity& a : activities) {
+    if (a.kind != ActivityKind::kernel || a.name != kClockProbeKernelName) continue;
+    const auto id = external_id_of.find(a.correlation_id);
+    if (id != external_id_of.end() && id->second == kPrepareId) found.push_back(&a);
+  }
+  std::sort(found.begin(), found.end(),
+            [](const Activity* x, const Activity* y) { return x->start_ns < y->start_ns; });
+  return found;
+}
+
+// Probe slots in the stamps buffer (two readings each): the phase's three, then the scale
+// calibration's four.
+constexpr std::size_t kPhaseProbeSlots = 3;
+constexpr std::size_t kScaleProbeSlots = 4;
+constexpr std::size_t kProbeSlots = kPhaseProbeSlots + kScaleProbeSlots;
+
 class CuptiBackend final : public CudaBackendBase {
  public:
   CuptiBackend(const CudaBackendOptions& options, DeviceIdentity identity, CuptiSession& session)
-      : CudaBackendBase(options, std::move(identity)), session_(session) {}
+      : CudaBackendBase(options, std::move(identity)),
+        session_(session),
+        stamps_(kProbeSlots * 2 * sizeof(std::uint64_t), options.device) {}
 
   TimingMethod method() const override { return TimingMethod::cupti; }
 
@@ -107,13 +137,18 @@ class CuptiBackend final : public CudaBackendBase {
     const std::size_t buffer =
         buffer_bytes_for_attempt(options_.activity_buffer_bytes, request.attempt);
     start_phase();
+    session_.set_register_clock(options_.register_timestamp_clock);
     try {
       // Proven before the phase opens (the proof is a phase of its own); a no-op after the
       // first time in the process.
       counter_live_ = session_.drop_counter_live(options_.device);
       phase_.emplace(session_, buffer, options_.correlation_kind, options_.device);
+      // T14: the first two clock probes, before iteration 0's preparation.
+      launch_probes(phase_->tag(), {detail::kPhaseProbeShortNs, detail::kPhaseProbeLongNs}, 0);
     } catch (...) {
+      phase_.reset();
       end_phase();
+      release_if_asked();
       throw;
     }
     iterations_ = request.iterations;
@@ -127,9 +162,19 @@ class CuptiBackend final : public CudaBackendBase {
   void end_iteration(std::size_t) override { close_label(); }
 
   Trace close_phase() override {
+    // The last clock probe, after the last iteration's drain; then wait for it, so the stamps
+    // are written and its record is complete before the final flush.
+    launch_probes(phase_->tag(), {detail::kPhaseProbeLongNs}, kPhaseProbeSlots - 1);
+    check(cudaSetDevice(options_.device), "cudaSetDevice", options_.device);
+    check(cudaDeviceSynchronize(), "waiting for the clock probe", options_.device);
     PhaseRecords records = phase_->finish();
     phase_.reset();
     end_phase();
+    // Given back after every phase when asked, the calibration below included, whatever happens.
+    struct Release {
+      CuptiBackend& backend;
+      ~Release() { backend.release_if_asked(); }
+    } release{*this};
     check_phase_records(session_.api(), records, iterations_, options_.correlation_kind);
 
     Trace trace;
@@ -144,6 +189,7 @@ class CuptiBackend final : public CudaBackendBase {
     } else if (records.known_lost > 0) {
       trace.dropped_records = records.known_lost;
     }
+    check_timestamp_unit(trace);
     return trace;
   }
 
@@ -164,9 +210,122 @@ class CuptiBackend final : public CudaBackendBase {
     label_.reset();  // unwinds what it pushed
     phase_.reset();  // closes the phase, discarding its records
     end_phase();
+    release_if_asked();
   }
 
  private:
+  void release_if_asked() noexcept {
+    if (options_.release_cupti_after_each_phase) session_.release_subscription();
+  }
+
+  std::uint64_t* stamps(std::size_t slot) const {
+    return static_cast<std::uint64_t*>(stamps_.get()) + 2 * slot;
+  }
+
+  // Clock probes of the given lengths, one after another on the legacy stream under the prepare
+  // label (never timed), writing their stamps from `first_slot` on.
+  void launch_probes(std::uint32_t tag, std::initializer_list<Nanos> lengths,
+                     std::size_t first_slot) {
+    CorrelationLabel label(session_, options_.correlation_kind, tag, kPrepareId);
+    std::size_t slot = first_slot;
+    for (const Nanos ns : lengths) {
+      std::uint64_t* s = stamps(slot++);
+      s[0] = 0;
+      s[1] = 0;
+      check(launch_clock_probe(static_cast<std::uint64_t>(ns), s, cudaStreamLegacy),
+            "launching gpumeter's clock probe", options_.device);
+    }
+    label.close();
+  }
+
+  // The probe in `slot` as the device timed it and as `record` reported it.
+  detail::ClockProbe probe_reading(std::size_t slot, const Activity& record) const {
+    const volatile std::uint64_t* s = stamps(slot);
+    return detail::ClockProbe{static_cast<Nanos>(s[1] - s[0]), record.end_ns - record.start_ns};
+  }
+
+  // T14: the phase's readings are kept only in nanoseconds: confirmed by the probes, or
+  // converted by a scale measured on its own; otherwise TimestampUnitMismatch, nothing measured.
+  void check_timestamp_unit(Trace& trace) {
+    const std::vector<const Activity*> probes =
+        find_clock_probes(trace.activities, trace.external_id_of);
+    if (probes.size() < kPhaseProbeSlots) {
+      // A probe's record is a record like any other: its loss fails the phase as lost records
+      // do, and the core repeats it with larger buffers.
+      trace.dropped_records = trace.dropped_records.value_or(0) + kPhaseProbeSlots - probes.size();
+      return;
+    }
+    if (probes.size() > kPhaseProbeSlots) {
+      throw ConfigError(std::to_string(probes.size()) + " records of gpumeter's clock probe (" +
+                        kClockProbeKernelName + ") in one phase, where it launched " +
+                        std::to_string(kPhaseProbeSlots) +
+                        ": the call launches a kernel of that name under gpumeter's prepare "
+                        "label, so its unit check cannot be trusted. Rename the kernel.");
+    }
+    const detail::ClockProbe first_short = probe_reading(0, *probes[0]);
+    const detail::ClockProbe first_long = probe_reading(1, *probes[1]);
+    const detail::ClockProbe last_long = probe_reading(2, *probes[2]);
+    const detail::UnitJudgement j = detail::judge_phase_probes(first_short, first_long, last_long);
+    switch (j.finding) {
+      case detail::UnitFinding::nanoseconds:
+        trace.timestamp_unit = TimestampUnit{1.0, false};
+        return;
+      case detail::UnitFinding::probe_failed:
+        throw DeviceError(
+            "gpumeter's clock probe on CUDA device " + std::to_string(options_.device) +
+            " reported no duration (" + detail::describe_probe(first_short) + "; " +
+            detail::describe_probe(first_long) + "; " + detail::describe_probe(last_long) +
+            "), so the unit of CUPTI's timestamps could not be checked and nothing was "
+            "measured. The device may not support %globaltimer.");
+      case detail::UnitFinding::changed_in_phase:
+        throw TimestampUnitMismatch(
+            "CUPTI's clock changed while a measurement phase ran: before the first iteration " +
+            detail::describe_probe(first_long) + ", after the last " +
+            detail::describe_probe(last_long) +
+            ". Another CUPTI client in this process registered its own timestamp clock "
+            "meanwhile (" +
+            session_.clock_owners() +
+            "). Nothing was measured: run the measurement while no other CUPTI client starts.");
+      case detail::UnitFinding::other_unit:
+        break;
+    }
+    const std::optional<double> scale = calibrate_scale(j.slope);
+    if (!scale) {
+      throw TimestampUnitMismatch(
+          "CUPTI's timestamps are not nanoseconds: " + detail::describe_probe(first_long) +
+          ". Another CUPTI client in this process registered its own timestamp clock (PyTorch's "
+          "profiler registers the CPU's TSC) and CUPTI converts every GPU timestamp into it (" +
+          session_.clock_owners() +
+          "). Probes 1 ms long could not measure that clock's scale consistently, so nothing "
+          "was converted or measured. Measure in a process where no other CUPTI client has "
+          "run, or before that client starts.");
+    }
+    detail::convert_timestamps(trace, *scale);
+  }
+
+  // The scale of a foreign timestamp unit, from two pairs of long probes in a phase of their
+  // own; nullopt when they disagree (see reliable_scale).
+  std::optional<double> calibrate_scale(double phase_slope) {
+    const int device = options_.device;
+    CuptiSession::Phase phase(session_, options_.activity_buffer_bytes, options_.correlation_kind,
+                              device);
+    launch_probes(phase.tag(),
+                  {detail::kScaleProbeShortNs, detail::kScaleProbeLongNs,
+                   detail::kScaleProbeShortNs, detail::kScaleProbeLongNs},
+                  kPhaseProbeSlots);
+    check(cudaDeviceSynchronize(), "waiting for the clock probes", device);
+    const PhaseRecords records = phase.finish();
+    const std::vector<const Activity*> probes =
+        find_clock_probes(records.activities, records.external_id_of);
+    if (probes.size() != kScaleProbeSlots) return std::nullopt;
+    std::vector<detail::ClockProbe> shorts;
+    std::vector<detail::ClockProbe> longs;
+    for (std::size_t k = 0; k < kScaleProbeSlots; ++k) {
+      (k % 2 == 0 ? shorts : longs).push_back(probe_reading(kPhaseProbeSlots + k, *probes[k]));
+    }
+    return detail::reliable_scale(shorts, longs, phase_slope);
+  }
+
   void open_label(std::uint64_t id) {
     label_.emplace(session_, options_.correlation_kind, phase_->tag(), id);
   }
@@ -213,6 +372,7 @@ class CuptiBackend final : public CudaBackendBase {
   }
 
   CuptiSession& session_;
+  HostMappedBuffer stamps_;  // the clock probes' own readings (T14)
   std::optional<CuptiSession::Phase> phase_;
   std::optional<CorrelationLabel> label_;
   std::size_t iterations_ = 0;

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string_view>
 #include <utility>
 
@@ -69,6 +70,19 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
 }
 
 void CUPTIAPI ignore_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+// The clock CUPTI converts GPU timestamps into, registered before every phase (T14). It is
+// CUPTI's own default on Linux (CLOCK_REALTIME in ns), so a client that relies on the default
+// sees no change, while a clock another client registered (PyTorch's profiler registers the
+// CPU's TSC, which read 2.1 ticks per ns on the H200) no longer stretches gpumeter's readings.
+// PyTorch's profiler registers its own again whenever it starts (measured on the H200, torch
+// 2.11: its readings after gpumeter's registration were right).
+std::uint64_t CUPTIAPI gpumeter_timestamp() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ULL +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
 
 Nanos to_nanos(std::uint64_t t) {
   return static_cast<Nanos>(t);
@@ -290,7 +304,10 @@ void CuptiSession::claim_subscription() {
     // PyTorch's profiler keeps its subscription after its context ends (seen on the H200 with
     // torch 2.11), and the activity API gpumeter uses needs none: go on without one.
     subscriber_ = nullptr;
+    holder_name_ = holder.empty() ? "another client" : holder;
     r = CUPTI_SUCCESS;
+  } else {
+    holder_name_.clear();
   }
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
     subscriber_ = nullptr;
@@ -429,6 +446,20 @@ std::optional<bool> CuptiSession::drop_counter_known() const {
   return drop_counter_live_;
 }
 
+std::string CuptiSession::clock_owners() const {
+  std::string out = clock_refused_.empty()
+                        ? "gpumeter registered its own clock with CUPTI before the phase"
+                        : "gpumeter did not register its own clock (" + clock_refused_ + ")";
+  const std::vector<std::string> libraries = loaded_cupti_libraries();
+  out += "; CUPTI libraries loaded in this process:";
+  for (std::size_t k = 0; k < libraries.size(); ++k) out += (k == 0 ? " " : ", ") + libraries[k];
+  if (libraries.empty()) out += " none found";
+  if (!holder_name_.empty()) {
+    out += "; the CUPTI subscription is held by '" + holder_name_ + "' (gpumeter shares it)";
+  }
+  return out;
+}
+
 void CuptiSession::push(CorrelationKind kind, std::uint64_t id) {
   const CUptiResult r = api_.ActivityPushExternalCorrelationId(to_cupti(kind), id);
   if (r != CUPTI_SUCCESS) {
@@ -502,6 +533,16 @@ std::uint32_t CuptiSession::begin(std::size_t buffer_bytes, CorrelationKind kind
     if (registered != CUPTI_SUCCESS) {
       throw CuptiUnavailable("cuptiActivityRegisterCallbacks failed: " +
                              api_.result_text(registered));
+    }
+    // Before the kinds, as CUPTI asks: records made after it are in this clock.
+    clock_refused_.clear();
+    if (!register_clock_) {
+      clock_refused_ = "not asked to (register_timestamp_clock is off)";
+    } else if (api_.ActivityRegisterTimestampCallback == nullptr) {
+      clock_refused_ = "this CUPTI has no cuptiActivityRegisterTimestampCallback";
+    } else if (const CUptiResult c = api_.ActivityRegisterTimestampCallback(gpumeter_timestamp);
+               c != CUPTI_SUCCESS) {
+      clock_refused_ = "cuptiActivityRegisterTimestampCallback refused: " + api_.result_text(c);
     }
     enable_kinds();
   } catch (...) {

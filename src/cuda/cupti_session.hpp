@@ -126,6 +126,9 @@ class CuptiSession {
   // Whether a later claim may go on without a subscription when another client holds one it
   // is not using (as the constructor's argument; the caller's word, given per call).
   void set_share_with_idle_client(bool share) noexcept { share_with_idle_client_ = share; }
+  // Whether the next phases register gpumeter's timestamp clock before they start (T14; see
+  // CudaBackendOptions::register_timestamp_clock), set by the backend before each phase.
+  void set_register_clock(bool register_clock) noexcept { register_clock_ = register_clock; }
 
   // Whether cuptiActivityGetNumDroppedRecords is shown to count: proven once per process by
   // handing CUPTI buffers too small for any record while work is traced (on `device`), and
@@ -158,6 +161,11 @@ class CuptiSession {
     bool open_ = true;
   };
 
+  // What a timestamp-unit error should say about the clock's possible owners (T14): whether
+  // gpumeter's own clock was registered for the last phase, which CUPTI libraries the process
+  // has loaded, and which client holds the subscription when gpumeter shares it.
+  std::string clock_owners() const;
+
   // The external-correlation id stack is per thread: ids pushed here label the launches of
   // the calling thread only (which is how an off-thread launch is caught, T12).
   void push(CorrelationKind kind, std::uint64_t id);
@@ -189,7 +197,12 @@ class CuptiSession {
   CuptiApi api_;
   CUpti_SubscriberHandle subscriber_ = nullptr;  // nullptr when sharing with an idle client
   std::atomic<bool> share_with_idle_client_{false};
+  std::atomic<bool> register_clock_{true};
   bool released_ = false;  // release_subscription() ran; the next phase claims it again
+  // The other client's name when gpumeter goes on without a subscription of its own.
+  std::string holder_name_;
+  // The last phase's registration of gpumeter's timestamp clock: "" when accepted, else why not.
+  std::string clock_refused_;
   // cuCtxGetCurrent from the driver, through cudart (linking libcuda would stop a program on a
   // machine without a driver before main); nullptr when unavailable.
   CUresult (*ctx_get_current_)(CUcontext*) = nullptr;

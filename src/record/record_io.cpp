@@ -193,6 +193,17 @@ Json result_json(const Result& result, std::size_t index) {
     j["null_test"] = nullptr;
   }
 
+  // T14: how many phases had their timestamp unit checked and how many were converted.
+  if (m.timestamp_check) {
+    Json& tc = j["timestamp_check"];
+    tc["phases"] = m.timestamp_check->phases;
+    tc["converted"] = m.timestamp_check->converted;
+    tc["min_scale"] = number(m.timestamp_check->min_scale, where + ".timestamp_check.min_scale");
+    tc["max_scale"] = number(m.timestamp_check->max_scale, where + ".timestamp_check.max_scale");
+  } else {
+    j["timestamp_check"] = nullptr;
+  }
+
   Json& memory = j["memory"];
   memory["gpu_context_floor_bytes"] = nullable(result.memory.gpu_context_floor_bytes);
   memory["gpu_after_case_bytes"] = nullable(result.memory.gpu_after_case_bytes);
@@ -486,6 +497,30 @@ void check_summary(const Reader& r, Result& result, const Json& js, const Ceilin
   result.summary = derived.summary;
 }
 
+// T14 (version 4): the phases whose timestamp unit was checked, and those converted. A scale
+// is a foreign clock's units per ns: a converted phase's is never 1, an unconverted
+// measurement's bounds are exactly 1.
+void read_timestamp_check(const Reader& r, const Json& j, const std::string& where,
+                          Measurement& m) {
+  const Json& tc = r.field(j, where, "timestamp_check");
+  if (tc.is_null()) return;
+  const std::string tw = where + ".timestamp_check";
+  r.expect(tc.is_object(), tc, tw, "an object or null");
+  TimestampCheck check;
+  check.phases = r.integer<std::size_t>(tc, tw, "phases", 0, kMaxCount);
+  check.converted = r.integer<std::size_t>(tc, tw, "converted", 0, check.phases);
+  // A clock from microseconds to a 10 GHz counter: what a registered timestamp callback gives.
+  constexpr double kLeast = 1e-4;
+  constexpr double kMost = 1e4;
+  check.min_scale = r.real(tc, tw, "min_scale", kLeast, kMost);
+  check.max_scale = r.real(tc, tw, "max_scale", check.min_scale, kMost);
+  if (check.converted == 0 && (check.min_scale != 1.0 || check.max_scale != 1.0)) {
+    r.fail(fmt::format("{}: no phase was converted, yet the scales are {} to {} (altered record?)",
+                       tw, check.min_scale, check.max_scale));
+  }
+  m.timestamp_check = check;
+}
+
 // Samples' clock state (B4), the null test's samples (P6) and the case's memory (P7).
 void read_version_3_fields(const Reader& r, const Json& j, const std::string& where,
                            Result& result) {
@@ -632,6 +667,7 @@ Result read_result(const Reader& r, const Json& j, const std::string& where,
   }
 
   if (version >= 3) read_version_3_fields(r, j, where, result);
+  if (version >= 4) read_timestamp_check(r, j, where, m);
 
   if (version >= 2) {
     m.timestamp_tick_ns = r.integer<Nanos>(j, where, "timestamp_tick_ns", 1, 1'000'000);

@@ -5,6 +5,7 @@
 
 #include "gpumeter/device_state.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/format.hpp"
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/process_memory.hpp"
 #include "gpumeter/version.hpp"
@@ -54,6 +55,7 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
   if (!backend.reason().empty()) rec.deviations.push_back(backend.reason());
 
   bool unproven_counter = false;
+  TimestampCheck clocks;  // T14: every result's phases together
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
     std::vector<Measurement> measured;
@@ -87,11 +89,20 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
       r.summary = summarize(r.measurement.samples, r.measurement.method, r.measurement.retries,
                             c.workload, options.ceilings);
       unproven_counter = unproven_counter || !r.measurement.drop_counter_live;
+      if (r.measurement.timestamp_check) clocks.add(*r.measurement.timestamp_check);
       rec.results.push_back(std::move(r));
     }
     if (options.progress) options.progress(c, i + 1, cases.size());
   }
   rec.comparisons = compare_results(rec.results);
+  if (clocks.converted > 0) {
+    rec.deviations.push_back(
+        std::to_string(clocks.converted) + " of " + std::to_string(clocks.phases) +
+        " measurement phases found CUPTI's timestamps in another client's clock (" +
+        format_significant(clocks.min_scale, 4) + " to " + format_significant(clocks.max_scale, 4) +
+        " units per ns) and were converted to the device's nanoseconds by gpumeter's clock "
+        "probes");
+  }
   if (unproven_counter) {
     rec.deviations.push_back(
         "the dropped-record counter was not proven live: a lost record would go unseen");

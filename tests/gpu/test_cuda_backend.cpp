@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <memory>
 #include <string>
 #include <thread>
@@ -100,6 +101,159 @@ TEST_F(CudaBackendTest, AReleasedSubscriptionIsClaimedAgainAndATakerIsNamed) {
   if (third != nullptr) (void)cuptiUnsubscribe(third);
 }
 
+class FiveNodeGraph {
+ public:
+  FiveNodeGraph() {
+    cuda_ok(cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeThreadLocal), "capture");
+    for (int i = 0; i < 5; ++i) launch_empty(stream_.get());
+    cudaGraph_t graph = nullptr;
+    cuda_ok(cudaStreamEndCapture(stream_.get(), &graph), "end capture");
+    cuda_ok(cudaGraphInstantiate(&exec_, graph, 0), "instantiate");
+    (void)cudaGraphDestroy(graph);
+  }
+  ~FiveNodeGraph() { (void)cudaGraphExecDestroy(exec_); }
+  FiveNodeGraph(const FiveNodeGraph&) = delete;
+  FiveNodeGraph& operator=(const FiveNodeGraph&) = delete;
+
+  Call call() {
+    return Call{[this] { cuda_ok(cudaGraphLaunch(exec_, stream_.get()), "graph launch"); }, {}};
+  }
+
+ private:
+  OwnedStream stream_;
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+// T14: another CUPTI client's timestamp clock. PyTorch's profiler registers the CPU's TSC
+// (2.1 ticks per ns on the H200), which made every gpumeter reading 2.1x too long. This stand-in
+// counts 3 units per ns (CLOCK_MONOTONIC x 3): another unit and another scale.
+std::uint64_t CUPTIAPI three_per_ns_clock() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return 3 * (static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ULL +
+              static_cast<std::uint64_t>(ts.tv_nsec));
+}
+std::uint64_t CUPTIAPI realtime_ns_clock() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ULL +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// Puts CUPTI's own default clock back when a test that registered another one ends.
+struct DefaultClockAfter {
+  ~DefaultClockAfter() { (void)cuptiActivityRegisterTimestampCallback(realtime_ns_clock); }
+};
+
+// The spin's reading against its own stamps, and the measurement's timestamp check.
+Measurement expect_spin_reads_right(Backend& backend, Nanos spin_ns, double tolerance_ns,
+                                    const char* mode) {
+  SpinWork spin(spin_ns, cudaStreamLegacy);
+  const Measurement m = measure(backend, spin.call());
+  EXPECT_FALSE(m.samples.empty());
+  const Nanos busy = median(busy_of(m));
+  const Nanos stamps = median(spin.last_durations(m.samples.size()));
+  EXPECT_NEAR(static_cast<double>(busy), static_cast<double>(stamps), tolerance_ns)
+      << mode << ": device_busy median " << busy << " ns, own stamps " << stamps << " ns";
+  EXPECT_TRUE(m.timestamp_check.has_value()) << mode << ": the unit was not checked";
+  if (m.timestamp_check) {
+    std::printf(
+        "KNOWN-ANSWER %s, spin %lld ns: device_busy median %lld ns, own stamps median %lld ns, "
+        "%zu of %zu phases converted (scale %.5f to %.5f)\n",
+        mode, static_cast<long long>(spin_ns), static_cast<long long>(busy),
+        static_cast<long long>(stamps), m.timestamp_check->converted, m.timestamp_check->phases,
+        m.timestamp_check->min_scale, m.timestamp_check->max_scale);
+  }
+  return m;
+}
+
+// gpumeter registers CUPTI's own default clock before every phase: a clock registered between
+// measurements is undone for gpumeter's readings, and no conversion is needed.
+TEST_F(CudaBackendTest, AnotherClientsClockRegisteredBeforeAMeasurementIsUndone) {
+  DefaultClockAfter restore;
+  ASSERT_EQ(cuptiActivityRegisterTimestampCallback(three_per_ns_clock), CUPTI_SUCCESS);
+  const Measurement m = expect_spin_reads_right(*backend_, 20 * kMicrosecond, 1000.0,
+                                                "foreign clock, own clock registered");
+  ASSERT_TRUE(m.timestamp_check.has_value());
+  EXPECT_EQ(m.timestamp_check->phases, 3u);
+  EXPECT_EQ(m.timestamp_check->converted, 0u);
+}
+
+// With the registration off, the foreign clock stays, the probes find its scale, and every
+// phase is converted: the readings are still the device's nanoseconds.
+TEST_F(CudaBackendTest, AForeignClockLeftInPlaceIsConvertedByTheProbesScale) {
+  DefaultClockAfter restore;
+  CudaBackendOptions options;
+  options.register_timestamp_clock = false;
+  const std::unique_ptr<Backend> converting = make_cuda_backend(options);
+  ASSERT_EQ(cuptiActivityRegisterTimestampCallback(three_per_ns_clock), CUPTI_SUCCESS);
+  for (const Nanos spin : {20 * kMicrosecond, 2 * kMillisecond}) {
+    const double tolerance = spin < kMillisecond ? 1000.0 : 0.002 * static_cast<double>(spin);
+    const Measurement m =
+        expect_spin_reads_right(*converting, spin, tolerance, "foreign clock, converted");
+    ASSERT_TRUE(m.timestamp_check.has_value());
+    EXPECT_EQ(m.timestamp_check->converted, m.timestamp_check->phases);
+    EXPECT_NEAR(m.timestamp_check->min_scale, 3.0, 0.003);
+    EXPECT_NEAR(m.timestamp_check->max_scale, 3.0, 0.003);
+  }
+}
+
+// A call that registers another clock while the phase runs: the readings are right, or the
+// phase fails closed by name; never a wrong number.
+TEST_F(CudaBackendTest, AClockChangedDuringAPhaseReadsRightOrFailsClosed) {
+  DefaultClockAfter restore;
+  SpinWork spin(20 * kMicrosecond, cudaStreamLegacy);
+  std::size_t calls = 0;
+  const Call call{[&] {
+                    spin.launch();
+                    // From the second call on: within the phase, after its first probes.
+                    if (++calls >= 2)
+                      (void)cuptiActivityRegisterTimestampCallback(three_per_ns_clock);
+                  },
+                  {}};
+  try {
+    const Measurement m = measure(*backend_, call);
+    const Nanos busy = median(busy_of(m));
+    const Nanos stamps = median(spin.last_durations(m.samples.size()));
+    EXPECT_NEAR(static_cast<double>(busy), static_cast<double>(stamps), 1000.0);
+    std::printf("KNOWN-ANSWER clock changed in a phase: read %lld ns against %lld ns\n",
+                static_cast<long long>(busy), static_cast<long long>(stamps));
+  } catch (const TimestampUnitMismatch& e) {
+    EXPECT_NE(std::string(e.what()).find("another CUPTI client"), std::string::npos) << e.what();
+    std::printf("KNOWN-ANSWER clock changed in a phase: TimestampUnitMismatch (%s)\n", e.what());
+  }
+}
+
+// A front end that gives CUPTI back after every phase (the Python module does, so a profiler
+// started between measurements records the GPU): a CUDA graph instantiated once and measured
+// across those releases keeps every kernel node, in every phase.
+TEST_F(CudaBackendTest, AGraphMeasuredAcrossReleasesKeepsEveryKernel) {
+  CudaBackendOptions options;
+  options.release_cupti_after_each_phase = true;
+  const std::unique_ptr<Backend> releasing = make_cuda_backend(options);
+  FiveNodeGraph graph;
+  for (int round = 0; round < 2; ++round) {
+    const Measurement m = measure(*releasing, graph.call());
+    ASSERT_FALSE(m.samples.empty());
+    for (const Sample& s : m.samples) {
+      ASSERT_EQ(s.n_kernels, 5) << "round " << round;
+      EXPECT_GT(s.device_busy_ns, 0);
+    }
+    // Released: another client can take CUPTI now.
+    CUpti_SubscriberHandle other = nullptr;
+    EXPECT_EQ(cuptiSubscribe(&other, ignore_callback, nullptr), CUPTI_SUCCESS)
+        << "the subscription was not given back after the measurement";
+    if (other != nullptr) (void)cuptiUnsubscribe(other);
+    std::printf(
+        "KNOWN-ANSWER graph across releases, round %d: %zu samples of 5 kernels, "
+        "device_busy median %lld ns\n",
+        round, m.samples.size(), static_cast<long long>(median(busy_of(m))));
+  }
+  // The default backend claims it again for the tests after this one.
+  SpinWork spin(5 * kMicrosecond, cudaStreamLegacy);
+  EXPECT_FALSE(measure(*backend_, spin.call()).samples.empty());
+}
+
 TEST_F(CudaBackendTest, DeviceIsExplicitAndRecorded) {
   const DeviceIdentity id = backend_->device();
   EXPECT_EQ(id.kind, "cuda");
@@ -182,29 +336,6 @@ TEST_F(CudaBackendTest, KernelCountMayVaryBetweenIterations) {
 }
 
 // A CUDA graph of 5 kernel nodes, captured once and launched every iteration.
-class FiveNodeGraph {
- public:
-  FiveNodeGraph() {
-    cuda_ok(cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeThreadLocal), "capture");
-    for (int i = 0; i < 5; ++i) launch_empty(stream_.get());
-    cudaGraph_t graph = nullptr;
-    cuda_ok(cudaStreamEndCapture(stream_.get(), &graph), "end capture");
-    cuda_ok(cudaGraphInstantiate(&exec_, graph, 0), "instantiate");
-    (void)cudaGraphDestroy(graph);
-  }
-  ~FiveNodeGraph() { (void)cudaGraphExecDestroy(exec_); }
-  FiveNodeGraph(const FiveNodeGraph&) = delete;
-  FiveNodeGraph& operator=(const FiveNodeGraph&) = delete;
-
-  Call call() {
-    return Call{[this] { cuda_ok(cudaGraphLaunch(exec_, stream_.get()), "graph launch"); }, {}};
-  }
-
- private:
-  OwnedStream stream_;
-  cudaGraphExec_t exec_ = nullptr;
-};
-
 TEST_F(CudaBackendTest, GraphOfFiveKernelNodesIsAttributedInEveryPhase) {
   FiveNodeGraph graph;
   // Two measurements are six phases in one process: CUPTI 13.0 was reported to give wrong

@@ -76,7 +76,7 @@ def test_compare_refuses_modified_shared_inputs():
 def test_errors_are_named_by_cause_under_one_base():
     for name in ["RecordsLost", "OffThreadLaunch", "AttributionError", "CuptiUnavailable",
                  "InputsModified", "VerificationFailed", "MixedTimingMethods", "WrongDevice",
-                 "DeviceError", "InvalidRecord", "ConfigError"]:
+                 "DeviceError", "InvalidRecord", "ConfigError", "TimestampUnitMismatch"]:
         assert issubclass(getattr(gpumeter, name), gpumeter.Error), name
     assert issubclass(gpumeter.Error, Exception)
     with pytest.raises(gpumeter.ConfigError, match="timing must be"):

@@ -256,8 +256,9 @@ def test_profiler_active_is_refused_naming_it_and_gpumeter_works_after():
 
 
 def test_profiler_after_gpumeter_records_the_gpu_and_gpumeter_works_again():
-    # With gpumeter.release_cupti() before it, a profiler started after a measurement (or after
-    # gpumeter.env()) records GPU activity, and gpumeter measures again after it, twice.
+    # No release_cupti() needed: every measure() gives CUPTI back when it returns, so a profiler
+    # started after a measurement (or after gpumeter.env()) records GPU activity, and gpumeter
+    # measures again after it, twice.
     p = run_fresh('''
         import torch, gpumeter
         x = torch.randn(1 << 20, device="cuda")
@@ -265,7 +266,6 @@ def test_profiler_after_gpumeter_records_the_gpu_and_gpumeter_works_again():
         r = gpumeter.measure(lambda: x * 2)
         print("GPUMETER", r.method)
         for cycle in (1, 2):
-            gpumeter.release_cupti()
             with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
                 (x * 2).sum()
                 torch.cuda.synchronize()
@@ -280,6 +280,54 @@ def test_profiler_after_gpumeter_records_the_gpu_and_gpumeter_works_again():
         assert f"AGAIN cycle {cycle}: cupti 1" in p.stdout, p.stdout
         events = int(p.stdout.split(f"PROFILER-CUDA-EVENTS cycle {cycle}: ")[1].split()[0])
         assert events > 0, p.stdout
+
+
+def test_after_the_profiler_a_20us_spin_still_reads_20us_and_the_profiler_reads_it_too():
+    """PyTorch's profiler registers the CPU's TSC as CUPTI's clock and leaves it registered; every
+    gpumeter reading after it used to be 2.1x too long. Profiler first, then gpumeter, then the
+    profiler again: each reads the spin's own 20 us."""
+    pytest.importorskip("cupy")
+    p = run_fresh('''
+        import torch, cupy as cp, gpumeter
+        spin = cp.RawKernel(r"""
+        extern "C" __global__ void spin(unsigned long long ns, unsigned long long* stamps, int slot) {
+          unsigned long long start, now;
+          asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+          now = start;
+          while (now - start < ns) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+          stamps[2 * slot] = start;
+          stamps[2 * slot + 1] = now;
+        }""", "spin")
+        slots = 8192
+        stamps = cp.zeros(2 * slots, dtype=cp.uint64)
+        calls = [0]
+        def launch():
+            spin((1,), (1,), (cp.uint64(20000), stamps, cp.int32(calls[0] % slots)))
+            calls[0] += 1
+        def profiled(label):
+            with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+                launch()
+                torch.cuda.synchronize()
+            ks = [e.duration_ns() for e in prof.profiler.kineto_results.events() if "spin" in e.name()]
+            print(f"PROFILER {label}: {ks}")
+        profiled("before")
+        r = gpumeter.measure(launch)
+        n = r.n_samples
+        s = stamps.get().reshape(-1, 2)
+        own = sorted(int(s[k % slots, 1] - s[k % slots, 0]) for k in range(calls[0] - n, calls[0]))
+        print(f"MEASURED {r.method} busy {r.device_busy.median_ns:.0f} own {own[len(own) // 2]} "
+              f"check {r.record['results'][0]['timestamp_check']}")
+        profiled("after")
+    ''')
+    print(p.stdout, p.stderr[-2000:])
+    assert p.returncode == 0, p.stderr[-3000:]
+    line = p.stdout.split("MEASURED ")[1].split("\n")[0].split()
+    assert line[0] == "cupti", p.stdout
+    busy, own = float(line[2]), float(line[4])
+    assert own >= 20000 and abs(busy - own) < 1000, p.stdout
+    for label in ("before", "after"):
+        readings = eval(p.stdout.split(f"PROFILER {label}: ")[1].split("\n")[0])
+        assert readings and all(abs(d - 20000) < 2000 for d in readings), p.stdout
 
 
 def test_jax():

@@ -42,6 +42,8 @@ inline Result full_result() {
   for (std::size_t i = 0; i < m.samples.size(); ++i) m.samples[i].clock = clocks[i];
   // P6: 4x the work took about 4x the time.
   m.null_test = NullTestSamples{4, {49'000, 49'500, 50'100}};
+  // T14: three phases checked, two converted from another client's TSC clock.
+  m.timestamp_check = TimestampCheck{3, 2, 2.1, 2.1};
   r.memory.gpu_context_floor_bytes = 536'870'912;
   r.memory.gpu_after_case_bytes = 1'610'612'736;
   r.memory.host_peak_rss_bytes = 123'457'536;

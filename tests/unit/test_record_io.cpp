@@ -117,6 +117,13 @@ void expect_records_equal(const Record& a, const Record& b) {
         EXPECT_EQ(m.samples[k].clock->throttle_reasons, n.samples[k].clock->throttle_reasons);
       }
     }
+    EXPECT_EQ(m.timestamp_check.has_value(), n.timestamp_check.has_value());
+    if (m.timestamp_check && n.timestamp_check) {
+      EXPECT_EQ(m.timestamp_check->phases, n.timestamp_check->phases);
+      EXPECT_EQ(m.timestamp_check->converted, n.timestamp_check->converted);
+      EXPECT_EQ(m.timestamp_check->min_scale, n.timestamp_check->min_scale);
+      EXPECT_EQ(m.timestamp_check->max_scale, n.timestamp_check->max_scale);
+    }
     EXPECT_EQ(m.null_test.has_value(), n.null_test.has_value());
     if (m.null_test && n.null_test) {
       EXPECT_EQ(m.null_test->scale, n.null_test->scale);
@@ -283,8 +290,8 @@ TEST(RecordSchema, RefusesWhatItCannotWriteFaithfully) {
 // The checked-in record of the current schema version still reads, and reads as the same
 // record. If this fails after a schema change, bump kRecordSchemaVersion and add a fixture
 // (gpumeter_make_record --stdout > tests/data/record_vN.json).
-TEST(RecordSchema, VersionThreeFixtureStillReads) {
-  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v3.json";
+TEST(RecordSchema, VersionFourFixtureStillReads) {
+  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v4.json";
   const Record r = read_record(fixture);
   expect_records_equal(r, full_record());
   std::ifstream in(fixture);
@@ -293,9 +300,22 @@ TEST(RecordSchema, VersionThreeFixtureStillReads) {
   EXPECT_EQ(serialize(r), text.str());
 }
 
+// What version 4 added reads "not recorded" in a version 3 record: no timestamp-unit check.
+Record without_version_4_fields(Record want) {
+  for (Result& result : want.results) result.measurement.timestamp_check.reset();
+  return want;
+}
+
+TEST(RecordSchema, VersionThreeFixtureStillReads) {
+  const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v3.json");
+  expect_records_equal(r, without_version_4_fields(full_record()));
+  EXPECT_EQ(ordered_json::parse(serialize(r))["schema_version"], kRecordSchemaVersion);
+}
+
 // What version 3 added reads "not recorded" in a version 2 record: no clock readings, no null
 // test, no memory figures, no launch cost; everything else as it was.
 Record without_version_3_fields(Record want) {
+  want = without_version_4_fields(std::move(want));
   want.config.launch_cost_ns.reset();
   for (Result& result : want.results) {
     for (Sample& s : result.measurement.samples) s.clock.reset();
@@ -379,11 +399,23 @@ TEST(RecordStrictReading, NotARecord) {
       "dir/rec.json: not a gpumeter record (schema \"nvbench\", expected \"gpumeter.record\")");
 }
 
+// A converted phase's scale is a foreign unit's: never exactly 1, and no scale without one.
+TEST(RecordStrictReading, TimestampCheckThatContradictsItselfIsRefused) {
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["timestamp_check"]["converted"] = 4; }),
+            "dir/rec.json: field results[0].timestamp_check.converted: 4 is out of range [0, 3]");
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["timestamp_check"]["converted"] = 0; }),
+            "dir/rec.json: results[0].timestamp_check: no phase was converted, yet the scales "
+            "are 2.1 to 2.1 (altered record?)");
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["timestamp_check"]["max_scale"] = 2.0; }),
+            "dir/rec.json: field results[0].timestamp_check.max_scale: 2 is out of range [2.1, "
+            "10000]");
+}
+
 TEST(RecordStrictReading, UnsupportedSchemaVersion) {
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 7; }),
-            "dir/rec.json: unsupported schema_version 7 (this gpumeter reads 1 to 3)");
+            "dir/rec.json: unsupported schema_version 7 (this gpumeter reads 1 to 4)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = -1; }),
-            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 3)");
+            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 4)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = "1"; }),
             "dir/rec.json: field schema_version: expected an integer, found string");
   EXPECT_EQ(what_after([](auto& j) { j.erase("schema_version"); }),
@@ -803,8 +835,8 @@ TEST(RecordHostile, ADifferenceNoNumberCanStateIsRefused) {
 TEST(RecordHostile, AKeyTwiceInOneObjectIsRefused) {
   // The JSON library kept the last silently: one file could read two ways.
   const std::string text = serialize(full_record());
-  EXPECT_EQ(what_of(replaced(text, "\"schema_version\": 3,",
-                             "\"schema_version\": 3, \"schema_version\": 1,")),
+  EXPECT_EQ(what_of(replaced(text, "\"schema_version\": 4,",
+                             "\"schema_version\": 4, \"schema_version\": 1,")),
             "dir/rec.json: the key \"schema_version\" appears twice in one object; a record "
             "must read one way");
   EXPECT_EQ(what_of(replaced(text, "\"case\": \"gemm\",", "\"case\": \"gemm\", \"case\": \"x\",")),
