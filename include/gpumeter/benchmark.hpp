@@ -96,7 +96,9 @@ class Setup {
   Setup& reference(std::function<std::vector<double>()> reference,
                    std::function<std::vector<double>()> output, double tolerance,
                    double absolute = 0);
-  // A check of one's own, called with the implementation's name after its untimed call.
+  // A check of one's own, called with the implementation's name after its untimed call. It
+  // throws VerificationFailed for a wrong output; anything else it throws fails the case as
+  // UserCodeError (as from the setup, a call or a reset).
   Setup& verify(std::function<void(const std::string& implementation)> check);
   // Keeps an object (buffers, handles) alive until the case has been measured.
   Setup& keep(std::shared_ptr<void> owner);

@@ -3,6 +3,7 @@
 // produced when one is thrown (T6: fail closed).
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -79,7 +80,7 @@ class TimestampUnitMismatch : public Error {
  public:
   using Error::Error;
 };
-// A device that cannot be used: missing, no driver, a sticky CUDA error, a call that failed.
+// A device that cannot be used: missing, no driver, a sticky CUDA error, a CUDA call that failed.
 class DeviceError : public Error {
  public:
   using Error::Error;
@@ -100,6 +101,31 @@ class ConfigError : public Error {
  public:
   using Error::Error;
 };
+// Code of the user's (a benchmark's setup, a call, its reset, its output check) threw an
+// exception that is not a gpumeter error. It fails that case only: its type and message are
+// kept, and the other cases are measured.
+class UserCodeError : public Error {
+ public:
+  // `step`: what was running ("the benchmark's setup", "iteration 3, the measured call");
+  // `type`: the exception's type as its language names it ("std::runtime_error", "ValueError").
+  UserCodeError(std::string step, std::string type, std::string message);
+  // A binding's translation of another language's exception, before the core names the step
+  // (run_user_code fills it in).
+  UserCodeError(std::string type, std::string message);
+  const std::string& step() const { return step_; }
+  const std::string& type() const { return type_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string step_;
+  std::string type_;
+  std::string message_;
+};
+
+// Runs code of the user's: the one rule for what it throws. A gpumeter error keeps its own cause
+// (a check's VerificationFailed, a CUDA error named by DeviceError); anything else becomes
+// UserCodeError naming `step`, the exception's type (demangled) and its message.
+void run_user_code(const std::string& step, const std::function<void()>& code);
 
 // The class name of a gpumeter error ("RecordsLost", ...), "Error" for the base, or
 // "std::exception" for anything else: what a record states as a failure's cause.

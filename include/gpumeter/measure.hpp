@@ -28,7 +28,8 @@ struct MeasureOptions {
   bool read_clocks = true;
 };
 
-// Calibrate (3 runs), warm up, measure: one pass.
+// Calibrate (3 runs), warm up, measure: one pass. A call or reset that throws anything but a
+// gpumeter error gives UserCodeError naming the iteration and the step.
 Measurement measure(Backend& backend, const Call& call, const MeasureOptions& options = {});
 
 // Merges the passes of one implementation; throws MixedTimingMethods if their methods differ.
@@ -46,7 +47,8 @@ struct Implementation {
 
   std::string name;
   Call call;
-  // Checks the outputs of one untimed call against a reference; throws VerificationFailed.
+  // Checks the outputs of one untimed call against a reference; throws VerificationFailed
+  // (anything else it throws fails the case as UserCodeError).
   std::function<void()> verify;
   // The null test hook (P6): does k times the work of `call.run` (k = 1 is the call itself).
   // When set, compare() times k = kNullTestScale after the passes, and the row's null test
@@ -63,7 +65,8 @@ inline constexpr Budget kNullTestBudget{5 * kMillisecond, 20 * kMillisecond, 3, 
 NullTestSamples run_null_test(Backend& backend, const Implementation& impl, bool count_copies);
 
 // One untimed call (after its reset), drained, then its outputs checked (T10): what runs
-// before anything of an implementation is timed. Throws VerificationFailed from `verify`.
+// before anything of an implementation is timed. Throws VerificationFailed from `verify`, and
+// UserCodeError naming the step when the reset, the call or the check throws anything else.
 void verify_untimed(Backend& backend, const Implementation& impl);
 
 struct CompareOptions {

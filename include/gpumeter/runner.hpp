@@ -36,8 +36,9 @@ struct RunOptions {
 };
 
 // Every case runs A B C C B A (T9), a lone implementation A A, so each row has two passes. A case
-// that fails with a gpumeter::Error produces no number: the record lists it under failures,
-// with the error, and the other cases still run.
+// that fails with a gpumeter::Error (UserCodeError for whatever the case's own code threw)
+// produces no number: the record lists it under failures, with the error, and the other cases
+// still run.
 Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOptions& options);
 
 }  // namespace gpumeter

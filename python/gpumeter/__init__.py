@@ -77,6 +77,7 @@ from ._gpumeter import (  # noqa: E402,F401
     OffThreadLaunch,
     RecordsLost,
     TimestampUnitMismatch,
+    UserCodeError,
     VerificationFailed,
     WrongDevice,
 )
@@ -88,14 +89,14 @@ __all__ = [
     "CompareResult", "Spread", "Sample", "Error", "RecordsLost", "OffThreadLaunch",
     "AttributionError", "CuptiUnavailable", "InputsModified", "VerificationFailed",
     "MixedTimingMethods", "IncomparableStatistics", "WrongDevice", "DeviceError", "DeviceBusy",
-    "InvalidRecord", "ConfigError", "TimestampUnitMismatch",
+    "InvalidRecord", "ConfigError", "TimestampUnitMismatch", "UserCodeError",
 ]
 
 _ERRORS = {cls.__name__: cls for cls in (
     AttributionError, ConfigError, CuptiUnavailable, DeviceBusy, DeviceError, Error,
     IncomparableStatistics,
     InputsModified, InvalidRecord, MixedTimingMethods, OffThreadLaunch, RecordsLost,
-    TimestampUnitMismatch, VerificationFailed, WrongDevice)}
+    TimestampUnitMismatch, UserCodeError, VerificationFailed, WrongDevice)}
 
 
 # --- results ------------------------------------------------------------------------------
@@ -247,31 +248,35 @@ def _result(row: Mapping[str, Any], record: Dict[str, Any]) -> Result:
 
 class _Runner:
     """Wraps Python callables for the core: keeps each call's return value for verification,
-    and the first exception a Python callable raised, so it is re-raised as itself."""
+    and the first exception a Python callable raised: the cause of the UserCodeError raised
+    after the run (or, for gpumeter's own errors and KeyboardInterrupt, raised as itself)."""
 
     def __init__(self) -> None:
         self.raised: Optional[BaseException] = None
 
+    def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except BaseException as e:  # noqa: BLE001  (re-raised after the run)
+            if self.raised is None:
+                self.raised = e
+            raise
+
     def wrap(self, fn: Callable[[], Any], keep: Optional[List[Any]] = None) -> Callable[[], None]:
         def call() -> None:
-            try:
-                out = fn()
-            except BaseException as e:  # noqa: BLE001  (re-raised as itself after the run)
-                if self.raised is None:
-                    self.raised = e
-                raise
+            out = self._call(fn)
             if keep is not None:
                 keep[0] = out
         return call
 
     def wrap_scaled(self, fn: Callable[[int], Any]) -> Callable[[int], None]:
         def call(k: int) -> None:
-            try:
-                fn(k)
-            except BaseException as e:  # noqa: BLE001  (re-raised as itself after the run)
-                if self.raised is None:
-                    self.raised = e
-                raise
+            self._call(fn, k)
+        return call
+
+    def wrap_value(self, fn: Callable[[], Any]) -> Callable[[], Any]:
+        def call() -> Any:
+            return self._call(fn)
         return call
 
 
@@ -313,11 +318,16 @@ def _run(cases: List[Dict[str, Any]], options: Dict[str, Any], runner: _Runner) 
     text = _gpumeter.run(cases, options)
     record = json.loads(text)
     for failure in record["failures"]:
-        # The original exception of a Python callable, as itself; else the core's, by cause.
-        if runner.raised is not None:
-            raise runner.raised
+        raised = runner.raised
+        # gpumeter's own errors raised in a callable (the default check's VerificationFailed)
+        # keep their cause; Ctrl-C and SystemExit stay what they are.
+        if raised is not None and (isinstance(raised, Error) or
+                                   not isinstance(raised, Exception)):
+            raise raised
+        # The core's error by its cause: UserCodeError for a callable's exception, which is
+        # kept as the __cause__ (its traceback points into the user's code).
         cls = _ERRORS.get(failure["error"], Error)
-        raise cls(failure["message"])
+        raise cls(failure["message"]) from raised
     return record
 
 
@@ -342,7 +352,8 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
     scaled: the null test's hook, `scaled(k)` doing k times the work of `fn` (scaled(1) is
     `fn`'s work): 4x the work must take about 4x the time (within 40%), else the result's
     null_test_failed is True and its times are not the work's.
-    Raises a gpumeter.Error subclass named by its cause, or the exception `fn` raised.
+    Raises a gpumeter.Error subclass named by its cause; an exception `fn`, `reset` or `scaled`
+    raised is gpumeter.UserCodeError, with that exception as its __cause__.
     """
     runner = _Runner()
     case = {"name": name, "params": {}, "count_copies": count_copies, "flops": flops,
@@ -429,19 +440,30 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
     """Compares implementations of one operation in A B C C B A order.
 
     Before anything is timed, each implementation's output (its return value) is checked
-    against the first's: by `verify(name, output, reference)` if given, else with allclose
-    (rtol, atol) for tensors and arrays (verify=False skips it). `inputs`: shared tensors no
+    against the first's: by `verify(name, output, reference)` if given, else (verify=None or
+    True) with allclose (rtol, atol) for tensors and arrays; verify=False skips it. `inputs`: shared tensors no
     implementation may change (checked before and after every pass). reset: one callable for
     all, or one per implementation. Device-time comparisons read "B is 2.8% slower than A (95%
     interval 2.6% to 3.0%)" or "no difference detected (a difference larger than x% would have
     been seen)". lock, allow_contended: as for measure(). scaled: the null test's hook per
     implementation name, as for measure(); an implementation whose null test fails is compared
-    with nothing. Raises a gpumeter.Error subclass named by its cause.
+    with nothing. Raises a gpumeter.Error subclass named by its cause; an exception a callable
+    raised (an implementation, a reset, `verify` itself) is gpumeter.UserCodeError, with that
+    exception as its __cause__.
     """
     if not implementations:
         raise ConfigError("compare: no implementations")
     runner = _Runner()
-    check = None if verify is False else (verify or _default_verify(rtol, atol))
+    check: Optional[Callable[[str, Any, Any], None]]
+    if verify is None or verify is True:
+        check = _default_verify(rtol, atol)
+    elif verify is False:
+        check = None
+    elif callable(verify):
+        check = verify
+    else:
+        raise ConfigError(f"compare: verify must be True, False, None or a callable "
+                          f"verify(name, output, reference), not {type(verify).__name__}")
     outputs: Dict[str, List[Any]] = {}
     names = list(implementations)
     impls = []
@@ -465,7 +487,7 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
                       runner.wrap_scaled(k_fn) if k_fn else None))
     case = {"name": name, "params": {}, "count_copies": count_copies, "flops": flops,
             "bytes": bytes, "implementations": impls,
-            "inputs_fingerprint": _fingerprint(inputs) if inputs else None}
+            "inputs_fingerprint": runner.wrap_value(_fingerprint(inputs)) if inputs else None}
     record = _run([case], _options(device, budget, timing, allow_events_fallback,
                                    flops is not None or bytes is not None, lock,
                                    allow_contended), runner)

@@ -35,13 +35,67 @@ namespace nb = nanobind;
 namespace gpumeter::python {
 namespace {
 
+// gpumeter.Error, the Python class of the core's errors (set when the module is made).
+nb::handle error_class;
+
+// gpumeter's errors whose Python classes a callable may raise with a message alone (the default
+// check raises VerificationFailed), by class name.
+template <class E>
+[[noreturn]] void throw_as(const std::string& message) {
+  throw E(message);
+}
+const std::map<std::string, void (*)(const std::string&)>& raisable_errors() {
+  static const std::map<std::string, void (*)(const std::string&)> by_name{
+      {"CuptiUnavailable", &throw_as<CuptiUnavailable>},
+      {"InputsModified", &throw_as<InputsModified>},
+      {"VerificationFailed", &throw_as<VerificationFailed>},
+      {"MixedTimingMethods", &throw_as<MixedTimingMethods>},
+      {"IncomparableStatistics", &throw_as<IncomparableStatistics>},
+      {"DeviceError", &throw_as<DeviceError>},
+      {"DeviceBusy", &throw_as<DeviceBusy>},
+      {"ConfigError", &throw_as<ConfigError>}};
+  return by_name;
+}
+
+// A Python exception raised in a callable, in the core's terms (run_user_code's rule): one of
+// gpumeter's errors keeps its cause; anything else is UserCodeError with the exception's type as
+// Python names it and str() of it, the step named by the core. The Python side raises the
+// original exception (as the cause of UserCodeError), which it keeps itself.
+[[noreturn]] void rethrow_in_core_terms(const nb::python_error& e) {
+  const nb::handle type = e.type();
+  const std::string name = nb::cast<std::string>(nb::str(type.attr("__qualname__")));
+  std::string message;
+  try {
+    message = nb::cast<std::string>(nb::str(e.value()));
+  } catch (const nb::python_error&) {
+    message = "(its str() raised)";
+  }
+  if (error_class.is_valid() && PyType_Check(type.ptr()) &&
+      PyObject_IsSubclass(type.ptr(), error_class.ptr()) == 1) {
+    // The nearest of gpumeter's classes: a user's subclass of VerificationFailed is one too.
+    const auto& named = raisable_errors();
+    for (nb::handle base : nb::borrow<nb::tuple>(type.attr("__mro__"))) {
+      const auto it = named.find(nb::cast<std::string>(nb::str(base.attr("__name__"))));
+      if (it != named.end()) it->second(message);
+    }
+    throw Error(name + ": " + message);
+  }
+  const std::string module = nb::cast<std::string>(nb::str(type.attr("__module__")));
+  throw UserCodeError(module == "builtins" ? name : module + "." + name, message);
+}
+
 // A Python callable as a C++ call. The GIL is held by the caller (run() keeps it), so calling
-// back into Python needs no acquire; a Python exception leaves as nb::python_error, which the
-// core's driver names as the step that threw.
+// back into Python needs no acquire.
 std::function<void()> as_call(nb::handle fn) {
   if (fn.is_none()) return {};
   nb::object f = nb::borrow(fn);
-  return [f] { f(); };
+  return [f] {
+    try {
+      f();
+    } catch (const nb::python_error& e) {
+      rethrow_in_core_terms(e);
+    }
+  };
 }
 
 struct Options {
@@ -180,13 +234,25 @@ std::vector<Case> to_cases(const nb::list& cases) {
       i.verify = as_call(t[3]);
       if (t.size() > 4 && !t[4].is_none()) {  // the null test's hook: scaled(k)
         nb::object f = nb::borrow(t[4]);
-        i.scaled = [f](int k) { f(k); };
+        i.scaled = [f](int k) {
+          try {
+            f(k);
+          } catch (const nb::python_error& e) {
+            rethrow_in_core_terms(e);
+          }
+        };
       }
       c.implementations.push_back(std::move(i));
     }
     if (d.contains("inputs_fingerprint") && !d["inputs_fingerprint"].is_none()) {
       nb::object f = nb::borrow(d["inputs_fingerprint"]);
-      c.inputs_fingerprint = [f] { return nb::cast<std::size_t>(f()); };
+      c.inputs_fingerprint = [f] {
+        try {
+          return nb::cast<std::size_t>(f());
+        } catch (const nb::python_error& e) {
+          rethrow_in_core_terms(e);
+        }
+      };
     }
     out.push_back(std::move(c));
   }
@@ -298,6 +364,9 @@ NB_MODULE(_gpumeter, m) {
   static nb::exception<DeviceBusy> device_busy(m, "DeviceBusy", error);
   static nb::exception<InvalidRecord> invalid_record(m, "InvalidRecord", error);
   static nb::exception<ConfigError> config_error(m, "ConfigError", error);
+  // Its __cause__ is the exception the user's callable raised (set by the gpumeter package).
+  static nb::exception<UserCodeError> user_code(m, "UserCodeError", error);
+  python::error_class = error;
 
   m.def("version", [] { return std::string(version()); });
   m.def("has_cuda", [] {

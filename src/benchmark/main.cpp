@@ -213,20 +213,23 @@ Record measure_case(Backend& backend, const PlannedCase& c, const RunOptions& ru
   for (const Axis& a : c.benchmark->axes()) kinds[a.name] = a.kind;
   Setup setup(c.benchmark->name(), c.params, kinds, device);
   std::optional<Failure> failure;
+  Case planned;
   try {
-    c.benchmark->function()(setup);
-    if (setup.skipped()) failure = case_failure(c, kSkipped, setup.skip_reason());
+    run_user_code("the benchmark's setup", [&] { c.benchmark->function()(setup); });
+    if (setup.skipped()) {
+      failure = case_failure(c, kSkipped, setup.skip_reason());
+    } else {
+      planned = setup.to_case();  // a setup that declared no implementation fails its case only
+    }
   } catch (const Error& e) {
     failure = case_failure(c, error_name(e), e.what());
-  } catch (const std::exception& e) {
-    failure = case_failure(c, "Error", std::string("the benchmark's setup threw: ") + e.what());
   }
   if (failure) {
     Record r = run_cases(backend, {}, run);
     r.failures.push_back(*failure);
     return r;
   }
-  return run_cases(backend, {setup.to_case()}, run);
+  return run_cases(backend, {planned}, run);
 }
 
 // --- isolation ----------------------------------------------------------------------------------

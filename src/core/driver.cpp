@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <exception>
 #include <functional>
 #include <string>
 
@@ -17,20 +16,10 @@ std::string at(std::size_t iteration, const std::string& what) {
   return "iteration " + std::to_string(iteration) + ", " + what;
 }
 
-// Runs user code. A gpumeter error keeps its own cause; any other throw becomes a
-// DeviceError naming the step, so the failure reads as the user's code, not as gpumeter's.
+// Runs user code inside an iteration: what it throws is named as run_user_code says, with the
+// iteration and the step.
 void invoke(const std::function<void()>& fn, std::size_t iteration, const char* what) {
-  try {
-    fn();
-  } catch (const Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw DeviceError(
-        at(iteration, std::string(what) + " threw: " + e.what() + "; no number was produced"));
-  } catch (...) {
-    throw DeviceError(at(
-        iteration, std::string(what) + " threw a non-standard exception; no number was produced"));
-  }
+  run_user_code(at(iteration, what), fn);
 }
 
 }  // namespace

@@ -1,8 +1,15 @@
 #include "gpumeter/errors.hpp"
 
+#include <cxxabi.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <memory>
 #include <string>
+#include <typeinfo>
+#include <utility>
 
 namespace gpumeter {
 namespace {
@@ -11,6 +18,23 @@ std::string loss_note(bool loss_ruled_out) {
   if (loss_ruled_out) return "";
   return " The dropped-record counter is not proven live on this system, so lost records "
          "cannot be ruled out either.";
+}
+
+// A C++ type as its source names it ("std::runtime_error"), else as the compiler mangled it.
+std::string type_name(const std::type_info* type) {
+  if (type == nullptr) return "an exception of unknown type";
+  int status = 0;
+  const std::unique_ptr<char, decltype(&std::free)> plain(
+      abi::__cxa_demangle(type->name(), nullptr, nullptr, &status), &std::free);
+  return status == 0 && plain ? std::string(plain.get()) : std::string(type->name());
+}
+
+std::string user_code_text(const std::string& step, const std::string& type,
+                           const std::string& message) {
+  return (step.empty() ? std::string("your code") : step) + " threw " + type +
+         (message.empty() ? "" : ": " + message) +
+         "; no number was produced for it (the exception is your code's, not gpumeter's: fix it, "
+         "or catch it there)";
 }
 
 }  // namespace
@@ -46,6 +70,31 @@ WrongDevice::WrongDevice(std::size_t iteration, const std::string& name, std::ui
             " is the one measured (flushed, drained and named in the record); no number is "
             "reported. Measure the device the call's data lives on, or move the data.") {}
 
+UserCodeError::UserCodeError(std::string step, std::string type, std::string message)
+    : Error(user_code_text(step, type, message)),
+      step_(std::move(step)),
+      type_(std::move(type)),
+      message_(std::move(message)) {}
+
+UserCodeError::UserCodeError(std::string type, std::string message)
+    : UserCodeError("", std::move(type), std::move(message)) {}
+
+void run_user_code(const std::string& step, const std::function<void()>& code) {
+  try {
+    code();
+  } catch (const UserCodeError& e) {
+    if (!e.step().empty()) throw;
+    throw UserCodeError(step, e.type(), e.message());
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw UserCodeError(step, type_name(&typeid(e)), e.what());
+  } catch (...) {
+    // Not a std::exception (a thrown int, a library's own class): its type is all there is.
+    throw UserCodeError(step, type_name(abi::__cxa_current_exception_type()), "");
+  }
+}
+
 const char* error_name(const std::exception& error) {
   // Most derived first; the order only matters for classes that derive from one another.
   if (dynamic_cast<const RecordsLost*>(&error)) return "RecordsLost";
@@ -62,6 +111,7 @@ const char* error_name(const std::exception& error) {
   if (dynamic_cast<const DeviceBusy*>(&error)) return "DeviceBusy";
   if (dynamic_cast<const InvalidRecord*>(&error)) return "InvalidRecord";
   if (dynamic_cast<const ConfigError*>(&error)) return "ConfigError";
+  if (dynamic_cast<const UserCodeError*>(&error)) return "UserCodeError";
   if (dynamic_cast<const Error*>(&error)) return "Error";
   return "std::exception";
 }

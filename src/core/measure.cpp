@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <functional>
 #include <set>
+#include <string>
 
 #include "driver.hpp"
 #include "gpumeter/errors.hpp"
@@ -70,18 +71,43 @@ Measurement merge_passes(const std::vector<Measurement>& passes) {
   return merged;
 }
 
+namespace {
+
+std::string implementation_step(const std::string& name, const std::string& step) {
+  return "implementation '" + name + "', " + step;
+}
+
+// A measured call's exception names its implementation too: the failure of a case of several
+// implementations names none.
+template <class Run>
+auto naming_implementation(const std::string& name, const std::string& how, Run&& run) {
+  try {
+    return run();
+  } catch (const UserCodeError& e) {
+    throw UserCodeError(implementation_step(name, how + e.step()), e.type(), e.message());
+  }
+}
+
+}  // namespace
+
 void verify_untimed(Backend& backend, const Implementation& impl) {
-  if (impl.call.reset) impl.call.reset();
-  impl.call.run();
+  if (impl.call.reset) {
+    run_user_code(implementation_step(impl.name, "the reset before its untimed call"),
+                  impl.call.reset);
+  }
+  run_user_code(implementation_step(impl.name, "its untimed call before timing"), impl.call.run);
   backend.synchronize();
-  if (impl.verify) impl.verify();
+  if (impl.verify) run_user_code(implementation_step(impl.name, "its output check"), impl.verify);
 }
 
 namespace {
 
 void check_inputs(const CompareOptions& options, std::size_t reference, const std::string& who) {
   if (!options.inputs_fingerprint) return;
-  if (options.inputs_fingerprint() != reference) {
+  std::size_t now = reference;
+  run_user_code("the fingerprint of the shared inputs, after implementation '" + who + "'",
+                [&] { now = options.inputs_fingerprint(); });
+  if (now != reference) {
     throw InputsModified("implementation '" + who +
                          "' changed the case's shared inputs, so the implementations after "
                          "it would start from other data; nothing was timed. Give it private "
@@ -118,7 +144,11 @@ std::vector<Measurement> compare(Backend& backend, const std::vector<Implementat
       throw ConfigError("compare: two implementations are named '" + impl.name + "'");
     }
   }
-  const std::size_t reference = options.inputs_fingerprint ? options.inputs_fingerprint() : 0;
+  std::size_t reference = 0;
+  if (options.inputs_fingerprint) {
+    run_user_code("the fingerprint of the shared inputs, before anything ran",
+                  [&] { reference = options.inputs_fingerprint(); });
+  }
 
   // Outputs are verified, and shared inputs checked, before anything is timed (T10).
   for (const Implementation& impl : impls) {
@@ -130,7 +160,8 @@ std::vector<Measurement> compare(Backend& backend, const std::vector<Implementat
   std::vector<std::vector<Measurement>> passes(impls.size());
   for (const PassSlot& slot : symmetric_schedule(impls.size())) {
     const Implementation& impl = impls[slot.implementation];
-    passes[slot.implementation].push_back(measure(backend, impl.call, pass));
+    passes[slot.implementation].push_back(
+        naming_implementation(impl.name, "", [&] { return measure(backend, impl.call, pass); }));
     check_inputs(options, reference, impl.name);
   }
 
@@ -141,7 +172,9 @@ std::vector<Measurement> compare(Backend& backend, const std::vector<Implementat
   // P6: after every pass, so the null test's runs cannot disturb the comparison's order.
   for (std::size_t k = 0; k < impls.size(); ++k) {
     if (!impls[k].scaled) continue;
-    merged[k].null_test = run_null_test(backend, impls[k], options.count_copies);
+    const std::string how = "its null test (" + std::to_string(kNullTestScale) + "x the work), ";
+    merged[k].null_test = naming_implementation(
+        impls[k].name, how, [&] { return run_null_test(backend, impls[k], options.count_copies); });
     check_inputs(options, reference, impls[k].name);
   }
   return merged;

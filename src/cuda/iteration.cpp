@@ -3,7 +3,6 @@
 #include "backends.hpp"
 
 #include <cuda_runtime.h>
-#include <unistd.h>
 #include <cstddef>
 
 #include <memory>
@@ -12,6 +11,7 @@
 #include "cuda_process.hpp"
 #include "cuda_util.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/process_ids.hpp"
 #include "l2_flush.hpp"
 #include "nvml_watch.hpp"
 
@@ -40,7 +40,7 @@ std::optional<ClockReading> CudaBackendBase::read_clock() {
 }
 
 std::optional<long long> CudaBackendBase::process_device_memory() {
-  return watch_->process_memory(static_cast<unsigned int>(::getpid()));
+  return watch_->process_memory(own_pids());  // the lock's ids too: any namespace's pid
 }
 
 std::string CudaBackendBase::l2_flush_mode() const {

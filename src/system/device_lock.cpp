@@ -25,6 +25,7 @@
 
 #include "gpumeter/errors.hpp"
 #include "gpumeter/format.hpp"
+#include "gpumeter/process_ids.hpp"
 
 namespace gpumeter {
 namespace {
@@ -109,21 +110,6 @@ bool descends_from(long pid, long ancestor) {
     pid = parent_of(pid);
   }
   return false;
-}
-
-// This process's pids: its own and, where /proc shows them, those it has in the PID
-// namespaces around its own (NSpid), since NVML may report any of them.
-std::set<long> own_pids() {
-  std::set<long> pids{static_cast<long>(::getpid())};
-  std::istringstream status(read_file("/proc/self/status"));
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("NSpid:", 0) != 0) continue;
-    std::istringstream values(line.substr(6));
-    long p = 0;
-    while (values >> p) pids.insert(p);
-  }
-  return pids;
 }
 
 std::string gib(long long bytes) {

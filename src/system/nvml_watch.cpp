@@ -4,9 +4,11 @@
 
 #include <cstddef>
 #include <cstdlib>
+#include <set>
 #include <vector>
 
 #include "gpumeter/device_state.hpp"
+#include "gpumeter/process_ids.hpp"
 
 namespace gpumeter::detail {
 namespace {
@@ -91,7 +93,7 @@ std::optional<ClockReading> NvmlWatch::read_clock() const {
   return ClockReading{static_cast<int>(mhz), reasons};
 }
 
-std::optional<long long> NvmlWatch::process_memory(unsigned int pid) const {
+std::optional<long long> NvmlWatch::process_memory(const std::set<long>& pids) const {
   if (device_ == nullptr || processes_ == nullptr) return std::nullopt;
   // The list may grow between asking its size and reading it: asked again, with room.
   unsigned int count = 0;
@@ -102,12 +104,13 @@ std::optional<long long> NvmlWatch::process_memory(unsigned int pid) const {
     count = static_cast<unsigned int>(infos.size());
     rc = processes_(device_, &count, infos.data());
     if (rc != kNvmlSuccess) continue;
+    std::vector<long> listed;
     for (unsigned int i = 0; i < count && i < infos.size(); ++i) {
-      if (infos[i].pid != pid) continue;
-      if (infos[i].usedGpuMemory == kNvmlValueNotAvailable) return std::nullopt;
-      return static_cast<long long>(infos[i].usedGpuMemory);
+      listed.push_back(static_cast<long>(infos[i].pid));
     }
-    return std::nullopt;
+    const std::optional<std::size_t> mine = own_entry(listed, pids);
+    if (!mine || infos[*mine].usedGpuMemory == kNvmlValueNotAvailable) return std::nullopt;
+    return static_cast<long long>(infos[*mine].usedGpuMemory);
   }
   return std::nullopt;
 }

@@ -3,6 +3,7 @@
 // reasons between iterations (B4), and this process's memory on the device (P7). NVML stays
 // initialized while this lives, so a reading costs a query or two, not a library load.
 #include <optional>
+#include <set>
 #include <string>
 
 #include "gpumeter/clock_state.hpp"
@@ -21,10 +22,12 @@ class NvmlWatch {
 
   // The SM clock and the clock-event reasons now; nullopt when either cannot be read.
   std::optional<ClockReading> read_clock() const;
-  // The device memory NVML counts for process `pid` (this one, normally) now, in its own
-  // granularity; nullopt when NVML cannot say (not listed: NVML lists processes by the host's
-  // pids, which a process in a pid namespace does not know; or the count is unavailable).
-  std::optional<long long> process_memory(unsigned int pid) const;
+  // The device memory NVML counts now, in its own granularity, for the one process it lists
+  // under a pid of `pids` (this process's, own_pids(): one per PID namespace it lives in);
+  // nullopt when NVML cannot say: none listed (a driver that lists host pids, which a container
+  // with its own /proc cannot know), two listed (which is this one cannot be told), or the count
+  // unavailable.
+  std::optional<long long> process_memory(const std::set<long>& pids) const;
   const std::string& why_not() const { return why_not_; }
 
  private:

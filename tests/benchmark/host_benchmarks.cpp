@@ -6,6 +6,7 @@
 #include <memory>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -62,10 +63,27 @@ void trouble(gpumeter::Setup& s) {
   }
   if (what == "throw") throw std::runtime_error("setup failed on purpose");
   auto sink = std::make_shared<int>(0);
+  if (what == "throw-in-check") {  // the untimed call runs, then its check throws
+    s.implementation("checked", [sink] { *sink += 1; });
+    s.verify([](const std::string&) { throw std::runtime_error("the check failed on purpose"); });
+    return;
+  }
+  if (what == "throw-in-call") {  // passes its untimed call, then throws while it is timed
+    s.implementation("flaky", [sink] {
+      if (++*sink == 5) throw std::out_of_range("the fifth call failed on purpose");
+    });
+    return;
+  }
+  if (what == "throw-int") {  // not a std::exception: only its type can be named
+    s.implementation(
+        "odd", [sink] { *sink += 1; }, [] { throw 42; });
+    return;
+  }
   s.implementation("fine", [sink] { *sink += 1; });
 }
 GPUMETER_BENCHMARK(trouble).axis(gpumeter::string_axis("what", {"fine", "skip", "wrong", "throw",
-                                                                "crash", "hang"}));
+                                                                "throw-in-check", "throw-in-call",
+                                                                "throw-int", "crash", "hang"}));
 
 }  // namespace
 

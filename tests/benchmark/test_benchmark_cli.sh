@@ -82,7 +82,7 @@ run version --version
 [[ $rc -eq 0 && "$(cat "$work/version.out")" =~ \(gpumeter\ [0-9]+\.[0-9]+\.[0-9]+\)$ ]] ||
   fail "version: rc $rc, '$(cat "$work/version.out")'"
 run list --list
-[[ $rc -eq 0 && $(wc -l <"$work/list.out") -eq 8 ]] || fail "list: rc $rc, $(wc -l <"$work/list.out") cases"
+[[ $rc -eq 0 && $(wc -l <"$work/list.out") -eq 11 ]] || fail "list: rc $rc, $(wc -l <"$work/list.out") cases"
 grep -qP '^0\tsum \(kind=plain, n=1000\)$' "$work/list.out" || fail "list: first case: $(head -1 "$work/list.out")"
 run filtered --list --filter "n=4000|what=fine"
 [[ $(cut -f2 "$work/filtered.out" | tr '\n' ';') == "sum (kind=plain, n=4000);trouble (what=fine);" ]] ||
@@ -101,12 +101,34 @@ grep -qE '^\| sum +\| loop +\| kind=plain, n=1000 ' "$work/sweep.out" || fail "s
 grep -qF "Skipped: not on this machine" "$work/sweep.out" || fail "sweep: the skip's reason is missing"
 grep -qF "VerificationFailed: off-by-one: element 0 is 1, the reference 2" "$work/sweep.out" ||
   fail "sweep: the wrong output is not named"
-grep -qF "the benchmark's setup threw: setup failed on purpose" "$work/sweep.out" ||
-  fail "sweep: the throwing setup is not named"
+grep -qF "UserCodeError: the benchmark's setup threw std::runtime_error: setup failed on purpose" \
+  "$work/sweep.out" || fail "sweep: the throwing setup is not named"
 grep -q $'\r' "$work/sweep.err" && fail "sweep: a progress line went to a pipe"
 "$gpumeter" report "${records[0]}" >"$work/report.md" || fail "report of the sweep's record"
 diff <(sed -n '/^| case/,/^$/p' "$work/sweep.out") <(sed -n '/^| case/,/^$/p' "$work/report.md") >/dev/null ||
   fail "the program's table is not the report of its record"
+
+# --- the user's exceptions: each fails its case only, named with its type and message; the ------
+# other cases are measured, the record is complete, and the exit code is that of a failed case.
+run user_code --filter "n=1000|fine|throw" --out "$work/r12" "${quick[@]}"
+[[ $rc -eq 1 ]] || fail "user_code: exit code $rc, expected 1: $(cat "$work/user_code.err")"
+grep -qF "internal error" "$work/user_code.err" && fail "user_code: an internal error: $(cat "$work/user_code.err")"
+records=("$work"/r12/gpumeter-*.json)
+[[ ${#records[@]} -eq 1 && -f "${records[0]}" && "${records[0]}" != *.partial.json ]] ||
+  fail "user_code: not one complete record: $(ls "$work/r12")"
+grep -qF "partial record" "$work/user_code.out" && fail "user_code: the record says it is partial"
+grep -qE '^\| sum +\| loop +\| kind=plain, n=1000 ' "$work/user_code.out" || fail "user_code: sum not measured"
+grep -qE '^\| trouble +\| fine ' "$work/user_code.out" || fail "user_code: the fine case not measured"
+for expected in \
+  "UserCodeError: the benchmark's setup threw std::runtime_error: setup failed on purpose" \
+  "UserCodeError: implementation 'checked', its output check threw std::runtime_error: the check failed on purpose" \
+  "UserCodeError: implementation 'flaky', iteration 0, the measured call threw std::out_of_range: the fifth call failed on purpose" \
+  "UserCodeError: implementation 'odd', the reset before its untimed call threw int;"; do
+  grep -qF "$expected" "$work/user_code.out" || fail "user_code: not named: $expected"
+done
+[[ $(grep -o '"error": *"UserCodeError"' "${records[0]}" | wc -l) -eq 4 ]] ||
+  fail "user_code: the record does not hold 4 UserCodeError failures"
+"$gpumeter" report "${records[0]}" >/dev/null || fail "user_code: the record does not read"
 
 run csv --filter "n=1000" --csv --out "$work/r2" "${quick[@]}"
 [[ $rc -eq 0 && "$(head -1 "$work/csv.out")" == case,implementation,params,* ]] || fail "csv: rc $rc"
@@ -132,7 +154,7 @@ partial=("$work"/r5/*.partial.json)
 grep -qE '^\| sum +\| loop ' "$work/partial.md" || fail "crash: the case before the crash is not in the partial record"
 grep -qF "partial record" "$work/partial.md" || fail "crash: the partial record does not say it is partial"
 
-run isolate --isolate --timeout 3 --filter "n=1000|fine|crash|hang|wrong" --out "$work/r6" "${quick[@]}"
+run isolate --isolate --timeout 3 --filter "n=1000|fine|crash|hang|wrong|in-check" --out "$work/r6" "${quick[@]}"
 [[ $rc -eq 1 ]] || fail "isolate: exit code $rc, expected 1"
 grep -qE '^\| sum +\| loop ' "$work/isolate.out" || fail "isolate: sum not measured"
 grep -qE '^\| trouble +\| fine ' "$work/isolate.out" || fail "isolate: the case after the crash not measured"
@@ -141,6 +163,8 @@ grep -qF "Crashed: the case's process was killed by signal 6" "$work/isolate.out
 grep -qF "Timeout: the case ran longer than --timeout 3.00 s" "$work/isolate.out" ||
   fail "isolate: the hang is not named"
 grep -qF "VerificationFailed: off-by-one" "$work/isolate.out" || fail "isolate: the failure inside a child is lost"
+grep -qF "UserCodeError: implementation 'checked', its output check threw std::runtime_error" \
+  "$work/isolate.out" || fail "isolate: the user's exception inside a child is lost"
 [[ $(ls -A "$work/r6" | grep -c '^\.') -eq 0 ]] || fail "isolate: left case files behind: $(ls -A "$work/r6")"
 # The parent held the lock; its cases' processes ran under it without taking it again.
 grep -qF "device lock" "$work/isolate.out" && fail "isolate: a lock deviation on an idle device"

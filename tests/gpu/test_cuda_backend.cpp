@@ -549,9 +549,9 @@ TEST_F(CudaBackendTest, CallLeavingANonStickyCudaErrorIsDeviceErrorAndDeviceStay
   EXPECT_FALSE(m.samples.empty());
 }
 
-TEST_F(CudaBackendTest, CallThatThrowsIsDeviceError) {
+TEST_F(CudaBackendTest, CallThatThrowsIsUserCodeError) {
   EXPECT_THROW((void)measure(*backend_, Call{[] { throw std::runtime_error("boom"); }, {}}),
-               DeviceError);
+               UserCodeError);
   SpinWork spin(20 * kMicrosecond, cudaStreamLegacy);
   EXPECT_FALSE(measure(*backend_, spin.call()).samples.empty()) << "labels left balanced";
 }

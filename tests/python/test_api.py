@@ -61,6 +61,22 @@ def test_compare_refuses_a_wrong_output_before_timing():
                          timing="host", budget=QUICK)
 
 
+def test_verify_true_means_the_allclose_check():
+    # As the type hint says: True is the default check, not a callable.
+    c = gpumeter.compare({"a": lambda: np.ones(4), "b": lambda: np.ones(4) + 1e-9},
+                         verify=True, timing="host", budget=QUICK)
+    assert set(c.results) == {"a", "b"}
+    with pytest.raises(gpumeter.VerificationFailed, match="differs from the first"):
+        gpumeter.compare({"right": lambda: np.ones(4), "wrong": lambda: np.zeros(4)},
+                         verify=True, timing="host", budget=QUICK)
+    # rtol and atol are the check's
+    with pytest.raises(gpumeter.VerificationFailed, match="rtol 1e-12"):
+        gpumeter.compare({"a": lambda: np.ones(4), "b": lambda: np.ones(4) * (1 + 1e-9)},
+                         verify=True, rtol=1e-12, atol=0.0, timing="host", budget=QUICK)
+    with pytest.raises(gpumeter.ConfigError, match="verify must be True, False, None or a"):
+        gpumeter.compare({"a": lambda: 1}, verify="yes", timing="host", budget=QUICK)
+
+
 def test_compare_refuses_modified_shared_inputs():
     x = np.ones(4)
 
@@ -76,7 +92,8 @@ def test_compare_refuses_modified_shared_inputs():
 def test_errors_are_named_by_cause_under_one_base():
     for name in ["RecordsLost", "OffThreadLaunch", "AttributionError", "CuptiUnavailable",
                  "InputsModified", "VerificationFailed", "MixedTimingMethods", "WrongDevice",
-                 "DeviceError", "InvalidRecord", "ConfigError", "TimestampUnitMismatch"]:
+                 "DeviceError", "InvalidRecord", "ConfigError", "TimestampUnitMismatch",
+                 "UserCodeError"]:
         assert issubclass(getattr(gpumeter, name), gpumeter.Error), name
     assert issubclass(gpumeter.Error, Exception)
     with pytest.raises(gpumeter.ConfigError, match="timing must be"):
@@ -87,11 +104,78 @@ def test_errors_are_named_by_cause_under_one_base():
         gpumeter.compare({})
 
 
-def test_the_exception_a_call_raises_comes_back_as_itself():
+def test_an_exception_a_call_raises_is_user_code_error_with_it_as_the_cause():
     def boom():
         raise ValueError("nope")
-    with pytest.raises(ValueError, match="nope"):
+    with pytest.raises(gpumeter.UserCodeError) as caught:
         gpumeter.measure(boom, timing="host", budget=QUICK)
+    assert isinstance(caught.value, gpumeter.Error)
+    cause = caught.value.__cause__
+    assert isinstance(cause, ValueError) and str(cause) == "nope"
+    assert cause.__traceback__ is not None  # it points into the user's code
+    assert str(caught.value).startswith("implementation 'boom', its untimed call before timing "
+                                        "threw ValueError: nope; "), str(caught.value)
+
+
+def test_an_exception_in_a_timed_call_names_its_iteration():
+    calls = []
+
+    def fifth_fails():
+        calls.append(1)
+        if len(calls) == 5:
+            raise KeyError("fifth")
+
+    with pytest.raises(gpumeter.UserCodeError, match=r"iteration \d+, the measured call threw "
+                                                     r"KeyError: 'fifth'") as caught:
+        gpumeter.measure(fifth_fails, timing="host", budget=QUICK)
+    assert isinstance(caught.value.__cause__, KeyError)
+
+
+def test_an_exception_of_the_users_own_class_is_named_with_its_module():
+    class Boom(Exception):
+        pass
+
+    def check(name, out, ref):
+        raise Boom("the check broke")
+
+    with pytest.raises(gpumeter.UserCodeError) as caught:
+        gpumeter.compare({"a": lambda: 1, "b": lambda: 1}, verify=check, timing="host",
+                         budget=QUICK)
+    assert isinstance(caught.value.__cause__, Boom)
+    # As Python's traceback names it: module, then qualified name.
+    assert (f"implementation 'b', its output check threw {__name__}."
+            f"{Boom.__qualname__}: the check broke" in str(caught.value)), str(caught.value)
+
+
+def test_a_gpumeter_error_raised_in_a_callable_keeps_its_cause():
+    def check(name, out, ref):
+        raise gpumeter.VerificationFailed(f"{name}: not what I wanted")
+
+    with pytest.raises(gpumeter.VerificationFailed, match="b: not what I wanted"):
+        gpumeter.compare({"a": lambda: 1, "b": lambda: 1}, verify=check, timing="host",
+                         budget=QUICK)
+
+
+def test_ctrl_c_in_a_callable_is_itself():
+    def interrupted():
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        gpumeter.measure(interrupted, timing="host", budget=QUICK)
+
+
+def test_a_fingerprint_that_raises_is_user_code_error():
+    class Unreadable:
+        def copy(self):
+            return self
+
+        def __array__(self, *args, **kwargs):
+            raise RuntimeError("cannot read me")
+
+    with pytest.raises(gpumeter.UserCodeError, match="fingerprint of the shared inputs") as caught:
+        gpumeter.compare({"a": lambda: None}, inputs=[Unreadable()], verify=False, timing="host",
+                         budget=QUICK)
+    assert isinstance(caught.value.__cause__, RuntimeError)
 
 
 def test_record_round_trip_through_gpumeter_report(tmp_path):

@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "gpumeter/device_state.hpp"
+#include "gpumeter/process_ids.hpp"
 #include "nvml_watch.hpp"
 
 namespace gpumeter {
@@ -73,17 +75,31 @@ TEST_F(FakeNvml, AnotherDevicesUuidReadsNothing) {
 }
 
 TEST_F(FakeNvml, ThisProcessesMemoryOrNotAvailable) {
-  const unsigned int me = static_cast<unsigned int>(::getpid());
+  const long me = static_cast<long>(::getpid());
   const std::string list = "7:100," + std::to_string(me) + ":1073741824";
   ::setenv("GPUMETER_FAKE_NVML_PROCESSES", list.c_str(), 1);
   const detail::NvmlWatch watch(kUuid);
-  EXPECT_EQ(watch.process_memory(me), 1073741824LL);
-  EXPECT_EQ(watch.process_memory(7), 100LL);
+  EXPECT_EQ(watch.process_memory({me}), 1073741824LL);
+  EXPECT_EQ(watch.process_memory({7}), 100LL);
   // Not listed (a pid namespace, or no context yet): unknown, never zero.
   ::setenv("GPUMETER_FAKE_NVML_PROCESSES", "7:100", 1);
-  EXPECT_FALSE(watch.process_memory(me).has_value());
+  EXPECT_FALSE(watch.process_memory({me}).has_value());
   ::setenv("GPUMETER_FAKE_NVML_PROCESSES", "", 1);
-  EXPECT_FALSE(watch.process_memory(me).has_value());
+  EXPECT_FALSE(watch.process_memory({me}).has_value());
+}
+
+// In a container: NVML lists the process by the host's pid, which the NSpid line gives beside
+// the container's (own_pids()); the memory is found by it, as the device lock finds the process.
+TEST_F(FakeNvml, MemoryIsFoundByAnyOfThisProcesssPids) {
+  ::setenv("GPUMETER_FAKE_NVML_PROCESSES", "7:100,654321:1073741824", 1);
+  const detail::NvmlWatch watch(kUuid);
+  const std::set<long> in_container =
+      pids_in_status("Name:\tbench\nNSpid:\t654321\t12\n", /*own_pid=*/12);
+  EXPECT_EQ(watch.process_memory(in_container), 1073741824LL);
+  EXPECT_FALSE(watch.process_memory({12}).has_value());  // getpid() alone: not found
+  // Two listed entries carry pids of this process's: which is this one's cannot be told.
+  ::setenv("GPUMETER_FAKE_NVML_PROCESSES", "12:100,654321:1073741824", 1);
+  EXPECT_FALSE(watch.process_memory(in_container).has_value());
 }
 
 TEST(NoNvml, TheWatchSaysWhy) {
@@ -91,7 +107,7 @@ TEST(NoNvml, TheWatchSaysWhy) {
   const detail::NvmlWatch watch("GPU-11111111-2222-3333-4444-555555555555");
   ::unsetenv(kNvmlLibraryEnv);
   EXPECT_FALSE(watch.read_clock().has_value());
-  EXPECT_FALSE(watch.process_memory(1).has_value());
+  EXPECT_FALSE(watch.process_memory({1}).has_value());
   EXPECT_NE(watch.why_not().find("NVML not loaded"), std::string::npos) << watch.why_not();
 }
 

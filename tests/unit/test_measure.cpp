@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -184,12 +184,78 @@ TEST(Driver, ACallThatThrowsAbandonsThePhaseAndNamesTheStep) {
   try {
     (void)measure(b, Call{[] { throw std::runtime_error("boom"); }, {}});
     FAIL() << "no error";
-  } catch (const DeviceError& e) {
-    EXPECT_NE(std::string(e.what()).find("iteration 0, the measured call threw: boom"),
+  } catch (const UserCodeError& e) {
+    // The user's code threw, not the device: the exception's type and message, and the step.
+    EXPECT_EQ(e.step(), "iteration 0, the measured call");
+    EXPECT_EQ(e.type(), "std::runtime_error");
+    EXPECT_EQ(e.message(), "boom");
+    EXPECT_NE(std::string(e.what()).find(
+                  "iteration 0, the measured call threw std::runtime_error: boom; no number"),
               std::string::npos)
         << e.what();
   }
   EXPECT_EQ(b.abandoned, 1);
+}
+
+TEST(Driver, AResetThatThrowsLaterNamesItsIteration) {
+  FakeBackend b;
+  int resets = 0;
+  try {
+    (void)measure(b, Call{[] {},
+                          [&] {
+                            if (++resets == 3) throw std::logic_error("third reset");
+                          }});
+    FAIL() << "no error";
+  } catch (const UserCodeError& e) {
+    EXPECT_EQ(e.step(), "iteration 2, the call's reset");
+    EXPECT_EQ(e.type(), "std::logic_error");
+  }
+  EXPECT_EQ(b.abandoned, 1);
+}
+
+// The one rule for what code of the user's throws.
+TEST(UserCode, AnythingButAGpumeterErrorIsUserCodeErrorWithItsTypeAndMessage) {
+  struct Custom {};
+  const auto thrown = [](const std::function<void()>& f) -> std::optional<UserCodeError> {
+    try {
+      run_user_code("the step", f);
+    } catch (const UserCodeError& e) {
+      return e;
+    }
+    return std::nullopt;
+  };
+  std::optional<UserCodeError> e = thrown([] { throw std::runtime_error("boom"); });
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->step(), "the step");
+  EXPECT_EQ(e->type(), "std::runtime_error");
+  EXPECT_EQ(e->message(), "boom");
+  EXPECT_EQ(std::string(e->what()).rfind("the step threw std::runtime_error: boom; ", 0), 0u)
+      << e->what();
+  e = thrown([] { throw std::out_of_range("past the end"); });
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->type(), "std::out_of_range");  // the dynamic type, not the handler's
+  e = thrown([] { throw 42; });
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->type(), "int");
+  EXPECT_EQ(e->message(), "");
+  EXPECT_EQ(std::string(e->what()).rfind("the step threw int; ", 0), 0u) << e->what();
+  e = thrown([] { throw Custom{}; });
+  ASSERT_TRUE(e.has_value());
+  EXPECT_NE(e->type().find("Custom"), std::string::npos) << e->type();
+  // A binding's translation (a Python exception) gets the step here.
+  e = thrown([] { throw UserCodeError("ValueError", "nope"); });
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->step(), "the step");
+  EXPECT_EQ(e->type(), "ValueError");
+  EXPECT_EQ(e->message(), "nope");
+  // One that already names its step keeps it.
+  e = thrown([] { throw UserCodeError("inner step", "ValueError", "nope"); });
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->step(), "inner step");
+  // gpumeter's own errors keep their cause.
+  EXPECT_THROW(run_user_code("s", [] { throw VerificationFailed("wrong"); }), VerificationFailed);
+  EXPECT_THROW(run_user_code("s", [] { throw DeviceError("cudaErrorX"); }), DeviceError);
+  EXPECT_NO_THROW(run_user_code("s", [] {}));
 }
 
 TEST(Driver, TheTimestampStepIsReadFromTheDurations) {
@@ -299,6 +365,69 @@ TEST(Compare, VerificationFailureStopsBeforeTiming) {
       {"bad", Call{[] {}, {}}, [] { throw VerificationFailed("bad: max error 0.5"); }}};
   EXPECT_THROW((void)compare(b, impls), VerificationFailed);
   EXPECT_TRUE(b.phases.empty());
+}
+
+TEST(Compare, AnExceptionInTheUntimedCheckIsUserCodeErrorNamingTheImplementation) {
+  for (const std::string where : {"reset", "call", "check"}) {
+    FakeBackend b;
+    const auto boom = [where](const std::string& here) {
+      return [where, here] {
+        if (where == here) throw std::runtime_error("in the " + here);
+      };
+    };
+    std::vector<Implementation> impls{{"good", Call{[] {}, {}}, [] {}},
+                                      {"bad", Call{boom("call"), boom("reset")}, boom("check")}};
+    try {
+      (void)compare(b, impls);
+      FAIL() << where << ": no error";
+    } catch (const UserCodeError& e) {
+      const std::string step = where == "reset"  ? "the reset before its untimed call"
+                               : where == "call" ? "its untimed call before timing"
+                                                 : "its output check";
+      EXPECT_EQ(e.step(), "implementation 'bad', " + step);
+      EXPECT_EQ(e.type(), "std::runtime_error");
+      EXPECT_EQ(e.message(), "in the " + where);
+    }
+    EXPECT_TRUE(b.phases.empty()) << where << ": something was timed";
+  }
+}
+
+TEST(Compare, AnExceptionInAMeasuredCallNamesTheImplementation) {
+  FakeBackend b;
+  int calls = 0;
+  std::vector<Implementation> impls{{"A", Call{[] {}, {}}, {}},
+                                    {"B",
+                                     Call{[&] {
+                                            if (++calls == 3)
+                                              throw std::runtime_error("third call");
+                                          },
+                                          {}},
+                                     {}}};
+  try {
+    (void)compare(b, impls);
+    FAIL() << "no error";
+  } catch (const UserCodeError& e) {
+    // Call 1 was the untimed check; 2 and 3 the first two of B's calibration.
+    EXPECT_EQ(e.step(), "implementation 'B', iteration 1, the measured call");
+    EXPECT_EQ(e.message(), "third call");
+  }
+  EXPECT_EQ(b.abandoned, 1);
+}
+
+TEST(Compare, AFingerprintThatThrowsIsUserCodeError) {
+  FakeBackend b;
+  CompareOptions opt;
+  int prints = 0;
+  opt.inputs_fingerprint = [&]() -> std::size_t {
+    if (++prints == 2) throw std::runtime_error("cannot read the inputs");
+    return 0;
+  };
+  try {
+    (void)compare(b, {{"A", Call{[] {}, {}}, {}}}, opt);
+    FAIL() << "no error";
+  } catch (const UserCodeError& e) {
+    EXPECT_EQ(e.step(), "the fingerprint of the shared inputs, after implementation 'A'");
+  }
 }
 
 TEST(Compare, SharedInputsModifiedStopsBeforeTiming) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "gpumeter/errors.hpp"
@@ -41,6 +42,30 @@ TEST(RunCases, AFailingCaseIsRecordedAndTheOthersKeepTheirNumbers) {
   EXPECT_EQ(f.row.params.at("n"), "1");
   EXPECT_EQ(f.error, "VerificationFailed");
   EXPECT_EQ(f.message, "wrong-impl: max error 0.5");
+}
+
+TEST(RunCases, AUsersExceptionFailsItsCaseOnly) {
+  auto backend = make_host_backend();
+  RunOptions options;
+  options.budget = Budget{1 * kMillisecond, 1 * kMillisecond, 10, 10};
+  const Record rec =
+      run_cases(*backend,
+                {quick_case("before", {}),
+                 quick_case("throws", [] { throw std::runtime_error("the check itself broke"); }),
+                 quick_case("after", {})},
+                options);
+  ASSERT_EQ(rec.results.size(), 2u);
+  EXPECT_EQ(rec.results[0].row.case_name, "before");
+  EXPECT_EQ(rec.results[1].row.case_name, "after");
+  ASSERT_EQ(rec.failures.size(), 1u);
+  const Failure& f = rec.failures[0];
+  EXPECT_EQ(f.row.case_name, "throws");
+  EXPECT_EQ(f.error, "UserCodeError");
+  EXPECT_EQ(f.message.rfind("implementation 'throws-impl', its output check threw "
+                            "std::runtime_error: the check itself broke; ",
+                            0),
+            0u)
+      << f.message;
 }
 
 // P6 and P7 through the runner: a scalable implementation's null test lands in its result, and
@@ -93,6 +118,7 @@ TEST(ErrorName, NamesTheMostDerivedClass) {
   EXPECT_STREQ(error_name(AttributionError(0, "x", true)), "AttributionError");
   EXPECT_STREQ(error_name(WrongDevice(0, "k", 1, 0)), "WrongDevice");
   EXPECT_STREQ(error_name(InvalidRecord("f", "p")), "InvalidRecord");
+  EXPECT_STREQ(error_name(UserCodeError("step", "std::runtime_error", "x")), "UserCodeError");
   EXPECT_STREQ(error_name(Error("x")), "Error");
   EXPECT_STREQ(error_name(std::runtime_error("x")), "std::exception");
 }
