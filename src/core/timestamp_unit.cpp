@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstddef>
 
 #include "gpumeter/format.hpp"
 
@@ -36,52 +35,33 @@ std::optional<TimestampCheck> combine(const std::optional<TimestampCheck>& a,
 
 namespace detail {
 
-double probe_slope(const ClockProbe& shorter, const ClockProbe& longer) {
-  const Nanos own = longer.own_ns - shorter.own_ns;
-  if (own <= 0) return 0;
-  return static_cast<double>(longer.reported - shorter.reported) / static_cast<double>(own);
-}
-
-UnitJudgement judge_phase_probes(const ClockProbe& first_short, const ClockProbe& first_long,
-                                 const ClockProbe& last_long) {
+UnitJudgement judge_phase_probes(const ClockProbe& first, const ClockProbe& last) {
   UnitJudgement j;
-  for (const ClockProbe* p : {&first_short, &first_long, &last_long}) {
-    if (p->own_ns <= 0 || p->reported <= 0) return j;  // a probe that did not run
+  for (const ClockProbe* p : {&first, &last}) {
+    if (p->own_ns() <= 0 || p->reported() <= 0) return j;  // a probe that did not run
   }
-  j.slope = probe_slope(first_short, first_long);
-  if (!(j.slope > 0)) return j;
-  // The last probe, read with the first two's slope, must land where the long one did: the
-  // same kernel, so the same fixed start-up cost in the same unit.
-  const double expected = static_cast<double>(first_long.reported) +
-                          j.slope * static_cast<double>(last_long.own_ns - first_long.own_ns);
-  const double off = std::fabs(static_cast<double>(last_long.reported) - expected);
-  if (off > kUnitTolerance * static_cast<double>(first_long.reported)) {
+  const Nanos own_span = (last.own_start - first.own_start) + (last.own_end - first.own_end);
+  // Both the starts and the ends at least kMinProbeSpanNs apart (a little less: a span is read
+  // from the end of the first probe's clock readings).
+  if (own_span < kMinProbeSpanNs) return j;
+  const Nanos reported_span =
+      (last.reported_start - first.reported_start) + (last.reported_end - first.reported_end);
+  j.slope = static_cast<double>(reported_span) / static_cast<double>(own_span);
+  if (!(j.slope > 0)) {  // the records ran backwards between probes that both ran forwards
     j.finding = UnitFinding::changed_in_phase;
     return j;
+  }
+  for (const ClockProbe* p : {&first, &last}) {
+    const double off =
+        std::fabs(static_cast<double>(p->reported()) / j.slope - static_cast<double>(p->own_ns()));
+    if (off > static_cast<double>(kProbeStartupAllowanceNs)) {
+      j.finding = UnitFinding::changed_in_phase;
+      return j;
+    }
   }
   j.finding = std::fabs(j.slope - 1.0) <= kUnitTolerance ? UnitFinding::nanoseconds
                                                          : UnitFinding::other_unit;
   return j;
-}
-
-std::optional<double> reliable_scale(const std::vector<ClockProbe>& shorts,
-                                     const std::vector<ClockProbe>& longs, double phase_slope) {
-  const std::size_t n = std::min(shorts.size(), longs.size());
-  if (n < 2 || !(phase_slope > 0)) return std::nullopt;
-  double lo = 0;
-  double hi = 0;
-  double sum = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    const double s = probe_slope(shorts[k], longs[k]);
-    if (!(s > 0)) return std::nullopt;
-    lo = k == 0 ? s : std::min(lo, s);
-    hi = k == 0 ? s : std::max(hi, s);
-    sum += s;
-  }
-  const double scale = sum / static_cast<double>(n);
-  if (hi - lo > kScaleAgreement * scale) return std::nullopt;
-  if (std::fabs(phase_slope - scale) > kUnitTolerance * scale) return std::nullopt;
-  return scale;
 }
 
 void convert_timestamps(Trace& trace, double scale) {
@@ -102,11 +82,11 @@ void convert_timestamps(Trace& trace, double scale) {
 }
 
 std::string describe_probe(const ClockProbe& probe) {
-  const double ratio = probe.own_ns > 0
-                           ? static_cast<double>(probe.reported) / static_cast<double>(probe.own_ns)
-                           : 0.0;
-  return "a probe kernel that ran " + std::to_string(probe.own_ns) +
-         " ns by the GPU's own clock lasted " + std::to_string(probe.reported) +
+  const double ratio = probe.own_ns() > 0 ? static_cast<double>(probe.reported()) /
+                                                static_cast<double>(probe.own_ns())
+                                          : 0.0;
+  return "a probe kernel that ran " + std::to_string(probe.own_ns()) +
+         " ns by the GPU's own clock lasted " + std::to_string(probe.reported()) +
          " units in CUPTI's records (" + format_significant(ratio, 3) + " units per ns)";
 }
 

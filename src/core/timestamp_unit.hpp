@@ -1,11 +1,9 @@
 #pragma once
 // The rule that checks a backend's timestamp unit against the device's own clock (T14): probe
-// kernels spin for a set time on the GPU's %globaltimer (nanoseconds, the device's own reading)
-// and write their start and end; the backend's records of the same kernels must agree. The
+// kernels spin on the GPU's %globaltimer (nanoseconds, the device's own reading) and write the
+// readings at their start and end; the backend's records of the same kernels must agree. The
 // backend launches the probes and reads both; this rule decides what they say.
-#include <optional>
 #include <string>
-#include <vector>
 
 #include "gpumeter/activity.hpp"
 #include "gpumeter/duration.hpp"
@@ -13,60 +11,50 @@
 
 namespace gpumeter::detail {
 
-// One probe kernel: how long it ran by its own stamps, and how long the backend's record of
-// it lasted, in the backend's units.
+// One probe kernel: its first and last %globaltimer readings, and the start and end of the
+// backend's record of it, in the backend's units.
 struct ClockProbe {
-  Nanos own_ns = 0;
-  Nanos reported = 0;
+  Nanos own_start = 0;
+  Nanos own_end = 0;
+  Nanos reported_start = 0;
+  Nanos reported_end = 0;
+  Nanos own_ns() const { return own_end - own_start; }
+  Nanos reported() const { return reported_end - reported_start; }
 };
 
-// Every phase: a short and a long probe before the first iteration, a long one after the last.
-// The pair gives the slope of reported against own time (a kernel's fixed start-up, about
-// 0.7 us on the H200, cancels); the last probe shows that the unit did not change during the
-// phase. 18 us apart, the pair resolves the slope to about 0.4% (two 32 ns ticks of CUPTI's
-// clock over 18 us), well inside the tolerance; the three cost about 42 us of device time and
-// three launches per phase, outside every sample.
-inline constexpr Nanos kPhaseProbeShortNs = 2 * kMicrosecond;
-inline constexpr Nanos kPhaseProbeLongNs = 20 * kMicrosecond;
-// A slope within 3% of 1 is nanoseconds: 7 times the pair's resolution, and far from every
-// other unit a clock is likely to be kept in (TSC ticks at 1 to 4 per ns, microseconds, 100 ns
-// ticks). A clock off by less would not be caught; none is known.
-inline constexpr double kUnitTolerance = 0.03;
-
-// When a phase's unit is not nanoseconds, its scale is measured on its own: two pairs of probes
-// 1 ms apart, each pair's slope resolved to about 0.005% (two ticks of the foreign clock over
-// 1 ms). The two slopes must agree within 0.05% (ten times that) for the scale to be trusted,
-// and with the phase's own slope within kUnitTolerance; about 2.2 ms of device time, spent only
-// when a conversion is needed.
-inline constexpr Nanos kScaleProbeShortNs = 50 * kMicrosecond;
-inline constexpr Nanos kScaleProbeLongNs = 1050 * kMicrosecond;
-inline constexpr double kScaleAgreement = 0.0005;
+// Every phase: one probe before the first iteration and one after the last. The unit is the
+// slope of the records' starts and ends against the probes' own readings, from the first probe
+// to the second: a kernel's start-up (between its record's start and its first instruction)
+// varies by up to about 1.2 us from launch to launch on the H200 (0.67 to 1.86 us seen), so a
+// slope read across one kernel of 20 us would be off by 6%, while across at least 1 ms it is off
+// by at most 0.25% (and 0.003% across a measured phase's 100 ms). The second probe waits until
+// 1 ms after the first began when the phase is shorter.
+inline constexpr Nanos kPhaseProbeNs = 20 * kMicrosecond;
+inline constexpr Nanos kMinProbeSpanNs = 1 * kMillisecond;
+// A slope within 2% of 1 is nanoseconds: 8 times the worst error of the slope over 1 ms, and far
+// from any other unit a clock is likely to be kept in (TSC ticks at 1 to 4 per ns, microseconds,
+// 100 ns ticks). A clock off by less would pass unconverted; none is known.
+inline constexpr double kUnitTolerance = 0.02;
+// Each probe's own record, read in the slope's unit, must last what the probe measured itself,
+// give or take its start-up: 3 us, beyond the 1.9 us of start-up seen. A clock that changed
+// between the probes by more than 3 us in 20 us (15%) fails this; PyTorch's profiler's clock
+// (2.1x) fails it by a factor of ten. A smaller change inside one phase would not be seen.
+inline constexpr Nanos kProbeStartupAllowanceNs = 3 * kMicrosecond;
 
 enum class UnitFinding {
-  nanoseconds,       // the slope is 1 within kUnitTolerance, the same at the phase's end
-  other_unit,        // the same unit throughout, but not nanoseconds: convert with a scale
-  changed_in_phase,  // the last probe disagrees with the first two: the clock changed
-  probe_failed,      // a probe with no duration: nothing to judge by
+  nanoseconds,       // the slope is 1 within kUnitTolerance, and each probe agrees with it
+  other_unit,        // one unit throughout, not nanoseconds: convert by the slope
+  changed_in_phase,  // a probe disagrees with the slope: the unit changed during the phase
+  probe_failed,      // a probe with no duration, or probes too close to judge by
 };
 
 struct UnitJudgement {
   UnitFinding finding = UnitFinding::probe_failed;
-  double slope = 0;  // reported units per own ns, from the first two probes
+  double slope = 0;  // the backend's units per ns over the phase
 };
 
-// Reported units per ns between two probes of different lengths; 0 when they are too close to
-// tell (the same own duration).
-double probe_slope(const ClockProbe& shorter, const ClockProbe& longer);
-
-// The phase's three probes, in the order they ran.
-UnitJudgement judge_phase_probes(const ClockProbe& first_short, const ClockProbe& first_long,
-                                 const ClockProbe& last_long);
-
-// The scale of the foreign unit from the calibration's (short, long) pairs, when they agree
-// with each other within kScaleAgreement and with the phase's slope within kUnitTolerance;
-// nullopt otherwise (not a scale gpumeter can stand behind).
-std::optional<double> reliable_scale(const std::vector<ClockProbe>& shorts,
-                                     const std::vector<ClockProbe>& longs, double phase_slope);
+// The phase's two probes, in the order they ran.
+UnitJudgement judge_phase_probes(const ClockProbe& first, const ClockProbe& last);
 
 // Converts every activity of `trace` from `scale` units per ns to ns, keeping the first
 // activity's start as the origin (only differences are ever read), and notes the conversion

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <initializer_list>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -115,11 +114,10 @@ std::vector<const Activity*> find_clock_probes(
   return found;
 }
 
-// Probe slots in the stamps buffer (two readings each): the phase's three, then the scale
-// calibration's four.
-constexpr std::size_t kPhaseProbeSlots = 3;
-constexpr std::size_t kScaleProbeSlots = 4;
-constexpr std::size_t kProbeSlots = kPhaseProbeSlots + kScaleProbeSlots;
+// The phase's two clock probes: their slots (two readings each) in the stamps buffer.
+constexpr std::size_t kFirstProbe = 0;
+constexpr std::size_t kLastProbe = 1;
+constexpr std::size_t kProbeSlots = 2;
 
 class CuptiBackend final : public CudaBackendBase {
  public:
@@ -143,8 +141,8 @@ class CuptiBackend final : public CudaBackendBase {
       // first time in the process.
       counter_live_ = session_.drop_counter_live(options_.device);
       phase_.emplace(session_, buffer, options_.correlation_kind, options_.device);
-      // T14: the first two clock probes, before iteration 0's preparation.
-      launch_probes(phase_->tag(), {detail::kPhaseProbeShortNs, detail::kPhaseProbeLongNs}, 0);
+      // T14: the first clock probe, before iteration 0's preparation.
+      launch_probe(phase_->tag(), kFirstProbe, 0);
     } catch (...) {
       phase_.reset();
       end_phase();
@@ -162,9 +160,14 @@ class CuptiBackend final : public CudaBackendBase {
   void end_iteration(std::size_t) override { close_label(); }
 
   Trace close_phase() override {
-    // The last clock probe, after the last iteration's drain; then wait for it, so the stamps
-    // are written and its record is complete before the final flush.
-    launch_probes(phase_->tag(), {detail::kPhaseProbeLongNs}, kPhaseProbeSlots - 1);
+    // The last clock probe, after the last iteration's drain (the first probe's stamps are
+    // written by now), at least kMinProbeSpanNs after the first began; then wait for it, so its
+    // stamps are written and its record is complete before the final flush.
+    check(cudaSetDevice(options_.device), "cudaSetDevice", options_.device);
+    check(cudaDeviceSynchronize(), "waiting for the first clock probe", options_.device);
+    const std::uint64_t first_start = stamps(kFirstProbe)[0];
+    launch_probe(phase_->tag(), kLastProbe,
+                 first_start == 0 ? 0 : first_start + detail::kMinProbeSpanNs);
     check(cudaSetDevice(options_.device), "cudaSetDevice", options_.device);
     check(cudaDeviceSynchronize(), "waiting for the clock probe", options_.device);
     PhaseRecords records = phase_->finish();
@@ -222,108 +225,71 @@ class CuptiBackend final : public CudaBackendBase {
     return static_cast<std::uint64_t*>(stamps_.get()) + 2 * slot;
   }
 
-  // Clock probes of the given lengths, one after another on the legacy stream under the prepare
-  // label (never timed), writing their stamps from `first_slot` on.
-  void launch_probes(std::uint32_t tag, std::initializer_list<Nanos> lengths,
-                     std::size_t first_slot) {
+  // A clock probe on the legacy stream under the prepare label (never timed), writing its
+  // stamps to `slot`.
+  void launch_probe(std::uint32_t tag, std::size_t slot, std::uint64_t not_before) {
     CorrelationLabel label(session_, options_.correlation_kind, tag, kPrepareId);
-    std::size_t slot = first_slot;
-    for (const Nanos ns : lengths) {
-      std::uint64_t* s = stamps(slot++);
-      s[0] = 0;
-      s[1] = 0;
-      check(launch_clock_probe(static_cast<std::uint64_t>(ns), s, cudaStreamLegacy),
-            "launching gpumeter's clock probe", options_.device);
-    }
+    std::uint64_t* s = stamps(slot);
+    s[0] = 0;
+    s[1] = 0;
+    check(launch_clock_probe(static_cast<std::uint64_t>(detail::kPhaseProbeNs), not_before, s,
+                             cudaStreamLegacy),
+          "launching gpumeter's clock probe", options_.device);
     label.close();
   }
 
   // The probe in `slot` as the device timed it and as `record` reported it.
   detail::ClockProbe probe_reading(std::size_t slot, const Activity& record) const {
     const volatile std::uint64_t* s = stamps(slot);
-    return detail::ClockProbe{static_cast<Nanos>(s[1] - s[0]), record.end_ns - record.start_ns};
+    return detail::ClockProbe{static_cast<Nanos>(s[0]), static_cast<Nanos>(s[1]), record.start_ns,
+                              record.end_ns};
   }
 
   // T14: the phase's readings are kept only in nanoseconds: confirmed by the probes, or
-  // converted by a scale measured on its own; otherwise TimestampUnitMismatch, nothing measured.
+  // converted by the scale they measured; otherwise TimestampUnitMismatch, nothing measured.
   void check_timestamp_unit(Trace& trace) {
     const std::vector<const Activity*> probes =
         find_clock_probes(trace.activities, trace.external_id_of);
-    if (probes.size() < kPhaseProbeSlots) {
+    if (probes.size() < kProbeSlots) {
       // A probe's record is a record like any other: its loss fails the phase as lost records
       // do, and the core repeats it with larger buffers.
-      trace.dropped_records = trace.dropped_records.value_or(0) + kPhaseProbeSlots - probes.size();
+      trace.dropped_records = trace.dropped_records.value_or(0) + kProbeSlots - probes.size();
       return;
     }
-    if (probes.size() > kPhaseProbeSlots) {
+    if (probes.size() > kProbeSlots) {
       throw ConfigError(std::to_string(probes.size()) + " records of gpumeter's clock probe (" +
                         kClockProbeKernelName + ") in one phase, where it launched " +
-                        std::to_string(kPhaseProbeSlots) +
+                        std::to_string(kProbeSlots) +
                         ": the call launches a kernel of that name under gpumeter's prepare "
                         "label, so its unit check cannot be trusted. Rename the kernel.");
     }
-    const detail::ClockProbe first_short = probe_reading(0, *probes[0]);
-    const detail::ClockProbe first_long = probe_reading(1, *probes[1]);
-    const detail::ClockProbe last_long = probe_reading(2, *probes[2]);
-    const detail::UnitJudgement j = detail::judge_phase_probes(first_short, first_long, last_long);
+    const detail::ClockProbe first = probe_reading(kFirstProbe, *probes[0]);
+    const detail::ClockProbe last = probe_reading(kLastProbe, *probes[1]);
+    const detail::UnitJudgement j = detail::judge_phase_probes(first, last);
     switch (j.finding) {
       case detail::UnitFinding::nanoseconds:
         trace.timestamp_unit = TimestampUnit{1.0, false};
         return;
-      case detail::UnitFinding::probe_failed:
-        throw DeviceError(
-            "gpumeter's clock probe on CUDA device " + std::to_string(options_.device) +
-            " reported no duration (" + detail::describe_probe(first_short) + "; " +
-            detail::describe_probe(first_long) + "; " + detail::describe_probe(last_long) +
-            "), so the unit of CUPTI's timestamps could not be checked and nothing was "
-            "measured. The device may not support %globaltimer.");
-      case detail::UnitFinding::changed_in_phase:
-        throw TimestampUnitMismatch(
-            "CUPTI's clock changed while a measurement phase ran: before the first iteration " +
-            detail::describe_probe(first_long) + ", after the last " +
-            detail::describe_probe(last_long) +
-            ". Another CUPTI client in this process registered its own timestamp clock "
-            "meanwhile (" +
-            session_.clock_owners() +
-            "). Nothing was measured: run the measurement while no other CUPTI client starts.");
       case detail::UnitFinding::other_unit:
+        detail::convert_timestamps(trace, j.slope);
+        return;
+      case detail::UnitFinding::probe_failed:
+        throw DeviceError("gpumeter's clock probes on CUDA device " +
+                          std::to_string(options_.device) + " could not be read (" +
+                          detail::describe_probe(first) + "; " + detail::describe_probe(last) +
+                          "), so the unit of CUPTI's timestamps could not be checked and nothing "
+                          "was measured. The device may not support %globaltimer.");
+      case detail::UnitFinding::changed_in_phase:
         break;
     }
-    const std::optional<double> scale = calibrate_scale(j.slope);
-    if (!scale) {
-      throw TimestampUnitMismatch(
-          "CUPTI's timestamps are not nanoseconds: " + detail::describe_probe(first_long) +
-          ". Another CUPTI client in this process registered its own timestamp clock (PyTorch's "
-          "profiler registers the CPU's TSC) and CUPTI converts every GPU timestamp into it (" +
-          session_.clock_owners() +
-          "). Probes 1 ms long could not measure that clock's scale consistently, so nothing "
-          "was converted or measured. Measure in a process where no other CUPTI client has "
-          "run, or before that client starts.");
-    }
-    detail::convert_timestamps(trace, *scale);
-  }
-
-  // The scale of a foreign timestamp unit, from two pairs of long probes in a phase of their
-  // own; nullopt when they disagree (see reliable_scale).
-  std::optional<double> calibrate_scale(double phase_slope) {
-    const int device = options_.device;
-    CuptiSession::Phase phase(session_, options_.activity_buffer_bytes, options_.correlation_kind,
-                              device);
-    launch_probes(phase.tag(),
-                  {detail::kScaleProbeShortNs, detail::kScaleProbeLongNs,
-                   detail::kScaleProbeShortNs, detail::kScaleProbeLongNs},
-                  kPhaseProbeSlots);
-    check(cudaDeviceSynchronize(), "waiting for the clock probes", device);
-    const PhaseRecords records = phase.finish();
-    const std::vector<const Activity*> probes =
-        find_clock_probes(records.activities, records.external_id_of);
-    if (probes.size() != kScaleProbeSlots) return std::nullopt;
-    std::vector<detail::ClockProbe> shorts;
-    std::vector<detail::ClockProbe> longs;
-    for (std::size_t k = 0; k < kScaleProbeSlots; ++k) {
-      (k % 2 == 0 ? shorts : longs).push_back(probe_reading(kPhaseProbeSlots + k, *probes[k]));
-    }
-    return detail::reliable_scale(shorts, longs, phase_slope);
+    throw TimestampUnitMismatch(
+        "CUPTI's clock changed while a measurement phase ran: before the first iteration " +
+        detail::describe_probe(first) + ", after the last " + detail::describe_probe(last) +
+        ", which no one unit explains. Another CUPTI client in this process registered its own "
+        "timestamp clock meanwhile (" +
+        session_.clock_owners() +
+        "). Nothing was measured: measure while no other CUPTI client starts or changes its "
+        "clock.");
   }
 
   void open_label(std::uint64_t id) {

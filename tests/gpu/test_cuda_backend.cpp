@@ -199,7 +199,8 @@ TEST_F(CudaBackendTest, AForeignClockLeftInPlaceIsConvertedByTheProbesScale) {
 }
 
 // A call that registers another clock while the phase runs: the readings are right, or the
-// phase fails closed by name; never a wrong number.
+// phase fails closed by name (TimestampUnitMismatch, or RecordsLost: CUPTI dropped records when a
+// clock was registered while it collected); never a wrong number.
 TEST_F(CudaBackendTest, AClockChangedDuringAPhaseReadsRightOrFailsClosed) {
   DefaultClockAfter restore;
   SpinWork spin(20 * kMicrosecond, cudaStreamLegacy);
@@ -221,6 +222,9 @@ TEST_F(CudaBackendTest, AClockChangedDuringAPhaseReadsRightOrFailsClosed) {
   } catch (const TimestampUnitMismatch& e) {
     EXPECT_NE(std::string(e.what()).find("another CUPTI client"), std::string::npos) << e.what();
     std::printf("KNOWN-ANSWER clock changed in a phase: TimestampUnitMismatch (%s)\n", e.what());
+  } catch (const RecordsLost& e) {
+    // Registering a clock while CUPTI collects drops records (seen on the H200): fail closed too.
+    std::printf("KNOWN-ANSWER clock changed in a phase: RecordsLost (%s)\n", e.what());
   }
 }
 
