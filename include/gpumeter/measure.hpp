@@ -16,7 +16,8 @@ namespace gpumeter {
 
 // The kernel-timing method (docs/rules.md): lost records mean the iterations ran but their readings
 // are gone; the whole phase is measured again, at most 3 times in all, the activity buffer 4x
-// larger each time.
+// larger each time. A phase whose timestamp unit changed while it ran (T14) is repeated the same
+// way.
 inline constexpr int kMaxPhaseAttempts = 3;
 inline constexpr int kBufferGrowthPerAttempt = 4;
 

@@ -26,7 +26,8 @@ class FakeBackend final : public Backend {
  public:
   TimingMethod method_ = TimingMethod::cupti;
   Nanos kernel_ns = 1 * kMillisecond;
-  int drop_until_attempt = 0;  // attempts below this lose records
+  int drop_until_attempt = 0;           // attempts below this lose records
+  int clock_changed_until_attempt = 0;  // attempts below this find the clock changed (T14)
   std::vector<PhaseRequest> phases;
   std::string steps;  // one letter per step, when log_steps
   bool log_steps = false;
@@ -65,6 +66,9 @@ class FakeBackend final : public Backend {
   }
   Trace close_phase() override {
     log('C');
+    if (phases.back().attempt < clock_changed_until_attempt) {
+      throw TimestampUnitMismatch("CUPTI's clock changed while a measurement phase ran");
+    }
     return trace_;
   }
   void abandon_phase() noexcept override {
@@ -303,6 +307,21 @@ TEST(Measure, LostRecordsRetryThePhaseWithLargerBuffers) {
   EXPECT_EQ(b.phases[1].attempt, 1);
   EXPECT_EQ(b.phases[2].attempt, 2);
   EXPECT_EQ(m.samples.size(), 100u);
+}
+
+// T14: a clock changed during a phase is transient (another client registered one just before):
+// the phase is repeated like one that lost records, and refused the third time.
+TEST(Measure, AClockChangedInAPhaseRepeatsThePhase) {
+  FakeBackend b;
+  b.clock_changed_until_attempt = 2;
+  const Measurement m = measure(b, Call{[] {}, {}}, MeasureOptions{Budget{0, 0, 4, 4}, false});
+  EXPECT_EQ(m.samples.size(), 4u);
+  EXPECT_EQ(m.retries, 6);  // two repeats in each of the three phases
+  EXPECT_EQ(b.abandoned, 6);
+  FakeBackend never;
+  never.clock_changed_until_attempt = kMaxPhaseAttempts;
+  EXPECT_THROW((void)measure(never, Call{[] {}, {}}), TimestampUnitMismatch);
+  EXPECT_EQ(never.phases.size(), static_cast<std::size_t>(kMaxPhaseAttempts));
 }
 
 TEST(Measure, LostRecordsThreeTimesFailsClosed) {
