@@ -77,6 +77,27 @@ std::vector<NullTestOutcome> null_tests(const std::vector<Result>& results);
 // to 3.0%)", "no difference detected between b and a (a difference larger than 0.43% would
 // have been seen)", "b is 1.6x faster than a (directional difference)".
 std::string describe(const Comparison& comparison);
+
+// A difference and its interval in words, the one place they are worded: "2.8% slower" and
+// "95% interval 2.6% to 3.0%" (from the 1.5x resolution on, factors: "2.1x slower", "1.9x to
+// 2.3x"); where no difference was found, "estimate +0.020%" and the signed "95% interval -0.31%
+// to +0.52%". The estimate and the ends share their significant figures (interval_digits in
+// format.hpp), so the printed estimate lies inside the printed interval.
+struct DifferenceWords {
+  std::string change;
+  std::string interval;
+};
+DifferenceWords difference_words(const RelativeDifference& difference);
+
+// A difference's estimate and interval as signed percents sharing their significant figures
+// (interval_digits in format.hpp): {"+2.8%", "+2.6%", "+3.0%"}. The sentences of describe()
+// and every table that prints a change with its interval (`gpumeter compare`) use it.
+struct PercentText {
+  std::string estimate;
+  std::string low;
+  std::string high;
+};
+PercentText percent_text(const RelativeDifference& difference);
 std::string describe(const NullTestOutcome& outcome);
 
 }  // namespace gpumeter

@@ -25,11 +25,13 @@ r=$work
 # --- compare: a 10% regression, found and gated -------------------------------------------------
 run slower compare "$r/base.json" "$r/slower.json" --fail-on-regression 5
 [[ $rc -eq 1 ]] || fail "slower: exit code $rc, expected 1 (a regression beyond 5%)"
-grep -qE '^\| copy / a \(n=1024\) \| device_busy \| 10.0 us \| 11.0 us \| \+10% \[' "$work/slower.out" ||
+# The change and its interval share their figures: two would print "+10% [+10%, +10%]".
+grep -qF '| copy / a (n=1024) | device_busy | 10.0 us | 11.0 us | +10.00% [+9.995%, +10.01%] |' "$work/slower.out" ||
   fail "slower: copy/a row: $(grep 'copy / a' "$work/slower.out")"
 grep -qE '^\| copy / b .*\| no difference detected' "$work/slower.out" || fail "slower: copy/b row"
 grep -qF "Regressions beyond 5.0% (1):" "$work/slower.out" || fail "slower: the gate's list"
-grep -qF -- "- copy / a (n=1024): 10% slower" "$work/slower.out" || fail "slower: the regression not named"
+grep -qF -- "- copy / a (n=1024): 10.00% slower (95% interval 9.995% to 10.01%)" "$work/slower.out" ||
+  fail "slower: the regression not named: $(grep -- '- copy / a' "$work/slower.out")"
 grep -qF "Only in base (1):" "$work/slower.out" && grep -qF -- "- gemm / x (n=1024)" "$work/slower.out" ||
   fail "slower: a row only in base was dropped"
 grep -qF "Only in new (1):" "$work/slower.out" && grep -qF -- "- softmax / y (n=1024)" "$work/slower.out" ||
