@@ -119,6 +119,10 @@ int compare(const std::string& base_file, const std::string& new_file,
       change = c.ratio->wording;
       finding = c.ratio->label;
     }
+    if (c.compared()) {
+      const std::string clocks = clock_difference_words(c, "base", "new");
+      if (!clocks.empty()) finding += "; " + clocks;
+    }
     if (!c.compared()) refused.push_back(label(r.row) + ": " + inert_text(c.refusal));
     table += "| " + label(r.row) + " | " + std::string(to_string(c.statistic)) + " | " +
              time_text(b.summary.device_busy.median_ns) + " | " +

@@ -8,6 +8,7 @@
 #include <string>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "gpumeter/clock_state.hpp"
 #include "gpumeter/format.hpp"
@@ -73,8 +74,8 @@ Comparison compare_rows(const Result& base, const Result& cand) {
   c.candidate = cand.row;
   c.statistic = statistic_of(base.measurement.method);
   c.rule = rule_for(c.statistic);
-  c.baseline_sm_clock_mhz = base.summary.median_sm_clock_mhz;
-  c.candidate_sm_clock_mhz = cand.summary.median_sm_clock_mhz;
+  c.baseline_clock = base.summary.clock;
+  c.candidate_clock = cand.summary.clock;
   // P6: a row whose time may not be its work's is not set against another.
   for (const Result* r : {&base, &cand}) {
     if (const std::optional<NullTestOutcome> n = null_test_of(*r); n && n->failed()) {
@@ -226,16 +227,6 @@ std::vector<NullTestOutcome> null_tests(const std::vector<Result>& results) {
 
 namespace {
 
-// B4: a difference between rows that ran at different clocks may be the clocks'.
-std::string clock_note(const Comparison& c) {
-  if (!c.baseline_sm_clock_mhz || !c.candidate_sm_clock_mhz) return {};
-  if (!clocks_differ(*c.baseline_sm_clock_mhz, *c.candidate_sm_clock_mhz)) return {};
-  return "; the two ran at different SM clocks (median " +
-         format_significant(*c.candidate_sm_clock_mhz, 4) + " MHz against " +
-         format_significant(*c.baseline_sm_clock_mhz, 4) +
-         " MHz), so part of the difference may be the clock's";
-}
-
 std::string describe_difference(const Comparison& c) {
   const std::string& a = c.baseline.implementation;
   const std::string& b = c.candidate.implementation;
@@ -267,7 +258,27 @@ std::string describe(const Comparison& c) {
   const std::string& a = c.baseline.implementation;
   const std::string& b = c.candidate.implementation;
   if (!c.compared()) return b + " and " + a + " not compared: " + c.refusal;
-  return describe_difference(c) + clock_note(c);
+  const std::string clocks = clock_difference_words(c, a, b);
+  return describe_difference(c) +
+         (clocks.empty() ? "" : "; " + clocks + ", so part of the difference may be the clock's");
+}
+
+std::string clock_difference_words(const Comparison& c, const std::string& baseline_name,
+                                   const std::string& candidate_name) {
+  if (!c.baseline_clock || !c.candidate_clock) return {};
+  const ClockSummary& a = *c.baseline_clock;
+  const ClockSummary& b = *c.candidate_clock;
+  std::string s;
+  if (clocks_differ(a.median_mhz, b.median_mhz)) {
+    s = "the two ran at different SM clocks (median " + format_shortest(b.median_mhz) +
+        " MHz against " + format_shortest(a.median_mhz) + " MHz)";
+  }
+  if (a.flagged > 0 || b.flagged > 0) {
+    s += (s.empty() ? "" : "; ") + std::string("clock-flagged samples: ") + candidate_name + " " +
+         std::to_string(b.flagged) + " of " + std::to_string(b.samples) + ", " + baseline_name +
+         " " + std::to_string(a.flagged) + " of " + std::to_string(a.samples);
+  }
+  return s;
 }
 
 std::string describe(const NullTestOutcome& n) {

@@ -47,6 +47,16 @@ run same compare "$r/base.json" "$r/same.json" --fail-on-regression 0
 [[ $rc -eq 0 ]] || fail "same: exit code $rc, expected 0"
 [[ $(grep -c 'no difference detected' "$work/same.out") -eq 3 ]] || fail "same: expected 3 rows without a difference"
 
+# --- compare: sides at different clocks are said to be, by the rule that flags a sample --------
+run clocks compare "$r/cool.json" "$r/hot.json"
+[[ $rc -eq 0 ]] || fail "clocks: exit code $rc, expected 0"
+grep -qF '| copy / a (n=1024) | device_busy | 10.0 us | 10.0 us | +0% [' "$work/clocks.out" &&
+  grep -F '| copy / a (n=1024)' "$work/clocks.out" |
+  grep -qE 'no difference detected \(would see [0-9.]+%\); the two ran at different SM clocks \(median 1386 MHz against 1980 MHz\) \|' ||
+  fail "clocks: copy/a does not say its clocks: $(grep 'copy / a' "$work/clocks.out")"
+grep -F '| copy / b (n=1024)' "$work/clocks.out" | grep -q 'clock' &&
+  fail "clocks: copy/b, the routine power cap a step down, said something: $(grep 'copy / b' "$work/clocks.out")"
+
 # --- compare: another statistic is refused, not compared ----------------------------------------
 run mixed compare "$r/base.json" "$r/mixed.json"
 [[ $rc -eq 2 ]] || fail "mixed: exit code $rc, expected 2"

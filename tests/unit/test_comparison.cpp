@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <optional>
 #include <random>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "gpumeter/clock_state.hpp"
 #include "gpumeter/format.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/summary.hpp"
@@ -184,24 +186,46 @@ TEST(Comparison, ARowWhoseNullTestFailedIsComparedWithNothing) {
   EXPECT_EQ(null_tests({a, b}).size(), 2u);
 }
 
+// The comparison's clock statement follows the rule that flags a sample: the routine power cap
+// a step down says nothing; 70% of the other side's clock, or a thermal slowdown at full clock,
+// is said.
 TEST(Comparison, SidesAtDifferentClocksAreSaidSo) {
-  auto clocked = [](Result r, int mhz) {
-    for (Sample& s : r.measurement.samples) s.clock = ClockReading{mhz, 0};
+  auto clocked = [](Result r, int mhz, std::uint64_t reasons = 0) {
+    for (Sample& s : r.measurement.samples) s.clock = ClockReading{mhz, reasons};
     r.summary = summarize(r.measurement.samples, r.measurement.method, 0);
     return r;
   };
   const Result a = row("gemm", "a", TimingMethod::cupti, {{1000, 1001}, {1000, 1001}});
   const Result b = row("gemm", "b", TimingMethod::cupti, {{900, 901}, {900, 901}});
-  // Within 1% (one clock step): nothing said.
-  EXPECT_EQ(describe(compare_results({clocked(a, 1980), clocked(b, 1965)}).at(0)).find("clock"),
+  const auto said = [](const Result& x, const Result& y) {
+    return describe(compare_results({x, y}).at(0));
+  };
+  // The power cap at 99% of the other side's clock, and one step (1965 of 1980): nothing said.
+  EXPECT_EQ(said(clocked(a, 1980), clocked(b, 1960, kReasonSwPowerCap)).find("clock"),
             std::string::npos);
-  const std::string text = describe(compare_results({clocked(a, 1980), clocked(b, 1755)}).at(0));
-  EXPECT_NE(text.find("the two ran at different SM clocks (median 1755 MHz against 1980 MHz)"),
+  EXPECT_EQ(
+      said(clocked(a, 1980, kReasonSwPowerCap), clocked(b, 1965, kReasonSwPowerCap)).find("clock"),
+      std::string::npos);
+  // 70%: said, with both medians.
+  const std::string slow = said(clocked(a, 1980), clocked(b, 1386, kReasonSwPowerCap));
+  EXPECT_NE(slow.find("; the two ran at different SM clocks (median 1386 MHz against 1980 MHz), "
+                      "so part of the difference may be the clock's"),
             std::string::npos)
-      << text;
+      << slow;
+  // A thermal slowdown at full clock flags every sample of b: said, with the counts.
+  const std::string hot = said(clocked(a, 1980), clocked(b, 1980, kReasonHwThermal));
+  EXPECT_NE(hot.find("; clock-flagged samples: b 4 of 4, a 0 of 4, so part of the difference may "
+                     "be the clock's"),
+            std::string::npos)
+      << hot;
+  EXPECT_EQ(hot.find("different SM clocks"), std::string::npos) << hot;
   // Unread on one side: nothing can be said, and nothing is.
-  EXPECT_EQ(describe(compare_results({a, clocked(b, 1755)}).at(0)).find("clock"),
-            std::string::npos);
+  EXPECT_EQ(said(a, clocked(b, 1386)).find("clock"), std::string::npos);
+  // `gpumeter compare` names the sides base and new.
+  const Comparison c = compare_rows(clocked(a, 1980), clocked(b, 1386, kReasonHwSlowdown));
+  EXPECT_EQ(clock_difference_words(c, "base", "new"),
+            "the two ran at different SM clocks (median 1386 MHz against 1980 MHz); "
+            "clock-flagged samples: new 4 of 4, base 0 of 4");
 }
 
 // The numbers of an estimate and its interval as a sentence printed them, read back.
