@@ -317,7 +317,9 @@ fi
   echo
   [ -f "$OUT/ceiling-pause.log" ] && cat "$OUT/ceiling-pause.log"
   [ -f "$OUT/protocol-demo.log" ] && grep -E "null test|FAILED|GPU memory|^\| (null_test|holds_memory)" "$OUT/protocol-demo.log" | cut -c1-260
-  [ -f "$OUT/clock-sweep.log" ] && cut -d, -f1-3,6,21-26 "$OUT/clock-sweep.log" | head -20
+  # The clock columns by name (their positions move as columns are added).
+  [ -f "$OUT/clock-sweep.log" ] && awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^(case|implementation|params|device_busy_median_us)$/ || $i ~ /clock|_samples$/) k[++n] = i }
+    { s = ""; for (j = 1; j <= n; j++) s = s (j > 1 ? "," : "") $k[j]; print s }' "$OUT/clock-sweep.log" | head -20
   [ -f "$OUT/lock.log" ] && head -3 "$OUT/lock.log"
   echo
   [ -f "$OUT/cuda-info.json" ] && grep -E '"(name|arch|version|usable|drop_counter_live|copy_bytes_per_s|bf16_gemm_flops_per_s)"' "$OUT/cuda-info.json"

@@ -2,9 +2,10 @@
 // The SM clock and throttle state around each sample (B4). A GPU whose clocks are not locked
 // (gpumeter never locks them) runs a kernel slower when it throttles; a sample taken then is
 // not wrong, but it measured another machine, and a reader must be able to tell.
+#include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <string>
+#include <vector>
 
 namespace gpumeter {
 
@@ -26,29 +27,92 @@ inline constexpr std::uint64_t kReasonHwThermal = 0x40;
 inline constexpr std::uint64_t kReasonHwPowerBrake = 0x80;
 inline constexpr std::uint64_t kReasonDisplayClocks = 0x100;
 
-// The reasons that mean the clock was pulled down while work ran. Not among them: the GPU being
-// idle (the state between iterations), application-clock and display-clock settings (settings,
-// not events) and sync boost.
-inline constexpr std::uint64_t kSlowingThrottleReasons = kReasonSwPowerCap | kReasonHwSlowdown |
-                                                         kReasonSwThermal | kReasonHwThermal |
-                                                         kReasonHwPowerBrake;
+// A flagged sample is one whose time may be its clock's rather than its work's: compared with
+// the row's other samples it ran on a slower machine, by enough to show in a compute-bound time.
+// Two things flag it (clock_flagged):
+//
+// 1. Its SM clock below kClockFlagFraction of the row's reference clock, the highest clock any
+//    of the row's samples ran at (what the board gave this work when nothing held it down; a
+//    row that ran throttled throughout shows it in its clock range and in any comparison with a
+//    row at a higher clock). The fraction lies between what the H200 runs under bench/results/
+//    showed harmless and harmful (python3 bench/analysis/clocks.py prints the figures):
+//      - 0.954 to 0.992 of the row's highest clock (1875 to 1965 MHz, one to six 15 MHz steps
+//        down, under the power cap or recovering from it): those samples took from 0.8% less
+//        to 0.06% more time than the same row's samples at its highest clock;
+//      - 0.833 to 0.894 (1650 to 1770 MHz of 1980: the 8192^3 GEMM at its power limit, in each
+//        of the six GEMM sweeps, mostly with the power cap set): those samples took 2.6% to 13%
+//        longer than the same row's samples at 1980 MHz. A compute-bound time can follow the
+//        clock, by up to 5% (1/0.95) for a sample just above the line;
+//      - an idle H200 reads 345 to 405 MHz (0.17 to 0.20 of 1980; the `gpu:` line of each run's
+//        summary.txt): a sample taken while the clock came up from idle is flagged.
+//    NVBench discards samples below 0.75 of the default clock; at 0.75 the power-capped GEMM
+//    samples, 13% slower, would pass unflagged.
+// 2. A throttle reason in kFlaggingThrottleReasons around it, whatever its clock.
+//
+// A flag is a warning, not a rejection: the sample stays in the statistics and the record, and
+// the row's clock summary (ClockSummary) is shown beside the count.
+inline constexpr double kClockFlagFraction = 0.95;
+
+// Reasons that flag a sample at any clock: the board protecting itself from heat or an
+// electrical limit, which can cut the clock by any amount and which no committed H200 run showed
+// in routine work.
+inline constexpr std::uint64_t kFlaggingThrottleReasons =
+    kReasonHwSlowdown | kReasonSwThermal | kReasonHwThermal | kReasonHwPowerBrake;
+
+// The software power cap is routine, not a flag by itself: a loaded H200 sets it while holding
+// its clock at or a step under the maximum (every sample of the 1024^3, 2048^3 and 4096^3 GEMM
+// rows of bench/results/2026-11-30-h200-6be1b68/clock-sweep/, at 1980, 1965 and 1965 MHz; samples
+// at 1965 and 1980 MHz of one row timed alike to 0.06%). Where the cap pulls the clock down far
+// enough to matter, rule 1 flags the sample. Each row counts the samples it was set around.
+inline constexpr std::uint64_t kRoutineThrottleReasons = kReasonSwPowerCap;
 
 // A sample's clock state: the lower SM clock and the union of the reasons of the readings just
 // before and just after it.
 ClockReading around_sample(const ClockReading& before, const ClockReading& after);
 
-// A sample is flagged when a slowing reason was active around it, or its SM clock was below the
-// clock its row started at (the first sample's): either way it may have run slower than the
-// others.
-bool clock_flagged(const ClockReading& sample, int start_mhz);
+// The clock rule alone: `mhz` below kClockFlagFraction of `reference_mhz`.
+bool clock_below_reference(double mhz, double reference_mhz);
 
-// Two rows ran at different clocks when their median SM clocks differ by more than 1%: the SM
-// clock moves in steps of about 15 MHz (0.8% of the H200's 1980 MHz), so more than one step
-// apart, which moves a compute-bound time by as much.
-inline constexpr double kClockDifferenceFraction = 0.01;
+// The flag (see kClockFlagFraction): the clock below the fraction of the row's reference clock,
+// or a flagging reason.
+bool clock_flagged(const ClockReading& sample, int reference_mhz);
+
+// A row's clocks as tables show them beside the flag count; computed from the samples'
+// readings wherever shown, and recomputed by a record's reader.
+struct ClockSummary {
+  std::size_t samples = 0;  // readings summarized, one per sample
+  int min_mhz = 0;
+  double median_mhz = 0;
+  int max_mhz = 0;                  // the row's reference clock
+  std::size_t flagged = 0;          // clock_flagged against max_mhz
+  std::size_t below_reference = 0;  // of all samples, those under the clock rule alone
+  // Samples with each slowing reason set around them (NVML's bits; the power cap is routine).
+  std::size_t sw_power_cap = 0;
+  std::size_t hw_slowdown = 0;
+  std::size_t sw_thermal = 0;
+  std::size_t hw_thermal = 0;
+  std::size_t hw_power_brake = 0;
+};
+
+// Throws std::invalid_argument on no readings.
+ClockSummary summarize_clocks(const std::vector<ClockReading>& readings);
+
+// Records of schema version 3 counted a sample as flagged under any slowing reason, the power
+// cap included, or below the clock of the row's first sample. Their stored counts are checked
+// by that rule, so they still read; nothing else uses it.
+std::size_t schema_3_flagged_samples(const std::vector<ClockReading>& readings);
+
+// Two rows ran at different clocks, as far as it can change their comparison: by the same rule
+// as a sample, the lower median clock below kClockFlagFraction of the higher. A comparison also
+// says so when either row has flagged samples (describe() in comparison.hpp).
 bool clocks_differ(double a_mhz, double b_mhz);
 
 // "0x4 (SW power cap)": the mask with the names of the bits gpumeter knows.
 std::string describe_throttle_reasons(std::uint64_t reasons);
+
+// What a row's flags mean, for a table's note: "38 of 70 samples clock-flagged: 38 ran below
+// 95% of the row's highest SM clock (1980 MHz), down to 1665 MHz; the SW power cap was set
+// around 37 (routine; not a flag by itself)".
+std::string describe_clock_flags(const ClockSummary& clocks, std::size_t n_samples);
 
 }  // namespace gpumeter

@@ -18,6 +18,8 @@ enum class ColumnKind {
   count,   // an integer: samples, kernels, retries
   real,    // a rate or a percentage
   memory,  // bytes inside, MiB in tables
+  clock,   // an SM clock in MHz, printed as read (a median may end in .5); shown beside a row
+           // whose null test failed, like its memory
 };
 
 // Where a column's cell goes in the markdown table, which is for people and shows less.
@@ -43,6 +45,11 @@ struct Column {
   // The record schema version that added the column: an older record lacks its summary value.
   int since_schema = 1;
   std::optional<double> (*value)(const Result& result) = nullptr;
+  // A value whose rule changed: records before `rule_since_schema` stored it by `older_rule`,
+  // which their reader checks it against, so they still read (the table then shows the value
+  // by today's rule, from the same samples).
+  int rule_since_schema = 1;
+  std::optional<double> (*older_rule)(const Result& result) = nullptr;
 };
 
 // Every column of a result row, in table order.

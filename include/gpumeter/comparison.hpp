@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "gpumeter/clock_state.hpp"
 #include "gpumeter/difference.hpp"
 #include "gpumeter/row.hpp"
 #include "gpumeter/timing_method.hpp"
@@ -42,9 +43,10 @@ struct Comparison {
   // The 1.5x rule's result, wall clock only.
   std::optional<RatioVerdict> ratio;
   std::string refusal;  // why the two were not compared; empty when they were
-  // B4: the rows' median SM clocks, when both were read; describe() says when they differ.
-  std::optional<double> baseline_sm_clock_mhz;
-  std::optional<double> candidate_sm_clock_mhz;
+  // B4: the rows' clocks, when each was read; describe() says when the two ran at different
+  // clocks (clocks_differ) or either has flagged samples, by the rule that flags a sample.
+  std::optional<ClockSummary> baseline_clock;
+  std::optional<ClockSummary> candidate_clock;
 
   bool compared() const { return refusal.empty(); }
 };
@@ -77,6 +79,35 @@ std::vector<NullTestOutcome> null_tests(const std::vector<Result>& results);
 // to 3.0%)", "no difference detected between b and a (a difference larger than 0.43% would
 // have been seen)", "b is 1.6x faster than a (directional difference)".
 std::string describe(const Comparison& comparison);
+
+// B4: what may make a comparison the clocks' rather than the work's, or "" when nothing does
+// (or a side's clock was not read), by the rule that flags a sample: "the two ran at different
+// SM clocks (median 1755 MHz against 1980 MHz)" (clocks_differ), and "clock-flagged samples:
+// new 12 of 200, base 0 of 200" when either side has flagged samples. describe() ends with it;
+// `gpumeter compare` names the sides "base" and "new".
+std::string clock_difference_words(const Comparison& comparison, const std::string& baseline_name,
+                                   const std::string& candidate_name);
+
+// A difference and its interval in words, the one place they are worded: "2.8% slower" and
+// "95% interval 2.6% to 3.0%" (from the 1.5x resolution on, factors: "2.1x slower", "1.9x to
+// 2.3x"); where no difference was found, "estimate +0.020%" and the signed "95% interval -0.31%
+// to +0.52%". The estimate and the ends share their significant figures (interval_digits in
+// format.hpp), so the printed estimate lies inside the printed interval.
+struct DifferenceWords {
+  std::string change;
+  std::string interval;
+};
+DifferenceWords difference_words(const RelativeDifference& difference);
+
+// A difference's estimate and interval as signed percents sharing their significant figures
+// (interval_digits in format.hpp): {"+2.8%", "+2.6%", "+3.0%"}. The sentences of describe()
+// and every table that prints a change with its interval (`gpumeter compare`) use it.
+struct PercentText {
+  std::string estimate;
+  std::string low;
+  std::string high;
+};
+PercentText percent_text(const RelativeDifference& difference);
 std::string describe(const NullTestOutcome& outcome);
 
 }  // namespace gpumeter

@@ -14,6 +14,19 @@ std::string format_significant(double value, int digits);
 double sig2(double value);
 std::string format_sig2(double value);
 
+// The significant figures of a number printed with its interval (an estimate and the two ends,
+// in the units the sentence uses): one count for all three, the fewest from 2 at which the
+// printed estimate lies strictly between the printed ends, so a sentence never shows "2.0x
+// (95% interval 1.96x to 1.98x)". Rounding every number to one count of figures keeps their
+// order, so even at the cap (an interval too narrow to print apart) the printed estimate is not
+// outside its printed ends. Where no interval is printed, numbers keep 2 figures.
+inline constexpr int kMinIntervalDigits = 2;
+// Six figures tell apart numbers a part in 10^5 apart, far finer than any interval a run of
+// passes supports (a 20 us kernel's pass means move by 7 parts in 10^4 on the H200); a narrower
+// interval prints its ends alike, the estimate with them.
+inline constexpr int kMaxIntervalDigits = 6;
+int interval_digits(double estimate, double low, double high);
+
 // The shortest text that reads back as the same double (600, 0.5, 1e+20): values given, not
 // measured (axis values, defaults in help texts).
 std::string format_shortest(double value);

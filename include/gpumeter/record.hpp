@@ -20,10 +20,13 @@ namespace gpumeter {
 // result's pass sizes and timestamp step, and the comparisons with the rule that applied;
 // version 3 adds each result's null test, memory and per-sample clock state, and the run's
 // instrumentation cost per launch (a version 2 reader would show a row whose null test failed
-// as a good one); version 4 adds each result's timestamp-unit check (a version 3 reader would
-// show a row converted from another client's clock as an ordinary one). Older records still read:
-// what they lack reads "not recorded", and version 1 comparisons are recomputed, and refused
-// where passes are needed.
+// as a good one). Version 4 adds each result's timestamp-unit check (a version 3 reader would
+// show a row converted from another client's clock as an ordinary one), flags a sample's clock by
+// the rule of clock_state.hpp (below 95% of the row's highest clock, or a thermal or hardware
+// slowdown; no longer the routine power cap) and adds each row's clock range and samples per
+// throttle reason to its summary (a version 3 reader would refuse the new counts as altered).
+// Older records still read: what they lack reads "not recorded", a version 3 count is checked by
+// version 3's rule, and version 1 comparisons are recomputed, and refused where passes are needed.
 inline constexpr int kRecordSchemaVersion = 4;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 inline constexpr const char* kRecordSchemaName = "gpumeter.record";

@@ -47,10 +47,10 @@ struct Summary {
   std::optional<double> tbs;
   std::optional<double> pct_of_peak_flops;
   std::optional<double> pct_of_peak_bandwidth;
-  // B4, when every sample has a clock reading: the median SM clock, and how many samples were
-  // flagged (a slowing throttle reason, or a clock below the row's first sample's).
-  std::optional<double> median_sm_clock_mhz;
-  std::optional<std::size_t> clock_flagged_samples;
+  // B4, when every sample has a clock reading: the SM clock's range and median, the flagged
+  // samples and the samples under each slowing reason (clock_state.hpp). nullopt, never zeros,
+  // when a backend reads no clock.
+  std::optional<ClockSummary> clock;
 };
 
 // Throws std::invalid_argument on no samples.

@@ -150,10 +150,18 @@ class Result:
     # whether it failed (a failed row's times are not the work's; it is compared with nothing).
     null_test: Optional[str] = None
     null_test_failed: bool = False
-    # Clock state per sample: the median SM clock, and the samples that ran throttled or below
-    # the clock the row started at (None where the clock could not be read).
+    # Clock state per sample (None where the clock could not be read): the SM clock's median and
+    # range, and the samples flagged as possibly slowed by their clock: below 95% of the row's
+    # highest clock (clock_below_reference_samples), or under a thermal or hardware slowdown.
+    # throttle_reason_samples counts the samples each slowing reason was set around
+    # ("sw_power_cap", routine on a loaded GPU and no flag by itself, "hw_slowdown",
+    # "sw_thermal", "hw_thermal", "hw_power_brake").
     median_sm_clock_mhz: Optional[float] = None
+    min_sm_clock_mhz: Optional[int] = None
+    max_sm_clock_mhz: Optional[int] = None
     clock_flagged_samples: Optional[int] = None
+    clock_below_reference_samples: Optional[int] = None
+    throttle_reason_samples: Optional[Dict[str, int]] = None
     # Memory of the call's case, each in its domain (None: not available): this process's device
     # memory above its context floor (NVML), and the host's peak resident set (VmHWM). The floor
     # is read when the process first opens the device for gpumeter, so whatever the process
@@ -232,7 +240,11 @@ def _result(row: Mapping[str, Any], record: Dict[str, Any]) -> Result:
         name=row["implementation"], method=row["timing_method"], statistic=row["statistic"],
         null_test=null_text, null_test_failed=null is not None and not null["pass"],
         median_sm_clock_mhz=s["median_sm_clock_mhz"],
+        min_sm_clock_mhz=s["min_sm_clock_mhz"], max_sm_clock_mhz=s["max_sm_clock_mhz"],
         clock_flagged_samples=s["clock_flagged_samples"],
+        clock_below_reference_samples=s["clock_below_reference_samples"],
+        throttle_reason_samples=(None if s["clock_flagged_samples"] is None
+                                 else dict(s["throttle_reason_samples"])),
         gpu_workload_bytes=after - floor if floor is not None and after is not None else None,
         host_peak_rss_bytes=memory["host_peak_rss_bytes"],
         device_busy=_spread(s, "device_busy_ms"), latency=_spread(s, "latency_ms"),

@@ -102,8 +102,9 @@ int compare(const std::string& base_file, const std::string& new_file,
     std::string finding = inert_text(c.refusal);
     if (c.compared() && c.difference) {
       const RelativeDifference& d = *c.difference;
-      change = (d.estimate >= 0 ? "+" : "") + format_sig2(100 * d.estimate) + "% [" +
-               format_sig2(100 * d.low) + "%, " + format_sig2(100 * d.high) + "%]";
+      // The core's numbers, so the change and its interval share their figures.
+      const PercentText t = percent_text(d);
+      change = t.estimate + " [" + t.low + ", " + t.high + "]";
       finding = d.slower()   ? "slower"
                 : d.faster() ? "faster"
                              : "no difference detected (would see " +
@@ -111,13 +112,16 @@ int compare(const std::string& base_file, const std::string& new_file,
       log_sum += std::log1p(d.estimate);
       ++logs;
       if (fail_on_regression_pct && d.low > *fail_on_regression_pct / 100) {
-        regressions.push_back(label(r.row) + ": " + format_sig2(100 * d.estimate) +
-                              "% slower (at least " + format_sig2(100 * d.low) + "% at " +
-                              format_sig2(100 * d.confidence) + "%)");
+        const DifferenceWords w = difference_words(d);
+        regressions.push_back(label(r.row) + ": " + w.change + " (" + w.interval + ")");
       }
     } else if (c.compared() && c.ratio) {
       change = c.ratio->wording;
       finding = c.ratio->label;
+    }
+    if (c.compared()) {
+      const std::string clocks = clock_difference_words(c, "base", "new");
+      if (!clocks.empty()) finding += "; " + clocks;
     }
     if (!c.compared()) refused.push_back(label(r.row) + ": " + inert_text(c.refusal));
     table += "| " + label(r.row) + " | " + std::string(to_string(c.statistic)) + " | " +

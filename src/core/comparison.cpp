@@ -8,6 +8,7 @@
 #include <string>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "gpumeter/clock_state.hpp"
 #include "gpumeter/format.hpp"
@@ -73,8 +74,8 @@ Comparison compare_rows(const Result& base, const Result& cand) {
   c.candidate = cand.row;
   c.statistic = statistic_of(base.measurement.method);
   c.rule = rule_for(c.statistic);
-  c.baseline_sm_clock_mhz = base.summary.median_sm_clock_mhz;
-  c.candidate_sm_clock_mhz = cand.summary.median_sm_clock_mhz;
+  c.baseline_clock = base.summary.clock;
+  c.candidate_clock = cand.summary.clock;
   // P6: a row whose time may not be its work's is not set against another.
   for (const Result* r : {&base, &cand}) {
     if (const std::optional<NullTestOutcome> n = null_test_of(*r); n && n->failed()) {
@@ -125,33 +126,38 @@ bool as_factor(double estimate) {
   return factor_of(estimate) >= kResolutionRatio;
 }
 
-std::string amount(double estimate, bool factor, int digits = 2) {
+std::string amount(double estimate, bool factor, int digits) {
   return factor ? format_significant(factor_of(estimate), digits) + "x"
                 : format_significant(100.0 * std::fabs(estimate), digits) + "%";
 }
 
-std::string change_words(double estimate) {
-  return amount(estimate, as_factor(estimate)) + (estimate >= 0 ? " slower" : " faster");
-}
-
-// "95% interval 2.6% to 3.0%", in the units of the estimate's words; an interval that holds
-// zero reads signed: "95% interval -0.31% to +0.52%".
-std::string interval_words(const RelativeDifference& d) {
-  const std::string level = format_significant(100 * d.confidence, 2) + "% interval ";
-  const bool factor = as_factor(d.estimate);
-  const double near = d.slower() ? d.low : d.high;  // the end closer to no difference
-  const double far = d.slower() ? d.high : d.low;
-  if (d.found()) {
-    // Two figures, or more where two would print both ends the same (a narrow interval must
-    // not read as none).
-    int digits = 2;
-    while (digits < 5 && amount(near, factor, digits) == amount(far, factor, digits)) ++digits;
-    return level + amount(near, factor, digits) + " to " + amount(far, factor, digits);
-  }
-  return level + percent(d.low) + " to +" + percent(d.high);
+std::string interval_level(const RelativeDifference& d) {
+  return format_significant(100 * d.confidence, 2) + "% interval ";
 }
 
 }  // namespace
+
+DifferenceWords difference_words(const RelativeDifference& d) {
+  if (!d.found()) {
+    const PercentText t = percent_text(d);
+    return {"estimate " + t.estimate, interval_level(d) + t.low + " to " + t.high};
+  }
+  const bool factor = as_factor(d.estimate);
+  const double near = d.slower() ? d.low : d.high;  // the end closer to no difference
+  const double far = d.slower() ? d.high : d.low;
+  const auto shown = [&](double v) { return factor ? factor_of(v) : 100.0 * std::fabs(v); };
+  const int digits = interval_digits(shown(d.estimate), shown(near), shown(far));
+  return {amount(d.estimate, factor, digits) + (d.slower() ? " slower" : " faster"),
+          interval_level(d) + amount(near, factor, digits) + " to " + amount(far, factor, digits)};
+}
+
+PercentText percent_text(const RelativeDifference& d) {
+  const int digits = interval_digits(100 * d.estimate, 100 * d.low, 100 * d.high);
+  const auto text = [&](double fraction) {
+    return (fraction >= 0 ? "+" : "") + format_significant(100 * fraction, digits) + "%";
+  };
+  return {text(d.estimate), text(d.low), text(d.high)};
+}
 
 std::string to_string(ComparisonRule rule) {
   return rule == ComparisonRule::relative_difference ? "relative_difference" : "resolution_1.5x";
@@ -221,16 +227,6 @@ std::vector<NullTestOutcome> null_tests(const std::vector<Result>& results) {
 
 namespace {
 
-// B4: a difference between rows that ran at different clocks may be the clocks'.
-std::string clock_note(const Comparison& c) {
-  if (!c.baseline_sm_clock_mhz || !c.candidate_sm_clock_mhz) return {};
-  if (!clocks_differ(*c.baseline_sm_clock_mhz, *c.candidate_sm_clock_mhz)) return {};
-  return "; the two ran at different SM clocks (median " +
-         format_significant(*c.candidate_sm_clock_mhz, 4) + " MHz against " +
-         format_significant(*c.baseline_sm_clock_mhz, 4) +
-         " MHz), so part of the difference may be the clock's";
-}
-
 std::string describe_difference(const Comparison& c) {
   const std::string& a = c.baseline.implementation;
   const std::string& b = c.candidate.implementation;
@@ -239,8 +235,8 @@ std::string describe_difference(const Comparison& c) {
     std::string s = b + " is " + c.ratio->wording + " than " + a + " (" + c.ratio->label;
     if (c.ratio->resolution == Resolution::no_measured_difference) {
       if (c.difference && c.difference->found()) {
-        s += "; the passes support a finer statement: " + change_words(c.difference->estimate) +
-             ", " + interval_words(*c.difference);
+        const DifferenceWords w = difference_words(*c.difference);
+        s += "; the passes support a finer statement: " + w.change + ", " + w.interval;
       } else {
         s += "; the samples support nothing finer";
       }
@@ -248,14 +244,12 @@ std::string describe_difference(const Comparison& c) {
     return s + "; " + statistic + ", rule: 1.5x resolution)";
   }
   const RelativeDifference& d = *c.difference;
-  if (d.found()) {
-    return b + " is " + change_words(d.estimate) + " than " + a + " (" + interval_words(d) + "; " +
-           statistic + ")";
-  }
+  const DifferenceWords w = difference_words(d);
+  if (d.found())
+    return b + " is " + w.change + " than " + a + " (" + w.interval + "; " + statistic + ")";
   return "no difference detected between " + b + " and " + a + " (a difference larger than " +
-         percent(d.smallest_detectable) + " would have been seen; estimate " +
-         (d.estimate >= 0 ? "+" : "") + percent(d.estimate) + ", " + interval_words(d) + "; " +
-         statistic + ")";
+         percent(d.smallest_detectable) + " would have been seen; " + w.change + ", " + w.interval +
+         "; " + statistic + ")";
 }
 
 }  // namespace
@@ -264,7 +258,27 @@ std::string describe(const Comparison& c) {
   const std::string& a = c.baseline.implementation;
   const std::string& b = c.candidate.implementation;
   if (!c.compared()) return b + " and " + a + " not compared: " + c.refusal;
-  return describe_difference(c) + clock_note(c);
+  const std::string clocks = clock_difference_words(c, a, b);
+  return describe_difference(c) +
+         (clocks.empty() ? "" : "; " + clocks + ", so part of the difference may be the clock's");
+}
+
+std::string clock_difference_words(const Comparison& c, const std::string& baseline_name,
+                                   const std::string& candidate_name) {
+  if (!c.baseline_clock || !c.candidate_clock) return {};
+  const ClockSummary& a = *c.baseline_clock;
+  const ClockSummary& b = *c.candidate_clock;
+  std::string s;
+  if (clocks_differ(a.median_mhz, b.median_mhz)) {
+    s = "the two ran at different SM clocks (median " + format_shortest(b.median_mhz) +
+        " MHz against " + format_shortest(a.median_mhz) + " MHz)";
+  }
+  if (a.flagged > 0 || b.flagged > 0) {
+    s += (s.empty() ? "" : "; ") + std::string("clock-flagged samples: ") + candidate_name + " " +
+         std::to_string(b.flagged) + " of " + std::to_string(b.samples) + ", " + baseline_name +
+         " " + std::to_string(a.flagged) + " of " + std::to_string(a.samples);
+  }
+  return s;
 }
 
 std::string describe(const NullTestOutcome& n) {

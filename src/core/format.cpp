@@ -51,6 +51,28 @@ std::string format_sig2(double value) {
   return format_significant(value, 2);
 }
 
+namespace {
+
+// The value a reader reads back from format_significant(value, digits).
+double as_printed(double value, int digits) {
+  return std::strtod(format_significant(value, digits).c_str(), nullptr);
+}
+
+}  // namespace
+
+int interval_digits(double estimate, double low, double high) {
+  if (!std::isfinite(estimate) || !std::isfinite(low) || !std::isfinite(high)) {
+    return kMinIntervalDigits;
+  }
+  const double lo = std::min(low, high);
+  const double hi = std::max(low, high);
+  for (int digits = kMinIntervalDigits; digits < kMaxIntervalDigits; ++digits) {
+    const double e = as_printed(estimate, digits);
+    if (as_printed(lo, digits) < e && e < as_printed(hi, digits)) return digits;
+  }
+  return kMaxIntervalDigits;
+}
+
 std::string format_shortest(double value) {
   char buf[64];
   const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);

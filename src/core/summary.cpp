@@ -20,6 +20,13 @@ double quantile(std::vector<double> values, double q) {
 
 namespace {
 
+std::vector<ClockReading> clock_readings(const std::vector<Sample>& samples) {
+  std::vector<ClockReading> readings;
+  readings.reserve(samples.size());
+  for (const Sample& s : samples) readings.push_back(*s.clock);
+  return readings;
+}
+
 Spread spread_of(const std::vector<double>& v) {
   return Spread{quantile(v, 0.5), quantile(v, 0.1), quantile(v, 0.9)};
 }
@@ -59,18 +66,7 @@ Summary summarize(const std::vector<Sample>& samples, TimingMethod method, int r
   // B4: only when every sample was read; a partial count would understate the flags.
   const bool clocks_known = std::all_of(samples.begin(), samples.end(),
                                         [](const Sample& s) { return s.clock.has_value(); });
-  if (clocks_known) {
-    const int start_mhz = samples.front().clock->sm_mhz;
-    std::vector<double> mhz;
-    mhz.reserve(samples.size());
-    std::size_t flagged = 0;
-    for (const Sample& s : samples) {
-      mhz.push_back(static_cast<double>(s.clock->sm_mhz));
-      if (clock_flagged(*s.clock, start_mhz)) ++flagged;
-    }
-    out.median_sm_clock_mhz = quantile(mhz, 0.5);
-    out.clock_flagged_samples = flagged;
-  }
+  if (clocks_known) out.clock = summarize_clocks(clock_readings(samples));
 
   const double busy_s = out.device_busy.median_ns * 1e-9;
   if (busy_s > 0) {

@@ -2,7 +2,9 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
+#include "gpumeter/clock_state.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/format.hpp"
 
@@ -37,9 +39,19 @@ std::optional<double> tbs(const Summary& s) { return s.tbs; }
 std::optional<double> pct_flops(const Summary& s) { return s.pct_of_peak_flops; }
 std::optional<double> pct_bandwidth(const Summary& s) { return s.pct_of_peak_bandwidth; }
 std::optional<double> retries(const Summary& s) { return static_cast<double>(s.retries); }
-std::optional<double> sm_clock(const Summary& s) { return s.median_sm_clock_mhz; }
-std::optional<double> clock_flags(const Summary& s) {
-  return s.clock_flagged_samples ? std::optional<double>(static_cast<double>(*s.clock_flagged_samples)) : std::nullopt;
+template <auto field>
+std::optional<double> clock_value(const Summary& s) {
+  return s.clock ? std::optional<double>(static_cast<double>((*s.clock).*field)) : std::nullopt;
+}
+// Records of schema version 3 flagged by that version's rule (clock_state.hpp).
+std::optional<double> schema_3_clock_flags(const Result& r) {
+  std::vector<ClockReading> readings;
+  for (const Sample& s : r.measurement.samples) {
+    if (!s.clock) return std::nullopt;
+    readings.push_back(*s.clock);
+  }
+  if (readings.empty()) return std::nullopt;
+  return static_cast<double>(schema_3_flagged_samples(readings));
 }
 
 std::string case_name(const Record&, const Result& r) { return r.row.case_name; }
@@ -86,8 +98,17 @@ constexpr std::array kColumns{
   Column{"pct_of_peak_bandwidth", "% peak TB/s", K::real, M::cell, "", "pct_of_peak_bandwidth", true, pct_bandwidth, nullptr},
   Column{"retries", "retries", K::count, M::cell, "", "retries", false, retries, nullptr},
   Column{"null_test", "null test", K::text, M::cell, "", "", false, nullptr, null_test, 3},
-  Column{"median_sm_clock_mhz", "", K::real, M::hidden, "", "median_sm_clock_mhz", true, sm_clock, nullptr, 3},
-  Column{"clock_flagged_samples", "clock-flagged", K::count, M::cell, "", "clock_flagged_samples", true, clock_flags, nullptr, 3},
+  // B4: the row's clocks beside its flag count, each recomputed from the samples by a reader.
+  Column{"median_sm_clock_mhz", "SM clock median [min, max]", K::clock, M::cell, "", "median_sm_clock_mhz", true, clock_value<&ClockSummary::median_mhz>, nullptr, 3},
+  Column{"min_sm_clock_mhz", "", K::clock, M::bracket_previous, "", "min_sm_clock_mhz", true, clock_value<&ClockSummary::min_mhz>, nullptr, 4},
+  Column{"max_sm_clock_mhz", "", K::clock, M::bracket_previous, "", "max_sm_clock_mhz", true, clock_value<&ClockSummary::max_mhz>, nullptr, 4},
+  Column{"clock_flagged_samples", "clock-flagged", K::count, M::cell, "", "clock_flagged_samples", true, clock_value<&ClockSummary::flagged>, nullptr, 3, nullptr, 4, schema_3_clock_flags},
+  Column{"clock_below_reference_samples", "", K::count, M::hidden, "", "clock_below_reference_samples", true, clock_value<&ClockSummary::below_reference>, nullptr, 4},
+  Column{"sw_power_cap_samples", "", K::count, M::hidden, "throttle_reason_samples", "sw_power_cap", true, clock_value<&ClockSummary::sw_power_cap>, nullptr, 4},
+  Column{"hw_slowdown_samples", "", K::count, M::hidden, "throttle_reason_samples", "hw_slowdown", true, clock_value<&ClockSummary::hw_slowdown>, nullptr, 4},
+  Column{"sw_thermal_samples", "", K::count, M::hidden, "throttle_reason_samples", "sw_thermal", true, clock_value<&ClockSummary::sw_thermal>, nullptr, 4},
+  Column{"hw_thermal_samples", "", K::count, M::hidden, "throttle_reason_samples", "hw_thermal", true, clock_value<&ClockSummary::hw_thermal>, nullptr, 4},
+  Column{"hw_power_brake_samples", "", K::count, M::hidden, "throttle_reason_samples", "hw_power_brake", true, clock_value<&ClockSummary::hw_power_brake>, nullptr, 4},
   Column{"gpu_workload_mib", "GPU memory", K::memory, M::cell, "", "", true, nullptr, nullptr, 3, gpu_workload},
   Column{"gpu_context_floor_mib", "", K::memory, M::hidden, "", "", true, nullptr, nullptr, 3, gpu_floor},
   Column{"host_peak_rss_mib", "host peak RSS", K::memory, M::cell, "", "", true, nullptr, nullptr, 3, host_peak},

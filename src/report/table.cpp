@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "gpumeter/clock_state.hpp"
 #include "gpumeter/columns.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/duration.hpp"
@@ -169,6 +170,10 @@ std::string markdown_value(const Column& c, const Record& rec, const Result& r,
   if (c.kind == ColumnKind::memory) {
     return v && std::isfinite(*v) ? sig3(*v / kBytesPerMiB) : std::string(kNotAvailable);
   }
+  // As NVML read it, in whole MHz (a median between two readings ends in .5).
+  if (c.kind == ColumnKind::clock) {
+    return v && std::isfinite(*v) ? format_shortest(*v) : std::string(kNotAvailable);
+  }
   // P6: a row whose null test failed shows no time (its time may not be its work's).
   if (no_numbers && c.kind != ColumnKind::count) return kNullTestFailedCell;
   if (!v || !std::isfinite(*v)) return kNotMeasured;
@@ -186,6 +191,7 @@ std::string markdown_title(const Column& c, const TimeUnit& unit) {
   std::string title(c.title);
   if (c.kind == ColumnKind::time) title += fmt::format(" ({})", unit.name);
   if (c.kind == ColumnKind::memory) title += " (MiB)";
+  if (c.kind == ColumnKind::clock) title += " (MHz)";
   return title;
 }
 
@@ -194,6 +200,9 @@ std::vector<std::string> markdown_row(const Record& rec, const Result& r, const 
   std::vector<std::string> cells;
   std::vector<std::string> bracket;
   auto flush_bracket = [&] {
+    if (bracket.empty()) return;
+    // A cell with no value takes no bracket of more values it does not have.
+    if (cells.back() == kNotAvailable) bracket.clear();
     if (bracket.empty()) return;
     std::string joined;
     for (const std::string& b : bracket) joined += (joined.empty() ? "" : ", ") + b;
@@ -204,7 +213,8 @@ std::vector<std::string> markdown_row(const Record& rec, const Result& r, const 
   for (const Column& c : result_columns()) {
     if (c.markdown == MarkdownPlacement::hidden) continue;
     if (c.markdown == MarkdownPlacement::bracket_previous) {
-      if (failed) continue;  // one "null test failed" per cell, no bracket of them
+      // One "null test failed" per cell, no bracket of them; a clock is not the row's time.
+      if (failed && c.kind != ColumnKind::clock) continue;
       bracket.push_back(markdown_value(c, rec, r, unit, failed));
       continue;
     }
@@ -325,8 +335,26 @@ std::string render_markdown(const std::vector<Record>& records) {
   rows.push_back(markdown_header(unit));
   std::vector<std::string> notes;
   for (const Record& record : records) {
+    // B4: a row's flags are judged against its own highest clock, so a row that ran held down
+    // throughout (a small case after a power-capped GEMM) has none; the same rule against the
+    // highest clock of the record's rows says so.
+    int record_mhz = 0;
+    for (const Result& result : record.results) {
+      if (result.summary.clock) record_mhz = std::max(record_mhz, result.summary.clock->max_mhz);
+    }
     for (const Result& result : record.results) {
       rows.push_back(markdown_row(record, result, unit));
+      if (const std::optional<ClockSummary>& clock = result.summary.clock;
+          clock && clock_below_reference(clock->max_mhz, record_mhz)) {
+        const std::string range = clock->min_mhz == clock->max_mhz
+                                      ? fmt::format("at {} MHz", clock->max_mhz)
+                                      : fmt::format("{} to {} MHz", clock->min_mhz, clock->max_mhz);
+        notes.push_back(fmt::format(
+            "{}: every sample ran below {}% of the highest SM clock of this record's rows ({} "
+            "MHz; this row {}), so its times may be the clock's",
+            md(row_label(result.row), MdPlace::line_start),
+            format_significant(100 * kClockFlagFraction, 2), record_mhz, range));
+      }
       const Measurement& m = result.measurement;
       if (!m.reason.empty()) {
         notes.push_back(fmt::format("{}: timing method {}: {}",
@@ -339,11 +367,10 @@ std::string render_markdown(const std::vector<Record>& records) {
             "shown, and it is compared with nothing",
             md(row_label(result.row), MdPlace::line_start), md(describe(*n))));
       }
-      if (result.summary.clock_flagged_samples && *result.summary.clock_flagged_samples > 0) {
-        notes.push_back(
-            fmt::format("{}: {} of {} samples ran throttled or below the clock the row started at",
-                        md(row_label(result.row), MdPlace::line_start),
-                        *result.summary.clock_flagged_samples, result.summary.n_samples));
+      if (const std::optional<ClockSummary>& clock = result.summary.clock;
+          clock && clock->flagged > 0) {
+        notes.push_back(fmt::format("{}: {}", md(row_label(result.row), MdPlace::line_start),
+                                    md(describe_clock_flags(*clock, result.summary.n_samples))));
       }
       if (!m.drop_counter_live) {
         notes.push_back(fmt::format(

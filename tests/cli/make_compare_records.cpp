@@ -1,13 +1,15 @@
 // Test helper: writes pairs of records with known differences for `gpumeter compare` and
 // `gpumeter merge` (tests/cli/test_compare.sh).
 //   gpumeter_make_compare_records DIR   writes
-//   DIR/{base,slower,same,mixed,shard1,shard2,other}.json
+//   DIR/{base,slower,same,mixed,shard1,shard2,other,cool,hot}.json
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "gpumeter/clock_state.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/summary.hpp"
@@ -17,8 +19,10 @@ namespace {
 using namespace gpumeter;
 
 // A row of two passes of `n` samples each around `ns`, with a small, fixed spread.
+// With `clock`, every sample ran at that clock and those reasons.
 Result row(const std::string& c, const std::string& impl, double ns,
-           TimingMethod method = TimingMethod::cupti) {
+           TimingMethod method = TimingMethod::cupti,
+           std::optional<ClockReading> clock = std::nullopt) {
   Result r;
   r.row = {c, {{"n", "1024"}}, impl};
   r.measurement.method = method;
@@ -26,7 +30,7 @@ Result row(const std::string& c, const std::string& impl, double ns,
   for (int pass = 0; pass < 2; ++pass) {
     for (int i = 0; i < 20; ++i) {
       const auto v = static_cast<Nanos>(ns * (1.0 + 0.001 * ((i + pass) % 5 - 2)));
-      r.measurement.samples.push_back({v, v, 1, 0});
+      r.measurement.samples.push_back({v, v, 1, 0, clock});
     }
     r.measurement.pass_sizes.push_back(20);
   }
@@ -74,6 +78,19 @@ int main(int argc, char** argv) {
     write(record("same", {row("copy", "a", 10000), row("copy", "b", 20000), row("gemm", "x", 5000)},
                  gpu),
           dir, "same.json");
+    // B4: the same times, the clocks read. In hot, copy/a ran at 70% of cool's clock; copy/b
+    // a step down with the routine power cap.
+    const auto cupti = TimingMethod::cupti;
+    write(record("cool",
+                 {row("copy", "a", 10000, cupti, ClockReading{1980, 0}),
+                  row("copy", "b", 20000, cupti, ClockReading{1980, kReasonSwPowerCap})},
+                 gpu),
+          dir, "cool.json");
+    write(record("hot",
+                 {row("copy", "a", 10000, cupti, ClockReading{1386, 0}),
+                  row("copy", "b", 20000, cupti, ClockReading{1965, kReasonSwPowerCap})},
+                 gpu),
+          dir, "hot.json");
     // copy/a timed with CUDA events: another statistic, never compared.
     write(
         record("mixed",

@@ -25,11 +25,13 @@ r=$work
 # --- compare: a 10% regression, found and gated -------------------------------------------------
 run slower compare "$r/base.json" "$r/slower.json" --fail-on-regression 5
 [[ $rc -eq 1 ]] || fail "slower: exit code $rc, expected 1 (a regression beyond 5%)"
-grep -qE '^\| copy / a \(n=1024\) \| device_busy \| 10.0 us \| 11.0 us \| \+10% \[' "$work/slower.out" ||
+# The change and its interval share their figures: two would print "+10% [+10%, +10%]".
+grep -qF '| copy / a (n=1024) | device_busy | 10.0 us | 11.0 us | +10.00% [+9.995%, +10.01%] |' "$work/slower.out" ||
   fail "slower: copy/a row: $(grep 'copy / a' "$work/slower.out")"
 grep -qE '^\| copy / b .*\| no difference detected' "$work/slower.out" || fail "slower: copy/b row"
 grep -qF "Regressions beyond 5.0% (1):" "$work/slower.out" || fail "slower: the gate's list"
-grep -qF -- "- copy / a (n=1024): 10% slower" "$work/slower.out" || fail "slower: the regression not named"
+grep -qF -- "- copy / a (n=1024): 10.00% slower (95% interval 9.995% to 10.01%)" "$work/slower.out" ||
+  fail "slower: the regression not named: $(grep -- '- copy / a' "$work/slower.out")"
 grep -qF "Only in base (1):" "$work/slower.out" && grep -qF -- "- gemm / x (n=1024)" "$work/slower.out" ||
   fail "slower: a row only in base was dropped"
 grep -qF "Only in new (1):" "$work/slower.out" && grep -qF -- "- softmax / y (n=1024)" "$work/slower.out" ||
@@ -44,6 +46,16 @@ run nogate compare "$r/base.json" "$r/slower.json"
 run same compare "$r/base.json" "$r/same.json" --fail-on-regression 0
 [[ $rc -eq 0 ]] || fail "same: exit code $rc, expected 0"
 [[ $(grep -c 'no difference detected' "$work/same.out") -eq 3 ]] || fail "same: expected 3 rows without a difference"
+
+# --- compare: sides at different clocks are said to be, by the rule that flags a sample --------
+run clocks compare "$r/cool.json" "$r/hot.json"
+[[ $rc -eq 0 ]] || fail "clocks: exit code $rc, expected 0"
+grep -qF '| copy / a (n=1024) | device_busy | 10.0 us | 10.0 us | +0% [' "$work/clocks.out" &&
+  grep -F '| copy / a (n=1024)' "$work/clocks.out" |
+  grep -qE 'no difference detected \(would see [0-9.]+%\); the two ran at different SM clocks \(median 1386 MHz against 1980 MHz\) \|' ||
+  fail "clocks: copy/a does not say its clocks: $(grep 'copy / a' "$work/clocks.out")"
+grep -F '| copy / b (n=1024)' "$work/clocks.out" | grep -q 'clock' &&
+  fail "clocks: copy/b, the routine power cap a step down, said something: $(grep 'copy / b' "$work/clocks.out")"
 
 # --- compare: another statistic is refused, not compared ----------------------------------------
 run mixed compare "$r/base.json" "$r/mixed.json"

@@ -259,9 +259,14 @@ def test_memory_and_clock_state_per_result_never_zero_for_unknown():
     if gpumeter._gpumeter.has_cuda() and gpumeter.env()["device"] is not None:
         # The host clock synchronizes a present GPU, and reads it: memory and clocks are known.
         assert r.gpu_workload_bytes is not None and r.median_sm_clock_mhz is not None
+        assert r.min_sm_clock_mhz <= r.median_sm_clock_mhz <= r.max_sm_clock_mhz
+        assert set(r.throttle_reason_samples) == {
+            "sw_power_cap", "hw_slowdown", "sw_thermal", "hw_thermal", "hw_power_brake"}
         return
     assert r.gpu_workload_bytes is None  # no device: not available, not 0
     assert r.median_sm_clock_mhz is None and r.clock_flagged_samples is None
+    assert r.min_sm_clock_mhz is None and r.max_sm_clock_mhz is None
+    assert r.clock_below_reference_samples is None and r.throttle_reason_samples is None
 
 
 def test_numpy_loaded_first_then_a_measurement_with_the_lock():

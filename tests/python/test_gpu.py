@@ -82,6 +82,8 @@ def test_protocol_on_the_gpu_null_test_lock_memory_clock():
     assert not any("without the idle check" in d or "not taken" in d for d in lock_notes)
     assert honest.median_sm_clock_mhz is not None and honest.median_sm_clock_mhz > 0
     assert honest.clock_flagged_samples is not None
+    assert honest.min_sm_clock_mhz <= honest.median_sm_clock_mhz <= honest.max_sm_clock_mhz
+    assert honest.clock_below_reference_samples <= honest.clock_flagged_samples
     # Memory: everything this process holds above its context floor, so 64 MiB taken between
     # two measurements (straight from the driver, not from CuPy's pool) shows as 64 MiB more.
     before = gpumeter.measure(lambda: run(1000))
@@ -94,7 +96,9 @@ def test_protocol_on_the_gpu_null_test_lock_memory_clock():
     grew = after.gpu_workload_bytes - before.gpu_workload_bytes
     print(f"MEMORY-CLOCK 64 MiB held: workload {before.gpu_workload_bytes} -> "
           f"{after.gpu_workload_bytes} bytes (+{grew}); median SM clock "
-          f"{honest.median_sm_clock_mhz} MHz, {honest.clock_flagged_samples} samples flagged")
+          f"{honest.median_sm_clock_mhz} MHz [{honest.min_sm_clock_mhz}, "
+          f"{honest.max_sm_clock_mhz}], {honest.clock_flagged_samples} samples flagged, "
+          f"reasons {honest.throttle_reason_samples}")
     assert abs(grew - (64 << 20)) <= (2 << 20)
 
 

@@ -36,9 +36,10 @@ inline Result full_result() {
   m.measure_iterations = 5;
   m.estimate_ns = 13'123;
   m.drop_counter_live = true;
-  // B4: the third sample ran power-capped below the first's clock; the fourth saw the GPU idle
-  // (not a slowing reason).
-  const ClockReading clocks[] = {{1980, 0}, {1980, 0}, {1965, 0x4}, {1980, 0x1}, {1980, 0}};
+  // B4: the second sample ran below 95% of the row's highest clock (flagged); the third
+  // power-capped a step down (routine, not flagged); the fourth saw the GPU idle (a state, not a
+  // slowdown); the fifth ran under SW thermal slowdown at full clock (flagged).
+  const ClockReading clocks[] = {{1980, 0}, {1800, 0}, {1965, 0x4}, {1980, 0x1}, {1980, 0x20}};
   for (std::size_t i = 0; i < m.samples.size(); ++i) m.samples[i].clock = clocks[i];
   // P6: 4x the work took about 4x the time.
   m.null_test = NullTestSamples{4, {49'000, 49'500, 50'100}};
@@ -66,8 +67,7 @@ inline Result full_result() {
   // arithmetic is under test).
   s.pct_of_peak_flops = 1125.7;
   s.pct_of_peak_bandwidth = 169.9;
-  s.median_sm_clock_mhz = 1980;
-  s.clock_flagged_samples = 1;
+  s.clock = ClockSummary{5, 1800, 1980, 1980, 2, 1, 1, 0, 1, 0, 0};
   return r;
 }
 

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,24 +23,82 @@ TEST(ClockState, ASampleTakesTheLowerClockAndEveryReason) {
   EXPECT_EQ(s.throttle_reasons, 0x5u);
 }
 
-TEST(ClockState, FlaggedWhenSlowingReasonOrBelowTheStart) {
-  EXPECT_FALSE(clock_flagged({1980, 0}, 1980));
-  EXPECT_FALSE(clock_flagged({1995, 0}, 1980));  // above the start: boost, not a slowdown
-  EXPECT_TRUE(clock_flagged({1965, 0}, 1980));
-  // Each slowing reason flags at full clock; the others do not.
-  for (const std::uint64_t slowing : {0x4u, 0x8u, 0x20u, 0x40u, 0x80u}) {
-    EXPECT_TRUE(clock_flagged({1980, slowing}, 1980)) << slowing;
+// The H200's routine state under load: the power cap set, the clock a step under the maximum.
+// A flag there would be on for every sample of a loaded GPU and tell a reader nothing.
+TEST(ClockState, RoutinePowerCapNearTheReferenceIsNotFlagged) {
+  const int reference = 1980;
+  EXPECT_FALSE(clock_flagged({1980, 0}, reference));
+  EXPECT_FALSE(clock_flagged({1980, kReasonSwPowerCap}, reference));
+  EXPECT_FALSE(clock_flagged({1960, kReasonSwPowerCap}, reference));  // 99%
+  EXPECT_FALSE(clock_flagged({1965, kReasonSwPowerCap | kReasonIdle}, reference));
+  // Down to the line: 95% of 1980 is 1881 MHz.
+  EXPECT_FALSE(clock_flagged({1881, kReasonSwPowerCap}, reference));
+  EXPECT_TRUE(clock_flagged({1880, kReasonSwPowerCap}, reference));
+}
+
+TEST(ClockState, AClockFarBelowTheReferenceIsFlaggedWhateverTheReasons) {
+  const int reference = 1980;
+  EXPECT_TRUE(clock_flagged({1386, 0}, reference));  // 70%
+  EXPECT_TRUE(clock_flagged({1386, kReasonSwPowerCap}, reference));
+  EXPECT_TRUE(clock_flagged({1695, kReasonSwPowerCap}, reference));  // the 8192^3 GEMM's cap
+  EXPECT_TRUE(clock_flagged({345, kReasonIdle}, reference));         // still at idle clock
+  EXPECT_TRUE(clock_below_reference(0.7 * 1980, 1980));
+  EXPECT_FALSE(clock_below_reference(0.99 * 1980, 1980));
+}
+
+TEST(ClockState, ThermalAndHardwareSlowdownsAreFlaggedAtAnyClock) {
+  for (const std::uint64_t reason :
+       {kReasonHwSlowdown, kReasonSwThermal, kReasonHwThermal, kReasonHwPowerBrake}) {
+    EXPECT_TRUE(clock_flagged({1980, reason}, 1980)) << reason;
+    EXPECT_TRUE(clock_flagged({1960, reason | kReasonSwPowerCap}, 1980)) << reason;
+    EXPECT_TRUE(clock_flagged({1386, reason}, 1980)) << reason;
   }
-  for (const std::uint64_t setting : {0x1u, 0x2u, 0x10u, 0x100u}) {
+  // States and settings never flag.
+  for (const std::uint64_t setting : {kReasonIdle, kReasonApplicationClocks, kReasonSyncBoost,
+                                      kReasonDisplayClocks, kReasonSwPowerCap}) {
     EXPECT_FALSE(clock_flagged({1980, setting}, 1980)) << setting;
   }
 }
 
-TEST(ClockState, DifferentClocksMeansMoreThanOnePercent) {
+// A row's summary: the reference is its highest clock, whatever the first sample's.
+TEST(ClockState, ARowsSummaryCountsFlagsAndReasonsAgainstItsHighestClock) {
+  // Starts power-capped at 1665 MHz (the cap of a GEMM before it), climbs back to 1980; one
+  // sample under HW slowdown at 1965, two power-capped at 1965.
+  const std::vector<ClockReading> row{{1665, 0x4},       {1665, 0x4}, {1965, 0x4},
+                                      {1965, 0x4 | 0x8}, {1980, 0},   {1980, 0x1}};
+  const ClockSummary c = summarize_clocks(row);
+  EXPECT_EQ(c.samples, 6u);
+  EXPECT_EQ(c.min_mhz, 1665);
+  EXPECT_EQ(c.max_mhz, 1980);
+  EXPECT_DOUBLE_EQ(c.median_mhz, 1965);
+  EXPECT_EQ(c.below_reference, 2u);  // 1665 < 1881
+  EXPECT_EQ(c.flagged, 3u);          // those two and the HW slowdown
+  EXPECT_EQ(c.sw_power_cap, 4u);
+  EXPECT_EQ(c.hw_slowdown, 1u);
+  EXPECT_EQ(c.sw_thermal + c.hw_thermal + c.hw_power_brake, 0u);
+  // The rule of schema version 3, kept to check its records: every power-capped sample and
+  // every sample below the first one's clock (none here: the first was the lowest).
+  EXPECT_EQ(schema_3_flagged_samples(row), 4u);
+  EXPECT_THROW(summarize_clocks({}), std::invalid_argument);
+}
+
+TEST(ClockState, TheFlagsAreExplainedInWords) {
+  const ClockSummary c = summarize_clocks({{1665, 0x4}, {1980, 0x20}, {1980, 0x4}, {1980, 0}});
+  EXPECT_EQ(describe_clock_flags(c, 4),
+            "2 of 4 samples clock-flagged: 1 ran below 95% of the row's highest SM clock (1980 "
+            "MHz), down to 1665 MHz; a SW thermal slowdown was set around 1; the SW power cap was "
+            "set around 2 (routine; not a flag by itself)");
+}
+
+// Comparisons use the same rule on the rows' medians.
+TEST(ClockState, RowsRanAtDifferentClocksByTheSameRule) {
   EXPECT_FALSE(clocks_differ(1980, 1980));
-  EXPECT_FALSE(clocks_differ(1980, 1965));  // one 15 MHz step
-  EXPECT_TRUE(clocks_differ(1980, 1950));
-  EXPECT_TRUE(clocks_differ(1755, 1980));
+  EXPECT_FALSE(clocks_differ(1980, 1965));  // one 15 MHz step, the routine cap
+  EXPECT_FALSE(clocks_differ(1960, 1980));  // 99%
+  EXPECT_FALSE(clocks_differ(1881, 1980));
+  EXPECT_TRUE(clocks_differ(1880, 1980));
+  EXPECT_TRUE(clocks_differ(1980, 1386));  // 70%
+  EXPECT_TRUE(clocks_differ(1695, 1980));
   EXPECT_FALSE(clocks_differ(0, 0));
 }
 

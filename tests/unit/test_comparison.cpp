@@ -4,10 +4,18 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <random>
+#include <regex>
 #include <string>
 #include <vector>
 
+#include "gpumeter/clock_state.hpp"
+#include "gpumeter/format.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/summary.hpp"
 #include "gpumeter/table.hpp"
@@ -65,7 +73,9 @@ TEST(Comparison, LargeDifferencesReadAsFactors) {
   const std::vector<Result> rs{row("gemm", "naive", TimingMethod::cupti, {{300, 301}, {302, 300}}),
                                row("gemm", "tiled", TimingMethod::cupti, {{100, 101}, {100, 102}})};
   const std::string text = describe(compare_results(rs).at(0));
-  EXPECT_EQ(text.rfind("tiled is 3.0x faster than naive (95% interval ", 0), 0u) << text;
+  // Two figures would print "3.0x" on an end of "2.9x to 3.0x": three part them.
+  EXPECT_EQ(text.rfind("tiled is 2.99x faster than naive (95% interval 2.94x to 3.03x", 0), 0u)
+      << text;
 }
 
 TEST(Comparison, WallClockKeepsTheResolutionRuleAndSaysSo) {
@@ -176,24 +186,200 @@ TEST(Comparison, ARowWhoseNullTestFailedIsComparedWithNothing) {
   EXPECT_EQ(null_tests({a, b}).size(), 2u);
 }
 
+// The comparison's clock statement follows the rule that flags a sample: the routine power cap
+// a step down says nothing; 70% of the other side's clock, or a thermal slowdown at full clock,
+// is said.
 TEST(Comparison, SidesAtDifferentClocksAreSaidSo) {
-  auto clocked = [](Result r, int mhz) {
-    for (Sample& s : r.measurement.samples) s.clock = ClockReading{mhz, 0};
+  auto clocked = [](Result r, int mhz, std::uint64_t reasons = 0) {
+    for (Sample& s : r.measurement.samples) s.clock = ClockReading{mhz, reasons};
     r.summary = summarize(r.measurement.samples, r.measurement.method, 0);
     return r;
   };
   const Result a = row("gemm", "a", TimingMethod::cupti, {{1000, 1001}, {1000, 1001}});
   const Result b = row("gemm", "b", TimingMethod::cupti, {{900, 901}, {900, 901}});
-  // Within 1% (one clock step): nothing said.
-  EXPECT_EQ(describe(compare_results({clocked(a, 1980), clocked(b, 1965)}).at(0)).find("clock"),
+  const auto said = [](const Result& x, const Result& y) {
+    return describe(compare_results({x, y}).at(0));
+  };
+  // The power cap at 99% of the other side's clock, and one step (1965 of 1980): nothing said.
+  EXPECT_EQ(said(clocked(a, 1980), clocked(b, 1960, kReasonSwPowerCap)).find("clock"),
             std::string::npos);
-  const std::string text = describe(compare_results({clocked(a, 1980), clocked(b, 1755)}).at(0));
-  EXPECT_NE(text.find("the two ran at different SM clocks (median 1755 MHz against 1980 MHz)"),
+  EXPECT_EQ(
+      said(clocked(a, 1980, kReasonSwPowerCap), clocked(b, 1965, kReasonSwPowerCap)).find("clock"),
+      std::string::npos);
+  // 70%: said, with both medians.
+  const std::string slow = said(clocked(a, 1980), clocked(b, 1386, kReasonSwPowerCap));
+  EXPECT_NE(slow.find("; the two ran at different SM clocks (median 1386 MHz against 1980 MHz), "
+                      "so part of the difference may be the clock's"),
             std::string::npos)
-      << text;
+      << slow;
+  // A thermal slowdown at full clock flags every sample of b: said, with the counts.
+  const std::string hot = said(clocked(a, 1980), clocked(b, 1980, kReasonHwThermal));
+  EXPECT_NE(hot.find("; clock-flagged samples: b 4 of 4, a 0 of 4, so part of the difference may "
+                     "be the clock's"),
+            std::string::npos)
+      << hot;
+  EXPECT_EQ(hot.find("different SM clocks"), std::string::npos) << hot;
   // Unread on one side: nothing can be said, and nothing is.
-  EXPECT_EQ(describe(compare_results({a, clocked(b, 1755)}).at(0)).find("clock"),
-            std::string::npos);
+  EXPECT_EQ(said(a, clocked(b, 1386)).find("clock"), std::string::npos);
+  // `gpumeter compare` names the sides base and new.
+  const Comparison c = compare_rows(clocked(a, 1980), clocked(b, 1386, kReasonHwSlowdown));
+  EXPECT_EQ(clock_difference_words(c, "base", "new"),
+            "the two ran at different SM clocks (median 1386 MHz against 1980 MHz); "
+            "clock-flagged samples: new 4 of 4, base 0 of 4");
+}
+
+// The numbers of an estimate and its interval as a sentence printed them, read back.
+struct Printed {
+  double estimate = 0;
+  double low = 0;
+  double high = 0;
+};
+
+double number(const std::string& text) {
+  return std::strtod(text.c_str(), nullptr);
+}
+
+// "b is 1.97x slower than a (95% interval 1.96x to 1.98x; ...)" and the finer statement under
+// the 1.5x resolution ("...: 2.8% slower, 95% interval 2.6% to 3.0%"): the change's number and
+// its interval's, in the change's units.
+std::optional<Printed> found_numbers(const std::string& text) {
+  static const std::regex words(
+      R"(([0-9.]+)(x|%) (slower|faster)[^;]*interval ([0-9.]+)(x|%) to ([0-9.]+)(x|%))");
+  std::smatch m;
+  if (!std::regex_search(text, m, words)) return std::nullopt;
+  if (m[2] != m[5] || m[2] != m[7]) return std::nullopt;  // one unit for all three
+  return Printed{number(m[1]), number(m[4]), number(m[6])};
+}
+
+// "...; estimate +0.020%, 95% interval -0.30% to +0.34%; ...".
+std::optional<Printed> signed_numbers(const std::string& text) {
+  static const std::regex words(
+      R"(estimate ([-+][0-9.]+)%, [0-9.]+% interval ([-+][0-9.]+)% to ([-+][0-9.]+)%)");
+  std::smatch m;
+  if (!std::regex_search(text, m, words)) return std::nullopt;
+  return Printed{number(m[1]), number(m[2]), number(m[3])};
+}
+
+// How far apart the three true numbers are in the units printed: the estimate's distance to
+// the nearer end over the largest magnitude. Rounding to 5 figures moves a number by at most
+// 5e-5 of itself, so from a margin of 2e-4 on, kMaxIntervalDigits (6) figures part the three.
+double margin(double estimate, double a, double b) {
+  const double largest = std::max({std::fabs(estimate), std::fabs(a), std::fabs(b)});
+  return std::min(std::fabs(estimate - a), std::fabs(b - estimate)) / largest;
+}
+
+// The printed estimate lies within its printed interval, and strictly inside wherever the
+// figures allowed can part them.
+void expect_inside(const Printed& p, double true_margin, const std::string& text) {
+  const double lo = std::min(p.low, p.high);
+  const double hi = std::max(p.low, p.high);
+  EXPECT_TRUE(lo <= p.estimate && p.estimate <= hi) << text;
+  if (true_margin > 2e-4) {
+    EXPECT_TRUE(lo < p.estimate && p.estimate < hi) << text;
+  }
+}
+
+// The numbers a found difference's words print: factors from the 1.5x resolution on, else the
+// percent of time added or saved.
+double shown(double difference, bool factor) {
+  if (!factor) return 100 * std::fabs(difference);
+  return difference >= 0 ? 1 + difference : 1 / (1 + difference);
+}
+
+// A sentence agrees with its own numbers. Random intervals over what a comparison can
+// state: estimates from a millionth to a factor of 3000 either way, half-widths from 10^-9 to
+// 4 on the log scale (so found and not found, percents and factors, faster and slower), through
+// every sentence that prints an interval: the device-time rule, the finer statement under the
+// 1.5x resolution, the signed percents of `gpumeter compare`, and the words of its gate.
+TEST(Comparison, EveryPrintedEstimateLiesInsideItsPrintedInterval) {
+  std::mt19937_64 rng(20261130);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const auto log_uniform = [&](double a, double b) {
+    return std::exp(std::log(a) + (std::log(b) - std::log(a)) * unit(rng));
+  };
+  int found_factor = 0, found_percent = 0, not_found = 0, slower = 0, faster = 0;
+  constexpr int kIntervals = 20000;
+  for (int i = 0; i < kIntervals; ++i) {
+    const double m = (unit(rng) < 0.5 ? -1 : 1) * log_uniform(1e-6, 8.0);  // log of the ratio
+    const double h = log_uniform(1e-9, 4.0);
+    RelativeDifference d;
+    d.estimate = std::expm1(m);
+    d.low = std::expm1(m - h);
+    d.high = std::expm1(m + h);
+    d.smallest_detectable = 0.01;
+    Comparison c;
+    c.baseline = {"k", {}, "a"};
+    c.candidate = {"k", {}, "b"};
+    c.difference = d;
+    const std::string text = describe(c);
+    const PercentText t = percent_text(d);
+    const std::string table = t.estimate + " [" + t.low + ", " + t.high + "]";
+    expect_inside({number(t.estimate), number(t.low), number(t.high)},
+                  margin(100 * d.estimate, 100 * d.low, 100 * d.high), table);
+    if (d.found()) {
+      (d.slower() ? slower : faster)++;
+      const bool factor = std::exp(std::fabs(m)) >= kResolutionRatio;
+      (factor ? found_factor : found_percent)++;
+      const double words_margin =
+          margin(shown(d.estimate, factor), shown(d.low, factor), shown(d.high, factor));
+      const std::optional<Printed> p = found_numbers(text);
+      ASSERT_TRUE(p) << text;
+      expect_inside(*p, words_margin, text);
+      const DifferenceWords w = difference_words(d);
+      const std::optional<Printed> gate = found_numbers(w.change + " (" + w.interval + ")");
+      ASSERT_TRUE(gate) << w.change << " " << w.interval;
+      expect_inside(*gate, words_margin, w.change + " (" + w.interval + ")");
+      // Wall clock: the finer statement under the 1.5x resolution words it the same way.
+      c.rule = ComparisonRule::resolution;
+      c.statistic = Statistic::synchronized_wall_clock;
+      c.ratio = compare_times(1.0, 1.2);
+      const std::string finer = describe(c);
+      const std::optional<Printed> q = found_numbers(finer.substr(finer.find("finer statement")));
+      ASSERT_TRUE(q) << finer;
+      expect_inside(*q, words_margin, finer);
+    } else {
+      ++not_found;
+      const std::optional<Printed> p = signed_numbers(text);
+      ASSERT_TRUE(p) << text;
+      expect_inside(*p, margin(100 * d.estimate, 100 * d.low, 100 * d.high), text);
+    }
+    if (::testing::Test::HasFailure()) break;  // one sentence shown, not thousands
+  }
+  // Every kind of sentence was tried many times.
+  EXPECT_GT(found_factor, 1000);
+  EXPECT_GT(found_percent, 1000);
+  EXPECT_GT(not_found, 1000);
+  EXPECT_GT(slower, 1000);
+  EXPECT_GT(faster, 1000);
+}
+
+TEST(Comparison, DigitsWidenOnlyAsFarAsTheEstimateNeeds) {
+  // The issue's sentence: two figures would print "2.0x" outside "1.96x to 1.98x".
+  RelativeDifference d;
+  d.estimate = 0.97;
+  d.low = 0.96;
+  d.high = 0.98;
+  EXPECT_EQ(difference_words(d).change, "1.97x slower");
+  EXPECT_EQ(difference_words(d).interval, "95% interval 1.96x to 1.98x");
+  // Where two figures already put the estimate inside, two it is.
+  d = {0.028, 0.026, 0.030};
+  EXPECT_EQ(difference_words(d).change, "2.8% slower");
+  EXPECT_EQ(difference_words(d).interval, "95% interval 2.6% to 3.0%");
+  // An end that two figures print like the estimate widens all three.
+  d = {0.0281, 0.0279, 0.0301};
+  EXPECT_EQ(difference_words(d).change, "2.81% slower");
+  EXPECT_EQ(difference_words(d).interval, "95% interval 2.79% to 3.01%");
+  // Faster, as the share of time saved.
+  d = {-0.2, -0.25, -0.15};
+  EXPECT_EQ(difference_words(d).change, "20% faster");
+  EXPECT_EQ(difference_words(d).interval, "95% interval 15% to 25%");
+  // No difference found: signed, the same figures for the three.
+  d = {0.0002, -0.0030, 0.0034};
+  EXPECT_EQ(percent_text(d).estimate, "+0.020%");
+  EXPECT_EQ(percent_text(d).low, "-0.30%");
+  EXPECT_EQ(percent_text(d).high, "+0.34%");
+  // No interval printed: P5's two figures stand (compare_times, null tests).
+  EXPECT_EQ(compare_times(1.0, 1.97).wording, "2.0x slower");
 }
 
 TEST(Comparison, RenderedUnderTheTableWithTheCaseAndNoRequirementIds) {

@@ -300,16 +300,11 @@ TEST(RecordSchema, VersionFourFixtureStillReads) {
   EXPECT_EQ(serialize(r), text.str());
 }
 
-// What version 4 added reads "not recorded" in a version 3 record: no timestamp-unit check.
+// What version 4 added reads "not recorded" in a version 3 record: no timestamp-unit check (and
+// its clock flags are read by version 3's rule: as_version_3 below).
 Record without_version_4_fields(Record want) {
   for (Result& result : want.results) result.measurement.timestamp_check.reset();
   return want;
-}
-
-TEST(RecordSchema, VersionThreeFixtureStillReads) {
-  const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v3.json");
-  expect_records_equal(r, without_version_4_fields(full_record()));
-  EXPECT_EQ(ordered_json::parse(serialize(r))["schema_version"], kRecordSchemaVersion);
 }
 
 // What version 3 added reads "not recorded" in a version 2 record: no clock readings, no null
@@ -370,6 +365,62 @@ std::string what_after(Edit edit) {
   auto j = ordered_json::parse(serialize(full_record()));
   edit(j);
   return what_of(j.dump(2));
+}
+
+// The record of schema version 3: its samples' clocks as they were then (the third power-capped
+// a step down, the fourth idle), every summary by today's rules.
+Record as_version_3(Record want) {
+  want = without_version_4_fields(std::move(want));
+  const ClockReading clocks[] = {{1980, 0}, {1980, 0}, {1965, 0x4}, {1980, 0x1}, {1980, 0}};
+  std::vector<Sample>& samples = want.results[0].measurement.samples;
+  for (std::size_t i = 0; i < samples.size(); ++i) samples[i].clock = clocks[i];
+  testing::derive_summaries(want);
+  return want;
+}
+
+// A version 3 record reads: its stored flag count (1: the power-capped sample, by version 3's
+// rule) is checked by version 3's rule, and the table shows today's (0: a step under the
+// row's highest clock with the routine cap is no flag).
+TEST(RecordSchema, VersionThreeFixtureReadsByItsOwnFlagRule) {
+  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v3.json";
+  const auto stored = ordered_json::parse(read_file(fixture));
+  ASSERT_EQ(stored["results"][0]["summary"]["clock_flagged_samples"], 1);
+  const Record r = read_record(fixture);
+  expect_records_equal(r, as_version_3(full_record()));
+  ASSERT_TRUE(r.results[0].summary.clock.has_value());
+  EXPECT_EQ(r.results[0].summary.clock->flagged, 0u);
+  EXPECT_EQ(r.results[0].summary.clock->sw_power_cap, 1u);
+  EXPECT_EQ(ordered_json::parse(serialize(r))["schema_version"], kRecordSchemaVersion);
+  // Stored by today's rule, a version 3 count is refused: each version is read by its own.
+  auto j = stored;
+  j["results"][0]["summary"]["clock_flagged_samples"] = 0;
+  const std::string what = what_of(j.dump(2));
+  EXPECT_NE(what.find("results[0].summary.clock_flagged_samples is 0 but the record's samples "
+                      "give 1"),
+            std::string::npos)
+      << what;
+}
+
+// Every clock figure of a version 4 summary is recomputed from the samples, not trusted.
+TEST(RecordStrictReading, AClockSummaryTheSamplesDoNotGiveIsRefused) {
+  const auto refused = [](const char* key, const char* object, int value) {
+    return what_after([&](auto& j) {
+      auto& summary = j["results"][0]["summary"];
+      (object[0] == '\0' ? summary : summary[object])[key] = value;
+    });
+  };
+  EXPECT_NE(refused("min_sm_clock_mhz", "", 1980)
+                .find("summary.min_sm_clock_mhz is 1980 but the "
+                      "record's samples give 1800"),
+            std::string::npos);
+  EXPECT_NE(refused("clock_flagged_samples", "", 0).find("give 2"), std::string::npos);
+  EXPECT_NE(refused("clock_below_reference_samples", "", 0).find("give 1"), std::string::npos);
+  EXPECT_NE(refused("sw_thermal", "throttle_reason_samples", 0)
+                .find("summary.throttle_reason_samples.sw_thermal is 0 but the record's samples "
+                      "give 1"),
+            std::string::npos);
+  EXPECT_NE(refused("sw_power_cap", "throttle_reason_samples", 5).find("give 1"),
+            std::string::npos);
 }
 
 TEST(RecordStrictReading, InvalidJson) {
@@ -712,7 +763,7 @@ TEST(RecordHostile, DeepNestingIsRefusedBeforeItIsBuilt) {
   // recursive copy of the parsed document; 20,000 read. Neither is a record.
   for (const std::size_t depth :
        {std::size_t{40}, std::size_t{20'000}, std::size_t{50'000}, std::size_t{1'000'000}}) {
-    const std::string arrays = R"({"schema": "gpumeter.record", "schema_version": 3, "x": )" +
+    const std::string arrays = R"({"schema": "gpumeter.record", "schema_version": 4, "x": )" +
                                std::string(depth, '[') + std::string(depth, ']') +
                                R"(, "run_id": "r"})";
     EXPECT_EQ(what_of(arrays), "dir/rec.json: nested deeper than 32 levels; no record is") << depth;

@@ -113,6 +113,8 @@ TEST(RenderMarkdown, CellsAreTranscribedFromTheRecord) {
   EXPECT_EQ(gemm.at("% peak FLOP/s"), "1130%");
   EXPECT_EQ(gemm.at("% peak TB/s"), "170%");
   EXPECT_EQ(gemm.at("retries"), "1");
+  EXPECT_EQ(gemm.at("SM clock median [min, max] (MHz)"), "1980 [1800, 1980]");
+  EXPECT_EQ(gemm.at("clock-flagged"), "2");
   EXPECT_EQ(gemm.at("device"), "NVIDIA H200 (cuda:0)");
 
   const auto& softmax = rows[1];
@@ -128,6 +130,9 @@ TEST(RenderMarkdown, CellsAreTranscribedFromTheRecord) {
   EXPECT_EQ(softmax.at("TB/s"), "not measured");
   EXPECT_EQ(softmax.at("% peak FLOP/s"), "not measured");
   EXPECT_EQ(softmax.at("% peak TB/s"), "not measured");
+  // Events read no clock: not available, never a zero.
+  EXPECT_EQ(softmax.at("SM clock median [min, max] (MHz)"), "not available");
+  EXPECT_EQ(softmax.at("clock-flagged"), "not measured");
 }
 
 TEST(RenderMarkdown, DeviationsNotesAndSourcesFollowTheTable) {
@@ -142,6 +147,13 @@ TEST(RenderMarkdown, DeviationsNotesAndSourcesFollowTheTable) {
             std::string::npos)
       << md;
   EXPECT_NE(md.find("the dropped-record counter was not proven live"), std::string::npos);
+  // B4: a flagged row's note says what flagged it, from the row's own clocks.
+  EXPECT_NE(md.find("- gemm / cublas (dtype=bf16, m=4096): 2 of 5 samples clock-flagged: 1 ran "
+                    "below 95% of the row's highest SM clock (1980 MHz), down to 1800 MHz; a SW "
+                    "thermal slowdown was set around 1; the SW power cap was set around 1 "
+                    "(routine; not a flag by itself)\n"),
+            std::string::npos)
+      << md;
   EXPECT_NE(md.find("- record 20261129T112650Z-4242-0badcafe (created 2026-11-29T11:26:50Z, "
                     "gpumeter 0.1.0, commit 3f2a9c1)\n"),
             std::string::npos)
@@ -168,6 +180,36 @@ TEST(RenderMarkdown, DeviationsNotesAndSourcesFollowTheTable) {
       << md;
   EXPECT_EQ(markdown_rows(md).size(), 3u);
   EXPECT_EQ(markdown_rows(md)[2].at("device"), "host:0");
+}
+
+// B4: a row held down throughout has no flags of its own (its reference is its own highest
+// clock); against the highest clock of its record's rows, the note says so. Within 95% of it,
+// nothing is said.
+TEST(RenderMarkdown, ARowHeldDownThroughoutIsNamed) {
+  Record r = full_record();
+  Result capped = r.results[0];
+  capped.row.implementation = "after-the-big-gemm";
+  for (Sample& s : capped.measurement.samples) s.clock = ClockReading{1665, kReasonSwPowerCap};
+  Result step = r.results[0];
+  step.row.implementation = "a-step-down";
+  for (Sample& s : step.measurement.samples) s.clock = ClockReading{1965, kReasonSwPowerCap};
+  r.results = {r.results[0], capped, step};
+  testing::derive_summaries(r);
+  EXPECT_EQ(r.results[1].summary.clock->flagged, 0u);
+  const std::string md = render_markdown({r});
+  EXPECT_NE(md.find("- gemm / after-the-big-gemm (dtype=bf16, m=4096): every sample ran below 95% "
+                    "of the highest SM clock of this record's rows (1980 MHz; this row at 1665 "
+                    "MHz), so its times may be the clock's\n"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("a-step-down (dtype=bf16, m=4096):"), std::string::npos) << md;
+  const auto rows = markdown_rows(md);
+  EXPECT_EQ(rows[1].at("SM clock median [min, max] (MHz)"), "1665 [1665, 1665]");
+  EXPECT_EQ(rows[1].at("clock-flagged"), "0");
+  // The comparison of the two rows says it too.
+  EXPECT_NE(render_comparisons({r}).find("the two ran at different SM clocks (median 1665 MHz "
+                                         "against 1980 MHz)"),
+            std::string::npos);
 }
 
 TEST(RenderMarkdown, NoDeviationsSaysSo) {
@@ -251,21 +293,35 @@ TEST(RenderCsv, HeaderAndCells) {
             "device_busy_p10_us,device_busy_p90_us,latency_median_us,latency_p10_us,"
             "latency_p90_us,n_samples,max_n_kernels,gap_us,uncounted_copy_us,tflops,tbs,"
             "pct_of_peak_flops,pct_of_peak_bandwidth,retries,null_test,median_sm_clock_mhz,"
-            "clock_flagged_samples,gpu_workload_mib,gpu_context_floor_mib,host_peak_rss_mib,"
-            "device,run_id");
+            "min_sm_clock_mhz,max_sm_clock_mhz,clock_flagged_samples,"
+            "clock_below_reference_samples,sw_power_cap_samples,hw_slowdown_samples,"
+            "sw_thermal_samples,hw_thermal_samples,hw_power_brake_samples,gpu_workload_mib,"
+            "gpu_context_floor_mib,host_peak_rss_mib,device,run_id");
   const auto rows = csv_rows(csv);
   ASSERT_EQ(rows.size(), 2u);
   const auto& gemm = rows[0];
   // P6, B4, P7: the null test's ratio, the clock, the memory in MiB.
   EXPECT_EQ(gemm.at("null_test"), "4.0x for 4x work: pass");
+  // B4: the clock's range and the counts behind the flag, beside it.
   EXPECT_EQ(gemm.at("median_sm_clock_mhz"), "1980");
-  EXPECT_EQ(gemm.at("clock_flagged_samples"), "1");
+  EXPECT_EQ(gemm.at("min_sm_clock_mhz"), "1800");
+  EXPECT_EQ(gemm.at("max_sm_clock_mhz"), "1980");
+  EXPECT_EQ(gemm.at("clock_flagged_samples"), "2");
+  EXPECT_EQ(gemm.at("clock_below_reference_samples"), "1");
+  EXPECT_EQ(gemm.at("sw_power_cap_samples"), "1");
+  EXPECT_EQ(gemm.at("hw_slowdown_samples"), "0");
+  EXPECT_EQ(gemm.at("sw_thermal_samples"), "1");
+  EXPECT_EQ(gemm.at("hw_thermal_samples"), "0");
+  EXPECT_EQ(gemm.at("hw_power_brake_samples"), "0");
   EXPECT_EQ(gemm.at("gpu_workload_mib"), "1024");
   EXPECT_EQ(gemm.at("gpu_context_floor_mib"), "512");
   EXPECT_EQ(gemm.at("host_peak_rss_mib"), "117.73828125");
   // The fallback row has none of them: "not run", and empty numbers (unknown, not zero).
   EXPECT_EQ(rows[1].at("null_test"), "not run");
-  EXPECT_EQ(rows[1].at("clock_flagged_samples"), "");
+  for (const char* clock : {"median_sm_clock_mhz", "min_sm_clock_mhz", "clock_flagged_samples",
+                            "sw_power_cap_samples", "hw_thermal_samples"}) {
+    EXPECT_EQ(rows[1].at(clock), "") << clock;
+  }
   EXPECT_EQ(rows[1].at("gpu_workload_mib"), "");
   EXPECT_EQ(gemm.at("case"), "gemm");
   EXPECT_EQ(gemm.at("params"), "dtype=bf16, m=4096");
