@@ -20,9 +20,11 @@ namespace gpumeter {
 // result's pass sizes and timestamp step, and the comparisons with the rule that applied;
 // version 3 adds each result's null test, memory and per-sample clock state, and the run's
 // instrumentation cost per launch (a version 2 reader would show a row whose null test failed
-// as a good one). Older records still read: what they lack reads "not recorded", and version 1
-// comparisons are recomputed, and refused where passes are needed.
-inline constexpr int kRecordSchemaVersion = 3;
+// as a good one); version 4 times the ceilings like the rows and keeps how (method, statistic,
+// rule, each run's samples), and marks each percent of a ceiling above 100 (a version 3 reader
+// would show 103% bare). Older records still read: what they lack reads "not recorded", and
+// version 1 comparisons are recomputed, and refused where passes are needed.
+inline constexpr int kRecordSchemaVersion = 4;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 inline constexpr const char* kRecordSchemaName = "gpumeter.record";
 
