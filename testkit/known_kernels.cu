@@ -42,6 +42,16 @@ __global__ void copy_kernel(const float4* in, float4* out, std::size_t n) {
   }
 }
 
+// y = 2x in float4s, grid-stride: examples/time_my_kernel.cu's float4 kernel.
+__global__ void scale_float4_kernel(const float4* x, float4* y, std::size_t n) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    const float4 v = x[i];
+    y[i] = make_float4(2.0f * v.x, 2.0f * v.y, 2.0f * v.z, 2.0f * v.w);
+  }
+}
+
 }  // namespace
 
 void launch_spin(std::uint64_t ns, std::uint64_t* stamps, cudaStream_t stream) {
@@ -67,6 +77,11 @@ void launch_invalid_configuration(cudaStream_t stream) {
 void launch_copy(const void* in, void* out, std::size_t n_float4, int blocks, cudaStream_t stream) {
   copy_kernel<<<blocks, 512, 0, stream>>>(static_cast<const float4*>(in), static_cast<float4*>(out),
                                           n_float4);
+}
+
+void launch_scale_float4(const void* x, void* y, std::size_t n_float4, cudaStream_t stream) {
+  scale_float4_kernel<<<1024, 256, 0, stream>>>(static_cast<const float4*>(x),
+                                                static_cast<float4*>(y), n_float4);
 }
 
 }  // namespace gpumeter::testkit

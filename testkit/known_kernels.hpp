@@ -32,4 +32,8 @@ void launch_invalid_configuration(cudaStream_t stream);
 // bandwidth-bound kernel.
 void launch_copy(const void* in, void* out, std::size_t n_float4, int blocks, cudaStream_t stream);
 
+// y = 2x for n float4s, 1024 blocks of 256 threads striding over them: time-my-kernel's float4
+// kernel, the one that read 105% of an event-timed bandwidth ceiling.
+void launch_scale_float4(const void* x, void* y, std::size_t n_float4, cudaStream_t stream);
+
 }  // namespace gpumeter::testkit

@@ -1,8 +1,9 @@
 // What an idle pause before each timed run does to a GEMM ceiling: the best, median and worst
 // of ten cuBLAS bf16 GEMMs (4096^3 and 8192^3, random inputs) timed with event pairs, back to
-// back and after pauses of 1 to 50 ms. gpumeter's ceilings take the best of ten back to back;
-// this program is the evidence for not pausing (the clocks fall while the device idles) and for
-// reading "% peak FLOP/s" as relative to a sustained GEMM (docs/methodology.md).
+// back and after pauses of 1 to 50 ms. gpumeter's ceilings run their work back to back, as a
+// row's iterations run, and take the fastest sample; this program is the evidence for not
+// pausing (the clocks fall while the device idles) and for reading "% peak FLOP/s" as relative
+// to a sustained GEMM (docs/methodology.md).
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>

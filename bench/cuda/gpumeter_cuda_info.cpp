@@ -7,10 +7,12 @@
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
 #include "command_line.hpp"
 #include "gpumeter/cuda_backend.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/record_io.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"gpumeter-cuda-info: the CUDA device and CUPTI as gpumeter finds them",
@@ -42,8 +44,9 @@ int main(int argc, char** argv) {
                      {"memory_bytes", id.memory_bytes.value_or(0)}};
     gpumeter::CudaBackendOptions options;
     options.device = device;
+    std::unique_ptr<gpumeter::Backend> backend;
     try {
-      const auto backend = gpumeter::make_cuda_backend(options);
+      backend = gpumeter::make_cuda_backend(options);
       out["backend"] = std::string(gpumeter::to_string(backend->method()));
     } catch (const gpumeter::CuptiUnavailable& e) {
       out["backend_error"] = e.what();
@@ -56,10 +59,10 @@ int main(int argc, char** argv) {
                     {"cause", s.cause},
                     {"drop_counter_live", s.drop_counter_live ? nlohmann::json(*s.drop_counter_live)
                                                               : nlohmann::json()}};
-    if (ceilings) {
-      const gpumeter::Ceilings c = gpumeter::measure_ceilings(device);
-      out["ceilings"] = {{"copy_bytes_per_s", c.bytes_per_s.value_or(0)},
-                         {"bf16_gemm_flops_per_s", c.flops_per_s.value_or(0)}};
+    if (ceilings && backend) {
+      // Timed by the backend the rows would be timed by, as a record's are.
+      const gpumeter::Ceilings c = gpumeter::measure_ceilings(*backend);
+      out["ceilings"] = nlohmann::json::parse(gpumeter::ceilings_to_json(c));
     }
   } catch (const gpumeter::Error& e) {
     out["error"] = e.what();

@@ -20,6 +20,7 @@ enum class ColumnKind {
   memory,  // bytes inside, MiB in tables
   clock,   // an SM clock in MHz, printed as read (a median may end in .5); shown beside a row
            // whose null test failed, like its memory
+  flag,    // yes or no: 1 or 0 inside, true or false in the record and CSV
 };
 
 // Where a column's cell goes in the markdown table, which is for people and shows less.
@@ -27,6 +28,9 @@ enum class MarkdownPlacement {
   cell,              // a cell of its own, under `title`
   bracket_previous,  // appended to the previous cell: "12.3 [12.0, 12.7]"
   hidden,            // CSV and JSON only
+  // A flag: when set, its title in parentheses after the previous cell, "103% (above the
+  // measured ceiling)"; nothing when not set.
+  annotate_previous,
 };
 
 struct Column {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpumeter/backend.hpp"
+#include "gpumeter/ceilings.hpp"
 #include "gpumeter/device.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/summary.hpp"
@@ -149,10 +150,15 @@ std::vector<std::string> add_cuda_versions(DeviceState& state);
 // backends report as their device state. Never throws.
 DeviceStateReading read_cuda_device_state(const DeviceIdentity& device);
 
-// The device's measured ceilings for the roofline columns, measured once per process and
-// device: copy bandwidth from the best of several large device-to-device copies (bytes read
-// plus bytes written), and a matrix rate from the best of several large bf16 cuBLAS GEMMs
-// on random data (fp32 accumulate). Throws DeviceError.
-Ceilings measure_ceilings(int device);
+// The device's measured ceilings for the roofline columns (T8), timed by `backend`, the backend
+// that times the rows they divide: each piece of ceiling work is measured by measure() (the
+// rows' attribution, L2 flush, default budget and statistic), and each ceiling is the fastest
+// sample of the best of its runs (kCeilingRule). Copy bandwidth (bytes read plus bytes written): a
+// device-to-device cudaMemcpyAsync of 512 MiB and a float4 grid-stride copy kernel on the same
+// buffers; a matrix rate: a bf16 cuBLAS GEMM of size 8192 on random data (fp32 accumulation).
+// Measured once per process, device and way of timing, and cached.
+// Throws ConfigError for a backend of no CUDA device, and whatever measure() throws (DeviceError,
+// CuptiUnavailable, RecordsLost...): then there is no ceiling.
+Ceilings measure_ceilings(Backend& backend);
 
 }  // namespace gpumeter

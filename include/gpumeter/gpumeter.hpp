@@ -5,6 +5,7 @@
 // (when built with CUDA; link gpumeter::cuda).
 #include "gpumeter/backend.hpp"
 #include "gpumeter/calibration.hpp"
+#include "gpumeter/ceilings.hpp"
 #include "gpumeter/columns.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/device.hpp"

@@ -24,9 +24,12 @@ namespace gpumeter {
 // show a row converted from another client's clock as an ordinary one), flags a sample's clock by
 // the rule of clock_state.hpp (below 95% of the row's highest clock, or a thermal or hardware
 // slowdown; no longer the routine power cap) and adds each row's clock range and samples per
-// throttle reason to its summary (a version 3 reader would refuse the new counts as altered).
-// Older records still read: what they lack reads "not recorded", a version 3 count is checked by
-// version 3's rule, and version 1 comparisons are recomputed, and refused where passes are needed.
+// throttle reason to its summary (a version 3 reader would refuse the new counts as altered),
+// and times the ceilings like the rows, keeping how (method, statistic, rule, each run's
+// samples), and marks each percent of a ceiling above 100 (a version 3 reader would show 103%
+// bare). Older records still read: what they lack reads "not recorded", a version 3 count is
+// checked by version 3's rule, and version 1 comparisons are recomputed, and refused where passes
+// are needed.
 inline constexpr int kRecordSchemaVersion = 4;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 inline constexpr const char* kRecordSchemaName = "gpumeter.record";

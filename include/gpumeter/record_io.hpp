@@ -30,6 +30,12 @@ std::string serialize(const Record& record);
 // (adding one does not bump the version). `path` only names the source in messages.
 Record parse_record(std::string_view text, const std::string& path);
 
+// The ceilings alone, as a record holds them (one line of JSON), and read back as strictly as
+// a record's: how a sweep hands the ceilings it measured to the processes of its isolated
+// cases. ceilings_from_json throws InvalidRecord naming `source`.
+std::string ceilings_to_json(const Ceilings& ceilings);
+Ceilings ceilings_from_json(std::string_view text, const std::string& source);
+
 // Reads and parses one regular file of at most kMaxRecordBytes (opened without blocking, so a
 // FIFO is refused rather than waited on); InvalidRecord names the file and the problem, also
 // when the file cannot be opened or read.

@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "gpumeter/ceilings.hpp"
 #include "gpumeter/duration.hpp"
 #include "gpumeter/sample.hpp"
 #include "gpumeter/timing_method.hpp"
@@ -18,12 +19,6 @@ double quantile(std::vector<double> values, double q);
 struct Workload {
   std::optional<double> flops;  // floating-point operations per call
   std::optional<double> bytes;  // bytes moved per call (each input read once, output written once)
-};
-
-// The device's measured ceilings, for the roofline columns.
-struct Ceilings {
-  std::optional<double> flops_per_s;
-  std::optional<double> bytes_per_s;
 };
 
 struct Spread {
@@ -45,8 +40,12 @@ struct Summary {
   // holding idle time inside the call would push throughput down systematically).
   std::optional<double> tflops;
   std::optional<double> tbs;
+  // Percent of the measured ceilings, when the record has one timed like this row.
   std::optional<double> pct_of_peak_flops;
   std::optional<double> pct_of_peak_bandwidth;
+  // above_ceiling() of each percent: set exactly when the percent is.
+  std::optional<bool> above_flops_ceiling;
+  std::optional<bool> above_bandwidth_ceiling;
   // B4, when every sample has a clock reading: the SM clock's range and median, the flagged
   // samples and the samples under each slowing reason (clock_state.hpp). nullopt, never zeros,
   // when a backend reads no clock.

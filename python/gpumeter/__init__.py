@@ -168,6 +168,10 @@ class Result:
     # allocated since (inputs included) counts: compare memory across fresh processes.
     gpu_workload_bytes: Optional[int] = None
     host_peak_rss_bytes: Optional[int] = None
+    # Whether a percent of peak is above 100: the row ran faster than the fastest run of the
+    # ceiling's work (timed like the row), a finding, not an error (None: no percent).
+    above_flops_ceiling: Optional[bool] = None
+    above_bandwidth_ceiling: Optional[bool] = None
 
     def __str__(self) -> str:
         s = (f"{self.name}: {self.statistic} median {self.device_busy.median_ns / 1e3:.3g} us "
@@ -177,6 +181,13 @@ class Result:
             s += f", {self.tflops:.3g} TFLOP/s"
         if self.tbs is not None:
             s += f", {self.tbs:.3g} TB/s"
+        for pct, above, what in ((self.pct_of_peak_flops, self.above_flops_ceiling, "FLOP/s"),
+                                 (self.pct_of_peak_bandwidth, self.above_bandwidth_ceiling,
+                                  "TB/s")):
+            if pct is not None:
+                s += f", {pct:.3g}% of the measured {what} ceiling"
+                if above:
+                    s += " (above the measured ceiling)"
         return s
 
 
@@ -251,7 +262,9 @@ def _result(row: Mapping[str, Any], record: Dict[str, Any]) -> Result:
         n_samples=s["n_samples"], max_n_kernels=s["max_n_kernels"],
         uncounted_copy_ns=s["uncounted_copy_ms"] * 1e6, retries=s["retries"], tflops=s["tflops"],
         tbs=s["tbs"], pct_of_peak_flops=s["pct_of_peak_flops"],
-        pct_of_peak_bandwidth=s["pct_of_peak_bandwidth"], samples=samples,
+        pct_of_peak_bandwidth=s["pct_of_peak_bandwidth"],
+        above_flops_ceiling=s["above_flops_ceiling"],
+        above_bandwidth_ceiling=s["above_bandwidth_ceiling"], samples=samples,
         pass_sizes=tuple(row["pass_sizes"]), reason=row["reason"], record=record)
 
 

@@ -129,7 +129,6 @@ std::unique_ptr<DeviceLock> take_lock(const Options& o) {
 struct Backends {
   std::mutex mutex;
   std::map<std::pair<int, std::string>, std::unique_ptr<Backend>> by_key;
-  std::map<int, Ceilings> ceilings;
 };
 Backends& backends() {
   static Backends* b = new Backends();  // never destroyed: CUDA tears itself down at exit
@@ -139,7 +138,6 @@ Backends& backends() {
 struct Chosen {
   Backend* backend = nullptr;
   std::vector<std::string> deviations;
-  Ceilings ceilings;
 };
 
 Chosen choose(const Options& o) {
@@ -196,15 +194,6 @@ Chosen choose(const Options& o) {
     it = all.by_key.emplace(key, std::move(made)).first;
   }
   c.backend = it->second.get();
-#ifdef GPUMETER_HAVE_CUDA
-  if (o.ceilings && it->second->device().kind == "cuda") {
-    auto found = all.ceilings.find(o.device);
-    if (found == all.ceilings.end()) {
-      found = all.ceilings.emplace(o.device, measure_ceilings(o.device)).first;
-    }
-    c.ceilings = found->second;
-  }
-#endif
   return c;
 }
 
@@ -292,7 +281,6 @@ std::string run(const nb::list& py_cases, const nb::dict& py_options) {
   const Chosen chosen = choose(o);
   RunOptions run_options;
   run_options.argv = o.argv;
-  run_options.ceilings = chosen.ceilings;
   run_options.deviations = deviations;
   run_options.deviations.insert(run_options.deviations.end(), chosen.deviations.begin(),
                                 chosen.deviations.end());
@@ -308,6 +296,17 @@ std::string run(const nb::list& py_cases, const nb::dict& py_options) {
   // This call's word on sharing CUPTI, should it claim CUPTI again (after release_cupti): the
   // backend may have been made by an earlier call that said otherwise.
   set_cupti_sharing(o.share_cupti);
+  // Timed by the backend that times the rows, after the word on sharing CUPTI (the ceilings may
+  // be what claims it again); measured once per process, device and way of timing. Without
+  // them only the percentages are missing, and the record says why.
+  if (o.ceilings && chosen.backend->device().kind == "cuda") {
+    try {
+      run_options.ceilings = measure_ceilings(*chosen.backend);
+    } catch (const Error& e) {
+      run_options.deviations.push_back(std::string("ceilings not measured (no percent of peak): ") +
+                                       e.what());
+    }
+  }
 #endif
   // Also when the call fails before its first phase ends (a verification that throws): CUPTI is
   // never left claimed after a call returns.

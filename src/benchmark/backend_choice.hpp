@@ -18,7 +18,7 @@ struct BackendChoice {
 
 struct ChosenBackend {
   std::unique_ptr<Backend> backend;
-  Ceilings ceilings;                    // measured when asked and the backend has a device
+  Ceilings ceilings;  // measured when asked and the backend has a device, by that backend
   std::vector<std::string> deviations;  // e.g. "no usable GPU: host clock"
 };
 

@@ -28,6 +28,7 @@
 
 #include "backend_choice.hpp"
 #include "gpumeter/benchmark.hpp"
+#include "gpumeter/ceilings.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/device_lock.hpp"
 #include "gpumeter/errors.hpp"
@@ -312,6 +313,21 @@ ChildResult run_child(const std::vector<std::string>& args, const fs::path& reco
   return out;
 }
 
+bool has_ceilings(const Ceilings& c) {
+  return c.flops_per_s || c.bytes_per_s;
+}
+
+// The ceilings of a sweep whose cases ran in processes of their own. Each case's process got
+// the ceilings the first measured, or measured its own where none could be given (the first
+// failed to): the sweep's are all of them joined, and every row's percentages are of those.
+void join_case_ceilings(Record& run, const std::vector<Ceilings>& each) {
+  if (const std::optional<Ceilings> joined = join_ceilings(each)) run.ceilings = *joined;
+  for (Result& r : run.results) {
+    const Measurement& m = r.measurement;
+    r.summary = summarize(m.samples, m.method, m.retries, r.workload, run.ceilings);
+  }
+}
+
 // The arguments a child gets: the parent's, less what only the parent does, plus its case.
 std::vector<std::string> child_args(const std::vector<std::string>& argv, std::size_t k,
                                     const fs::path& record, const Ceilings& ceilings) {
@@ -331,22 +347,11 @@ std::vector<std::string> child_args(const std::vector<std::string>& argv, std::s
   }
   out.push_back("--gpumeter-child=" + std::to_string(k));
   out.push_back("--gpumeter-child-record=" + record.string());
-  if (ceilings.flops_per_s || ceilings.bytes_per_s) {
-    out.push_back("--gpumeter-child-ceilings=" +
-                  (ceilings.flops_per_s ? std::to_string(*ceilings.flops_per_s) : "") + "," +
-                  (ceilings.bytes_per_s ? std::to_string(*ceilings.bytes_per_s) : ""));
-  }
+  // The ceilings the first case measured, with their runs (a few KB of JSON): every case's
+  // record then holds the same ceilings, and its percentages are of them.
+  if (has_ceilings(ceilings))
+    out.push_back("--gpumeter-child-ceilings=" + ceilings_to_json(ceilings));
   return out;
-}
-
-Ceilings parse_ceilings(const std::string& text) {
-  Ceilings c;
-  const auto comma = text.find(',');
-  const std::string f = text.substr(0, comma);
-  const std::string b = comma == std::string::npos ? "" : text.substr(comma + 1);
-  if (!f.empty()) c.flops_per_s = std::strtod(f.c_str(), nullptr);
-  if (!b.empty()) c.bytes_per_s = std::strtod(b.c_str(), nullptr);
-  return c;
 }
 
 // --- the sweep
@@ -388,6 +393,7 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
     // Each case in a fresh process: a fault or a hang ends that case, not the sweep, and a
     // sticky CUDA error dies with its process.
     Ceilings ceilings;
+    std::vector<Ceilings> case_ceilings;
     for (std::size_t k = 0; k < n; ++k) {
       progress.start(k, cases[k].label);
       const fs::path record =
@@ -401,7 +407,9 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
       fs::remove(log, ec);
       if (child.record) {
         merge_into(run, *child.record, run.created_utc.empty());
-        if (!ceilings.flops_per_s && !ceilings.bytes_per_s) ceilings = child.record->ceilings;
+        case_ceilings.push_back(child.record->ceilings);
+        join_case_ceilings(run, case_ceilings);
+        if (!has_ceilings(ceilings)) ceilings = child.record->ceilings;
       } else {
         run.failures.push_back(case_failure(cases[k], child.failure_error, child.failure_message));
       }
@@ -414,8 +422,9 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
     options.budget = o.budget.empty() ? kMeasureBudget : parse_budget(o.budget);
     ChosenBackend chosen = choose_backend(timing, o.child_ceilings.empty());
     backend = std::move(chosen.backend);
-    options.ceilings =
-        o.child_ceilings.empty() ? chosen.ceilings : parse_ceilings(o.child_ceilings);
+    options.ceilings = o.child_ceilings.empty()
+                           ? chosen.ceilings
+                           : ceilings_from_json(o.child_ceilings, "--gpumeter-child-ceilings");
     options.deviations = lock_deviations;
     options.deviations.insert(options.deviations.end(), chosen.deviations.begin(),
                               chosen.deviations.end());

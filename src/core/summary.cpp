@@ -69,20 +69,25 @@ Summary summarize(const std::vector<Sample>& samples, TimingMethod method, int r
   if (clocks_known) out.clock = summarize_clocks(clock_readings(samples));
 
   const double busy_s = out.device_busy.median_ns * 1e-9;
+  // A ceiling timed another way than this row would make its percent the ratio of two clocks.
+  const bool ceilings_apply = ceiling_applies(ceilings, method);
+  const auto percent_of = [&](double rate, const std::optional<double>& ceiling,
+                              std::optional<double>& pct, std::optional<bool>& above) {
+    if (!ceilings_apply || !ceiling || !(*ceiling > 0)) return;
+    pct = 100.0 * rate / *ceiling;
+    above = above_ceiling(*pct);
+  };
   if (busy_s > 0) {
     if (workload.flops) {
       const double rate = *workload.flops / busy_s;
       out.tflops = rate / 1e12;
-      if (ceilings.flops_per_s && *ceilings.flops_per_s > 0) {
-        out.pct_of_peak_flops = 100.0 * rate / *ceilings.flops_per_s;
-      }
+      percent_of(rate, ceilings.flops_per_s, out.pct_of_peak_flops, out.above_flops_ceiling);
     }
     if (workload.bytes) {
       const double rate = *workload.bytes / busy_s;
       out.tbs = rate / 1e12;
-      if (ceilings.bytes_per_s && *ceilings.bytes_per_s > 0) {
-        out.pct_of_peak_bandwidth = 100.0 * rate / *ceilings.bytes_per_s;
-      }
+      percent_of(rate, ceilings.bytes_per_s, out.pct_of_peak_bandwidth,
+                 out.above_bandwidth_ceiling);
     }
   }
   return out;

@@ -1,32 +1,42 @@
-// The device's measured ceilings for the roofline columns (T8). Both are the best of
-// several runs, not the median: a ceiling is what the device can reach, and anything slower
-// than the best run is interference, not the device.
+// The device's measured ceilings for the roofline columns (T8), timed like the rows they
+// divide: each piece of ceiling work is measured by the core's measure() through the backend
+// that times the rows (CUPTI's device_busy, or the CUDA-events fallback, or the synchronized
+// wall clock), so the same attribution, L2 flush, default budget and statistic apply. What becomes
+// of the samples (the fastest, kCeilingRule) is the core's rule (src/core/ceilings.cpp).
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <cstddef>
 
 #include <algorithm>
-#include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "copy_kernel.hpp"
 #include "cuda_process.hpp"
 #include "cuda_util.hpp"
 #include "device.hpp"
+#include "gpumeter/ceilings.hpp"
 #include "gpumeter/cuda_backend.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/measure.hpp"
 #include "random_fill.hpp"
 
 namespace gpumeter {
 namespace {
 
-// Each copy buffer is far larger than any L2 (60 MB on the H200), so the copy streams from
-// and to device memory; 4 GiB of traffic per run keeps event overhead under 0.1%.
+// Each copy buffer is far larger than any L2 (60 MB on the H200), so the copy streams from and
+// to device memory, as a row's large copy does.
 constexpr std::size_t kCopyBytes = std::size_t{512} << 20;
-// A GEMM big enough to reach the matrix units' steady state (about 1.1 TFLOP per run).
+// A GEMM big enough to reach the matrix units' steady state (about 1.1 TFLOP per call).
 constexpr int kGemmSize = 8192;
-constexpr int kWarmupRuns = 3;  // also lifts the clocks from idle (345-420 MHz on the H200)
-constexpr int kTimedRuns = 10;
+// cuBLAS's workspace, given explicitly so that no timed call allocates one; 32 MiB is NVIDIA's
+// recommendation for Hopper.
+constexpr std::size_t kGemmWorkspaceBytes = std::size_t{32} << 20;
+// The work runs on the legacy default stream: the events fallback brackets it there, and CUPTI
+// attributes it by the launching thread whatever the stream.
+const cudaStream_t kStream = cudaStreamLegacy;
 
 void check_cublas(cublasStatus_t s, const char* what, int device) {
   if (s == CUBLAS_STATUS_SUCCESS) return;
@@ -48,79 +58,145 @@ class CublasHandle {
   cublasHandle_t handle_ = nullptr;
 };
 
-// Best duration in ns of `runs` timed repetitions of `work` on `stream`, after warm-up.
-template <typename Work>
-long long best_ns(const Work& work, cudaStream_t stream, int device) {
-  for (int i = 0; i < kWarmupRuns; ++i) work();
-  cuda::check(cudaStreamSynchronize(stream), "warm-up", device);
-  long long best = std::numeric_limits<long long>::max();
-  for (int i = 0; i < kTimedRuns; ++i) {
-    cuda::Event start;
-    cuda::Event end;
-    cuda::check(cudaEventRecord(start.get(), stream), "cudaEventRecord", device);
-    work();
-    cuda::check(cudaEventRecord(end.get(), stream), "cudaEventRecord", device);
-    cuda::check(cudaEventSynchronize(end.get()), "cudaEventSynchronize", device);
-    best = std::min(best, cuda::elapsed_ns(start.get(), end.get(), device));
+// One piece of ceiling work measured as a row is: calibration, warm-up and the rows' default
+// budget of measured iterations, each one flushed and attributed like a row's.
+CeilingRun measured_run(Backend& backend, CeilingKind kind, std::string work, double per_call,
+                        const Call& call, bool count_copies) {
+  MeasureOptions options;
+  options.budget = kMeasureBudget;
+  options.count_copies = count_copies;  // a cudaMemcpyAsync is a copy, not a kernel (T7)
+  options.read_clocks = false;
+  const Measurement m = measure(backend, call, options);
+  CeilingRun run;
+  run.kind = kind;
+  run.work = std::move(work);
+  run.per_call = per_call;
+  for (const Sample& s : m.samples) run.samples_ns.push_back(s.device_busy_ns);
+  if (run.samples_ns.empty() ||
+      *std::min_element(run.samples_ns.begin(), run.samples_ns.end()) <= 0) {
+    throw DeviceError("the ceiling run '" + run.work + "' on CUDA device " +
+                      std::to_string(backend.device().index) + " took no measurable time");
   }
-  if (best <= 0)
-    throw DeviceError("a ceiling run on CUDA device " + std::to_string(device) +
-                      " took no measurable time");
-  return best;
+  return run;
 }
 
-double copy_bytes_per_s(int device, cudaStream_t stream) {
+// The copy kernel's output, checked once before it is timed: its first and last 4 KiB hold
+// the source's bytes (a grid or bound that missed part of the buffer would overstate the
+// ceiling).
+void check_copy(const cuda::DeviceBuffer& dst, unsigned char value, int device) {
+  constexpr std::size_t kChecked = 4096;
+  std::vector<unsigned char> head(kChecked);
+  std::vector<unsigned char> tail(kChecked);
+  const auto* d = static_cast<const unsigned char*>(dst.get());
+  cuda::check(cudaMemcpy(head.data(), d, kChecked, cudaMemcpyDeviceToHost), "reading the copy",
+              device);
+  cuda::check(cudaMemcpy(tail.data(), d + dst.bytes() - kChecked, kChecked, cudaMemcpyDeviceToHost),
+              "reading the copy", device);
+  const auto wrong = [value](unsigned char b) { return b != value; };
+  if (std::any_of(head.begin(), head.end(), wrong) ||
+      std::any_of(tail.begin(), tail.end(), wrong)) {
+    throw DeviceError("the bandwidth ceiling's copy kernel on CUDA device " +
+                      std::to_string(device) + " did not copy its buffer; no ceiling is given");
+  }
+}
+
+// The bandwidth ceiling's candidates: the two copies a user would write, device-to-device
+// cudaMemcpyAsync and a 16-byte grid-stride kernel. Which is faster depends on the device and
+// the driver's copy: a ceiling below a kernel a user writes would make that kernel read above
+// 100% of "peak".
+void copy_runs(Backend& backend, int device, std::vector<CeilingRun>& runs) {
+  constexpr unsigned char kValue = 0x5a;
   cuda::DeviceBuffer src(kCopyBytes, device);
   cuda::DeviceBuffer dst(kCopyBytes, device);
-  cuda::check(cudaMemsetAsync(src.get(), 0x5a, kCopyBytes, stream), "cudaMemsetAsync", device);
-  const long long ns = best_ns(
-      [&] {
-        cuda::check(
-            cudaMemcpyAsync(dst.get(), src.get(), kCopyBytes, cudaMemcpyDeviceToDevice, stream),
-            "cudaMemcpyAsync", device);
-      },
-      stream, device);
-  return 2.0 * static_cast<double>(kCopyBytes) / (static_cast<double>(ns) * 1e-9);  // read + write
+  cuda::check(cudaMemsetAsync(src.get(), kValue, kCopyBytes, kStream), "cudaMemsetAsync", device);
+  cuda::check(cudaMemsetAsync(dst.get(), 0, kCopyBytes, kStream), "cudaMemsetAsync", device);
+  int blocks = 0;
+  cuda::check(cuda::copy_grid(device, &blocks), "sizing the copy kernel's grid", device);
+  cuda::check(cuda::copy_float4(src.get(), dst.get(), kCopyBytes, blocks, kStream),
+              "the copy kernel", device);
+  cuda::check(cudaStreamSynchronize(kStream), "the copy kernel", device);
+  check_copy(dst, kValue, device);
+
+  const double per_call = 2.0 * static_cast<double>(kCopyBytes);  // read + written
+  const std::string size = std::to_string(kCopyBytes >> 20) + " MiB";
+  runs.push_back(measured_run(backend, CeilingKind::bytes_per_s,
+                              "cudaMemcpyAsync device to device, " + size, per_call,
+                              Call{[&] {
+                                     cuda::check(cudaMemcpyAsync(dst.get(), src.get(), kCopyBytes,
+                                                                 cudaMemcpyDeviceToDevice, kStream),
+                                                 "cudaMemcpyAsync", device);
+                                   },
+                                   {}},
+                              /*count_copies=*/true));
+  runs.push_back(measured_run(backend, CeilingKind::bytes_per_s,
+                              "float4 grid-stride copy kernel (" + std::to_string(blocks) +
+                                  " blocks of 256 threads), " + size,
+                              per_call,
+                              Call{[&] {
+                                     cuda::check(cuda::copy_float4(src.get(), dst.get(), kCopyBytes,
+                                                                   blocks, kStream),
+                                                 "the copy kernel", device);
+                                   },
+                                   {}},
+                              /*count_copies=*/false));
 }
 
-double gemm_flops_per_s(int device, cudaStream_t stream) {
+// The matrix ceiling: a bf16 cuBLAS GEMM on random data (zeros would draw less power and let
+// the clocks run higher than real data allows), fp32 accumulation.
+void gemm_run(Backend& backend, int device, std::vector<CeilingRun>& runs) {
   const auto n = static_cast<std::size_t>(kGemmSize);
   const std::size_t bytes = n * n * sizeof(__nv_bfloat16);
   cuda::DeviceBuffer a(bytes, device);
   cuda::DeviceBuffer b(bytes, device);
   cuda::DeviceBuffer c(bytes, device);
-  cuda::check(cuda::fill_random_bf16(a.get(), n * n, 1, stream), "filling A", device);
-  cuda::check(cuda::fill_random_bf16(b.get(), n * n, 2, stream), "filling B", device);
+  cuda::DeviceBuffer workspace(kGemmWorkspaceBytes, device);
+  cuda::check(cuda::fill_random_bf16(a.get(), n * n, 1, kStream), "filling A", device);
+  cuda::check(cuda::fill_random_bf16(b.get(), n * n, 2, kStream), "filling B", device);
+  cuda::check(cudaStreamSynchronize(kStream), "filling the GEMM's inputs", device);
   CublasHandle handle(device);
-  check_cublas(cublasSetStream(handle.get(), stream), "cublasSetStream", device);
+  check_cublas(cublasSetStream(handle.get(), kStream), "cublasSetStream", device);
+  check_cublas(cublasSetWorkspace(handle.get(), workspace.get(), workspace.bytes()),
+               "cublasSetWorkspace", device);
   const float alpha = 1.0f;
   const float beta = 0.0f;
-  const long long ns = best_ns(
-      [&] {
-        check_cublas(cublasGemmEx(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, kGemmSize, kGemmSize,
-                                  kGemmSize, &alpha, a.get(), CUDA_R_16BF, kGemmSize, b.get(),
-                                  CUDA_R_16BF, kGemmSize, &beta, c.get(), CUDA_R_16BF, kGemmSize,
-                                  CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                     "cublasGemmEx (bf16)", device);
-      },
-      stream, device);
   const double flops =
       2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
-  return flops / (static_cast<double>(ns) * 1e-9);
+  runs.push_back(measured_run(
+      backend, CeilingKind::flops_per_s,
+      "cublasGemmEx bf16 " + std::to_string(kGemmSize) + "^3, fp32 accumulation, random data",
+      flops,
+      Call{[&] {
+             check_cublas(cublasGemmEx(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, kGemmSize, kGemmSize,
+                                       kGemmSize, &alpha, a.get(), CUDA_R_16BF, kGemmSize, b.get(),
+                                       CUDA_R_16BF, kGemmSize, &beta, c.get(), CUDA_R_16BF,
+                                       kGemmSize, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                          "cublasGemmEx (bf16)", device);
+           },
+           {}},
+      /*count_copies=*/false));
 }
 
 }  // namespace
 
-Ceilings measure_ceilings(int device) {
-  return cuda::CudaProcess::instance().ceilings(device, [device] {
+Ceilings measure_ceilings(Backend& backend) {
+  const DeviceIdentity where = backend.device();
+  if (where.kind != "cuda") {
+    throw ConfigError("the ceilings are measured on a CUDA device, and this backend times " +
+                      where.kind + " work");
+  }
+  const int device = where.index;
+  // Once per process for each device and way of timing: a ceiling timed another way would not
+  // divide these rows.
+  const std::string timed_by =
+      std::string(to_string(backend.method())) + ", L2 flush " + backend.l2_flush_mode();
+  return cuda::CudaProcess::instance().ceilings(device, timed_by, [&backend, device] {
     cuda::open_device(device);
     cuda::check(cudaDeviceSynchronize(), "waiting for the device before the ceilings", device);
-    cuda::Stream stream;
-    Ceilings c;
-    c.bytes_per_s = copy_bytes_per_s(device, stream.get());
-    c.flops_per_s = gemm_flops_per_s(device, stream.get());
-    cuda::check(cudaStreamSynchronize(stream.get()), "measuring the ceilings", device);
-    return c;
+    std::vector<CeilingRun> runs;
+    copy_runs(backend, device, runs);
+    gemm_run(backend, device, runs);  // last: its power draw can cap the clocks for a while
+    cuda::check(cudaDeviceSynchronize(), "measuring the ceilings", device);
+    return ceilings_from_runs(backend.method(), std::move(runs));
   });
 }
 

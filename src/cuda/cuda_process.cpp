@@ -89,16 +89,18 @@ void CudaProcess::require_not_sticky(int device) const {
   }
 }
 
-Ceilings CudaProcess::ceilings(int device, const std::function<Ceilings()>& measure) {
+Ceilings CudaProcess::ceilings(int device, const std::string& timed_by,
+                               const std::function<Ceilings()>& measure) {
   std::lock_guard<std::mutex> measuring(ceilings_measure_mutex_);
+  const std::pair<int, std::string> key{device, timed_by};
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    const auto found = ceilings_.find(device);
+    const auto found = ceilings_.find(key);
     if (found != ceilings_.end()) return found->second;
   }
   const Ceilings measured = measure();
   std::lock_guard<std::mutex> lock(mutex_);
-  ceilings_[device] = measured;
+  ceilings_[key] = measured;
   return measured;
 }
 

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "cuda_util.hpp"
 #include "gpumeter/cuda_backend.hpp"
@@ -50,8 +51,10 @@ class CudaProcess {
   // Throws DeviceError when `device` has a sticky error.
   void require_not_sticky(int device) const;
 
-  // The ceilings of `device`, measured by `measure` the first time only.
-  Ceilings ceilings(int device, const std::function<Ceilings()>& measure);
+  // The ceilings of `device` as `timed_by` times them (a backend's method and flush), measured
+  // by `measure` the first time only.
+  Ceilings ceilings(int device, const std::string& timed_by,
+                    const std::function<Ceilings()>& measure);
 
  private:
   CudaProcess() = default;
@@ -64,7 +67,7 @@ class CudaProcess {
   std::optional<int> cupti_version_;
   std::map<int, std::unique_ptr<DeviceBuffer>> flush_buffers_;
   std::map<int, std::string> sticky_;
-  std::map<int, Ceilings> ceilings_;
+  std::map<std::pair<int, std::string>, Ceilings> ceilings_;
   std::mutex ceilings_measure_mutex_;  // one measurement at a time; not held by readers
 };
 

@@ -38,6 +38,9 @@ std::optional<double> tflops(const Summary& s) { return s.tflops; }
 std::optional<double> tbs(const Summary& s) { return s.tbs; }
 std::optional<double> pct_flops(const Summary& s) { return s.pct_of_peak_flops; }
 std::optional<double> pct_bandwidth(const Summary& s) { return s.pct_of_peak_bandwidth; }
+std::optional<double> flag(const std::optional<bool>& f) { return f ? std::optional<double>(*f ? 1.0 : 0.0) : std::nullopt; }
+std::optional<double> above_flops(const Summary& s) { return flag(s.above_flops_ceiling); }
+std::optional<double> above_bandwidth(const Summary& s) { return flag(s.above_bandwidth_ceiling); }
 std::optional<double> retries(const Summary& s) { return static_cast<double>(s.retries); }
 template <auto field>
 std::optional<double> clock_value(const Summary& s) {
@@ -95,7 +98,9 @@ constexpr std::array kColumns{
   Column{"tflops", "TFLOP/s", K::real, M::cell, "", "tflops", true, tflops, nullptr},
   Column{"tbs", "TB/s", K::real, M::cell, "", "tbs", true, tbs, nullptr},
   Column{"pct_of_peak_flops", "% peak FLOP/s", K::real, M::cell, "", "pct_of_peak_flops", true, pct_flops, nullptr},
+  Column{"above_flops_ceiling", "above the measured ceiling", K::flag, M::annotate_previous, "", "above_flops_ceiling", true, above_flops, nullptr, 4},
   Column{"pct_of_peak_bandwidth", "% peak TB/s", K::real, M::cell, "", "pct_of_peak_bandwidth", true, pct_bandwidth, nullptr},
+  Column{"above_bandwidth_ceiling", "above the measured ceiling", K::flag, M::annotate_previous, "", "above_bandwidth_ceiling", true, above_bandwidth, nullptr, 4},
   Column{"retries", "retries", K::count, M::cell, "", "retries", false, retries, nullptr},
   Column{"null_test", "null test", K::text, M::cell, "", "", false, nullptr, null_test, 3},
   // B4: the row's clocks beside its flag count, each recomputed from the samples by a reader.

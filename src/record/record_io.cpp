@@ -25,6 +25,7 @@
 
 #include <fmt/format.h>
 
+#include "gpumeter/ceilings.hpp"
 #include "gpumeter/columns.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/errors.hpp"
@@ -111,6 +112,8 @@ Json summary_json(const Column& c, const std::optional<double>& value, const std
         return static_cast<std::int64_t>(*value);
       }
       return number(*value, where);
+    case ColumnKind::flag:
+      return *value != 0;
     default:
       return number(*value, where);
   }
@@ -216,6 +219,31 @@ Json result_json(const Result& result, std::size_t index) {
   memory["host_peak_rss_bytes"] = nullable(result.memory.host_peak_rss_bytes);
   memory["own_process"] = result.memory.own_process;
   memory["host_peak_reset"] = result.memory.host_peak_reset;
+  return j;
+}
+
+// The ceilings and how they were timed: the raw samples of each run are the evidence, and the
+// values are what kCeilingRule makes of them (checked on reading).
+Json ceilings_json(const Ceilings& c) {
+  if (!c.method && !c.runs.empty()) {
+    throw Error("cannot write record: ceiling runs without the timing method that timed them");
+  }
+  Json j;
+  j["flops_per_s"] = nullable_number(c.flops_per_s, "ceilings.flops_per_s");
+  j["bytes_per_s"] = nullable_number(c.bytes_per_s, "ceilings.bytes_per_s");
+  j["timing_method"] = c.method ? Json(std::string(to_string(*c.method))) : Json(nullptr);
+  j["statistic"] = c.method ? Json(std::string(to_string(statistic_of(*c.method)))) : Json(nullptr);
+  j["rule"] = c.method ? Json(std::string(kCeilingRule)) : Json(nullptr);
+  j["runs"] = Json::array();
+  for (std::size_t i = 0; i < c.runs.size(); ++i) {
+    const CeilingRun& run = c.runs[i];
+    Json jr;
+    jr["ceiling"] = std::string(to_string(run.kind));
+    jr["work"] = run.work;
+    jr["per_call"] = number(run.per_call, fmt::format("ceilings.runs[{}].per_call", i));
+    jr["samples_ns"] = run.samples_ns;
+    j["runs"].push_back(std::move(jr));
+  }
   return j;
 }
 
@@ -474,7 +502,10 @@ void check_summary(const Reader& r, Result& result, const Json& js, const Ceilin
     const std::string name = Reader::join(object_where, c.summary_key);
     const Json& v = r.field(holder, object_where, c.summary_key);
     std::optional<double> stored;
-    if (!v.is_null()) {
+    if (c.kind == ColumnKind::flag && !v.is_null()) {
+      r.expect(v.is_boolean(), v, name, c.nullable ? "true, false or null" : "true or false");
+      stored = v.get<bool>() ? 1.0 : 0.0;
+    } else if (!v.is_null()) {
       r.expect(v.is_number(), v, name, c.nullable ? "a number or null" : "a number");
       // In its column's range before any conversion: 1e308 ms would become an infinite number
       // of ns, which no comparison can judge. (A gap may be a rounding below zero.)
@@ -496,10 +527,14 @@ void check_summary(const Reader& r, Result& result, const Json& js, const Ceilin
                       name));
     }
     if (stored.has_value() != want.has_value() || (stored && !same(*stored, *want))) {
+      const auto text = [&](const std::optional<double>& x) {
+        if (c.kind != ColumnKind::flag || !x) return shown(x);
+        return std::string(*x != 0 ? "true" : "false");
+      };
       r.fail(
           fmt::format("{} is {} but the record's samples give {}: the summary does not "
                       "describe the raw samples (altered record?)",
-                      name, shown(stored), shown(want)));
+                      name, text(stored), text(want)));
     }
   }
   result.summary = derived.summary;
@@ -783,6 +818,79 @@ void check_comparisons(const Reader& r, const Json& doc, const std::vector<Compa
   }
 }
 
+// The ceilings (T8). From version 4 they carry the method, statistic and rule that timed them
+// and each run's samples; the values are recomputed from those and must be what is stored.
+// Older records hold the values alone (event-timed, the best of 10 runs), kept as read.
+Ceilings read_ceilings(const Reader& r, const Json& j, int version) {
+  const std::string w = "ceilings";
+  Ceilings c;
+  // A ceiling of zero would make every percentage infinite: a ceiling is positive or absent.
+  c.flops_per_s = r.optional_real(j, w, "flops_per_s", 1e-300, kMaxWork);
+  c.bytes_per_s = r.optional_real(j, w, "bytes_per_s", 1e-300, kMaxWork);
+  if (version < 4) return c;
+
+  const std::optional<std::string> method_text = r.optional_text(j, w, "timing_method");
+  const std::optional<std::string> statistic = r.optional_text(j, w, "statistic");
+  const std::optional<std::string> rule = r.optional_text(j, w, "rule");
+  const Json& runs = r.array(j, w, "runs");
+  if (!method_text) {
+    // Ceilings carried over from an older record (a merge, a record read and written back).
+    if (statistic || rule || !runs.empty()) {
+      r.fail("ceilings: a statistic, rule or runs without the timing_method that timed them");
+    }
+    return c;
+  }
+  const std::optional<TimingMethod> method = parse_timing_method(*method_text);
+  if (!method) {
+    r.fail(
+        fmt::format("field ceilings.timing_method: unknown method {}", record_text(*method_text)));
+  }
+  const std::string_view want_statistic = to_string(statistic_of(*method));
+  if (statistic != want_statistic) {
+    r.fail(fmt::format(
+        "field ceilings.statistic: {} does not belong to timing_method \"{}\" (expected \"{}\")",
+        statistic ? record_text(*statistic) : "null", to_string(*method), want_statistic));
+  }
+  if (rule != kCeilingRule) {
+    r.fail(fmt::format("field ceilings.rule: {} is not a rule this gpumeter knows (\"{}\")",
+                       rule ? record_text(*rule) : "null", kCeilingRule));
+  }
+  std::vector<CeilingRun> read_runs;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const std::string rw = fmt::format("ceilings.runs[{}]", i);
+    const Json& jr = runs[i];
+    r.expect(jr.is_object(), jr, rw, "an object");
+    CeilingRun run;
+    const std::string kind = r.text(jr, rw, "ceiling");
+    const std::optional<CeilingKind> k = parse_ceiling_kind(kind);
+    if (!k) r.fail(fmt::format("field {}.ceiling: unknown ceiling {}", rw, record_text(kind)));
+    run.kind = *k;
+    run.work = r.text(jr, rw, "work");
+    // At least a byte or an operation per call: the rate stays finite, and so does every
+    // percentage of it.
+    run.per_call = r.real(jr, rw, "per_call", 1, kMaxWork);
+    run.samples_ns = read_nanos(r, jr, rw, "samples_ns");
+    if (run.samples_ns.empty()) r.fail(fmt::format("{} has no samples", rw));
+    if (*std::min_element(run.samples_ns.begin(), run.samples_ns.end()) <= 0) {
+      r.fail(fmt::format("{}.samples_ns holds a sample of 0 ns, which gives no rate", rw));
+    }
+    read_runs.push_back(std::move(run));
+  }
+  const Ceilings derived = ceilings_from_runs(*method, std::move(read_runs));
+  const auto check = [&](std::string_view key, const std::optional<double>& stored,
+                         const std::optional<double>& want) {
+    if (stored.has_value() != want.has_value() || (stored && !same(*stored, *want))) {
+      r.fail(
+          fmt::format("ceilings.{} is {} but its runs give {} ({}: the fastest sample of the "
+                      "best run; altered record?)",
+                      key, shown(stored), shown(want), kCeilingRule));
+    }
+  };
+  check("flops_per_s", c.flops_per_s, derived.flops_per_s);
+  check("bytes_per_s", c.bytes_per_s, derived.bytes_per_s);
+  return derived;
+}
+
 Record read_document(const Reader& r, const Json& doc) {
   if (!doc.is_object()) r.fail(fmt::format("top level is {}, not a JSON object", doc.type_name()));
 
@@ -856,12 +964,7 @@ Record read_document(const Reader& r, const Json& doc) {
   st.memory_used_bytes = r.optional_integer<long long>(state, sw, "memory_used_bytes");
   st.compute_processes = r.optional_integer<int>(state, sw, "compute_processes");
 
-  const Json& ceilings = r.object(doc, "", "ceilings");
-  // A ceiling of zero would make every percentage infinite: a ceiling is positive or absent.
-  record.ceilings.flops_per_s =
-      r.optional_real(ceilings, "ceilings", "flops_per_s", 1e-300, kMaxWork);
-  record.ceilings.bytes_per_s =
-      r.optional_real(ceilings, "ceilings", "bytes_per_s", 1e-300, kMaxWork);
+  record.ceilings = read_ceilings(r, r.object(doc, "", "ceilings"), version);
 
   const Json& config = r.object(doc, "", "config");
   RunConfig& c = record.config;
@@ -1044,10 +1147,7 @@ std::string serialize(const Record& record) {
   state["memory_used_bytes"] = nullable(st.memory_used_bytes);
   state["compute_processes"] = nullable(st.compute_processes);
 
-  j["ceilings"]["flops_per_s"] =
-      nullable_number(record.ceilings.flops_per_s, "ceilings.flops_per_s");
-  j["ceilings"]["bytes_per_s"] =
-      nullable_number(record.ceilings.bytes_per_s, "ceilings.bytes_per_s");
+  j["ceilings"] = ceilings_json(record.ceilings);
 
   const RunConfig& c = record.config;
   Json& config = j["config"];
@@ -1076,6 +1176,20 @@ std::string serialize(const Record& record) {
   j["comparisons"] = Json::array();
   for (const Comparison& cmp : record.comparisons) j["comparisons"].push_back(comparison_json(cmp));
   return j.dump(2) + "\n";
+}
+
+std::string ceilings_to_json(const Ceilings& ceilings) {
+  return ceilings_json(ceilings).dump();
+}
+
+Ceilings ceilings_from_json(std::string_view text, const std::string& source) {
+  if (text.size() > kMaxRecordBytes) {
+    throw InvalidRecord(source, fmt::format("larger than {} bytes", kMaxRecordBytes));
+  }
+  const Reader r(source);
+  const Json j = parse_strict(text, source);
+  if (!j.is_object()) r.fail(fmt::format("ceilings: expected an object, found {}", j.type_name()));
+  return read_ceilings(r, j, kRecordSchemaVersion);
 }
 
 Record parse_record(std::string_view text, const std::string& path) {

@@ -10,11 +10,13 @@
 
 #include <fmt/format.h>
 
+#include "gpumeter/ceilings.hpp"
 #include "gpumeter/clock_state.hpp"
 #include "gpumeter/columns.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/duration.hpp"
 #include "gpumeter/format.hpp"
+#include "gpumeter/summary.hpp"
 #include "gpumeter/timing_method.hpp"
 
 namespace gpumeter {
@@ -156,6 +158,37 @@ std::string config_line(const RunConfig& c) {
                      md(c.schedule));
 }
 
+std::string rate_text(CeilingKind kind, double per_s) {
+  return sig3(per_s / 1e12) + (kind == CeilingKind::bytes_per_s ? " TB/s" : " TFLOP/s");
+}
+
+// How the record's ceilings were timed, and what each run of their work reached.
+std::string ceilings_line(const Ceilings& c) {
+  if (!c.flops_per_s && !c.bytes_per_s) return kNotMeasured;
+  std::string values;
+  if (c.bytes_per_s) values = "copy " + rate_text(CeilingKind::bytes_per_s, *c.bytes_per_s);
+  if (c.flops_per_s) {
+    values += (values.empty() ? "matrix " : ", matrix ") +
+              rate_text(CeilingKind::flops_per_s, *c.flops_per_s);
+  }
+  if (!c.method) {
+    return values +
+           " (recorded before ceilings were timed like the rows: the best of 10 runs timed with "
+           "CUDA event pairs, so a percent near 100 may be the difference between two clocks)";
+  }
+  std::string runs;
+  for (const CeilingRun& run : c.runs) {
+    const std::vector<double> ns(run.samples_ns.begin(), run.samples_ns.end());
+    const double median_rate = run.per_call / (quantile(ns, 0.5) * 1e-9);
+    runs += fmt::format("; {}: {} (fastest of {} samples; median {})", md(run.work),
+                        rate_text(run.kind, ceiling_rate(run)), run.samples_ns.size(),
+                        rate_text(run.kind, median_rate));
+  }
+  return fmt::format(
+      "{}, each the fastest sample of the best of its runs, timed like the rows ({}, {}){}", values,
+      to_string(*c.method), to_string(statistic_of(*c.method)), runs);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Markdown
 
@@ -182,6 +215,8 @@ std::string markdown_value(const Column& c, const Record& rec, const Result& r,
       return sig3(*v / unit.ns_per_unit);
     case ColumnKind::count:
       return fmt::format("{}", static_cast<long long>(*v));
+    case ColumnKind::flag:
+      return *v != 0 ? "yes" : "no";
     default:
       return sig3(*v) + (c.title.rfind("% ", 0) == 0 ? "%" : "");
   }
@@ -216,6 +251,12 @@ std::vector<std::string> markdown_row(const Record& rec, const Result& r, const 
       // One "null test failed" per cell, no bracket of them; a clock is not the row's time.
       if (failed && c.kind != ColumnKind::clock) continue;
       bracket.push_back(markdown_value(c, rec, r, unit, failed));
+      continue;
+    }
+    if (c.markdown == MarkdownPlacement::annotate_previous) {
+      flush_bracket();
+      const std::optional<double> set = number_of(c, r);
+      if (!failed && set && *set != 0) cells.back() += fmt::format(" ({})", c.title);
       continue;
     }
     flush_bracket();
@@ -285,8 +326,9 @@ std::string csv_text(const std::string& text) {
 }
 
 // A number cell: times in us, twelve significant digits (every digit a record holds that means
-// anything, without the last-bit noise of the ms <-> ns conversion); other numbers in full.
-// Empty when there is no value: a number column holds numbers or nothing.
+// anything, without the last-bit noise of the ms <-> ns conversion); flags as true or false;
+// other numbers in full. Empty when there is no value: a number column holds numbers or
+// nothing.
 std::string csv_number(const Column& c, const std::optional<double>& v) {
   if (!v || !std::isfinite(*v)) return "";
   if (c.kind == ColumnKind::time) {
@@ -294,6 +336,7 @@ std::string csv_number(const Column& c, const std::optional<double>& v) {
   }
   if (c.kind == ColumnKind::memory) return fmt::format("{:.12g}", *v / kBytesPerMiB);
   if (c.kind == ColumnKind::count) return fmt::format("{}", static_cast<long long>(*v));
+  if (c.kind == ColumnKind::flag) return *v != 0 ? "true" : "false";
   return fmt::format("{}", *v);
 }
 
@@ -334,6 +377,7 @@ std::string render_markdown(const std::vector<Record>& records) {
   std::vector<std::vector<std::string>> rows;
   rows.push_back(markdown_header(unit));
   std::vector<std::string> notes;
+  bool any_above_ceiling = false;
   for (const Record& record : records) {
     // B4: a row's flags are judged against its own highest clock, so a row that ran held down
     // throughout (a small case after a power-capped GEMM) has none; the same rule against the
@@ -356,6 +400,20 @@ std::string render_markdown(const std::vector<Record>& records) {
             format_significant(100 * kClockFlagFraction, 2), record_mhz, range));
       }
       const Measurement& m = result.measurement;
+      const Summary& s = result.summary;
+      // A row whose null test failed shows no percent, so no mark to explain.
+      any_above_ceiling =
+          any_above_ceiling ||
+          (!shows_no_numbers(result) &&
+           (s.above_flops_ceiling.value_or(false) || s.above_bandwidth_ceiling.value_or(false)));
+      const bool has_ceiling = (result.workload.flops && record.ceilings.flops_per_s) ||
+                               (result.workload.bytes && record.ceilings.bytes_per_s);
+      if (has_ceiling && !ceiling_applies(record.ceilings, m.method)) {
+        notes.push_back(fmt::format(
+            "{}: no percent of peak: the record's ceilings were timed by {}, this row by {}",
+            md(row_label(result.row), MdPlace::line_start), to_string(*record.ceilings.method),
+            to_string(m.method)));
+      }
       if (!m.reason.empty()) {
         notes.push_back(fmt::format("{}: timing method {}: {}",
                                     md(row_label(result.row), MdPlace::line_start),
@@ -411,6 +469,12 @@ std::string render_markdown(const std::vector<Record>& records) {
   }
   out += any_deviation ? "\n" : " none recorded.\n";
 
+  if (any_above_ceiling) {
+    notes.push_back(
+        "a percent marked \"above the measured ceiling\" is a row that ran faster than the "
+        "fastest run of the work its ceiling times (the ceilings under Sources name it): a "
+        "finding about the row or about that work, not a device beyond itself");
+  }
   if (!notes.empty()) {
     out += "\nNotes:\n";
     for (const std::string& note : notes) out += "- " + note + "\n";
@@ -427,6 +491,7 @@ std::string render_markdown(const std::vector<Record>& records) {
                        md(record.host.hostname));
     out += "  - state: " + state_line(record.device_state) + "\n";
     out += "  - config: " + config_line(record.config) + "\n";
+    out += "  - ceilings: " + ceilings_line(record.ceilings) + "\n";
   }
   return out;
 }
@@ -442,7 +507,8 @@ std::string render_csv(const std::vector<Record>& records) {
       // P6: a row whose null test failed keeps its identity, counts and memory, no times.
       const bool failed = shows_no_numbers(result);
       for (const Column& c : result_columns()) {
-        const bool hidden = failed && (c.kind == ColumnKind::time || c.kind == ColumnKind::real);
+        const bool hidden = failed && (c.kind == ColumnKind::time || c.kind == ColumnKind::real ||
+                                       c.kind == ColumnKind::flag);
         cells.push_back(c.kind == ColumnKind::text ? csv_text(text_of(c, record, result))
                         : hidden                   ? std::string()
                                                    : csv_number(c, number_of(c, result)));

@@ -1,7 +1,7 @@
 // Test helper: writes pairs of records with known differences for `gpumeter compare` and
 // `gpumeter merge` (tests/cli/test_compare.sh).
 //   gpumeter_make_compare_records DIR   writes
-//   DIR/{base,slower,same,mixed,shard1,shard2,other,cool,hot}.json
+//   DIR/{base,slower,same,mixed,shard1,shard2,other,cool,hot,shard3,shard4}.json
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gpumeter/ceilings.hpp"
 #include "gpumeter/clock_state.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/record_io.hpp"
@@ -35,6 +36,20 @@ Result row(const std::string& c, const std::string& impl, double ns,
     r.measurement.pass_sizes.push_back(20);
   }
   r.summary = summarize(r.measurement.samples, method, 0);
+  return r;
+}
+
+// The copy ceiling of a process whose fastest 1 GB copy took `fastest_ns`.
+Ceilings ceilings(Nanos fastest_ns) {
+  return ceilings_from_runs(
+      TimingMethod::cupti,
+      {CeilingRun{CeilingKind::bytes_per_s, "copy kernel", 1e9, {fastest_ns, fastest_ns + 2000}}});
+}
+
+// `r` declaring 1 GB moved per call, against `c`.
+Result moving_a_gigabyte(Result r, const Ceilings& c) {
+  r.workload.bytes = 1e9;
+  r.summary = summarize(r.measurement.samples, r.measurement.method, 0, r.workload, c);
   return r;
 }
 
@@ -101,6 +116,16 @@ int main(int argc, char** argv) {
     write(record("shard2", {row("copy", "b", 20000)}, gpu), dir, "shard2.json");
     write(record("other", {row("gemm", "x", 5000)}, "GPU-99999999-2222-3333-4444-555555555555"),
           dir, "other.json");
+    // Shards that declare their bytes, each with the ceilings its own process measured: the
+    // first's copy ceiling 4.0 TB/s, the second's 4.2 TB/s.
+    const Ceilings c3 = ceilings(250'000);
+    const Ceilings c4 = ceilings(238'095);
+    Record s3 = record("shard3", {moving_a_gigabyte(row("copy", "c", 245'000), c3)}, gpu);
+    s3.ceilings = c3;
+    write(s3, dir, "shard3.json");
+    Record s4 = record("shard4", {moving_a_gigabyte(row("copy", "d", 260'000), c4)}, gpu);
+    s4.ceilings = c4;
+    write(s4, dir, "shard4.json");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpumeter_make_compare_records: %s\n", e.what());
     return 1;

@@ -5,7 +5,7 @@
 //                                        wall clock), hostile-text (text that would break every
 //                                        output if it were not made inert)
 //   gpumeter_make_record --stdout        print the full record with its fixed run id
-//                                        (regenerates tests/data/record_v2.json)
+//                                        (regenerates tests/data/record_vN.json)
 #include <exception>
 #include <iostream>
 #include <string>

@@ -74,7 +74,7 @@ expect_bad invalid "$work/invalid.json" "not valid JSON (parse error at byte"
 run missing report "$work/does-not-exist.json"
 expect_bad missing "$work/does-not-exist.json" "cannot open (No such file or directory)"
 
-sed 's/"schema_version": 4,/"schema_version": 7,/' "$good" >"$work/v7.json"
+sed -E 's/"schema_version": [0-9]+,/"schema_version": 7,/' "$good" >"$work/v7.json"
 run v7 report "$work/v7.json"
 expect_bad v7 "$work/v7.json" "unsupported schema_version 7 (this gpumeter reads 1 to 4)"
 

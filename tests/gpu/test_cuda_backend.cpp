@@ -604,14 +604,14 @@ TEST_F(CudaBackendTest, SynchronizedWallClockHoldsTheKernelAndTheLaunch) {
 }
 
 TEST_F(CudaBackendTest, MeasuredCeilingsArePlausibleAndCached) {
-  const Ceilings c = measure_ceilings(0);
+  const Ceilings c = measure_ceilings(*backend_);
   ASSERT_TRUE(c.bytes_per_s.has_value());
   ASSERT_TRUE(c.flops_per_s.has_value());
   EXPECT_GT(*c.bytes_per_s, 1e11);  // any data-centre GPU copies faster than 100 GB/s
   EXPECT_LT(*c.bytes_per_s, 2e13);  // and slower than 20 TB/s
   EXPECT_GT(*c.flops_per_s, 1e13);  // bf16 tensor cores: above 10 TFLOP/s
   EXPECT_LT(*c.flops_per_s, 1e16);
-  const Ceilings again = measure_ceilings(0);
+  const Ceilings again = measure_ceilings(*backend_);
   EXPECT_EQ(*again.bytes_per_s, *c.bytes_per_s);
   EXPECT_EQ(*again.flops_per_s, *c.flops_per_s);
   std::printf("KNOWN-ANSWER ceilings: copy %.2f TB/s (read + write), bf16 GEMM %.0f TFLOP/s\n",

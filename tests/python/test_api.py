@@ -31,6 +31,8 @@ def test_measure_returns_a_typed_result_from_the_core():
     assert 0 < r.device_busy.p10_ns <= r.device_busy.median_ns <= r.device_busy.p90_ns
     assert r.max_n_kernels is None  # a host clock counts no kernels
     assert r.tflops is not None and r.tbs is not None
+    # No device, no ceilings: no percent of peak, and no mark of one.
+    assert r.pct_of_peak_bandwidth is None and r.above_bandwidth_ceiling is None
     assert r.record["schema"] == "gpumeter.record" and r.record["results"][0]["summary"]
     assert "samples" in str(r)
 

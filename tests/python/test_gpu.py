@@ -130,7 +130,16 @@ def test_torch_matmul_through_cublas():
     b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
     r = gpumeter.measure(lambda: a @ b, flops=2 * n**3)
     assert r.tflops is not None and r.tflops > 100
-    print(f"TORCH-MATMUL 4096^3 bf16: {r.tflops:.0f} TFLOP/s")
+    # The ceilings were timed like the row (CUPTI's device_busy, the fastest sample), and a
+    # percent above 100 is marked as such.
+    c = r.record["ceilings"]
+    assert (c["timing_method"], c["statistic"], c["rule"]) == ("cupti", "device_busy",
+                                                               "fastest_sample")
+    assert r.pct_of_peak_flops is not None
+    assert r.above_flops_ceiling == (r.pct_of_peak_flops > 100)
+    print(f"TORCH-MATMUL 4096^3 bf16: {r.tflops:.0f} TFLOP/s, {r.pct_of_peak_flops:.1f}% of the "
+          f"measured GEMM ceiling {c['flops_per_s'] / 1e12:.0f} TFLOP/s"
+          f"{' (above the measured ceiling)' if r.above_flops_ceiling else ''}")
 
 
 def test_compare_eager_and_compiled():

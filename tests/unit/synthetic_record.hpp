@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <string>
 
+#include "gpumeter/ceilings.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/summary.hpp"
@@ -144,8 +145,21 @@ inline Record full_record(const std::string& run_id = "20261129T112650Z-4242-0ba
   st.memory_free_bytes = 149'000'000'000LL;
   st.memory_used_bytes = 1'000'000'000LL;
   st.compute_processes = 0;
-  rec.ceilings.flops_per_s = 989e12;
-  rec.ceilings.bytes_per_s = 4.8e12;
+  // Timed like the CUPTI rows: copies of 1.2 GB at best in 250 us (4.8 TB/s) and 252 us, and
+  // a GEMM of 989 GFLOP at best in 1 ms (989 TFLOP/s).
+  rec.ceilings = ceilings_from_runs(TimingMethod::cupti,
+                                    {CeilingRun{CeilingKind::bytes_per_s,
+                                                "cudaMemcpyAsync device to device, 572 MiB",
+                                                1.2e9,
+                                                {252'000, 253'000, 260'000}},
+                                     CeilingRun{CeilingKind::bytes_per_s,
+                                                "float4 grid-stride copy kernel, 572 MiB",
+                                                1.2e9,
+                                                {251'000, 250'000, 258'000, 251'500}},
+                                     CeilingRun{CeilingKind::flops_per_s,
+                                                "cublasGemmEx bf16",
+                                                989e9,
+                                                {1'000'000, 1'010'000, 1'040'000}}});
   rec.config.budget = {12'500'000, 50'000'000, 5, 100};
   rec.config.l2_flush = true;
   rec.config.l2_flush_mode = "write+read";

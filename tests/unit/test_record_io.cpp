@@ -76,6 +76,14 @@ void expect_records_equal(const Record& a, const Record& b) {
   EXPECT_EQ(s.compute_processes, t.compute_processes);
   EXPECT_EQ(a.ceilings.flops_per_s, b.ceilings.flops_per_s);
   EXPECT_EQ(a.ceilings.bytes_per_s, b.ceilings.bytes_per_s);
+  EXPECT_EQ(a.ceilings.method, b.ceilings.method);
+  ASSERT_EQ(a.ceilings.runs.size(), b.ceilings.runs.size());
+  for (std::size_t i = 0; i < a.ceilings.runs.size(); ++i) {
+    EXPECT_EQ(a.ceilings.runs[i].kind, b.ceilings.runs[i].kind);
+    EXPECT_EQ(a.ceilings.runs[i].work, b.ceilings.runs[i].work);
+    EXPECT_EQ(a.ceilings.runs[i].per_call, b.ceilings.runs[i].per_call);
+    EXPECT_EQ(a.ceilings.runs[i].samples_ns, b.ceilings.runs[i].samples_ns);
+  }
   EXPECT_EQ(a.config.budget.warmup_ns, b.config.budget.warmup_ns);
   EXPECT_EQ(a.config.budget.measure_ns, b.config.budget.measure_ns);
   EXPECT_EQ(a.config.budget.min_iterations, b.config.budget.min_iterations);
@@ -300,10 +308,14 @@ TEST(RecordSchema, VersionFourFixtureStillReads) {
   EXPECT_EQ(serialize(r), text.str());
 }
 
-// What version 4 added reads "not recorded" in a version 3 record: no timestamp-unit check (and
-// its clock flags are read by version 3's rule: as_version_3 below).
+// What version 4 added reads as it was in a version 3 record: no timestamp-unit check, and
+// ceilings of unrecorded method (event-timed then) with no runs, kept at their stored values and
+// dividing as they did; the flags of rows above them are derived, so they appear. (Its clock
+// flags are read by version 3's rule: as_version_3 below.)
 Record without_version_4_fields(Record want) {
   for (Result& result : want.results) result.measurement.timestamp_check.reset();
+  want.ceilings = Ceilings{989e12, 4.8e12, std::nullopt, {}};
+  testing::derive_summaries(want);
   return want;
 }
 
@@ -323,7 +335,7 @@ Record without_version_3_fields(Record want) {
 
 TEST(RecordSchema, VersionTwoFixtureStillReads) {
   const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v2.json");
-  expect_records_equal(r, without_version_3_fields(full_record()));
+  expect_records_equal(r, without_version_3_fields(without_version_4_fields(full_record())));
   EXPECT_EQ(ordered_json::parse(serialize(r))["schema_version"], kRecordSchemaVersion);
 }
 
@@ -331,7 +343,7 @@ TEST(RecordSchema, VersionTwoFixtureStillReads) {
 // same rows and samples, each result one pass of unknown step, and written back as version 2.
 TEST(RecordSchema, VersionOneFixtureStillReads) {
   const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v1.json");
-  Record want = without_version_3_fields(full_record());
+  Record want = without_version_3_fields(without_version_4_fields(full_record()));
   for (Result& result : want.results) {
     result.measurement.pass_sizes = {result.measurement.samples.size()};
     result.measurement.timestamp_tick_ns = 1;
@@ -376,6 +388,18 @@ Record as_version_3(Record want) {
   for (std::size_t i = 0; i < samples.size(); ++i) samples[i].clock = clocks[i];
   testing::derive_summaries(want);
   return want;
+}
+
+TEST(RecordSchema, VersionThreeFixtureStillReads) {
+  const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v3.json");
+  expect_records_equal(r, as_version_3(full_record()));
+  const ordered_json again = ordered_json::parse(serialize(r));
+  EXPECT_EQ(again["schema_version"], kRecordSchemaVersion);
+  // Written back, they say they were not timed like the rows: no method, no runs.
+  EXPECT_TRUE(again["ceilings"]["timing_method"].is_null());
+  EXPECT_EQ(again["ceilings"]["runs"], ordered_json::array());
+  EXPECT_EQ(again["results"][0]["summary"]["above_bandwidth_ceiling"], true);
+  expect_records_equal(parse_record(again.dump(), "again.json"), r);
 }
 
 // A version 3 record reads: its stored flag count (1: the power-capped sample, by version 3's
@@ -820,11 +844,102 @@ TEST(RecordHostile, SummaryValuesBeyondTheirRangeAreRefused) {
               j["results"][0]["summary"]["device_busy_ms"]["p10"] = 0.0;
             }).find("the summary does not describe the raw samples"),
             std::string::npos);
-  // A derived value that is not finite (a ceiling of 1e-300 FLOP/s) refuses the record rather
-  // than reaching a table as "inf".
-  EXPECT_EQ(what_after([](auto& j) { j["ceilings"]["flops_per_s"] = 1e-300; }),
+  // A derived value that is not finite (a ceiling of 1e-300 FLOP/s, which a version 3 record
+  // stored without the runs that would refute it) refuses the record rather than reaching a
+  // table as "inf".
+  EXPECT_EQ(what_after([](auto& j) {
+              j["schema_version"] = 3;
+              j["ceilings"]["flops_per_s"] = 1e-300;
+            }),
             "dir/rec.json: results[0].summary.pct_of_peak_flops: the record's samples and "
             "declared workload give a value that is not a finite number");
+}
+
+// From version 4 the ceilings are evidence like the rows: their values are what the runs'
+// samples give, their method and statistic belong together, and the flag of a row above one is
+// what its percent gives.
+TEST(RecordHostile, CeilingsTheirRunsDoNotGiveAreRefused) {
+  EXPECT_EQ(what_after([](auto& j) { j["ceilings"]["flops_per_s"] = 1e-300; }),
+            "dir/rec.json: ceilings.flops_per_s is 1e-300 but its runs give 989000000000000 "
+            "(fastest_sample: the fastest sample of the best run; altered record?)");
+  EXPECT_EQ(what_after([](auto& j) { j["ceilings"]["runs"][1]["samples_ns"][1] = 240000; }),
+            "dir/rec.json: ceilings.bytes_per_s is 4800000000000 but its runs give 5000000000000 "
+            "(fastest_sample: the fastest sample of the best run; altered record?)");
+  EXPECT_EQ(what_after([](auto& j) { j["ceilings"]["bytes_per_s"] = nullptr; }),
+            "dir/rec.json: ceilings.bytes_per_s is null but its runs give 4800000000000 "
+            "(fastest_sample: the fastest sample of the best run; altered record?)");
+  EXPECT_EQ(what_after([](auto& j) { j["ceilings"]["timing_method"] = nullptr; }),
+            "dir/rec.json: ceilings: a statistic, rule or runs without the timing_method that "
+            "timed them");
+  EXPECT_EQ(what_after([](auto& j) { j["ceilings"]["timing_method"] = "cuda-events"; }),
+            "dir/rec.json: field ceilings.statistic: \"device_busy\" does not belong to "
+            "timing_method \"cuda-events\" (expected \"cuda_event\")");
+  EXPECT_EQ(what_after([](auto& j) { j["ceilings"]["rule"] = "median"; }),
+            "dir/rec.json: field ceilings.rule: \"median\" is not a rule this gpumeter knows "
+            "(\"fastest_sample\")");
+  EXPECT_EQ(what_after([](auto& j) { j["ceilings"]["runs"][0]["ceiling"] = "TB/s"; }),
+            "dir/rec.json: field ceilings.runs[0].ceiling: unknown ceiling \"TB/s\"");
+  EXPECT_EQ(what_after([](auto& j) { j["ceilings"]["runs"][0]["per_call"] = 0.0; }),
+            "dir/rec.json: field ceilings.runs[0].per_call: 0 is out of range [1, 1e+24]");
+  EXPECT_EQ(
+      what_after([](auto& j) { j["ceilings"]["runs"][2]["samples_ns"] = ordered_json::array(); }),
+      "dir/rec.json: ceilings.runs[2] has no samples");
+  EXPECT_EQ(what_after([](auto& j) { j["ceilings"]["runs"][2]["samples_ns"][0] = 0; }),
+            "dir/rec.json: ceilings.runs[2].samples_ns holds a sample of 0 ns, which gives no "
+            "rate");
+  EXPECT_EQ(what_after([](auto& j) { j["ceilings"].erase("runs"); }),
+            "dir/rec.json: missing field ceilings.runs");
+  // Ceilings said to be timed another way than the rows divide none of them: the stored
+  // percentages no longer follow.
+  EXPECT_EQ(what_after([](auto& j) {
+              j["ceilings"]["timing_method"] = "cuda-events";
+              j["ceilings"]["statistic"] = "cuda_event";
+            }),
+            "dir/rec.json: results[0].summary.pct_of_peak_flops is 1125.6994494891353 but the "
+            "record's samples give null: the summary does not describe the raw samples (altered "
+            "record?)");
+}
+
+TEST(RecordHostile, AFlagItsPercentDoesNotGiveIsRefused) {
+  EXPECT_EQ(
+      what_after([](auto& j) { j["results"][0]["summary"]["above_bandwidth_ceiling"] = false; }),
+      "dir/rec.json: results[0].summary.above_bandwidth_ceiling is false but the record's "
+      "samples give true: the summary does not describe the raw samples (altered record?)");
+  EXPECT_EQ(what_after([](auto& j) { j["results"][1]["summary"]["above_flops_ceiling"] = true; }),
+            "dir/rec.json: results[1].summary.above_flops_ceiling is true but the record's "
+            "samples give null: the summary does not describe the raw samples (altered record?)");
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["summary"]["above_flops_ceiling"] = 1; }),
+            "dir/rec.json: field results[0].summary.above_flops_ceiling: expected true, false or "
+            "null, found number");
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["summary"].erase("above_flops_ceiling"); }),
+            "dir/rec.json: missing field results[0].summary.above_flops_ceiling");
+}
+
+// The ceilings alone, as a sweep hands them to its isolated cases: the same, read as strictly.
+TEST(CeilingsJson, RoundTripAndStrictReading) {
+  const Ceilings c = full_record().ceilings;
+  const Ceilings back = ceilings_from_json(ceilings_to_json(c), "arg");
+  EXPECT_EQ(back.flops_per_s, c.flops_per_s);
+  EXPECT_EQ(back.bytes_per_s, c.bytes_per_s);
+  EXPECT_EQ(back.method, c.method);
+  ASSERT_EQ(back.runs.size(), c.runs.size());
+  EXPECT_EQ(back.runs[1].samples_ns, c.runs[1].samples_ns);
+  EXPECT_EQ(back.runs[1].work, c.runs[1].work);
+  const Ceilings none = ceilings_from_json(ceilings_to_json(Ceilings{}), "arg");
+  EXPECT_FALSE(none.flops_per_s || none.bytes_per_s || none.method);
+  auto j = ordered_json::parse(ceilings_to_json(c));
+  j["bytes_per_s"] = 9e12;
+  try {
+    (void)ceilings_from_json(j.dump(), "arg");
+    FAIL() << "altered ceilings were accepted";
+  } catch (const InvalidRecord& e) {
+    EXPECT_NE(std::string(e.what()).find("arg: ceilings.bytes_per_s is 9000000000000 but its "
+                                         "runs give 4800000000000"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW((void)ceilings_from_json("[1]", "arg"), InvalidRecord);
+  EXPECT_THROW((void)ceilings_from_json("{", "arg"), InvalidRecord);
 }
 
 TEST(RecordHostile, DeclaredWorkBeyondAnyGpuIsRefused) {

@@ -46,12 +46,15 @@ TEST(Summarize, DerivedColumnsUseDeviceBusy) {
   // 2 us busy, 5 us latency: 4e6 flops over 2 us = 2 TFLOP/s (not 0.8 over latency).
   const auto s = samples_of({{2000, 5000, 2, 0}});
   const Summary sum =
-      summarize(s, TimingMethod::cupti, 0, Workload{4e6, 8e6}, Ceilings{10e12, 4e12});
+      summarize(s, TimingMethod::cupti, 0, Workload{4e6, 8e6}, Ceilings{10e12, 4e12, {}, {}});
   ASSERT_TRUE(sum.tflops && sum.tbs);
   EXPECT_DOUBLE_EQ(*sum.tflops, 2.0);
   EXPECT_DOUBLE_EQ(*sum.tbs, 4.0);
   EXPECT_DOUBLE_EQ(*sum.pct_of_peak_flops, 20.0);
   EXPECT_DOUBLE_EQ(*sum.pct_of_peak_bandwidth, 100.0);
+  // 100% is the ceiling reached, not passed.
+  EXPECT_EQ(sum.above_flops_ceiling, false);
+  EXPECT_EQ(sum.above_bandwidth_ceiling, false);
 }
 
 TEST(Summarize, NoSamplesIsAnError) {

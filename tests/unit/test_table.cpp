@@ -110,8 +110,9 @@ TEST(RenderMarkdown, CellsAreTranscribedFromTheRecord) {
   EXPECT_EQ(gemm.at("uncounted copy (us)"), "0.505");
   EXPECT_EQ(gemm.at("TFLOP/s"), "11100");
   EXPECT_EQ(gemm.at("TB/s"), "8.15");
-  EXPECT_EQ(gemm.at("% peak FLOP/s"), "1130%");
-  EXPECT_EQ(gemm.at("% peak TB/s"), "170%");
+  // Faster than the fastest run of the ceilings' work: said in the cell, never a bare 170%.
+  EXPECT_EQ(gemm.at("% peak FLOP/s"), "1130% (above the measured ceiling)");
+  EXPECT_EQ(gemm.at("% peak TB/s"), "170% (above the measured ceiling)");
   EXPECT_EQ(gemm.at("retries"), "1");
   EXPECT_EQ(gemm.at("SM clock median [min, max] (MHz)"), "1980 [1800, 1980]");
   EXPECT_EQ(gemm.at("clock-flagged"), "2");
@@ -212,6 +213,65 @@ TEST(RenderMarkdown, ARowHeldDownThroughoutIsNamed) {
             std::string::npos);
 }
 
+// A row within its ceiling reads a bare percent; one above it is marked, and a note says what
+// that means. Sources say how the ceilings were timed and what each run of their work reached.
+TEST(RenderMarkdown, APercentAboveItsCeilingIsMarkedAndTheCeilingsAreSourced) {
+  Record r = full_record();
+  // 1 GFLOP and 4.8 MB per call in a median of 12.345 us: 8.2% and 8.1% of the ceilings.
+  r.results[0].workload = Workload{1e9, 4.8e6};
+  testing::derive_summaries(r);
+  std::string md = render_markdown({r});
+  auto rows = markdown_rows(md);
+  EXPECT_EQ(rows.at(0).at("% peak FLOP/s"), "8.19%");
+  EXPECT_EQ(rows.at(0).at("% peak TB/s"), "8.10%");
+  EXPECT_EQ(md.find("above the measured ceiling"), std::string::npos) << md;
+  EXPECT_NE(md.find("  - ceilings: copy 4.80 TB/s, matrix 989 TFLOP/s, each the fastest sample of "
+                    "the best of its runs, timed like the rows (cupti, device_busy); "
+                    "cudaMemcpyAsync device to device, 572 MiB: 4.76 TB/s (fastest of 3 samples; "
+                    "median 4.74 TB/s); float4 grid-stride copy kernel, 572 MiB: 4.80 TB/s "
+                    "(fastest of 4 samples; median 4.78 TB/s); cublasGemmEx bf16: 989 TFLOP/s "
+                    "(fastest of 3 samples; median 979 TFLOP/s)\n"),
+            std::string::npos)
+      << md;
+
+  // 1 TB/s more than the ceiling's fastest copy: marked, and the note explains it once.
+  r.results[0].workload = Workload{std::nullopt, 4.8e12 * 12.345e-6 * 1.03};
+  testing::derive_summaries(r);
+  md = render_markdown({r});
+  rows = markdown_rows(md);
+  EXPECT_EQ(rows.at(0).at("% peak TB/s"), "103% (above the measured ceiling)");
+  EXPECT_EQ(rows.at(0).at("% peak FLOP/s"), "not measured");
+  EXPECT_NE(md.find("- a percent marked \"above the measured ceiling\" is a row that ran faster "
+                    "than the fastest run of the work its ceiling times"),
+            std::string::npos)
+      << md;
+
+  // A version 3 record's ceilings: kept, flagged alike, and said to be event-timed.
+  r.ceilings = Ceilings{989e12, 4.8e12, std::nullopt, {}};
+  testing::derive_summaries(r);
+  md = render_markdown({r});
+  EXPECT_EQ(markdown_rows(md).at(0).at("% peak TB/s"), "103% (above the measured ceiling)");
+  EXPECT_NE(md.find("  - ceilings: copy 4.80 TB/s, matrix 989 TFLOP/s (recorded before ceilings "
+                    "were timed like the rows: the best of 10 runs timed with CUDA event pairs"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(render_markdown({sparse_record()}).find("  - ceilings: not measured\n"),
+            std::string::npos);
+}
+
+// Ceilings timed another way than a row give it no percent, and the notes say why.
+TEST(RenderMarkdown, CeilingsTimedAnotherWayGiveNoPercentAndSayWhy) {
+  Record r = full_record();
+  r.ceilings.method = TimingMethod::cuda_events;
+  testing::derive_summaries(r);
+  const std::string md = render_markdown({r});
+  EXPECT_EQ(markdown_rows(md).at(0).at("% peak TB/s"), "not measured");
+  EXPECT_NE(md.find("- gemm / cublas (dtype=bf16, m=4096): no percent of peak: the record's "
+                    "ceilings were timed by cuda-events, this row by cupti\n"),
+            std::string::npos)
+      << md;
+}
+
 TEST(RenderMarkdown, NoDeviationsSaysSo) {
   Record r = full_record();
   r.deviations.clear();
@@ -292,7 +352,8 @@ TEST(RenderCsv, HeaderAndCells) {
             "case,implementation,params,timing_method,statistic,device_busy_median_us,"
             "device_busy_p10_us,device_busy_p90_us,latency_median_us,latency_p10_us,"
             "latency_p90_us,n_samples,max_n_kernels,gap_us,uncounted_copy_us,tflops,tbs,"
-            "pct_of_peak_flops,pct_of_peak_bandwidth,retries,null_test,median_sm_clock_mhz,"
+            "pct_of_peak_flops,above_flops_ceiling,pct_of_peak_bandwidth,"
+            "above_bandwidth_ceiling,retries,null_test,median_sm_clock_mhz,"
             "min_sm_clock_mhz,max_sm_clock_mhz,clock_flagged_samples,"
             "clock_below_reference_samples,sw_power_cap_samples,hw_slowdown_samples,"
             "sw_thermal_samples,hw_thermal_samples,hw_power_brake_samples,gpu_workload_mib,"
@@ -333,6 +394,8 @@ TEST(RenderCsv, HeaderAndCells) {
   EXPECT_EQ(gemm.at("gap_us"), "0.855");
   EXPECT_EQ(gemm.at("tflops"), "11133.167555447548");  // full precision for machines
   EXPECT_EQ(gemm.at("pct_of_peak_flops"), "1125.6994494891353");
+  EXPECT_EQ(gemm.at("above_flops_ceiling"), "true");
+  EXPECT_EQ(gemm.at("above_bandwidth_ceiling"), "true");
   EXPECT_EQ(gemm.at("retries"), "1");
   EXPECT_EQ(gemm.at("device"), "NVIDIA H200 (cuda:0)");
   EXPECT_EQ(gemm.at("run_id"), "20261129T112650Z-4242-0badcafe");
@@ -345,6 +408,18 @@ TEST(RenderCsv, HeaderAndCells) {
   EXPECT_EQ(softmax.at("tflops"), "");
   EXPECT_EQ(softmax.at("tbs"), "");
   EXPECT_EQ(softmax.at("pct_of_peak_bandwidth"), "");
+  EXPECT_EQ(softmax.at("above_bandwidth_ceiling"), "");  // no percent, no flag
+}
+
+// A row whose null test failed shows no percent, so no mark either.
+TEST(RenderTables, ARowWhoseNullTestFailedHasNoMark) {
+  Record r = full_record();
+  r.results[0].measurement.null_test = NullTestSamples{4, {12'000, 12'100}};  // 1x for 4x
+  testing::derive_summaries(r);
+  const std::string md = render_markdown({r});
+  EXPECT_EQ(markdown_rows(md).at(0).at("% peak TB/s"), "null test failed");
+  EXPECT_EQ(md.find("above the measured ceiling"), std::string::npos) << md;
+  EXPECT_EQ(csv_rows(render_csv({r})).at(0).at("above_bandwidth_ceiling"), "");
 }
 
 TEST(RenderCsv, QuotesCommasQuotesAndNewlines) {
