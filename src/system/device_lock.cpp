@@ -9,12 +9,13 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -26,6 +27,7 @@
 #include "gpumeter/errors.hpp"
 #include "gpumeter/format.hpp"
 #include "gpumeter/process_ids.hpp"
+#include "procfs.hpp"
 
 namespace gpumeter {
 namespace {
@@ -34,10 +36,22 @@ using Clock = std::chrono::steady_clock;
 
 constexpr auto kIdlePoll = std::chrono::milliseconds(500);  // NVML, while waiting for idle
 constexpr auto kLockPoll = std::chrono::milliseconds(50);   // flock, while another holds it
+// Text from another process or a library goes into messages, the lock file and the record, cut
+// so that each stays readable and bounded whatever the source holds:
+// - a command line: the program and its first arguments, which tell one run from another; a
+//   message may name several processes, each with its command;
 constexpr std::size_t kMaxCommandChars = 300;
-// How far up the process tree a walk goes: far deeper than any real chain of shells and
-// launchers, and a bound should /proc ever show a loop.
-constexpr int kMaxAncestry = 128;
+// - why something could not be read (NVML's reasons, about 80 characters a value, or a loader's
+//   error naming the path it tried): room for several;
+constexpr std::size_t kMaxCauseChars = 600;
+// - a line an enclosing `gpumeter lock` passed on (kLockNoteEnv): its contention line names
+//   every other process on the device with its command, and the environment is any process's
+//   text.
+constexpr std::size_t kMaxNoteLineChars = 2000;
+// What is read of a file before the text is cut: more than any of the lengths above.
+constexpr std::size_t kMaxReadBytes = 8192;
+// /proc/locks lists every lock on the machine, a line each (about 60 bytes).
+constexpr std::size_t kMaxProcLocksBytes = 1 << 20;
 constexpr const char* kContendedPrefix = "contended: ";
 constexpr long kPidMaxLimit = 4194304;  // PID_MAX_LIMIT: no pid of this kernel is larger
 
@@ -60,37 +74,16 @@ std::string one_line(std::string_view text, std::size_t max_chars = kMaxCommandC
   return out;
 }
 
-std::string read_file(const std::string& path, std::size_t max_bytes = 8192) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  std::string text(max_bytes, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(max_bytes));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  return text;
-}
-
-// The command line of a process of this PID namespace, or "" when it cannot be read.
-std::string command_of(long pid) {
-  const std::string proc = "/proc/" + std::to_string(pid);
-  std::string cmd = one_line(read_file(proc + "/cmdline"));
+// The command line of "self" or a pid of this PID namespace (its name in brackets for a kernel
+// thread, which has none), or "" when it cannot be read.
+std::string command_of(const std::string& process) {
+  const std::string proc = "/proc/" + process;
+  std::string cmd = one_line(detail::read_bounded(proc + "/cmdline", kMaxReadBytes));
   if (cmd.empty()) {
-    const std::string comm = one_line(read_file(proc + "/comm"));
+    const std::string comm = one_line(detail::read_bounded(proc + "/comm", kMaxReadBytes));
     if (!comm.empty()) cmd = "[" + comm + "]";
   }
   return cmd;
-}
-
-// The parent of `pid`, or 0 when it cannot be read. /proc/PID/stat is "pid (comm) state ppid
-// ...", and comm may itself hold spaces and parentheses: the fields start after the last ')'.
-long parent_of(long pid) {
-  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat", 1024);
-  const auto close = stat.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::istringstream fields(stat.substr(close + 1));
-  std::string state;
-  long ppid = 0;
-  if (!(fields >> state >> ppid)) return 0;
-  return ppid;
 }
 
 // A process of this PID namespace that has not exited: a zombie (exited, not yet reaped) holds
@@ -98,18 +91,14 @@ long parent_of(long pid) {
 bool process_exists(long pid) {
   if (pid <= 0 || pid > kPidMaxLimit) return false;  // never kill(-1, 0) for a huge NVML pid
   if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
-  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat", 1024);
-  const auto close = stat.rfind(')');
-  return close == std::string::npos || stat.compare(close, 3, ") Z") != 0;
+  const std::optional<detail::ProcStat> stat = detail::read_stat(pid);
+  return !stat || stat->state != 'Z';
 }
 
 bool descends_from(long pid, long ancestor) {
   if (ancestor <= 0) return false;
-  for (int depth = 0; depth < kMaxAncestry && pid > 1; ++depth) {
-    if (pid == ancestor) return true;
-    pid = parent_of(pid);
-  }
-  return false;
+  const std::vector<long> line = detail::lineage(pid);
+  return std::find(line.begin(), line.end(), ancestor) != line.end();
 }
 
 std::string gib(long long bytes) {
@@ -132,7 +121,7 @@ std::string device_label(int index, const std::string& uuid) {
 long flock_holder_from_proc(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return 0;
-  std::istringstream locks(read_file("/proc/locks", 1 << 20));
+  std::istringstream locks(detail::read_bounded("/proc/locks", kMaxProcLocksBytes));
   std::string line;
   while (std::getline(locks, line)) {
     // "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"; a waiter's line has "->" after "1:".
@@ -154,13 +143,8 @@ long flock_holder_from_proc(const std::string& path) {
 
 // The processes this one descends from (its parent, and up to init, which is left out).
 std::set<long> ancestor_pids() {
-  std::set<long> out;
-  long pid = static_cast<long>(::getppid());
-  for (int depth = 0; depth < kMaxAncestry && pid > 1; ++depth) {
-    out.insert(pid);
-    pid = parent_of(pid);
-  }
-  return out;
+  const std::vector<long> line = detail::lineage(static_cast<long>(::getppid()));
+  return {line.begin(), line.end()};
 }
 
 // The pid to treat as the lock's current holder: the one the file names while it lives, else
@@ -193,7 +177,7 @@ Verdict check_device(int index, const std::string& uuid, const DeviceLockOptions
   const DeviceOccupancy occ = read_device_occupancy(uuid, index);
   std::string unread;
   for (const std::string& why : occ.unavailable) unread += (unread.empty() ? "" : "; ") + why;
-  v.unchecked = one_line(unread, 600);
+  v.unchecked = one_line(unread, kMaxCauseChars);
   v.checked = occ.processes.has_value() || occ.free_bytes.has_value();
   if (!v.checked) return v;
 
@@ -202,7 +186,7 @@ Verdict check_device(int index, const std::string& uuid, const DeviceLockOptions
   long long returned = 0;  // memory of excluded processes, added back to the free memory
   auto describe = [](long pid, const ComputeProcess& p) {
     std::string what = "pid " + std::to_string(pid) + " (";
-    const std::string cmd = process_exists(pid) ? command_of(pid) : "";
+    const std::string cmd = process_exists(pid) ? command_of(std::to_string(pid)) : "";
     what += cmd.empty() ? std::string("not visible from here: another PID namespace?") : cmd;
     what += ", " + (p.used_bytes ? gib(*p.used_bytes) : std::string("memory not known")) + ")";
     return what;
@@ -285,11 +269,6 @@ std::string busy_message(int index, const std::string& uuid, const DeviceLockOpt
   return m;
 }
 
-std::string self_command() {
-  std::string cmd = one_line(read_file("/proc/self/cmdline"), 1000);
-  return cmd.empty() ? std::string("(command line not readable)") : cmd;
-}
-
 // Opens (creating when missing) the lock file. O_NOFOLLOW under /tmp, where another user could
 // plant a link; O_EXCL creation, so a file another user made is opened, never replaced.
 int open_lock_file(const std::string& path, bool default_path) {
@@ -365,7 +344,7 @@ std::string cuda_device_uuid(int index, std::string* why) {
   void* lib = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (lib == nullptr) {
     const char* e = ::dlerror();
-    return fail(one_line(e != nullptr ? e : "libcuda.so.1: not loadable", 400));
+    return fail(one_line(e != nullptr ? e : "libcuda.so.1: not loadable", kMaxCauseChars));
   }
   using InitFn = int(unsigned int);
   using DeviceGetFn = int(int*, int);
@@ -393,7 +372,7 @@ std::string cuda_device_uuid(int index, std::string* why) {
 
 LockHolder read_lock_holder(const std::string& path) {
   LockHolder h;
-  const std::string text = read_file(path, 4096);
+  const std::string text = detail::read_bounded(path, kMaxReadBytes);
   const auto eol = text.find('\n');
   const std::string first = text.substr(0, eol);
   if (first.empty() || first.size() > 12 ||
@@ -428,7 +407,7 @@ DeviceLock::DeviceLock(int device_index, const std::string& gpu_uuid, DeviceLock
     const char* note = std::getenv(kLockNoteEnv);
     std::istringstream lines(note != nullptr ? note : "");
     for (std::string line; std::getline(lines, line);) {
-      line = one_line(line, 2000);
+      line = one_line(line, kMaxNoteLineChars);
       if (line.empty()) continue;
       deviations_.push_back(line);
       (line.rfind(kContendedPrefix, 0) == 0 ? contention_ : not_checked_) = line;
@@ -475,7 +454,7 @@ DeviceLock::DeviceLock(int device_index, const std::string& gpu_uuid, DeviceLock
       std::string who = describe_holder(h);
       if (!h.named || !h.alive) {
         if (const long pid = flock_holder_from_proc(path_); pid > 0) {
-          const std::string cmd = command_of(pid);
+          const std::string cmd = command_of(std::to_string(pid));
           who += "; /proc/locks names pid " + std::to_string(pid) + " (" +
                  (cmd.empty() ? std::string("command not readable") : cmd) + ")";
         } else if (h.named) {
@@ -528,7 +507,10 @@ DeviceLock::DeviceLock(int device_index, const std::string& gpu_uuid, DeviceLock
   }
 
   // Name the holder for anyone who waits: "pid\ncommand line\n".
-  const std::string text = std::to_string(::getpid()) + "\n" + self_command() + "\n";
+  const std::string self = command_of("self");
+  const std::string text = std::to_string(::getpid()) + "\n" +
+                           (self.empty() ? std::string("(command line not readable)") : self) +
+                           "\n";
   if (::ftruncate(file.fd, 0) == 0) {
     (void)!::pwrite(file.fd, text.data(), text.size(), 0);
   }

@@ -2,22 +2,24 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <string_view>
+
+#include "procfs.hpp"
 
 namespace gpumeter {
 
 std::optional<long long> host_peak_rss_bytes() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) != 0) continue;
-    // "VmHWM:	  123456 kB": the kernel always states kB (1024 bytes).
-    char* end = nullptr;
-    const long long kib = std::strtoll(line.c_str() + 6, &end, 10);
-    if (end == line.c_str() + 6 || kib < 0) return std::nullopt;
-    return kib * 1024;
-  }
-  return std::nullopt;
+  const std::string status = detail::self_status();
+  const std::optional<std::string_view> field = detail::status_field(status, "VmHWM:");
+  if (!field) return std::nullopt;
+  // "VmHWM:	  123456 kB": the kernel always states kB (1024 bytes).
+  const std::string value(*field);
+  char* end = nullptr;
+  const long long kib = std::strtoll(value.c_str(), &end, 10);
+  if (end == value.c_str() || kib < 0) return std::nullopt;
+  return kib * 1024;
 }
 
 bool reset_host_peak_rss() {

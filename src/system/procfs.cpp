@@ -1,0 +1,62 @@
+#include "procfs.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace gpumeter::detail {
+namespace {
+
+// "pid (comm) state ppid ...": comm is at most 64 bytes, so the fields read come well within.
+constexpr std::size_t kStatBytes = 1024;
+// A status file is about 1.5 KB; a process in thousands of groups makes it longer.
+constexpr std::size_t kStatusBytes = 1 << 20;
+
+}  // namespace
+
+std::string read_bounded(const std::string& path, std::size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  std::string text(max_bytes, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(max_bytes));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
+}
+
+std::string self_status() {
+  return read_bounded("/proc/self/status", kStatusBytes);
+}
+
+std::optional<std::string_view> status_field(std::string_view status, std::string_view key) {
+  std::size_t at = 0;
+  while (at < status.size()) {
+    const std::size_t end = std::min(status.find('\n', at), status.size());
+    const std::string_view line = status.substr(at, end - at);
+    at = end + 1;
+    if (line.substr(0, key.size()) == key) return line.substr(key.size());
+  }
+  return std::nullopt;
+}
+
+std::optional<ProcStat> read_stat(long pid) {
+  const std::string stat = read_bounded("/proc/" + std::to_string(pid) + "/stat", kStatBytes);
+  // comm may itself hold spaces and parentheses: the fields start after the last ')'.
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(stat.substr(close + 1));
+  ProcStat s;
+  if (!(fields >> s.state >> s.ppid)) return std::nullopt;
+  return s;
+}
+
+std::vector<long> lineage(long pid) {
+  std::vector<long> out;
+  for (int depth = 0; depth < kMaxAncestry && pid > 1; ++depth) {
+    out.push_back(pid);
+    const std::optional<ProcStat> s = read_stat(pid);
+    pid = s ? s->ppid : 0;
+  }
+  return out;
+}
+
+}  // namespace gpumeter::detail

@@ -1,0 +1,40 @@
+#pragma once
+// What gpumeter reads of another process, or of itself, in /proc (Linux), in one place: a file's
+// text (bounded), a status file's field, a process's state and parent, and its line of
+// ancestors. Nothing here throws: what cannot be read is empty.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpumeter::detail {
+
+// At most `max_bytes` of the file at `path`; "" when it cannot be opened. A /proc file is made
+// as it is read and has no size to ask first, hence the bound.
+std::string read_bounded(const std::string& path, std::size_t max_bytes);
+
+// /proc/self/status, whole (bounded only against a kernel gone wrong: a long Groups line is the
+// most it holds before the fields gpumeter reads).
+std::string self_status();
+
+// The text after `key` ("NSpid:", "VmHWM:") on the line of `status` that starts with it, or
+// nullopt when no line does.
+std::optional<std::string_view> status_field(std::string_view status, std::string_view key);
+
+// A process's state letter ('R', 'S', 'Z' for a zombie, ...) and its parent's pid, from
+// /proc/<pid>/stat; nullopt when it cannot be read (gone, or another PID namespace's).
+struct ProcStat {
+  char state = '?';
+  long ppid = 0;
+};
+std::optional<ProcStat> read_stat(long pid);
+
+// How far up the process tree a walk goes: far deeper than any real chain of shells and
+// launchers, and a bound should /proc ever show a loop.
+inline constexpr int kMaxAncestry = 128;
+
+// `pid`, its parent, their parent, ... up to init (left out), as far as /proc shows them.
+std::vector<long> lineage(long pid);
+
+}  // namespace gpumeter::detail
