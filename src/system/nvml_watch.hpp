@@ -7,14 +7,16 @@
 #include <string>
 
 #include "gpumeter/clock_state.hpp"
+#include "nvml_library.hpp"
 
 namespace gpumeter::detail {
 
 class NvmlWatch {
  public:
   // Loads NVML (GPUMETER_NVML_LIBRARY when set, else the driver's) and finds the device by its
-  // uuid ("GPU-..."): no other device is ever read in its place. Never throws: when anything is
-  // missing, read_clock() and process_memory() give nullopt and why_not() says why.
+  // uuid ("GPU-..."): no other device is ever read in its place. Never throws: what cannot be
+  // read gives nullopt, and why_not() says why (the clock and the memory each read on their
+  // own, whichever of them the library serves).
   explicit NvmlWatch(const std::string& gpu_uuid);
   ~NvmlWatch();
   NvmlWatch(const NvmlWatch&) = delete;
@@ -28,21 +30,14 @@ class NvmlWatch {
   // with its own /proc cannot know), two listed (which is this one cannot be told), or the count
   // unavailable.
   std::optional<long long> process_memory(const std::set<long>& pids) const;
+  // "" when both can be read.
   const std::string& why_not() const { return why_not_; }
 
  private:
-  using Device = void*;
-  using ClockFn = int(Device, int, unsigned int*);
-  using ReasonsFn = int(Device, unsigned long long*);
-  using ShutdownFn = int();
-  using ProcessesFn = int(Device, unsigned int*, void*);
-
-  void* library_ = nullptr;
-  Device device_ = nullptr;
-  ClockFn* clock_ = nullptr;
-  ReasonsFn* reasons_ = nullptr;
-  ShutdownFn* shutdown_ = nullptr;
-  ProcessesFn* processes_ = nullptr;
+  std::optional<nvml::Session> session_;
+  const nvml::Library* lib_ = nullptr;  // set once the device is found
+  nvml::Device device_ = nullptr;
+  bool clock_ = false;  // the clock and reasons queries are both exported
   std::string why_not_;
 };
 

@@ -4,6 +4,16 @@
 // (a failed call), and only the pre-535 name of the clock-reasons function exists (the
 // fallback). Signatures follow nvml.h; enums travel as int.
 //
+// Built once per driver generation (tests/unit/CMakeLists.txt), by what it exports:
+//   GPUMETER_FAKE_NVML_PROCESS_LIST  3 (the default): nvmlDeviceGetComputeRunningProcesses_v3;
+//                                    2: _v2 only; 1: only the unversioned name, which fills the
+//                                    shorter nvmlProcessInfo_v1_t (older drivers)
+//   GPUMETER_FAKE_NVML_REASONS       1 (the default): only the pre-535 name,
+//                                    nvmlDeviceGetCurrentClocksThrottleReasons; 2: that and the
+//                                    new nvmlDeviceGetCurrentClocksEventReasons, which answers
+//                                    another mask (0x21), so a test sees which one was
+//                                    called; 0: neither
+//
 // For the device lock's idle check (test_device_lock.cpp, tests/cli/test_lock.sh), two
 // environment variables, read at every call, set what the device holds:
 //   GPUMETER_FAKE_NVML_PROCESSES  the compute processes, "pid:used_bytes,pid:used_bytes" ("" for
@@ -18,6 +28,13 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#ifndef GPUMETER_FAKE_NVML_PROCESS_LIST
+#define GPUMETER_FAKE_NVML_PROCESS_LIST 3
+#endif
+#ifndef GPUMETER_FAKE_NVML_REASONS
+#define GPUMETER_FAKE_NVML_REASONS 1
+#endif
 
 namespace {
 
@@ -153,11 +170,21 @@ int nvmlDeviceGetPowerUsage(void* device, unsigned int* milliwatts) {
   return kSuccess;
 }
 
+#if GPUMETER_FAKE_NVML_REASONS >= 1
 int nvmlDeviceGetCurrentClocksThrottleReasons(void* device, unsigned long long* reasons) {
   if (!usable(device)) return kInvalidArgument;
   *reasons = 0x8000000000000004ULL;
   return kSuccess;
 }
+#endif
+
+#if GPUMETER_FAKE_NVML_REASONS >= 2
+int nvmlDeviceGetCurrentClocksEventReasons(void* device, unsigned long long* reasons) {
+  if (!usable(device)) return kInvalidArgument;
+  *reasons = 0x21;  // idle and SW thermal
+  return kSuccess;
+}
+#endif
 
 struct FakeMemory {  // nvmlMemory_t (v1)
   unsigned long long total;
@@ -176,15 +203,27 @@ int nvmlDeviceGetMemoryInfo(void* device, FakeMemory* memory) {
   return kSuccess;
 }
 
-struct FakeProcessInfo {  // nvmlProcessInfo_t, as _v3 fills it
+}  // extern "C"
+
+namespace {
+
+struct FakeProcessInfo {  // nvmlProcessInfo_t, as _v3 and _v2 fill it
   unsigned int pid;
   unsigned long long usedGpuMemory;
   unsigned int gpuInstanceId;
   unsigned int computeInstanceId;
+  static FakeProcessInfo of(const FakeProcess& p) {
+    return {p.pid, p.used, 0xFFFFFFFFu, 0xFFFFFFFFu};  // no MIG instance
+  }
+};
+struct FakeProcessInfoV1 {  // nvmlProcessInfo_v1_t, as the unversioned name fills it
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+  static FakeProcessInfoV1 of(const FakeProcess& p) { return {p.pid, p.used}; }
 };
 
-int nvmlDeviceGetComputeRunningProcesses_v3(void* device, unsigned int* count,
-                                            FakeProcessInfo* infos) {
+template <typename Info>
+int running_processes(void* device, unsigned int* count, Info* infos) {
   if (!usable(device)) return kInvalidArgument;
   std::vector<FakeProcess> list;
   if (!configured_processes(list)) {
@@ -203,11 +242,30 @@ int nvmlDeviceGetComputeRunningProcesses_v3(void* device, unsigned int* count,
     *count = n;
     return kInsufficientSize;
   }
-  for (unsigned int i = 0; i < n; ++i) {
-    infos[i] = FakeProcessInfo{list[i].pid, list[i].used, 0xFFFFFFFFu, 0xFFFFFFFFu};
-  }
+  for (unsigned int i = 0; i < n; ++i) infos[i] = Info::of(list[i]);
   *count = n;
   return kSuccess;
 }
+
+}  // namespace
+
+extern "C" {
+
+#if GPUMETER_FAKE_NVML_PROCESS_LIST == 3
+int nvmlDeviceGetComputeRunningProcesses_v3(void* device, unsigned int* count,
+                                            FakeProcessInfo* infos) {
+  return running_processes(device, count, infos);
+}
+#elif GPUMETER_FAKE_NVML_PROCESS_LIST == 2
+int nvmlDeviceGetComputeRunningProcesses_v2(void* device, unsigned int* count,
+                                            FakeProcessInfo* infos) {
+  return running_processes(device, count, infos);
+}
+#elif GPUMETER_FAKE_NVML_PROCESS_LIST == 1
+int nvmlDeviceGetComputeRunningProcesses(void* device, unsigned int* count,
+                                         FakeProcessInfoV1* infos) {
+  return running_processes(device, count, infos);
+}
+#endif
 
 }  // extern "C"

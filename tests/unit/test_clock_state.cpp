@@ -1,5 +1,6 @@
 #include "gpumeter/clock_state.hpp"
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 
 #include "gpumeter/device_state.hpp"
 #include "gpumeter/process_ids.hpp"
+#include "nvml_library.hpp"
 #include "nvml_watch.hpp"
 
 namespace gpumeter {
@@ -160,6 +162,105 @@ TEST_F(FakeNvml, MemoryIsFoundByAnyOfThisProcesssPids) {
   // Two listed entries carry pids of this process's: which is this one's cannot be told.
   ::setenv("GPUMETER_FAKE_NVML_PROCESSES", "12:100,654321:1073741824", 1);
   EXPECT_FALSE(watch.process_memory(in_container).has_value());
+}
+
+// The fake's nvmlInit_v2 calls not yet matched by nvmlShutdown. The library stays loaded once a
+// reader has loaded it, so its counter is there to ask.
+int open_sessions(const char* fake) {
+  void* lib = dlopen(fake, RTLD_NOW | RTLD_NOLOAD);
+  if (lib == nullptr) return -1;
+  auto* sessions = reinterpret_cast<int (*)()>(dlsym(lib, "fake_nvml_open_sessions"));
+  const int n = sessions != nullptr ? sessions() : -1;
+  dlclose(lib);
+  return n;
+}
+
+// Three entries with this process's last: a reader that took the array in another layout than
+// the one the exported name fills would find neither its pid nor its bytes.
+std::string three_processes() {
+  return "7:100,9:200," + std::to_string(::getpid()) + ":1073741824";
+}
+
+// A driver older than the versioned process lists and than NVML 12.2: only the unversioned
+// process list, which fills the shorter v1 layout, and only the older name of the reasons query.
+TEST_F(FakeNvml, AnOldDriversV1ProcessListAndThrottleReasonsAreRead) {
+  ::setenv(kNvmlLibraryEnv, GPUMETER_FAKE_NVML_OLD, 1);
+  ::setenv("GPUMETER_FAKE_NVML_PROCESSES", three_processes().c_str(), 1);
+  const detail::NvmlWatch watch(kUuid);
+  EXPECT_EQ(watch.why_not(), "");
+  const std::optional<ClockReading> c = watch.read_clock();
+  ASSERT_TRUE(c.has_value()) << watch.why_not();
+  EXPECT_EQ(c->sm_mhz, 1755);
+  EXPECT_EQ(c->throttle_reasons, 0x8000000000000004ULL);
+  EXPECT_EQ(watch.process_memory({static_cast<long>(::getpid())}), 1073741824LL);
+  EXPECT_EQ(watch.process_memory({9}), 200LL);
+  EXPECT_EQ(watch.process_memory({7}), 100LL);
+}
+
+// A driver that exports both names of the reasons query is read by the newer one; one with the
+// _v2 process list, by that, in the longer layout.
+TEST_F(FakeNvml, TheNewerReasonsNameAndTheV2ProcessListAreRead) {
+  ::setenv(kNvmlLibraryEnv, GPUMETER_FAKE_NVML_V2, 1);
+  ::setenv("GPUMETER_FAKE_NVML_PROCESSES", three_processes().c_str(), 1);
+  const detail::NvmlWatch watch(kUuid);
+  const std::optional<ClockReading> c = watch.read_clock();
+  ASSERT_TRUE(c.has_value()) << watch.why_not();
+  EXPECT_EQ(c->throttle_reasons, 0x21u);  // the new name's answer, not the old one's
+  EXPECT_EQ(watch.process_memory({static_cast<long>(::getpid())}), 1073741824LL);
+  EXPECT_EQ(watch.process_memory({9}), 200LL);
+}
+
+// No reasons query: no clock reading (a clock without its reasons cannot say why it is low),
+// and the watch names what is missing; this process's memory is read all the same.
+TEST_F(FakeNvml, WithoutTheReasonsQueryTheClockIsNotReadButTheMemoryIs) {
+  ::setenv(kNvmlLibraryEnv, GPUMETER_FAKE_NVML_NO_REASONS, 1);
+  ::setenv("GPUMETER_FAKE_NVML_PROCESSES", three_processes().c_str(), 1);
+  const detail::NvmlWatch watch(kUuid);
+  EXPECT_FALSE(watch.read_clock().has_value());
+  EXPECT_EQ(watch.why_not(),
+            std::string("clock-event reasons: nvmlDeviceGetCurrentClocksEventReasons or "
+                        "nvmlDeviceGetCurrentClocksThrottleReasons not exported by ") +
+                GPUMETER_FAKE_NVML_NO_REASONS);
+  EXPECT_EQ(watch.process_memory({static_cast<long>(::getpid())}), 1073741824LL);
+}
+
+// One table per library, resolved when it is loaded: the same object for every reader of a path,
+// each function by the newest name the library exports.
+TEST_F(FakeNvml, EachLibraryIsLoadedOnceWithItsNamesResolved) {
+  std::string why;
+  const detail::nvml::Library* fake = detail::nvml::Library::load(why);
+  ASSERT_NE(fake, nullptr) << why;
+  EXPECT_EQ(detail::nvml::Library::load(why), fake);
+  EXPECT_EQ(fake->path(), GPUMETER_FAKE_NVML);
+  EXPECT_STREQ(fake->compute_processes.name(), "nvmlDeviceGetComputeRunningProcesses_v3");
+  EXPECT_STREQ(fake->clocks_event_reasons.name(), "nvmlDeviceGetCurrentClocksThrottleReasons");
+  EXPECT_FALSE(fake->utilization);
+
+  ::setenv(kNvmlLibraryEnv, GPUMETER_FAKE_NVML_OLD, 1);
+  const detail::nvml::Library* old = detail::nvml::Library::load(why);
+  ASSERT_NE(old, nullptr) << why;
+  EXPECT_NE(old, fake);
+  EXPECT_STREQ(old->compute_processes.name(), "nvmlDeviceGetComputeRunningProcesses");
+  ::setenv(kNvmlLibraryEnv, GPUMETER_FAKE_NVML_V2, 1);
+  const detail::nvml::Library* v2 = detail::nvml::Library::load(why);
+  ASSERT_NE(v2, nullptr) << why;
+  EXPECT_STREQ(v2->compute_processes.name(), "nvmlDeviceGetComputeRunningProcesses_v2");
+  EXPECT_STREQ(v2->clocks_event_reasons.name(), "nvmlDeviceGetCurrentClocksEventReasons");
+}
+
+// NVML counts its initializations: the watch holds one for its life, a read of the device state
+// beside it opens and closes its own, and a watch that found no device gives its back at once.
+TEST_F(FakeNvml, TheWatchHoldsOneInitializationAndGivesItBack) {
+  {
+    const detail::NvmlWatch watch(kUuid);
+    EXPECT_EQ(open_sessions(GPUMETER_FAKE_NVML), 1);
+    EXPECT_EQ(read_device_state(kUuid, 0).state.sm_clock_mhz, 1755);
+    EXPECT_EQ(open_sessions(GPUMETER_FAKE_NVML), 1);
+    EXPECT_TRUE(watch.read_clock().has_value());
+  }
+  EXPECT_EQ(open_sessions(GPUMETER_FAKE_NVML), 0);
+  const detail::NvmlWatch unknown("GPU-99999999-0000-0000-0000-000000000000");
+  EXPECT_EQ(open_sessions(GPUMETER_FAKE_NVML), 0);
 }
 
 TEST(NoNvml, TheWatchSaysWhy) {

@@ -291,6 +291,23 @@ TEST_F(DeviceLockTest, AnAncestorsContextIsRecordedNotRefused) {
       << lock.deviations()[0];
 }
 
+// An older driver lists processes only by the unversioned name, in the shorter v1 layout: the
+// other process is named with its memory, and this process's own memory is added back to the
+// free memory (1 GB free and 5 GB of it this process's: above the floor).
+TEST_F(DeviceLockTest, AnOldDriversProcessListIsReadInItsLayout) {
+  env_.set("GPUMETER_NVML_LIBRARY", GPUMETER_FAKE_NVML_OLD);
+  const Sleeper other;
+  env_.set("GPUMETER_FAKE_NVML_PROCESSES", std::to_string(::getpid()) + ":5000000000," +
+                                               std::to_string(other.pid()) + ":1073741824");
+  env_.set("GPUMETER_FAKE_NVML_FREE_BYTES", "1000000000");
+  const std::string what = busy_text([&] { const DeviceLock lock(0, "", quick()); });
+  EXPECT_NE(what.find("device 0 is in use: 1 other compute process(es) on it: pid " +
+                      std::to_string(other.pid()) + " (sleep 30, 1.00 GiB)"),
+            std::string::npos)
+      << what;
+  EXPECT_EQ(what.find("free memory"), std::string::npos) << what;
+}
+
 TEST_F(DeviceLockTest, LowFreeMemoryRefuses) {
   env_.set("GPUMETER_FAKE_NVML_FREE_BYTES", "1000000000");
   const std::string what = busy_text([&] { const DeviceLock lock(0, "", quick()); });

@@ -117,6 +117,35 @@ TEST(DeviceState, WithoutAUuidTheIndexIsUsedAndSaidSo) {
   EXPECT_TRUE(mentions(none.unavailable, "no NVML device at index 5"));
 }
 
+// Other driver generations through the same table: the processes counted by whichever list the
+// library exports, the reasons read by the newer name where both exist, and a query that is not
+// there named with every name tried.
+TEST(DeviceState, OlderAndNewerNamesAreReadThroughTheirFallbacks) {
+  {
+    const NvmlLibrary old(GPUMETER_FAKE_NVML_OLD);
+    const DeviceStateReading r = read_device_state(kFakeUuid, 0);
+    EXPECT_EQ(r.state.compute_processes, 3);  // by the unversioned name
+    EXPECT_EQ(r.state.throttle_reasons, 0x8000000000000004ULL);
+    EXPECT_EQ(r.unavailable.size(), 2u) << unavailable_deviation(r.unavailable);
+  }
+  {
+    const NvmlLibrary v2(GPUMETER_FAKE_NVML_V2);
+    const DeviceStateReading r = read_device_state(kFakeUuid, 0);
+    EXPECT_EQ(r.state.compute_processes, 3);
+    EXPECT_EQ(r.state.throttle_reasons, 0x21u);
+  }
+  {
+    const NvmlLibrary none(GPUMETER_FAKE_NVML_NO_REASONS);
+    const DeviceStateReading r = read_device_state(kFakeUuid, 0);
+    EXPECT_FALSE(r.state.throttle_reasons);
+    EXPECT_EQ(r.state.sm_clock_mhz, 1755);
+    EXPECT_TRUE(mentions(r.unavailable,
+                         std::string("throttle_reasons: nvmlDeviceGetCurrentClocksEventReasons or "
+                                     "nvmlDeviceGetCurrentClocksThrottleReasons not exported by ") +
+                             GPUMETER_FAKE_NVML_NO_REASONS));
+  }
+}
+
 TEST(DeviceState, DeviationIsOneLine) {
   EXPECT_EQ(unavailable_deviation({}), "");
   EXPECT_EQ(unavailable_deviation({"a: x", "b: tried:\n  /p: gone\nInstall it"}),
