@@ -29,10 +29,31 @@ namespace gpumeter {
 // samples), and marks each percent of a ceiling above 100 (a version 3 reader would show 103%
 // bare). Older records still read: what they lack reads "not recorded", a version 3 count is
 // checked by version 3's rule, and version 1 comparisons are recomputed, and refused where passes
-// are needed.
+// are needed. An older record holding a field a later version added is refused: read by its
+// version's rules, the field would be dropped unread.
 inline constexpr int kRecordSchemaVersion = 4;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 inline constexpr const char* kRecordSchemaName = "gpumeter.record";
+
+// The most bytes one string of a record may hold, by what the string is (B7). A record is read
+// by people and rendered into tables; one string far beyond its kind's use (a 50 MB case name
+// became 314 MB of report) is a forged record, refused on reading. The writer refuses a row's
+// name (case, implementation, param) over its limit, as the runner does before measuring, and
+// cuts any other string to its limit, saying so, so a run never writes a record it cannot read.
+//
+// A name: what identifies a row or is printed on every row of a table (case, implementation,
+// each param's name and value, the device's kind and name, run_id, an error's name). Real names
+// run under 50 bytes; a table row of names longer than this cannot be read anyway, and the
+// limit bounds a report to a small multiple of its record.
+inline constexpr std::size_t kMaxNameBytes = 256;
+// Any other text written once (messages, reasons, deviations, the host's and driver's
+// descriptions): real ones run under 1 KiB; 64 KiB holds a long exception message with its
+// context and stays a page of reading.
+inline constexpr std::size_t kMaxTextBytes = std::size_t{64} << 10;
+// One command-line argument (argv): Linux refuses a longer one (MAX_ARG_STRLEN, 32 pages), so no
+// real record holds one. The largest of the three: no string of a record, a field this reader
+// does not know included, may be longer.
+inline constexpr std::size_t kMaxArgumentBytes = std::size_t{128} << 10;
 
 struct HostIdentity {
   std::string hostname;

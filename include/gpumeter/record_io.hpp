@@ -17,16 +17,20 @@ inline constexpr std::size_t kMaxRecordBytes = std::size_t{256} << 20;
 // Pretty JSON of schema kRecordSchemaName, version kRecordSchemaVersion. Durations are
 // integers of ns; only the summary (and the budget, estimate) carry ms, with the unit in the
 // field name. Throws Error for a record that cannot be written faithfully (another schema
-// version, a non-finite number, a summary whose method differs from its measurement's).
+// version, a non-finite number, a summary whose method differs from its measurement's, a row's
+// name over kMaxNameBytes). Any other string over its kind's limit (record.hpp) is cut to it,
+// marked, so the record reads back.
 std::string serialize(const Record& record);
 
-// Strict, and bounded (B7): an unknown schema name or version, a missing field, a wrong type, a
-// key twice in one object, nesting deeper than a record has, a number out of its field's range,
-// text over kMaxRecordBytes, or an inconsistent result throws InvalidRecord(path, problem).
+// Strict, bounded, and linear in the text's length (B7): an unknown schema name or version, a
+// missing field, a wrong type, a key twice in one object, nesting deeper than a record has, a
+// number out of its field's range, a string over its kind's limit (record.hpp), a NUL byte or
+// anything but whitespace after the record, text over kMaxRecordBytes, a field of a later schema
+// version in an older record, or an inconsistent result throws InvalidRecord(path, problem).
 // Every derived value (summaries, rates, percentages, comparisons) is recomputed from the raw
 // samples and declared workload; one that differs from what is stored, or that is not a finite
 // number (a percentage of a near-zero ceiling, a difference no number can state), refuses the
-// record, and the recomputed values are the ones returned. Unknown extra fields are ignored
+// record, and the recomputed values are the ones returned. Fields no version has are ignored
 // (adding one does not bump the version). `path` only names the source in messages.
 Record parse_record(std::string_view text, const std::string& path);
 

@@ -539,10 +539,13 @@ def write_record(result: Union[Result, CompareResult, Mapping[str, Any]],
 
 
 def read_record(path: str) -> Dict[str, Any]:
-    """Reads a record strictly (the checks of `gpumeter report`) and returns it as a dict."""
-    with open(path, "rb") as f:
-        text = f.read().decode("utf-8")
-    return json.loads(_gpumeter.read_record(text, str(path)))
+    """Reads a record strictly (the checks of `gpumeter report`) and returns it as a dict.
+
+    The file is read by gpumeter's reader itself: a regular file of at most 256 MiB (a FIFO or a
+    device is refused, not waited on), in time linear in its size. Raises InvalidRecord naming
+    the file and the problem.
+    """
+    return json.loads(_gpumeter.read_record_file(os.fspath(path)))
 
 
 def env(device: int = 0) -> Dict[str, Any]:

@@ -327,6 +327,12 @@ std::string read_record_text(const std::string& text, const std::string& name) {
   return serialize(parse_record(text, name));
 }
 
+// The same from a file, read as `gpumeter report` reads one: a regular file of at most
+// kMaxRecordBytes, opened without blocking (a FIFO is refused, not waited on).
+std::string read_record_file(const std::string& path) {
+  return serialize(read_record(path));
+}
+
 std::string write_record_text(const std::string& text, const std::string& directory) {
   return write_record(parse_record(text, "(record to write)"), directory).string();
 }
@@ -379,6 +385,8 @@ NB_MODULE(_gpumeter, m) {
         "Runs cases (A B C C B A per case) and returns the record as JSON text.");
   m.def("read_record", &python::read_record_text, nb::arg("text"), nb::arg("name"),
         "Parses a record strictly and returns it as the reader sees it (JSON text).");
+  m.def("read_record_file", &python::read_record_file, nb::arg("path"),
+        "Reads a record file strictly, as gpumeter report does; returns it as JSON text.");
   m.def("write_record", &python::write_record_text, nb::arg("text"), nb::arg("directory"),
         "Writes a record under its run-unique name, never overwriting; returns the path.");
   m.def(

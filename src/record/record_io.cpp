@@ -35,7 +35,12 @@
 namespace gpumeter {
 namespace {
 
+// Written with its fields in the schema's order, for people reading the file.
 using Json = nlohmann::ordered_json;
+// Read into objects kept by key: a member is found and inserted in log time, so reading stays
+// linear in the text whatever the number of keys (the ordered objects search their members one by
+// one: a record of 400,000 extra keys took 109 s).
+using Doc = nlohmann::json;
 
 // ---------------------------------------------------------------------------------------------
 // Limits of what a record may hold. A record is evidence read back by people and tools; each
@@ -55,6 +60,21 @@ constexpr double kMaxNanos = 1e15;
 constexpr double kMaxWork = 1e24;
 // Kernels per iteration, retries, iterations per phase.
 constexpr std::int64_t kMaxCount = 1'000'000'000;
+// Two stored numbers that a record derives (summaries, rates, comparisons, ceilings) agree when
+// they differ by at most this fraction of the larger: a stored time passes through ms and back
+// (two roundings, a few parts in 10^16), so this leaves four orders of magnitude of room and
+// still sees an edit in the 12th significant digit, whatever the value's size (a bound that was
+// absolute below 1 let a TFLOP/s of 0.5 change by 2e-9 of itself).
+constexpr double kDerivedTolerance = 1e-12;
+
+// The kinds of string a record holds and the most bytes of each (record.hpp says why).
+struct TextKind {
+  std::size_t most;
+  std::string_view what;
+};
+constexpr TextKind kName{kMaxNameBytes, "a name"};
+constexpr TextKind kText{kMaxTextBytes, "a text"};
+constexpr TextKind kArgument{kMaxArgumentBytes, "a command-line argument"};
 
 // ---------------------------------------------------------------------------------------------
 // Writing
@@ -90,12 +110,36 @@ Json text_or_null(const std::string& text) {
   return text.empty() ? Json(nullptr) : Json(text);
 }
 
+// A string over its kind's limit, cut on a character boundary and marked, so the record reads
+// back: a long exception message must not cost a run its record.
+std::string fitted(const std::string& text, TextKind kind) {
+  if (text.size() <= kind.most) return text;
+  constexpr std::size_t kNoteRoom = 40;  // " [N more bytes cut]", N of up to 20 digits
+  std::size_t keep = kind.most - kNoteRoom;
+  while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) --keep;
+  return text.substr(0, keep) + fmt::format(" [{} more bytes cut]", text.size() - keep);
+}
+
+// A name that identifies a row is never cut (two cut names could read as one row): one over the
+// limit is refused, and the runner refuses it before measuring.
+const std::string& row_name(const std::string& name, std::string_view field) {
+  if (name.size() > kMaxNameBytes) {
+    throw Error(
+        fmt::format("cannot write record: {} of {} bytes is more than the {} a name may "
+                    "hold",
+                    field, name.size(), kMaxNameBytes));
+  }
+  return name;
+}
+
 // The row identity, the same in results, failures and comparisons.
 void put_row(Json& j, const RowKey& row) {
-  j["case"] = row.case_name;
-  j["implementation"] = row.implementation;
+  j["case"] = row_name(row.case_name, "a case name");
+  j["implementation"] = row_name(row.implementation, "an implementation's name");
   j["params"] = Json::object();
-  for (const auto& [key, value] : row.params) j["params"][key] = value;
+  for (const auto& [key, value] : row.params) {
+    j["params"][row_name(key, "a param's name")] = row_name(value, "a param's value");
+  }
 }
 
 // A summary column as the record stores it: times in ms, counts as integers.
@@ -133,7 +177,7 @@ Json result_json(const Result& result, std::size_t index) {
   j["count_copies"] = result.count_copies;
   j["timing_method"] = std::string(to_string(m.method));
   j["statistic"] = std::string(to_string(statistic_of(m.method)));
-  j["reason"] = m.reason;
+  j["reason"] = fitted(m.reason, kText);
   j["retries"] = m.retries;
   j["warmup_iterations"] = m.warmup_iterations;
   j["measure_iterations"] = m.measure_iterations;
@@ -239,7 +283,7 @@ Json ceilings_json(const Ceilings& c) {
     const CeilingRun& run = c.runs[i];
     Json jr;
     jr["ceiling"] = std::string(to_string(run.kind));
-    jr["work"] = run.work;
+    jr["work"] = fitted(run.work, kText);
     jr["per_call"] = number(run.per_call, fmt::format("ceilings.runs[{}].per_call", i));
     jr["samples_ns"] = run.samples_ns;
     j["runs"].push_back(std::move(jr));
@@ -311,12 +355,11 @@ class Reader {
 
   [[noreturn]] void fail(const std::string& problem) const { throw InvalidRecord(path_, problem); }
 
-  const Json& field(const Json& object, const std::string& where, std::string_view key) const {
-    const std::string name = join(where, key);
+  const Doc& field(const Doc& object, const std::string& where, std::string_view key) const {
     if (!object.is_object())
       fail(fmt::format("{} is not an object", where.empty() ? "top level" : where));
     auto it = object.find(key);
-    if (it == object.end()) fail("missing field " + name);
+    if (it == object.end()) fail("missing field " + join(where, key));
     return *it;
   }
 
@@ -324,44 +367,50 @@ class Reader {
     return where.empty() ? std::string(key) : where + "." + std::string(key);
   }
 
-  void expect(bool ok, const Json& value, const std::string& name, std::string_view wanted) const {
+  void expect(bool ok, const Doc& value, const std::string& name, std::string_view wanted) const {
     if (!ok) {
       fail(fmt::format("field {}: expected {}, found {}", name, wanted, value.type_name()));
     }
   }
 
-  std::string text(const Json& object, const std::string& where, std::string_view key) const {
-    const Json& v = field(object, where, key);
-    expect(v.is_string(), v, join(where, key), "a string");
-    return v.get<std::string>();
+  // A string of at most kind.most bytes.
+  std::string text_value(const Doc& v, const std::string& name, TextKind kind) const {
+    expect(v.is_string(), v, name, "a string");
+    const auto& s = v.get_ref<const std::string&>();
+    if (s.size() > kind.most) {
+      fail(fmt::format("field {}: {} bytes, more than the {} {} may hold", name, s.size(),
+                       kind.most, kind.what));
+    }
+    return s;
+  }
+
+  std::string text(const Doc& object, const std::string& where, std::string_view key,
+                   TextKind kind) const {
+    return text_value(field(object, where, key), join(where, key), kind);
   }
 
   // A string where null means "not available" and reads as "".
-  std::string text_or_empty(const Json& object, const std::string& where,
-                            std::string_view key) const {
-    const Json& v = field(object, where, key);
-    if (v.is_null()) return {};
-    expect(v.is_string(), v, join(where, key), "a string or null");
-    return v.get<std::string>();
+  std::string text_or_empty(const Doc& object, const std::string& where, std::string_view key,
+                            TextKind kind) const {
+    return optional_text(object, where, key, kind).value_or(std::string());
   }
 
-  std::optional<std::string> optional_text(const Json& object, const std::string& where,
-                                           std::string_view key) const {
-    const Json& v = field(object, where, key);
+  std::optional<std::string> optional_text(const Doc& object, const std::string& where,
+                                           std::string_view key, TextKind kind) const {
+    const Doc& v = field(object, where, key);
     if (v.is_null()) return std::nullopt;
     expect(v.is_string(), v, join(where, key), "a string or null");
-    return v.get<std::string>();
+    return text_value(v, join(where, key), kind);
   }
 
-  bool boolean(const Json& object, const std::string& where, std::string_view key) const {
-    const Json& v = field(object, where, key);
+  bool boolean(const Doc& object, const std::string& where, std::string_view key) const {
+    const Doc& v = field(object, where, key);
     expect(v.is_boolean(), v, join(where, key), "true or false");
     return v.get<bool>();
   }
 
   template <typename Int>
-  Int integer_value(const Json& v, const std::string& name,
-                    Int lo = std::numeric_limits<Int>::min(),
+  Int integer_value(const Doc& v, const std::string& name, Int lo = std::numeric_limits<Int>::min(),
                     Int hi = std::numeric_limits<Int>::max()) const {
     expect(v.is_number_integer(), v, name, "an integer");
     if (v.is_number_unsigned()) {
@@ -374,26 +423,39 @@ class Reader {
     return static_cast<Int>(s);
   }
 
+  // Element i of an array, named (a string formatted) only when it is refused: a record holds
+  // millions of elements.
   template <typename Int>
-  Int integer(const Json& object, const std::string& where, std::string_view key,
+  Int integer_at(const Doc& array, std::size_t i, std::string_view array_name, Int lo,
+                 Int hi) const {
+    const Doc& v = array[i];
+    if (v.is_number_unsigned()) {
+      const auto u = v.get<std::uint64_t>();
+      if (!std::cmp_less(u, lo) && !std::cmp_greater(u, hi)) return static_cast<Int>(u);
+    }
+    return integer_value<Int>(v, fmt::format("{}[{}]", array_name, i), lo, hi);
+  }
+
+  template <typename Int>
+  Int integer(const Doc& object, const std::string& where, std::string_view key,
               Int lo = std::numeric_limits<Int>::min(),
               Int hi = std::numeric_limits<Int>::max()) const {
     return integer_value<Int>(field(object, where, key), join(where, key), lo, hi);
   }
 
   template <typename Int>
-  std::optional<Int> optional_integer(const Json& object, const std::string& where,
+  std::optional<Int> optional_integer(const Doc& object, const std::string& where,
                                       std::string_view key,
                                       Int lo = std::numeric_limits<Int>::min(),
                                       Int hi = std::numeric_limits<Int>::max()) const {
-    const Json& v = field(object, where, key);
+    const Doc& v = field(object, where, key);
     if (v.is_null()) return std::nullopt;
     return integer_value<Int>(v, join(where, key), lo, hi);
   }
 
   // A finite number in [lo, hi]. The parser refuses numbers beyond a double's range; this
   // refuses the ones beyond the field's.
-  double real_value(const Json& v, const std::string& name, double lo, double hi) const {
+  double real_value(const Doc& v, const std::string& name, double lo, double hi) const {
     expect(v.is_number(), v, name, "a number");
     const double x = v.get<double>();
     if (!std::isfinite(x) || x < lo || x > hi) {
@@ -402,32 +464,32 @@ class Reader {
     return x;
   }
 
-  double real(const Json& object, const std::string& where, std::string_view key, double lo,
+  double real(const Doc& object, const std::string& where, std::string_view key, double lo,
               double hi) const {
     return real_value(field(object, where, key), join(where, key), lo, hi);
   }
 
-  std::optional<double> optional_real(const Json& object, const std::string& where,
+  std::optional<double> optional_real(const Doc& object, const std::string& where,
                                       std::string_view key, double lo, double hi) const {
-    const Json& v = field(object, where, key);
+    const Doc& v = field(object, where, key);
     if (v.is_null()) return std::nullopt;
     return real_value(v, join(where, key), lo, hi);
   }
 
   // A duration in ms at the edge, back to integer ns inside.
-  Nanos millis_as_nanos(const Json& object, const std::string& where, std::string_view key) const {
+  Nanos millis_as_nanos(const Doc& object, const std::string& where, std::string_view key) const {
     const double ms = real(object, where, key, 0, ms_of(kMaxNanos));
     return static_cast<Nanos>(std::round(ns_of(ms)));
   }
 
-  const Json& array(const Json& object, const std::string& where, std::string_view key) const {
-    const Json& v = field(object, where, key);
+  const Doc& array(const Doc& object, const std::string& where, std::string_view key) const {
+    const Doc& v = field(object, where, key);
     expect(v.is_array(), v, join(where, key), "an array");
     return v;
   }
 
-  const Json& object(const Json& parent, const std::string& where, std::string_view key) const {
-    const Json& v = field(parent, where, key);
+  const Doc& object(const Doc& parent, const std::string& where, std::string_view key) const {
+    const Doc& v = field(parent, where, key);
     expect(v.is_object(), v, join(where, key), "an object");
     return v;
   }
@@ -441,42 +503,111 @@ class Reader {
   const std::string& path_;
 };
 
-std::vector<Nanos> read_nanos(const Reader& r, const Json& parent, const std::string& where,
+std::vector<Nanos> read_nanos(const Reader& r, const Doc& parent, const std::string& where,
                               std::string_view key) {
-  const Json& a = r.array(parent, where, key);
+  const Doc& a = r.array(parent, where, key);
   const std::string name = Reader::join(where, key);
   std::vector<Nanos> values;
   values.reserve(a.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
-    values.push_back(r.integer_value<Nanos>(a[i], fmt::format("{}[{}]", name, i), 0,
-                                            static_cast<Nanos>(kMaxNanos)));
+    values.push_back(r.integer_at<Nanos>(a, i, name, 0, static_cast<Nanos>(kMaxNanos)));
   }
   return values;
 }
 
 // A row's params: an object of strings.
-Params read_params(const Reader& r, const Json& j, const std::string& where) {
+Params read_params(const Reader& r, const Doc& j, const std::string& where) {
   Params params;
+  // Members come in key order, so each goes at the end; each key, a name, is held to a name's
+  // length by the parser; a value is named only when it is refused.
   for (const auto& [key, value] : r.object(j, where, "params").items()) {
-    r.expect(value.is_string(), value, Reader::join(where, "params") + "." + key, "a string");
-    params.emplace(key, value.get<std::string>());
+    if (!value.is_string() || value.get_ref<const std::string&>().size() > kName.most) {
+      r.text_value(value, Reader::join(where, "params") + "." + key, kName);  // throws
+    }
+    params.emplace_hint(params.end(), key, value.get_ref<const std::string&>());
   }
   return params;
 }
 
-RowKey read_row(const Reader& r, const Json& j, const std::string& where) {
+RowKey read_row(const Reader& r, const Doc& j, const std::string& where) {
   RowKey row;
-  row.case_name = r.text(j, where, "case");
-  row.implementation = r.text(j, where, "implementation");
+  row.case_name = r.text(j, where, "case", kName);
+  row.implementation = r.text(j, where, "implementation", kName);
   row.params = read_params(r, j, where);
   return row;
 }
 
-// Two stored numbers agree when they are the same to a few parts in 10^12 (stored times pass
-// through ms and back). Non-finite values never agree: nothing the reader accepts is one.
+// Where a field sits in a record, for the table of fields added by later versions.
+enum class Scope { top, config, ceilings, result, samples };
+
+// The fields each schema version added (record.hpp says why each was a new version), beyond the
+// summary values, which the column list dates (Column::since_schema).
+struct AddedField {
+  Scope scope;
+  std::string_view key;
+  int since;
+};
+constexpr AddedField kAddedFields[] = {
+    {Scope::top, "comparisons", 2},
+    {Scope::result, "pass_sizes", 2},
+    {Scope::result, "timestamp_tick_ns", 2},
+    {Scope::config, "launch_cost_ns", 3},
+    {Scope::result, "null_test", 3},
+    {Scope::result, "memory", 3},
+    {Scope::samples, "sm_clock_mhz", 3},
+    {Scope::samples, "throttle_reasons", 3},
+    {Scope::ceilings, "timing_method", 4},
+    {Scope::ceilings, "statistic", 4},
+    {Scope::ceilings, "rule", 4},
+    {Scope::ceilings, "runs", 4},
+    {Scope::result, "timestamp_check", 4},
+};
+
+// An older version is read by its own rules, which know nothing of what later versions added:
+// such a field in it would be dropped unread (a version 3 row whose null test failed, relabelled
+// version 2, read as a good row without its null test and memory). A record holding one is
+// refused. Fields no version has are still ignored (adding one does not bump the version).
+void refuse_newer_field(const Reader& r, const Doc& object, const std::string& where,
+                        std::string_view key, int since, int version) {
+  if (version >= since || !object.is_object() || !object.contains(key)) return;
+  r.fail(fmt::format(
+      "{} is a field of schema version {} in a record of schema_version {}, whose reading "
+      "would drop it (a newer record relabelled?)",
+      Reader::join(where, key), since, version));
+}
+
+void refuse_newer_fields(const Reader& r, const Doc& object, const std::string& where, Scope scope,
+                         int version) {
+  for (const AddedField& f : kAddedFields) {
+    if (f.scope == scope) refuse_newer_field(r, object, where, f.key, f.since, version);
+  }
+}
+
+// The summary values later versions added, dated by the column list.
+void refuse_newer_summary_values(const Reader& r, const Doc& summary, const std::string& where,
+                                 int version) {
+  for (const Column& c : result_columns()) {
+    if (c.summary_key.empty() || c.since_schema <= version) continue;
+    if (c.summary_object.empty()) {
+      refuse_newer_field(r, summary, where, c.summary_key, c.since_schema, version);
+    } else if (summary.is_object()) {
+      const auto holder = summary.find(c.summary_object);
+      if (holder == summary.end()) continue;
+      if (!holder->is_object()) {
+        refuse_newer_field(r, summary, where, c.summary_object, c.since_schema, version);
+      }
+      refuse_newer_field(r, *holder, Reader::join(where, c.summary_object), c.summary_key,
+                         c.since_schema, version);
+    }
+  }
+}
+
+// A stored derived number agrees with the one recomputed when they differ by at most
+// kDerivedTolerance of the larger, a relative bound at every size (zero agrees only with zero).
+// Non-finite values never agree: nothing the reader accepts is one.
 bool same(double a, double b) {
   if (!std::isfinite(a) || !std::isfinite(b)) return false;
-  return std::fabs(a - b) <= 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)});
+  return std::fabs(a - b) <= kDerivedTolerance * std::max(std::fabs(a), std::fabs(b));
 }
 
 std::string shown(const std::optional<double>& v) {
@@ -487,45 +618,47 @@ std::string shown(const std::optional<double>& v) {
 // declared workload and ceilings) through the column list, compared with what is stored, and
 // the recomputed summary is the one kept. A stored value the samples do not give means an
 // altered record, or one written by a faulty tool.
-void check_summary(const Reader& r, Result& result, const Json& js, const Ceilings& ceilings,
+void check_summary(const Reader& r, Result& result, const Doc& js, const Ceilings& ceilings,
                    const std::string& where, int version) {
   const Measurement& m = result.measurement;
-  Result derived = result;
-  derived.summary = summarize(m.samples, m.method, m.retries, result.workload, ceilings);
+  // The recomputed summary is the one kept; the stored values are only checked against it.
+  result.summary = summarize(m.samples, m.method, m.retries, result.workload, ceilings);
+  const Result& derived = result;
   const std::string sw = where + ".summary";
   for (const Column& c : result_columns()) {
     if (c.summary_key.empty()) continue;
     if (c.since_schema > version) continue;  // an older record has no such value
     const std::string object_where =
         c.summary_object.empty() ? sw : Reader::join(sw, c.summary_object);
-    const Json& holder = c.summary_object.empty() ? js : r.object(js, sw, c.summary_object);
+    const Doc& holder = c.summary_object.empty() ? js : r.object(js, sw, c.summary_object);
     const std::string name = Reader::join(object_where, c.summary_key);
-    const Json& v = r.field(holder, object_where, c.summary_key);
+    const Doc& v = r.field(holder, object_where, c.summary_key);
+    // As the record stores it: a time in ms, the unit its field names.
     std::optional<double> stored;
     if (c.kind == ColumnKind::flag && !v.is_null()) {
       r.expect(v.is_boolean(), v, name, c.nullable ? "true, false or null" : "true or false");
       stored = v.get<bool>() ? 1.0 : 0.0;
     } else if (!v.is_null()) {
       r.expect(v.is_number(), v, name, c.nullable ? "a number or null" : "a number");
-      // In its column's range before any conversion: 1e308 ms would become an infinite number
-      // of ns, which no comparison can judge. (A gap may be a rounding below zero.)
+      // In its column's range: 1e308 ms would be an infinite number of ns, which no comparison
+      // can judge. (A gap may be a rounding below zero.)
       const double most = c.kind == ColumnKind::time    ? ms_of(kMaxNanos)
                           : c.kind == ColumnKind::count ? static_cast<double>(kMaxCount)
                                                         : std::numeric_limits<double>::max();
       stored = r.real_value(v, name, c.kind == ColumnKind::time ? -most : 0, most);
-      if (c.kind == ColumnKind::time) stored = ns_of(*stored);
     } else if (!c.nullable) {
       r.expect(false, v, name, "a number");
     }
     // A value whose rule changed is checked by the rule its record was written under.
     const bool older = version < c.rule_since_schema && c.older_rule != nullptr;
-    const std::optional<double> want = older ? c.older_rule(derived) : number_of(c, derived);
+    std::optional<double> want = older ? c.older_rule(derived) : number_of(c, derived);
     if (want && !std::isfinite(*want)) {
       r.fail(
           fmt::format("{}: the record's samples and declared workload give a value that is not "
                       "a finite number",
                       name));
     }
+    if (want && c.kind == ColumnKind::time) want = ms_of(*want);
     if (stored.has_value() != want.has_value() || (stored && !same(*stored, *want))) {
       const auto text = [&](const std::optional<double>& x) {
         if (c.kind != ColumnKind::flag || !x) return shown(x);
@@ -537,15 +670,13 @@ void check_summary(const Reader& r, Result& result, const Json& js, const Ceilin
                       name, text(stored), text(want)));
     }
   }
-  result.summary = derived.summary;
 }
 
 // T14 (version 4): the phases whose timestamp unit was checked, and those converted. A scale
 // is a foreign clock's units per ns: a converted phase's is never 1, an unconverted
 // measurement's bounds are exactly 1.
-void read_timestamp_check(const Reader& r, const Json& j, const std::string& where,
-                          Measurement& m) {
-  const Json& tc = r.field(j, where, "timestamp_check");
+void read_timestamp_check(const Reader& r, const Doc& j, const std::string& where, Measurement& m) {
+  const Doc& tc = r.field(j, where, "timestamp_check");
   if (tc.is_null()) return;
   const std::string tw = where + ".timestamp_check";
   r.expect(tc.is_object(), tc, tw, "an object or null");
@@ -565,13 +696,13 @@ void read_timestamp_check(const Reader& r, const Json& j, const std::string& whe
 }
 
 // Samples' clock state (B4), the null test's samples (P6) and the case's memory (P7).
-void read_version_3_fields(const Reader& r, const Json& j, const std::string& where,
+void read_version_3_fields(const Reader& r, const Doc& j, const std::string& where,
                            Result& result) {
   Measurement& m = result.measurement;
   const std::string pw = where + ".samples";
-  const Json& samples = r.object(j, where, "samples");
-  const Json& mhz = r.field(samples, pw, "sm_clock_mhz");
-  const Json& reasons = r.field(samples, pw, "throttle_reasons");
+  const Doc& samples = r.object(j, where, "samples");
+  const Doc& mhz = r.field(samples, pw, "sm_clock_mhz");
+  const Doc& reasons = r.field(samples, pw, "throttle_reasons");
   if (mhz.is_null() != reasons.is_null()) {
     r.fail(fmt::format("{}: sm_clock_mhz and throttle_reasons must both be null or both be lists",
                        pw));
@@ -585,15 +716,14 @@ void read_version_3_fields(const Reader& r, const Json& j, const std::string& wh
     }
     for (std::size_t i = 0; i < m.samples.size(); ++i) {
       ClockReading c;
-      c.sm_mhz =
-          r.integer_value<int>(mhz[i], fmt::format("{}.sm_clock_mhz[{}]", pw, i), 0, 1'000'000);
-      c.throttle_reasons =
-          r.integer_value<std::uint64_t>(reasons[i], fmt::format("{}.throttle_reasons[{}]", pw, i));
+      c.sm_mhz = r.integer_at<int>(mhz, i, pw + ".sm_clock_mhz", 0, 1'000'000);
+      c.throttle_reasons = r.integer_at<std::uint64_t>(reasons, i, pw + ".throttle_reasons", 0,
+                                                       std::numeric_limits<std::uint64_t>::max());
       m.samples[i].clock = c;
     }
   }
 
-  const Json& nt = r.field(j, where, "null_test");
+  const Doc& nt = r.field(j, where, "null_test");
   if (!nt.is_null()) {
     const std::string nw = where + ".null_test";
     r.expect(nt.is_object(), nt, nw, "an object or null");
@@ -604,7 +734,7 @@ void read_version_3_fields(const Reader& r, const Json& j, const std::string& wh
   }
 
   const std::string mw = where + ".memory";
-  const Json& memory = r.object(j, where, "memory");
+  const Doc& memory = r.object(j, where, "memory");
   const long long most = std::numeric_limits<long long>::max();
   result.memory.gpu_context_floor_bytes =
       r.optional_integer<long long>(memory, mw, "gpu_context_floor_bytes", 0, most);
@@ -617,12 +747,12 @@ void read_version_3_fields(const Reader& r, const Json& j, const std::string& wh
 }
 
 // The stored ratio and pass of a null test are derived: they must be what its samples give.
-void check_null_test(const Reader& r, const Json& j, const std::string& where,
+void check_null_test(const Reader& r, const Doc& j, const std::string& where,
                      const Result& result) {
   const std::optional<NullTestOutcome> n = null_test_of(result);
   if (!n) return;
   const std::string nw = where + ".null_test";
-  const Json& nt = r.object(j, where, "null_test");
+  const Doc& nt = r.object(j, where, "null_test");
   const std::optional<double> ratio =
       r.optional_real(nt, nw, "ratio", 0, std::numeric_limits<double>::max());
   const bool pass = r.boolean(nt, nw, "pass");
@@ -633,31 +763,32 @@ void check_null_test(const Reader& r, const Json& j, const std::string& where,
   }
 }
 
-Result read_result(const Reader& r, const Json& j, const std::string& where,
+Result read_result(const Reader& r, const Doc& j, const std::string& where,
                    const Ceilings& ceilings, int version) {
   if (!j.is_object()) {
     r.fail(fmt::format("field {}: expected an object, found {}", where, j.type_name()));
   }
+  refuse_newer_fields(r, j, where, Scope::result, version);
   Result result;
   result.row = read_row(r, j, where);
 
   result.count_copies = r.boolean(j, where, "count_copies");
   Measurement& m = result.measurement;
-  const std::string method_text = r.text(j, where, "timing_method");
+  const std::string method_text = r.text(j, where, "timing_method", kName);
   const std::optional<TimingMethod> method = parse_timing_method(method_text);
   if (!method) {
     r.fail(
         fmt::format("field {}.timing_method: unknown method {}", where, record_text(method_text)));
   }
   m.method = *method;
-  const std::string statistic_text = r.text(j, where, "statistic");
+  const std::string statistic_text = r.text(j, where, "statistic", kName);
   const std::string_view expected_statistic = to_string(statistic_of(m.method));
   if (statistic_text != expected_statistic) {
     r.fail(fmt::format(
         "field {}.statistic: {} does not belong to timing_method \"{}\" (expected \"{}\")", where,
         record_text(statistic_text), to_string(m.method), expected_statistic));
   }
-  m.reason = r.text(j, where, "reason");
+  m.reason = r.text(j, where, "reason", kText);
   m.retries = r.integer<int>(j, where, "retries", 0, static_cast<int>(kMaxCount));
   m.warmup_iterations = r.integer<std::size_t>(j, where, "warmup_iterations", 0, kMaxCount);
   m.measure_iterations = r.integer<std::size_t>(j, where, "measure_iterations", 0, kMaxCount);
@@ -665,20 +796,22 @@ Result read_result(const Reader& r, const Json& j, const std::string& where,
   m.drop_counter_live = r.boolean(j, where, "drop_counter_live");
 
   const std::string workload_where = where + ".workload";
-  const Json& workload = r.object(j, where, "workload");
+  const Doc& workload = r.object(j, where, "workload");
   result.workload.flops = r.optional_real(workload, workload_where, "flops", 0, kMaxWork);
   result.workload.bytes = r.optional_real(workload, workload_where, "bytes", 0, kMaxWork);
 
   const std::string pw = where + ".samples";
-  const Json& samples = r.object(j, where, "samples");
+  const Doc& samples = r.object(j, where, "samples");
+  refuse_newer_fields(r, samples, pw, Scope::samples, version);
   const std::vector<Nanos> busy = read_nanos(r, samples, pw, "device_busy_ns");
   const std::vector<Nanos> latency = read_nanos(r, samples, pw, "latency_ns");
   const std::vector<Nanos> copies = read_nanos(r, samples, pw, "uncounted_copy_ns");
-  const Json& kernels = r.field(samples, pw, "n_kernels");
+  const Doc& kernels = r.field(samples, pw, "n_kernels");
   r.expect(kernels.is_null() || kernels.is_array(), kernels, pw + ".n_kernels", "an array or null");
 
   const std::string sw = where + ".summary";
-  const Json& js = r.object(j, where, "summary");
+  const Doc& js = r.object(j, where, "summary");
+  refuse_newer_summary_values(r, js, sw, version);
   const std::size_t n = r.integer<std::size_t>(js, sw, "n_samples", 0, kMaxCount);
   if (n == 0) r.fail(fmt::format("{} has no samples (summary.n_samples is 0)", where));
   auto check_length = [&](std::size_t length, std::string_view name) {
@@ -692,14 +825,15 @@ Result read_result(const Reader& r, const Json& j, const std::string& where,
   if (kernels.is_array()) check_length(kernels.size(), "n_kernels");
 
   m.samples.resize(n);
+  const std::string kernels_name = pw + ".n_kernels";
   for (std::size_t i = 0; i < n; ++i) {
     Sample& sample = m.samples[i];
     sample.device_busy_ns = busy[i];
     sample.latency_ns = latency[i];
     sample.uncounted_copy_ns = copies[i];
     if (kernels.is_array() && !kernels[i].is_null()) {
-      sample.n_kernels = r.integer_value<int>(kernels[i], fmt::format("{}.n_kernels[{}]", pw, i), 0,
-                                              static_cast<int>(kMaxCount));
+      sample.n_kernels =
+          r.integer_at<int>(kernels, i, kernels_name, 0, static_cast<int>(kMaxCount));
     }
     if (sample.latency_ns < sample.device_busy_ns) {
       r.fail(
@@ -714,11 +848,11 @@ Result read_result(const Reader& r, const Json& j, const std::string& where,
 
   if (version >= 2) {
     m.timestamp_tick_ns = r.integer<Nanos>(j, where, "timestamp_tick_ns", 1, 1'000'000);
-    const Json& sizes = r.array(j, where, "pass_sizes");
+    const Doc& sizes = r.array(j, where, "pass_sizes");
+    const std::string sizes_name = where + ".pass_sizes";
     std::size_t total = 0;
     for (std::size_t i = 0; i < sizes.size(); ++i) {
-      const auto size = r.integer_value<std::size_t>(
-          sizes[i], fmt::format("{}.pass_sizes[{}]", where, i), 1, kMaxCount);
+      const auto size = r.integer_at<std::size_t>(sizes, i, sizes_name, 1, kMaxCount);
       m.pass_sizes.push_back(size);
       total += size;
     }
@@ -759,8 +893,8 @@ void check_statable(const Reader& r, const std::vector<Comparison>& derived) {
 }
 
 // Stored comparisons must be exactly the ones the results give (they are derived values).
-void check_comparisons(const Reader& r, const Json& doc, const std::vector<Comparison>& derived) {
-  const Json& stored = r.array(doc, "", "comparisons");
+void check_comparisons(const Reader& r, const Doc& doc, const std::vector<Comparison>& derived) {
+  const Doc& stored = r.array(doc, "", "comparisons");
   if (stored.size() != derived.size()) {
     r.fail(
         fmt::format("the record stores {} comparisons but its results give {} (altered "
@@ -769,21 +903,22 @@ void check_comparisons(const Reader& r, const Json& doc, const std::vector<Compa
   }
   for (std::size_t i = 0; i < stored.size(); ++i) {
     const std::string where = fmt::format("comparisons[{}]", i);
-    const Json& j = stored[i];
+    const Doc& j = stored[i];
     r.expect(j.is_object(), j, where, "an object");
     const Comparison& want = derived[i];
     const auto mismatch = [&](std::string_view what) {
       r.fail(fmt::format("{}.{} does not match what the record's results give (altered record?)",
                          where, what));
     };
-    if (r.text(j, where, "case") != want.baseline.case_name) mismatch("case");
+    if (r.text(j, where, "case", kName) != want.baseline.case_name) mismatch("case");
     if (read_params(r, j, where) != want.baseline.params) mismatch("params");
-    if (r.text(j, where, "baseline") != want.baseline.implementation) mismatch("baseline");
-    if (r.text(j, where, "candidate") != want.candidate.implementation) mismatch("candidate");
-    if (r.text(j, where, "statistic") != to_string(want.statistic)) mismatch("statistic");
-    if (r.text(j, where, "rule") != to_string(want.rule)) mismatch("rule");
-    if (r.text(j, where, "refusal") != want.refusal) mismatch("refusal");
-    const Json& d = r.field(j, where, "difference");
+    if (r.text(j, where, "baseline", kName) != want.baseline.implementation) mismatch("baseline");
+    if (r.text(j, where, "candidate", kName) != want.candidate.implementation)
+      mismatch("candidate");
+    if (r.text(j, where, "statistic", kName) != to_string(want.statistic)) mismatch("statistic");
+    if (r.text(j, where, "rule", kName) != to_string(want.rule)) mismatch("rule");
+    if (r.text(j, where, "refusal", kText) != want.refusal) mismatch("refusal");
+    const Doc& d = r.field(j, where, "difference");
     if (d.is_null() != !want.difference.has_value()) mismatch("difference");
     if (want.difference) {
       const std::string dw = where + ".difference";
@@ -803,7 +938,7 @@ void check_comparisons(const Reader& r, const Json& doc, const std::vector<Compa
         mismatch("difference.timestamp_tick_ns");
       }
     }
-    const Json& ratio = r.field(j, where, "ratio");
+    const Doc& ratio = r.field(j, where, "ratio");
     if (ratio.is_null() != !want.ratio.has_value()) mismatch("ratio");
     if (want.ratio) {
       const std::string rw = where + ".ratio";
@@ -811,7 +946,7 @@ void check_comparisons(const Reader& r, const Json& doc, const std::vector<Compa
                 want.ratio->speedup)) {
         mismatch("ratio.speedup");
       }
-      if (r.text(ratio, rw, "resolution") != to_string(want.ratio->resolution)) {
+      if (r.text(ratio, rw, "resolution", kName) != to_string(want.ratio->resolution)) {
         mismatch("ratio.resolution");
       }
     }
@@ -821,18 +956,19 @@ void check_comparisons(const Reader& r, const Json& doc, const std::vector<Compa
 // The ceilings (T8). From version 4 they carry the method, statistic and rule that timed them
 // and each run's samples; the values are recomputed from those and must be what is stored.
 // Older records hold the values alone (event-timed, the best of 10 runs), kept as read.
-Ceilings read_ceilings(const Reader& r, const Json& j, int version) {
+Ceilings read_ceilings(const Reader& r, const Doc& j, int version) {
   const std::string w = "ceilings";
   Ceilings c;
   // A ceiling of zero would make every percentage infinite: a ceiling is positive or absent.
   c.flops_per_s = r.optional_real(j, w, "flops_per_s", 1e-300, kMaxWork);
   c.bytes_per_s = r.optional_real(j, w, "bytes_per_s", 1e-300, kMaxWork);
+  refuse_newer_fields(r, j, w, Scope::ceilings, version);
   if (version < 4) return c;
 
-  const std::optional<std::string> method_text = r.optional_text(j, w, "timing_method");
-  const std::optional<std::string> statistic = r.optional_text(j, w, "statistic");
-  const std::optional<std::string> rule = r.optional_text(j, w, "rule");
-  const Json& runs = r.array(j, w, "runs");
+  const std::optional<std::string> method_text = r.optional_text(j, w, "timing_method", kName);
+  const std::optional<std::string> statistic = r.optional_text(j, w, "statistic", kName);
+  const std::optional<std::string> rule = r.optional_text(j, w, "rule", kName);
+  const Doc& runs = r.array(j, w, "runs");
   if (!method_text) {
     // Ceilings carried over from an older record (a merge, a record read and written back).
     if (statistic || rule || !runs.empty()) {
@@ -858,14 +994,14 @@ Ceilings read_ceilings(const Reader& r, const Json& j, int version) {
   std::vector<CeilingRun> read_runs;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const std::string rw = fmt::format("ceilings.runs[{}]", i);
-    const Json& jr = runs[i];
+    const Doc& jr = runs[i];
     r.expect(jr.is_object(), jr, rw, "an object");
     CeilingRun run;
-    const std::string kind = r.text(jr, rw, "ceiling");
+    const std::string kind = r.text(jr, rw, "ceiling", kName);
     const std::optional<CeilingKind> k = parse_ceiling_kind(kind);
     if (!k) r.fail(fmt::format("field {}.ceiling: unknown ceiling {}", rw, record_text(kind)));
     run.kind = *k;
-    run.work = r.text(jr, rw, "work");
+    run.work = r.text(jr, rw, "work", kText);
     // At least a byte or an operation per call: the rate stays finite, and so does every
     // percentage of it.
     run.per_call = r.real(jr, rw, "per_call", 1, kMaxWork);
@@ -891,17 +1027,17 @@ Ceilings read_ceilings(const Reader& r, const Json& j, int version) {
   return derived;
 }
 
-Record read_document(const Reader& r, const Json& doc) {
+Record read_document(const Reader& r, const Doc& doc) {
   if (!doc.is_object()) r.fail(fmt::format("top level is {}, not a JSON object", doc.type_name()));
 
   // Identify the schema first: a file of another kind or version gets that message, not a
   // list of fields it lacks.
-  const std::string schema = r.text(doc, "", "schema");
+  const std::string schema = r.text(doc, "", "schema", kName);
   if (schema != kRecordSchemaName) {
     r.fail(fmt::format("not a gpumeter record (schema {}, expected \"{}\")", record_text(schema),
                        kRecordSchemaName));
   }
-  const Json& version_field = r.field(doc, "", "schema_version");
+  const Doc& version_field = r.field(doc, "", "schema_version");
   r.expect(version_field.is_number_integer(), version_field, "schema_version", "an integer");
   const bool supported =
       version_field.is_number_unsigned()
@@ -916,40 +1052,40 @@ Record read_document(const Reader& r, const Json& doc) {
                        version_field.dump(), kOldestReadableSchemaVersion, kRecordSchemaVersion));
   }
   const int version = version_field.get<int>();
+  refuse_newer_fields(r, doc, "", Scope::top, version);
 
   Record record;
   record.schema_version = kRecordSchemaVersion;  // what it becomes once read
-  record.run_id = r.text(doc, "", "run_id");
-  record.created_utc = r.text(doc, "", "created_utc");
-  record.gpumeter_version = r.text(doc, "", "gpumeter_version");
-  const Json& argv = r.array(doc, "", "argv");
+  record.run_id = r.text(doc, "", "run_id", kName);
+  record.created_utc = r.text(doc, "", "created_utc", kName);
+  record.gpumeter_version = r.text(doc, "", "gpumeter_version", kName);
+  const Doc& argv = r.array(doc, "", "argv");
   for (std::size_t i = 0; i < argv.size(); ++i) {
-    r.expect(argv[i].is_string(), argv[i], fmt::format("argv[{}]", i), "a string");
-    record.argv.push_back(argv[i].get<std::string>());
+    record.argv.push_back(r.text_value(argv[i], fmt::format("argv[{}]", i), kArgument));
   }
-  record.project_commit = r.text_or_empty(doc, "", "project_commit");
+  record.project_commit = r.text_or_empty(doc, "", "project_commit", kName);
 
-  const Json& host = r.object(doc, "", "host");
-  record.host.hostname = r.text(host, "host", "hostname");
-  record.host.cpu_model = r.text(host, "host", "cpu_model");
+  const Doc& host = r.object(doc, "", "host");
+  record.host.hostname = r.text(host, "host", "hostname", kName);
+  record.host.cpu_model = r.text(host, "host", "cpu_model", kText);
   record.host.logical_cores = r.optional_integer<int>(host, "host", "logical_cores", 0);
-  record.host.os = r.text(host, "host", "os");
+  record.host.os = r.text(host, "host", "os", kText);
 
-  const Json& device = r.object(doc, "", "device");
+  const Doc& device = r.object(doc, "", "device");
   DeviceIdentity& d = record.device;
-  d.kind = r.text(device, "device", "kind");
+  d.kind = r.text(device, "device", "kind", kName);
   d.index = r.integer<int>(device, "device", "index", 0);
-  d.name = r.text(device, "device", "name");
-  d.uuid = r.text_or_empty(device, "device", "uuid");
-  d.arch = r.text(device, "device", "arch");
+  d.name = r.text(device, "device", "name", kName);
+  d.uuid = r.text_or_empty(device, "device", "uuid", kName);
+  d.arch = r.text(device, "device", "arch", kName);
   d.multiprocessors = r.optional_integer<int>(device, "device", "multiprocessors", 0);
   d.l2_bytes = r.optional_integer<long long>(device, "device", "l2_bytes", 0);
   d.memory_bytes = r.optional_integer<long long>(device, "device", "memory_bytes", 0);
 
   const std::string sw = "device_state";
-  const Json& state = r.object(doc, "", sw);
+  const Doc& state = r.object(doc, "", sw);
   DeviceState& st = record.device_state;
-  st.driver_version = r.optional_text(state, sw, "driver_version");
+  st.driver_version = r.optional_text(state, sw, "driver_version", kName);
   st.cuda_driver_version = r.optional_integer<int>(state, sw, "cuda_driver_version");
   st.cuda_runtime_version = r.optional_integer<int>(state, sw, "cuda_runtime_version");
   st.cupti_version = r.optional_integer<int>(state, sw, "cupti_version");
@@ -966,7 +1102,8 @@ Record read_document(const Reader& r, const Json& doc) {
 
   record.ceilings = read_ceilings(r, r.object(doc, "", "ceilings"), version);
 
-  const Json& config = r.object(doc, "", "config");
+  const Doc& config = r.object(doc, "", "config");
+  refuse_newer_fields(r, config, "config", Scope::config, version);
   RunConfig& c = record.config;
   c.budget.warmup_ns = r.millis_as_nanos(config, "config", "warmup_ms");
   c.budget.measure_ns = r.millis_as_nanos(config, "config", "measure_ms");
@@ -977,22 +1114,21 @@ Record read_document(const Reader& r, const Json& doc) {
   c.l2_flush = r.boolean(config, "config", "l2_flush");
   // Added within version 1: records written before it lack the field, read as unknown.
   if (version >= 2 || config.contains("l2_flush_mode")) {
-    c.l2_flush_mode = r.text_or_empty(config, "config", "l2_flush_mode");
+    c.l2_flush_mode = r.text_or_empty(config, "config", "l2_flush_mode", kName);
   }
-  c.schedule = r.text(config, "config", "schedule");
+  c.schedule = r.text(config, "config", "schedule", kName);
   if (version >= 3) {
     c.launch_cost_ns = r.optional_integer<Nanos>(config, "config", "launch_cost_ns", 0,
                                                  static_cast<Nanos>(kMaxNanos));
   }
 
-  const Json& deviations = r.array(doc, "", "deviations");
+  const Doc& deviations = r.array(doc, "", "deviations");
   for (std::size_t i = 0; i < deviations.size(); ++i) {
-    r.expect(deviations[i].is_string(), deviations[i], fmt::format("deviations[{}]", i),
-             "a string");
-    record.deviations.push_back(deviations[i].get<std::string>());
+    record.deviations.push_back(
+        r.text_value(deviations[i], fmt::format("deviations[{}]", i), kText));
   }
 
-  const Json& results = r.array(doc, "", "results");
+  const Doc& results = r.array(doc, "", "results");
   for (std::size_t i = 0; i < results.size(); ++i) {
     record.results.push_back(
         read_result(r, results[i], fmt::format("results[{}]", i), record.ceilings, version));
@@ -1000,15 +1136,15 @@ Record read_document(const Reader& r, const Json& doc) {
 
   // Added within version 1: records written before it have no failures field.
   if (version >= 2 || doc.contains("failures")) {
-    const Json& failures = r.array(doc, "", "failures");
+    const Doc& failures = r.array(doc, "", "failures");
     for (std::size_t i = 0; i < failures.size(); ++i) {
       const std::string where = fmt::format("failures[{}]", i);
-      const Json& jf = failures[i];
+      const Doc& jf = failures[i];
       r.expect(jf.is_object(), jf, where, "an object");
       Failure f;
       f.row = read_row(r, jf, where);
-      f.error = r.text(jf, where, "error");
-      f.message = r.text(jf, where, "message");
+      f.error = r.text(jf, where, "error", kName);
+      f.message = r.text(jf, where, "message", kText);
       record.failures.push_back(std::move(f));
     }
   }
@@ -1043,58 +1179,137 @@ std::size_t approximate_values(std::string_view text) {
   return n;
 }
 
-// Parses with limits the JSON library does not set by itself: no more than kMaxValues values,
-// nesting no deeper than kMaxDepth (a deep document would be copied and destroyed recursively), and
-// no key twice in one object (the library would keep the last silently, so one file could read two
-// ways).
-Json parse_strict(std::string_view text, const std::string& path) {
+// Builds the document from the parser's events, with the limits the JSON library does not set
+// by itself: nesting no deeper than kMaxDepth (a deep document would be copied and destroyed
+// recursively), no key twice in one object (the library would keep the last silently, so one file
+// could read two ways), no key longer than a name and no string longer than any field may hold.
+// Each member is inserted once into an object kept by key, in log time; each element appended to
+// its array. (The library's own builders were quadratic: its ordered objects searched every member
+// per key inserted, and its filtering builder rescanned an array at each element's end.)
+class DocumentBuilder final : public nlohmann::json_sax<Doc> {
+ public:
+  explicit DocumentBuilder(const std::string& path) : path_(path) {}
+
+  Doc take() { return std::move(root_); }
+
+  bool null() override { return add(Doc(nullptr)); }
+  bool boolean(bool value) override { return add(Doc(value)); }
+  bool number_integer(number_integer_t value) override { return add(Doc(value)); }
+  bool number_unsigned(number_unsigned_t value) override { return add(Doc(value)); }
+  bool number_float(number_float_t value, const string_t&) override { return add(Doc(value)); }
+  bool binary(binary_t&) override { fail("not valid JSON (binary data)"); }
+
+  bool string(string_t& value) override {
+    if (value.size() > kMaxArgumentBytes) {
+      fail(fmt::format("a string of {} bytes, more than the {} any field of a record may hold",
+                       value.size(), kMaxArgumentBytes));
+    }
+    return add(Doc(std::move(value)));
+  }
+
+  bool key(string_t& key) override {
+    if (key.size() > kMaxNameBytes) {
+      fail(fmt::format("a key of {} bytes, more than the {} a name may hold", key.size(),
+                       kMaxNameBytes));
+    }
+    auto& members = open_.back()->get_ref<Doc::object_t&>();
+    const auto [at, fresh] = members.try_emplace(std::move(key));  // not moved from if not fresh
+    if (!fresh) {
+      fail(fmt::format("the key {} appears twice in one object; a record must read one way",
+                       record_text(at->first)));
+    }
+    member_ = &at->second;
+    return true;
+  }
+
+  bool start_object(std::size_t) override { return open(Doc::value_t::object); }
+  bool start_array(std::size_t) override { return open(Doc::value_t::array); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& e) override {
+    if (e.id == 406) fail("not valid JSON for a record (a number beyond a double's range)");
+    error_at_ = position;
+    return false;
+  }
+
+  // Where the parser stopped at an error (the byte after the input: it ended early).
+  std::optional<std::size_t> error_at() const { return error_at_; }
+
+ private:
+  [[noreturn]] void fail(const std::string& problem) const { throw InvalidRecord(path_, problem); }
+
+  // Places a value: the document itself, the next element of the open array, or the member whose
+  // key came last.
+  Doc* place(Doc&& value) {
+    if (open_.empty()) {
+      root_ = std::move(value);
+      return &root_;
+    }
+    Doc& parent = *open_.back();
+    if (parent.is_array()) {
+      auto& elements = parent.get_ref<Doc::array_t&>();
+      elements.push_back(std::move(value));
+      return &elements.back();
+    }
+    *member_ = std::move(value);
+    return member_;
+  }
+
+  bool add(Doc&& value) {
+    place(std::move(value));
+    return true;
+  }
+
+  bool open(Doc::value_t type) {
+    if (open_.size() >= static_cast<std::size_t>(kMaxDepth)) {
+      fail(fmt::format("nested deeper than {} levels; no record is", kMaxDepth));
+    }
+    // A container's address is stable while it is open: its parent grows only after it closes.
+    open_.push_back(place(Doc(type)));
+    return true;
+  }
+
+  bool close() {
+    open_.pop_back();
+    return true;
+  }
+
+  const std::string& path_;
+  Doc root_;
+  std::vector<Doc*> open_;  // the containers open, outermost first
+  Doc* member_ = nullptr;   // where the value after the last key goes
+  std::optional<std::size_t> error_at_;
+};
+
+// Parses with the limits above, after two checks on the text: no more than kMaxValues values,
+// counted before anything is built, and no NUL byte. The JSON parser ends its input at a NUL, so
+// whatever followed one (a 100 KB random tail) was ignored; JSON text has none, inside a string or
+// out.
+Doc parse_strict(std::string_view text, const std::string& path) {
   if (approximate_values(text) > kMaxValues) {
     throw InvalidRecord(path, fmt::format("holds more than about {} values, the most a record "
                                           "may hold (a real record of the largest size holds "
                                           "about 50 million)",
                                           kMaxValues));
   }
-  std::vector<std::set<std::string>> keys;  // one set per open object
-  const auto check = [&](int depth, Json::parse_event_t event, Json& parsed) {
-    if (depth > kMaxDepth) {
-      throw InvalidRecord(path,
-                          fmt::format("nested deeper than {} levels; no record is", kMaxDepth));
-    }
-    switch (event) {
-      case Json::parse_event_t::object_start:
-        keys.emplace_back();
-        break;
-      case Json::parse_event_t::object_end:
-        if (!keys.empty()) keys.pop_back();
-        break;
-      case Json::parse_event_t::key: {
-        const std::string& key = parsed.get_ref<const std::string&>();
-        if (!keys.empty() && !keys.back().insert(key).second) {
-          throw InvalidRecord(path, fmt::format("the key {} appears twice in one object; a record "
-                                                "must read one way",
-                                                record_text(key)));
-        }
-        break;
-      }
-      default:
-        break;
-    }
-    return true;
-  };
-  try {
-    return Json::parse(text.begin(), text.end(), check);
-  } catch (const Json::parse_error& e) {
-    if (text.empty()) throw InvalidRecord(path, "not valid JSON (empty file)");
-    if (e.byte > text.size()) {
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    throw InvalidRecord(path, fmt::format("not valid JSON (a NUL byte at byte {} of {}; a record "
+                                          "has none, and nothing after it)",
+                                          nul, text.size()));
+  }
+  if (text.empty()) throw InvalidRecord(path, "not valid JSON (empty file)");
+  DocumentBuilder builder(path);
+  if (!Doc::sax_parse(text.begin(), text.end(), &builder)) {
+    const std::size_t at = builder.error_at().value_or(0);
+    if (at > text.size()) {
       throw InvalidRecord(
           path, fmt::format("not valid JSON (ends early at byte {}: truncated?)", text.size()));
     }
-    throw InvalidRecord(path, fmt::format("not valid JSON (parse error at byte {})", e.byte));
-  } catch (const Json::out_of_range&) {
-    throw InvalidRecord(path, "not valid JSON for a record (a number beyond a double's range)");
-  } catch (const Json::exception& e) {
-    throw InvalidRecord(path, fmt::format("not valid JSON ({})", e.id));
+    throw InvalidRecord(path, fmt::format("not valid JSON (parse error at byte {})", at));
   }
+  return builder.take();
 }
 
 }  // namespace
@@ -1107,32 +1322,34 @@ std::string serialize(const Record& record) {
   Json j;
   j["schema"] = kRecordSchemaName;
   j["schema_version"] = kRecordSchemaVersion;
-  j["run_id"] = record.run_id;
-  j["created_utc"] = record.created_utc;
-  j["gpumeter_version"] = record.gpumeter_version;
-  j["argv"] = record.argv;
-  j["project_commit"] = text_or_null(record.project_commit);
+  j["run_id"] = row_name(record.run_id, "run_id");
+  j["created_utc"] = fitted(record.created_utc, kName);
+  j["gpumeter_version"] = fitted(record.gpumeter_version, kName);
+  j["argv"] = Json::array();
+  for (const std::string& arg : record.argv) j["argv"].push_back(fitted(arg, kArgument));
+  j["project_commit"] = text_or_null(fitted(record.project_commit, kName));
 
   Json& host = j["host"];
-  host["hostname"] = record.host.hostname;
-  host["cpu_model"] = record.host.cpu_model;
+  host["hostname"] = fitted(record.host.hostname, kName);
+  host["cpu_model"] = fitted(record.host.cpu_model, kText);
   host["logical_cores"] = nullable(record.host.logical_cores);
-  host["os"] = record.host.os;
+  host["os"] = fitted(record.host.os, kText);
 
   const DeviceIdentity& d = record.device;
   Json& device = j["device"];
-  device["kind"] = d.kind;
+  device["kind"] = fitted(d.kind, kName);
   device["index"] = d.index;
-  device["name"] = d.name;
-  device["uuid"] = text_or_null(d.uuid);
-  device["arch"] = d.arch;
+  device["name"] = fitted(d.name, kName);
+  device["uuid"] = text_or_null(fitted(d.uuid, kName));
+  device["arch"] = fitted(d.arch, kName);
   device["multiprocessors"] = nullable(d.multiprocessors);
   device["l2_bytes"] = nullable(d.l2_bytes);
   device["memory_bytes"] = nullable(d.memory_bytes);
 
   const DeviceState& st = record.device_state;
   Json& state = j["device_state"];
-  state["driver_version"] = nullable(st.driver_version);
+  state["driver_version"] =
+      st.driver_version ? Json(fitted(*st.driver_version, kName)) : Json(nullptr);
   state["cuda_driver_version"] = nullable(st.cuda_driver_version);
   state["cuda_runtime_version"] = nullable(st.cuda_runtime_version);
   state["cupti_version"] = nullable(st.cupti_version);
@@ -1156,11 +1373,15 @@ std::string serialize(const Record& record) {
   config["min_iterations"] = c.budget.min_iterations;
   config["max_iterations"] = c.budget.max_iterations;
   config["l2_flush"] = c.l2_flush;
-  config["l2_flush_mode"] = c.l2_flush_mode.empty() ? Json(nullptr) : Json(c.l2_flush_mode);
-  config["schedule"] = c.schedule;
+  config["l2_flush_mode"] =
+      c.l2_flush_mode.empty() ? Json(nullptr) : Json(fitted(c.l2_flush_mode, kName));
+  config["schedule"] = fitted(c.schedule, kName);
   config["launch_cost_ns"] = nullable(c.launch_cost_ns);
 
-  j["deviations"] = record.deviations;
+  j["deviations"] = Json::array();
+  for (const std::string& deviation : record.deviations) {
+    j["deviations"].push_back(fitted(deviation, kText));
+  }
   j["results"] = Json::array();
   for (std::size_t i = 0; i < record.results.size(); ++i) {
     j["results"].push_back(result_json(record.results[i], i));
@@ -1169,8 +1390,8 @@ std::string serialize(const Record& record) {
   for (const Failure& f : record.failures) {
     Json jf;
     put_row(jf, f.row);
-    jf["error"] = f.error;
-    jf["message"] = f.message;
+    jf["error"] = fitted(f.error, kName);
+    jf["message"] = fitted(f.message, kText);
     j["failures"].push_back(std::move(jf));
   }
   j["comparisons"] = Json::array();
@@ -1187,7 +1408,7 @@ Ceilings ceilings_from_json(std::string_view text, const std::string& source) {
     throw InvalidRecord(source, fmt::format("larger than {} bytes", kMaxRecordBytes));
   }
   const Reader r(source);
-  const Json j = parse_strict(text, source);
+  const Doc j = parse_strict(text, source);
   if (!j.is_object()) r.fail(fmt::format("ceilings: expected an object, found {}", j.type_name()));
   return read_ceilings(r, j, kRecordSchemaVersion);
 }

@@ -2,6 +2,8 @@
 
 #include <cstddef>
 #include <random>
+#include <string>
+#include <string_view>
 
 #include "gpumeter/device_state.hpp"
 #include "gpumeter/errors.hpp"
@@ -24,9 +26,34 @@ std::vector<Measurement> measure_case(Backend& backend, const Case& c, const Run
   return compare(backend, c.implementations, co);
 }
 
+// A name a record cannot hold (kMaxNameBytes, record.hpp) is refused before anything is
+// measured: the record written at the end would refuse it, losing the run.
+void check_names_fit(const std::vector<Case>& cases) {
+  const auto check = [](const Case& c, std::string_view what, const std::string& name) {
+    if (name.size() <= kMaxNameBytes) return;
+    const std::string shown = c.name.size() <= 40 ? c.name : c.name.substr(0, 40) + "...";
+    throw ConfigError("case '" + shown + "': " + std::string(what) + " is " +
+                      std::to_string(name.size()) + " bytes long, more than the " +
+                      std::to_string(kMaxNameBytes) +
+                      " a record holds for a name; give it a shorter one");
+  };
+  for (const Case& c : cases) {
+    check(c, "its name", c.name);
+    for (const auto& [key, value] : c.params) {
+      check(c, "a param's name", key);
+      check(c, "the value of param '" + (key.size() <= 40 ? key : key.substr(0, 40) + "...") + "'",
+            value);
+    }
+    for (const Implementation& impl : c.implementations) {
+      check(c, "an implementation's name", impl.name);
+    }
+  }
+}
+
 }  // namespace
 
 Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOptions& options) {
+  check_names_fit(cases);
   Record rec;
   rec.created_utc = utc_now_iso();
   rec.gpumeter_version = version();

@@ -6,8 +6,16 @@
 //                                        output if it were not made inert)
 //   gpumeter_make_record --stdout        print the full record with its fixed run id
 //                                        (regenerates tests/data/record_vN.json)
+//   gpumeter_make_record --scaling KIND N
+//                                        print a record for scripts/reader-scaling.sh:
+//                                        KIND keys (the full record with N extra keys), elements
+//                                        (with an extra array of N empty objects) or sweep (a
+//                                        real-shaped sweep of N MB: cases of two
+//                                        implementations, 200 samples each)
+#include <cstddef>
 #include <exception>
 #include <iostream>
+#include <random>
 #include <string>
 
 #include "gpumeter/errors.hpp"
@@ -15,6 +23,64 @@
 #include "synthetic_record.hpp"
 
 namespace {
+
+// A sweep as a GPU run writes it: cases of two implementations of 200 samples each (clock
+// readings, a null test, memory), each case one param value, until the text holds `mb` MB.
+std::string sweep_of(std::size_t mb) {
+  namespace t = gpumeter::testing;
+  gpumeter::Record rec = t::full_record();
+  rec.results.clear();
+  std::mt19937_64 random(15);
+  const gpumeter::Result base = t::full_result();
+  std::size_t bytes = gpumeter::serialize(rec).size();
+  std::size_t per_case = 0;
+  for (std::size_t i = 0; per_case == 0 || bytes + per_case <= mb * 1'000'000; ++i) {
+    for (const char* implementation : {"naive", "tiled"}) {
+      gpumeter::Result r = base;
+      r.row.case_name = "gemm";
+      r.row.params = {{"n", std::to_string(1024 + i)}, {"dtype", "bf16"}};
+      r.row.implementation = implementation;
+      gpumeter::Measurement& m = r.measurement;
+      m.samples.clear();
+      for (int k = 0; k < 200; ++k) {
+        const auto busy = static_cast<gpumeter::Nanos>(12'000 + random() % 2'000);
+        gpumeter::Sample s =
+            t::sample(busy, busy + 800 + static_cast<gpumeter::Nanos>(random() % 300), 2,
+                      static_cast<gpumeter::Nanos>(random() % 600));
+        s.clock = gpumeter::ClockReading{1980 - static_cast<int>(random() % 3) * 15, 0};
+        m.samples.push_back(s);
+      }
+      m.pass_sizes = {50, 50, 50, 50};
+      m.measure_iterations = 200;
+      m.null_test->scaled_ns = {49'000, 49'500, 50'100};
+      rec.results.push_back(std::move(r));
+    }
+    if (per_case == 0) {
+      t::derive_summaries(rec);
+      per_case = gpumeter::serialize(rec).size() - bytes;
+    }
+    bytes += per_case;
+  }
+  t::derive_summaries(rec);
+  return gpumeter::serialize(rec);
+}
+
+std::string scaling(const std::string& kind, std::size_t n) {
+  std::string text = gpumeter::serialize(gpumeter::testing::full_record());
+  std::string fill;
+  if (kind == "keys") {
+    for (std::size_t i = 0; i < n; ++i) fill += "\"k" + std::to_string(i) + "\": 0, ";
+  } else if (kind == "elements") {
+    fill = "\"x\": [";
+    for (std::size_t i = 0; i < n; ++i) fill += i == 0 ? "{}" : ",{}";
+    fill += "], ";
+  } else if (kind == "sweep") {
+    return sweep_of(n);
+  } else {
+    throw gpumeter::Error("unknown scaling input '" + kind + "'");
+  }
+  return text.insert(1, fill);
+}
 
 gpumeter::Record variant(const std::string& name, const std::string& run_id) {
   using gpumeter::TimingMethod;
@@ -29,9 +95,18 @@ gpumeter::Record variant(const std::string& name, const std::string& run_id) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "--scaling") {
+    try {
+      std::cout << scaling(argv[2], std::stoul(argv[3]));
+    } catch (const std::exception& e) {
+      std::cerr << "gpumeter_make_record: " << e.what() << '\n';
+      return 1;
+    }
+    return 0;
+  }
   if (argc != 2 && argc != 3) {
     std::cerr << "usage: gpumeter_make_record DIR [full|zero-device|zero-wall|hostile-text] | "
-                 "--stdout\n";
+                 "--stdout | --scaling keys|elements|sweep N\n";
     return 2;
   }
   try {

@@ -208,6 +208,30 @@ def test_an_altered_record_is_refused(tmp_path):
     assert p.returncode == 2 and p.stdout == "" and "bad.json" in p.stderr
 
 
+def test_read_record_is_linear_in_keys_and_reads_files_as_report_does(tmp_path):
+    r = gpumeter.measure(spin, timing="host", budget=QUICK)
+    record = json.loads(json.dumps(r.record))
+    # 200,000 keys no version has: ignored, and read in time linear in them (they took 21.6 s).
+    record.update({f"k{i}": 0 for i in range(200_000)})
+    many = tmp_path / "many-keys.json"
+    many.write_text(json.dumps(record))
+    start = time.process_time()
+    back = gpumeter.read_record(str(many))
+    assert time.process_time() - start < 2.0
+    assert back["results"][0]["samples"] == r.record["results"][0]["samples"]
+    assert "k0" not in back
+    # Bytes after the record (behind a NUL, which JSON text never holds) refuse it.
+    tail = tmp_path / "tail.json"
+    tail.write_bytes(json.dumps(r.record).encode() + b"\0" + os.urandom(1000))
+    with pytest.raises(gpumeter.InvalidRecord, match="a NUL byte"):
+        gpumeter.read_record(tail)
+    # A FIFO is refused at once, not waited on (a plain open() would block without a writer).
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    with pytest.raises(gpumeter.InvalidRecord, match="not a regular file"):
+        gpumeter.read_record(fifo)
+
+
 def test_env_without_a_gpu_says_not_available():
     e = gpumeter.env()
     assert "host" in e and "device_state" in e

@@ -4,6 +4,13 @@ target_link_libraries(test_record_io PRIVATE gpumeter_record nlohmann_json::nloh
 target_compile_definitions(test_record_io
   PRIVATE GPUMETER_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
 
+# The reader's time, linear in its input (B7): run alone, as a timing test.
+gpumeter_unit_test(test_record_scaling test_record_scaling.cpp SERIAL)
+target_link_libraries(test_record_scaling PRIVATE gpumeter_record)
+if(GPUMETER_SANITIZE)
+  target_compile_definitions(test_record_scaling PRIVATE GPUMETER_SANITIZED)
+endif()
+
 gpumeter_unit_test(test_table test_table.cpp)
 target_link_libraries(test_table PRIVATE gpumeter_report)
 

@@ -9,6 +9,7 @@
 
 #include "gpumeter/errors.hpp"
 #include "gpumeter/host_backend.hpp"
+#include "gpumeter/record.hpp"
 
 namespace gpumeter {
 namespace {
@@ -110,6 +111,55 @@ TEST(RunCases, RecordStatesWhatTheBackendDid) {
   // A CPU has no clocks, power or driver to report: nothing read, and nothing missing.
   EXPECT_FALSE(rec.device_state.driver_version.has_value());
   EXPECT_TRUE(rec.deviations.empty());
+}
+
+// A name longer than a record holds (kMaxNameBytes) is refused before anything is measured: the
+// record written at the end would refuse it, and the run would be lost.
+TEST(RunCases, ANameARecordCannotHoldIsRefusedBeforeMeasuring) {
+  auto backend = make_host_backend();
+  RunOptions options;
+  options.budget = Budget{1 * kMillisecond, 1 * kMillisecond, 10, 10};
+  const std::string longest(kMaxNameBytes, 'n');
+  const std::string too_long(kMaxNameBytes + 1, 'n');
+  int measured = 0;
+  const auto counted = [&](const std::string& name) {
+    Case c = quick_case(name, {});
+    c.implementations[0].call = Call{[&] { ++measured; }, {}};
+    c.implementations[0].name = "impl";
+    return c;
+  };
+  const auto refused = [&](Case bad) {
+    try {
+      run_cases(*backend, {counted("first"), std::move(bad)}, options);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no ConfigError)");
+  };
+  EXPECT_EQ(refused(counted(too_long)), "case '" + std::string(40, 'n') +
+                                            "...': its name is 257 bytes long, more than the "
+                                            "256 a record holds for a name; give it a shorter one");
+  Case c = counted("c");
+  c.implementations[0].name = too_long;
+  EXPECT_EQ(refused(c),
+            "case 'c': an implementation's name is 257 bytes long, more than the 256 a record "
+            "holds for a name; give it a shorter one");
+  c = counted("c");
+  c.params = {{"n", too_long}};
+  EXPECT_EQ(refused(c),
+            "case 'c': the value of param 'n' is 257 bytes long, more than the 256 a record holds "
+            "for a name; give it a shorter one");
+  c = counted("c");
+  c.params = {{too_long, "1"}};
+  EXPECT_NE(refused(c).find("a param's name is 257 bytes long"), std::string::npos);
+  EXPECT_EQ(measured, 0);  // the good first case was not measured either
+  // The longest name a record holds runs.
+  c = counted(longest);
+  c.params = {{longest, longest}};
+  c.implementations[0].name = longest;
+  const Record rec = run_cases(*backend, {c}, options);
+  ASSERT_EQ(rec.results.size(), 1u);
+  EXPECT_EQ(rec.results[0].row.case_name, longest);
 }
 
 TEST(ErrorName, NamesTheMostDerivedClass) {
