@@ -30,6 +30,8 @@ namespace {
 constexpr const char* kNotAvailable = "not available";
 // The cell of a time or rate of a row whose null test failed.
 constexpr const char* kNullTestFailedCell = "null test failed";
+// The narrow table's other cells of such a row: its time cell and null test say why once.
+constexpr const char* kNotShownCell = "not shown";
 constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
 bool shows_no_numbers(const Result& r) {
@@ -416,7 +418,7 @@ std::string statistic_title(Statistic s) {
 // A rate with its percent of the ceiling, "4.27 (99.9%)", marked when above the ceiling.
 std::string rate_cell(const Result& r, const Column& rate, const Column& pct, const Column& above,
                       const TimeUnit& unit) {
-  if (shows_no_numbers(r)) return kNullTestFailedCell;
+  if (shows_no_numbers(r)) return kNotShownCell;
   const std::optional<double> v = number_of(rate, r);
   if (!v || !std::isfinite(*v)) return kNotMeasured;
   std::string cell = markdown_value(rate, Record{}, r, unit, false);
@@ -566,7 +568,8 @@ std::vector<std::vector<std::string>> narrow_rows(const std::vector<Record>& rec
   if (any_kernel_method) {
     cells.push_back(
         {fmt::format("latency ({})", unit.name), [&unit](const Record& rec, const Result& r, int) {
-           return markdown_value(column("latency_median_us"), rec, r, unit, shows_no_numbers(r));
+           if (shows_no_numbers(r)) return std::string(kNotShownCell);
+           return markdown_value(column("latency_median_us"), rec, r, unit, false);
          }});
   }
   if (any_kernels) {
@@ -589,7 +592,7 @@ std::vector<std::vector<std::string>> narrow_rows(const std::vector<Record>& rec
     // cell, rather than two columns each mostly empty.
     cells.push_back({any_rate_percent ? "throughput (% peak)" : "throughput",
                      [flops_cell, bytes_cell](const Record&, const Result& r, int) {
-                       if (shows_no_numbers(r)) return std::string(kNullTestFailedCell);
+                       if (shows_no_numbers(r)) return std::string(kNotShownCell);
                        std::string cell;
                        const auto add = [&](const std::string& rate, const char* unit_name) {
                          if (rate == kNotMeasured) return;
