@@ -116,7 +116,7 @@ if(GPUMETER_INSTALL)
     DESTINATION ${_gpumeter_package_dir})
 
   # What the exported link interfaces name: fmt::fmt (a compiled library) when fmt came
-  # from its package; CUDA::cudart and CUDA::cublas when the CUDA backend was built. dl is
+  # from its package; CUDA::cudart when the CUDA backend was built. dl is
   # a plain library name (CMAKE_DL_LIBS); nlohmann_json and header-only fmt are not named.
   set(_deps "")
   get_target_property(_fmt_links gpumeter_fmt INTERFACE_LINK_LIBRARIES)

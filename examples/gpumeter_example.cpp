@@ -17,6 +17,8 @@
 #include "gpumeter/host_backend.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/table.hpp"
+#include "number_option.hpp"
+#include "temporary_file.hpp"
 #ifdef GPUMETER_HAVE_CUDA
 #include "gpumeter/cuda_backend.hpp"
 #endif
@@ -28,6 +30,7 @@ struct Options {
   int device = 0;
   bool allow_events_fallback = false;
   std::string out_dir = "gpumeter-results";
+  bool wide = false;
 };
 
 struct Chosen {
@@ -69,10 +72,9 @@ Chosen choose(const Options& o) {
   why_host = "this gpumeter was built without the CUDA backend";
 #endif
   if (o.backend == "host") why_host = "the host backend was asked for";
-  std::printf(
-      "No GPU measurement: %s. Running the same pipeline on the host backend "
-      "(timing method host-wall, CPU work).\n\n",
-      why_host.c_str());
+  // One short line; the record's deviations below say why in full.
+  std::printf("%s: the same pipeline runs on the host backend (host-wall timing, CPU work).\n\n",
+              o.backend == "host" ? "Host backend asked for" : "No usable GPU");
   c.backend = gpumeter::make_host_backend();
   c.work = gpumeter::example::host_example_work();
   c.deviations.push_back("host backend instead of a GPU: " + why_host);
@@ -87,11 +89,24 @@ int main(int argc, char** argv) {
   Options o;
   app.add_option("--backend", o.backend, "auto, cuda or host")
       ->check(CLI::IsMember({"auto", "cuda", "host"}));
-  app.add_option("--device", o.device, "CUDA device index");
+  gpumeter::check_number(app.add_option("--device", o.device, "CUDA device index"),
+                         gpumeter::kDeviceIndex);
   app.add_flag("--allow-events-fallback", o.allow_events_fallback,
                "time with CUDA events when CUPTI cannot be used (rows marked cuda-events)");
   app.add_option("--out", o.out_dir, "directory for the JSON record");
+  app.add_flag("--wide", o.wide, "every column in the table (the record holds them all)");
+  app.footer(
+      "Exit codes: 0 every case measured; 1 a case produced no number (the notes say why); 2 a "
+      "usage error, or --out cannot be written (nothing measured); 3 an internal error.");
   if (const auto done = gpumeter::testkit::parse_command_line(app, argc, argv)) return *done;
+
+  // Where the record goes is checked before anything is measured.
+  try {
+    gpumeter::prepare_output_directory(o.out_dir);
+  } catch (const gpumeter::Error& e) {
+    std::fprintf(stderr, "gpumeter-example: --out %s: %s\n", o.out_dir.c_str(), e.what());
+    return 2;
+  }
 
   try {
     Chosen c = choose(o);
@@ -110,7 +125,9 @@ int main(int argc, char** argv) {
     const auto path = gpumeter::write_record(rec, o.out_dir);
     // Everything below is read back from the file: the record is the only source of tables.
     const std::vector<gpumeter::Record> records = gpumeter::read_records({path});
-    std::printf("\n%s\n%s\nRecord: %s\n", gpumeter::render_markdown(records).c_str(),
+    const gpumeter::TableLayout layout =
+        o.wide ? gpumeter::TableLayout::wide : gpumeter::TableLayout::narrow;
+    std::printf("\n%s\n%s\nRecord: %s\n", gpumeter::render_markdown(records, layout).c_str(),
                 gpumeter::render_comparisons(records).c_str(), path.c_str());
     if (!records.front().failures.empty()) {
       std::fprintf(stderr, "gpumeter-example: %zu case(s) produced no number; the notes say why\n",

@@ -95,8 +95,9 @@ ExampleWork host_example_work() {
   Case sum;
   sum.name = "sum-f64";
   sum.params = {{"n", std::to_string(kElements)}};
+  // Bytes only: a sum does one add per 8 bytes read, and its rate is read in TB/s. A flop rate
+  // too would be the same figure in other units, and one column more on the first screen.
   sum.workload.bytes = bytes;
-  sum.workload.flops = static_cast<double>(kElements);
   sum.implementations.push_back({"one-chain",
                                  Call{[b] { b->sink = sum_serial(b->data.data(), kElements); }, {}},
                                  verify_with(sum_serial, "one-chain"),
@@ -112,13 +113,15 @@ ExampleWork host_example_work() {
   // makes k times as many, and must take about k times as long.
   Case null_test;
   null_test.name = "null-test:sum-f64";
-  null_test.params = {{"n_per_pass", std::to_string(kElements)},
-                      {"base_passes", std::to_string(kNullTestBasePasses)}};
+  // The base call's passes over n elements; the scaled call makes k times as many.
+  null_test.params = {{"n", std::to_string(kElements)},
+                      {"passes", std::to_string(kNullTestBasePasses)}};
   Implementation passes{"four-chains", {}, {}, {}};
   passes.scaled = [b](int k) {
     b->sink = sum_passes(b->data.data(), kElements, kNullTestBasePasses * k);
   };
   passes.call.run = [scaled = passes.scaled] { scaled(1); };
+  null_test.workload.bytes = bytes * kNullTestBasePasses;  // what the base call reads
   null_test.implementations.push_back(std::move(passes));
   w.cases.push_back(std::move(null_test));
   return w;

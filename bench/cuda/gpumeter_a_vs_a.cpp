@@ -26,6 +26,8 @@
 #include "gpumeter/cuda_backend.hpp"
 #include "gpumeter/gpumeter.hpp"
 #include "known_kernels.hpp"
+#include "number_option.hpp"
+#include "temporary_file.hpp"
 
 namespace {
 
@@ -84,8 +86,15 @@ int main(int argc, char** argv) {
   std::string out_dir = "a-vs-a";
   int repeat = 20;
   app.add_option("--out", out_dir, "directory for the records and summary.json");
-  app.add_option("--repeat", repeat, "comparisons per kind");
+  gpumeter::check_number(app.add_option("--repeat", repeat, "comparisons per kind"),
+                         gpumeter::kPositiveCount);
   if (const auto done = gpumeter::testkit::parse_command_line(app, argc, argv)) return *done;
+  try {
+    gpumeter::prepare_output_directory(out_dir);  // before anything is measured
+  } catch (const gpumeter::Error& e) {
+    std::fprintf(stderr, "gpumeter-a-vs-a: --out %s: %s\n", out_dir.c_str(), e.what());
+    return 2;
+  }
   try {
     const gpumeter::CudaAvailability avail = gpumeter::cuda_availability(0);
     if (!avail.usable) throw gpumeter::DeviceError(avail.reason);

@@ -13,13 +13,15 @@
 #include "gpumeter/cuda_backend.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/record_io.hpp"
+#include "number_option.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"gpumeter-cuda-info: the CUDA device and CUPTI as gpumeter finds them",
                "gpumeter-cuda-info"};
   int device = 0;
   bool ceilings = false;
-  app.add_option("--device", device, "CUDA device index");
+  gpumeter::check_number(app.add_option("--device", device, "CUDA device index"),
+                         gpumeter::kDeviceIndex);
   app.add_flag("--ceilings", ceilings, "also measure copy bandwidth and bf16 GEMM rate");
   if (const auto done = gpumeter::testkit::parse_command_line(app, argc, argv)) return *done;
 

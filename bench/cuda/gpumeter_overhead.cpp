@@ -29,6 +29,7 @@
 #include "gpumeter/measure.hpp"
 #include "gpumeter/summary.hpp"
 #include "known_kernels.hpp"
+#include "number_option.hpp"
 
 namespace {
 
@@ -46,9 +47,11 @@ int main(int argc, char** argv) {
                "gpumeter-overhead"};
   int device = 0;
   std::string json_path;
-  app.add_option("--device", device, "CUDA device index");
+  gpumeter::check_number(app.add_option("--device", device, "CUDA device index"),
+                         gpumeter::kDeviceIndex);
   app.add_option("--json", json_path, "write the results here");
   if (const auto done = gpumeter::testkit::parse_command_line(app, argc, argv)) return *done;
+  if (const auto bad = gpumeter::testkit::check_output_file(app, "--json", json_path)) return *bad;
   try {
     const gpumeter::CudaAvailability avail = gpumeter::cuda_availability(device);
     if (!avail.usable) throw gpumeter::DeviceError(avail.reason);

@@ -29,6 +29,7 @@
 #include "gpumeter/measure.hpp"
 #include "gpumeter/summary.hpp"
 #include "known_kernels.hpp"
+#include "number_option.hpp"
 
 namespace {
 
@@ -190,10 +191,14 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"compare", "bare"}));
   app.add_option("--kernel", kernel, "one_block, bandwidth or all")
       ->check(CLI::IsMember({"one_block", "bandwidth", "all"}));
-  app.add_option("--iterations", iterations, "launches per kernel in bare mode");
-  app.add_option("--device", device, "CUDA device index");
+  gpumeter::check_number(
+      app.add_option("--iterations", iterations, "launches per kernel in bare mode"),
+      gpumeter::kPositiveCount);
+  gpumeter::check_number(app.add_option("--device", device, "CUDA device index"),
+                         gpumeter::kDeviceIndex);
   app.add_option("--json", json_path, "write the results here (compare mode)");
   if (const auto done = gpumeter::testkit::parse_command_line(app, argc, argv)) return *done;
+  if (const auto bad = gpumeter::testkit::check_output_file(app, "--json", json_path)) return *bad;
   try {
     const gpumeter::CudaAvailability avail = gpumeter::cuda_availability(device);
     if (!avail.usable) throw gpumeter::DeviceError(avail.reason);

@@ -280,6 +280,7 @@ int main(int argc, char** argv) {
   app.add_option("--out", out_path, "where --config writes its JSON (internal)");
   app.add_option("--json", json_path, "write every configuration's results here");
   if (const auto done = gpumeter::testkit::parse_command_line(app, argc, argv)) return *done;
+  if (const auto bad = gpumeter::testkit::check_output_file(app, "--json", json_path)) return *bad;
   try {
     if (!config.empty()) {
       const nlohmann::json j =

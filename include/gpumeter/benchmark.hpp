@@ -51,8 +51,9 @@ Axis string_axis(std::string name, std::vector<std::string> values);
 
 // The values `text` gives `axis` on the command line (--axis name=TEXT): a comma-separated
 // list, or for integers and powers of two a range "start:stop[:step]" (inclusive; for powers of
-// two the step multiplies, "2^10:2^20:4" is 2^10, 2^12, ...). Throws ConfigError naming the axis
-// and the value that does not parse, or a value of the wrong kind.
+// two the step multiplies, "2^10:2^20:4" is 2^10, 2^12, ...). An integer axis takes powers of
+// two too: "2^12", and a range written in them ("2^10:2^14:2") steps by its factor. Throws
+// ConfigError naming the axis and the value that does not parse, or a value of the wrong kind.
 Axis override_axis(const Axis& axis, const std::string& text);
 
 // What a benchmark function sees for one case (one point of its axes), and how it says what to

@@ -54,6 +54,9 @@ struct Column {
   // by today's rule, from the same samples).
   int rule_since_schema = 1;
   std::optional<double> (*older_rule)(const Result& result) = nullptr;
+  // Measured only by a method that sees the kernels a call ran (sees_kernels): the gap and the
+  // uncounted copy. The record holds 0 for the other methods; tables show "not measured".
+  bool needs_kernels = false;
 };
 
 // Every column of a result row, in table order.
@@ -61,6 +64,9 @@ std::span<const Column> result_columns();
 
 // A numeric column's value (nullopt: no value, "not measured"); a text column's text.
 std::optional<double> number_of(const Column& column, const Result& result);
+// The value a table shows: number_of(), except nullopt where the row's method cannot measure
+// the column (needs_kernels). The record is written and checked with number_of().
+std::optional<double> shown_number_of(const Column& column, const Result& result);
 std::string text_of(const Column& column, const Record& record, const Result& result);
 
 }  // namespace gpumeter

@@ -124,6 +124,10 @@ class DeviceLock {
   DeviceLock& operator=(DeviceLock&&) = delete;
 
   const std::string& path() const { return path_; }
+  // The descriptor that holds the lock (close-on-exec), or -1 when the lock is inherited. A
+  // sweep's parent gives a copy to each case's process (--isolate): the lock is then held
+  // until every one of them has exited, even if the parent is killed first.
+  int fd() const { return fd_; }
   // Held by an enclosing `gpumeter lock` (kLockHeldEnv), not by this object.
   bool inherited() const { return inherited_; }
   bool contended() const { return !contention_.empty(); }

@@ -22,6 +22,18 @@ inline constexpr int kTableTimeDigits = 3;
 // \uNNNN. Everything else is kept as it is. What every output does with text it did not write.
 std::string inert_text(std::string_view text);
 
+// Which columns a markdown table holds.
+enum class TableLayout {
+  // The columns a reader decides with: case, implementation, params, the time as median [p10,
+  // p90], latency, kernels, each declared throughput with its percent of the ceiling, the null
+  // test and flags; each left out when no row has a value for it, and a method or device
+  // column only where rows differ in them. With ordinary names every line fits 120 characters
+  // (the notes and sources are broken into lines of 120 too). What benchmark programs print.
+  narrow,
+  // Every column of the column list (columns.hpp), on one line per note.
+  wide,
+};
+
 // One row per result of every record, in order, then the deviations, per-row notes (fallback
 // reasons, an unproven drop counter) and the source of every record (run id, device, device
 // state, configuration). Times share one unit, named in the header (us, or ms when the
@@ -29,7 +41,8 @@ std::string inert_text(std::string_view text);
 // controls as inert_text() shows them; '\', '|', '<' and '[' escaped with a backslash, and so is
 // a heading, quote, list or code marker that would start a line, so a record adds no line, cell,
 // heading, table, link or HTML.
-std::string render_markdown(const std::vector<Record>& records);
+std::string render_markdown(const std::vector<Record>& records,
+                            TableLayout layout = TableLayout::wide);
 
 // The same rows for machines, from the same column list: RFC 4180 quoting, times in us at full
 // precision, one column per number, and an EMPTY cell where a record has no value (a number

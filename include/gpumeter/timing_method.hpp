@@ -19,6 +19,11 @@ enum class Statistic {
 };
 
 Statistic statistic_of(TimingMethod method);
+// Whether the method sees the kernels (and copies) a call ran, one by one: only CUPTI's records
+// do. The others time one interval around the call, so a gap between kernels, a kernel count
+// and an uncounted copy are not measured by them (their samples hold latency == device_busy and
+// no copy time by construction, which tables must not show as a measured 0).
+bool sees_kernels(TimingMethod method);
 std::string_view to_string(TimingMethod method);  // "cupti", "cuda-events", "host-wall"
 std::string_view to_string(Statistic statistic);  // "device_busy", "cuda_event", ...
 std::optional<TimingMethod> parse_timing_method(std::string_view text);

@@ -170,8 +170,14 @@ Axis override_axis(const Axis& axis, const std::string& text) {
       throw ConfigError("axis '" + axis.name + "': an empty value in '" + text + "'");
     switch (axis.kind) {
       case AxisKind::integer:
-        if (item.find(':') != std::string::npos) {
+        // Powers of two are integers too: "2^12" is 4096, and a range written in them
+        // ("2^10:2^14[:factor]") steps by a factor, as on a power-of-two axis.
+        if (item.find(':') != std::string::npos && item.find("2^") != std::string::npos) {
+          for (std::string& v : power_range(axis.name, item)) out.values.push_back(std::move(v));
+        } else if (item.find(':') != std::string::npos) {
           for (std::string& v : integer_range(axis.name, item)) out.values.push_back(std::move(v));
+        } else if (item.rfind("2^", 0) == 0) {
+          out.values.push_back(integer_text(1LL << parse_exponent(axis.name, item)));
         } else {
           out.values.push_back(integer_text(parse_integer(axis.name, item, axis.kind)));
         }

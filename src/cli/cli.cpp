@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compare.hpp"
@@ -63,6 +64,22 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     commands.push_back(add_merge_command(app));
     commands.push_back(add_env_command(app));
     commands.push_back(add_lock_command(app));
+
+    // The first word that is not an option names the command (the top level takes only
+    // --help and --version). One that names none is an error whatever follows it: CLI11 would
+    // answer `gpumeter run --help` with the top-level help and exit 0.
+    for (int i = 1; i < argc; ++i) {
+      const std::string_view word = argv[i] != nullptr ? argv[i] : "";
+      if (word == "--") break;
+      if (word.rfind('-', 0) == 0) continue;
+      const bool known = std::any_of(commands.begin(), commands.end(), [&](const Command& c) {
+        return c.app->check_name(std::string(word));
+      });
+      if (known) break;
+      print_error(io, "", "unknown command '" + std::string(word) + "'");
+      err << "Run 'gpumeter --help' for usage.\n";
+      return kExitUsage;
+    }
 
     try {
       app.parse(argc, argv);

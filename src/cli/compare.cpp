@@ -16,6 +16,7 @@
 #include "gpumeter/format.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/table.hpp"
+#include "number_option.hpp"
 
 namespace gpumeter::cli {
 namespace {
@@ -53,8 +54,8 @@ Command add_compare_command(CLI::App& app) {
   sub->add_option("--fail-on-regression", options->fail_on_regression_pct,
                   "Exit 1 when a row is slower than BASE by more than PCT percent, with the "
                   "confidence of its interval (for CI)")
-      ->check(CLI::NonNegativeNumber)
       ->type_name("PCT");
+  check_number(sub->get_option("--fail-on-regression"), kPercentThreshold);
   sub->footer(
       "Exit codes: 0 no regression; 1 a row slower beyond --fail-on-regression; 2 a record that "
       "cannot be read, or a row that cannot be compared (another statistic or timing method, or "

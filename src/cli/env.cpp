@@ -12,6 +12,7 @@
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/table.hpp"
 #include "gpumeter/version.hpp"
+#include "number_option.hpp"
 #ifdef GPUMETER_HAVE_CUDA
 #include "gpumeter/cuda_backend.hpp"
 #endif
@@ -80,7 +81,7 @@ Command add_env_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "env", "Print the host, the device and its state as a record made now would hold them.");
   sub->add_flag("--json", options->json, "JSON, with the field names of a record");
-  sub->add_option("--device", options->device, "CUDA device index")->check(CLI::NonNegativeNumber);
+  check_number(sub->add_option("--device", options->device, "CUDA device index"), kDeviceIndex);
   return {
       sub, [options](Io& io) {
         const Environment env = read_environment(options->device);

@@ -1,6 +1,6 @@
 // `gpumeter lock`: a command run while holding the device lock (P1).
 #include "lock.hpp"
-#include "seconds_option.hpp"
+#include "number_option.hpp"
 
 #include <signal.h>
 #include <spawn.h>
@@ -154,15 +154,16 @@ Command add_lock_command(CLI::App& app) {
       "then wait up to --timeout for the lock (flock on $GPU_LOCK, else "
       "/tmp/gpumeter-gpu-<uuid>.lock). Benchmark programs and the Python module take the lock "
       "themselves, and find it held for them under this command.");
-  sub->add_option("--timeout", o->timeout_s,
-                  "Seconds to wait for another run's lock before giving up (default " +
-                      format_shortest(kDefaultLockTimeoutS) + ")")
-      ->check(seconds_option());
-  sub->add_option("--idle-timeout", o->idle_timeout_s,
-                  "Seconds to wait for the device to be idle before giving up (default " +
-                      format_shortest(kDefaultIdleTimeoutS) + ")")
-      ->check(seconds_option());
-  sub->add_option("--device", o->device, "CUDA device index")->check(CLI::NonNegativeNumber);
+  check_number(sub->add_option("--timeout", o->timeout_s,
+                               "Seconds to wait for another run's lock before giving up (default " +
+                                   format_shortest(kDefaultLockTimeoutS) + ")"),
+               kWaitSeconds);
+  check_number(
+      sub->add_option("--idle-timeout", o->idle_timeout_s,
+                      "Seconds to wait for the device to be idle before giving up (default " +
+                          format_shortest(kDefaultIdleTimeoutS) + ")"),
+      kWaitSeconds);
+  check_number(sub->add_option("--device", o->device, "CUDA device index"), kDeviceIndex);
   sub->add_flag("--allow-contended", o->allow_contended,
                 "Run even when other processes use the device (said on stderr and, for gpumeter "
                 "programs under this command, in their records)");

@@ -13,14 +13,23 @@ Command add_report_command(CLI::App& app) {
   struct Options {
     std::vector<std::string> files;
     bool csv = false;
+    bool wide = false;
   };
   auto options = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand(
       "report", "Render a table (markdown, or CSV) from records; every cell comes from a record.");
   sub->add_option("records", options->files, "Record files (gpumeter-<run_id>.json)")->required();
-  sub->add_flag("--csv", options->csv, "CSV instead of markdown");
+  auto* csv = sub->add_flag("--csv", options->csv, "CSV instead of markdown (every column)");
+  auto* wide =
+      sub->add_flag("--wide", options->wide,
+                    "Every column in the markdown table; by default it holds the columns a "
+                    "reader decides with, as a benchmark program prints them");
+  csv->excludes(wide);
   return {sub, [options](Io& io) {
-            return report(options->files, options->csv ? ReportFormat::csv : ReportFormat::markdown,
+            return report(options->files,
+                          options->csv    ? ReportFormat::csv
+                          : options->wide ? ReportFormat::wide_markdown
+                                          : ReportFormat::markdown,
                           io);
           }};
 }
@@ -36,9 +45,12 @@ int report(const std::vector<std::string>& files, ReportFormat format, Io& io) {
   // Markdown is for people: the comparisons and null tests belong beside the timings. CSV is
   // for machines and holds the rows alone. All of it is rendered before the first byte is
   // written, so a failure leaves nothing half printed.
-  const std::string text = format == ReportFormat::csv
-                               ? render_csv(records)
-                               : render_markdown(records) + "\n" + render_comparisons(records);
+  const std::string text =
+      format == ReportFormat::csv
+          ? render_csv(records)
+          : render_markdown(records, format == ReportFormat::wide_markdown ? TableLayout::wide
+                                                                           : TableLayout::narrow) +
+                "\n" + render_comparisons(records);
   io.out << text;
   io.out.flush();
   if (!io.out) {

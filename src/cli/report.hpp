@@ -7,7 +7,9 @@
 
 namespace gpumeter::cli {
 
-enum class ReportFormat { markdown, csv };
+// markdown: the narrow table (the columns a reader decides with, lines of 120 characters), as
+// benchmark programs print it; wide_markdown: every column; csv: every column, for machines.
+enum class ReportFormat { markdown, wide_markdown, csv };
 
 Command add_report_command(CLI::App& app);
 

@@ -14,6 +14,10 @@ Statistic statistic_of(TimingMethod method) {
   return Statistic::synchronized_wall_clock;
 }
 
+bool sees_kernels(TimingMethod method) {
+  return method == TimingMethod::cupti;
+}
+
 std::string_view to_string(TimingMethod method) {
   switch (method) {
     case TimingMethod::cupti:

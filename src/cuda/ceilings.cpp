@@ -6,10 +6,13 @@
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <cstddef>
 
 #include <algorithm>
+#include <mutex>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -38,18 +41,75 @@ constexpr std::size_t kGemmWorkspaceBytes = std::size_t{32} << 20;
 // attributes it by the launching thread whatever the stream.
 const cudaStream_t kStream = cudaStreamLegacy;
 
+// cuBLAS, loaded when the matrix ceiling is first measured rather than linked: a program that
+// does not call cuBLAS itself neither loads it at start (hundreds of MB) nor fails to start
+// where it is not installed. Only the calls the ceiling makes; their types are the header's.
+struct CublasApi {
+  decltype(&cublasCreate_v2) create = nullptr;
+  decltype(&cublasDestroy_v2) destroy = nullptr;
+  decltype(&cublasSetStream_v2) set_stream = nullptr;
+  decltype(&cublasSetWorkspace_v2) set_workspace = nullptr;
+  // cublasGemmEx is overloaded in C++ (a wrapper taking the older cudaDataType compute type):
+  // the library's own symbol.
+  cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                            const void*, const void*, cudaDataType, int, const void*, cudaDataType,
+                            int, const void*, void*, cudaDataType, int, cublasComputeType_t,
+                            cublasGemmAlgo_t) = nullptr;
+  decltype(&cublasGetStatusName) status_name = nullptr;
+  decltype(&cublasGetStatusString) status_string = nullptr;
+};
+
+// The library, once per process; throws DeviceError naming what could not be loaded (the
+// ceilings are then not measured, and the record says why).
+const CublasApi& cublas_api() {
+  static std::once_flag once;
+  static CublasApi api;
+  static std::string problem;
+  std::call_once(once, [] {
+    void* lib = nullptr;
+    std::string tried;
+    for (const char* path : {GPUMETER_CUBLAS_SONAME, GPUMETER_CUBLAS_LIBRARY_PATH}) {
+      if (*path == '\0') continue;
+      // Kept loaded: cuBLAS keeps state for the device it ran on.
+      lib = ::dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+      if (lib != nullptr) break;
+      const char* why = ::dlerror();
+      tried += std::string(tried.empty() ? "" : "; ") + (why != nullptr ? why : path);
+    }
+    if (lib == nullptr) {
+      problem = "the matrix ceiling needs cuBLAS, which cannot be loaded (" + tried + ")";
+      return;
+    }
+    const auto load = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(lib, name));
+      if (fn == nullptr) problem += std::string(problem.empty() ? "" : ", ") + name;
+    };
+    load(api.create, "cublasCreate_v2");
+    load(api.destroy, "cublasDestroy_v2");
+    load(api.set_stream, "cublasSetStream_v2");
+    load(api.set_workspace, "cublasSetWorkspace_v2");
+    load(api.gemm_ex, "cublasGemmEx");
+    load(api.status_name, "cublasGetStatusName");
+    load(api.status_string, "cublasGetStatusString");
+    if (!problem.empty()) problem = "the loaded cuBLAS does not export " + problem;
+  });
+  if (!problem.empty()) throw DeviceError(problem);
+  return api;
+}
+
 void check_cublas(cublasStatus_t s, const char* what, int device) {
   if (s == CUBLAS_STATUS_SUCCESS) return;
+  const CublasApi& api = cublas_api();
   throw DeviceError(std::string(what) + " on CUDA device " + std::to_string(device) +
-                    " failed: " + cublasGetStatusName(s) + " (" + cublasGetStatusString(s) + ")");
+                    " failed: " + api.status_name(s) + " (" + api.status_string(s) + ")");
 }
 
 class CublasHandle {
  public:
   explicit CublasHandle(int device) {
-    check_cublas(cublasCreate(&handle_), "cublasCreate", device);
+    check_cublas(cublas_api().create(&handle_), "cublasCreate", device);
   }
-  ~CublasHandle() { (void)cublasDestroy(handle_); }
+  ~CublasHandle() { (void)cublas_api().destroy(handle_); }
   CublasHandle(const CublasHandle&) = delete;
   CublasHandle& operator=(const CublasHandle&) = delete;
   cublasHandle_t get() const { return handle_; }
@@ -153,9 +213,10 @@ void gemm_run(Backend& backend, int device, std::vector<CeilingRun>& runs) {
   cuda::check(cuda::fill_random_bf16(a.get(), n * n, 1, kStream), "filling A", device);
   cuda::check(cuda::fill_random_bf16(b.get(), n * n, 2, kStream), "filling B", device);
   cuda::check(cudaStreamSynchronize(kStream), "filling the GEMM's inputs", device);
+  const CublasApi& cublas = cublas_api();
   CublasHandle handle(device);
-  check_cublas(cublasSetStream(handle.get(), kStream), "cublasSetStream", device);
-  check_cublas(cublasSetWorkspace(handle.get(), workspace.get(), workspace.bytes()),
+  check_cublas(cublas.set_stream(handle.get(), kStream), "cublasSetStream", device);
+  check_cublas(cublas.set_workspace(handle.get(), workspace.get(), workspace.bytes()),
                "cublasSetWorkspace", device);
   const float alpha = 1.0f;
   const float beta = 0.0f;
@@ -166,11 +227,12 @@ void gemm_run(Backend& backend, int device, std::vector<CeilingRun>& runs) {
       "cublasGemmEx bf16 " + std::to_string(kGemmSize) + "^3, fp32 accumulation, random data",
       flops,
       Call{[&] {
-             check_cublas(cublasGemmEx(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, kGemmSize, kGemmSize,
-                                       kGemmSize, &alpha, a.get(), CUDA_R_16BF, kGemmSize, b.get(),
-                                       CUDA_R_16BF, kGemmSize, &beta, c.get(), CUDA_R_16BF,
-                                       kGemmSize, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                          "cublasGemmEx (bf16)", device);
+             check_cublas(
+                 cublas.gemm_ex(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, kGemmSize, kGemmSize,
+                                kGemmSize, &alpha, a.get(), CUDA_R_16BF, kGemmSize, b.get(),
+                                CUDA_R_16BF, kGemmSize, &beta, c.get(), CUDA_R_16BF, kGemmSize,
+                                CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                 "cublasGemmEx (bf16)", device);
            },
            {}},
       /*count_copies=*/false));

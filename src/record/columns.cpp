@@ -93,8 +93,8 @@ constexpr std::array kColumns{
   Column{"latency_p90_us", "", K::time, M::hidden, "latency_ms", "p90", false, latency_p90, nullptr},
   Column{"n_samples", "n", K::count, M::cell, "", "n_samples", false, n_samples, nullptr},
   Column{"max_n_kernels", "n_kernels (max)", K::count, M::cell, "", "max_n_kernels", true, max_kernels, nullptr},
-  Column{"gap_us", "gap", K::time, M::cell, "", "gap_ms", false, gap, nullptr},
-  Column{"uncounted_copy_us", "uncounted copy", K::time, M::cell, "", "uncounted_copy_ms", false, uncounted_copy, nullptr},
+  Column{"gap_us", "gap", K::time, M::cell, "", "gap_ms", false, gap, nullptr, 1, nullptr, 1, nullptr, true},
+  Column{"uncounted_copy_us", "uncounted copy", K::time, M::cell, "", "uncounted_copy_ms", false, uncounted_copy, nullptr, 1, nullptr, 1, nullptr, true},
   Column{"tflops", "TFLOP/s", K::real, M::cell, "", "tflops", true, tflops, nullptr},
   Column{"tbs", "TB/s", K::real, M::cell, "", "tbs", true, tbs, nullptr},
   Column{"pct_of_peak_flops", "% peak FLOP/s", K::real, M::cell, "", "pct_of_peak_flops", true, pct_flops, nullptr},
@@ -131,6 +131,11 @@ std::span<const Column> result_columns() {
 std::optional<double> number_of(const Column& column, const Result& result) {
   if (column.summary != nullptr) return column.summary(result.summary);
   return column.value != nullptr ? column.value(result) : std::nullopt;
+}
+
+std::optional<double> shown_number_of(const Column& column, const Result& result) {
+  if (column.needs_kernels && !sees_kernels(result.measurement.method)) return std::nullopt;
+  return number_of(column, result);
 }
 
 std::string text_of(const Column& column, const Record& record, const Result& result) {

@@ -31,6 +31,7 @@
 #include "gpumeter/errors.hpp"
 #include "gpumeter/summary.hpp"
 #include "gpumeter/timing_method.hpp"
+#include "temporary_file.hpp"
 
 namespace gpumeter {
 namespace {
@@ -1486,75 +1487,6 @@ std::vector<Record> read_records(const std::vector<std::filesystem::path>& files
   return records;
 }
 
-namespace {
-// ---------------------------------------------------------------------------------------------
-// Files
-
-// Closes a descriptor on every path out.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  // Closes now and reports the error close() saw (it can carry a deferred write error).
-  int close() {
-    const int rc = ::close(fd_);
-    fd_ = -1;
-    return rc;
-  }
-
- private:
-  int fd_;
-};
-
-// Removes the temporary file unless it was handed over.
-class TempFile {
- public:
-  explicit TempFile(std::string path) : path_(std::move(path)) {}
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  ~TempFile() {
-    if (!path_.empty()) ::unlink(path_.c_str());
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-void write_all(int fd, std::string_view data, const std::string& name) {
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw Error(fmt::format("cannot write record {}: {}", name, errno_text(errno)));
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-}
-
-// Gives `tmp` the name `target` only if no file has it: link() fails with EEXIST instead of
-// replacing. File systems without hard links get renameat2(RENAME_NOREPLACE), same promise.
-void publish_without_overwrite(const std::string& tmp, const std::string& target) {
-  if (::link(tmp.c_str(), target.c_str()) == 0) return;
-  int error = errno;
-  if (error == EPERM || error == ENOTSUP || error == EOPNOTSUPP || error == ENOSYS ||
-      error == EMLINK) {
-    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE) == 0) return;
-    error = errno;
-  }
-  if (error == EEXIST) {
-    throw Error(fmt::format("record {} already exists; records are never overwritten", target));
-  }
-  throw Error(fmt::format("cannot create record {}: {}", target, errno_text(error)));
-}
-
-}  // namespace
-
 std::string record_file_name(const std::string& run_id) {
   const bool usable =
       !run_id.empty() && run_id.front() != '.' &&
@@ -1583,28 +1515,12 @@ std::filesystem::path write_record(const Record& record, const std::filesystem::
     throw Error(fmt::format("cannot create record directory {}: {}", dir.string(), ec.message()));
   }
 
-  // Same directory, so the final link stays on one file system and is atomic.
-  std::string pattern = (dir / ("." + record_file_name(record.run_id) + ".tmp.XXXXXX")).string();
-  const int raw = ::mkostemp(pattern.data(), O_CLOEXEC);
-  if (raw < 0) {
-    throw Error(
-        fmt::format("cannot create a temporary file in {}: {}", dir.string(), errno_text(errno)));
-  }
-  Fd fd(raw);
-  TempFile tmp(pattern);
-  ::fchmod(fd.get(), 0644);
-  write_all(fd.get(), text, target.string());
-  if (::fsync(fd.get()) != 0 || fd.close() != 0) {
-    throw Error(fmt::format("cannot write record {}: {}", target.string(), errno_text(errno)));
-  }
-  publish_without_overwrite(tmp.path(), target.string());
-
-  // Make the new name durable too.
-  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    ::fsync(dir_fd);
-    ::close(dir_fd);
-  }
+  // Same directory, so the final link stays on one file system and is atomic; a writer killed
+  // before it leaves a temporary the next record written here removes.
+  remove_stale_temporaries(dir);
+  TemporaryFile tmp(dir, "record");
+  tmp.write_synced(text, "record " + target.string());
+  tmp.publish(target, false);
   return target;
 }
 

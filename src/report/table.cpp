@@ -1,9 +1,13 @@
 #include "gpumeter/table.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstddef>
+#include <functional>
 #include <optional>
+#include <set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +30,8 @@ namespace {
 constexpr const char* kNotAvailable = "not available";
 // The cell of a time or rate of a row whose null test failed.
 constexpr const char* kNullTestFailedCell = "null test failed";
+// The narrow table's other cells of such a row: its time cell and null test say why once.
+constexpr const char* kNotShownCell = "not shown";
 constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
 bool shows_no_numbers(const Result& r) {
@@ -162,9 +168,14 @@ std::string rate_text(CeilingKind kind, double per_s) {
   return sig3(per_s / 1e12) + (kind == CeilingKind::bytes_per_s ? " TB/s" : " TFLOP/s");
 }
 
-// How the record's ceilings were timed, and what each run of their work reached.
-std::string ceilings_line(const Ceilings& c) {
-  if (!c.flops_per_s && !c.bytes_per_s) return kNotMeasured;
+// How the record's ceilings were timed (`head`), and what each run of their work reached.
+struct CeilingsText {
+  std::string head;
+  std::vector<std::string> runs;
+};
+
+CeilingsText ceilings_text(const Ceilings& c) {
+  if (!c.flops_per_s && !c.bytes_per_s) return {kNotMeasured, {}};
   std::string values;
   if (c.bytes_per_s) values = "copy " + rate_text(CeilingKind::bytes_per_s, *c.bytes_per_s);
   if (c.flops_per_s) {
@@ -172,21 +183,33 @@ std::string ceilings_line(const Ceilings& c) {
               rate_text(CeilingKind::flops_per_s, *c.flops_per_s);
   }
   if (!c.method) {
-    return values +
-           " (recorded before ceilings were timed like the rows: the best of 10 runs timed with "
-           "CUDA event pairs, so a percent near 100 may be the difference between two clocks)";
+    return {values +
+                " (recorded before ceilings were timed like the rows: the best of 10 runs timed "
+                "with CUDA event pairs, so a percent near 100 may be the difference between two "
+                "clocks)",
+            {}};
   }
-  std::string runs;
+  CeilingsText out;
+  out.head = fmt::format(
+      "{}, each the fastest sample of the best of its runs, timed like the rows ({}, {})", values,
+      to_string(*c.method), to_string(statistic_of(*c.method)));
   for (const CeilingRun& run : c.runs) {
     const std::vector<double> ns(run.samples_ns.begin(), run.samples_ns.end());
     const double median_rate = run.per_call / (quantile(ns, 0.5) * 1e-9);
-    runs += fmt::format("; {}: {} (fastest of {} samples; median {})", md(run.work),
-                        rate_text(run.kind, ceiling_rate(run)), run.samples_ns.size(),
-                        rate_text(run.kind, median_rate));
+    // The narrow table starts a list item with it.
+    out.runs.push_back(fmt::format("{}: {} (fastest of {} samples; median {})",
+                                   md(run.work, MdPlace::line_start),
+                                   rate_text(run.kind, ceiling_rate(run)), run.samples_ns.size(),
+                                   rate_text(run.kind, median_rate)));
   }
-  return fmt::format(
-      "{}, each the fastest sample of the best of its runs, timed like the rows ({}, {}){}", values,
-      to_string(*c.method), to_string(statistic_of(*c.method)), runs);
+  return out;
+}
+
+std::string ceilings_line(const Ceilings& c) {
+  const CeilingsText t = ceilings_text(c);
+  std::string line = t.head;
+  for (const std::string& run : t.runs) line += "; " + run;
+  return line;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -198,8 +221,10 @@ std::string markdown_value(const Column& c, const Record& rec, const Result& r,
                            const TimeUnit& unit, bool no_numbers) {
   if (c.kind == ColumnKind::text) return md(text_of(c, rec, r));
   // With count_copies the copies are inside device_busy: nothing is left uncounted.
-  if (c.id == "uncounted_copy_us" && r.count_copies) return "counted in busy";
-  const std::optional<double> v = number_of(c, r);
+  if (c.id == "uncounted_copy_us" && r.count_copies && sees_kernels(r.measurement.method)) {
+    return "counted in busy";
+  }
+  const std::optional<double> v = shown_number_of(c, r);
   if (c.kind == ColumnKind::memory) {
     return v && std::isfinite(*v) ? sig3(*v / kBytesPerMiB) : std::string(kNotAvailable);
   }
@@ -354,6 +379,324 @@ std::string case_label(const RowKey& row) {
   return label;
 }
 
+// ---------------------------------------------------------------------------------------------
+// The narrow table
+
+// The widest line a narrow table aims at: a terminal of 120 columns shows every line whole
+// when names are of ordinary length.
+constexpr std::size_t kNarrowWidth = 120;
+// A narrow cell's mark of a percent above its ceiling (the wide table's is a column title).
+constexpr const char* kNarrowAboveMark = "above ceiling";
+// Under a narrow table: where the columns it leaves out are.
+constexpr std::string_view kNarrowWideHint =
+    "With --wide: every column (samples, gap, uncounted copy, retries, clocks, memory, device); "
+    "the "
+    "record and CSV hold all.";
+
+// The highest SM clock any row of the record ran at (B4's reference), 0 when none was read.
+int highest_clock(const Record& record) {
+  int mhz = 0;
+  for (const Result& result : record.results) {
+    if (result.summary.clock) mhz = std::max(mhz, result.summary.clock->max_mhz);
+  }
+  return mhz;
+}
+
+const Column& column(std::string_view id) {
+  for (const Column& c : result_columns()) {
+    if (c.id == id) return c;
+  }
+  throw std::logic_error("no column " + std::string(id));
+}
+
+// The statistic a time column holds, as its title names it.
+std::string statistic_title(Statistic s) {
+  return s == Statistic::synchronized_wall_clock ? std::string("wall clock")
+                                                 : std::string(to_string(s));
+}
+
+// A rate with its percent of the ceiling, "4.27 (99.9%)", marked when above the ceiling.
+std::string rate_cell(const Result& r, const Column& rate, const Column& pct, const Column& above,
+                      const TimeUnit& unit) {
+  if (shows_no_numbers(r)) return kNotShownCell;
+  const std::optional<double> v = number_of(rate, r);
+  if (!v || !std::isfinite(*v)) return kNotMeasured;
+  std::string cell = markdown_value(rate, Record{}, r, unit, false);
+  const std::optional<double> p = number_of(pct, r);
+  if (p && std::isfinite(*p)) {
+    const std::optional<double> marked = number_of(above, r);
+    cell += " (" + markdown_value(pct, Record{}, r, unit, false) +
+            (marked && *marked != 0 ? std::string(", ") + kNarrowAboveMark : std::string()) + ")";
+  }
+  return cell;
+}
+
+std::string null_test_cell(const Result& r) {
+  const std::optional<NullTestOutcome> n = null_test_of(r);
+  if (!n) return "not run";
+  if (!n->verdict) return "FAIL (not evaluated)";
+  return std::string(n->failed() ? "FAIL" : "pass") + " (" +
+         format_sig2(n->verdict->observed_ratio) + "x)";
+}
+
+// What a row's notes say in a word: clock-flagged samples, a clock held down throughout, lost
+// records retried, copies the call ran that device_busy does not count.
+std::vector<std::string> row_flags(const Result& r, int record_mhz) {
+  std::vector<std::string> flags;
+  if (const std::optional<ClockSummary>& clock = r.summary.clock) {
+    if (clock->flagged > 0) {
+      flags.push_back(fmt::format("clock {}/{}", clock->flagged, r.summary.n_samples));
+    }
+    if (clock_below_reference(clock->max_mhz, record_mhz)) flags.emplace_back("low clock");
+  }
+  if (const int retries = r.measurement.retries; retries > 0) {
+    flags.push_back(fmt::format("{} {}", retries, retries == 1 ? "retry" : "retries"));
+  }
+  const std::optional<double> copy = shown_number_of(column("uncounted_copy_us"), r);
+  if (!r.count_copies && copy && *copy > 0) flags.emplace_back("uncounted copy");
+  if (!r.measurement.drop_counter_live) flags.emplace_back("drops unproven");
+  return flags;
+}
+
+std::string flags_legend(const std::vector<Record>& records) {
+  std::set<std::string> kinds;
+  for (const Record& record : records) {
+    const int mhz = highest_clock(record);
+    for (const Result& r : record.results) {
+      for (const std::string& f : row_flags(r, mhz)) {
+        kinds.insert(f.rfind("clock ", 0) == 0              ? "clock"
+                     : f.find(" retr") != std::string::npos ? "retries"
+                                                            : f);
+      }
+    }
+  }
+  if (kinds.empty()) return "";
+  std::vector<std::string> parts;
+  if (kinds.count("clock") != 0) {
+    parts.emplace_back(
+        "\"clock N/M\": N of the row's M samples may have run slower for their "
+        "SM clock (the note on the row says how)");
+  }
+  if (kinds.count("low clock") != 0) {
+    parts.emplace_back("\"low clock\": the whole row ran below the record's highest clock");
+  }
+  if (kinds.count("retries") != 0) {
+    parts.emplace_back(
+        "\"N retries\": activity records were lost and the measurement repeated with larger "
+        "buffers");
+  }
+  if (kinds.count("uncounted copy") != 0) {
+    parts.emplace_back(
+        "\"uncounted copy\": the call also ran copies or fills, which device_busy "
+        "does not count (--wide shows how long)");
+  }
+  if (kinds.count("drops unproven") != 0) {
+    parts.emplace_back("\"drops unproven\": a lost record could have gone unseen");
+  }
+  std::string legend = "flags: ";
+  for (std::size_t i = 0; i < parts.size(); ++i) legend += (i > 0 ? "; " : "") + parts[i];
+  return legend;
+}
+
+// The narrow table's header and rows: the columns a reader decides with (case, implementation,
+// params, the time as median [p10, p90], latency, kernels, each declared throughput with its
+// percent of the ceiling, the null test, flags), each left out when no row has a value for it;
+// a method or device column only when rows differ in it.
+std::vector<std::vector<std::string>> narrow_rows(const std::vector<Record>& records,
+                                                  const TimeUnit& unit) {
+  std::set<TimingMethod> methods;
+  std::set<std::string> devices;
+  bool any_params = false, any_kernel_method = false, any_kernels = false, any_flops = false,
+       any_bytes = false, any_null_test = false, any_flags = false;
+  for (const Record& record : records) {
+    const int mhz = highest_clock(record);
+    if (!record.results.empty() || !record.failures.empty())
+      devices.insert(device_text(record.device));
+    for (const Result& r : record.results) {
+      methods.insert(r.measurement.method);
+      any_params = any_params || !r.row.params.empty();
+      any_kernel_method = any_kernel_method || sees_kernels(r.measurement.method);
+      any_kernels = any_kernels || r.summary.max_n_kernels.has_value();
+      any_flops = any_flops || r.workload.flops.has_value();
+      any_bytes = any_bytes || r.workload.bytes.has_value();
+      any_null_test = any_null_test || null_test_of(r).has_value();
+      any_flags = any_flags || !row_flags(r, mhz).empty();
+    }
+    for (const Failure& f : record.failures) any_params = any_params || !f.row.params.empty();
+  }
+  const auto any_percent = [&](std::string_view id) {
+    for (const Record& record : records) {
+      for (const Result& r : record.results) {
+        if (number_of(column(id), r)) return true;
+      }
+    }
+    return false;
+  };
+
+  struct Cell {
+    std::string title;
+    std::function<std::string(const Record&, const Result&, int)> of_result;
+  };
+  std::vector<Cell> cells;
+  cells.push_back(
+      {"case", [](const Record&, const Result& r, int) { return md(r.row.case_name); }});
+  cells.push_back({"implementation",
+                   [](const Record&, const Result& r, int) { return md(r.row.implementation); }});
+  if (any_params) {
+    cells.push_back({"params", [](const Record&, const Result& r, int) {
+                       return md(format_params(r.row.params));
+                     }});
+  }
+  if (methods.size() > 1) {
+    cells.push_back({"method", [](const Record&, const Result& r, int) {
+                       return std::string(to_string(r.measurement.method));
+                     }});
+  }
+  const std::string statistic =
+      methods.size() == 1 ? statistic_title(statistic_of(*methods.begin())) : "time";
+  cells.push_back({fmt::format("{} median [p10, p90] ({})", statistic, unit.name),
+                   [&unit](const Record& rec, const Result& r, int) {
+                     if (shows_no_numbers(r)) return std::string(kNullTestFailedCell);
+                     const std::string median =
+                         markdown_value(column("device_busy_median_us"), rec, r, unit, false);
+                     if (median == kNotMeasured) return median;
+                     return median + " [" +
+                            markdown_value(column("device_busy_p10_us"), rec, r, unit, false) +
+                            ", " +
+                            markdown_value(column("device_busy_p90_us"), rec, r, unit, false) + "]";
+                   }});
+  if (any_kernel_method) {
+    cells.push_back(
+        {fmt::format("latency ({})", unit.name), [&unit](const Record& rec, const Result& r, int) {
+           if (shows_no_numbers(r)) return std::string(kNotShownCell);
+           return markdown_value(column("latency_median_us"), rec, r, unit, false);
+         }});
+  }
+  if (any_kernels) {
+    cells.push_back({"kernels", [&unit](const Record& rec, const Result& r, int) {
+                       return markdown_value(column("max_n_kernels"), rec, r, unit, false);
+                     }});
+  }
+  const auto flops_cell = [&unit](const Result& r) {
+    return rate_cell(r, column("tflops"), column("pct_of_peak_flops"),
+                     column("above_flops_ceiling"), unit);
+  };
+  const auto bytes_cell = [&unit](const Result& r) {
+    return rate_cell(r, column("tbs"), column("pct_of_peak_bandwidth"),
+                     column("above_bandwidth_ceiling"), unit);
+  };
+  const bool any_rate_percent =
+      any_percent("pct_of_peak_flops") || any_percent("pct_of_peak_bandwidth");
+  if (any_flops && any_bytes) {
+    // Rows declare different work (GEMMs flops, copies bytes): one column, the unit in the
+    // cell, rather than two columns each mostly empty.
+    cells.push_back({any_rate_percent ? "throughput (% peak)" : "throughput",
+                     [flops_cell, bytes_cell](const Record&, const Result& r, int) {
+                       if (shows_no_numbers(r)) return std::string(kNotShownCell);
+                       std::string cell;
+                       const auto add = [&](const std::string& rate, const char* unit_name) {
+                         if (rate == kNotMeasured) return;
+                         const std::size_t space = rate.find(' ');
+                         cell += (cell.empty() ? "" : ", ") + rate.substr(0, space) + " " +
+                                 unit_name + (space == std::string::npos ? "" : rate.substr(space));
+                       };
+                       add(flops_cell(r), "TFLOP/s");
+                       add(bytes_cell(r), "TB/s");
+                       return cell.empty() ? std::string(kNotMeasured) : cell;
+                     }});
+  } else if (any_flops) {
+    cells.push_back({any_rate_percent ? "TFLOP/s (% peak)" : "TFLOP/s",
+                     [flops_cell](const Record&, const Result& r, int) { return flops_cell(r); }});
+  } else if (any_bytes) {
+    cells.push_back({any_rate_percent ? "TB/s (% peak)" : "TB/s",
+                     [bytes_cell](const Record&, const Result& r, int) { return bytes_cell(r); }});
+  }
+  if (any_null_test) {
+    cells.push_back(
+        {"null test", [](const Record&, const Result& r, int) { return null_test_cell(r); }});
+  }
+  if (any_flags) {
+    cells.push_back({"flags", [](const Record&, const Result& r, int mhz) {
+                       std::string joined;
+                       for (const std::string& f : row_flags(r, mhz)) {
+                         joined += (joined.empty() ? "" : ", ") + f;
+                       }
+                       return joined;
+                     }});
+  }
+  if (devices.size() > 1) {
+    cells.push_back({"device", [](const Record& rec, const Result&, int) {
+                       return md(device_text(rec.device));
+                     }});
+  }
+
+  std::vector<std::vector<std::string>> rows;
+  rows.emplace_back();
+  for (const Cell& c : cells) rows.back().push_back(c.title);
+  for (const Record& record : records) {
+    const int mhz = highest_clock(record);
+    for (const Result& r : record.results) {
+      rows.emplace_back();
+      for (const Cell& c : cells) rows.back().push_back(c.of_result(record, r, mhz));
+    }
+    // A failed case: its identity, and "not measured" where its numbers would be.
+    for (const Failure& f : record.failures) {
+      rows.emplace_back();
+      for (const Cell& c : cells) {
+        std::string cell = c.title == "flags" ? "" : kNotMeasured;
+        if (c.title == "case") cell = md(f.row.case_name);
+        if (c.title == "implementation") {
+          cell = md(f.row.implementation.empty() ? "(every implementation)" : f.row.implementation);
+        }
+        if (c.title == "params") cell = md(format_params(f.row.params));
+        if (c.title == "device") cell = md(device_text(record.device));
+        rows.back().push_back(std::move(cell));
+      }
+    }
+  }
+  return rows;
+}
+
+// Whether a continuation line of a list item may start with `word`: never with a character
+// that would open a block there (a list, heading, quote, code, table or HTML) or with an
+// ordered list's "1." or "1)".
+bool may_start_line(std::string_view word) {
+  if (word.empty()) return false;
+  const auto first = static_cast<unsigned char>(word.front());
+  if (!std::isalnum(first) && std::string_view("(\"'/\\").find(word.front()) == std::string::npos) {
+    return false;
+  }
+  const std::size_t digits = word.find_first_not_of("0123456789");
+  return !(digits != std::string_view::npos && digits > 0 && digits + 1 == word.size() &&
+           (word[digits] == '.' || word[digits] == ')'));
+}
+
+// A markdown list item (`marker` then `text`) broken at spaces into lines of at most
+// kNarrowWidth characters where a break is allowed; continuation lines are indented to the
+// item's text, so the item reads the same in a renderer.
+std::string wrapped_item(std::string_view marker, std::string_view text) {
+  const std::string indent(marker.size(), ' ');
+  std::string out;
+  std::string line(marker);
+  bool line_has_word = false;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t space = text.find(' ', at);
+    const std::string_view word =
+        text.substr(at, space == std::string_view::npos ? std::string_view::npos : space - at);
+    if (line_has_word && line.size() + 1 + word.size() > kNarrowWidth && may_start_line(word)) {
+      out += line + "\n";
+      line = indent + std::string(word);
+    } else {
+      line += (line_has_word ? " " : "") + std::string(word);
+    }
+    line_has_word = true;
+    if (space == std::string_view::npos) break;
+    at = space + 1;
+  }
+  return out + line + "\n";
+}
+
 }  // namespace
 
 std::string inert_text(std::string_view text) {
@@ -372,22 +715,25 @@ std::string inert_text(std::string_view text) {
   return out;
 }
 
-std::string render_markdown(const std::vector<Record>& records) {
+std::string render_markdown(const std::vector<Record>& records, TableLayout layout) {
   const TimeUnit unit = table_unit(records);
+  const bool narrow = layout == TableLayout::narrow;
+  const std::string above_mark = narrow ? kNarrowAboveMark : "above the measured ceiling";
   std::vector<std::vector<std::string>> rows;
-  rows.push_back(markdown_header(unit));
+  if (narrow) {
+    rows = narrow_rows(records, unit);
+  } else {
+    rows.push_back(markdown_header(unit));
+  }
   std::vector<std::string> notes;
   bool any_above_ceiling = false;
   for (const Record& record : records) {
     // B4: a row's flags are judged against its own highest clock, so a row that ran held down
     // throughout (a small case after a power-capped GEMM) has none; the same rule against the
     // highest clock of the record's rows says so.
-    int record_mhz = 0;
+    const int record_mhz = highest_clock(record);
     for (const Result& result : record.results) {
-      if (result.summary.clock) record_mhz = std::max(record_mhz, result.summary.clock->max_mhz);
-    }
-    for (const Result& result : record.results) {
-      rows.push_back(markdown_row(record, result, unit));
+      if (!narrow) rows.push_back(markdown_row(record, result, unit));
       if (const std::optional<ClockSummary>& clock = result.summary.clock;
           clock && clock_below_reference(clock->max_mhz, record_mhz)) {
         const std::string range = clock->min_mhz == clock->max_mhz
@@ -438,8 +784,10 @@ std::string render_markdown(const std::vector<Record>& records) {
       }
     }
     for (const Failure& f : record.failures) {
-      rows.push_back(failure_cells(f, record, true));
-      for (std::string& cell : rows.back()) cell = md(cell);
+      if (!narrow) {
+        rows.push_back(failure_cells(f, record, true));
+        for (std::string& cell : rows.back()) cell = md(cell);
+      }
       notes.push_back(fmt::format("{}: not measured: {}: {}",
                                   md(row_label(f.row), MdPlace::line_start), md(f.error),
                                   md(f.message)));
@@ -458,40 +806,68 @@ std::string render_markdown(const std::vector<Record>& records) {
   out += '\n';
   for (std::size_t i = 1; i < rows.size(); ++i) append_markdown_row(out, rows[i], widths);
   if (rows.size() == 1) out += "\nNo results in these records.\n";
+  if (narrow) out += "\n" + std::string(kNarrowWideHint) + "\n";
 
+  // A narrow table's lists are broken into lines a terminal shows whole.
+  const auto item = [&](std::string_view marker, const std::string& text) {
+    return narrow ? wrapped_item(marker, text) : std::string(marker) + text + "\n";
+  };
   out += "\nDeviations:";
   bool any_deviation = false;
   for (const Record& record : records) {
     for (const std::string& deviation : record.deviations) {
-      out += fmt::format("\n- {}: {}", md(record.run_id, MdPlace::line_start), md(deviation));
+      out += (any_deviation ? "" : "\n") +
+             item("- ", md(record.run_id, MdPlace::line_start) + ": " + md(deviation));
       any_deviation = true;
     }
   }
-  out += any_deviation ? "\n" : " none recorded.\n";
+  out += any_deviation ? "" : " none recorded.\n";
 
+  if (narrow) {
+    if (std::string legend = flags_legend(records); !legend.empty()) notes.push_back(legend);
+  }
   if (any_above_ceiling) {
     notes.push_back(
-        "a percent marked \"above the measured ceiling\" is a row that ran faster than the "
-        "fastest run of the work its ceiling times (the ceilings under Sources name it): a "
-        "finding about the row or about that work, not a device beyond itself");
+        "a percent marked \"" + above_mark +
+        "\" is a row that ran faster than the fastest run of the work its ceiling times (the "
+        "ceilings under Sources name it): a finding about the row or about that work, not a "
+        "device beyond itself");
   }
   if (!notes.empty()) {
     out += "\nNotes:\n";
-    for (const std::string& note : notes) out += "- " + note + "\n";
+    for (const std::string& note : notes) out += item("- ", note);
   }
 
   out += "\nSources:\n";
   for (const Record& record : records) {
     const DeviceIdentity& d = record.device;
-    out += fmt::format("- record {} (created {}, gpumeter {}, commit {})\n", md(record.run_id),
-                       md(record.created_utc), md(record.gpumeter_version),
-                       record.project_commit.empty() ? kNotAvailable : md(record.project_commit));
-    out += fmt::format("  - device {}, uuid {}, arch {}, host {}\n", md(device_text(d)),
-                       d.uuid.empty() ? kNotAvailable : md(d.uuid), md(d.arch),
-                       md(record.host.hostname));
-    out += "  - state: " + state_line(record.device_state) + "\n";
-    out += "  - config: " + config_line(record.config) + "\n";
-    out += "  - ceilings: " + ceilings_line(record.ceilings) + "\n";
+    out += item(
+        "- ",
+        fmt::format("record {} (created {}, gpumeter {}, commit {})", md(record.run_id),
+                    md(record.created_utc), md(record.gpumeter_version),
+                    record.project_commit.empty() ? kNotAvailable : md(record.project_commit)));
+    out += item("  - ", fmt::format("device {}, uuid {}, arch {}, host {}", md(device_text(d)),
+                                    d.uuid.empty() ? kNotAvailable : md(d.uuid), md(d.arch),
+                                    md(record.host.hostname)));
+    out += item("  - ", "state: " + state_line(record.device_state));
+    out += item("  - ", "config: " + config_line(record.config));
+    if (narrow) {
+      // The wide table names each row's method; here the record names them once.
+      std::set<TimingMethod> methods;
+      for (const Result& r : record.results) methods.insert(r.measurement.method);
+      std::string timing;
+      for (const TimingMethod m : methods) {
+        timing += fmt::format("{}{} ({})", timing.empty() ? "" : ", ", to_string(m),
+                              to_string(statistic_of(m)));
+      }
+      if (!timing.empty()) out += item("  - ", "timing: " + timing);
+      // One line per run of the ceilings' work, not one line of all of them.
+      const CeilingsText ceilings = ceilings_text(record.ceilings);
+      out += item("  - ", "ceilings: " + ceilings.head);
+      for (const std::string& run : ceilings.runs) out += item("    - ", run);
+    } else {
+      out += item("  - ", "ceilings: " + ceilings_line(record.ceilings));
+    }
   }
   return out;
 }
@@ -511,7 +887,7 @@ std::string render_csv(const std::vector<Record>& records) {
                                        c.kind == ColumnKind::flag);
         cells.push_back(c.kind == ColumnKind::text ? csv_text(text_of(c, record, result))
                         : hidden                   ? std::string()
-                                                   : csv_number(c, number_of(c, result)));
+                                                   : csv_number(c, shown_number_of(c, result)));
       }
       append_csv_row(out, cells);
     }

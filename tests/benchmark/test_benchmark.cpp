@@ -39,6 +39,21 @@ TEST(Axes, OverridesParseListsRangesAndScientificIntegers) {
             (std::vector<std::string>{"bf16", "f32"}));
 }
 
+TEST(Axes, AnIntegerAxisTakesPowersOfTwoAndTheirRanges) {
+  // `--axis n=2^10:2^14:2` on an integer axis: the powers of two from 2^10 to 2^14.
+  const Axis n = int_axis("n", {1});
+  EXPECT_EQ(values(override_axis(n, "2^10:2^14:2")),
+            (std::vector<std::string>{"1024", "2048", "4096", "8192", "16384"}));
+  EXPECT_EQ(values(override_axis(n, "2^10:2^14:4")),
+            (std::vector<std::string>{"1024", "4096", "16384"}));
+  EXPECT_EQ(values(override_axis(n, "2^20:2^22")),
+            (std::vector<std::string>{"1048576", "2097152", "4194304"}));
+  EXPECT_EQ(values(override_axis(n, "2^3,100")), (std::vector<std::string>{"8", "100"}));
+  // A range in powers of two has powers of two at both ends.
+  EXPECT_THROW((void)override_axis(n, "2^10:1000"), ConfigError);
+  EXPECT_THROW((void)override_axis(n, "2^63"), ConfigError);
+}
+
 TEST(Axes, BadOverridesNameTheAxisAndTheValue) {
   const Axis n = int_axis("n", {1});
   auto what = [](const Axis& a, const std::string& text) {

@@ -92,7 +92,7 @@ run axes --list --axis n=1e3:3e3:1e3 --filter sum
   fail "axis override: $(cat "$work/axes.out")"
 
 # --- a sweep: record, table, CSV, quiet, no progress in a pipe ------------------------------
-run sweep --filter "sum|fine|skip|wrong|throw" --out "$work/r1" "${quick[@]}"
+run sweep --wide --filter "sum|fine|skip|wrong|throw" --out "$work/r1" "${quick[@]}"
 [[ $rc -eq 1 ]] || fail "sweep: exit code $rc, expected 1 (two cases produced no number)"
 records=("$work"/r1/gpumeter-*.json)
 [[ ${#records[@]} -eq 1 && -f "${records[0]}" ]] || fail "sweep: not one record: ${records[*]}"
@@ -104,13 +104,13 @@ grep -qF "VerificationFailed: off-by-one: element 0 is 1, the reference 2" "$wor
 grep -qF "UserCodeError: the benchmark's setup threw std::runtime_error: setup failed on purpose" \
   "$work/sweep.out" || fail "sweep: the throwing setup is not named"
 grep -q $'\r' "$work/sweep.err" && fail "sweep: a progress line went to a pipe"
-"$gpumeter" report "${records[0]}" >"$work/report.md" || fail "report of the sweep's record"
+"$gpumeter" report --wide "${records[0]}" >"$work/report.md" || fail "report of the sweep's record"
 diff <(sed -n '/^| case/,/^$/p' "$work/sweep.out") <(sed -n '/^| case/,/^$/p' "$work/report.md") >/dev/null ||
   fail "the program's table is not the report of its record"
 
 # --- the user's exceptions: each fails its case only, named with its type and message; the ------
 # other cases are measured, the record is complete, and the exit code is that of a failed case.
-run user_code --filter "n=1000|fine|throw" --out "$work/r12" "${quick[@]}"
+run user_code --wide --filter "n=1000|fine|throw" --out "$work/r12" "${quick[@]}"
 [[ $rc -eq 1 ]] || fail "user_code: exit code $rc, expected 1: $(cat "$work/user_code.err")"
 grep -qF "internal error" "$work/user_code.err" && fail "user_code: an internal error: $(cat "$work/user_code.err")"
 records=("$work"/r12/gpumeter-*.json)
@@ -154,7 +154,7 @@ partial=("$work"/r5/*.partial.json)
 grep -qE '^\| sum +\| loop ' "$work/partial.md" || fail "crash: the case before the crash is not in the partial record"
 grep -qF "partial record" "$work/partial.md" || fail "crash: the partial record does not say it is partial"
 
-run isolate --isolate --timeout 3 --filter "n=1000|fine|crash|hang|wrong|in-check" --out "$work/r6" "${quick[@]}"
+run isolate --isolate --wide --timeout 3 --filter "n=1000|fine|crash|hang|wrong|in-check" --out "$work/r6" "${quick[@]}"
 [[ $rc -eq 1 ]] || fail "isolate: exit code $rc, expected 1"
 grep -qE '^\| sum +\| loop ' "$work/isolate.out" || fail "isolate: sum not measured"
 grep -qE '^\| trouble +\| fine ' "$work/isolate.out" || fail "isolate: the case after the crash not measured"
@@ -202,7 +202,7 @@ sleep 30 &
 other=$!
 pids+=($other)
 sleep 0.2
-GPUMETER_FAKE_NVML_PROCESSES="$other:1073741824" run contended --allow-contended --filter "n=1000" \
+GPUMETER_FAKE_NVML_PROCESSES="$other:1073741824" run contended --wide --allow-contended --filter "n=1000" \
   --out "$work/r10" "${quick[@]}"
 [[ $rc -eq 0 ]] || fail "contended: exit code $rc: $(cat "$work/contended.err")"
 grep -qE -- "^- [^ ]+: contended: .*pid $other \(sleep 30, 1.00 GiB\)" "$work/contended.out" ||

@@ -103,7 +103,7 @@ grep -qF "merged records that differ in devices" "$work/allowed_report.out" || f
 # recomputed against them (shard3's row read 102% of its own 4.0 TB/s, 97.2% of the joint 4.2).
 run merge_ceilings merge "$r/shard3.json" "$r/shard4.json" -o "$r/ceilings.json"
 [[ $rc -eq 0 ]] || fail "merge_ceilings: rc $rc: $(cat "$work/merge_ceilings.err")"
-run ceilings_report report "$r/ceilings.json"
+run ceilings_report report --wide "$r/ceilings.json"
 grep -qE '^\| copy +\| c .*\| 97\.2% +\|' "$work/ceilings_report.out" || fail "merge_ceilings: copy/c is not 97.2% of the joint ceiling: $(grep -E '^\| copy' "$work/ceilings_report.out")"
 grep -qF "(above the measured ceiling)" "$work/ceilings_report.out" && fail "merge_ceilings: a row is still marked above a ceiling"
 grep -qF "each record measured its own ceilings" "$work/ceilings_report.out" || fail "merge_ceilings: the deviation is missing"

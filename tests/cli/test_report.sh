@@ -40,7 +40,7 @@ good=$("$make_record" "$work") || { echo "FAIL: cannot make a record" >&2; exit 
 [[ -f "$good" ]] || { echo "FAIL: make_record printed '$good', not a file" >&2; exit 1; }
 
 # --- good input ------------------------------------------------------------------------------
-run good report "$good"
+run good report --wide "$good"
 [[ $rc -eq 0 ]] || fail "good: exit code $rc: $(cat "$work/good.err")"
 [[ -s "$work/good.err" ]] && fail "good: wrote to stderr: $(cat "$work/good.err")"
 grep -qE '^\| case +\| implementation +\|' "$work/good.out" || fail "good: no table header"

@@ -3,8 +3,8 @@
 // libFuzzer target (fuzz_record_reader.cpp) and by the unit property test
 // (tests/unit/test_record_property.cpp):
 //   - parse_record accepts the text or throws InvalidRecord; nothing else escapes it;
-//   - an accepted record renders (markdown, comparisons, CSV) without an exception, so a report
-//     of it prints everything or, refused, nothing;
+//   - an accepted record renders (markdown wide and narrow, comparisons, CSV) without an
+//     exception, so a report of it prints everything or, refused, nothing;
 //   - what it renders is inert: no control but the line ends, a markdown table of one row per
 //     result and failure with the header's number of cells, no line that record text begins,
 //     CSV lines of the header's number of fields and no text cell a spreadsheet would run;
@@ -103,10 +103,28 @@ inline std::string markdown_problem(const Record& record, const std::string& md)
   // opens no heading, quote, list or code block.
   static const char* const kStarts[] = {
       "Deviations:",   "Notes:",       "Sources:", "No results in these records.",
-      "Comparisons (", "Null tests (", "- ",       "  - "};
+      "Comparisons (", "Null tests (", "- ",       "  - ",
+      "    - ",        "With --wide: "};
   for (; i < lines.size(); ++i) {
     const std::string& line = lines[i];
     if (line.empty()) continue;
+    // A narrow table's list item broken into lines: the continuation is indented, and its first
+    // character opens no block (neither does an ordered list's "1." or "1)").
+    if (line.rfind("  ", 0) == 0) {
+      const std::size_t text = line.find_first_not_of(' ');
+      if (text != std::string::npos && line.compare(text, 2, "- ") != 0) {
+        if (std::string_view("#>-+*`~|").find(line[text]) != std::string_view::npos) {
+          return "markdown: a continued line opens a block: " + line;
+        }
+        const std::size_t digits = line.find_first_not_of("0123456789", text);
+        if (digits != std::string::npos && digits > text &&
+            (line[digits] == '.' || line[digits] == ')') &&
+            (digits + 1 == line.size() || line[digits + 1] == ' ')) {
+          return "markdown: a continued line opens an ordered list: " + line;
+        }
+        continue;
+      }
+    }
     bool known = false;
     for (const char* start : kStarts) {
       const std::string_view s(start);
@@ -146,12 +164,15 @@ inline std::string csv_problem(const Record& record, const std::string& csv) {
 
 struct Rendered {
   std::string markdown;
+  std::string narrow;  // the table benchmark programs print
   std::string csv;
 };
 
 inline Rendered render(const Record& record) {
   const std::vector<Record> one{record};
-  return {render_markdown(one) + "\n" + render_comparisons(one), render_csv(one)};
+  return {render_markdown(one) + "\n" + render_comparisons(one),
+          render_markdown(one, TableLayout::narrow) + "\n" + render_comparisons(one),
+          render_csv(one)};
 }
 
 }  // namespace property_detail
@@ -174,6 +195,7 @@ inline PropertyCheck check_record_property(std::string_view text) {
   try {
     const d::Rendered first = d::render(record);
     out.violation = d::markdown_problem(record, first.markdown);
+    if (out.violation.empty()) out.violation = d::markdown_problem(record, first.narrow);
     if (out.violation.empty()) out.violation = d::csv_problem(record, first.csv);
     if (!out.violation.empty()) return out;
 
@@ -187,7 +209,9 @@ inline PropertyCheck check_record_property(std::string_view text) {
     } else {
       step = "rendering again";
       const d::Rendered again = d::render(back);
-      if (again.markdown != first.markdown) out.violation = "the markdown changed on a round trip";
+      if (again.markdown != first.markdown || again.narrow != first.narrow) {
+        out.violation = "the markdown changed on a round trip";
+      }
       if (again.csv != first.csv) out.violation = "the CSV changed on a round trip";
     }
   } catch (const std::exception& e) {

@@ -13,6 +13,20 @@ endif()
 
 gpumeter_unit_test(test_table test_table.cpp)
 target_link_libraries(test_table PRIVATE gpumeter_report)
+# The narrow table, fed the committed H200 records too.
+gpumeter_unit_test(test_terminal_table test_terminal_table.cpp)
+target_link_libraries(test_terminal_table PRIVATE gpumeter_report)
+target_compile_definitions(test_terminal_table PRIVATE GPUMETER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+
+# A run's temporary files: locked by their writer, removed by a later run once it is gone.
+gpumeter_unit_test(test_temporary_file test_temporary_file.cpp)
+target_link_libraries(test_temporary_file PRIVATE gpumeter_record)
+target_include_directories(test_temporary_file PRIVATE ${PROJECT_SOURCE_DIR}/src/record)
+
+# The rule every numeric command-line option follows (header only).
+gpumeter_unit_test(test_number_option test_number_option.cpp)
+target_link_libraries(test_number_option PRIVATE CLI11::CLI11)
+target_include_directories(test_number_option PRIVATE ${PROJECT_SOURCE_DIR}/src/cli)
 
 # The reader's property (B7) on the fuzzer's seed corpus and variants of it.
 gpumeter_unit_test(test_record_property test_record_property.cpp)
