@@ -28,6 +28,7 @@
 
 #include "backend_choice.hpp"
 #include "gpumeter/benchmark.hpp"
+#include "gpumeter/calibration.hpp"
 #include "gpumeter/ceilings.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/device_lock.hpp"
@@ -99,11 +100,11 @@ Budget parse_budget(const std::string& text) {
   auto ms = [&](const std::string& part) {
     char* end = nullptr;
     const double v = std::strtod(part.c_str(), &end);
-    if (part.empty() || end != part.c_str() + part.size() || !(v > 0) || v > 1e6) {
+    if (part.empty() || end != part.c_str() + part.size() || !budget_ms_valid(v)) {
       throw ConfigError("--budget '" + text + "': '" + part +
                         "' is not a positive number of milliseconds");
     }
-    return static_cast<Nanos>(v * 1e6);
+    return budget_ns_from_ms(v);
   };
   return Budget{ms(text.substr(0, comma)), ms(text.substr(comma + 1)),
                 kMeasureBudget.min_iterations, kMeasureBudget.max_iterations};
