@@ -268,6 +268,8 @@ def _options(device: object, budget: object, timing: object, allow_events_fallba
     if not isinstance(timing, str):
         raise _bad("timing", "'auto', 'cupti', 'events' or 'host'", timing)
     index = 0 if device is None else _integer("device", device, "a CUDA device index")
+    if index >= 2**31:  # what a C int holds; a negative index is the core's to refuse
+        raise _bad("device", "a CUDA device index", device)
     # The device's ceilings (for % of peak) are measured once per process, and only when a
     # workload is declared: they cost about a second the first time.
     return _gpumeter.Options(
@@ -386,8 +388,9 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
     options = _options(device, budget, timing, allow_events_fallback,
                        flops_v is not None or bytes_v is not None, lock, allow_contended)
     runner = _Runner()
+    label = getattr(fn, "__name__", None)  # a partial or a callable object may have none
     impl = _gpumeter.Implementation(
-        getattr(fn, "__name__", None) or "fn", runner.wrap(fn),
+        label if isinstance(label, str) and label else "fn", runner.wrap(fn),
         runner.wrap(reset_fn) if reset_fn else None, None,
         runner.wrap_scaled(scaled_fn) if scaled_fn else None)
     case = _gpumeter.Case(_text("name", name), [impl], flops=flops_v, bytes=bytes_v,

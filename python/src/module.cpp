@@ -73,7 +73,7 @@ Options make_options(int device, std::string timing, bool allow_events_fallback,
         throw ConfigError("budget", std::string(what) +
                                         " must be a positive number of "
                                         "milliseconds, at most " +
-                                        format_shortest(kMaxBudgetMs) + ", not " +
+                                        format_significant(kMaxBudgetMs, 1) + ", not " +
                                         format_shortest(ms));
       }
     };

@@ -1,6 +1,7 @@
 """The Python API on the host clock (CI has no GPU): measure, compare, every error by its
 cause, records that `gpumeter report` reads back. Asserts the plumbing, never a CPU timing
 ratio (CI machines are shared and loaded)."""
+import functools
 import json
 import os
 import pickle
@@ -331,6 +332,8 @@ BAD_ARGUMENTS = [
     (lambda: gpumeter.measure(spin, timing="host", device=-1), "device"),
     (lambda: gpumeter.measure(spin, timing="host", device=1.5), "device"),
     (lambda: gpumeter.measure(spin, timing="host", device="0"), "device"),
+    (lambda: gpumeter.measure(spin, timing="host", device=True), "device"),
+    (lambda: gpumeter.measure(spin, timing="host", device=2**40), "device"),
     (lambda: gpumeter.measure(spin, timing="sundial"), "timing"),
     (lambda: gpumeter.measure(spin, timing=3), "timing"),
     (lambda: gpumeter.measure(spin, timing="host", lock="yes"), "lock"),
@@ -524,3 +527,8 @@ def test_a_failed_call_leaves_nothing_behind():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and "DONE" in p.stdout, p.stderr[-2000:]
     assert "leaked" not in p.stderr, p.stderr[-2000:]
+
+
+def test_a_callable_without_a_name_is_measured_as_fn():
+    r = gpumeter.measure(functools.partial(spin, 100), timing="host", budget=QUICK)
+    assert r.name == "fn" and r.case_name == "measure"
