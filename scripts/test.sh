@@ -27,7 +27,7 @@ bash tests/consumer/run.sh
 rm -rf build-python-venv
 python3 -m venv build-python-venv
 build-python-venv/bin/python -m pip install -q --upgrade pip
-build-python-venv/bin/python -m pip install -q . pytest
+build-python-venv/bin/python -m pip install -q . pytest mypy  # mypy: the typing tests
 build-python-venv/bin/python -m pytest -q -rs tests/python
 
 # CPU-only under the sanitizers: the CUDA runtime is not built for ASan.

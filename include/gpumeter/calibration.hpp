@@ -21,6 +21,16 @@ struct Budget {
 inline constexpr std::size_t kCalibrationRuns = 3;
 inline constexpr Budget kMeasureBudget{25 * kMillisecond, 100 * kMillisecond, 10, 200};
 
+// A warm-up or measurement budget a user gives, in milliseconds, must be a positive number of at
+// most kMaxBudgetMs (about 17 minutes for one phase). A longer one is a mistake, and far longer
+// ones do not fit in integer nanoseconds: an infinite budget would turn negative.
+inline constexpr double kMaxBudgetMs = 1e6;
+bool budget_ms_valid(double ms);
+// A budget in milliseconds as the phase's nanoseconds; budget_ms_valid(ms) is the caller's check.
+inline Nanos budget_ns_from_ms(double ms) {
+  return static_cast<Nanos>(ms * 1e6);
+}
+
 // One pass of an A B C C B A comparison: the budget and both bounds halved, so that the two
 // passes together take about what one measurement takes (the order cancels drift; it is not
 // meant to add samples).

@@ -30,10 +30,16 @@ class RecordsLost : public Error {
 class OffThreadLaunch : public Error {
  public:
   OffThreadLaunch(std::size_t n_orphans, const std::string& example_name, bool loss_ruled_out);
+  // How many kernels carried no iteration id, and the name of one of them.
   std::size_t n_orphans() const { return n_orphans_; }
+  const std::string& example_kernel() const { return example_kernel_; }
+  // Whether the drop counter was live, so that lost records are ruled out as the cause.
+  bool loss_ruled_out() const { return loss_ruled_out_; }
 
  private:
   std::size_t n_orphans_;
+  std::string example_kernel_;
+  bool loss_ruled_out_;
 };
 
 // An iteration to which no timed work was attributed: the call did not run on the device.
@@ -41,9 +47,13 @@ class AttributionError : public Error {
  public:
   AttributionError(std::size_t iteration, const std::string& why, bool loss_ruled_out);
   std::size_t iteration() const { return iteration_; }
+  const std::string& why() const { return why_; }
+  bool loss_ruled_out() const { return loss_ruled_out_; }
 
  private:
   std::size_t iteration_;
+  std::string why_;
+  bool loss_ruled_out_;
 };
 
 class CuptiUnavailable : public Error {
@@ -72,6 +82,17 @@ class WrongDevice : public Error {
  public:
   WrongDevice(std::size_t iteration, const std::string& name, std::uint32_t ran_on,
               std::uint32_t measured);
+  std::size_t iteration() const { return iteration_; }
+  // The work that ran elsewhere (a kernel's or a copy's name), and the two device ids.
+  const std::string& kernel() const { return kernel_; }
+  std::uint32_t ran_on() const { return ran_on_; }
+  std::uint32_t measured() const { return measured_; }
+
+ private:
+  std::size_t iteration_;
+  std::string kernel_;
+  std::uint32_t ran_on_;
+  std::uint32_t measured_;
 };
 // CUPTI's timestamps were not nanoseconds (another CUPTI client in the process registered its
 // own clock) and could not be converted by a scale gpumeter stands behind, or the unit changed
@@ -95,11 +116,24 @@ class DeviceBusy : public Error {
 class InvalidRecord : public Error {
  public:
   InvalidRecord(const std::string& path, const std::string& problem);
+  const std::string& path() const { return path_; }
+  const std::string& problem() const { return problem_; }
+
+ private:
+  std::string path_;
+  std::string problem_;
 };
 // A bad option or argument given by the user.
 class ConfigError : public Error {
  public:
   using Error::Error;
+  // Names the argument ("budget", "flops"): the message reads "argument: problem".
+  ConfigError(std::string argument, const std::string& problem);
+  // The argument at fault, "" when the error was not raised for one.
+  const std::string& argument() const { return argument_; }
+
+ private:
+  std::string argument_;
 };
 // Code of the user's (a benchmark's setup, a call, its reset, its output check) threw an
 // exception that is not a gpumeter error. It fails that case only: its type and message are

@@ -3,6 +3,7 @@
 // record_io.hpp; this header is plain data.
 #include <algorithm>
 #include <cstddef>
+#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -113,6 +114,10 @@ struct Failure {
   RowKey row;           // implementation "" when the case failed as a whole
   std::string error;    // "OffThreadLaunch", "VerificationFailed", ...
   std::string message;  // what happened and what to do
+  // The error itself, with its fields (the iteration, the kernel, the step...), in the process
+  // that caught it, so a front end can raise it again as it was thrown. Never written to a file:
+  // a failure read from a record has none.
+  std::exception_ptr thrown = nullptr;
 };
 
 struct Record {

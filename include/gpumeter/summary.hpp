@@ -21,6 +21,10 @@ struct Workload {
   std::optional<double> bytes;  // bytes moved per call (each input read once, output written once)
 };
 
+// A declared amount of work per call (flops or bytes) is a finite number >= 0: a negative or
+// infinite one would give a rate that means nothing (0 is a call that moves or computes nothing).
+bool work_per_call_valid(double per_call);
+
 struct Spread {
   double median_ns = 0;
   double p10_ns = 0;

@@ -1,4 +1,4 @@
-"""gpumeter for Python: time GPU work (PyTorch, Triton, CuPy, Warp, your own kernels) with the
+"""gpumeter for Python: time GPU work (PyTorch, Triton, CuPy, JAX, your own kernels) with the
 same C++ core as gpumeter's C++ API and benchmark programs: CUPTI device time attributed by
 identity, the A B C C B A order, calibrated comparisons, fail-closed errors and JSON records.
 
@@ -7,22 +7,27 @@ identity, the A B C C B A order, calibrated comparisons, fail-closed errors and 
     print(r.device_busy.median_us, r.tflops)
 
     c = gpumeter.compare({"eager": f, "compiled": torch.compile(f)}, inputs=[x])
-    print(c)                         # "compiled is 31% faster than eager (95% interval ...)"
+    print(c.comparisons[0])          # "compiled is 31% faster than eager (95% interval ...)"
     gpumeter.write_record(c)         # gpumeter-results/gpumeter-<run id>.json
 
-Work that another thread launches (PyTorch's autograd engine, JAX's runtime) is refused as
-OffThreadLaunch: see gpumeter.OffThreadLaunch for the fixes.
+Results are typed objects (Result, CompareResult, Comparison, Record); every sentence they hold
+comes from the C++ core. Errors are classes named by cause under gpumeter.Error, with their
+fields; a measurement that fell back from what was asked warns with gpumeter.FallbackWarning.
+Work that another thread launches (PyTorch's autograd engine) is refused as OffThreadLaunch: see
+gpumeter.OffThreadLaunch for the fix.
 """
 
 from __future__ import annotations
 
+import builtins
 import ctypes
 import glob
 import json
+import numbers
 import os
 import sys
-from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+import warnings
+from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 
 def _preload_cuda_libraries() -> None:
@@ -63,13 +68,15 @@ def _preload_cuda_libraries() -> None:
 _preload_cuda_libraries()
 
 from . import _gpumeter  # noqa: E402  (after the libraries it needs are found)
-from ._gpumeter import (  # noqa: E402,F401
+from ._errors import (  # noqa: E402
     AttributionError,
     ConfigError,
     CuptiUnavailable,
     DeviceBusy,
     DeviceError,
     Error,
+    FallbackWarning,
+    GpumeterWarning,
     IncomparableStatistics,
     InputsModified,
     InvalidRecord,
@@ -81,191 +88,123 @@ from ._gpumeter import (  # noqa: E402,F401
     VerificationFailed,
     WrongDevice,
 )
+from ._gpumeter import (  # noqa: E402
+    Budget,
+    CeilingRun,
+    Ceilings,
+    ClockReading,
+    ClockSummary,
+    CompareResult,
+    Comparison,
+    DeviceIdentity,
+    DeviceState,
+    Failure,
+    HostIdentity,
+    MemoryUse,
+    NullTest,
+    RatioVerdict,
+    Record,
+    RelativeDifference,
+    Result,
+    RowKey,
+    RunConfig,
+    Sample,
+    Spread,
+    Summary,
+    TimestampCheck,
+)
 
-__version__ = _gpumeter.version()
+__version__: str = _gpumeter.version()
 __all__ = [
-    "measure", "compare", "write_record", "read_record", "env", "release_cupti", "Result",
-    "Comparison",
-    "CompareResult", "Spread", "Sample", "Error", "RecordsLost", "OffThreadLaunch",
-    "AttributionError", "CuptiUnavailable", "InputsModified", "VerificationFailed",
-    "MixedTimingMethods", "IncomparableStatistics", "WrongDevice", "DeviceError", "DeviceBusy",
-    "InvalidRecord", "ConfigError", "TimestampUnitMismatch", "UserCodeError",
+    # what you call
+    "measure", "compare", "write_record", "read_record", "env", "release_cupti", "main",
+    # what comes back
+    "Result", "CompareResult", "Comparison", "Record", "Summary", "Spread", "Sample",
+    "ClockReading", "ClockSummary", "RowKey", "MemoryUse", "TimestampCheck", "NullTest",
+    "RelativeDifference", "RatioVerdict", "HostIdentity", "DeviceIdentity", "DeviceState",
+    "Ceilings", "CeilingRun", "RunConfig", "Budget", "Failure", "Timing",
+    # errors and warnings
+    "Error", "RecordsLost", "OffThreadLaunch", "AttributionError", "CuptiUnavailable",
+    "InputsModified", "VerificationFailed", "MixedTimingMethods", "IncomparableStatistics",
+    "WrongDevice", "DeviceError", "DeviceBusy", "InvalidRecord", "ConfigError",
+    "TimestampUnitMismatch", "UserCodeError", "GpumeterWarning", "FallbackWarning",
 ]
 
-_ERRORS = {cls.__name__: cls for cls in (
-    AttributionError, ConfigError, CuptiUnavailable, DeviceBusy, DeviceError, Error,
-    IncomparableStatistics,
-    InputsModified, InvalidRecord, MixedTimingMethods, OffThreadLaunch, RecordsLost,
-    TimestampUnitMismatch, UserCodeError, VerificationFailed, WrongDevice)}
+#: How a measurement is timed: "auto" (CUPTI where a GPU is usable, else the host clock, with a
+#: FallbackWarning), "cupti" (device time from kernel records), "events" (a CUDA event pair per
+#: call) or "host" (the host clock around a synchronized call).
+Timing = Literal["auto", "cupti", "events", "host"]
 
 
-# --- results ------------------------------------------------------------------------------
+# --- arguments: every bad one is a ConfigError naming it --------------------------------------
+# Python's types are checked here; the values (a budget's range, flops >= 0, a device index,
+# a timing's name) by the C++ core's rules when the options are made.
 
 
-@dataclass(frozen=True)
-class Spread:
-    """Median, 10th and 90th percentile of a statistic, in nanoseconds."""
-
-    median_ns: float
-    p10_ns: float
-    p90_ns: float
-
-    @property
-    def median_us(self) -> float:
-        return self.median_ns / 1e3
+def _shown(value: object) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 60 else text[:57] + '...'}"
 
 
-@dataclass(frozen=True)
-class Sample:
-    """One measured iteration."""
-
-    device_busy_ns: int
-    latency_ns: int
-    n_kernels: Optional[int]
-    uncounted_copy_ns: int
+def _bad(argument: str, expected: str, value: object) -> ConfigError:
+    return ConfigError(f"{argument}: must be {expected}, not {_shown(value)}", argument=argument)
 
 
-@dataclass(frozen=True)
-class Result:
-    """One implementation measured: its summary (computed by the C++ core) and raw samples."""
-
-    name: str
-    method: str  # "cupti", "cuda-events", "host-wall"
-    statistic: str  # "device_busy", "cuda_event", "synchronized_wall_clock"
-    device_busy: Spread
-    latency: Spread
-    n_samples: int
-    max_n_kernels: Optional[int]
-    uncounted_copy_ns: float
-    retries: int
-    tflops: Optional[float]
-    tbs: Optional[float]
-    pct_of_peak_flops: Optional[float]
-    pct_of_peak_bandwidth: Optional[float]
-    samples: Tuple[Sample, ...]
-    pass_sizes: Tuple[int, ...]
-    reason: str
-    record: Dict[str, Any] = field(repr=False)
-    # The null test, when `scaled` was given: "4x the work took 4.0x the time: pass", and
-    # whether it failed (a failed row's times are not the work's; it is compared with nothing).
-    null_test: Optional[str] = None
-    null_test_failed: bool = False
-    # Clock state per sample (None where the clock could not be read): the SM clock's median and
-    # range, and the samples flagged as possibly slowed by their clock: below 95% of the row's
-    # highest clock (clock_below_reference_samples), or under a thermal or hardware slowdown.
-    # throttle_reason_samples counts the samples each slowing reason was set around
-    # ("sw_power_cap", routine on a loaded GPU and no flag by itself, "hw_slowdown",
-    # "sw_thermal", "hw_thermal", "hw_power_brake").
-    median_sm_clock_mhz: Optional[float] = None
-    min_sm_clock_mhz: Optional[int] = None
-    max_sm_clock_mhz: Optional[int] = None
-    clock_flagged_samples: Optional[int] = None
-    clock_below_reference_samples: Optional[int] = None
-    throttle_reason_samples: Optional[Dict[str, int]] = None
-    # Memory of the call's case, each in its domain (None: not available): this process's device
-    # memory above its context floor (NVML), and the host's peak resident set (VmHWM). The floor
-    # is read when the process first opens the device for gpumeter, so whatever the process
-    # allocated since (inputs included) counts: compare memory across fresh processes.
-    gpu_workload_bytes: Optional[int] = None
-    host_peak_rss_bytes: Optional[int] = None
-    # Whether a percent of peak is above 100: the row ran faster than the fastest run of the
-    # ceiling's work (timed like the row), a finding, not an error (None: no percent).
-    above_flops_ceiling: Optional[bool] = None
-    above_bandwidth_ceiling: Optional[bool] = None
-
-    def __str__(self) -> str:
-        s = (f"{self.name}: {self.statistic} median {self.device_busy.median_ns / 1e3:.3g} us "
-             f"[p10 {self.device_busy.p10_ns / 1e3:.3g}, p90 {self.device_busy.p90_ns / 1e3:.3g}], "
-             f"latency {self.latency.median_ns / 1e3:.3g} us, {self.n_samples} samples")
-        if self.tflops is not None:
-            s += f", {self.tflops:.3g} TFLOP/s"
-        if self.tbs is not None:
-            s += f", {self.tbs:.3g} TB/s"
-        for pct, above, what in ((self.pct_of_peak_flops, self.above_flops_ceiling, "FLOP/s"),
-                                 (self.pct_of_peak_bandwidth, self.above_bandwidth_ceiling,
-                                  "TB/s")):
-            if pct is not None:
-                s += f", {pct:.3g}% of the measured {what} ceiling"
-                if above:
-                    s += " (above the measured ceiling)"
-        return s
+def _real(argument: str, value: object, expected: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise _bad(argument, expected, value)
+    return float(value)
 
 
-@dataclass(frozen=True)
-class Comparison:
-    """One implementation against the first (the baseline), by the rule of their statistic."""
-
-    baseline: str
-    candidate: str
-    rule: str  # "relative_difference" (device time) or "resolution_1.5x" (wall clock)
-    estimate: Optional[float]  # candidate / baseline - 1
-    low: Optional[float]
-    high: Optional[float]
-    smallest_detectable: Optional[float]
-    refusal: str
-    text: str  # the sentence a reader sees first
-
-    @property
-    def slower(self) -> bool:
-        return self.low is not None and self.low > 0
-
-    @property
-    def faster(self) -> bool:
-        return self.high is not None and self.high < 0
-
-    def __str__(self) -> str:
-        return self.text
+def _optional_real(argument: str, value: object, expected: str) -> Optional[float]:
+    return None if value is None else _real(argument, value, expected)
 
 
-@dataclass(frozen=True)
-class CompareResult:
-    results: Dict[str, Result]
-    comparisons: Tuple[Comparison, ...]
-    record: Dict[str, Any] = field(repr=False)
-
-    def __str__(self) -> str:
-        return "\n".join([str(r) for r in self.results.values()] +
-                         [str(c) for c in self.comparisons])
+def _integer(argument: str, value: object, expected: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise _bad(argument, expected, value)
+    return int(value)
 
 
-def _spread(summary: Mapping[str, Any], key: str) -> Spread:
-    s = summary[key]
-    return Spread(s["median"] * 1e6, s["p10"] * 1e6, s["p90"] * 1e6)
+def _flag(argument: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise _bad(argument, "True or False", value)
+    return value
 
 
-def _result(row: Mapping[str, Any], record: Dict[str, Any]) -> Result:
-    s = row["summary"]
-    raw = row["samples"]
-    kernels = raw["n_kernels"] or [None] * len(raw["device_busy_ns"])
-    samples = tuple(Sample(b, lat, k, c) for b, lat, k, c in zip(
-        raw["device_busy_ns"], raw["latency_ns"], kernels, raw["uncounted_copy_ns"]))
-    memory = row["memory"]
-    floor, after = memory["gpu_context_floor_bytes"], memory["gpu_after_case_bytes"]
-    null = row["null_test"]
-    null_text = None
-    if null is not None:
-        null_text = (f"{null['scale']}x the work took {null['ratio']:.2g}x the time: "
-                     f"{'pass' if null['pass'] else 'FAIL'}" if null["ratio"] is not None
-                     else "null test not evaluated: FAIL")
-    return Result(
-        name=row["implementation"], method=row["timing_method"], statistic=row["statistic"],
-        null_test=null_text, null_test_failed=null is not None and not null["pass"],
-        median_sm_clock_mhz=s["median_sm_clock_mhz"],
-        min_sm_clock_mhz=s["min_sm_clock_mhz"], max_sm_clock_mhz=s["max_sm_clock_mhz"],
-        clock_flagged_samples=s["clock_flagged_samples"],
-        clock_below_reference_samples=s["clock_below_reference_samples"],
-        throttle_reason_samples=(None if s["clock_flagged_samples"] is None
-                                 else dict(s["throttle_reason_samples"])),
-        gpu_workload_bytes=after - floor if floor is not None and after is not None else None,
-        host_peak_rss_bytes=memory["host_peak_rss_bytes"],
-        device_busy=_spread(s, "device_busy_ms"), latency=_spread(s, "latency_ms"),
-        n_samples=s["n_samples"], max_n_kernels=s["max_n_kernels"],
-        uncounted_copy_ns=s["uncounted_copy_ms"] * 1e6, retries=s["retries"], tflops=s["tflops"],
-        tbs=s["tbs"], pct_of_peak_flops=s["pct_of_peak_flops"],
-        pct_of_peak_bandwidth=s["pct_of_peak_bandwidth"],
-        above_flops_ceiling=s["above_flops_ceiling"],
-        above_bandwidth_ceiling=s["above_bandwidth_ceiling"], samples=samples,
-        pass_sizes=tuple(row["pass_sizes"]), reason=row["reason"], record=record)
+def _text(argument: str, value: object) -> str:
+    if not isinstance(value, str) or not value:
+        raise _bad(argument, "a non-empty string", value)
+    return value
+
+
+def _callable(argument: str, value: object, expected: str) -> Callable[..., Any]:
+    if not callable(value):
+        raise _bad(argument, expected, value)
+    return value
+
+
+def _budget(value: object) -> Optional[Tuple[float, float]]:
+    expected = "a pair (warm-up ms, measure ms) such as (25, 100)"
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) != 2:
+        raise _bad("budget", expected, value)
+    return (_real("budget", value[0], expected), _real("budget", value[1], expected))
+
+
+def _per_name(argument: str, value: object, names: Sequence[str],
+              expected: str) -> Dict[str, Callable[..., Any]]:
+    """A mapping of implementation names to callables, every name one of `names`."""
+    if not isinstance(value, Mapping):
+        raise _bad(argument, expected, value)
+    out: Dict[str, Callable[..., Any]] = {}
+    for key, fn in value.items():
+        if key not in names:
+            raise ConfigError(f"{argument}: {key!r} is not one of the implementations "
+                              f"({', '.join(repr(n) for n in names)})", argument=argument)
+        out[key] = _callable(f"{argument}[{key!r}]", fn, "a callable")
+    return out
 
 
 # --- running --------------------------------------------------------------------------------
@@ -324,89 +263,155 @@ def _cupti_sharing() -> bool:
     return True
 
 
-def _options(device: Optional[int], budget: Optional[Tuple[float, float]], timing: str,
-             allow_events_fallback: bool, workload: bool, lock: bool = True,
-             allow_contended: bool = False) -> Dict[str, Any]:
+def _options(device: object, budget: object, timing: object, allow_events_fallback: object,
+             workload: bool, lock: object, allow_contended: object) -> _gpumeter.Options:
+    if not isinstance(timing, str):
+        raise _bad("timing", "'auto', 'cupti', 'events' or 'host'", timing)
+    index = 0 if device is None else _integer("device", device, "a CUDA device index")
+    if index >= 2**31:  # what a C int holds; a negative index is the core's to refuse
+        raise _bad("device", "a CUDA device index", device)
     # The device's ceilings (for % of peak) are measured once per process, and only when a
     # workload is declared: they cost about a second the first time.
-    opts: Dict[str, Any] = {"device": 0 if device is None else int(device), "timing": timing,
-                            "allow_events_fallback": bool(allow_events_fallback),
-                            "argv": list(sys.argv), "ceilings": bool(workload),
-                            "share_cupti": _cupti_sharing() if timing != "host" else False,
-                            "lock": bool(lock), "allow_contended": bool(allow_contended)}
-    if budget is not None:
-        opts["warmup_ms"], opts["measure_ms"] = (float(budget[0]), float(budget[1]))
-    return opts
+    return _gpumeter.Options(
+        device=index, timing=timing,
+        allow_events_fallback=_flag("allow_events_fallback", allow_events_fallback),
+        budget_ms=_budget(budget), argv=[str(a) for a in sys.argv], ceilings=workload,
+        share_cupti=_cupti_sharing() if timing != "host" else False, lock=_flag("lock", lock),
+        allow_contended=_flag("allow_contended", allow_contended))
 
 
-def _run(cases: List[Dict[str, Any]], options: Dict[str, Any], runner: _Runner) -> Dict[str, Any]:
-    text = _gpumeter.run(cases, options)
-    record = json.loads(text)
-    for failure in record["failures"]:
-        raised = runner.raised
+def _run(case: _gpumeter.Case, options: _gpumeter.Options, runner: _Runner) -> Record:
+    error: Optional[Error] = None
+    try:
+        record, fallbacks = _gpumeter.run([case], options)
+    except Error as e:
+        error = e
+    # The runner forgets the exception: its traceback reaches this frame, whose case holds the
+    # runner's closures in C++ objects the garbage collector cannot see into, a cycle it could
+    # never free.
+    raised, runner.raised = runner.raised, None
+    if error is not None:
         # gpumeter's own errors raised in a callable (the default check's VerificationFailed)
         # keep their cause; Ctrl-C and SystemExit stay what they are.
         if raised is not None and (isinstance(raised, Error) or
                                    not isinstance(raised, Exception)):
             raise raised
-        # The core's error by its cause: UserCodeError for a callable's exception, which is
-        # kept as the __cause__ (its traceback points into the user's code).
-        cls = _ERRORS.get(failure["error"], Error)
-        raise cls(failure["message"]) from raised
+        # UserCodeError for a callable's exception keeps it as its __cause__ (its traceback
+        # points into the user's code).
+        if raised is not None:
+            raise error from raised
+        raise error
+    for note in fallbacks:
+        warnings.warn(note, FallbackWarning, stacklevel=3)  # at the caller of measure/compare
     return record
 
 
 def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
             count_copies: bool = False, flops: Optional[float] = None,
             bytes: Optional[float] = None, device: Optional[int] = None,  # noqa: A002
-            budget: Optional[Tuple[float, float]] = None, timing: str = "auto",
+            budget: Optional[Tuple[float, float]] = None, timing: Timing = "auto",
             allow_events_fallback: bool = False, name: str = "measure", lock: bool = True,
             allow_contended: bool = False,
             scaled: Optional[Callable[[int], Any]] = None) -> Result:
-    """Measures `fn` (a call that launches GPU work) and returns its typed Result.
+    """Measures the GPU work of ``fn()`` and returns its typed Result.
 
-    reset: restores inputs `fn` overwrites, before every call, untimed. count_copies: count
-    memcpy/memset time as device time. flops, bytes: per call, for TFLOP/s and TB/s.
-    budget: (warm-up ms, measure ms), default (25, 100). timing: "auto" (CUPTI where a GPU is
-    usable, else the host clock), "cupti", "events", or "host". The device_busy statistic counts
-    only the kernels' own time: the Python call between them adds to latency, never to it.
-    lock: hold the device's exclusive lock for the call (GPU_LOCK, else a file per device under
-    /tmp), after checking that no other process uses the device; lock=False is recorded as a
-    deviation. allow_contended: measure even when other processes use the device (the record is
-    marked contended); otherwise a busy device raises DeviceBusy naming them.
-    scaled: the null test's hook, `scaled(k)` doing k times the work of `fn` (scaled(1) is
-    `fn`'s work): 4x the work must take about 4x the time (within 40%), else the result's
-    null_test_failed is True and its times are not the work's.
-    Raises a gpumeter.Error subclass named by its cause; an exception `fn`, `reset` or `scaled`
-    raised is gpumeter.UserCodeError, with that exception as its __cause__.
+    ``fn`` is called many times on the calling thread: three calls estimate one, then a warm-up,
+    then two measured passes (A A), each call preceded by ``reset`` and an L2 flush. With CUPTI,
+    ``device_busy`` is the union of the execution intervals of the kernels each call launched,
+    attributed by an id the call carried, never by timestamp: Python between kernels adds to
+    ``latency``, never to ``device_busy``, and work another thread launched is refused. While it
+    measures, the device's exclusive lock is held (see ``lock``). Nothing is printed; the Result
+    carries the summary, the raw samples and the record.
+
+    Args:
+        fn: A callable launching the work to time; its return value is ignored.
+        reset: Called before every call of ``fn``, untimed: restores inputs ``fn`` overwrites.
+        count_copies: Count memcpy and memset time as device time (default: seen and reported
+            as ``uncounted_copy_ns``, not counted).
+        flops: Floating-point operations per call, for TFLOP/s and the percent of the device's
+            measured FLOP/s ceiling (measured once per process, about a second).
+        bytes: Bytes moved per call (each input read once, each output written once), for TB/s
+            and the percent of the measured bandwidth ceiling.
+        device: CUDA device index (default 0).
+        budget: (warm-up ms, measure ms), default (25, 100); each is a positive number of at
+            most 1e6 ms. The iterations are clamped to [10, 200].
+        timing: "auto" (CUPTI where a GPU is usable, else the host clock with a
+            FallbackWarning), "cupti", "events" (a CUDA event pair per call) or "host" (the
+            host clock around a synchronized call).
+        allow_events_fallback: Time with CUDA events when CUPTI is unavailable (a
+            FallbackWarning says so; events rows never compare with CUPTI rows).
+        name: The case's name in the record.
+        lock: Hold the device's exclusive lock (``$GPU_LOCK``, else a file per device under
+            /tmp) after checking through NVML that no other process uses the device;
+            ``lock=False`` is recorded as a deviation.
+        allow_contended: Measure even when other processes use the device (the record is marked
+            contended); otherwise a busy device raises DeviceBusy naming them.
+        scaled: The null test's hook: ``scaled(k)`` does k times the work of ``fn``. 4x the work
+            must take 4x the time within 40%, else ``null_test_failed`` is True and the times
+            are not the work's.
+
+    Returns:
+        Result: ``device_busy`` and ``latency`` (median, p10, p90 in ns), ``n_samples``,
+        ``max_n_kernels``, ``tflops``/``tbs`` and percents of the ceilings, clocks, memory, the
+        null test, the raw ``samples``, and ``record`` (write it with ``write_record``).
+
+    Raises:
+        ConfigError: an argument of the wrong type or value, named in ``argument``.
+        UserCodeError: ``fn``, ``reset`` or ``scaled`` raised; that exception is the
+            ``__cause__``, and ``step`` says which call of which iteration.
+        OffThreadLaunch: kernels launched from another thread (PyTorch's autograd backward:
+            ``torch.autograd.set_multithreading_enabled(False)``).
+        AttributionError: an iteration ran nothing on the device.
+        RecordsLost: CUPTI dropped records in all 3 attempts.
+        CuptiUnavailable: CUPTI is missing or held by another client (PyTorch's profiler while
+            it runs, ncu, Nsight).
+        DeviceBusy: another process uses the device, or another run holds its lock.
+        DeviceError: no usable device for ``timing="cupti"``/``"events"``, or a CUDA error.
+        Error: the base of all of these; any other cause is named by its own subclass.
+
+    Warns:
+        FallbackWarning: the host clock was used for ``timing="auto"`` (no usable GPU), or CUDA
+        events for CUPTI (``allow_events_fallback``).
+
+    Example:
+        >>> a = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+        >>> r = gpumeter.measure(lambda: a @ a, flops=2 * 4096**3)
+        >>> r.device_busy.median_us, r.tflops
+        (172.3, 797.6)
     """
+    fn = _callable("fn", fn, "a callable that launches the work")
+    reset_fn = None if reset is None else _callable("reset", reset, "a callable or None")
+    scaled_fn = None if scaled is None else _callable("scaled", scaled, "a callable scaled(k) "
+                                                      "or None")
+    flops_v = _optional_real("flops", flops, "a number of floating-point operations per call")
+    bytes_v = _optional_real("bytes", bytes, "a number of bytes moved per call")
+    options = _options(device, budget, timing, allow_events_fallback,
+                       flops_v is not None or bytes_v is not None, lock, allow_contended)
     runner = _Runner()
-    case = {"name": name, "params": {}, "count_copies": count_copies, "flops": flops,
-            "bytes": bytes,
-            "implementations": [(getattr(fn, "__name__", "fn") or "fn", runner.wrap(fn),
-                                 runner.wrap(reset) if reset else None, None,
-                                 runner.wrap_scaled(scaled) if scaled else None)]}
-    record = _run([case], _options(device, budget, timing, allow_events_fallback,
-                                   flops is not None or bytes is not None, lock,
-                                   allow_contended), runner)
-    return _result(record["results"][0], record)
+    label = getattr(fn, "__name__", None)  # a partial or a callable object may have none
+    impl = _gpumeter.Implementation(
+        label if isinstance(label, str) and label else "fn", runner.wrap(fn),
+        runner.wrap(reset_fn) if reset_fn else None, None,
+        runner.wrap_scaled(scaled_fn) if scaled_fn else None)
+    case = _gpumeter.Case(_text("name", name), [impl], flops=flops_v, bytes=bytes_v,
+                          count_copies=_flag("count_copies", count_copies))
+    return _run(case, options, runner).results[0]
 
 
 def _default_verify(rtol: float, atol: float) -> Callable[[str, Any, Any], None]:
     def verify(name: str, out: Any, ref: Any) -> None:
         if out is None and ref is None:
             return
-        try:  # PyTorch, CuPy, NumPy: compared on their own device where they can be
-            import torch
-            if isinstance(out, torch.Tensor) and isinstance(ref, torch.Tensor):
-                if not torch.allclose(out, ref, rtol=rtol, atol=atol, equal_nan=False):
-                    err = (out.double() - ref.double()).abs().max().item()
-                    raise VerificationFailed(
-                        f"{name}: output differs from the first implementation's (largest "
-                        f"absolute difference {err:.3g}; rtol {rtol}, atol {atol})")
-                return
-        except ImportError:
-            pass
+        # PyTorch, CuPy, NumPy: compared on their own device where they can be. A tensor means
+        # torch is imported already: it is looked up, never imported here.
+        torch: Any = sys.modules.get("torch")
+        if torch is not None and isinstance(out, torch.Tensor) and isinstance(ref, torch.Tensor):
+            if not torch.allclose(out, ref, rtol=rtol, atol=atol, equal_nan=False):
+                err = (out.double() - ref.double()).abs().max().item()
+                raise VerificationFailed(
+                    f"{name}: output differs from the first implementation's (largest "
+                    f"absolute difference {err:.3g}; rtol {rtol}, atol {atol})")
+            return
         import numpy as np
         o = np.asarray(out.get() if hasattr(out, "get") else out)
         r = np.asarray(ref.get() if hasattr(ref, "get") else ref)
@@ -435,14 +440,11 @@ def _fingerprint(inputs: Sequence[Any]) -> Callable[[], int]:
 
     def changed() -> int:
         for x, c in zip(inputs, copies):
-            try:
-                import torch
-                if isinstance(x, torch.Tensor):
-                    if not torch.equal(x, c):
-                        return 1
-                    continue
-            except ImportError:
-                pass
+            torch: Any = sys.modules.get("torch")
+            if torch is not None and isinstance(x, torch.Tensor):
+                if not torch.equal(x, c):
+                    return 1
+                continue
             import numpy as np
             a = x.get() if hasattr(x, "get") else x
             b = c.get() if hasattr(c, "get") else c
@@ -458,105 +460,227 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
             inputs: Optional[Sequence[Any]] = None, rtol: float = 1e-5, atol: float = 1e-8,
             count_copies: bool = False, flops: Optional[float] = None,
             bytes: Optional[float] = None, device: Optional[int] = None,  # noqa: A002
-            budget: Optional[Tuple[float, float]] = None, timing: str = "auto",
+            budget: Optional[Tuple[float, float]] = None, timing: Timing = "auto",
             allow_events_fallback: bool = False, name: str = "compare", lock: bool = True,
             allow_contended: bool = False,
             scaled: Optional[Mapping[str, Callable[[int], Any]]] = None) -> CompareResult:
-    """Compares implementations of one operation in A B C C B A order.
+    """Compares implementations of one operation, checked first, timed in A B C C B A order.
 
-    Before anything is timed, each implementation's output (its return value) is checked
-    against the first's: by `verify(name, output, reference)` if given, else (verify=None or
-    True) with allclose (rtol, atol) for tensors and arrays; verify=False skips it. `inputs`: shared tensors no
-    implementation may change (checked before and after every pass). reset: one callable for
-    all, or one per implementation. Device-time comparisons read "B is 2.8% slower than A (95%
-    interval 2.6% to 3.0%)" or "no difference detected (a difference larger than x% would have
-    been seen)". lock, allow_contended: as for measure(). scaled: the null test's hook per
-    implementation name, as for measure(); an implementation whose null test fails is compared
-    with nothing. Raises a gpumeter.Error subclass named by its cause; an exception a callable
-    raised (an implementation, a reset, `verify` itself) is gpumeter.UserCodeError, with that
-    exception as its __cause__.
+    Before anything is timed, each implementation is called once (after its reset) and its
+    output (its return value) is checked against the first implementation's, and the shared
+    ``inputs`` are checked unchanged. Then each is measured in two passes, A B C C B A, so a
+    drift in the device's speed cancels, and each is compared with the first by the rule of its
+    statistic: for device time, "B is 2.8% slower than A (95% interval 2.6% to 3.0%)" or "no
+    difference detected (a difference larger than 0.43% would have been seen)", the interval
+    from the passes (calibrated: a kernel against itself claims a difference in 0 of 80
+    comparisons on an H200); for the host clock, the 1.5x resolution.
+
+    Args:
+        implementations: Names to callables, e.g. ``{"eager": f, "compiled": g}``; the first
+            is the baseline. Each returns its output (a tensor, an array, a tuple of them).
+        reset: One callable for all, or one per implementation name, called before every call,
+            untimed.
+        verify: None or True: allclose (``rtol``, ``atol``) of each output with the first's
+            (PyTorch, CuPy, NumPy); a callable ``verify(name, output, reference)`` that raises
+            (VerificationFailed, or anything) to refuse; False: no check.
+        inputs: Shared tensors or arrays no implementation may change (each needs ``clone()``
+            or ``copy()``); checked before timing and after every pass.
+        rtol: Relative tolerance of the default check.
+        atol: Absolute tolerance of the default check.
+        count_copies: As for :func:`measure`, for every implementation.
+        flops: As for :func:`measure`, per call of each implementation.
+        bytes: As for :func:`measure`, per call of each implementation.
+        device: As for :func:`measure`.
+        budget: As for :func:`measure`: one implementation's; each pass gets half.
+        timing: As for :func:`measure`.
+        allow_events_fallback: As for :func:`measure`.
+        name: The case's name in the record.
+        lock: As for :func:`measure`.
+        allow_contended: As for :func:`measure`.
+        scaled: The null test's hook per implementation name, as for :func:`measure`; an
+            implementation whose null test fails is compared with nothing.
+
+    Returns:
+        CompareResult: ``results`` (each implementation's Result, by name), ``comparisons``
+        (each against the first, with its sentence as ``str()``) and ``record``.
+
+    Raises:
+        VerificationFailed: an output differs from the first implementation's.
+        InputsModified: an implementation changed the shared ``inputs``.
+        ConfigError: an argument of the wrong type or value (a list instead of a dict, a
+            ``reset`` or ``scaled`` key that names no implementation), named in ``argument``.
+        UserCodeError: a callable (an implementation, a reset, ``verify`` itself) raised; that
+            exception is the ``__cause__``.
+        Error: as for :func:`measure`: OffThreadLaunch, AttributionError, RecordsLost,
+            CuptiUnavailable, DeviceBusy, DeviceError...
+
+    Warns:
+        FallbackWarning: as for :func:`measure`.
+
+    Example:
+        >>> c = gpumeter.compare({"eager": lambda: f(x), "compiled": lambda: g(x)}, inputs=[x])
+        >>> print(c.comparisons[0])
+        compiled is 4.5x faster than eager (95% interval 4.4x to 4.6x; ...)
     """
+    expected = "a dict of implementation names to callables, e.g. {'a': f, 'b': g}"
+    if not isinstance(implementations, Mapping):
+        raise _bad("implementations", expected, implementations)
     if not implementations:
-        raise ConfigError("compare: no implementations")
-    runner = _Runner()
+        raise ConfigError("implementations: no implementations given; compare needs "
+                          f"{expected}", argument="implementations")
+    names: List[str] = []
+    for impl_name, fn in implementations.items():
+        if not isinstance(impl_name, str) or not impl_name:
+            raise ConfigError(f"implementations: every name must be a non-empty string, not "
+                              f"{_shown(impl_name)}", argument="implementations")
+        _callable(f"implementations[{impl_name!r}]", fn, "a callable")
+        names.append(impl_name)
+    resets: Dict[str, Callable[..., Any]] = {}
+    if isinstance(reset, Mapping):
+        resets = _per_name("reset", reset, names, "a callable, a dict of them, or None")
+    elif reset is not None:
+        one = _callable("reset", reset, "a callable, a dict of them by implementation name, or "
+                                        "None")
+        resets = {n: one for n in names}
+    scaled_by = {} if scaled is None else _per_name(
+        "scaled", scaled, names, "a dict of implementation names to scaled(k) callables")
     check: Optional[Callable[[str, Any, Any], None]]
     if verify is None or verify is True:
-        check = _default_verify(rtol, atol)
+        check = _default_verify(
+            _real("rtol", rtol, "a number >= 0"), _real("atol", atol, "a number >= 0"))
     elif verify is False:
         check = None
     elif callable(verify):
         check = verify
     else:
-        raise ConfigError(f"compare: verify must be True, False, None or a callable "
-                          f"verify(name, output, reference), not {type(verify).__name__}")
+        raise _bad("verify", "True, False, None or a callable verify(name, output, reference)",
+                   verify)
+    shared: Optional[List[Any]] = None
+    if inputs is not None:
+        if isinstance(inputs, (str, builtins.bytes)) or not isinstance(inputs, Sequence):
+            raise _bad("inputs", "a list of tensors or arrays", inputs)
+        for i, x in enumerate(inputs):
+            if not hasattr(x, "clone") and not hasattr(x, "copy"):
+                raise _bad(f"inputs[{i}]", "a tensor or an array (with clone() or copy())", x)
+        shared = list(inputs)
+    flops_v = _optional_real("flops", flops, "a number of floating-point operations per call")
+    bytes_v = _optional_real("bytes", bytes, "a number of bytes moved per call")
+    options = _options(device, budget, timing, allow_events_fallback,
+                       flops_v is not None or bytes_v is not None, lock, allow_contended)
+
+    runner = _Runner()
     outputs: Dict[str, List[Any]] = {}
-    names = list(implementations)
-    impls = []
     reference: List[Any] = [None]
-    for i, (impl_name, fn) in enumerate(implementations.items()):
+    impls = []
+    for i, impl_name in enumerate(names):
         keep: List[Any] = [None]
         outputs[impl_name] = keep
-        r = reset.get(impl_name) if isinstance(reset, Mapping) else reset
-        verifier = None
+        verifier: Optional[Callable[[], None]] = None
         if check is not None and i == 0:
             # A copy of the first output: a later implementation may write the same buffer.
-            def verifier(n=impl_name) -> None:
+            def keep_reference(n: str = impl_name) -> None:
                 reference[0] = _copy(outputs[n][0])
-            verifier = runner.wrap(verifier)
+            verifier = runner.wrap(keep_reference)
         elif check is not None:
-            def verifier(n=impl_name) -> None:
-                check(n, outputs[n][0], reference[0])
-            verifier = runner.wrap(verifier)
-        k_fn = scaled.get(impl_name) if scaled else None
-        impls.append((impl_name, runner.wrap(fn, keep), runner.wrap(r) if r else None, verifier,
-                      runner.wrap_scaled(k_fn) if k_fn else None))
-    case = {"name": name, "params": {}, "count_copies": count_copies, "flops": flops,
-            "bytes": bytes, "implementations": impls,
-            "inputs_fingerprint": runner.wrap_value(_fingerprint(inputs)) if inputs else None}
-    record = _run([case], _options(device, budget, timing, allow_events_fallback,
-                                   flops is not None or bytes is not None, lock,
-                                   allow_contended), runner)
-    results = {row["implementation"]: _result(row, record) for row in record["results"]}
-    texts = _gpumeter.describe_comparisons(json.dumps(record)).splitlines()
-    comparisons = []
-    for c, text in zip(record["comparisons"], texts):
-        d = c["difference"] or {}
-        comparisons.append(Comparison(c["baseline"], c["candidate"], c["rule"], d.get("estimate"),
-                                      d.get("low"), d.get("high"), d.get("smallest_detectable"),
-                                      c["refusal"], text))
-    return CompareResult(results, tuple(comparisons), record)
+            def check_output(n: str = impl_name,
+                             c: Callable[[str, Any, Any], None] = check) -> None:
+                c(n, outputs[n][0], reference[0])
+            verifier = runner.wrap(check_output)
+        r = resets.get(impl_name)
+        k_fn = scaled_by.get(impl_name)
+        impls.append(_gpumeter.Implementation(
+            impl_name, runner.wrap(implementations[impl_name], keep),
+            runner.wrap(r) if r else None, verifier, runner.wrap_scaled(k_fn) if k_fn else None))
+    case = _gpumeter.Case(
+        _text("name", name), impls, flops=flops_v, bytes=bytes_v,
+        count_copies=_flag("count_copies", count_copies),
+        inputs_fingerprint=runner.wrap_value(_fingerprint(shared)) if shared else None)
+    return _gpumeter.compare_result(_run(case, options, runner))
 
 
 # --- records and environment ------------------------------------------------------------------
 
 
-def write_record(result: Union[Result, CompareResult, Mapping[str, Any]],
-                 directory: str = "gpumeter-results") -> str:
-    """Writes the record of `result` as gpumeter-<run id>.json in `directory` (never overwriting,
-    atomically); `gpumeter report` reads it. Returns the path."""
-    record = result if isinstance(result, Mapping) else result.record
-    return _gpumeter.write_record(json.dumps(record), str(directory))
+def write_record(result: Union[Result, CompareResult, Record, Mapping[str, Any]],
+                 directory: Union[str, os.PathLike[str]] = "gpumeter-results") -> str:
+    """Writes the record of a result as ``gpumeter-<run id>.json`` in ``directory``.
 
+    Written atomically and never over an existing file; ``gpumeter report`` (or
+    ``python -m gpumeter report``) renders it, ``gpumeter compare`` compares two.
 
-def read_record(path: str) -> Dict[str, Any]:
-    """Reads a record strictly (the checks of `gpumeter report`) and returns it as a dict.
+    Args:
+        result: What measure() or compare() returned, a Record, or a record as a dict (read
+            as strictly as a file).
+        directory: Where to write; created if needed.
 
-    The file is read by gpumeter's reader itself: a regular file of at most 256 MiB (a FIFO or a
-    device is refused, not waited on), in time linear in its size. Raises InvalidRecord naming
-    the file and the problem.
+    Returns:
+        str: The path written.
+
+    Raises:
+        ConfigError: ``result`` or ``directory`` of the wrong type.
+        InvalidRecord: a dict that is not a record gpumeter can stand behind.
+        Error: the file exists already, or cannot be written.
     """
-    return json.loads(_gpumeter.read_record_file(os.fspath(path)))
+    if not isinstance(directory, (str, os.PathLike)):
+        raise _bad("directory", "a path", directory)
+    record: Record
+    if isinstance(result, (Result, CompareResult)):
+        record = result.record
+    elif isinstance(result, Record):
+        record = result
+    elif isinstance(result, Mapping):
+        record = Record.from_json(json.dumps(result), "(the dict given to write_record)")
+    else:
+        raise _bad("result", "what measure() or compare() returned, a Record, or a record's "
+                   "dict", result)
+    return _gpumeter.write_record(record, os.fspath(directory))
+
+
+def read_record(path: Union[str, os.PathLike[str]]) -> Record:
+    """Reads a record file with the checks of ``gpumeter report``.
+
+    Every derived value (summaries, rates, comparisons) is recomputed from the raw samples, and
+    a record whose stored values differ is refused.
+
+    Args:
+        path: The record's file.
+
+    Returns:
+        Record: typed; ``.to_dict()`` for its JSON as a dict.
+
+    Raises:
+        ConfigError: ``path`` is not a path.
+        InvalidRecord: the file is missing, unreadable, not UTF-8, not JSON, truncated, altered
+            or oversized; ``path`` and ``problem`` say which and why.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise _bad("path", "a path", path)
+    return _gpumeter.read_record(os.fspath(path))
 
 
 def env(device: int = 0) -> Dict[str, Any]:
-    """The host, the device and its state, as a record made now would hold them."""
+    """The host, the device and its state, as a record made now would hold them.
+
+    Args:
+        device: CUDA device index.
+
+    Returns:
+        dict: what ``gpumeter env --json`` prints: ``host``, ``device`` (None without a usable
+        device, then ``device_unavailable`` says why), ``device_state``, ``cupti`` and
+        ``not_available``.
+
+    Raises:
+        ConfigError: ``device`` is not an index.
+    """
+    index = _integer("device", device, "a CUDA device index")
     try:
-        rc, out, err = _gpumeter.cli(["env", "--json", "--device", str(device)])
+        rc, out, err = _gpumeter.cli(["env", "--json", "--device", str(index)])
     finally:
         _gpumeter.release_cupti()  # reading CUPTI's state claimed it: a profiler may follow
     if rc != 0:
-        raise Error(err.strip())
-    return json.loads(out)
+        raise ConfigError(err.strip(), argument="device")
+    result: Dict[str, Any] = json.loads(out)
+    return result
 
 
 def release_cupti() -> None:

@@ -1,14 +1,17 @@
-// gpumeter's Python extension (B3): the same C++ core, driven from Python. It exposes one
-// operation, run(cases, options) -> record JSON, plus the record I/O, the environment and the
-// gpumeter command; the typed Python API (python/gpumeter/) is built on it. No rule is
-// implemented twice: summaries, comparisons and records come from the C++ core.
+// gpumeter's Python extension: the same C++ core, driven from Python through typed classes. The
+// package (python/gpumeter/) checks Python's argument types and documents the API; this module
+// runs cases into a record, which Python reads through the classes of record.cpp, and raises the
+// core's errors as gpumeter's Python classes with their fields. No rule is implemented twice:
+// summaries, comparisons, sentences and records come from the C++ core.
 #include <nanobind/nanobind.h>
-#include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstddef>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -16,100 +19,71 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
+#include "binding.hpp"
 #include "cli.hpp"
-#include "gpumeter/comparison.hpp"
+#include "gpumeter/calibration.hpp"
 #include "gpumeter/device_lock.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/format.hpp"
 #include "gpumeter/host_backend.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/runner.hpp"
+#include "gpumeter/summary.hpp"
 #include "gpumeter/version.hpp"
 #ifdef GPUMETER_HAVE_CUDA
 #include "gpumeter/cuda_backend.hpp"
 #endif
 
-namespace nb = nanobind;
-
 namespace gpumeter::python {
 namespace {
 
-// gpumeter.Error, the Python class of the core's errors (set when the module is made).
-nb::handle error_class;
-
-// gpumeter's errors whose Python classes a callable may raise with a message alone (the default
-// check raises VerificationFailed), by class name.
-template <class E>
-[[noreturn]] void throw_as(const std::string& message) {
-  throw E(message);
-}
-const std::map<std::string, void (*)(const std::string&)>& raisable_errors() {
-  static const std::map<std::string, void (*)(const std::string&)> by_name{
-      {"CuptiUnavailable", &throw_as<CuptiUnavailable>},
-      {"InputsModified", &throw_as<InputsModified>},
-      {"VerificationFailed", &throw_as<VerificationFailed>},
-      {"MixedTimingMethods", &throw_as<MixedTimingMethods>},
-      {"IncomparableStatistics", &throw_as<IncomparableStatistics>},
-      {"DeviceError", &throw_as<DeviceError>},
-      {"DeviceBusy", &throw_as<DeviceBusy>},
-      {"ConfigError", &throw_as<ConfigError>}};
-  return by_name;
-}
-
-// A Python exception raised in a callable, in the core's terms (run_user_code's rule): one of
-// gpumeter's errors keeps its cause; anything else is UserCodeError with the exception's type as
-// Python names it and str() of it, the step named by the core. The Python side raises the
-// original exception (as the cause of UserCodeError), which it keeps itself.
-[[noreturn]] void rethrow_in_core_terms(const nb::python_error& e) {
-  const nb::handle type = e.type();
-  const std::string name = nb::cast<std::string>(nb::str(type.attr("__qualname__")));
-  std::string message;
-  try {
-    message = nb::cast<std::string>(nb::str(e.value()));
-  } catch (const nb::python_error&) {
-    message = "(its str() raised)";
-  }
-  if (error_class.is_valid() && PyType_Check(type.ptr()) &&
-      PyObject_IsSubclass(type.ptr(), error_class.ptr()) == 1) {
-    // The nearest of gpumeter's classes: a user's subclass of VerificationFailed is one too.
-    const auto& named = raisable_errors();
-    for (nb::handle base : nb::borrow<nb::tuple>(type.attr("__mro__"))) {
-      const auto it = named.find(nb::cast<std::string>(nb::str(base.attr("__name__"))));
-      if (it != named.end()) it->second(message);
-    }
-    throw Error(name + ": " + message);
-  }
-  const std::string module = nb::cast<std::string>(nb::str(type.attr("__module__")));
-  throw UserCodeError(module == "builtins" ? name : module + "." + name, message);
-}
-
-// A Python callable as a C++ call. The GIL is held by the caller (run() keeps it), so calling
-// back into Python needs no acquire.
-std::function<void()> as_call(nb::handle fn) {
-  if (fn.is_none()) return {};
-  nb::object f = nb::borrow(fn);
-  return [f] {
-    try {
-      f();
-    } catch (const nb::python_error& e) {
-      rethrow_in_core_terms(e);
-    }
-  };
-}
-
+// A call's options (gpumeter._gpumeter.Options), each value checked when it is made: the
+// package has checked their Python types, and names the argument in the same way.
 struct Options {
   int device = 0;
   std::string timing = "auto";  // auto, cupti, events, host
   bool allow_events_fallback = false;
-  std::optional<double> warmup_ms;
-  std::optional<double> measure_ms;
+  std::optional<std::pair<double, double>> budget_ms;  // warm-up, measure
   std::vector<std::string> argv;
   bool ceilings = false;
   bool share_cupti = false;  // see CudaBackendOptions::share_cupti_with_idle_client
   bool lock = true;          // hold the device lock for the call (P1)
   bool allow_contended = false;
 };
+
+Options make_options(int device, std::string timing, bool allow_events_fallback,
+                     std::optional<std::pair<double, double>> budget_ms,
+                     std::vector<std::string> argv, bool ceilings, bool share_cupti, bool lock,
+                     bool allow_contended) {
+  if (timing != "auto" && timing != "cupti" && timing != "events" && timing != "host") {
+    throw ConfigError("timing",
+                      "must be 'auto', 'cupti', 'events' or 'host', not '" + timing + "'");
+  }
+  if (device < 0) {
+    throw ConfigError("device",
+                      "must be a CUDA device index, 0 or more, not " + std::to_string(device));
+  }
+  if (budget_ms) {
+    const auto check = [](double ms, const char* what) {
+      if (!budget_ms_valid(ms)) {
+        throw ConfigError("budget", std::string(what) +
+                                        " must be a positive number of "
+                                        "milliseconds, at most " +
+                                        format_significant(kMaxBudgetMs, 1) + ", not " +
+                                        format_shortest(ms));
+      }
+    };
+    check(budget_ms->first, "the warm-up (its first value)");
+    check(budget_ms->second, "the measurement (its second value)");
+  }
+  return Options{device,          std::move(timing), allow_events_fallback, budget_ms,
+                 std::move(argv), ceilings,          share_cupti,           lock,
+                 allow_contended};
+}
 
 // The device lock for one call (P1), taken before the backend touches the device. Waiting
 // (up to the lock's timeouts) lets other Python threads run and answers Ctrl-C.
@@ -197,100 +171,117 @@ Chosen choose(const Options& o) {
   return c;
 }
 
-std::optional<double> optional_double(const nb::dict& d, const char* key) {
-  if (!d.contains(key) || d[key].is_none()) return std::nullopt;
-  return nb::cast<double>(d[key]);
-}
-
-// cases: [{"name", "params", "count_copies", "flops", "bytes", "implementations":
-// [(name, run, reset, verify[, scaled])], "inputs_fingerprint"}]
-std::vector<Case> to_cases(const nb::list& cases) {
-  std::vector<Case> out;
-  for (nb::handle h : cases) {
-    nb::dict d = nb::cast<nb::dict>(h);
-    Case c;
-    c.name = nb::cast<std::string>(d["name"]);
-    if (d.contains("params")) c.params = nb::cast<std::map<std::string, std::string>>(d["params"]);
-    if (d.contains("count_copies")) c.count_copies = nb::cast<bool>(d["count_copies"]);
-    c.workload.flops = optional_double(d, "flops");
-    c.workload.bytes = optional_double(d, "bytes");
-    for (nb::handle impl : nb::cast<nb::list>(d["implementations"])) {
-      nb::tuple t = nb::cast<nb::tuple>(impl);
-      Implementation i;
-      i.name = nb::cast<std::string>(t[0]);
-      i.call.run = as_call(t[1]);
-      i.call.reset = as_call(t[2]);
-      i.verify = as_call(t[3]);
-      if (t.size() > 4 && !t[4].is_none()) {  // the null test's hook: scaled(k)
-        nb::object f = nb::borrow(t[4]);
-        i.scaled = [f](int k) {
-          try {
-            f(k);
-          } catch (const nb::python_error& e) {
-            rethrow_in_core_terms(e);
-          }
-        };
-      }
-      c.implementations.push_back(std::move(i));
-    }
-    if (d.contains("inputs_fingerprint") && !d["inputs_fingerprint"].is_none()) {
-      nb::object f = nb::borrow(d["inputs_fingerprint"]);
-      c.inputs_fingerprint = [f] {
-        try {
-          return nb::cast<std::size_t>(f());
-        } catch (const nb::python_error& e) {
-          rethrow_in_core_terms(e);
-        }
-      };
-    }
-    out.push_back(std::move(c));
-  }
-  return out;
-}
-
-std::string run(const nb::list& py_cases, const nb::dict& py_options) {
-  Options o;
-  if (py_options.contains("device")) o.device = nb::cast<int>(py_options["device"]);
-  if (py_options.contains("timing")) o.timing = nb::cast<std::string>(py_options["timing"]);
-  if (py_options.contains("allow_events_fallback")) {
-    o.allow_events_fallback = nb::cast<bool>(py_options["allow_events_fallback"]);
-  }
-  o.warmup_ms = optional_double(py_options, "warmup_ms");
-  o.measure_ms = optional_double(py_options, "measure_ms");
-  if (py_options.contains("argv")) o.argv = nb::cast<std::vector<std::string>>(py_options["argv"]);
-  if (py_options.contains("ceilings")) o.ceilings = nb::cast<bool>(py_options["ceilings"]);
-  if (py_options.contains("share_cupti")) o.share_cupti = nb::cast<bool>(py_options["share_cupti"]);
-  if (py_options.contains("lock")) o.lock = nb::cast<bool>(py_options["lock"]);
-  if (py_options.contains("allow_contended")) {
-    o.allow_contended = nb::cast<bool>(py_options["allow_contended"]);
-  }
-  if (o.timing != "auto" && o.timing != "cupti" && o.timing != "events" && o.timing != "host") {
-    throw ConfigError("timing must be 'auto', 'cupti', 'events' or 'host', not '" + o.timing + "'");
-  }
-
-  const std::vector<Case> cases = to_cases(py_cases);
+// Everything a call holds while it measures: the device lock, the backend and what departs from
+// the protocol. The one place a front end's policy lives here, until a Session holds it.
+struct Opened {
   std::unique_ptr<DeviceLock> lock;
+  Backend* backend = nullptr;
   std::vector<std::string> deviations;
+  // Where the measurement falls back from what was asked, in the words of a warning.
+  std::vector<std::string> fallbacks;
+};
+
+Opened open_session(const Options& o) {
+  Opened opened;
   if (o.lock) {
-    lock = take_lock(o);
-    deviations = lock->deviations();
+    opened.lock = take_lock(o);
+    opened.deviations = opened.lock->deviations();
   } else {
-    deviations.push_back(
+    opened.deviations.push_back(
         "device lock not taken (lock=False): nothing kept other runs off the device");
   }
   const Chosen chosen = choose(o);
+  opened.backend = chosen.backend;
+  for (const std::string& d : chosen.deviations) {
+    // choose() departs only by taking the host clock for timing='auto'.
+    opened.deviations.push_back(d);
+    opened.fallbacks.push_back("measured with the host clock, not the GPU's device time (" + d +
+                               "); timing='cupti' requires a GPU, timing='host' asks for the "
+                               "host clock");
+  }
+  return opened;
+}
+
+// A Python callable as a C++ call. The GIL is held by the caller (run() keeps it), so calling
+// back into Python needs no acquire.
+using Call0 = nb::typed<nb::callable, void()>;
+using CallK = nb::typed<nb::callable, void(int)>;
+using Fingerprint = nb::typed<nb::callable, int()>;
+
+std::function<void()> as_call(const std::optional<Call0>& fn) {
+  if (!fn) return {};
+  nb::callable f = *fn;
+  return [f] {
+    try {
+      f();
+    } catch (const nb::python_error& e) {
+      rethrow_in_core_terms(e);
+    }
+  };
+}
+
+Implementation make_implementation(std::string name, Call0 run, std::optional<Call0> reset,
+                                   std::optional<Call0> verify, std::optional<CallK> scaled) {
+  Implementation i;
+  i.name = std::move(name);
+  i.call.run = as_call(run);
+  i.call.reset = as_call(reset);
+  i.verify = as_call(verify);
+  if (scaled) {  // the null test's hook: scaled(k)
+    nb::callable f = *scaled;
+    i.scaled = [f](int k) {
+      try {
+        f(k);
+      } catch (const nb::python_error& e) {
+        rethrow_in_core_terms(e);
+      }
+    };
+  }
+  return i;
+}
+
+Case make_case(std::string name, std::vector<Implementation> implementations,
+               std::optional<double> flops, std::optional<double> bytes, bool count_copies,
+               std::optional<Fingerprint> inputs_fingerprint) {
+  const auto check = [](const std::optional<double>& v, const char* argument, const char* what) {
+    if (v && !work_per_call_valid(*v)) {
+      throw ConfigError(argument, std::string("must be a finite number >= 0 of ") + what +
+                                      " per call, not " + format_shortest(*v));
+    }
+  };
+  check(flops, "flops", "floating-point operations");
+  check(bytes, "bytes", "bytes moved");
+  if (implementations.empty()) throw ConfigError("implementations", "none given");
+  Case c;
+  c.name = std::move(name);
+  c.implementations = std::move(implementations);
+  c.workload.flops = flops;
+  c.workload.bytes = bytes;
+  c.count_copies = count_copies;
+  if (inputs_fingerprint) {
+    nb::callable f = *inputs_fingerprint;
+    c.inputs_fingerprint = [f] {
+      try {
+        return nb::cast<std::size_t>(f());
+      } catch (const nb::python_error& e) {
+        rethrow_in_core_terms(e);
+      }
+    };
+  }
+  return c;
+}
+
+// Runs the cases (A B C C B A per case) into a record. The first case that failed is raised as
+// the error that failed it; otherwise the record, and the fallbacks a warning should name.
+std::pair<RecordRef, std::vector<std::string>> run(const std::vector<Case>& cases,
+                                                   const Options& o) {
+  Opened opened = open_session(o);
   RunOptions run_options;
   run_options.argv = o.argv;
-  run_options.deviations = deviations;
-  run_options.deviations.insert(run_options.deviations.end(), chosen.deviations.begin(),
-                                chosen.deviations.end());
-  if (o.warmup_ms || o.measure_ms) {
-    const double w = o.warmup_ms.value_or(to_ms(kMeasureBudget.warmup_ns));
-    const double m = o.measure_ms.value_or(to_ms(kMeasureBudget.measure_ns));
-    if (!(w > 0) || !(m > 0))
-      throw ConfigError("budget: warm-up and measure must be positive milliseconds");
-    run_options.budget.warmup_ns = static_cast<Nanos>(w * 1e6);
-    run_options.budget.measure_ns = static_cast<Nanos>(m * 1e6);
+  run_options.deviations = opened.deviations;
+  if (o.budget_ms) {
+    run_options.budget.warmup_ns = budget_ns_from_ms(o.budget_ms->first);
+    run_options.budget.measure_ns = budget_ns_from_ms(o.budget_ms->second);
   }
 #ifdef GPUMETER_HAVE_CUDA
   // This call's word on sharing CUPTI, should it claim CUPTI again (after release_cupti): the
@@ -299,9 +290,9 @@ std::string run(const nb::list& py_cases, const nb::dict& py_options) {
   // Timed by the backend that times the rows, after the word on sharing CUPTI (the ceilings may
   // be what claims it again); measured once per process, device and way of timing. Without
   // them only the percentages are missing, and the record says why.
-  if (o.ceilings && chosen.backend->device().kind == "cuda") {
+  if (o.ceilings && opened.backend->device().kind == "cuda") {
     try {
-      run_options.ceilings = measure_ceilings(*chosen.backend);
+      run_options.ceilings = measure_ceilings(*opened.backend);
     } catch (const Error& e) {
       run_options.deviations.push_back(std::string("ceilings not measured (no percent of peak): ") +
                                        e.what());
@@ -317,31 +308,18 @@ std::string run(const nb::list& py_cases, const nb::dict& py_options) {
 #endif
     }
   } release;
-  Record record = run_cases(*chosen.backend, cases, run_options);
+  Record record = run_cases(*opened.backend, cases, run_options);
+  if (!record.failures.empty()) raise_failure(record.failures.front());
   record.run_id = new_run_id();
-  return serialize(record);
-}
-
-// A record as the reader sees it (checked, derived values recomputed), back as JSON text.
-std::string read_record_text(const std::string& text, const std::string& name) {
-  return serialize(parse_record(text, name));
-}
-
-// The same from a file, read as `gpumeter report` reads one: a regular file of at most
-// kMaxRecordBytes, opened without blocking (a FIFO is refused, not waited on).
-std::string read_record_file(const std::string& path) {
-  return serialize(read_record(path));
-}
-
-std::string write_record_text(const std::string& text, const std::string& directory) {
-  return write_record(parse_record(text, "(record to write)"), directory).string();
-}
-
-std::string describe_record(const std::string& text) {
-  const Record r = parse_record(text, "(record)");
-  std::ostringstream out;
-  for (const Comparison& c : r.comparisons) out << describe(c) << "\n";
-  return out.str();
+  std::vector<std::string> fallbacks = opened.fallbacks;
+  for (const Result& r : record.results) {
+    if (r.measurement.method == TimingMethod::cuda_events && o.timing != "events") {
+      fallbacks.push_back("timed with CUDA events instead of CUPTI (" + r.measurement.reason +
+                          "): a different statistic, never compared with CUPTI's");
+      break;
+    }
+  }
+  return {RecordRef{std::make_shared<const Record>(std::move(record))}, std::move(fallbacks)};
 }
 
 }  // namespace
@@ -349,30 +327,40 @@ std::string describe_record(const std::string& text) {
 
 NB_MODULE(_gpumeter, m) {
   using namespace gpumeter;
-  m.doc() = "gpumeter's C++ core. Use the gpumeter package, not this module.";
+  using namespace gpumeter::python;
+  m.doc() = "gpumeter's C++ core. Use the gpumeter package, which documents and checks the API.";
 
-  // Errors named by cause, all under gpumeter.Error, with the core's messages. Registered base
-  // first: nanobind tries the most recently registered translator first, so each exception
-  // lands on its own class.
-  static nb::exception<Error> error(m, "Error");
-  static nb::exception<RecordsLost> records_lost(m, "RecordsLost", error);
-  static nb::exception<OffThreadLaunch> off_thread(m, "OffThreadLaunch", error);
-  static nb::exception<AttributionError> attribution(m, "AttributionError", error);
-  static nb::exception<CuptiUnavailable> cupti(m, "CuptiUnavailable", error);
-  static nb::exception<InputsModified> inputs(m, "InputsModified", error);
-  static nb::exception<VerificationFailed> verification(m, "VerificationFailed", error);
-  static nb::exception<MixedTimingMethods> mixed(m, "MixedTimingMethods", error);
-  static nb::exception<IncomparableStatistics> incomparable(m, "IncomparableStatistics", error);
-  static nb::exception<WrongDevice> wrong_device(m, "WrongDevice", error);
-  static nb::exception<DeviceError> device_error(m, "DeviceError", error);
-  static nb::exception<TimestampUnitMismatch> timestamp_unit(m, "TimestampUnitMismatch", error);
-  static nb::exception<DeviceBusy> device_busy(m, "DeviceBusy", error);
-  static nb::exception<InvalidRecord> invalid_record(m, "InvalidRecord", error);
-  static nb::exception<ConfigError> config_error(m, "ConfigError", error);
-  // Its __cause__ is the exception the user's callable raised (set by the gpumeter package).
-  static nb::exception<UserCodeError> user_code(m, "UserCodeError", error);
-  python::error_class = error;
+  register_error_translator();
+  bind_record(m);
 
+  nb::class_<python::Options>(m, "Options", "A call's options, checked when made.")
+      .def(nb::new_(&make_options), nb::kw_only(), nb::arg("device") = 0,
+           nb::arg("timing") = "auto", nb::arg("allow_events_fallback") = false,
+           nb::arg("budget_ms") = nb::none(), nb::arg("argv") = std::vector<std::string>{},
+           nb::arg("ceilings") = false, nb::arg("share_cupti") = false, nb::arg("lock") = true,
+           nb::arg("allow_contended") = false,
+           "Raises:\n    ConfigError: a timing, device or budget that cannot be used, naming it.")
+      .def_ro("device", &python::Options::device)
+      .def_ro("timing", &python::Options::timing)
+      .def_ro("budget_ms", &python::Options::budget_ms);
+
+  nb::class_<Implementation>(m, "Implementation", "One implementation of a case: Python callables.")
+      .def(nb::new_(&make_implementation), nb::arg("name"), nb::arg("run"),
+           nb::arg("reset") = nb::none(), nb::arg("verify") = nb::none(),
+           nb::arg("scaled") = nb::none())
+      .def_ro("name", &Implementation::name);
+
+  nb::class_<Case>(m, "Case", "Implementations of one operation, compared A B C C B A.")
+      .def(nb::new_(&make_case), nb::arg("name"), nb::arg("implementations"), nb::kw_only(),
+           nb::arg("flops") = nb::none(), nb::arg("bytes") = nb::none(),
+           nb::arg("count_copies") = false, nb::arg("inputs_fingerprint") = nb::none(),
+           "Raises:\n    ConfigError: flops or bytes not a finite number >= 0, or no "
+           "implementations.")
+      .def_ro("name", &Case::name);
+
+  m.def("raise_example_error", &raise_example_error, nb::arg("name"),
+        "For tests: raises the C++ error `name` with example fields, translated as the core's "
+        "errors are.");
   m.def("version", [] { return std::string(version()); });
   m.def("has_cuda", [] {
 #ifdef GPUMETER_HAVE_CUDA
@@ -382,13 +370,23 @@ NB_MODULE(_gpumeter, m) {
 #endif
   });
   m.def("run", &python::run, nb::arg("cases"), nb::arg("options"),
-        "Runs cases (A B C C B A per case) and returns the record as JSON text.");
-  m.def("read_record", &python::read_record_text, nb::arg("text"), nb::arg("name"),
-        "Parses a record strictly and returns it as the reader sees it (JSON text).");
-  m.def("read_record_file", &python::read_record_file, nb::arg("path"),
-        "Reads a record file strictly, as gpumeter report does; returns it as JSON text.");
-  m.def("write_record", &python::write_record_text, nb::arg("text"), nb::arg("directory"),
-        "Writes a record under its run-unique name, never overwriting; returns the path.");
+        "Runs the cases (A B C C B A each) and returns the record and the fallbacks taken.\n\n"
+        "Raises:\n    Error: the first failed case's error, with its fields.");
+  m.def(
+      "read_record",
+      [](const std::string& path) {
+        return RecordRef{std::make_shared<const Record>(read_record(path))};
+      },
+      nb::arg("path"),
+      "Reads a record file strictly.\n\nRaises:\n    InvalidRecord: naming the file and the "
+      "problem.");
+  m.def(
+      "write_record",
+      [](const RecordRef& record, const std::string& directory) {
+        return write_record(*record.record, directory).string();
+      },
+      nb::arg("record"), nb::arg("directory"),
+      "Writes a record under its run-unique name, never overwriting; returns the path.");
   m.def(
       "release_cupti",
       [] {
@@ -397,8 +395,6 @@ NB_MODULE(_gpumeter, m) {
 #endif
       },
       "Gives CUPTI's subscription back until the next measurement claims it again.");
-  m.def("describe_comparisons", &python::describe_record, nb::arg("text"),
-        "The comparisons of a record, one sentence a line.");
   m.def(
       "cli",
       [](const std::vector<std::string>& args) {
@@ -407,7 +403,7 @@ NB_MODULE(_gpumeter, m) {
         std::ostringstream out;
         std::ostringstream err;
         const int rc = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
-        return nb::make_tuple(rc, out.str(), err.str());
+        return std::make_tuple(rc, out.str(), err.str());
       },
       nb::arg("args"), "Runs the gpumeter command; returns (exit code, stdout, stderr).");
 }

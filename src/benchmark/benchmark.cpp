@@ -13,6 +13,7 @@
 
 #include "gpumeter/errors.hpp"
 #include "gpumeter/format.hpp"
+#include "gpumeter/summary.hpp"
 
 namespace gpumeter {
 namespace {
@@ -256,7 +257,7 @@ const std::string& Setup::get_string(const std::string& axis) const {
 }
 
 Setup& Setup::flops(double per_call) {
-  if (!(per_call >= 0) || !std::isfinite(per_call)) {
+  if (!work_per_call_valid(per_call)) {
     throw ConfigError("benchmark '" + benchmark_ +
                       "': flops per call must be a finite number >= 0");
   }
@@ -265,7 +266,7 @@ Setup& Setup::flops(double per_call) {
 }
 
 Setup& Setup::bytes(double per_call) {
-  if (!(per_call >= 0) || !std::isfinite(per_call)) {
+  if (!work_per_call_valid(per_call)) {
     throw ConfigError("benchmark '" + benchmark_ +
                       "': bytes per call must be a finite number >= 0");
   }

@@ -29,6 +29,7 @@
 
 #include "backend_choice.hpp"
 #include "gpumeter/benchmark.hpp"
+#include "gpumeter/calibration.hpp"
 #include "gpumeter/ceilings.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/device_lock.hpp"
@@ -98,18 +99,19 @@ void say(const std::string& program, const std::string& message) {
   std::cerr << program << ": " << inert_text(message) << '\n';
 }
 
-// Each part by the rule every numeric option follows (number_option.hpp); 10^6 ms is 16 minutes
-// per implementation, far beyond a useful budget.
+// Each part by the rule every numeric option follows (number_option.hpp).
 Budget parse_budget(const std::string& text) {
   const auto comma = text.find(',');
   if (comma == std::string::npos) {
     throw ConfigError("--budget must be WARMUP_MS,MEASURE_MS (e.g. 25,100), got '" + text + "'");
   }
-  constexpr NumberRule kBudgetMs{0, true, 1e6, false, " ms"};
+  // The budget's rule is the core's (budget_ms_valid: above 0, at most kMaxBudgetMs); its words
+  // are every numeric option's.
+  constexpr NumberRule kBudgetMs{0, true, kMaxBudgetMs, false, " ms"};
   auto ms = [&](const std::string& part, const char* name) {
     const std::string problem = number_problem(name, part, kBudgetMs);
     if (!problem.empty()) throw ConfigError(problem);
-    return static_cast<Nanos>(std::strtod(part.c_str(), nullptr) * 1e6);
+    return budget_ns_from_ms(std::strtod(part.c_str(), nullptr));
   };
   return Budget{ms(text.substr(0, comma), "--budget's warm-up"),
                 ms(text.substr(comma + 1), "--budget's measurement"), kMeasureBudget.min_iterations,

@@ -8,6 +8,10 @@
 
 namespace gpumeter {
 
+bool budget_ms_valid(double ms) {
+  return ms > 0 && ms <= kMaxBudgetMs;  // false for NaN
+}
+
 Budget comparison_pass_budget(const Budget& whole) {
   return Budget{whole.warmup_ns / 2, whole.measure_ns / 2, whole.min_iterations / 2,
                 whole.max_iterations / 2};

@@ -56,19 +56,27 @@ OffThreadLaunch::OffThreadLaunch(std::size_t n_orphans, const std::string& examp
             "torch.autograd.set_multithreading_enabled(False)), stop other GPU threads, or, if "
             "your code uses the same external-correlation kind, configure another one." +
             loss_note(loss_ruled_out)),
-      n_orphans_(n_orphans) {}
+      n_orphans_(n_orphans),
+      example_kernel_(example_name),
+      loss_ruled_out_(loss_ruled_out) {}
 
 AttributionError::AttributionError(std::size_t iteration, const std::string& why,
                                    bool loss_ruled_out)
     : Error("iteration " + std::to_string(iteration) + ": " + why + loss_note(loss_ruled_out)),
-      iteration_(iteration) {}
+      iteration_(iteration),
+      why_(why),
+      loss_ruled_out_(loss_ruled_out) {}
 
 WrongDevice::WrongDevice(std::size_t iteration, const std::string& name, std::uint32_t ran_on,
                          std::uint32_t measured)
     : Error("iteration " + std::to_string(iteration) + ": '" + name + "' ran on device " +
             std::to_string(ran_on) + ", but device " + std::to_string(measured) +
             " is the one measured (flushed, drained and named in the record); no number is "
-            "reported. Measure the device the call's data lives on, or move the data.") {}
+            "reported. Measure the device the call's data lives on, or move the data."),
+      iteration_(iteration),
+      kernel_(name),
+      ran_on_(ran_on),
+      measured_(measured) {}
 
 UserCodeError::UserCodeError(std::string step, std::string type, std::string message)
     : Error(user_code_text(step, type, message)),
@@ -117,6 +125,9 @@ const char* error_name(const std::exception& error) {
 }
 
 InvalidRecord::InvalidRecord(const std::string& path, const std::string& problem)
-    : Error(path + ": " + problem) {}
+    : Error(path + ": " + problem), path_(path), problem_(problem) {}
+
+ConfigError::ConfigError(std::string argument, const std::string& problem)
+    : Error(argument + ": " + problem), argument_(std::move(argument)) {}
 
 }  // namespace gpumeter

@@ -7,6 +7,10 @@
 
 namespace gpumeter {
 
+bool work_per_call_valid(double per_call) {
+  return std::isfinite(per_call) && per_call >= 0;
+}
+
 double quantile(std::vector<double> values, double q) {
   if (values.empty()) throw std::invalid_argument("quantile of no values");
   if (!(q >= 0.0 && q <= 1.0)) throw std::invalid_argument("quantile outside [0, 1]");

@@ -1,6 +1,7 @@
 #include "gpumeter/runner.hpp"
 
 #include <cstddef>
+#include <exception>
 #include <random>
 #include <string>
 #include <string_view>
@@ -96,6 +97,7 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
                      c.implementations.size() == 1 ? c.implementations.front().name : ""};
       f.error = error_name(e);
       f.message = e.what();
+      f.thrown = std::current_exception();
       rec.failures.push_back(std::move(f));
       if (options.progress) options.progress(c, i + 1, cases.size());
       continue;

@@ -1,11 +1,14 @@
 """The Python API on the host clock (CI has no GPU): measure, compare, every error by its
 cause, records that `gpumeter report` reads back. Asserts the plumbing, never a CPU timing
 ratio (CI machines are shared and loaded)."""
+import functools
 import json
 import os
+import pickle
 import subprocess
 import sys
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -33,7 +36,11 @@ def test_measure_returns_a_typed_result_from_the_core():
     assert r.tflops is not None and r.tbs is not None
     # No device, no ceilings: no percent of peak, and no mark of one.
     assert r.pct_of_peak_bandwidth is None and r.above_bandwidth_ceiling is None
-    assert r.record["schema"] == "gpumeter.record" and r.record["results"][0]["summary"]
+    assert isinstance(r.record, gpumeter.Record) and r.record.results[0].name == r.name
+    assert r.record.to_dict()["schema"] == "gpumeter.record"
+    assert r.summary.n_samples == r.n_samples and r.summary.method == "host-wall"
+    assert [s.device_busy_ns for s in r.samples] == [
+        s.device_busy_ns for s in r.record.results[0].samples]
     assert "samples" in str(r)
 
 
@@ -54,7 +61,9 @@ def test_compare_verifies_outputs_then_states_the_rule():
     assert cmp.baseline == "sum" and cmp.candidate == "loop"
     assert cmp.rule == "resolution_1.5x"  # wall clock: the 1.5x resolution
     assert "than sum" in cmp.text and "rule: 1.5x resolution" in cmp.text
-    assert c.record["comparisons"][0]["rule"] == "resolution_1.5x"
+    assert str(cmp) == cmp.text
+    assert c.record.comparisons[0].rule == "resolution_1.5x"
+    assert c.record.to_dict()["comparisons"][0]["rule"] == "resolution_1.5x"
 
 
 def test_compare_refuses_a_wrong_output_before_timing():
@@ -75,7 +84,7 @@ def test_verify_true_means_the_allclose_check():
     with pytest.raises(gpumeter.VerificationFailed, match="rtol 1e-12"):
         gpumeter.compare({"a": lambda: np.ones(4), "b": lambda: np.ones(4) * (1 + 1e-9)},
                          verify=True, rtol=1e-12, atol=0.0, timing="host", budget=QUICK)
-    with pytest.raises(gpumeter.ConfigError, match="verify must be True, False, None or a"):
+    with pytest.raises(gpumeter.ConfigError, match="verify: must be True, False, None or a"):
         gpumeter.compare({"a": lambda: 1}, verify="yes", timing="host", budget=QUICK)
 
 
@@ -98,7 +107,7 @@ def test_errors_are_named_by_cause_under_one_base():
                  "UserCodeError"]:
         assert issubclass(getattr(gpumeter, name), gpumeter.Error), name
     assert issubclass(gpumeter.Error, Exception)
-    with pytest.raises(gpumeter.ConfigError, match="timing must be"):
+    with pytest.raises(gpumeter.ConfigError, match="timing: must be"):
         gpumeter.measure(spin, timing="sundial")
     with pytest.raises(gpumeter.ConfigError, match="budget"):
         gpumeter.measure(spin, timing="host", budget=(0, 1))
@@ -183,9 +192,12 @@ def test_a_fingerprint_that_raises_is_user_code_error():
 def test_record_round_trip_through_gpumeter_report(tmp_path):
     r = gpumeter.measure(spin, timing="host", budget=QUICK, name="spin")
     path = gpumeter.write_record(r, tmp_path)
-    assert os.path.basename(path) == f"gpumeter-{r.record['run_id']}.json"
+    assert os.path.basename(path) == f"gpumeter-{r.record.run_id}.json"
     back = gpumeter.read_record(path)
-    assert back["results"][0]["samples"] == r.record["results"][0]["samples"]
+    assert isinstance(back, gpumeter.Record) and back.run_id == r.record.run_id
+    assert back.to_dict()["results"][0]["samples"] == r.record.to_dict()["results"][0]["samples"]
+    assert [s.latency_ns for s in back.results[0].samples] == [s.latency_ns for s in r.samples]
+    assert back.results[0].device_busy.median_ns == r.device_busy.median_ns
     # The command, from the module (the same code as the gpumeter executable).
     out = subprocess.run([sys.executable, "-m", "gpumeter", "report", path], capture_output=True,
                          text=True, check=True).stdout
@@ -197,7 +209,7 @@ def test_record_round_trip_through_gpumeter_report(tmp_path):
 
 def test_an_altered_record_is_refused(tmp_path):
     r = gpumeter.measure(spin, timing="host", budget=QUICK)
-    record = json.loads(json.dumps(r.record))
+    record = r.record.to_dict()
     record["results"][0]["summary"]["device_busy_ms"]["median"] *= 0.5
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(record))
@@ -246,7 +258,7 @@ def test_cuda_timing_needs_a_device_or_says_why():
         gpumeter.measure(spin, timing="cupti", budget=QUICK)
 
 
-def test_the_null_test_hook_scales_the_work_and_reports_beside_the_timing():
+def test_the_null_test_hook_scales_the_work_and_reports_beside_the_timing(tmp_path):
     ks = []
 
     def scaled(k):
@@ -257,10 +269,17 @@ def test_the_null_test_hook_scales_the_work_and_reports_beside_the_timing():
     assert ks and set(ks) == {4}  # the call itself is `fn`; the hook runs only scaled
     assert r.null_test is not None
     import re
-    assert re.fullmatch(r"4x the work took [0-9.e+-]+x the time: (pass|FAIL)", r.null_test)
+    # The core's one sentence for it (the same as `gpumeter report` prints).
+    assert re.fullmatch(r"4x the work took [0-9.e+-]+x the time: "
+                        r"(pass|FAIL \(the harness may not be timing the work\))", r.null_test)
     # Whether it passed is a timing verdict, not asserted; that the result carries the record's is.
-    assert r.record["results"][0]["null_test"]["pass"] == (not r.null_test_failed)
-    assert r.record["results"][0]["null_test"]["scale"] == 4
+    assert r.record.to_dict()["results"][0]["null_test"]["pass"] == (not r.null_test_failed)
+    outcome = r.null_test_outcome
+    assert outcome is not None and outcome.scale == 4 and outcome.text == r.null_test
+    assert outcome.failed == r.null_test_failed and outcome.observed_ratio is not None
+    assert r.record.null_tests[0].text == r.null_test
+    assert gpumeter.read_record(gpumeter.write_record(r, tmp_path)).results[0].null_test == \
+        r.null_test
     plain = gpumeter.measure(spin, timing="host", budget=QUICK)
     assert plain.null_test is None and not plain.null_test_failed
 
@@ -311,3 +330,229 @@ def test_release_cupti_is_safe_anywhere():
     gpumeter.release_cupti()
     assert r.n_samples > 0
     assert "release_cupti" in gpumeter.__all__
+
+
+# --- every bad argument is a ConfigError naming it, before anything runs ----------------------
+
+def _never_called():
+    raise AssertionError("called although an argument was bad")
+
+
+BAD_ARGUMENTS = [
+    # (what is called, the argument it must name)
+    (lambda: gpumeter.measure(spin, timing="host", budget=(1, float("inf"))), "budget"),
+    (lambda: gpumeter.measure(spin, timing="host", budget=(float("nan"), 1)), "budget"),
+    (lambda: gpumeter.measure(spin, timing="host", budget=(1, 1e300)), "budget"),
+    (lambda: gpumeter.measure(spin, timing="host", budget="25,100"), "budget"),
+    (lambda: gpumeter.measure(spin, timing="host", budget=(1, 2, 3)), "budget"),
+    (lambda: gpumeter.measure(spin, timing="host", budget=("1", "2")), "budget"),
+    (lambda: gpumeter.measure(spin, timing="host", flops="many"), "flops"),
+    (lambda: gpumeter.measure(spin, timing="host", flops=-5), "flops"),
+    (lambda: gpumeter.measure(spin, timing="host", flops=float("inf")), "flops"),
+    (lambda: gpumeter.measure(spin, timing="host", bytes=-1.0), "bytes"),
+    (lambda: gpumeter.measure(spin, timing="host", bytes=True), "bytes"),
+    (lambda: gpumeter.measure(spin, timing="host", name=5), "name"),
+    (lambda: gpumeter.measure(spin, timing="host", name=""), "name"),
+    (lambda: gpumeter.measure(spin, timing="host", device=-1), "device"),
+    (lambda: gpumeter.measure(spin, timing="host", device=1.5), "device"),
+    (lambda: gpumeter.measure(spin, timing="host", device="0"), "device"),
+    (lambda: gpumeter.measure(spin, timing="host", device=True), "device"),
+    (lambda: gpumeter.measure(spin, timing="host", device=2**40), "device"),
+    (lambda: gpumeter.measure(spin, timing="sundial"), "timing"),
+    (lambda: gpumeter.measure(spin, timing=3), "timing"),
+    (lambda: gpumeter.measure(spin, timing="host", lock="yes"), "lock"),
+    (lambda: gpumeter.measure(spin, timing="host", count_copies=1), "count_copies"),
+    (lambda: gpumeter.measure(spin, timing="host", allow_contended=None), "allow_contended"),
+    (lambda: gpumeter.measure(5, timing="host"), "fn"),
+    (lambda: gpumeter.measure(spin, timing="host", reset=3), "reset"),
+    (lambda: gpumeter.measure(spin, timing="host", scaled="4x"), "scaled"),
+    (lambda: gpumeter.compare([_never_called, _never_called], timing="host"), "implementations"),
+    (lambda: gpumeter.compare({1: _never_called}, timing="host"), "implementations"),
+    (lambda: gpumeter.compare({"a": 5}, timing="host"), "implementations['a']"),
+    (lambda: gpumeter.compare({"a": _never_called}, timing="host", reset={"typo": spin}),
+     "reset"),
+    (lambda: gpumeter.compare({"a": _never_called}, timing="host", scaled={"typo": spin}),
+     "scaled"),
+    (lambda: gpumeter.compare({"a": _never_called}, timing="host", scaled=spin), "scaled"),
+    (lambda: gpumeter.compare({"a": _never_called}, timing="host", inputs=[object()]),
+     "inputs[0]"),
+    (lambda: gpumeter.compare({"a": _never_called}, timing="host", inputs="xyz"), "inputs"),
+    (lambda: gpumeter.compare({"a": _never_called}, timing="host", rtol="tight"), "rtol"),
+    (lambda: gpumeter.compare({"a": _never_called}, timing="host", flops=-1), "flops"),
+    (lambda: gpumeter.write_record(42), "result"),
+    (lambda: gpumeter.write_record({"schema": "gpumeter.record"}, directory=5), "directory"),
+    (lambda: gpumeter.read_record(5), "path"),
+    (lambda: gpumeter.env(device="0"), "device"),
+]
+
+
+@pytest.mark.parametrize("call,argument", BAD_ARGUMENTS,
+                         ids=[f"{i}-{a}" for i, (_, a) in enumerate(BAD_ARGUMENTS)])
+def test_every_bad_argument_is_a_config_error_naming_it(call, argument):
+    with pytest.raises(gpumeter.ConfigError) as caught:
+        call()
+    assert caught.value.argument == argument, str(caught.value)
+    assert str(caught.value).startswith(argument + ":"), str(caught.value)
+
+
+def test_a_bad_argument_fails_before_anything_is_measured(tmp_path):
+    called = []
+    with pytest.raises(gpumeter.ConfigError):
+        gpumeter.measure(lambda: called.append(1), timing="host", budget=(1, float("inf")))
+    assert called == []  # no negative budget ran, nothing reached write_record
+
+
+def test_read_record_names_the_file_it_cannot_read(tmp_path):
+    not_utf8 = tmp_path / "latin1.json"
+    not_utf8.write_bytes(b'{"schema": "gpumeter.record", "run_id": "caf\xe9"}')
+    with pytest.raises(gpumeter.InvalidRecord) as caught:
+        gpumeter.read_record(not_utf8)  # a path object, as open() takes
+    assert caught.value.path == str(not_utf8) and str(not_utf8) in str(caught.value)
+    assert caught.value.problem and caught.value.problem in str(caught.value)
+    missing = tmp_path / "missing.json"
+    with pytest.raises(gpumeter.InvalidRecord) as caught:
+        gpumeter.read_record(str(missing))
+    assert caught.value.path == str(missing)
+
+
+# --- errors carry their fields ------------------------------------------------------------------
+
+def test_user_code_error_carries_its_step_and_the_exception():
+    def boom():
+        raise ValueError("nope")
+    with pytest.raises(gpumeter.UserCodeError) as caught:
+        gpumeter.measure(boom, timing="host", budget=QUICK)
+    e = caught.value
+    assert e.step == "implementation 'boom', its untimed call before timing"
+    assert e.exception_type == "ValueError" and e.exception_message == "nope"
+    assert isinstance(e.__cause__, ValueError)
+
+
+def test_every_core_error_reaches_python_with_its_fields():
+    expected = {
+        "RecordsLost": {"dropped": 7, "attempts": 3},
+        "OffThreadLaunch": {"n_kernels": 2, "example_kernel": "void axpy<float>(int, float*)",
+                            "loss_ruled_out": True},
+        "AttributionError": {"iteration": 5, "why": "no kernel was attributed",
+                             "loss_ruled_out": False},
+        "WrongDevice": {"iteration": 4, "kernel": "copy_kernel", "ran_on": 1, "measured": 0},
+        "InvalidRecord": {"path": "run.json", "problem": "truncated"},
+        "ConfigError": {"argument": "budget"},
+        "UserCodeError": {"step": "iteration 3, the measured call", "exception_type": "KeyError",
+                          "exception_message": "'k'"},
+        "DeviceBusy": {},
+        "Error": {},
+    }
+    for name, fields in expected.items():
+        with pytest.raises(getattr(gpumeter, name)) as caught:
+            gpumeter._gpumeter.raise_example_error(name)
+        e = caught.value
+        assert type(e) is getattr(gpumeter, name), (name, type(e))
+        assert {k: getattr(e, k) for k in fields} == fields, name
+        for value in fields.values():
+            if isinstance(value, str):
+                assert value in str(e), (name, str(e))
+
+
+def test_errors_keep_their_fields_through_pickle():
+    with pytest.raises(gpumeter.WrongDevice) as caught:
+        gpumeter._gpumeter.raise_example_error("WrongDevice")
+    back = pickle.loads(pickle.dumps(caught.value))
+    assert type(back) is gpumeter.WrongDevice and str(back) == str(caught.value)
+    assert (back.iteration, back.kernel, back.ran_on, back.measured) == (4, "copy_kernel", 1, 0)
+    plain = pickle.loads(pickle.dumps(gpumeter.VerificationFailed("differs")))
+    assert type(plain) is gpumeter.VerificationFailed and str(plain) == "differs"
+
+
+def test_every_exception_and_warning_class_is_documented():
+    for name in gpumeter.__all__:
+        obj = getattr(gpumeter, name)
+        if isinstance(obj, type) and issubclass(obj, (gpumeter.Error, gpumeter.GpumeterWarning)):
+            assert obj.__doc__ and len(obj.__doc__.strip()) > 40, name
+    assert issubclass(gpumeter.FallbackWarning, gpumeter.GpumeterWarning)
+    assert issubclass(gpumeter.GpumeterWarning, UserWarning)
+
+
+# --- a fallback says so where the user looks ------------------------------------------------------
+
+def test_the_host_clock_fallback_warns():
+    if gpumeter._gpumeter.has_cuda() and gpumeter.env()["device"] is not None:
+        pytest.skip("a GPU is present: timing='auto' takes it (tests/python/test_gpu.py)")
+    with pytest.warns(gpumeter.FallbackWarning, match="measured with the host clock") as caught:
+        r = gpumeter.measure(spin, budget=QUICK)
+    assert caught[0].filename == __file__  # pointing at the caller, not into gpumeter
+    assert r.method == "host-wall"
+    assert any(d.startswith("host backend") for d in r.record.deviations)
+    with pytest.warns(gpumeter.FallbackWarning):
+        gpumeter.compare({"a": spin, "b": spin}, budget=QUICK, verify=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # asking for the host clock is not a fallback
+        gpumeter.measure(spin, timing="host", budget=QUICK)
+
+
+# --- typed results, their sentences from the core ---------------------------------------------
+
+def test_a_name_holding_a_newline_keeps_each_comparison_with_its_sentence():
+    c = gpumeter.compare({"first\nline": spin, "b": spin, "c": spin}, timing="host",
+                         budget=QUICK, verify=False)
+    assert [(x.baseline, x.candidate) for x in c.comparisons] == [("first\nline", "b"),
+                                                                   ("first\nline", "c")]
+    for x in c.comparisons:
+        assert x.text.startswith(x.candidate + " ") and str(x) == x.text
+        assert x.ratio is not None and x.ratio.wording in x.text
+    assert list(c.results) == ["first\nline", "b", "c"]
+    assert str(c).endswith("\n" + c.comparisons[-1].text)
+
+
+def test_the_record_is_typed_and_json_only_for_files(tmp_path):
+    r = gpumeter.measure(spin, timing="host", budget=QUICK, name="spin", bytes=8000)
+    rec = r.record
+    assert rec.schema_version >= 4 and rec.results[0].case_name == "spin"
+    assert rec.device.kind in ("host", "cuda") and rec.host.hostname
+    assert rec.config.budget.warmup_ns == 1_000_000 and rec.config.budget.measure_ns == 2_000_000
+    assert rec.failures == [] and rec.comparisons == []
+    assert r.flops is None and r.bytes == 8000 and r.row.case_name == "spin"
+    assert r.gap_ns == pytest.approx(r.latency.median_ns - r.device_busy.median_ns)
+    again = gpumeter.Record.from_json(rec.to_json(), "(test)")
+    assert again.run_id == rec.run_id
+    assert again.results[0].device_busy.median_ns == r.device_busy.median_ns
+    assert "| spin " in rec.markdown() and rec.csv().startswith("case,")
+    with pytest.raises(gpumeter.InvalidRecord) as caught:
+        gpumeter.Record.from_json("{", "pasted")
+    assert caught.value.path == "pasted"
+    # A dict record is read as strictly as a file before it is written.
+    path = gpumeter.write_record(rec.to_dict(), tmp_path / "from-dict")
+    assert gpumeter.read_record(path).run_id == rec.run_id
+
+
+def test_gpu_workload_bytes_is_the_cores_figure():
+    r = gpumeter.measure(spin, timing="host", budget=QUICK)
+    assert r.gpu_workload_bytes == r.memory.gpu_workload_bytes
+    floor, after = r.memory.gpu_context_floor_bytes, r.memory.gpu_after_case_bytes
+    if floor is not None and after is not None:
+        assert r.gpu_workload_bytes == after - floor
+
+
+def test_a_failed_call_leaves_nothing_behind():
+    """The objects handed to the core hold Python callables where the garbage collector cannot
+    see them; a failed measurement must not leave a cycle through them (nanobind names any
+    instance alive at exit)."""
+    code = ("import gpumeter, numpy as np\n"
+            "def boom():\n    raise ValueError('x')\n"
+            "def ctrl_c():\n    raise KeyboardInterrupt\n"
+            "for fn, err in ((boom, gpumeter.UserCodeError), (ctrl_c, KeyboardInterrupt)):\n"
+            "    try:\n        gpumeter.measure(fn, timing='host', budget=(1.0, 2.0))\n"
+            "    except err:\n        pass\n"
+            "try:\n"
+            "    gpumeter.compare({'a': lambda: np.ones(2), 'b': lambda: np.zeros(2)},\n"
+            "                     timing='host', budget=(1.0, 2.0))\n"
+            "except gpumeter.VerificationFailed:\n    pass\n"
+            "print('DONE')\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and "DONE" in p.stdout, p.stderr[-2000:]
+    assert "leaked" not in p.stderr, p.stderr[-2000:]
+
+
+def test_a_callable_without_a_name_is_measured_as_fn():
+    r = gpumeter.measure(functools.partial(spin, 100), timing="host", budget=QUICK)
+    assert r.name == "fn" and r.case_name == "measure"

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import pytest
 
@@ -77,7 +78,7 @@ def test_protocol_on_the_gpu_null_test_lock_memory_clock():
     assert honest.method == "cupti" and not honest.null_test_failed, honest.null_test
     assert ignores.null_test_failed, ignores.null_test
     assert c.comparisons[0].refusal != "" and "null test failed" in c.comparisons[0].text
-    lock_notes = [d for d in c.record["deviations"] if d.startswith("device lock")]
+    lock_notes = [d for d in c.record.deviations if d.startswith("device lock")]
     print(f"LOCK deviations: {lock_notes}")
     assert not any("without the idle check" in d or "not taken" in d for d in lock_notes)
     assert honest.median_sm_clock_mhz is not None and honest.median_sm_clock_mhz > 0
@@ -105,7 +106,9 @@ def test_protocol_on_the_gpu_null_test_lock_memory_clock():
 def test_torch_elementwise_and_the_python_call_is_not_device_time():
     torch = pytest.importorskip("torch")
     x = torch.randn(1 << 24, device="cuda")
-    r = gpumeter.measure(lambda: x * 2 + 1, bytes=3 * 4 * x.numel())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gpumeter.FallbackWarning)  # a GPU: no fallback, no warning
+        r = gpumeter.measure(lambda: x * 2 + 1, bytes=3 * 4 * x.numel())
     assert r.method == "cupti" and r.max_n_kernels >= 1
     assert r.tbs is not None and r.tbs > 0.5
     # Python between two kernels: a gap in latency, never device time.
@@ -132,13 +135,13 @@ def test_torch_matmul_through_cublas():
     assert r.tflops is not None and r.tflops > 100
     # The ceilings were timed like the row (CUPTI's device_busy, the fastest sample), and a
     # percent above 100 is marked as such.
-    c = r.record["ceilings"]
-    assert (c["timing_method"], c["statistic"], c["rule"]) == ("cupti", "device_busy",
-                                                               "fastest_sample")
+    c = r.record.ceilings
+    assert (c.method, c.statistic, c.rule) == ("cupti", "device_busy", "fastest_sample")
+    assert c.flops_per_s is not None
     assert r.pct_of_peak_flops is not None
     assert r.above_flops_ceiling == (r.pct_of_peak_flops > 100)
     print(f"TORCH-MATMUL 4096^3 bf16: {r.tflops:.0f} TFLOP/s, {r.pct_of_peak_flops:.1f}% of the "
-          f"measured GEMM ceiling {c['flops_per_s'] / 1e12:.0f} TFLOP/s"
+          f"measured GEMM ceiling {c.flops_per_s / 1e12:.0f} TFLOP/s"
           f"{' (above the measured ceiling)' if r.above_flops_ceiling else ''}")
 
 
@@ -237,12 +240,18 @@ def test_autograd_backward_is_off_thread_and_the_documented_fix_works():
             print("MEASURED")
         except gpumeter.OffThreadLaunch as e:
             print("OFFTHREAD", str(e))
+            print(f"OFFTHREAD-FIELDS n_kernels={e.n_kernels} example_kernel={e.example_kernel!r} "
+                  f"loss_ruled_out={e.loss_ruled_out}")
         torch.autograd.set_multithreading_enabled(False)  # the documented fix
         r = gpumeter.measure(backward)
         print("FIXED", r.max_n_kernels, r.device_busy.median_ns)
     ''')
     assert p.returncode == 0, p.stderr[-3000:]
     assert "OFFTHREAD" in p.stdout and "set_multithreading_enabled(False)" in p.stdout, p.stdout
+    # The error's fields, from the core: how many kernels, and one of their names.
+    fields = p.stdout.split("OFFTHREAD-FIELDS ")[1].split("\n")[0]
+    assert int(fields.split("n_kernels=")[1].split()[0]) >= 1, fields
+    assert "example_kernel=''" not in fields, fields
     assert "FIXED" in p.stdout, p.stdout
     print(p.stdout)
 
@@ -328,8 +337,9 @@ def test_after_the_profiler_a_20us_spin_still_reads_20us_and_the_profiler_reads_
         n = r.n_samples
         s = stamps.get().reshape(-1, 2)
         own = sorted(int(s[k % slots, 1] - s[k % slots, 0]) for k in range(calls[0] - n, calls[0]))
+        tc = r.timestamp_check
         print(f"MEASURED {r.method} busy {r.device_busy.median_ns:.0f} own {own[len(own) // 2]} "
-              f"check {r.record['results'][0]['timestamp_check']}")
+              f"check {tc.phases} phases, {tc.converted} converted")
         profiled("after")
     ''')
     print(p.stdout, p.stderr[-2000:])

@@ -27,7 +27,7 @@ def lock_file(tmp_path, monkeypatch):
 
 def test_measure_holds_the_lock_and_records_the_check_it_could_not_make(lock_file):
     r = gpumeter.measure(lambda: sum(range(100)), timing="host", budget=QUICK)
-    deviations = r.record["deviations"]
+    deviations = r.record.deviations
     assert any(d.startswith("device lock taken without the idle check: NVML not loaded")
                for d in deviations), deviations
     assert lock_file.exists() and lock_file.read_text() == ""  # released, holder cleared
@@ -37,7 +37,7 @@ def test_lock_false_is_recorded(lock_file):
     c = gpumeter.compare({"a": lambda: None, "b": lambda: None}, timing="host", budget=QUICK,
                          verify=False, lock=False)
     assert any(d.startswith("device lock not taken (lock=False)")
-               for d in c.record["deviations"]), c.record["deviations"]
+               for d in c.record.deviations), c.record.deviations
     assert not lock_file.exists()
 
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <cstddef>
+#include <limits>
 
 #include "schedule.hpp"
 
@@ -14,6 +15,21 @@ TEST(Calibration, BudgetsAreSeed000s) {
   EXPECT_EQ(kMeasureBudget.measure_ns, 100 * kMillisecond);
   EXPECT_EQ(kMeasureBudget.min_iterations, 10u);
   EXPECT_EQ(kMeasureBudget.max_iterations, 200u);
+}
+
+// A budget a user gives: positive, at most kMaxBudgetMs; never infinite or NaN, which would not
+// fit in nanoseconds (an infinite measure budget once ran as -9223372036854.775 ms).
+TEST(Calibration, AUsersBudgetIsPositiveAndBounded) {
+  EXPECT_TRUE(budget_ms_valid(0.001));
+  EXPECT_TRUE(budget_ms_valid(25));
+  EXPECT_TRUE(budget_ms_valid(kMaxBudgetMs));
+  EXPECT_FALSE(budget_ms_valid(0));
+  EXPECT_FALSE(budget_ms_valid(-1));
+  EXPECT_FALSE(budget_ms_valid(kMaxBudgetMs * 1.0001));
+  EXPECT_FALSE(budget_ms_valid(std::numeric_limits<double>::infinity()));
+  EXPECT_FALSE(budget_ms_valid(std::numeric_limits<double>::quiet_NaN()));
+  EXPECT_EQ(budget_ns_from_ms(25), 25 * kMillisecond);
+  EXPECT_EQ(budget_ns_from_ms(kMaxBudgetMs), 1'000'000 * kMillisecond);
 }
 
 TEST(Calibration, IterationsAreBudgetOverEstimate) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <exception>
 #include <stdexcept>
 #include <string>
 
@@ -43,6 +44,9 @@ TEST(RunCases, AFailingCaseIsRecordedAndTheOthersKeepTheirNumbers) {
   EXPECT_EQ(f.row.params.at("n"), "1");
   EXPECT_EQ(f.error, "VerificationFailed");
   EXPECT_EQ(f.message, "wrong-impl: max error 0.5");
+  // The error itself stays with the failure in this process, for a front end to raise again.
+  ASSERT_TRUE(f.thrown);
+  EXPECT_THROW(std::rethrow_exception(f.thrown), VerificationFailed);
 }
 
 TEST(RunCases, AUsersExceptionFailsItsCaseOnly) {
@@ -67,6 +71,14 @@ TEST(RunCases, AUsersExceptionFailsItsCaseOnly) {
                             0),
             0u)
       << f.message;
+  ASSERT_TRUE(f.thrown);
+  try {
+    std::rethrow_exception(f.thrown);
+  } catch (const UserCodeError& e) {
+    EXPECT_EQ(e.step(), "implementation 'throws-impl', its output check");
+    EXPECT_EQ(e.type(), "std::runtime_error");
+    EXPECT_EQ(e.message(), "the check itself broke");
+  }
 }
 
 // P6 and P7 through the runner: a scalable implementation's null test lands in its result, and
@@ -171,6 +183,33 @@ TEST(ErrorName, NamesTheMostDerivedClass) {
   EXPECT_STREQ(error_name(UserCodeError("step", "std::runtime_error", "x")), "UserCodeError");
   EXPECT_STREQ(error_name(Error("x")), "Error");
   EXPECT_STREQ(error_name(std::runtime_error("x")), "std::exception");
+  EXPECT_STREQ(error_name(ConfigError("budget", "must be positive")), "ConfigError");
+}
+
+// What a front end reads from an error besides its message (Python raises them as fields).
+TEST(ErrorFields, EachErrorKeepsWhatItsMessageSays) {
+  const OffThreadLaunch off(2, "void axpy<float>(int, float*)", false);
+  EXPECT_EQ(off.n_orphans(), 2u);
+  EXPECT_EQ(off.example_kernel(), "void axpy<float>(int, float*)");
+  EXPECT_FALSE(off.loss_ruled_out());
+  const AttributionError none(5, "no kernel was attributed", true);
+  EXPECT_EQ(none.iteration(), 5u);
+  EXPECT_EQ(none.why(), "no kernel was attributed");
+  EXPECT_TRUE(none.loss_ruled_out());
+  const WrongDevice elsewhere(4, "copy_kernel", 1, 0);
+  EXPECT_EQ(elsewhere.iteration(), 4u);
+  EXPECT_EQ(elsewhere.kernel(), "copy_kernel");
+  EXPECT_EQ(elsewhere.ran_on(), 1u);
+  EXPECT_EQ(elsewhere.measured(), 0u);
+  EXPECT_NE(std::string(elsewhere.what()).find("'copy_kernel' ran on device 1"), std::string::npos);
+  const InvalidRecord bad("run.json", "truncated");
+  EXPECT_EQ(bad.path(), "run.json");
+  EXPECT_EQ(bad.problem(), "truncated");
+  EXPECT_STREQ(bad.what(), "run.json: truncated");
+  const ConfigError named("budget", "must be positive");
+  EXPECT_EQ(named.argument(), "budget");
+  EXPECT_STREQ(named.what(), "budget: must be positive");
+  EXPECT_EQ(ConfigError("no argument named").argument(), "");
 }
 
 }  // namespace

@@ -2,8 +2,19 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace gpumeter {
 namespace {
+
+// Declared work per call: finite and >= 0, else the rate would mean nothing.
+TEST(Workload, WorkPerCallIsFiniteAndNotNegative) {
+  EXPECT_TRUE(work_per_call_valid(0));
+  EXPECT_TRUE(work_per_call_valid(2.0 * 4096 * 4096 * 4096));
+  EXPECT_FALSE(work_per_call_valid(-5));
+  EXPECT_FALSE(work_per_call_valid(std::numeric_limits<double>::infinity()));
+  EXPECT_FALSE(work_per_call_valid(std::numeric_limits<double>::quiet_NaN()));
+}
 
 TEST(Quantile, LinearInterpolationBetweenClosestRanks) {
   const std::vector<double> v{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
