@@ -35,6 +35,7 @@
 #include "gpumeter/format.hpp"
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/record_io.hpp"
+#include "gpumeter/row_status.hpp"
 #include "gpumeter/runner.hpp"
 #include "gpumeter/table.hpp"
 #include "gpumeter/version.hpp"
@@ -55,9 +56,9 @@ constexpr int kExitInternal = 3;
 constexpr int kExitBusy = 4;  // the device stayed busy, or another run held its lock (P1)
 
 // Failure names the runtime gives cases it could not measure, beside the library's errors.
-constexpr const char* kSkipped = "Skipped";
-constexpr const char* kCrashed = "Crashed";
-constexpr const char* kTimeout = "Timeout";
+constexpr const char* kSkipped = kSkippedFailure;
+constexpr const char* kCrashed = kCrashedFailure;
+constexpr const char* kTimeout = kTimeoutFailure;
 
 struct Options {
   bool list = false;
@@ -133,10 +134,7 @@ fs::path partial_path(const fs::path& dir, const std::string& run_id) {
 void write_partial(const Record& record, const fs::path& dir, std::size_t done, std::size_t total) {
   Record partial = record;
   partial.comparisons = compare_results(partial.results);
-  partial.deviations.push_back("partial record: the run had finished " + std::to_string(done) +
-                               " of " + std::to_string(total) +
-                               " cases when this was written, and did not finish (a complete "
-                               "record replaces this file when it does)");
+  partial.deviations.push_back(partial_record_deviation(done, total));
   const std::string text = serialize(partial);
   const fs::path target = partial_path(dir, record.run_id);
   std::string tmp = (dir / (".gpumeter-" + record.run_id + ".partial.XXXXXX")).string();
