@@ -66,29 +66,34 @@ std::string inert_text(std::string_view text) {
 std::string markdown_text(std::string_view text, MarkdownPlace place) {
   std::string out;
   out.reserve(text.size() + text.size() / 8);
-  const bool at_start = place == MarkdownPlace::line_start;
+  // What the line's content holds so far, kept as it goes (a scan of `out` per character would
+  // take time quadratic in a long name): only spaces, or spaces then digits.
+  bool blank = place == MarkdownPlace::line_start;
+  bool digits = false;
   for (std::size_t i = 0; i < text.size();) {
     if (const std::size_t n = control_length(text.substr(i)); n > 0) {
       out += shown_control(text.substr(i, n));
       i += n;
+      blank = digits = false;
       continue;
     }
     const char c = text[i];
     // Spaces before a marker still let it open its block; so do digits before '.' or ')' (an
     // ordered list item: "1. x").
-    const std::size_t first = out.find_first_not_of(' ');
-    const bool lead =
-        at_start && first == std::string::npos && kBlockMarkers.find(c) != std::string_view::npos;
-    const bool ordered = at_start && first != std::string::npos && (c == '.' || c == ')') &&
-                         out.find_first_not_of("0123456789", first) == std::string::npos;
+    const bool lead = blank && kBlockMarkers.find(c) != std::string_view::npos;
+    const bool ordered = digits && (c == '.' || c == ')');
     // An underscore between two letters or digits opens and closes nothing (CommonMark's
     // flanking rules): decode_rmsnorm stays as it is written.
     const bool loose_underscore = c == '_' && !(i > 0 && ascii_alnum(text[i - 1]) &&
                                                 i + 1 < text.size() && ascii_alnum(text[i + 1]));
-    if (lead || ordered || loose_underscore || kInlineMarkup.find(c) != std::string_view::npos)
+    if (lead || ordered || loose_underscore || kInlineMarkup.find(c) != std::string_view::npos) {
       out += '\\';
+    }
     out += c;
     ++i;
+    const bool digit = c >= '0' && c <= '9';
+    digits = (blank || digits) && digit;
+    blank = blank && c == ' ';
   }
   return out;
 }

@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -638,6 +639,23 @@ TEST(MarkdownText, EveryMarkupCharacterIsShownNotObeyed) {
   EXPECT_EQ(markdown_text("12 x. y", MarkdownPlace::line_start), "12 x. y");
   // Controls as inert_text() shows them.
   EXPECT_EQ(markdown_text("a\nb\x1b[0m"), "a\\x0ab\\x1b\\[0m");
+}
+
+TEST(MarkdownText, TakesTimeLinearInTheText) {
+  // Each '.' after a line's leading digits, and each character after its leading spaces, scanned
+  // all that came before: a name of 1 MB of digits then 1 MB of dots took about 10^12 steps. The
+  // bound is a hundred times what a linear pass takes under the sanitizers on a loaded machine.
+  const std::string digits_then_dots = std::string(1 << 20, '7') + std::string(1 << 20, '.');
+  const std::string spaces_then_text = std::string(1 << 20, ' ') + std::string(1 << 20, 'x');
+  const auto start = std::chrono::steady_clock::now();
+  const std::string a = markdown_text(digits_then_dots, MarkdownPlace::line_start);
+  const std::string b = markdown_text(spaces_then_text, MarkdownPlace::line_start);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 10.0);
+  EXPECT_EQ(a.size(), digits_then_dots.size() + 1);  // the first '.' alone opens a list item
+  EXPECT_EQ(a.substr((1 << 20) - 1, 4), "7\\..");
+  EXPECT_EQ(b, spaces_then_text);
 }
 
 TEST(RenderMarkdown, EmphasisCodeAndHtmlInANameAreShownNotObeyed) {
