@@ -77,7 +77,9 @@ std::vector<NullTestOutcome> null_tests(const std::vector<Result>& results);
 
 // The sentence a reader sees first, e.g. "tiled is 2.8% slower than naive (95% interval 2.6%
 // to 3.0%)", "no difference detected between b and a (a difference larger than 0.43% would
-// have been seen)", "b is 1.6x faster than a (directional difference)".
+// have been seen)", "b is 1.6x faster than a (directional difference)", and under 1.5x on
+// the wall clock, where no direction was measured, "no measured difference at this precision
+// between b and a (b took 1.0x the time of a, by their medians; ...)".
 std::string describe(const Comparison& comparison);
 
 // B4: what may make a comparison the clocks' rather than the work's, or "" when nothing does

@@ -4,8 +4,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace gpumeter {
 
@@ -122,6 +124,18 @@ class InvalidRecord : public Error {
  private:
   std::string path_;
   std::string problem_;
+};
+// Records that are not the shards of one sweep were asked to be merged (B2): a row in two of
+// them, or, without allow_mixed, different devices, configurations, commits, timing methods or
+// ceilings. Names the problem, and the record (its index among those given) where there is one.
+class MergeRefused : public Error {
+ public:
+  MergeRefused(std::string problem, std::optional<std::size_t> record = std::nullopt)
+      : Error(std::move(problem)), record_(record) {}
+  std::optional<std::size_t> record() const { return record_; }
+
+ private:
+  std::optional<std::size_t> record_;
 };
 // A bad option or argument given by the user.
 class ConfigError : public Error {

@@ -6,6 +6,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpumeter/calibration.hpp"
@@ -138,6 +139,27 @@ struct Record {
   // compare_results(results), stored with the rule each applied; never edited by hand.
   std::vector<Comparison> comparisons;
 };
+
+// A record written while its run was still going (after each case, so that a crash keeps what
+// was measured) says so in a deviation that starts with this mark; the complete record replaces
+// it. Whoever reads two records against each other (`gpumeter compare`) must know that the rows
+// one lacks may simply not have run yet.
+inline constexpr std::string_view kPartialRecordMark = "partial record: ";
+
+inline std::string partial_record_deviation(std::size_t done, std::size_t total) {
+  return std::string(kPartialRecordMark) + "the run had finished " + std::to_string(done) + " of " +
+         std::to_string(total) +
+         " cases when this was written, and did not finish (a complete record replaces this "
+         "file when it does)";
+}
+
+// The deviation that marks `record` as partial, or "" for a complete record.
+inline std::string partial_record_note(const Record& record) {
+  for (const std::string& d : record.deviations) {
+    if (d.rfind(kPartialRecordMark, 0) == 0) return d;
+  }
+  return {};
+}
 
 // Copies what the rows of `from` were measured with (the project's commit, host, device and its
 // state, ceilings, configuration) into `to`: the header of a record assembled from others.

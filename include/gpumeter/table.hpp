@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpumeter/escape.hpp"  // inert_text, markdown_text, csv_cell: what every table uses
 #include "gpumeter/format.hpp"
 #include "gpumeter/record.hpp"
 
@@ -15,12 +16,6 @@ inline constexpr const char* kNotMeasured = "not measured";
 // Times in tables carry 3 significant figures: enough to read a difference the 1.5x
 // resolution (P5) could call, without pretending to more precision than a shared machine has.
 inline constexpr int kTableTimeDigits = 3;
-
-// `text` with every character a terminal would obey rather than show written as an escape: C0
-// controls and DEL as \xNN (a newline too), C1 controls (U+0080 to U+009F) and the
-// bidirectional embeddings, overrides and isolates (U+202A to U+202E, U+2066 to U+2069) as
-// \uNNNN. Everything else is kept as it is. What every output does with text it did not write.
-std::string inert_text(std::string_view text);
 
 // Which columns a markdown table holds.
 enum class TableLayout {
@@ -37,18 +32,18 @@ enum class TableLayout {
 // One row per result of every record, in order, then the deviations, per-row notes (fallback
 // reasons, an unproven drop counter) and the source of every record (run id, device, device
 // state, configuration). Times share one unit, named in the header (us, or ms when the
-// largest median device_busy reaches 10 ms). Every text that came from a record is made inert:
-// controls as inert_text() shows them; '\', '|', '<' and '[' escaped with a backslash, and so is
-// a heading, quote, list or code marker that would start a line, so a record adds no line, cell,
-// heading, table, link or HTML.
+// largest median device_busy reaches 10 ms). Every text that came from a record is made inert
+// by markdown_text() (escape.hpp), so a record adds no line, cell, block, emphasis, code, link or
+// HTML.
 std::string render_markdown(const std::vector<Record>& records,
                             TableLayout layout = TableLayout::wide);
 
 // The same rows for machines, from the same column list: RFC 4180 quoting, times in us at full
 // precision, one column per number, and an EMPTY cell where a record has no value (a number
-// column holds only numbers). Text from a record has controls as inert_text() shows them, a leading
-// = + - @ prefixed with ' (no spreadsheet formula runs from a record). No notes; the run_id
-// column names the record of each row.
+// column holds only numbers). Text from a record goes through csv_cell() (escape.hpp). Each row
+// says what became of it (`status`: ok, skipped, failed, crashed, timed out, not measured) and
+// why (`error`: the failure's name and message, or the failed null test); the run_id column names
+// the record of each row. No notes.
 std::string render_csv(const std::vector<Record>& records);
 
 // Markdown lines under the table: each comparison of every record (comparison.hpp), in the

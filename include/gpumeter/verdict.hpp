@@ -15,8 +15,10 @@ enum class Resolution {
 struct RatioVerdict {
   double speedup = 1;  // baseline time / candidate time (> 1: candidate faster)
   Resolution resolution = Resolution::no_measured_difference;
-  // "1.6x faster", "2.0x slower": two figures of the factor, or three where two would round a
-  // factor under the resolution up to it (1.46x, never a "1.5x" labelled no difference).
+  // From the resolution on, the factor and its direction: "1.6x faster", "2.0x slower" (two
+  // figures). Under it no direction was measured and none is claimed: the candidate's median
+  // over the baseline's, "1.0x the time", "0.83x the time", with the figures it takes not to
+  // round up to the resolution ("1.496x the time", never "1.5x" labelled no difference).
   std::string wording;
   std::string label;  // "directional difference" / "no measured difference at this precision"
 };

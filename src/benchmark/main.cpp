@@ -37,6 +37,7 @@
 #include "gpumeter/format.hpp"
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/record_io.hpp"
+#include "gpumeter/row_status.hpp"
 #include "gpumeter/runner.hpp"
 #include "gpumeter/table.hpp"
 #include "gpumeter/version.hpp"
@@ -60,9 +61,9 @@ constexpr int kExitBusy = 4;  // the device stayed busy, or another run held its
 constexpr int kExitNoDevice = 5;
 
 // Failure names the runtime gives cases it could not measure, beside the library's errors.
-constexpr const char* kSkipped = "Skipped";
-constexpr const char* kCrashed = "Crashed";
-constexpr const char* kTimeout = "Timeout";
+constexpr const char* kSkipped = kSkippedFailure;
+constexpr const char* kCrashed = kCrashedFailure;
+constexpr const char* kTimeout = kTimeoutFailure;
 
 struct Options {
   bool list = false;
@@ -155,13 +156,6 @@ fs::path write_partial(const Record& record, const fs::path& dir, const std::str
   tmp.write_synced(text, "the partial record " + target.string());
   tmp.publish(target, true);
   return target;
-}
-
-std::string unfinished_note(std::size_t done, std::size_t total) {
-  return "partial record: the run had finished " + std::to_string(done) + " of " +
-         std::to_string(total) +
-         " cases when this was written, and did not finish (a complete record replaces this file "
-         "when it does)";
 }
 
 // Adds one case's record to the run's: its rows and failures, and its deviations once each.
@@ -332,7 +326,7 @@ class Interruption {
     if (!state_.complete.empty()) {
       said = "the complete record was written: " + state_.complete.string();
     } else {
-      std::string note = "partial record: interrupted by " + name + " after " +
+      std::string note = std::string(kPartialRecordMark) + "interrupted by " + name + " after " +
                          std::to_string(state_.done) + " of " + std::to_string(state_.total) +
                          " cases";
       if (!state_.current.empty()) note += ", while measuring " + state_.current;
@@ -629,7 +623,7 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
   // After each case: the partial record on disk, and the same kept for an interruption.
   auto checkpoint = [&](std::size_t done) {
     std::lock_guard<std::mutex> guard(state.mutex);
-    write_partial(run, out_dir, unfinished_note(done, n));
+    write_partial(run, out_dir, partial_record_deviation(done, n));
     state.run = run;
     state.done = done;
     state.current.clear();

@@ -1,7 +1,8 @@
 #pragma once
-// `gpumeter compare BASE NEW [--fail-on-regression PCT]`: rows matched by case, params and
-// implementation; each with the comparison rule of its statistic; a geometric mean; rows on one
-// side only listed, never dropped; a gate for CI.
+// `gpumeter compare BASE NEW [--fail-on-regression PCT [--allow-missing]]`: rows matched by
+// case, params and implementation; each with the comparison rule of its statistic; a geometric
+// mean; rows on one side only listed with why, never dropped; a gate for CI that fails on a
+// regression and on what it cannot see (record_comparison.hpp).
 #include <optional>
 #include <string>
 
@@ -12,6 +13,6 @@ namespace gpumeter::cli {
 Command add_compare_command(CLI::App& app);
 
 int compare(const std::string& base_file, const std::string& new_file,
-            std::optional<double> fail_on_regression_pct, Io& io);
+            std::optional<double> fail_on_regression_pct, bool allow_missing, Io& io);
 
 }  // namespace gpumeter::cli

@@ -153,8 +153,9 @@ DifferenceWords difference_words(const RelativeDifference& d) {
 
 PercentText percent_text(const RelativeDifference& d) {
   const int digits = interval_digits(100 * d.estimate, 100 * d.low, 100 * d.high);
+  // A sign only where there is a direction: an exact zero reads "0%", not "+0%".
   const auto text = [&](double fraction) {
-    return (fraction >= 0 ? "+" : "") + format_significant(100 * fraction, digits) + "%";
+    return (fraction > 0 ? "+" : "") + format_significant(100 * fraction, digits) + "%";
   };
   return {text(d.estimate), text(d.low), text(d.high)};
 }
@@ -232,14 +233,19 @@ std::string describe_difference(const Comparison& c) {
   const std::string& b = c.candidate.implementation;
   const std::string statistic = std::string(to_string(c.statistic));
   if (c.rule == ComparisonRule::resolution) {
-    std::string s = b + " is " + c.ratio->wording + " than " + a + " (" + c.ratio->label;
-    if (c.ratio->resolution == Resolution::no_measured_difference) {
-      if (c.difference && c.difference->found()) {
-        const DifferenceWords w = difference_words(*c.difference);
-        s += "; the passes support a finer statement: " + w.change + ", " + w.interval;
-      } else {
-        s += "; the samples support nothing finer";
-      }
+    if (c.ratio->resolution == Resolution::directional_difference) {
+      return b + " is " + c.ratio->wording + " than " + a + " (" + c.ratio->label + "; " +
+             statistic + ", rule: 1.5x resolution)";
+    }
+    // Under 1.5x no direction was measured: the sentence claims none ("b is 1.0x slower than
+    // a" read as a finding). The passes may still support one (P5).
+    std::string s = c.ratio->label + " between " + b + " and " + a + " (" + b + " took " +
+                    c.ratio->wording + " of " + a + ", by their medians";
+    if (c.difference && c.difference->found()) {
+      const DifferenceWords w = difference_words(*c.difference);
+      s += "; the passes support a finer statement: " + w.change + ", " + w.interval;
+    } else {
+      s += "; the samples support nothing finer";
     }
     return s + "; " + statistic + ", rule: 1.5x resolution)";
   }

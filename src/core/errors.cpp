@@ -118,6 +118,7 @@ const char* error_name(const std::exception& error) {
   if (dynamic_cast<const DeviceError*>(&error)) return "DeviceError";
   if (dynamic_cast<const DeviceBusy*>(&error)) return "DeviceBusy";
   if (dynamic_cast<const InvalidRecord*>(&error)) return "InvalidRecord";
+  if (dynamic_cast<const MergeRefused*>(&error)) return "MergeRefused";
   if (dynamic_cast<const ConfigError*>(&error)) return "ConfigError";
   if (dynamic_cast<const UserCodeError*>(&error)) return "UserCodeError";
   if (dynamic_cast<const Error*>(&error)) return "Error";

@@ -1,6 +1,7 @@
 #include "gpumeter/verdict.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "gpumeter/format.hpp"
@@ -25,10 +26,20 @@ RatioVerdict compare_times(double baseline_ns, double candidate_ns) {
   const double factor = faster ? baseline_ns / candidate_ns : candidate_ns / baseline_ns;
   v.resolution = factor >= kResolutionRatio ? Resolution::directional_difference
                                             : Resolution::no_measured_difference;
-  const bool rounds_up_to_resolution =
-      factor < kResolutionRatio && sig2(factor) >= kResolutionRatio;
-  v.wording = (rounds_up_to_resolution ? format_significant(factor, 3) : format_sig2(factor)) +
-              "x " + (faster ? "faster" : "slower");
+  if (v.resolution == Resolution::directional_difference) {
+    v.wording = format_sig2(factor) + "x " + (faster ? "faster" : "slower");
+  } else {
+    // Under the resolution no direction was measured, so none is worded: the medians' ratio,
+    // with the figures it takes not to print a ratio the rule did not call (1.496 is "1.496x",
+    // never "1.5x" beside "no measured difference").
+    const double ratio = candidate_ns / baseline_ns;
+    int digits = 2;
+    while (digits < kMaxIntervalDigits &&
+           std::strtod(format_significant(ratio, digits).c_str(), nullptr) >= kResolutionRatio) {
+      ++digits;
+    }
+    v.wording = format_significant(ratio, digits) + "x the time";
+  }
   v.label = to_string(v.resolution);
   return v;
 }

@@ -7,6 +7,7 @@
 #include "gpumeter/clock_state.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/format.hpp"
+#include "gpumeter/row_status.hpp"
 
 namespace gpumeter {
 namespace {
@@ -63,6 +64,9 @@ std::string params(const Record&, const Result& r) { return format_params(r.row.
 std::string method(const Record&, const Result& r) { return std::string(to_string(r.measurement.method)); }
 std::string statistic(const Record&, const Result& r) { return std::string(to_string(statistic_of(r.measurement.method))); }
 std::string device(const Record& rec, const Result&) { return device_text(rec.device); }
+// A result's; a failure's row is written from the failure (render_csv).
+std::string status(const Record&, const Result& r) { return std::string(to_string(status_of(r))); }
+std::string error(const Record&, const Result& r) { return error_of(r); }
 std::string run_id(const Record& rec, const Result&) { return rec.run_id; }
 std::string null_test(const Record&, const Result& r) {
   const std::optional<NullTestOutcome> n = null_test_of(r);
@@ -83,6 +87,10 @@ constexpr std::array kColumns{
   Column{"case", "case", K::text, M::cell, "", "", false, nullptr, case_name},
   Column{"implementation", "implementation", K::text, M::cell, "", "", false, nullptr, implementation},
   Column{"params", "params", K::text, M::cell, "", "", false, nullptr, params},
+  // What became of the row and why (row_status.hpp): CSV only; the markdown table says it in a
+  // note under the table.
+  Column{"status", "status", K::text, M::hidden, "", "", false, nullptr, status},
+  Column{"error", "error", K::text, M::hidden, "", "", false, nullptr, error},
   Column{"timing_method", "method", K::text, M::cell, "", "", false, nullptr, method},
   Column{"statistic", "statistic", K::text, M::cell, "", "", false, nullptr, statistic},
   Column{"device_busy_median_us", "device_busy median [p10, p90]", K::time, M::cell, "device_busy_ms", "median", false, busy_median, nullptr},

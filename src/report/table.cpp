@@ -19,7 +19,9 @@
 #include "gpumeter/columns.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/duration.hpp"
+#include "gpumeter/escape.hpp"
 #include "gpumeter/format.hpp"
+#include "gpumeter/row_status.hpp"
 #include "gpumeter/summary.hpp"
 #include "gpumeter/timing_method.hpp"
 
@@ -63,62 +65,10 @@ std::string sig3(double value) {
   return format_significant(value, kTableTimeDigits);
 }
 
-// The length of a character a terminal would obey rather than show, at the start of `text`, or
-// 0: a C0 control or DEL (newline, ESC, NUL...), a C1 control in UTF-8 (U+0080 to U+009F:
-// U+009B is a CSI of its own), or a bidirectional embedding, override or isolate (U+202A to
-// U+202E, U+2066 to U+2069), which would reorder what is shown around it.
-std::size_t control_length(std::string_view text) {
-  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-  if (byte(0) < 0x20 || byte(0) == 0x7f) return 1;
-  if (text.size() >= 2 && byte(0) == 0xc2 && byte(1) >= 0x80 && byte(1) <= 0x9f) return 2;
-  if (text.size() >= 3 && byte(0) == 0xe2 &&
-      ((byte(1) == 0x80 && byte(2) >= 0xaa && byte(2) <= 0xae) ||
-       (byte(1) == 0x81 && byte(2) >= 0xa6 && byte(2) <= 0xa9))) {
-    return 3;
-  }
-  return 0;
-}
-
-// The code point of a control of control_length() n, as the reader sees it: \xNN or \uNNNN.
-std::string shown_control(std::string_view c) {
-  const auto byte = [&](std::size_t i) { return static_cast<unsigned>(c[i]) & 0xffu; };
-  if (c.size() == 1) return fmt::format("\\x{:02x}", byte(0));
-  if (c.size() == 2) return fmt::format("\\u{:04x}", ((byte(0) & 0x1fu) << 6) | (byte(1) & 0x3fu));
-  return fmt::format("\\u{:04x}",
-                     ((byte(0) & 0x0fu) << 12) | ((byte(1) & 0x3fu) << 6) | (byte(2) & 0x3fu));
-}
-
-// Where record text lands in markdown. At the start of a list item's content, a leading '#',
-// '>', '-', '+', '*', '`' or '~' (after spaces or not) would open a heading, a quote, a list or
-// a code block.
-enum class MdPlace { within_line, line_start };
-
-// Record text made inert for markdown too: controls as inert_text() shows them, and a backslash
-// before '\\' and '|' (a cell ends where the table says), '<' (no HTML), '[' (no link or image)
-// and, at a line's start, a block marker (an ordered list's "1." or "1)" included). A markdown
-// renderer shows each as the character itself.
+// Record text made inert for markdown (escape.hpp); `place` says whether it starts a line.
+using MdPlace = MarkdownPlace;
 std::string md(std::string_view text, MdPlace place = MdPlace::within_line) {
-  std::string out;
-  out.reserve(text.size());
-  const bool at_start = place == MdPlace::line_start;
-  for (std::size_t i = 0; i < text.size();) {
-    if (const std::size_t n = control_length(text.substr(i)); n > 0) {
-      out += shown_control(text.substr(i, n));
-      i += n;
-      continue;
-    }
-    const char c = text[i++];
-    // Spaces before a marker still let it open its block; so do digits before '.' or ')' (an
-    // ordered list item: "1. x").
-    const std::size_t first = out.find_first_not_of(' ');
-    const bool lead = at_start && first == std::string::npos &&
-                      std::string_view("#>-+*`~").find(c) != std::string_view::npos;
-    const bool ordered = at_start && first != std::string::npos && (c == '.' || c == ')') &&
-                         out.find_first_not_of("0123456789", first) == std::string::npos;
-    if (lead || ordered || c == '\\' || c == '|' || c == '<' || c == '[') out += '\\';
-    out += c;
-  }
-  return out;
+  return markdown_text(text, place);
 }
 
 std::string device_text(const DeviceIdentity& device) {
@@ -311,6 +261,8 @@ std::vector<std::string> failure_cells(const Failure& f, const Record& rec, bool
       cell = f.row.implementation.empty() ? "(every implementation)" : f.row.implementation;
     }
     if (c.id == "params") cell = format_params(f.row.params);
+    if (c.id == "status") cell = to_string(status_of(f));
+    if (c.id == "error") cell = error_of(f);
     if (c.id == "device") cell = device_text(rec.device);
     if (c.id == "run_id") cell = rec.run_id;
     cells.push_back(std::move(cell));
@@ -333,21 +285,9 @@ void append_markdown_row(std::string& out, const std::vector<std::string>& cells
 // ---------------------------------------------------------------------------------------------
 // CSV
 
-// RFC 4180 quoting of a text cell that came from a record, made inert first: controls escaped
-// (inert_text), and a leading = + - @ neutralised with a quote, so a spreadsheet that opens the
-// file runs no formula from it.
+// A text cell that came from a record, made inert for CSV (escape.hpp).
 std::string csv_text(const std::string& text) {
-  std::string cell = inert_text(text);
-  if (!cell.empty() && std::string_view("=+-@").find(cell.front()) != std::string_view::npos) {
-    cell.insert(cell.begin(), '\'');
-  }
-  if (cell.find_first_of(",\"") == std::string::npos) return cell;
-  std::string out = "\"";
-  for (const char c : cell) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
+  return csv_cell(text);
 }
 
 // A number cell: times in us, twelve significant digits (every digit a record holds that means
@@ -698,22 +638,6 @@ std::string wrapped_item(std::string_view marker, std::string_view text) {
 }
 
 }  // namespace
-
-std::string inert_text(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  while (!text.empty()) {
-    const std::size_t n = control_length(text);
-    if (n > 0) {
-      out += shown_control(text.substr(0, n));
-      text.remove_prefix(n);
-    } else {
-      out += text.front();
-      text.remove_prefix(1);
-    }
-  }
-  return out;
-}
 
 std::string render_markdown(const std::vector<Record>& records, TableLayout layout) {
   const TimeUnit unit = table_unit(records);

@@ -1,7 +1,9 @@
 // Test helper: writes pairs of records with known differences for `gpumeter compare` and
 // `gpumeter merge` (tests/cli/test_compare.sh).
 //   gpumeter_make_compare_records DIR   writes
-//   DIR/{base,slower,same,mixed,shard1,shard2,other,cool,hot,shard3,shard4}.json
+//   DIR/{base,slower,same,mixed,shard1,shard2,other,cool,hot,shard3,shard4}.json, and for the
+//   gate's blind spots and the wall clock DIR/{partial,crashed,disjoint,wall_base,wall_same,
+//   wall_slow,marked_base,marked_new}.json
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -13,6 +15,7 @@
 #include "gpumeter/clock_state.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/record_io.hpp"
+#include "gpumeter/row_status.hpp"
 #include "gpumeter/summary.hpp"
 
 namespace {
@@ -126,6 +129,29 @@ int main(int argc, char** argv) {
     Record s4 = record("shard4", {moving_a_gigabyte(row("copy", "d", 260'000), c4)}, gpu);
     s4.ceilings = c4;
     write(s4, dir, "shard4.json");
+    // The gate's blind spots. A partial run of base's sweep that had measured 1 of its 2 cases;
+    // a run whose copy case crashed (its process killed by SIGSEGV); one with no row of base's.
+    Record partial = record("partial", {row("copy", "a", 10000), row("copy", "b", 20000)}, gpu);
+    partial.deviations = {partial_record_deviation(1, 2)};
+    write(partial, dir, "partial.json");
+    Record crashed = record("crashed", {row("gemm", "x", 5000)}, gpu);
+    crashed.failures = {Failure{{"copy", {{"n", "1024"}}, ""},
+                                kCrashedFailure,
+                                "the case's process was killed by signal 11 (Segmentation fault)"}};
+    write(crashed, dir, "crashed.json");
+    write(record("disjoint", {row("softmax", "y", 7000)}, gpu), dir, "disjoint.json");
+    // Host rows (wall clock): the same code run twice, 3.7% apart with tight passes; and 1.6x
+    // slower.
+    const auto wall = TimingMethod::host_wall;
+    write(record("wall_base", {row("sum", "a", 100000, wall)}, ""), dir, "wall_base.json");
+    write(record("wall_same", {row("sum", "a", 96300, wall)}, ""), dir, "wall_same.json");
+    write(record("wall_slow", {row("sum", "a", 160000, wall)}, ""), dir, "wall_slow.json");
+    // Names that are markup: a pipe, backticks, HTML, emphasis.
+    const std::string name = "x|y `rm -rf` <script>alert(1)</script> **bold**";
+    write(record("marked_base", {row(name, "a", 10000), row(name, "b", 20000)}, gpu), dir,
+          "marked_base.json");
+    write(record("marked_new", {row(name, "a", 11000), row(name, "b", 20000)}, gpu), dir,
+          "marked_new.json");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpumeter_make_compare_records: %s\n", e.what());
     return 1;

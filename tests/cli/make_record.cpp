@@ -3,7 +3,8 @@
 //                                        the path. VARIANT: full (the default), zero-device and
 //                                        zero-wall (two rows of 0 ns samples, device time or
 //                                        wall clock), hostile-text (text that would break every
-//                                        output if it were not made inert)
+//                                        output if it were not made inert), markup-and-failures
+//                                        (names that are markdown; a failure of every kind)
 //   gpumeter_make_record --stdout        print the full record with its fixed run id
 //                                        (regenerates tests/data/record_vN.json)
 //   gpumeter_make_record --scaling KIND N
@@ -89,6 +90,7 @@ gpumeter::Record variant(const std::string& name, const std::string& run_id) {
   if (name == "zero-device") return t::zero_sample_record(TimingMethod::cupti, run_id);
   if (name == "zero-wall") return t::zero_sample_record(TimingMethod::host_wall, run_id);
   if (name == "hostile-text") return t::hostile_text_record(run_id);
+  if (name == "markup-and-failures") return t::markup_and_failures_record(run_id);
   throw gpumeter::Error("unknown variant '" + name + "'");
 }
 
@@ -105,7 +107,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc != 2 && argc != 3) {
-    std::cerr << "usage: gpumeter_make_record DIR [full|zero-device|zero-wall|hostile-text] | "
+    std::cerr << "usage: gpumeter_make_record DIR "
+                 "[full|zero-device|zero-wall|hostile-text|markup-and-failures] | "
                  "--stdout | --scaling keys|elements|sweep N\n";
     return 2;
   }

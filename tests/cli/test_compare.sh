@@ -36,21 +36,95 @@ grep -qF "Only in base (1):" "$work/slower.out" && grep -qF -- "- gemm / x (n=10
   fail "slower: a row only in base was dropped"
 grep -qF "Only in new (1):" "$work/slower.out" && grep -qF -- "- softmax / y (n=1024)" "$work/slower.out" ||
   fail "slower: a row only in new was dropped"
-grep -qE "Geometric mean of new / base over 2 row\(s\): \+4\.[0-9]% \(slower\)" "$work/slower.out" ||
+# The mean claims no direction of its own ("+0.10% (slower)" where no row differed): the rows do.
+grep -qxE "Geometric mean of new / base over 2 device-time row\(s\): \+4\.[0-9]%; by row: 1 slower, 1 with no difference detected" "$work/slower.out" ||
   fail "slower: geometric mean: $(grep Geometric "$work/slower.out")"
-# Beyond the regression's size, or without a gate: exit 0.
+grep -qF "Gate (--fail-on-regression 5.0%): FAILED: 1 row(s) slower beyond 5.0%; 1 row of base not in new; 1 row of new not in base" "$work/slower.out" ||
+  fail "slower: the gate's verdict: $(grep Gate "$work/slower.out")"
+# Within the regression's size, rows missing on either side still fail the gate: it cannot see
+# them. --allow-missing lets them pass, and the output still names them. Without a gate: exit 0.
 run tolerant compare "$r/base.json" "$r/slower.json" --fail-on-regression 20
-[[ $rc -eq 0 ]] || fail "tolerant: exit code $rc, expected 0 (10% is within 20%)"
+[[ $rc -eq 1 ]] || fail "tolerant: exit code $rc, expected 1 (rows missing on either side)"
+grep -qF "gpumeter compare: the gate failed: 1 row of base not in new; 1 row of new not in base" "$work/tolerant.err" ||
+  fail "tolerant: stderr does not say why: $(cat "$work/tolerant.err")"
+run tolerant_allowed compare "$r/base.json" "$r/slower.json" --fail-on-regression 20 --allow-missing
+[[ $rc -eq 0 ]] || fail "tolerant_allowed: exit code $rc, expected 0 (10% is within 20%, missing rows allowed)"
+grep -qF "Gate (--fail-on-regression 20%): passed with --allow-missing, which let pass what it could not see: 1 row of base not in new; 1 row of new not in base" "$work/tolerant_allowed.out" ||
+  fail "tolerant_allowed: the gate's verdict: $(grep Gate "$work/tolerant_allowed.out")"
+run regression_allowed compare "$r/base.json" "$r/slower.json" --fail-on-regression 5 --allow-missing
+[[ $rc -eq 1 ]] || fail "regression_allowed: exit code $rc, expected 1 (--allow-missing does not let a regression pass)"
 run nogate compare "$r/base.json" "$r/slower.json"
 [[ $rc -eq 0 ]] || fail "nogate: exit code $rc, expected 0"
+run allow_alone compare "$r/base.json" "$r/slower.json" --allow-missing
+[[ $rc -eq 2 ]] || fail "allow_alone: exit code $rc, expected 2 (--allow-missing needs the gate)"
 run same compare "$r/base.json" "$r/same.json" --fail-on-regression 0
 [[ $rc -eq 0 ]] || fail "same: exit code $rc, expected 0"
-[[ $(grep -c 'no difference detected' "$work/same.out") -eq 3 ]] || fail "same: expected 3 rows without a difference"
+[[ $(grep -c 'no difference detected' "$work/same.out") -eq 4 ]] || fail "same: expected 3 rows and the mean without a difference"
+grep -qxF "Geometric mean of new / base over 3 device-time row(s): 0%; by row: no row differs (3 with no difference detected)" "$work/same.out" ||
+  fail "same: geometric mean: $(grep Geometric "$work/same.out")"
+grep -qF "Gate (--fail-on-regression 0%): passed: no row slower beyond 0%, none missing, failed or not run" "$work/same.out" ||
+  fail "same: the gate's verdict: $(grep Gate "$work/same.out")"
+
+# --- compare: the gate fails on what it cannot see -----------------------------------------------
+# A partial record (its run stopped after 1 of 2 cases) printed "Only in base" and passed.
+run partial compare "$r/base.json" "$r/partial.json" --fail-on-regression 5
+[[ $rc -eq 1 ]] || fail "partial: exit code $rc, expected 1"
+grep -qF "Note: the new record is partial: the run had finished 1 of 2 cases" "$work/partial.out" ||
+  fail "partial: does not say the record is partial"
+grep -qF -- "- gemm / x (n=1024): not in new, whose record is partial (its run stopped before the end)" "$work/partial.out" ||
+  fail "partial: the missing row does not say why: $(grep -- '- gemm' "$work/partial.out")"
+grep -qF "gpumeter compare: the gate failed: 1 row of base not in new; the new record is partial: the run had finished 1 of 2 cases" "$work/partial.err" ||
+  fail "partial: stderr: $(cat "$work/partial.err")"
+run partial_allowed compare "$r/base.json" "$r/partial.json" --fail-on-regression 5 --allow-missing
+[[ $rc -eq 0 ]] || fail "partial_allowed: exit code $rc, expected 0"
+# A case that crashed in the new run showed only as "Only in base", and the gate passed.
+run crashed compare "$r/base.json" "$r/crashed.json" --fail-on-regression 5
+[[ $rc -eq 1 ]] || fail "crashed: exit code $rc, expected 1"
+grep -qF -- "- copy / a (n=1024): crashed: the case's process was killed by signal 11 (Segmentation fault) (in new)" "$work/crashed.out" ||
+  fail "crashed: copy/a does not say why it is missing: $(grep -- '- copy / a' "$work/crashed.out")"
+grep -qF "Cases not measured (1):" "$work/crashed.out" &&
+  grep -qF -- "- copy / (every implementation) (n=1024) (new): crashed: the case's process was killed" "$work/crashed.out" ||
+  fail "crashed: the crashed case is not listed"
+grep -qF "1 case of new crashed" "$work/crashed.err" || fail "crashed: stderr: $(cat "$work/crashed.err")"
+# No row in common gave an empty table and exit 0.
+run disjoint compare "$r/base.json" "$r/disjoint.json" --fail-on-regression 5
+[[ $rc -eq 1 ]] || fail "disjoint: exit code $rc, expected 1"
+grep -qF "No row is in both records: nothing was compared." "$work/disjoint.out" || fail "disjoint: does not say nothing was compared"
+grep -qF "no row is in both records" "$work/disjoint.err" || fail "disjoint: stderr: $(cat "$work/disjoint.err")"
+run disjoint_allowed compare "$r/base.json" "$r/disjoint.json" --fail-on-regression 5 --allow-missing
+[[ $rc -eq 0 ]] || fail "disjoint_allowed: exit code $rc, expected 0"
+
+# --- compare: wall-clock rows across records keep the 1.5x resolution -------------------------
+# Two host runs of the same code read "-3.7% [-4.8%, -2.6%] | faster".
+run wall compare "$r/wall_base.json" "$r/wall_same.json" --fail-on-regression 1
+[[ $rc -eq 0 ]] || fail "wall: exit code $rc, expected 0 (no direction measured under 1.5x)"
+grep -qF '| sum / a (n=1024) | synchronized_wall_clock | 100 us | 96.3 us | 0.96x the time | no measured difference at this precision (1.5x resolution) |' "$work/wall.out" ||
+  fail "wall: the row: $(grep 'sum / a' "$work/wall.out")"
+grep -qE 'faster|slower|%\]' <(grep 'sum / a' "$work/wall.out") && fail "wall: a direction or an interval on a wall-clock row"
+grep -qF "Note: 1 row timed by the wall clock: judged by the 1.5x resolution, so a slowdown under 1.5x is not a regression the gate can see" "$work/wall.out" ||
+  fail "wall: the gate's limit is not said"
+run wall_slow compare "$r/wall_base.json" "$r/wall_slow.json" --fail-on-regression 5
+[[ $rc -eq 1 ]] || fail "wall_slow: exit code $rc, expected 1 (1.6x slower, a directional difference)"
+grep -qF -- "- sum / a (n=1024): 1.6x slower (directional difference, 1.5x resolution)" "$work/wall_slow.out" ||
+  fail "wall_slow: the regression: $(grep -- '- sum' "$work/wall_slow.out")"
+
+# --- compare: names that are markup are shown, not obeyed ---------------------------------------
+# A case named with '|', backticks or <script> split the table and passed HTML through.
+run marked compare "$r/marked_base.json" "$r/marked_new.json"
+[[ $rc -eq 0 ]] || fail "marked: exit code $rc"
+marked_row='| x\|y \`rm -rf\` \<script>alert(1)\</script> \*\*bold\*\* / a (n=1024) | device_busy |'
+grep -qF -- "$marked_row" "$work/marked.out" || fail "marked: the name is not escaped: $(grep 'rm -rf' "$work/marked.out")"
+header_cells=$(grep -m1 '^| case' "$work/marked.out" | sed 's/\\|//g' | tr -cd '|' | wc -c)
+while IFS= read -r line; do
+  cells=$(sed 's/\\|//g' <<<"$line" | tr -cd '|' | wc -c)
+  [[ $cells -eq $header_cells ]] || fail "marked: a row of $cells separators for $header_cells: $line"
+done < <(grep '^| x' "$work/marked.out")
+grep -qE '(^|[^\\])(<script|`|\*\*)' "$work/marked.out" && fail "marked: raw markup: $(grep -nE '(^|[^\\])(<script|`|\*\*)' "$work/marked.out")"
 
 # --- compare: sides at different clocks are said to be, by the rule that flags a sample --------
 run clocks compare "$r/cool.json" "$r/hot.json"
 [[ $rc -eq 0 ]] || fail "clocks: exit code $rc, expected 0"
-grep -qF '| copy / a (n=1024) | device_busy | 10.0 us | 10.0 us | +0% [' "$work/clocks.out" &&
+grep -qF '| copy / a (n=1024) | device_busy | 10.0 us | 10.0 us | 0% [' "$work/clocks.out" &&
   grep -F '| copy / a (n=1024)' "$work/clocks.out" |
   grep -qE 'no difference detected \(would see [0-9.]+%\); the two ran at different SM clocks \(median 1386 MHz against 1980 MHz\) \|' ||
   fail "clocks: copy/a does not say its clocks: $(grep 'copy / a' "$work/clocks.out")"

@@ -200,6 +200,32 @@ for out in hostile hostile_csv; do
   LC_ALL=C grep -qF $'\xc2\x9b' "$work/$out.out" && fail "$out: a raw C1 CSI on stdout"
 done
 
+# Names that are markdown: `**bold**` and backticks passed through `report` as emphasis and code.
+markup=$("$make_record" "$work" markup-and-failures) || fail "markup-and-failures: cannot make the record"
+run markup report "$markup"
+[[ $rc -eq 0 ]] || fail "markup: exit code $rc: $(cat "$work/markup.err")"
+grep -qF -- '| \*\*bold\*\* \`code\` \<script>alert(1)\</script> | \&amp; \~\~old\~\~ \$x\$ \_em\_ |' "$work/markup.out" ||
+  fail "markup: the names are not escaped: $(grep -F 'bold' "$work/markup.out")"
+grep -qE '(^|[^\\])(\*\*|`|<script|&amp;|~~|\$x)' "$work/markup.out" &&
+  fail "markup: raw markup: $(grep -nE '(^|[^\\])(\*\*|`|<script|&amp;|~~|\$x)' "$work/markup.out")"
+# CSV says what became of every row and why: skip, verification failure, exception, crash,
+# timeout and lost records were rows empty apart from case, params and device.
+run markup_csv report --csv "$markup"
+[[ $rc -eq 0 ]] || fail "markup --csv: exit code $rc"
+[[ "$(head -n 1 "$work/markup_csv.out")" == case,implementation,params,status,error,* ]] ||
+  fail "markup --csv: header: $(head -n 1 "$work/markup_csv.out")"
+for want in \
+  '**bold** `code` <script>alert(1)</script>,&amp; ~~old~~ $x$ _em_,"dtype=bf16, m=4096",ok,,' \
+  'softmax, fused",triton,"n=""1,024""",ok,,' \
+  'skip,(every implementation),n=1,skipped,Skipped: needs bf16,' \
+  'check,(every implementation),n=1,failed,"VerificationFailed: output 3 is 2.5, expected 2",' \
+  "throw,(every implementation),n=1,failed,UserCodeError: the benchmark's setup threw std::bad_alloc: \`oom\`," \
+  "crash,(every implementation),n=1,crashed,Crashed: the case's process was killed by signal 11 (Segmentation fault)," \
+  'hang,(every implementation),n=1,timed out,Timeout: the case ran longer than --timeout 60 s,' \
+  'lost,(every implementation),n=1,not measured,RecordsLost: **3** records lost,'; do
+  grep -qF -- "$want" "$work/markup_csv.out" || fail "markup --csv: no row '$want': $(cat "$work/markup_csv.out")"
+done
+
 # The error line escapes controls too, from a file name or from a record.
 esc_name="$work/"$'\e[31mred.json'
 echo '{' >"$esc_name"

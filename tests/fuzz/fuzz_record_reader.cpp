@@ -1,7 +1,10 @@
-// libFuzzer target for the record reader (B7): any bytes, as a record file would hold them.
-// The reader must accept them or refuse them with InvalidRecord; a record it accepts must
-// render, be inert, and write and read back to itself (record_property.hpp). Anything else
-// aborts, and libFuzzer keeps the input as a crash. Built with GPUMETER_FUZZ=ON under Clang
+// libFuzzer target for the record reader and everything that renders records (B7): any bytes,
+// as a record file would hold them, or two records around kSecondRecord. The reader must accept
+// them or refuse them with InvalidRecord; a record it accepts must render (`report`), be inert,
+// and write and read back to itself; compared with another (`compare`: its own halves, and the
+// second record) it must account for every row and fail its gate on what it cannot see; merged
+// (`merge`: its halves, and the two records) it must read back (record_property.hpp). Anything
+// else aborts, and libFuzzer keeps the input as a crash. Built with GPUMETER_FUZZ=ON under Clang
 // (tests/fuzz/run.sh), with AddressSanitizer and UndefinedBehaviorSanitizer.
 #include <cstddef>
 #include <cstdint>
@@ -95,7 +98,7 @@ bool mutate_leaf(std::string_view text, std::minstd_rand& random, std::string& o
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  const gpumeter::testing::PropertyCheck check = gpumeter::testing::check_record_property(text);
+  const gpumeter::testing::PropertyCheck check = gpumeter::testing::check_records_property(text);
   if (!check.violation.empty()) {
     std::fprintf(stderr, "record property violated: %s\n", check.violation.c_str());
     std::abort();
@@ -108,15 +111,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 // trip. Half the mutations therefore change one leaf of the JSON instead: a text to other text
 // (libFuzzer's mutations of it, or one made to break an output), a number to a nearby or an
 // edge value.
+// An input of two records has one of them changed, the other kept, so the pair stays a pair.
 extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size,
                                                std::size_t max_size, unsigned int seed) {
   std::minstd_rand random(seed);
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  if (random() % 2 == 0) return LLVMFuzzerMutate(data, size, max_size);
+  const std::string_view separator = gpumeter::testing::kSecondRecord;
+  const std::size_t split = text.find(separator);
   std::string mutated;
-  if (random() % 2 == 0 ||
-      !mutate_leaf(std::string_view(reinterpret_cast<const char*>(data), size), random, mutated) ||
-      mutated.size() > max_size) {
-    return LLVMFuzzerMutate(data, size, max_size);
+  if (split == std::string_view::npos) {
+    if (!mutate_leaf(text, random, mutated)) return LLVMFuzzerMutate(data, size, max_size);
+  } else {
+    const std::string_view first = text.substr(0, split);
+    const std::string_view second = text.substr(split + separator.size());
+    const bool change_first = random() % 2 == 0;
+    std::string changed;
+    if (!mutate_leaf(change_first ? first : second, random, changed)) {
+      return LLVMFuzzerMutate(data, size, max_size);
+    }
+    mutated = change_first ? changed + std::string(separator) + std::string(second)
+                           : std::string(first) + std::string(separator) + changed;
   }
+  if (mutated.size() > max_size) return LLVMFuzzerMutate(data, size, max_size);
   std::memcpy(data, mutated.data(), mutated.size());
   return mutated.size();
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds the record reader's libFuzzer target in build-fuzz/ (Clang 14, AddressSanitizer and
-# UndefinedBehaviorSanitizer) and fuzzes it for DURATION seconds from a copy of the seed
-# corpus (real records: tests/fuzz/corpus/). Prints the executions and the corpus size; exits 1
+# Builds the libFuzzer target of the record reader, `report`, `compare` and `merge` in
+# build-fuzz/ (Clang 14, AddressSanitizer and UndefinedBehaviorSanitizer) and fuzzes it for
+# DURATION seconds from a copy of the seed corpus (real records: tests/fuzz/corpus/), with seeds
+# of two records each made from it (compared and merged). Prints the executions and the corpus
+# size; exits 1
 # on any crash, hang (an input over 10 s), memory blow-up (over 2 GiB) or sanitizer report,
 # naming the input libFuzzer kept (add it to the unit tests as a regression test).
 #   tests/fuzz/run.sh DURATION_SECONDS
@@ -23,10 +25,17 @@ artifacts=$build/artifacts
 rm -rf "$corpus" "$artifacts"
 mkdir -p "$corpus" "$artifacts"
 cp tests/fuzz/corpus/* "$corpus/"
+# Pairs for `compare` and `merge`: each seed with the next one, around the separator the target
+# splits on (kSecondRecord in record_property.hpp).
+mapfile -t singles < <(find tests/fuzz/corpus -type f | sort)
+for ((i = 0; i < ${#singles[@]}; i++)); do
+  next=${singles[$(((i + 1) % ${#singles[@]}))]}
+  { cat "${singles[$i]}"; printf '\n--- gpumeter fuzz: second record ---\n'; cat "$next"; } >"$corpus/pair-$i.json"
+done
 seeds=$(find "$corpus" -type f | wc -l)
 
 log=$build/fuzz.log
-echo "fuzz: running fuzz_record_reader for ${duration} s from ${seeds} seed records (log: $log)"
+echo "fuzz: running fuzz_record_reader (report, compare, merge) for ${duration} s from ${seeds} seeds (log: $log)"
 symbolizer=/usr/lib/llvm-14/bin/llvm-symbolizer  # readable stacks in a report
 [[ -x $symbolizer ]] && export ASAN_SYMBOLIZER_PATH=$symbolizer UBSAN_SYMBOLIZER_PATH=$symbolizer
 rc=0

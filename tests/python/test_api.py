@@ -60,7 +60,10 @@ def test_compare_verifies_outputs_then_states_the_rule():
     cmp = c.comparisons[0]
     assert cmp.baseline == "sum" and cmp.candidate == "loop"
     assert cmp.rule == "resolution_1.5x"  # wall clock: the 1.5x resolution
-    assert "than sum" in cmp.text and "rule: 1.5x resolution" in cmp.text
+    # "loop is 30x slower than sum (...)", or under 1.5x, where no direction is worded, "no
+    # measured difference at this precision between loop and sum (...)": the host clock decides.
+    assert ("than sum (" in cmp.text or "between loop and sum (" in cmp.text)
+    assert "rule: 1.5x resolution" in cmp.text
     assert str(cmp) == cmp.text
     assert c.record.comparisons[0].rule == "resolution_1.5x"
     assert c.record.to_dict()["comparisons"][0]["rule"] == "resolution_1.5x"

@@ -213,6 +213,30 @@ inline Record hostile_text_record(const std::string& run_id = "20261129T112653Z-
   return rec;
 }
 
+// Names that are markdown (emphasis, code, HTML, an entity, strikethrough, math) on a result
+// and on failures, and a failure of every kind a run records: what `report` must show, not obey,
+// and what its CSV must say of every row (status and error).
+inline Record markup_and_failures_record(
+    const std::string& run_id = "20261129T112654Z-4246-00000002") {
+  Record rec = full_record(run_id);
+  rec.results[0].row.case_name = "**bold** `code` <script>alert(1)</script>";
+  rec.results[0].row.implementation = "&amp; ~~old~~ $x$ _em_";
+  const auto failure = [](const std::string& c, const std::string& error,
+                          const std::string& message) {
+    return Failure{{c, {{"n", "1"}}, ""}, error, message};
+  };
+  rec.failures = {
+      failure("skip", "Skipped", "needs bf16"),
+      failure("check", "VerificationFailed", "output 3 is 2.5, expected 2"),
+      failure("throw", "UserCodeError", "the benchmark's setup threw std::bad_alloc: `oom`"),
+      failure("crash", "Crashed",
+              "the case's process was killed by signal 11 (Segmentation fault)"),
+      failure("hang", "Timeout", "the case ran longer than --timeout 60 s"),
+      failure("lost", "RecordsLost", "**3** records lost")};
+  derive_summaries(rec);
+  return rec;
+}
+
 // Every optional of the record left empty: "not available" everywhere it can be.
 inline Record sparse_record(const std::string& run_id = "20261129T112651Z-4243-00000001") {
   Record rec;

@@ -96,10 +96,28 @@ TEST(Comparison, WallClockKeepsTheResolutionRuleAndSaysSo) {
   // Under 1.5x: no measured difference at this precision, and the passes' finer statement.
   EXPECT_EQ(c[1].ratio->resolution, Resolution::no_measured_difference);
   const std::string finer = describe(c[1]);
-  EXPECT_NE(finer.find("tuned is 1.2x faster than one-chain (no measured difference at this "
-                       "precision; the passes support a finer statement: "),
-            std::string::npos)
+  EXPECT_EQ(finer.rfind("no measured difference at this precision between tuned and one-chain "
+                        "(tuned took 0.83x the time of one-chain, by their medians; the passes "
+                        "support a finer statement: ",
+                        0),
+            0u)
       << finer;
+}
+
+TEST(Comparison, UnderTheResolutionTheSentenceClaimsNoDirection) {
+  // "b is 1.0x slower than a (no measured difference at this precision; the samples support
+  // nothing finer; ...)": a direction nothing measured.
+  const std::vector<Result> rs{
+      row("op", "a", TimingMethod::host_wall, {{1000, 1400}, {990, 600}}),
+      row("op", "b", TimingMethod::host_wall, {{1400, 600}, {1000, 1000}})};
+  const Comparison c = compare_results(rs).at(0);
+  ASSERT_TRUE(c.ratio);
+  ASSERT_TRUE(c.difference);
+  EXPECT_FALSE(c.difference->found());
+  EXPECT_EQ(describe(c),
+            "no measured difference at this precision between b and a (b took 1.0x the time of "
+            "a, by their medians; the samples support nothing finer; synchronized_wall_clock, "
+            "rule: 1.5x resolution)");
 }
 
 TEST(Comparison, DifferentStatisticsAreNeverCompared) {

@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -350,7 +351,7 @@ std::vector<std::map<std::string, std::string>> csv_rows(const std::string& text
 TEST(RenderCsv, HeaderAndCells) {
   const std::string csv = render_csv({full_record()});
   EXPECT_EQ(lines_of(csv).at(0),
-            "case,implementation,params,timing_method,statistic,device_busy_median_us,"
+            "case,implementation,params,status,error,timing_method,statistic,device_busy_median_us,"
             "device_busy_p10_us,device_busy_p90_us,latency_median_us,latency_p10_us,"
             "latency_p90_us,n_samples,max_n_kernels,gap_us,uncounted_copy_us,tflops,tbs,"
             "pct_of_peak_flops,above_flops_ceiling,pct_of_peak_bandwidth,"
@@ -428,11 +429,11 @@ TEST(RenderCsv, QuotesCommasQuotesAndNewlines) {
   r.results[0].row.implementation = "say \"hi\"";
   const std::string csv = render_csv({r});
   const auto lines = lines_of(csv);
-  EXPECT_EQ(lines.at(1).rfind("gemm,\"say \"\"hi\"\"\",\"dtype=bf16, m=4096\",cupti,", 0), 0u)
+  EXPECT_EQ(lines.at(1).rfind("gemm,\"say \"\"hi\"\"\",\"dtype=bf16, m=4096\",ok,,cupti,", 0), 0u)
       << lines.at(1);
-  EXPECT_EQ(
-      lines.at(2).rfind("\"softmax, fused\",triton,\"n=\"\"1,024\"\"\",cuda-events,cuda_event,", 0),
-      0u)
+  EXPECT_EQ(lines.at(2).rfind(
+                "\"softmax, fused\",triton,\"n=\"\"1,024\"\"\",ok,,cuda-events,cuda_event,", 0),
+            0u)
       << lines.at(2);
 }
 
@@ -457,7 +458,11 @@ TEST(RenderTables, AFailedCaseReadsNotMeasuredAndSaysWhy) {
       << md;
   const std::string csv = render_csv({r});
   const std::string row = csv.substr(csv.find("attention,"));
-  EXPECT_EQ(row.rfind("attention,flash,seq=4096,,,", 0), 0u) << row;
+  EXPECT_EQ(row.rfind("attention,flash,seq=4096,not measured,OffThreadLaunch: 1 kernel(s) carry no "
+                      "iteration id,,,",
+                      0),
+            0u)
+      << row;
   // As many cells as the header: one more comma-separated field than commas.
   const std::string header = csv.substr(0, csv.find('\n'));
   const std::string line = row.substr(0, row.find('\n'));
@@ -610,6 +615,102 @@ TEST(RenderMarkdown, ABackslashBeforeAPipeIsKept) {
   EXPECT_EQ(shown_markdown(rows.at(0).at("case")), "a\\|b");
   EXPECT_EQ(markdown_cells(lines[2]).size(), markdown_cells(lines[0]).size());
   EXPECT_EQ(csv_rows(render_csv({r}))[0].at("case"), "a\\|b");
+}
+
+TEST(MarkdownText, EveryMarkupCharacterIsShownNotObeyed) {
+  // `**bold**` and backticks from a record passed through `report` as emphasis and code.
+  EXPECT_EQ(markdown_text("**bold**"), "\\*\\*bold\\*\\*");
+  EXPECT_EQ(markdown_text("`rm -rf`"), "\\`rm -rf\\`");
+  EXPECT_EQ(markdown_text("<script>alert(1)</script>"), "\\<script>alert(1)\\</script>");
+  EXPECT_EQ(markdown_text("&lt;b&gt; &#60;"), "\\&lt;b\\&gt; \\&#60;");
+  EXPECT_EQ(markdown_text("~~gone~~ $x^2$"), "\\~\\~gone\\~\\~ \\$x^2\\$");
+  EXPECT_EQ(markdown_text("[x](http://y) ![i](z)"), "\\[x](http://y) !\\[i](z)");
+  EXPECT_EQ(markdown_text("a|b\\c"), "a\\|b\\\\c");
+  // An underscore between letters or digits emphasizes nothing and keeps its look; anywhere
+  // else it is escaped.
+  EXPECT_EQ(markdown_text("decode_rmsnorm_v2"), "decode_rmsnorm_v2");
+  EXPECT_EQ(markdown_text("_em_ __init__ a_ _a x_ y"),
+            "\\_em\\_ \\_\\_init\\_\\_ a\\_ \\_a x\\_ y");
+  // Block markers only where a line starts.
+  EXPECT_EQ(markdown_text("- x # y > z 1. w"), "- x # y > z 1. w");
+  EXPECT_EQ(markdown_text("- x", MarkdownPlace::line_start), "\\- x");
+  EXPECT_EQ(markdown_text("  # x", MarkdownPlace::line_start), "  \\# x");
+  EXPECT_EQ(markdown_text("> q", MarkdownPlace::line_start), "\\> q");
+  EXPECT_EQ(markdown_text("12) x", MarkdownPlace::line_start), "12\\) x");
+  EXPECT_EQ(markdown_text("12 x. y", MarkdownPlace::line_start), "12 x. y");
+  // Controls as inert_text() shows them.
+  EXPECT_EQ(markdown_text("a\nb\x1b[0m"), "a\\x0ab\\x1b\\[0m");
+}
+
+TEST(MarkdownText, TakesTimeLinearInTheText) {
+  // Each '.' after a line's leading digits, and each character after its leading spaces, scanned
+  // all that came before: a name of 1 MB of digits then 1 MB of dots took about 10^12 steps. The
+  // bound is a hundred times what a linear pass takes under the sanitizers on a loaded machine.
+  const std::string digits_then_dots = std::string(1 << 20, '7') + std::string(1 << 20, '.');
+  const std::string spaces_then_text = std::string(1 << 20, ' ') + std::string(1 << 20, 'x');
+  const auto start = std::chrono::steady_clock::now();
+  const std::string a = markdown_text(digits_then_dots, MarkdownPlace::line_start);
+  const std::string b = markdown_text(spaces_then_text, MarkdownPlace::line_start);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 10.0);
+  EXPECT_EQ(a.size(), digits_then_dots.size() + 1);  // the first '.' alone opens a list item
+  EXPECT_EQ(a.substr((1 << 20) - 1, 4), "7\\..");
+  EXPECT_EQ(b, spaces_then_text);
+}
+
+TEST(RenderMarkdown, EmphasisCodeAndHtmlInANameAreShownNotObeyed) {
+  Record r = full_record();
+  r.results[0].row.case_name = "**bold** `code` <script>x</script>";
+  r.results[0].row.implementation = "~~old~~ &amp; _new_";
+  const std::string md = render_markdown({r});
+  const auto rows = markdown_rows(md);
+  EXPECT_EQ(rows.at(0).at("case"), "\\*\\*bold\\*\\* \\`code\\` \\<script>x\\</script>");
+  EXPECT_EQ(rows.at(0).at("implementation"), "\\~\\~old\\~\\~ \\&amp; \\_new\\_");
+  EXPECT_EQ(shown_markdown(rows.at(0).at("case")), r.results[0].row.case_name);
+  for (const char* raw : {"**", "`c", "<s", "&a", "~~"}) {
+    EXPECT_EQ(md.find(std::string(" ") + raw), std::string::npos) << raw << " in " << md;
+  }
+}
+
+TEST(RenderCsv, EveryRowSaysWhatBecameOfItAndWhy) {
+  // Skip, verification failure, exception, crash and timeout rows were empty apart from case,
+  // params and device.
+  Record r = full_record();
+  Result held = r.results[0];
+  held.row.implementation = "ignores-its-scale";
+  held.measurement.null_test = NullTestSamples{4, {12'345, 12'345, 12'345}};  // 1.0x for 4x
+  r.results.push_back(held);
+  const auto failure = [](const std::string& c, const std::string& error,
+                          const std::string& message) {
+    return Failure{{c, {{"n", "1"}}, ""}, error, message};
+  };
+  r.failures = {failure("a", "Skipped", "needs bf16"),
+                failure("b", "VerificationFailed", "output 3 is 2.5, expected 2"),
+                failure("c", "UserCodeError", "the benchmark's setup threw std::bad_alloc"),
+                failure("d", "Crashed", "the case's process was killed by signal 11"),
+                failure("e", "Timeout", "the case ran longer than --timeout 60 s"),
+                failure("f", "RecordsLost", "=SUM(A1) records lost")};
+  const auto rows = csv_rows(render_csv({r}));
+  ASSERT_EQ(rows.size(), 9u);
+  const std::vector<std::pair<std::string, std::string>> want{
+      {"ok", ""},
+      {"ok", ""},
+      {"failed",
+       "null test: 4x the work took 1.0x the time: FAIL (the harness may not be timing "
+       "the work)"},
+      {"skipped", "Skipped: needs bf16"},
+      {"failed", "VerificationFailed: output 3 is 2.5, expected 2"},
+      {"failed", "UserCodeError: the benchmark's setup threw std::bad_alloc"},
+      {"crashed", "Crashed: the case's process was killed by signal 11"},
+      {"timed out", "Timeout: the case ran longer than --timeout 60 s"},
+      {"not measured", "RecordsLost: =SUM(A1) records lost"}};
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(rows[i].at("status"), want[i].first) << i;
+    EXPECT_EQ(rows[i].at("error"), want[i].second) << i;
+  }
+  // The failed null test's times stay out of the CSV, as they stay out of the table.
+  EXPECT_EQ(rows[2].at("device_busy_median_us"), "");
 }
 
 }  // namespace

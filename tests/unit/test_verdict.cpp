@@ -42,10 +42,10 @@ TEST(Ratio, ResolutionBoundaryFaster) {
   const RatioVerdict under = compare_times(149, 100);
   EXPECT_EQ(under.resolution, Resolution::no_measured_difference);
   EXPECT_EQ(under.label, "no measured difference at this precision");
-  // sig2 would print 1.5x beside "no difference": three figures instead.
-  EXPECT_EQ(under.wording, "1.49x faster");
-  EXPECT_EQ(compare_times(146, 100).wording, "1.46x faster");
-  EXPECT_EQ(compare_times(140, 100).wording, "1.4x faster");  // sig2 where it cannot mislead
+  // Under the resolution no direction is worded: the medians' ratio, candidate over baseline.
+  EXPECT_EQ(under.wording, "0.67x the time");
+  EXPECT_EQ(compare_times(146, 100).wording, "0.68x the time");
+  EXPECT_EQ(compare_times(140, 100).wording, "0.71x the time");
 }
 
 TEST(Ratio, ResolutionBoundarySlower) {
@@ -55,12 +55,26 @@ TEST(Ratio, ResolutionBoundarySlower) {
   EXPECT_DOUBLE_EQ(at.speedup, 100.0 / 150.0);
   const RatioVerdict under = compare_times(100, 149);
   EXPECT_EQ(under.resolution, Resolution::no_measured_difference);
-  EXPECT_EQ(under.wording, "1.49x slower");
+  // sig2 would print 1.5x beside "no difference": the figures it takes instead.
+  EXPECT_EQ(under.wording, "1.49x the time");
+  EXPECT_EQ(compare_times(10000, 14996).wording, "1.4996x the time");
+  EXPECT_EQ(compare_times(100, 140).wording, "1.4x the time");  // sig2 where it cannot mislead
+}
+
+TEST(Ratio, UnderTheResolutionNoDirectionIsClaimed) {
+  // "b is 1.0x slower than a": a direction the rule did not measure.
+  for (const double candidate : {100.0, 101.0, 99.0, 130.0, 75.0}) {
+    const RatioVerdict v = compare_times(100, candidate);
+    EXPECT_EQ(v.resolution, Resolution::no_measured_difference);
+    EXPECT_EQ(v.wording.find("slower"), std::string::npos) << v.wording;
+    EXPECT_EQ(v.wording.find("faster"), std::string::npos) << v.wording;
+  }
+  EXPECT_EQ(compare_times(100, 101).wording, "1.0x the time");
 }
 
 TEST(Ratio, LargeAndEqual) {
   EXPECT_EQ(compare_times(1000, 100).wording, "10x faster");
-  EXPECT_EQ(compare_times(100, 100).wording, "1.0x faster");
+  EXPECT_EQ(compare_times(100, 100).wording, "1.0x the time");
   EXPECT_EQ(compare_times(100, 100).resolution, Resolution::no_measured_difference);
   EXPECT_EQ(compare_times(100, 187).wording, "1.9x slower");
   EXPECT_THROW(compare_times(0, 100), std::invalid_argument);

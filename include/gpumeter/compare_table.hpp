@@ -1,0 +1,22 @@
+#pragma once
+// `gpumeter compare`'s report (B2): two records row by row (record_comparison.hpp), in markdown,
+// every text that came from a record made inert by markdown_text() (escape.hpp).
+#include <optional>
+#include <string>
+
+#include "gpumeter/record.hpp"
+#include "gpumeter/record_comparison.hpp"
+
+namespace gpumeter {
+
+// The records' identities and a note for each thing that limits what the table can say
+// (different devices, a partial record); a table of every row in both records (statistic, both
+// medians, the change and what it is found to be, by the rule of its statistic); the geometric
+// mean of the device-time changes; the rows on one side only, each with why; the cases either
+// record could not measure; and with a gate, the regressions beyond its threshold and its
+// verdict, naming everything it could not see. Rendered whole, so a caller prints all or nothing.
+std::string render_record_comparison(const Record& base, const Record& next,
+                                     const RecordComparison& comparison,
+                                     const std::optional<GateOptions>& gate);
+
+}  // namespace gpumeter

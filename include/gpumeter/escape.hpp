@@ -1,0 +1,37 @@
+#pragma once
+// Text that came from a record (names, params, messages, run ids), made inert for the output it
+// lands in (B7). One rule per output, used by every renderer: `gpumeter report`, `compare` and
+// `merge`, and the benchmark programs' tables. A record adds no line, cell, block, emphasis,
+// code span, link, HTML or formula to what gpumeter prints; every character it holds is shown.
+#include <string>
+#include <string_view>
+
+namespace gpumeter {
+
+// For a terminal or a log: every character a terminal would obey rather than show written as an
+// escape: C0 controls and DEL as \xNN (a newline too), C1 controls (U+0080 to U+009F) and the
+// bidirectional embeddings, overrides and isolates (U+202A to U+202E, U+2066 to U+2069) as
+// \uNNNN. Everything else is kept as it is.
+std::string inert_text(std::string_view text);
+
+// Where record text lands in markdown: inside a line (a table cell, the rest of a sentence), or
+// at the start of a line's content (a list item's text), where a marker would open a block.
+enum class MarkdownPlace { within_line, line_start };
+
+// For markdown (CommonMark with GitHub's tables, strikethrough and math): controls as
+// inert_text() shows them, then a backslash before every character that could act as markup:
+//   \ | < [ & * ` ~ $   anywhere: escapes, cells, HTML, links and images, entities, emphasis,
+//                       code, strikethrough, math;
+//   _                   unless between two letters or digits (snake_case cannot emphasize, so
+//                       names keep their look);
+//   at a line's start, a block marker: # > - + (after spaces or not), and the '.' or ')' of an
+//   ordered list ("1." or "1)").
+// A markdown renderer shows each escaped character as the character itself.
+std::string markdown_text(std::string_view text, MarkdownPlace place = MarkdownPlace::within_line);
+
+// For CSV: controls as inert_text() shows them (so no cell spans lines), a leading = + - @
+// prefixed with ' (a spreadsheet that opens the file runs no formula from a record), and RFC
+// 4180 quoting where the cell holds a comma or a quote.
+std::string csv_cell(std::string_view text);
+
+}  // namespace gpumeter

@@ -1,0 +1,30 @@
+#pragma once
+// The records of the shards of one sweep (run on one device, one way of timing) joined into one
+// record, so tables and comparisons see the whole sweep (B2, `gpumeter merge`).
+#include <string>
+#include <vector>
+
+#include "gpumeter/record.hpp"
+
+namespace gpumeter {
+
+struct MergeOptions {
+  // Join records of different devices, configurations, project commits, timing methods or
+  // ceilings; the merged record says which in a deviation, and its header is the first's.
+  bool allow_mixed = false;
+  // The merged record's identity: a new run id and time, this gpumeter, the command that merged.
+  std::string run_id;
+  std::string created_utc;
+  std::string gpumeter_version;
+  std::vector<std::string> argv;
+};
+
+// Every result and failure of `records`, in order, with every deviation once, the header
+// (host, device, state, configuration, commit) of the first, the ceilings joined (the fastest
+// run any shard saw) and every row's summary and the comparisons recomputed against them, and
+// a deviation naming the records joined. Throws MergeRefused (errors.hpp) when a row is in two
+// of the records, and, unless allow_mixed, when the records differ in what they were measured
+// with.
+Record merge_records(const std::vector<Record>& records, const MergeOptions& options);
+
+}  // namespace gpumeter

@@ -1,0 +1,105 @@
+#pragma once
+// Two records row by row (B2): every row of a new record against the same row (case, params,
+// implementation) of a baseline record, by the rule of its statistic, and everything the two
+// could not be set against each other for: rows on one side only and why, cases that failed,
+// partial records. `gpumeter compare` renders it and gates CI on it; a gate that cannot see a
+// row it guards fails, it does not pass by accident.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpumeter/comparison.hpp"
+#include "gpumeter/record.hpp"
+
+namespace gpumeter {
+
+enum class RecordSide { base, next };
+std::string_view to_string(RecordSide side);  // "base", "new"
+
+// A row of both records, and how the new one compares with the base one.
+struct RowPair {
+  const Result* base = nullptr;
+  const Result* next = nullptr;
+  Comparison comparison;
+};
+
+// A row one record holds and the other does not, and what the other says of it.
+struct MissingRow {
+  RowKey row;
+  RecordSide missing_from = RecordSide::next;
+  // The other record's failure for the row or its whole case (a skip included), or nullptr.
+  const Failure* failure = nullptr;
+  // The other record is partial: the row may not have run yet.
+  bool record_partial = false;
+};
+
+// A case a record could not measure, skips aside.
+struct SideFailure {
+  RecordSide side = RecordSide::next;
+  const Failure* failure = nullptr;
+};
+
+struct RecordComparison {
+  std::vector<RowPair> pairs;         // in the new record's order
+  std::vector<MissingRow> missing;    // the base's rows missing from new, then new's from base
+  std::vector<SideFailure> failures;  // every failure but a skip: the base's, then new's
+  // What a partial record says of itself (partial_record_note(), less its mark: "the run had
+  // finished 2 of 6 cases when..."); "" for a complete record.
+  std::string base_partial;
+  std::string next_partial;
+};
+
+// Pairs every row of `next` with the same row of `base` and compares them by the rule of their
+// statistic (compare_rows), as inside one record: device time by the relative difference with
+// its interval (B5), wall clock by the 1.5x resolution (P5). Across two records a wall-clock row
+// gets no finer statement from its passes: the passes of two runs were not interleaved (A B B
+// A), so a drift between the runs would read as a difference (two identical host runs read
+// "-3.7% [-4.8%, -2.6%]"). The result points into `base` and `next`, which must outlive it.
+RecordComparison compare_records(const Record& base, const Record& next);
+
+// Why a row is on one side only: what the other record says of it ("crashed: the case's process
+// was killed by signal 11 (in new)", "skipped: needs bf16 (in new)"), else "not in new, whose
+// record is partial (its run stopped before the end)", or "not in new".
+std::string describe(const MissingRow& missing);
+
+// The change over the rows judged by the relative difference (device time; a wall-clock row's
+// finer figures are not stood behind, P5): the geometric mean of new / base less one, and how
+// many rows were found slower, faster, or with no difference detected. The mean is a summary,
+// not a finding: it claims no direction of its own.
+struct ChangeSummary {
+  double geometric_mean = 0;
+  int rows = 0;
+  int slower = 0;
+  int faster = 0;
+  int undetected = 0;
+};
+std::optional<ChangeSummary> summarize_changes(const RecordComparison& comparison);
+// "Geometric mean of new / base over 3 device-time row(s): +4.9%; by row: 1 slower, 2 with no
+// difference detected" ("no row differs" when none was found slower or faster).
+std::string describe(const ChangeSummary& summary);
+
+// The CI gate (`--fail-on-regression PCT`).
+struct GateOptions {
+  double threshold = 0;        // a fraction: 0.05 for 5%
+  bool allow_missing = false;  // --allow-missing: what the gate cannot see does not fail it
+};
+
+// A row slower than base by more than `threshold`, by the rule of its statistic: device time
+// when its whole interval lies above it (the low end > threshold); wall clock when the 1.5x
+// resolution calls it slower (a directional difference) by a factor above 1 + threshold.
+bool is_regression(const Comparison& comparison, double threshold);
+
+struct GateOutcome {
+  std::vector<const RowPair*> regressions;
+  // What the gate could not see, one sentence each: rows missing from either side, cases that
+  // failed on either side, a partial record, no row in common. Each fails the gate unless
+  // allow_missing.
+  std::vector<std::string> unseen;
+  // What the gate sees less finely, one sentence each (wall-clock rows under 1.5x).
+  std::vector<std::string> notes;
+  bool passed = true;
+};
+GateOutcome judge_gate(const RecordComparison& comparison, const GateOptions& options);
+
+}  // namespace gpumeter

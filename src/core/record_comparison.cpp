@@ -1,0 +1,182 @@
+#include "gpumeter/record_comparison.hpp"
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpumeter/format.hpp"
+#include "gpumeter/row_status.hpp"
+#include "gpumeter/verdict.hpp"
+
+namespace gpumeter {
+namespace {
+
+// The failure `record` holds for `row`: one of that very row first, else one of its whole case
+// (implementation "": the case failed before any implementation ran).
+const Failure* failure_for(const Record& record, const RowKey& row) {
+  const Failure* whole_case = nullptr;
+  for (const Failure& f : record.failures) {
+    if (f.row == row) return &f;
+    if (whole_case == nullptr && f.row.implementation.empty() && f.row.case_name == row.case_name &&
+        f.row.params == row.params) {
+      whole_case = &f;
+    }
+  }
+  return whole_case;
+}
+
+std::string rows(std::size_t n) {
+  return std::to_string(n) + (n == 1 ? " row" : " rows");
+}
+
+}  // namespace
+
+std::string_view to_string(RecordSide side) {
+  return side == RecordSide::base ? "base" : "new";
+}
+
+RecordComparison compare_records(const Record& base, const Record& next) {
+  RecordComparison out;
+  // What the partial record says of itself, less its mark.
+  const auto partial = [](const Record& r) {
+    const std::string note = partial_record_note(r);
+    return note.empty() ? note : note.substr(kPartialRecordMark.size());
+  };
+  out.base_partial = partial(base);
+  out.next_partial = partial(next);
+  std::map<RowKey, const Result*> in_base;
+  for (const Result& r : base.results) in_base.emplace(r.row, &r);
+  std::map<RowKey, const Result*> in_next;
+  for (const Result& r : next.results) in_next.emplace(r.row, &r);
+
+  for (const Result& r : next.results) {
+    const auto it = in_base.find(r.row);
+    if (it == in_base.end()) continue;
+    RowPair pair{it->second, &r, compare_rows(*it->second, r)};
+    // P5 across runs: the 1.5x resolution alone (see the header).
+    if (pair.comparison.rule == ComparisonRule::resolution) pair.comparison.difference.reset();
+    out.pairs.push_back(std::move(pair));
+  }
+  for (const Result& r : base.results) {
+    if (in_next.count(r.row) == 0) {
+      out.missing.push_back(
+          {r.row, RecordSide::next, failure_for(next, r.row), !out.next_partial.empty()});
+    }
+  }
+  for (const Result& r : next.results) {
+    if (in_base.count(r.row) == 0) {
+      out.missing.push_back(
+          {r.row, RecordSide::base, failure_for(base, r.row), !out.base_partial.empty()});
+    }
+  }
+  for (const auto& [side, record] :
+       {std::pair{RecordSide::base, &base}, {RecordSide::next, &next}}) {
+    for (const Failure& f : record->failures) {
+      if (status_of(f) != RowStatus::skipped) out.failures.push_back({side, &f});
+    }
+  }
+  return out;
+}
+
+std::string describe(const MissingRow& m) {
+  const std::string side(to_string(m.missing_from));
+  if (m.failure != nullptr) return describe(*m.failure) + " (in " + side + ")";
+  if (m.record_partial) {
+    return "not in " + side + ", whose record is partial (its run stopped before the end)";
+  }
+  return "not in " + side;
+}
+
+std::optional<ChangeSummary> summarize_changes(const RecordComparison& comparison) {
+  ChangeSummary s;
+  double log_sum = 0;
+  for (const RowPair& p : comparison.pairs) {
+    const Comparison& c = p.comparison;
+    if (!c.compared() || c.rule != ComparisonRule::relative_difference || !c.difference) continue;
+    const RelativeDifference& d = *c.difference;
+    log_sum += std::log1p(d.estimate);
+    ++s.rows;
+    s.slower += d.slower() ? 1 : 0;
+    s.faster += d.faster() ? 1 : 0;
+    s.undetected += d.found() ? 0 : 1;
+  }
+  if (s.rows == 0) return std::nullopt;
+  s.geometric_mean = std::expm1(log_sum / s.rows);
+  return s;
+}
+
+std::string describe(const ChangeSummary& s) {
+  const double pct = 100 * s.geometric_mean;
+  // A sign only where the mean is not zero; no "slower" or "faster": the rows say that.
+  std::string text = "Geometric mean of new / base over " + std::to_string(s.rows) +
+                     " device-time row(s): " + (pct > 0 ? "+" : "") + format_sig2(pct) +
+                     "%; by row: ";
+  if (s.slower == 0 && s.faster == 0) {
+    return text + "no row differs (" + std::to_string(s.undetected) +
+           " with no difference detected)";
+  }
+  std::string parts;
+  const auto add = [&](int n, const char* what) {
+    if (n > 0) parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+  };
+  add(s.slower, "slower");
+  add(s.faster, "faster");
+  add(s.undetected, "with no difference detected");
+  return text + parts;
+}
+
+bool is_regression(const Comparison& c, double threshold) {
+  if (!c.compared()) return false;
+  if (c.rule == ComparisonRule::resolution) {
+    // P5: only a directional difference is a finding; below 1.5x nothing is called slower.
+    return c.ratio && c.ratio->resolution == Resolution::directional_difference &&
+           c.ratio->speedup < 1 && 1 / c.ratio->speedup - 1 > threshold;
+  }
+  return c.difference && c.difference->low > threshold;
+}
+
+GateOutcome judge_gate(const RecordComparison& comparison, const GateOptions& options) {
+  GateOutcome g;
+  std::size_t wall_clock = 0;
+  for (const RowPair& p : comparison.pairs) {
+    if (is_regression(p.comparison, options.threshold)) g.regressions.push_back(&p);
+    if (p.comparison.compared() && p.comparison.rule == ComparisonRule::resolution) ++wall_clock;
+  }
+  std::size_t from_next = 0;
+  std::size_t from_base = 0;
+  for (const MissingRow& m : comparison.missing) {
+    ++(m.missing_from == RecordSide::next ? from_next : from_base);
+  }
+  if (comparison.pairs.empty()) g.unseen.push_back("no row is in both records");
+  if (from_next > 0) g.unseen.push_back(rows(from_next) + " of base not in new");
+  if (from_base > 0) g.unseen.push_back(rows(from_base) + " of new not in base");
+  for (const auto& [side, partial] : {std::pair{RecordSide::base, &comparison.base_partial},
+                                      {RecordSide::next, &comparison.next_partial}}) {
+    if (!partial->empty()) {
+      g.unseen.push_back("the " + std::string(to_string(side)) + " record is partial: " + *partial);
+    }
+  }
+  for (const RecordSide side : {RecordSide::base, RecordSide::next}) {
+    for (const RowStatus status :
+         {RowStatus::failed, RowStatus::crashed, RowStatus::timed_out, RowStatus::not_measured}) {
+      std::size_t n = 0;
+      for (const SideFailure& f : comparison.failures) {
+        n += f.side == side && status_of(*f.failure) == status ? 1 : 0;
+      }
+      if (n > 0) {
+        g.unseen.push_back(std::to_string(n) + (n == 1 ? " case" : " cases") + " of " +
+                           std::string(to_string(side)) + " " + std::string(to_string(status)));
+      }
+    }
+  }
+  if (wall_clock > 0 && 1 + options.threshold < kResolutionRatio) {
+    g.notes.push_back(rows(wall_clock) + " timed by the wall clock: judged by the " +
+                      format_sig2(kResolutionRatio) + "x resolution, so a slowdown under " +
+                      format_sig2(kResolutionRatio) + "x is not a regression the gate can see");
+  }
+  g.passed = g.regressions.empty() && (options.allow_missing || g.unseen.empty());
+  return g;
+}
+
+}  // namespace gpumeter

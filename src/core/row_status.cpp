@@ -1,0 +1,70 @@
+#include "gpumeter/row_status.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "gpumeter/comparison.hpp"
+
+namespace gpumeter {
+
+std::string_view to_string(RowStatus status) {
+  switch (status) {
+    case RowStatus::ok:
+      return "ok";
+    case RowStatus::skipped:
+      return "skipped";
+    case RowStatus::failed:
+      return "failed";
+    case RowStatus::crashed:
+      return "crashed";
+    case RowStatus::timed_out:
+      return "timed out";
+    case RowStatus::not_measured:
+      return "not measured";
+  }
+  return "failed";
+}
+
+RowStatus status_of(const Failure& failure) {
+  const std::string& e = failure.error;
+  if (e == kSkippedFailure) return RowStatus::skipped;
+  if (e == kCrashedFailure) return RowStatus::crashed;
+  if (e == kTimeoutFailure) return RowStatus::timed_out;
+  // T6: the measurement's own refusals (error_name in errors.cpp): the work may well be right,
+  // but no time of it is one gpumeter stands behind.
+  for (const char* refusal :
+       {"RecordsLost", "OffThreadLaunch", "AttributionError", "WrongDevice", "CuptiUnavailable",
+        "MixedTimingMethods", "IncomparableStatistics", "TimestampUnitMismatch", "DeviceBusy"}) {
+    if (e == refusal) return RowStatus::not_measured;
+  }
+  // The case's own failures (VerificationFailed, InputsModified, UserCodeError, DeviceError,
+  // ConfigError), and any name a later version may add.
+  return RowStatus::failed;
+}
+
+RowStatus status_of(const Result& result) {
+  const std::optional<NullTestOutcome> n = null_test_of(result);
+  return n && n->failed() ? RowStatus::failed : RowStatus::ok;
+}
+
+std::string error_of(const Failure& failure) {
+  return failure.message.empty() ? failure.error : failure.error + ": " + failure.message;
+}
+
+std::string describe(const Failure& failure) {
+  const RowStatus status = status_of(failure);
+  // The runtime's names say no more than the status does.
+  const bool named_by_status = status == RowStatus::skipped || status == RowStatus::crashed ||
+                               status == RowStatus::timed_out;
+  const std::string why =
+      named_by_status && !failure.message.empty() ? failure.message : error_of(failure);
+  return std::string(to_string(status)) + ": " + why;
+}
+
+std::string error_of(const Result& result) {
+  const std::optional<NullTestOutcome> n = null_test_of(result);
+  return n && n->failed() ? "null test: " + describe(*n) : std::string();
+}
+
+}  // namespace gpumeter

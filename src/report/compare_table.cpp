@@ -1,0 +1,165 @@
+#include "gpumeter/compare_table.hpp"
+
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpumeter/comparison.hpp"
+#include "gpumeter/escape.hpp"
+#include "gpumeter/format.hpp"
+#include "gpumeter/row_status.hpp"
+#include "gpumeter/table.hpp"
+
+namespace gpumeter {
+namespace {
+
+std::string time_text(double ns) {
+  if (!std::isfinite(ns)) return kNotMeasured;
+  if (ns >= 10e6) return format_significant(ns / 1e6, 3) + " ms";
+  return format_significant(ns / 1e3, 3) + " us";
+}
+
+// Record text in a table cell or the rest of a line; at the start of a list item's text.
+std::string cell(const std::string& text) {
+  return markdown_text(text);
+}
+std::string item(const std::string& text) {
+  return "- " + markdown_text(text, MarkdownPlace::line_start) + "\n";
+}
+
+std::string device_text(const Record& r) {
+  return (r.device.name.empty() ? r.device.kind : r.device.name) +
+         (r.device.uuid.empty() ? "" : " " + r.device.uuid);
+}
+
+// The change and the finding of one row, by the rule of its statistic.
+struct RowWords {
+  std::string change = "not compared";
+  std::string finding;
+};
+
+RowWords row_words(const Comparison& c) {
+  RowWords w;
+  if (!c.compared()) {
+    w.finding = c.refusal;
+    return w;
+  }
+  if (c.rule == ComparisonRule::resolution) {
+    // P5: the factor of the medians and what the 1.5x resolution calls it; no interval.
+    w.change = c.ratio->wording;
+    w.finding = c.ratio->label + " (" + format_sig2(kResolutionRatio) + "x resolution)";
+  } else {
+    const RelativeDifference& d = *c.difference;
+    // The core's numbers, so the change and its interval share their figures.
+    const PercentText t = percent_text(d);
+    w.change = t.estimate + " [" + t.low + ", " + t.high + "]";
+    w.finding = d.slower()   ? "slower"
+                : d.faster() ? "faster"
+                             : "no difference detected (would see " +
+                                   format_sig2(100 * d.smallest_detectable) + "%)";
+  }
+  const std::string clocks = clock_difference_words(c, "base", "new");
+  if (!clocks.empty()) w.finding += "; " + clocks;
+  return w;
+}
+
+std::string regression_words(const Comparison& c) {
+  if (c.rule == ComparisonRule::resolution) {
+    return c.ratio->wording + " (" + c.ratio->label + ", " + format_sig2(kResolutionRatio) +
+           "x resolution)";
+  }
+  const DifferenceWords w = difference_words(*c.difference);
+  return w.change + " (" + w.interval + ")";
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string s;
+  for (const std::string& p : parts) s += (s.empty() ? "" : "; ") + p;
+  return s;
+}
+
+}  // namespace
+
+std::string render_record_comparison(const Record& base, const Record& next,
+                                     const RecordComparison& comparison,
+                                     const std::optional<GateOptions>& gate) {
+  std::string out = "Base: " + cell(base.run_id) + " (" + cell(device_text(base)) + ")\n" +
+                    "New:  " + cell(next.run_id) + " (" + cell(device_text(next)) + ")\n";
+  if (base.device.uuid != next.device.uuid || base.device.name != next.device.name) {
+    out += "Note: the two records were measured on different devices.\n";
+  }
+  if (!comparison.base_partial.empty()) {
+    out += "Note: the base record is partial: " + cell(comparison.base_partial) + "\n";
+  }
+  if (!comparison.next_partial.empty()) {
+    out += "Note: the new record is partial: " + cell(comparison.next_partial) + "\n";
+  }
+
+  out +=
+      "\n| case / implementation (params) | statistic | base median | new median | change | "
+      "finding |\n|---|---|---|---|---|---|\n";
+  for (const RowPair& p : comparison.pairs) {
+    const Comparison& c = p.comparison;
+    const RowWords w = row_words(c);
+    out += "| " + cell(row_label(p.next->row)) + " | " + std::string(to_string(c.statistic)) +
+           " | " + time_text(p.base->summary.device_busy.median_ns) + " | " +
+           time_text(p.next->summary.device_busy.median_ns) + " | " + w.change + " | " +
+           cell(w.finding) + " |\n";
+  }
+  if (comparison.pairs.empty()) out += "\nNo row is in both records: nothing was compared.\n";
+
+  if (const std::optional<ChangeSummary> s = summarize_changes(comparison)) {
+    out += "\n" + describe(*s) + "\n";
+  }
+  for (const RecordSide side : {RecordSide::next, RecordSide::base}) {
+    std::vector<std::string> lines;
+    for (const MissingRow& m : comparison.missing) {
+      if (m.missing_from == side) lines.push_back(row_label(m.row) + ": " + describe(m));
+    }
+    if (lines.empty()) continue;
+    out += std::string("\nOnly in ") + (side == RecordSide::next ? "base" : "new") + " (" +
+           std::to_string(lines.size()) + "):\n";
+    for (const std::string& l : lines) out += item(l);
+  }
+  if (!comparison.failures.empty()) {
+    out += "\nCases not measured (" + std::to_string(comparison.failures.size()) + "):\n";
+    for (const SideFailure& f : comparison.failures) {
+      out += item(row_label(f.failure->row) + " (" + std::string(to_string(f.side)) +
+                  "): " + describe(*f.failure));
+    }
+  }
+
+  if (gate) {
+    const GateOutcome g = judge_gate(comparison, *gate);
+    const std::string threshold = format_sig2(100 * gate->threshold) + "%";
+    out +=
+        "\nRegressions beyond " + threshold + " (" + std::to_string(g.regressions.size()) + "):\n";
+    for (const RowPair* p : g.regressions) {
+      out += item(row_label(p->next->row) + ": " + regression_words(p->comparison));
+    }
+    std::vector<std::string> failed;
+    if (!g.regressions.empty()) {
+      failed.push_back(std::to_string(g.regressions.size()) + " row(s) slower beyond " + threshold);
+    }
+    out += "\nGate (--fail-on-regression " + threshold + "): ";
+    if (!g.passed) {
+      if (!gate->allow_missing) failed.insert(failed.end(), g.unseen.begin(), g.unseen.end());
+      out += "FAILED: " + cell(joined(failed)) +
+             (g.unseen.empty() || gate->allow_missing
+                  ? ""
+                  : " (a gate fails on what it cannot see; --allow-missing lets rows missing, "
+                    "failed or not run pass)");
+    } else if (!g.unseen.empty()) {
+      out += "passed with --allow-missing, which let pass what it could not see: " +
+             cell(joined(g.unseen));
+    } else {
+      out += "passed: no row slower beyond " + threshold + ", none missing, failed or not run";
+    }
+    out += "\n";
+    for (const std::string& n : g.notes) out += "Note: " + cell(n) + "\n";
+  }
+  return out;
+}
+
+}  // namespace gpumeter

@@ -1,0 +1,115 @@
+#include "gpumeter/escape.hpp"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace gpumeter {
+namespace {
+
+// The length of a character a terminal would obey rather than show, at the start of `text`, or
+// 0: a C0 control or DEL (newline, ESC, NUL...), a C1 control in UTF-8 (U+0080 to U+009F:
+// U+009B is a CSI of its own), or a bidirectional embedding, override or isolate (U+202A to
+// U+202E, U+2066 to U+2069), which would reorder what is shown around it.
+std::size_t control_length(std::string_view text) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  if (byte(0) < 0x20 || byte(0) == 0x7f) return 1;
+  if (text.size() >= 2 && byte(0) == 0xc2 && byte(1) >= 0x80 && byte(1) <= 0x9f) return 2;
+  if (text.size() >= 3 && byte(0) == 0xe2 &&
+      ((byte(1) == 0x80 && byte(2) >= 0xaa && byte(2) <= 0xae) ||
+       (byte(1) == 0x81 && byte(2) >= 0xa6 && byte(2) <= 0xa9))) {
+    return 3;
+  }
+  return 0;
+}
+
+// The code point of a control of control_length() n, as the reader sees it: \xNN or \uNNNN.
+std::string shown_control(std::string_view c) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned>(c[i]) & 0xffu; };
+  if (c.size() == 1) return fmt::format("\\x{:02x}", byte(0));
+  if (c.size() == 2) return fmt::format("\\u{:04x}", ((byte(0) & 0x1fu) << 6) | (byte(1) & 0x3fu));
+  return fmt::format("\\u{:04x}",
+                     ((byte(0) & 0x0fu) << 12) | ((byte(1) & 0x3fu) << 6) | (byte(2) & 0x3fu));
+}
+
+bool ascii_alnum(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+// Markup anywhere in a line: escapes and cell ends, HTML and autolinks, links and images,
+// entities, emphasis, code spans, strikethrough, math.
+constexpr std::string_view kInlineMarkup = "\\|<[&*`~$";
+// What opens a block at the start of a line's content (after spaces or not); '*', '`' and '~'
+// are escaped anywhere already.
+constexpr std::string_view kBlockMarkers = "#>-+";
+
+}  // namespace
+
+std::string inert_text(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    const std::size_t n = control_length(text);
+    if (n > 0) {
+      out += shown_control(text.substr(0, n));
+      text.remove_prefix(n);
+    } else {
+      out += text.front();
+      text.remove_prefix(1);
+    }
+  }
+  return out;
+}
+
+std::string markdown_text(std::string_view text, MarkdownPlace place) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  // What the line's content holds so far, kept as it goes (a scan of `out` per character would
+  // take time quadratic in a long name): only spaces, or spaces then digits.
+  bool blank = place == MarkdownPlace::line_start;
+  bool digits = false;
+  for (std::size_t i = 0; i < text.size();) {
+    if (const std::size_t n = control_length(text.substr(i)); n > 0) {
+      out += shown_control(text.substr(i, n));
+      i += n;
+      blank = digits = false;
+      continue;
+    }
+    const char c = text[i];
+    // Spaces before a marker still let it open its block; so do digits before '.' or ')' (an
+    // ordered list item: "1. x").
+    const bool lead = blank && kBlockMarkers.find(c) != std::string_view::npos;
+    const bool ordered = digits && (c == '.' || c == ')');
+    // An underscore between two letters or digits opens and closes nothing (CommonMark's
+    // flanking rules): decode_rmsnorm stays as it is written.
+    const bool loose_underscore = c == '_' && !(i > 0 && ascii_alnum(text[i - 1]) &&
+                                                i + 1 < text.size() && ascii_alnum(text[i + 1]));
+    if (lead || ordered || loose_underscore || kInlineMarkup.find(c) != std::string_view::npos) {
+      out += '\\';
+    }
+    out += c;
+    ++i;
+    const bool digit = c >= '0' && c <= '9';
+    digits = (blank || digits) && digit;
+    blank = blank && c == ' ';
+  }
+  return out;
+}
+
+std::string csv_cell(std::string_view text) {
+  std::string cell = inert_text(text);
+  if (!cell.empty() && std::string_view("=+-@").find(cell.front()) != std::string_view::npos) {
+    cell.insert(cell.begin(), '\'');
+  }
+  if (cell.find_first_of(",\"") == std::string::npos) return cell;
+  std::string out = "\"";
+  for (const char c : cell) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace gpumeter

@@ -1,0 +1,101 @@
+// Merging the shards of one sweep (`gpumeter merge`): rows joined in order, a row in two shards
+// and shards of different setups refused by cause, the merged record's own identity.
+#include "gpumeter/merge.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "gpumeter/errors.hpp"
+#include "gpumeter/summary.hpp"
+
+namespace gpumeter {
+namespace {
+
+Result row(const std::string& c, const std::string& impl, Nanos ns,
+           TimingMethod method = TimingMethod::cupti) {
+  Result r;
+  r.row = {c, {}, impl};
+  r.measurement.method = method;
+  r.measurement.timestamp_tick_ns = 1;
+  for (int i = 0; i < 4; ++i) r.measurement.samples.push_back({ns + i, ns + i, 1, 0});
+  r.measurement.pass_sizes = {2, 2};
+  r.summary = summarize(r.measurement.samples, method, 0);
+  return r;
+}
+
+Record shard(const std::string& run_id, std::vector<Result> results) {
+  Record r;
+  r.run_id = run_id;
+  r.device.kind = "cuda";
+  r.device.uuid = "GPU-1";
+  r.results = std::move(results);
+  return r;
+}
+
+MergeOptions options(bool allow_mixed = false) {
+  MergeOptions o;
+  o.allow_mixed = allow_mixed;
+  o.run_id = "merged";
+  o.created_utc = "2026-12-01T00:00:00Z";
+  o.gpumeter_version = "0.1.0";
+  o.argv = {"gpumeter", "merge", "a.json", "b.json"};
+  return o;
+}
+
+TEST(MergeRecords, ShardsJoinInOrderUnderTheirOwnIdentity) {
+  Record a = shard("a", {row("copy", "x", 100)});
+  a.failures.push_back({{"scan", {}, ""}, "Crashed", "signal 11"});
+  a.deviations = {"device lock not taken"};
+  Record b = shard("b", {row("copy", "y", 200)});
+  b.deviations = {"device lock not taken", partial_record_deviation(1, 3)};
+  const Record m = merge_records({a, b}, options());
+  EXPECT_EQ(m.run_id, "merged");
+  EXPECT_EQ(m.device.uuid, "GPU-1");
+  ASSERT_EQ(m.results.size(), 2u);
+  EXPECT_EQ(m.results[1].row.implementation, "y");
+  ASSERT_EQ(m.failures.size(), 1u);
+  EXPECT_EQ(m.comparisons.size(), 1u);  // copy/y against copy/x, now in one record
+  // Each deviation once; a partial shard makes a partial merge.
+  EXPECT_EQ(m.deviations,
+            (std::vector<std::string>{"device lock not taken", partial_record_deviation(1, 3),
+                                      "merged from 2 records: a, b"}));
+  EXPECT_FALSE(partial_record_note(m).empty());
+}
+
+TEST(MergeRecords, ARowInTwoShardsIsRefusedNamingTheShard) {
+  try {
+    merge_records({shard("a", {row("copy", "x", 100)}), shard("b", {row("copy", "x", 100)})},
+                  options(true));
+    FAIL() << "merged a row twice";
+  } catch (const MergeRefused& e) {
+    EXPECT_EQ(e.record(), std::optional<std::size_t>(1));
+    EXPECT_NE(std::string(e.what()).find("copy / x is in two of the records"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(merge_records({shard("a", {})}, options()), MergeRefused);
+}
+
+TEST(MergeRecords, ShardsOfDifferentSetupsAreRefusedUnlessAllowed) {
+  const Record a = shard("a", {row("copy", "x", 100)});
+  Record b = shard("b", {row("copy", "y", 100, TimingMethod::cuda_events)});
+  b.device.uuid = "GPU-2";
+  try {
+    merge_records({a, b}, options());
+    FAIL() << "merged two devices";
+  } catch (const MergeRefused& e) {
+    EXPECT_FALSE(e.record().has_value());
+    EXPECT_NE(std::string(e.what()).find("the records differ in devices (GPU-1 and GPU-2); "
+                                         "timing methods (cuda-events, cupti)"),
+              std::string::npos)
+        << e.what();
+  }
+  const Record m = merge_records({a, b}, options(true));
+  ASSERT_GE(m.deviations.size(), 2u);
+  EXPECT_EQ(m.deviations[0].rfind("merged records that differ in devices", 0), 0u)
+      << m.deviations[0];
+}
+
+}  // namespace
+}  // namespace gpumeter
