@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
     const gpumeter::TableLayout layout =
         o.wide ? gpumeter::TableLayout::wide : gpumeter::TableLayout::narrow;
     std::printf("\n%s\n%s\nRecord: %s\n", gpumeter::render_markdown(records, layout).c_str(),
-                gpumeter::render_comparisons(records).c_str(), path.c_str());
+                gpumeter::render_comparisons(records, layout).c_str(), path.c_str());
     if (!records.front().failures.empty()) {
       std::fprintf(stderr, "gpumeter-example: %zu case(s) produced no number; the notes say why\n",
                    records.front().failures.size());

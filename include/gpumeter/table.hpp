@@ -48,6 +48,7 @@ std::string render_csv(const std::vector<Record>& records);
 
 // Markdown lines under the table: each comparison of every record (comparison.hpp), in the
 // words a reader sees first, then the null tests with their observed ratios.
-std::string render_comparisons(const std::vector<Record>& records);
+std::string render_comparisons(const std::vector<Record>& records,
+                               TableLayout layout = TableLayout::wide);
 
 }  // namespace gpumeter

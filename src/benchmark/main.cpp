@@ -705,7 +705,7 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
   const TableLayout layout = o.wide ? TableLayout::wide : TableLayout::narrow;
   const std::string text =
       o.csv ? render_csv(records)
-            : render_markdown(records, layout) + "\n" + render_comparisons(records);
+            : render_markdown(records, layout) + "\n" + render_comparisons(records, layout);
   if (!o.quiet) std::cout << text << std::flush;
   if (!o.quiet) say(program, "record: " + path.string());
   std::size_t failed = 0;

@@ -824,30 +824,37 @@ std::string render_csv(const std::vector<Record>& records) {
   return out;
 }
 
-std::string render_comparisons(const std::vector<Record>& records) {
+std::string render_comparisons(const std::vector<Record>& records, TableLayout layout) {
+  // Narrow: every line broken at 120 characters, as the table above it.
+  const auto item = [&](std::string_view marker, const std::string& text) {
+    return layout == TableLayout::narrow ? wrapped_item(marker, text)
+                                         : std::string(marker) + text + "\n";
+  };
   std::string s;
   std::string null_lines;
   std::string lines;
   for (const Record& record : records) {
     for (const Comparison& c : compare_results(record.results)) {
-      lines +=
-          "- " + md(case_label(c.baseline), MdPlace::line_start) + ": " + md(describe(c)) + "\n";
+      lines += item("- ", md(case_label(c.baseline), MdPlace::line_start) + ": " + md(describe(c)));
     }
     for (const NullTestOutcome& n : null_tests(record.results)) {
-      null_lines +=
-          "- " + md(row_label(n.row), MdPlace::line_start) + ": " + md(describe(n)) + "\n";
+      null_lines += item("- ", md(row_label(n.row), MdPlace::line_start) + ": " + md(describe(n)));
     }
   }
   if (!lines.empty()) {
-    s += "Comparisons (each implementation against its case's first; device time: the relative "
-         "difference with its " +
-         format_sig2(100 * kDifferenceConfidence) +
-         "% interval, passes as the units that vary; wall clock: the " +
-         format_sig2(kResolutionRatio) + "x resolution):\n" + lines;
+    std::string heading =
+        item("",
+             "Comparisons (each implementation against its case's first; device time: the relative "
+             "difference with its " +
+                 format_sig2(100 * kDifferenceConfidence) +
+                 "% interval, passes as the units that vary; wall clock: the " +
+                 format_sig2(kResolutionRatio) + "x resolution):");
+    s += heading + lines;
   }
   if (!null_lines.empty()) {
-    s += "Null tests (the work scaled " + std::to_string(kNullTestScale) +
-         "x, the time must scale alike within " + format_sig2(kNullTestTolerance * 100) + "%):\n" +
+    s += item("", "Null tests (the work scaled " + std::to_string(kNullTestScale) +
+                      "x, the time must scale alike within " +
+                      format_sig2(kNullTestTolerance * 100) + "%):") +
          null_lines;
   }
   return s;

@@ -20,7 +20,10 @@ grep -q "^| sum-f64 *| one-chain" "$dir/example.out"
 # A verdict by the wall-clock rule, whichever way the loaded CPU made it come out.
 # Under 1.5x no direction is worded: the medians' ratio, "four-chains took 0.91x the time of ...".
 verdict='(four-chains is [0-9.]*x (faster|slower) than one-chain \(directional difference; |no measured difference at this precision between four-chains and one-chain \(four-chains took [0-9.]+x the time of one-chain, by their medians; ).*synchronized_wall_clock, rule: 1.5x resolution\)'
-grep -Eq -- "$verdict" "$dir/example.out"
+# Terminal output breaks long items at 120 characters, continuing them indented: read each item
+# as one line.
+unwrap() { sed -e ':a' -e 'N' -e '$!ba' -e 's/\n  */ /g' "$1"; }
+unwrap "$dir/example.out" | grep -Eq -- "$verdict"
 grep -Eq "^- null-test:sum-f64 / four-chains \(.*\): 4x the work took [0-9.]+x the time: (pass|FAIL)" "$dir/example.out"
 record=$(ls "$dir"/records/gpumeter-*.json)
 [ "$(echo "$record" | wc -l)" -eq 1 ]
@@ -33,7 +36,7 @@ grep -q "L2 flush off" "$dir/report.md"  # the host backend flushes nothing, and
 # exactly as the example printed them from the same record.
 sed -n '/^Comparisons/,$p' "$dir/example.out" | grep -v '^Record:' | sed '/^$/d' >"$dir/example.verdicts"
 sed -n '/^Comparisons/,$p' "$dir/report.md" | sed '/^$/d' >"$dir/report.verdicts"
-grep -Eq -- "$verdict" "$dir/report.verdicts"
+unwrap "$dir/report.verdicts" | grep -Eq -- "$verdict"
 diff "$dir/example.verdicts" "$dir/report.verdicts"
 "$gpumeter" report --csv "$record" >"$dir/report.csv"
 [ "$(grep -c '^sum-f64,' "$dir/report.csv")" -eq 2 ]

@@ -34,8 +34,14 @@ def test_measure_returns_a_typed_result_from_the_core():
     assert 0 < r.device_busy.p10_ns <= r.device_busy.median_ns <= r.device_busy.p90_ns
     assert r.max_n_kernels is None  # a host clock counts no kernels
     assert r.tflops is not None and r.tbs is not None
-    # No device, no ceilings: no percent of peak, and no mark of one.
-    assert r.pct_of_peak_bandwidth is None and r.above_bandwidth_ceiling is None
+    # A percent of peak only against ceilings timed as the row was: none without a device; with
+    # one, the host clock is the synchronized wall clock and the ceilings are timed by it too.
+    ceilings = r.record.to_dict()["ceilings"]
+    if ceilings["bytes_per_s"] is None:
+        assert r.pct_of_peak_bandwidth is None and r.above_bandwidth_ceiling is None
+    else:
+        assert ceilings["timing_method"] == r.method
+        assert r.pct_of_peak_bandwidth is not None and r.above_bandwidth_ceiling is not None
     assert isinstance(r.record, gpumeter.Record) and r.record.results[0].name == r.name
     assert r.record.to_dict()["schema"] == "gpumeter.record"
     assert r.summary.n_samples == r.n_samples and r.summary.method == "host-wall"

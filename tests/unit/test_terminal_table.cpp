@@ -128,6 +128,14 @@ TEST(TerminalTable, TimeMyKernelOnTheH200FitsIn120Columns) {
       << narrow;
   EXPECT_NE(narrow.find("\n  - timing: cupti (device_busy)\n"), std::string::npos);
   EXPECT_NE(narrow.find("\nWith --wide: every column"), std::string::npos);
+
+  // And the comparisons printed under it (their heading was 183 characters on the H200).
+  const std::string comparisons = render_comparisons({record}, TableLayout::narrow);
+  EXPECT_NE(comparisons.find("float4 is 1.7"), std::string::npos) << comparisons;
+  for (const std::string& line : lines_of(comparisons)) {
+    EXPECT_LE(line.size(), kWidth) << line;
+  }
+  EXPECT_GT(widest_line(render_comparisons({record}, TableLayout::wide)), kWidth);
 }
 
 TEST(TerminalTable, EveryH200RecordKeepsItsRowsAndTheWideTableEveryColumn) {
