@@ -105,7 +105,7 @@ if(GPUMETER_INSTALL)
   # its library is installed too: declarations without a library would fail at link time.
   set(_gpumeter_header_excludes "")
   if(NOT GPUMETER_HAVE_CUDA)
-    set(_gpumeter_header_excludes PATTERN "cuda_backend.hpp" EXCLUDE)
+    set(_gpumeter_header_excludes PATTERN "cuda.hpp" EXCLUDE)
   endif()
   install(DIRECTORY ${_gpumeter_source_include}/gpumeter
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}

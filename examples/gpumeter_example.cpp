@@ -20,7 +20,7 @@
 #include "number_option.hpp"
 #include "temporary_file.hpp"
 #ifdef GPUMETER_HAVE_CUDA
-#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/cuda.hpp"
 #endif
 
 namespace {

@@ -23,7 +23,7 @@
 
 #include "command_line.hpp"
 #include "cuda_memory.hpp"
-#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/cuda.hpp"
 #include "gpumeter/gpumeter.hpp"
 #include "known_kernels.hpp"
 #include "number_option.hpp"

@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "command_line.hpp"
-#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/cuda.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/record_io.hpp"
 #include "number_option.hpp"

@@ -24,7 +24,7 @@
 #include "command_line.hpp"
 #include "cuda_memory.hpp"
 #include "gpumeter/calibration.hpp"
-#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/cuda.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/measure.hpp"
 #include "gpumeter/summary.hpp"

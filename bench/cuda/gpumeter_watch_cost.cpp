@@ -37,7 +37,7 @@
 #include "command_line.hpp"
 #include "cuda_memory.hpp"
 #include "cupti_session.hpp"
-#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/cuda.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/measure.hpp"
 #include "gpumeter/summary.hpp"

@@ -1,7 +1,8 @@
 #pragma once
-// Benchmark programs (B1): a benchmark is one function plus a registration line; parameter
-// axes give its cases (the cartesian product of their values, each overridable from the command
-// line); GPUMETER_MAIN gives every such program the same command line (gpumeter::main).
+// Benchmark programs (docs/rules.md, "C++ authoring API"): a benchmark is one function plus a
+// registration line; parameter axes give its cases (the cartesian product of their values, each
+// overridable from the command line); GPUMETER_MAIN gives every such program the same command line
+// (gpumeter::main).
 //
 //   void copy(gpumeter::Setup& s) {
 //     const long long bytes = s.get_int("bytes");
@@ -22,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/backend.hpp"
+#include "gpumeter/backend/backend.hpp"
 #include "gpumeter/measure.hpp"
 #include "gpumeter/row.hpp"
 #include "gpumeter/runner.hpp"
@@ -75,18 +76,18 @@ class Setup {
   // Per call, for TFLOP/s and TB/s (computed from the axis values by the benchmark).
   Setup& flops(double per_call);
   Setup& bytes(double per_call);
-  // Copies (memcpy, memset) the call makes count as device time (T7), for every implementation.
+  // Copies (memcpy, memset) the call makes count as device time, for every implementation.
   Setup& count_copies(bool count = true);
 
   // One implementation: `run` launches (or does) one call; `reset` restores inputs the call
-  // overwrites, before each call, untimed (T10).
+  // overwrites, before each call, untimed, so every call starts from the same inputs.
   Setup& implementation(std::string name, std::function<void()> run,
                         std::function<void()> reset = {});
-  // An implementation that can do k times its work: `run(k)` (run(1) is what is timed). It gets
-  // a null test beside its timing (P6): run(4) must take about 4x the time (within 40%), or its
-  // row is marked failed with the observed ratio, shows no times and is compared with nothing.
-  // Scale something that costs time (elements, repetitions of the whole operation), not a
-  // parameter the work ignores.
+  // An implementation that can do k times its work: `run(k)` (run(1) is what is timed). It gets a
+  // null test beside its timing (docs/rules.md, "the null test"): run(4) must take about 4x the
+  // time (within 40%), or its row is marked failed with the observed ratio, shows no times and is
+  // compared with nothing. Scale something that costs time (elements, repetitions of the whole
+  // operation), not a parameter the work ignores.
   Setup& scalable_implementation(std::string name, std::function<void(int k)> run,
                                  std::function<void()> reset = {});
   // Checks each implementation's output after one untimed call, before anything is timed:

@@ -1,5 +1,6 @@
 #pragma once
-// How many iterations a phase runs (T4, T9).
+// How many iterations a phase runs: calibrated to a time budget, then the same count in every pass
+// (docs/rules.md, "calibration and budgets").
 #include <cstddef>
 #include <vector>
 

@@ -1,8 +1,8 @@
 #pragma once
-// The device's measured ceilings (T8): what "% of peak" divides by, how they were timed, and
-// the rule that marks a row above one. A ceiling divides rows, so it is timed by the method
-// that times them (the same backend, attribution, L2 flush and statistic): a percent above 100
-// is then a finding about the row, not the difference between two clocks.
+// The device's measured ceilings: what "% of peak" divides by, how they were timed, and the rule
+// that marks a row above one. A ceiling divides rows, so it is timed by the method that times them
+// (the same backend, attribution, L2 flush and statistic): a percent above 100 is then a finding
+// about the row, not the difference between two clocks.
 #include <optional>
 #include <string>
 #include <string_view>

@@ -1,7 +1,7 @@
 #pragma once
-// The SM clock and throttle state around each sample (B4). A GPU whose clocks are not locked
-// (gpumeter never locks them) runs a kernel slower when it throttles; a sample taken then is
-// not wrong, but it measured another machine, and a reader must be able to tell.
+// The SM clock and throttle state around each sample. A GPU whose clocks are not locked (gpumeter
+// never locks them) runs a kernel slower when it throttles; a sample taken then is not wrong, but
+// it measured another machine, and a reader must be able to tell.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -16,17 +16,6 @@ struct ClockReading {
   std::uint64_t throttle_reasons = 0;
 };
 
-// NVML's clock-event reason bits (nvmlClocksEventReason*), as the mask carries them.
-inline constexpr std::uint64_t kReasonIdle = 0x1;
-inline constexpr std::uint64_t kReasonApplicationClocks = 0x2;
-inline constexpr std::uint64_t kReasonSwPowerCap = 0x4;
-inline constexpr std::uint64_t kReasonHwSlowdown = 0x8;
-inline constexpr std::uint64_t kReasonSyncBoost = 0x10;
-inline constexpr std::uint64_t kReasonSwThermal = 0x20;
-inline constexpr std::uint64_t kReasonHwThermal = 0x40;
-inline constexpr std::uint64_t kReasonHwPowerBrake = 0x80;
-inline constexpr std::uint64_t kReasonDisplayClocks = 0x100;
-
 // A flagged sample is one whose time may be its clock's rather than its work's: compared with
 // the row's other samples it ran on a slower machine, by enough to show in a compute-bound time.
 // Two things flag it (clock_flagged):
@@ -34,37 +23,24 @@ inline constexpr std::uint64_t kReasonDisplayClocks = 0x100;
 // 1. Its SM clock below kClockFlagFraction of the row's reference clock, the highest clock any
 //    of the row's samples ran at (what the board gave this work when nothing held it down; a
 //    row that ran throttled throughout shows it in its clock range and in any comparison with a
-//    row at a higher clock). The fraction lies between what the H200 runs under bench/results/
-//    showed harmless and harmful (python3 bench/analysis/clocks.py prints the figures):
-//      - 0.954 to 0.992 of the row's highest clock (1875 to 1965 MHz, one to six 15 MHz steps
-//        down, under the power cap or recovering from it): those samples took from 0.8% less
-//        to 0.06% more time than the same row's samples at its highest clock;
-//      - 0.833 to 0.894 (1650 to 1770 MHz of 1980: the 8192^3 GEMM at its power limit, in each
-//        of the six GEMM sweeps, mostly with the power cap set): those samples took 2.6% to 13%
-//        longer than the same row's samples at 1980 MHz. A compute-bound time can follow the
-//        clock, by up to 5% (1/0.95) for a sample just above the line;
-//      - an idle H200 reads 345 to 405 MHz (0.17 to 0.20 of 1980; the `gpu:` line of each run's
-//        summary.txt): a sample taken while the clock came up from idle is flagged.
-//    NVBench discards samples below 0.75 of the default clock; at 0.75 the power-capped GEMM
-//    samples, 13% slower, would pass unflagged.
-// 2. A throttle reason in kFlaggingThrottleReasons around it, whatever its clock.
+//    row at a higher clock). The fraction lies between the clock drops measured harmless (a
+//    few clock steps under the power cap: the same time within a fraction of a percent) and
+//    those measured harmful (a compute-bound kernel at its power limit: several percent
+//    slower), and it flags a sample taken while the clock came up from idle. A compute-bound
+//    time can follow the clock, by up to 5% (1/0.95) for a sample just above the line. The
+//    measurements behind the fraction: docs/measured-figures.md, "clock flags".
+// 2. The board protecting itself from heat or an electrical limit around it (hardware
+//    slowdown, software or hardware thermal slowdown, hardware power brake), whatever its
+//    clock: these can cut the clock by any amount.
 //
-// A flag is a warning, not a rejection: the sample stays in the statistics and the record, and
-// the row's clock summary (ClockSummary) is shown beside the count.
+// The software power cap alone is routine, not a flag: a loaded board sets it while holding its
+// clock at or a step under the maximum. Where the cap pulls the clock down far enough to matter,
+// rule 1 flags the sample. Each row counts the samples it was set around.
+//
+// A flag is a warning, not a rejection: the sample stays in the statistics and the record, and the
+// row's clock summary (ClockSummary) is shown beside the count (docs/rules.md, "statistics beyond
+// medians").
 inline constexpr double kClockFlagFraction = 0.95;
-
-// Reasons that flag a sample at any clock: the board protecting itself from heat or an
-// electrical limit, which can cut the clock by any amount and which no committed H200 run showed
-// in routine work.
-inline constexpr std::uint64_t kFlaggingThrottleReasons =
-    kReasonHwSlowdown | kReasonSwThermal | kReasonHwThermal | kReasonHwPowerBrake;
-
-// The software power cap is routine, not a flag by itself: a loaded H200 sets it while holding
-// its clock at or a step under the maximum (every sample of the 1024^3, 2048^3 and 4096^3 GEMM
-// rows of bench/results/2026-11-30-h200-6be1b68/clock-sweep/, at 1980, 1965 and 1965 MHz; samples
-// at 1965 and 1980 MHz of one row timed alike to 0.06%). Where the cap pulls the clock down far
-// enough to matter, rule 1 flags the sample. Each row counts the samples it was set around.
-inline constexpr std::uint64_t kRoutineThrottleReasons = kReasonSwPowerCap;
 
 // A sample's clock state: the lower SM clock and the union of the reasons of the readings just
 // before and just after it.

@@ -1,6 +1,7 @@
 #pragma once
-// `gpumeter compare`'s report (B2): two records row by row (record_comparison.hpp), in markdown,
-// every text that came from a record made inert by markdown_text() (escape.hpp).
+// `gpumeter compare`'s report: two records row by row (record_comparison.hpp), in markdown, every
+// text that came from a record made inert for markdown (a record's text adds no markup to the
+// table).
 #include <optional>
 #include <string>
 

@@ -1,7 +1,7 @@
 #pragma once
-// Comparisons of the implementations of one case, computed from results only (P4, P5,
-// P6, B5). Each implementation is compared with the case's first (its baseline), by the rule
-// its statistic calls for:
+// Comparisons of the implementations of one case, computed from results only (docs/comparisons.md).
+// Each implementation is compared with the case's first (its baseline), by the rule its statistic
+// calls for:
 //   - device time (device_busy, cuda_event): the relative difference with its interval, or "no
 //     difference detected" with the smallest difference that would have been seen
 //     (difference.hpp);
@@ -25,8 +25,8 @@ namespace gpumeter {
 struct Result;  // record.hpp, which holds Comparisons
 
 enum class ComparisonRule {
-  relative_difference,  // device time: a percent with its interval (B5)
-  resolution,           // wall clock: the 1.5x resolution (P5)
+  relative_difference,  // device time: a percent with its interval
+  resolution,           // wall clock: the 1.5x resolution
 };
 std::string to_string(ComparisonRule rule);  // "relative_difference", "resolution_1.5x"
 std::optional<ComparisonRule> parse_comparison_rule(const std::string& text);
@@ -43,15 +43,15 @@ struct Comparison {
   // The 1.5x rule's result, wall clock only.
   std::optional<RatioVerdict> ratio;
   std::string refusal;  // why the two were not compared; empty when they were
-  // B4: the rows' clocks, when each was read; describe() says when the two ran at different
-  // clocks (clocks_differ) or either has flagged samples, by the rule that flags a sample.
+  // The rows' clocks, when each was read; describe() says when the two ran at different clocks
+  // (clocks_differ) or either has flagged samples, by the rule that flags a sample.
   std::optional<ClockSummary> baseline_clock;
   std::optional<ClockSummary> candidate_clock;
 
   bool compared() const { return refusal.empty(); }
 };
 
-// A row's null test (P6): the median of its scaled work's samples against the median of its own.
+// A row's null test: the median of its scaled work's samples against the median of its own.
 struct NullTestOutcome {
   RowKey row;
   int scale = 0;
@@ -82,11 +82,11 @@ std::vector<NullTestOutcome> null_tests(const std::vector<Result>& results);
 // between b and a (b took 1.0x the time of a, by their medians; ...)".
 std::string describe(const Comparison& comparison);
 
-// B4: what may make a comparison the clocks' rather than the work's, or "" when nothing does
-// (or a side's clock was not read), by the rule that flags a sample: "the two ran at different
-// SM clocks (median 1755 MHz against 1980 MHz)" (clocks_differ), and "clock-flagged samples:
-// new 12 of 200, base 0 of 200" when either side has flagged samples. describe() ends with it;
-// `gpumeter compare` names the sides "base" and "new".
+// What may make a comparison the clocks' rather than the work's, or "" when nothing does (or a
+// side's clock was not read), by the rule that flags a sample: "the two ran at different SM clocks
+// (median 1755 MHz against 1980 MHz)" (clocks_differ), and "clock-flagged samples: new 12 of 200,
+// base 0 of 200" when either side has flagged samples. describe() ends with it; `gpumeter compare`
+// names the sides "base" and "new".
 std::string clock_difference_words(const Comparison& comparison, const std::string& baseline_name,
                                    const std::string& candidate_name);
 

@@ -1,5 +1,6 @@
 #pragma once
-// Which device ran a measurement (P3): every record names it.
+// Which device ran a measurement: every record names it, and work that ran on another device is
+// refused.
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,8 +18,8 @@ struct DeviceIdentity {
   std::optional<long long> memory_bytes;
 };
 
-// Device state read when the record was made. A counter that could not be read stays
-// nullopt and is written as "not available" (P2): never invented.
+// Device state read when the record was made. A counter that could not be read stays nullopt and is
+// written as "not available": never invented.
 struct DeviceState {
   std::optional<std::string> driver_version;
   std::optional<int> cuda_driver_version;
@@ -36,7 +37,7 @@ struct DeviceState {
   std::optional<int> compute_processes;
 };
 
-// A reading of DeviceState and, for each value that could not be read, why (P2).
+// A reading of DeviceState and, for each value that could not be read, why.
 struct DeviceStateReading {
   DeviceState state;  // NVML's fields; the CUDA and CUPTI versions are add_cuda_versions()'s
   // One line per value (or group of values) that could not be read, with the reason, e.g.

@@ -1,14 +1,13 @@
 #pragma once
-// How much slower or faster one implementation's device time is than another's, with an
-// interval that holds what the run can support (B4, B5; docs/comparisons.md).
+// How much slower or faster one implementation's device time is than another's, with an interval
+// that holds what the run can support (docs/comparisons.md).
 //
-// The units that vary are passes, not samples. On the H200, samples within a pass are strongly
-// correlated (a 1-block kernel switches between runs of ~544 ns and ~640 ns readings lasting
-// tens of iterations), so a pass's samples are not independent draws and an interval from
-// them is too narrow: a bootstrap over samples claimed a difference in 15 of 160 comparisons of
-// a kernel with itself. What this rule uses:
+// The units that vary are passes, not samples. Samples within a pass are strongly correlated (a
+// kernel's readings come in runs of one level lasting tens of iterations), so a pass's samples are
+// not independent draws and an interval from them is too narrow: it claims differences between a
+// kernel and itself (docs/measured-figures.md, "passes, not samples"). What this rule uses:
 //   - each pass's level: the 10% trimmed mean of its samples (a median of readings quantized
-//     to the 32 ns timestamp step snaps to that grid; a mean of them averages it out, and the
+//     to the timestamp step snaps to that grid; a mean of them averages it out, and the
 //     trimming keeps one stray reading from moving it);
 //   - each implementation's level: the geometric mean of its passes' levels; in the A B B A
 //     order a drift that is linear in time cancels from the difference of two such levels;
@@ -60,9 +59,6 @@ RelativeDifference relative_difference(const PassSamples& baseline, const PassSa
 // The 10% trimmed mean (kPassTrim): the mean after the lowest and the highest
 // floor(0.1 n) values are dropped. Throws std::invalid_argument on no values.
 double trimmed_mean(std::vector<double> values, double trim = kPassTrim);
-
-// Student's t: the quantile p of the distribution with `df` degrees of freedom (df >= 1).
-double student_t_quantile(double p, int df);
 
 // The noncentrality (difference over its standard error) at which a two-sided t test with `df`
 // degrees of freedom at `confidence` rejects with probability `power`: 7.77 for df 2 at 95%

@@ -1,6 +1,7 @@
 #pragma once
 // Errors named by their cause. Each message says what happened and what to do; no number is
-// produced when one is thrown (T6: fail closed).
+// produced when one is thrown: gpumeter fails closed rather than print a number it cannot stand
+// behind.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -74,12 +75,14 @@ class MixedTimingMethods : public Error {
  public:
   using Error::Error;
 };
-// Rows measured with different statistics were asked to be compared (P4, T11).
+// Rows measured with different statistics were asked to be compared: a device time and a wall-clock
+// time are different quantities.
 class IncomparableStatistics : public Error {
  public:
   using Error::Error;
 };
-// A call's work ran on a device other than the one measured (P3).
+// A call's work ran on a device other than the one measured: that device was neither flushed nor
+// drained, and the record would name the wrong card.
 class WrongDevice : public Error {
  public:
   WrongDevice(std::size_t iteration, const std::string& name, std::uint32_t ran_on,
@@ -96,9 +99,9 @@ class WrongDevice : public Error {
   std::uint32_t ran_on_;
   std::uint32_t measured_;
 };
-// CUPTI's timestamps were not nanoseconds (another CUPTI client in the process registered its
-// own clock) and could not be converted by a scale gpumeter stands behind, or the unit changed
-// while a phase ran (T14). Nothing was measured.
+// CUPTI's timestamps were not nanoseconds (another CUPTI client in the process registered its own
+// clock) and could not be converted by a scale gpumeter stands behind, or the unit changed while a
+// phase ran. Nothing was measured.
 class TimestampUnitMismatch : public Error {
  public:
   using Error::Error;
@@ -108,8 +111,8 @@ class DeviceError : public Error {
  public:
   using Error::Error;
 };
-// The device is in use by another process, or its lock is held by another run (P1): names
-// them, and how to go ahead anyway. Nothing was measured.
+// The device is in use by another process, or its lock is held by another run: names them, and how
+// to go ahead anyway. Nothing was measured.
 class DeviceBusy : public Error {
  public:
   using Error::Error;
@@ -125,9 +128,9 @@ class InvalidRecord : public Error {
   std::string path_;
   std::string problem_;
 };
-// Records that are not the shards of one sweep were asked to be merged (B2): a row in two of
-// them, or, without allow_mixed, different devices, configurations, commits, timing methods or
-// ceilings. Names the problem, and the record (its index among those given) where there is one.
+// Records that are not the shards of one sweep were asked to be merged: a row in two of them, or,
+// without allow_mixed, different devices, configurations, commits, timing methods or ceilings.
+// Names the problem, and the record (its index among those given) where there is one.
 class MergeRefused : public Error {
  public:
   MergeRefused(std::string problem, std::optional<std::size_t> record = std::nullopt)

@@ -1,8 +1,9 @@
 #pragma once
 // Text that came from a record (names, params, messages, run ids), made inert for the output it
-// lands in (B7). One rule per output, used by every renderer: `gpumeter report`, `compare` and
-// `merge`, and the benchmark programs' tables. A record adds no line, cell, block, emphasis,
-// code span, link, HTML or formula to what gpumeter prints; every character it holds is shown.
+// lands in (docs/rules.md, "a record is evidence: strict reader"). One rule per output, used by
+// every renderer: `gpumeter report`, `compare` and `merge`, the benchmark programs' tables, and a
+// report of your own. A record adds no line, cell, block, emphasis, code span, link, HTML or
+// formula to what gpumeter prints; every character it holds is shown.
 #include <string>
 #include <string_view>
 

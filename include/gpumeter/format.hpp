@@ -1,5 +1,5 @@
 #pragma once
-// The one significant-figures formatter every table, comparison and message uses (P5).
+// The one significant-figures formatter every table, comparison and message uses.
 #include <string>
 
 namespace gpumeter {
@@ -21,9 +21,9 @@ std::string format_sig2(double value);
 // order, so even at the cap (an interval too narrow to print apart) the printed estimate is not
 // outside its printed ends. Where no interval is printed, numbers keep 2 figures.
 inline constexpr int kMinIntervalDigits = 2;
-// Six figures tell apart numbers a part in 10^5 apart, far finer than any interval a run of
-// passes supports (a 20 us kernel's pass means move by 7 parts in 10^4 on the H200); a narrower
-// interval prints its ends alike, the estimate with them.
+// Six figures tell apart numbers a part in 10^5 apart, far finer than any interval a run of passes
+// supports (docs/measured-figures.md); a narrower interval prints its ends alike, the estimate with
+// them.
 inline constexpr int kMaxIntervalDigits = 6;
 int interval_digits(double estimate, double low, double high);
 

@@ -1,28 +1,43 @@
 #pragma once
-// gpumeter's public surface in one include: measure calls, compare implementations, run cases
-// into a record, write and read records, render tables and comparisons from records.
-// Backends: gpumeter/host_backend.hpp (always, included here) and gpumeter/cuda_backend.hpp
-// (when built with CUDA; link gpumeter::cuda).
-#include "gpumeter/backend.hpp"
+// gpumeter's user API in one include: everything README.md and examples/ show.
+//   - measure a call, compare implementations:       measure.hpp, call.hpp, comparison.hpp
+//   - benchmark programs (GPUMETER_BENCHMARK, GPUMETER_MAIN; link gpumeter::benchmark):
+//                                                     benchmark.hpp
+//   - run cases into a record, write and read it:    runner.hpp, record.hpp, record_io.hpp
+//   - reports from records (tables, two records compared, shards merged):
+//                                                     table.hpp, record_comparison.hpp,
+//                                                     compare_table.hpp, merge.hpp,
+//                                                     escape.hpp (record text made inert)
+//   - errors, each named by its cause:               errors.hpp
+// A backend to measure with: make_host_backend() (host_backend.hpp, included here) or, for GPU
+// work, the CUDA backends of gpumeter/cuda.hpp (when built with CUDA; link gpumeter::cuda). Writing
+// a backend of your own is the extension layer: gpumeter/backend/*.hpp.
+#include "gpumeter/benchmark.hpp"
 #include "gpumeter/calibration.hpp"
+#include "gpumeter/call.hpp"
 #include "gpumeter/ceilings.hpp"
-#include "gpumeter/columns.hpp"
+#include "gpumeter/clock_state.hpp"
+#include "gpumeter/compare_table.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/device.hpp"
 #include "gpumeter/difference.hpp"
 #include "gpumeter/duration.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/escape.hpp"
 #include "gpumeter/format.hpp"
 #include "gpumeter/host_backend.hpp"
 #include "gpumeter/measure.hpp"
 #include "gpumeter/measurement.hpp"
+#include "gpumeter/merge.hpp"
 #include "gpumeter/record.hpp"
+#include "gpumeter/record_comparison.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/row.hpp"
 #include "gpumeter/runner.hpp"
 #include "gpumeter/sample.hpp"
 #include "gpumeter/summary.hpp"
 #include "gpumeter/table.hpp"
+#include "gpumeter/timestamp_check.hpp"
 #include "gpumeter/timing_method.hpp"
 #include "gpumeter/verdict.hpp"
 #include "gpumeter/version.hpp"

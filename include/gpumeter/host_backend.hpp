@@ -3,7 +3,7 @@
 // the whole pipeline (calibrate, warm up, measure, compare) where there is no GPU, as in CI.
 #include <memory>
 
-#include "gpumeter/backend.hpp"
+#include "gpumeter/backend/backend.hpp"
 
 namespace gpumeter {
 

@@ -1,31 +1,33 @@
 #pragma once
-// One measurement of one call, and a comparison of several (T1, T4, T6, T9, T10). The
-// core drives every iteration; the backend only supplies device steps and a collector.
+// One measurement of one call, and a comparison of several. The core drives every iteration; the
+// backend only supplies device steps and a collector.
 #include <cstddef>
 #include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "gpumeter/backend.hpp"
+#include "gpumeter/backend/backend.hpp"
 #include "gpumeter/calibration.hpp"
+#include "gpumeter/call.hpp"
 #include "gpumeter/measurement.hpp"
 #include "gpumeter/verdict.hpp"
 
 namespace gpumeter {
 
-// The kernel-timing method (docs/rules.md): lost records mean the iterations ran but their readings
-// are gone; the whole phase is measured again, at most 3 times in all, the activity buffer 4x
-// larger each time. A phase whose timestamp unit changed while it ran (T14) is repeated the same
-// way.
+// Lost records mean the iterations ran but their readings are gone; the whole phase is measured
+// again, at most 3 times in all, the activity buffer 4x larger each time. A phase whose timestamp
+// unit changed while it ran is repeated the same way.
 inline constexpr int kMaxPhaseAttempts = 3;
 inline constexpr int kBufferGrowthPerAttempt = 4;
 
 struct MeasureOptions {
   Budget budget = kMeasureBudget;
-  bool count_copies = false;  // T7: a case flag, the same for every implementation of a case
-  // B4: the clock state of every measured sample (two NVML reads an iteration). The null test
-  // keeps only the scaled times, so it reads none.
+  // Whether copies (memcpy, memset) count as device time: a case flag, the same for every
+  // implementation of a case.
+  bool count_copies = false;
+  // The clock state of every measured sample (two NVML reads an iteration). The null test keeps
+  // only the scaled times, so it reads none.
   bool read_clocks = true;
 };
 
@@ -51,30 +53,30 @@ struct Implementation {
   // Checks the outputs of one untimed call against a reference; throws VerificationFailed
   // (anything else it throws fails the case as UserCodeError).
   std::function<void()> verify;
-  // The null test hook (P6): does k times the work of `call.run` (k = 1 is the call itself).
-  // When set, compare() times k = kNullTestScale after the passes, and the row's null test
-  // is judged from it. Empty: no null test.
+  // The null test hook: does k times the work of `call.run` (k = 1 is the call itself). When set,
+  // compare() times k = kNullTestScale after the passes, and the row's null test is judged from it.
+  // Empty: no null test.
   std::function<void(int k)> scaled;
 };
 
-// The null test (P6, kNullTestScale in verdict.hpp) is timed with a small budget of its own: it
-// checks that the time follows the work, which a few samples show, so it adds about a fifth of a
-// row's budget rather than a second one.
+// The null test (kNullTestScale in verdict.hpp) is timed with a small budget of its own: it checks
+// that the time follows the work, which a few samples show, so it adds about a fifth of a row's
+// budget rather than a second one.
 inline constexpr Budget kNullTestBudget{5 * kMillisecond, 20 * kMillisecond, 3, 50};
 
 // Times impl.scaled(kNullTestScale) (with impl's reset) and returns its samples' statistic.
 NullTestSamples run_null_test(Backend& backend, const Implementation& impl, bool count_copies);
 
-// One untimed call (after its reset), drained, then its outputs checked (T10): what runs
-// before anything of an implementation is timed. Throws VerificationFailed from `verify`, and
-// UserCodeError naming the step when the reset, the call or the check throws anything else.
+// One untimed call (after its reset), drained, then its outputs checked: what runs before anything
+// of an implementation is timed. Throws VerificationFailed from `verify`, and UserCodeError naming
+// the step when the reset, the call or the check throws anything else.
 void verify_untimed(Backend& backend, const Implementation& impl);
 
 struct CompareOptions {
   Budget budget = kMeasureBudget;  // the whole budget of one implementation; each pass gets half
   bool count_copies = false;
-  // A fingerprint of the case's shared inputs; a change during the comparison is refused
-  // before timing (T10). Empty: not checked.
+  // A fingerprint of the case's shared inputs; a change during the comparison is refused before
+  // timing. Empty: not checked.
   std::function<std::size_t()> inputs_fingerprint;
 };
 

@@ -1,6 +1,6 @@
 #pragma once
 // What one measurement of one call produced: plain data, free of the backend API, so the record
-// model can hold it (T1, T8, T9).
+// model can hold it.
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -14,9 +14,9 @@
 
 namespace gpumeter {
 
-// The null test's readings (P6): the call's work scaled `scale` times, timed by the same backend
-// after the row's passes; each value is the row's statistic (the device_busy field) of one scaled
-// call. The verdict is derived from these and the row's own samples (comparison.hpp).
+// The null test's readings: the call's work scaled `scale` times, timed by the same backend after
+// the row's passes; each value is the row's statistic (the device_busy field) of one scaled call.
+// The verdict is derived from these and the row's own samples (comparison.hpp).
 struct NullTestSamples {
   int scale = kNullTestScale;
   std::vector<Nanos> scaled_ns;
@@ -38,8 +38,8 @@ struct Measurement {
   std::size_t measure_iterations = 0;  // per pass, summed over passes when merged
   Nanos estimate_ns = 0;               // one call, from calibration
   bool drop_counter_live = true;       // false: a lost record could have gone unseen
-  // How the timestamps of every phase were checked against the device's own clock (T14), and
-  // how many were converted from another unit; nullopt when the method needs no check.
+  // How the timestamps of every phase were checked against the device's own clock, and how many
+  // were converted from another unit; nullopt when the method needs no check.
   std::optional<TimestampCheck> timestamp_check;
   // Set when the implementation can scale its work (Implementation::scaled).
   std::optional<NullTestSamples> null_test;

@@ -1,6 +1,6 @@
 #pragma once
 // The records of the shards of one sweep (run on one device, one way of timing) joined into one
-// record, so tables and comparisons see the whole sweep (B2, `gpumeter merge`).
+// record, so tables and comparisons see the whole sweep (`gpumeter merge`).
 #include <string>
 #include <vector>
 

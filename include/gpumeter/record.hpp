@@ -1,6 +1,6 @@
 #pragma once
-// The record model: the only source of tables (P10). Serialization lives in
-// record_io.hpp; this header is plain data.
+// The record model: the only source of tables (docs/rules.md, "evidence records"). Serialization
+// lives in record_io.hpp; this header is plain data.
 #include <algorithm>
 #include <cstddef>
 #include <exception>
@@ -37,11 +37,11 @@ inline constexpr int kRecordSchemaVersion = 4;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 inline constexpr const char* kRecordSchemaName = "gpumeter.record";
 
-// The most bytes one string of a record may hold, by what the string is (B7). A record is read
-// by people and rendered into tables; one string far beyond its kind's use (a 50 MB case name
-// became 314 MB of report) is a forged record, refused on reading. The writer refuses a row's
-// name (case, implementation, param) over its limit, as the runner does before measuring, and
-// cuts any other string to its limit, saying so, so a run never writes a record it cannot read.
+// The most bytes one string of a record may hold, by what the string is. A record is read by people
+// and rendered into tables; one string far beyond its kind's use (a 50 MB case name became 314 MB
+// of report) is a forged record, refused on reading. The writer refuses a row's name (case,
+// implementation, param) over its limit, as the runner does before measuring, and cuts any other
+// string to its limit, saying so, so a run never writes a record it cannot read.
 //
 // A name: what identifies a row or is printed on every row of a table (case, implementation,
 // each param's name and value, the device's kind and name, run_id, an error's name). Real names
@@ -77,8 +77,8 @@ struct RunConfig {
   std::optional<Nanos> launch_cost_ns;
 };
 
-// Memory of one case (P7), each figure in its own domain; nullopt where the counter could not be
-// read (never a zero in its place).
+// Memory of one case, each figure in its own domain; nullopt where the counter could not be read
+// (never a zero in its place).
 struct MemoryUse {
   // NVML: this process's device memory when the timing backend started (the context floor:
   // the CUDA context and gpumeter's own buffers, before any case), and after the case was
@@ -102,7 +102,8 @@ struct MemoryUse {
 
 struct Result {
   RowKey row;
-  bool count_copies = false;  // T7: the case's flag, so a reader knows what busy holds
+  // Whether copies counted as device time: the case's flag, so a reader knows what busy holds.
+  bool count_copies = false;
   Measurement measurement;
   Summary summary;
   Workload workload;
@@ -133,7 +134,7 @@ struct Record {
   DeviceState device_state;
   Ceilings ceilings;
   RunConfig config;
-  std::vector<std::string> deviations;  // departures from the protocol, never hidden (P10)
+  std::vector<std::string> deviations;  // departures from the protocol, never hidden
   std::vector<Result> results;
   std::vector<Failure> failures;
   // compare_results(results), stored with the rule each applied; never edited by hand.

@@ -1,9 +1,9 @@
 #pragma once
-// Two records row by row (B2): every row of a new record against the same row (case, params,
-// implementation) of a baseline record, by the rule of its statistic, and everything the two
-// could not be set against each other for: rows on one side only and why, cases that failed,
-// partial records. `gpumeter compare` renders it and gates CI on it; a gate that cannot see a
-// row it guards fails, it does not pass by accident.
+// Two records row by row: every row of a new record against the same row (case, params,
+// implementation) of a baseline record, by the rule of its statistic, and everything the two could
+// not be set against each other for: rows on one side only and why, cases that failed, partial
+// records. `gpumeter compare` renders it and gates CI on it; a gate that cannot see a row it guards
+// fails, it does not pass by accident.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,11 +51,11 @@ struct RecordComparison {
 };
 
 // Pairs every row of `next` with the same row of `base` and compares them by the rule of their
-// statistic (compare_rows), as inside one record: device time by the relative difference with
-// its interval (B5), wall clock by the 1.5x resolution (P5). Across two records a wall-clock row
-// gets no finer statement from its passes: the passes of two runs were not interleaved (A B B
-// A), so a drift between the runs would read as a difference (two identical host runs read
-// "-3.7% [-4.8%, -2.6%]"). The result points into `base` and `next`, which must outlive it.
+// statistic (compare_rows), as inside one record: device time by the relative difference with its
+// interval, wall clock by the 1.5x resolution. Across two records a wall-clock row gets no finer
+// statement from its passes: the passes of two runs were not interleaved (A B B A), so a drift
+// between the runs would read as a difference (two identical host runs read "-3.7% [-4.8%,
+// -2.6%]"). The result points into `base` and `next`, which must outlive it.
 RecordComparison compare_records(const Record& base, const Record& next);
 
 // Why a row is on one side only: what the other record says of it ("crashed: the case's process
@@ -63,10 +63,10 @@ RecordComparison compare_records(const Record& base, const Record& next);
 // record is partial (its run stopped before the end)", or "not in new".
 std::string describe(const MissingRow& missing);
 
-// The change over the rows judged by the relative difference (device time; a wall-clock row's
-// finer figures are not stood behind, P5): the geometric mean of new / base less one, and how
-// many rows were found slower, faster, or with no difference detected. The mean is a summary,
-// not a finding: it claims no direction of its own.
+// The change over the rows judged by the relative difference (device time; a wall-clock row's finer
+// figures are not stood behind): the geometric mean of new / base less one, and how many rows were
+// found slower, faster, or with no difference detected. The mean is a summary, not a finding: it
+// claims no direction of its own.
 struct ChangeSummary {
   double geometric_mean = 0;
   int rows = 0;

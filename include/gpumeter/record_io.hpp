@@ -1,6 +1,6 @@
 #pragma once
-// Records on disk (P10): one versioned JSON schema, read strictly, written atomically
-// under a run-unique name, never overwritten. Tables and comparisons read records only.
+// Records on disk: one versioned JSON schema, read strictly, written atomically under a run-unique
+// name, never overwritten. Tables and comparisons read records only.
 #include <cstddef>
 #include <filesystem>
 #include <string>
@@ -22,16 +22,17 @@ inline constexpr std::size_t kMaxRecordBytes = std::size_t{256} << 20;
 // marked, so the record reads back.
 std::string serialize(const Record& record);
 
-// Strict, bounded, and linear in the text's length (B7): an unknown schema name or version, a
-// missing field, a wrong type, a key twice in one object, nesting deeper than a record has, a
-// number out of its field's range, a string over its kind's limit (record.hpp), a NUL byte or
-// anything but whitespace after the record, text over kMaxRecordBytes, a field of a later schema
-// version in an older record, or an inconsistent result throws InvalidRecord(path, problem).
-// Every derived value (summaries, rates, percentages, comparisons) is recomputed from the raw
-// samples and declared workload; one that differs from what is stored, or that is not a finite
-// number (a percentage of a near-zero ceiling, a difference no number can state), refuses the
-// record, and the recomputed values are the ones returned. Fields no version has are ignored
-// (adding one does not bump the version). `path` only names the source in messages.
+// Strict, bounded, and linear in the text's length (docs/rules.md, "a record is evidence: strict
+// reader"): an unknown schema name or version, a missing field, a wrong type, a key twice in one
+// object, nesting deeper than a record has, a number out of its field's range, a string over its
+// kind's limit (record.hpp), a NUL byte or anything but whitespace after the record, text over
+// kMaxRecordBytes, a field of a later schema version in an older record, or an inconsistent result
+// throws InvalidRecord(path, problem). Every derived value (summaries, rates, percentages,
+// comparisons) is recomputed from the raw samples and declared workload; one that differs from what
+// is stored, or that is not a finite number (a percentage of a near-zero ceiling, a difference no
+// number can state), refuses the record, and the recomputed values are the ones returned. Fields no
+// version has are ignored (adding one does not bump the version). `path` only names the source in
+// messages.
 Record parse_record(std::string_view text, const std::string& path);
 
 // The ceilings alone, as a record holds them (one line of JSON), and read back as strictly as
@@ -53,10 +54,10 @@ std::vector<Record> read_records(const std::vector<std::filesystem::path>& files
 // other than [A-Za-z0-9._-] (it becomes part of a path).
 std::string record_file_name(const std::string& run_id);
 
-// Writes dir/record_file_name(run_id) atomically: a temporary file in the same directory,
-// fsync, then a link that fails if the name exists; nothing is ever overwritten (P10). The
-// directory is created if needed. Refuses (Error) a record that would not read back, and a
-// name that already exists. Returns the path written.
+// Writes dir/record_file_name(run_id) atomically: a temporary file in the same directory, fsync,
+// then a link that fails if the name exists; nothing is ever overwritten. The directory is created
+// if needed. Refuses (Error) a record that would not read back, and a name that already exists.
+// Returns the path written.
 std::filesystem::path write_record(const Record& record, const std::filesystem::path& dir);
 
 // Unique per run: "20261129T112650Z-<pid>-<8 random hex>" (UTC time, process id, 32 bits

@@ -1,7 +1,7 @@
 #pragma once
-// The identity of a row of results (P10): which case, with which parameter values, by
-// which implementation. Every format (JSON, markdown, CSV) and every comparison names a row
-// through this one key, formatted one way.
+// The identity of a row of results: which case, with which parameter values, by which
+// implementation. Every format (JSON, markdown, CSV) and every comparison names a row through this
+// one key, formatted one way.
 #include <compare>
 #include <map>
 #include <string>

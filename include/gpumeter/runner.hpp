@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/backend.hpp"
+#include "gpumeter/backend/backend.hpp"
 #include "gpumeter/measure.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/summary.hpp"
@@ -18,9 +18,10 @@ struct Case {
   std::string name;
   Params params;
   Workload workload;          // per call, for TFLOP/s and TB/s
-  bool count_copies = false;  // T7: one flag for every implementation of the case
+  bool count_copies = false;  // copies count as device time; one flag for the whole case
   std::vector<Implementation> implementations;
-  std::function<std::size_t()> inputs_fingerprint;  // T10; empty: not checked
+  std::function<std::size_t()>
+      inputs_fingerprint;  // inputs unchanged by the calls; empty: not checked
 };
 
 struct RunOptions {
@@ -29,16 +30,16 @@ struct RunOptions {
   Ceilings ceilings;
   std::vector<std::string> deviations;  // from the front end (e.g. "no GPU: host backend")
   // The run measures one case in a process of its own (--isolate): its memory figures are its
-  // alone (P7).
+  // alone.
   bool own_process = false;
   // Called after each case, for progress on long sweeps.
   std::function<void(const Case&, std::size_t done, std::size_t total)> progress;
 };
 
-// Every case runs A B C C B A (T9), a lone implementation A A, so each row has two passes. A case
-// that fails with a gpumeter::Error (UserCodeError for whatever the case's own code threw)
-// produces no number: the record lists it under failures, with the error, and the other cases
-// still run.
+// Every case runs A B C C B A (docs/rules.md, "the A B C C B A order"), a lone implementation A A,
+// so each row has two passes. A case that fails with a gpumeter::Error (UserCodeError for whatever
+// the case's own code threw) produces no number: the record lists it under failures, with the
+// error, and the other cases still run.
 Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOptions& options);
 
 }  // namespace gpumeter

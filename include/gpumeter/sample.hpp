@@ -1,5 +1,5 @@
 #pragma once
-// One Sample per measured iteration (T1).
+// One Sample per measured iteration.
 #include <optional>
 
 #include "gpumeter/clock_state.hpp"
@@ -20,9 +20,9 @@ struct Sample {
   Nanos device_busy_ns = 0;      // length of the union of the call's counted intervals
   Nanos latency_ns = 0;          // last end minus first start of those intervals
   std::optional<int> n_kernels;  // nullopt when the method cannot count kernels
-  Nanos uncounted_copy_ns = 0;   // copy/fill time seen but not counted (T7)
-  // The SM clock and throttle reasons around the sample (B4); nullopt when the backend cannot
-  // read them (no NVML, the host backend).
+  Nanos uncounted_copy_ns = 0;   // copy/fill time seen but not counted
+  // The SM clock and throttle reasons around the sample; nullopt when the backend cannot read them
+  // (no NVML, the host backend).
   std::optional<ClockReading> clock;
 };
 

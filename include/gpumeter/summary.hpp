@@ -1,5 +1,5 @@
 #pragma once
-// Summary of one measurement (T8).
+// Summary of one measurement (docs/rules.md, "summary and derived columns").
 #include <cstddef>
 #include <optional>
 #include <vector>
@@ -50,9 +50,9 @@ struct Summary {
   // above_ceiling() of each percent: set exactly when the percent is.
   std::optional<bool> above_flops_ceiling;
   std::optional<bool> above_bandwidth_ceiling;
-  // B4, when every sample has a clock reading: the SM clock's range and median, the flagged
-  // samples and the samples under each slowing reason (clock_state.hpp). nullopt, never zeros,
-  // when a backend reads no clock.
+  // When every sample has a clock reading: the SM clock's range and median, the flagged samples and
+  // the samples under each slowing reason (clock_state.hpp). nullopt, never zeros, when a backend
+  // reads no clock.
   std::optional<ClockSummary> clock;
 };
 

@@ -1,6 +1,6 @@
 #pragma once
-// Tables rendered from records only (P10): every cell is transcribed from a record, and a
-// cell with no data reads "not measured".
+// Tables rendered from records only: every cell is transcribed from a record, and a cell with no
+// data reads "not measured".
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,8 +13,8 @@ namespace gpumeter {
 
 inline constexpr const char* kNotMeasured = "not measured";
 
-// Times in tables carry 3 significant figures: enough to read a difference the 1.5x
-// resolution (P5) could call, without pretending to more precision than a shared machine has.
+// Times in tables carry 3 significant figures: enough to read a difference the 1.5x resolution
+// could call, without pretending to more precision than a shared machine has.
 inline constexpr int kTableTimeDigits = 3;
 
 // Which columns a markdown table holds.

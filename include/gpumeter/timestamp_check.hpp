@@ -1,10 +1,11 @@
 #pragma once
-// Whether a backend's timestamps were nanoseconds, checked against the device's own clock (T14).
-// Another CUPTI client in the process can register a timestamp clock of its own (PyTorch's
-// profiler registers the CPU's TSC, 2.1 ticks per ns on the H200), and CUPTI then converts every
-// GPU timestamp into it, for every client: each reading would be 2.1 times too long, silently.
-// So every CUPTI phase also times probe kernels that stamp their own start and end with the
-// GPU's %globaltimer, and the phase is kept only when CUPTI's reading of them agrees.
+// Whether a backend's timestamps were nanoseconds, checked against the device's own clock
+// (docs/rules.md, "the unit of every reading"). Another CUPTI client in the process can register a
+// timestamp clock of its own (PyTorch's profiler registers the CPU's TSC), and CUPTI then converts
+// every GPU timestamp into it, for every client: each reading would be too long by the TSC's ticks
+// per ns, silently (docs/measured-figures.md, "timestamp units"). So every CUPTI phase also times
+// probe kernels that stamp their own start and end with the GPU's %globaltimer, and the phase is
+// kept only when CUPTI's reading of them agrees.
 #include <cstddef>
 #include <optional>
 

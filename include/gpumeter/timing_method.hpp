@@ -1,6 +1,6 @@
 #pragma once
-// How a number was taken, and which statistic it therefore is (P4, T11). Two different
-// statistics are never compared with each other.
+// How a number was taken, and which statistic it therefore is. Two different statistics are never
+// compared with each other.
 #include <optional>
 #include <string_view>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Reporting rules of the evaluation protocol (P5, P6).
+// Reporting rules: the resolution of a wall-clock comparison and the null test.
 #include <string>
 
 namespace gpumeter {
@@ -30,8 +30,8 @@ RatioVerdict compare_times(double baseline_ns, double candidate_ns);
 
 std::string to_string(Resolution resolution);
 
-// P6: scale the work 4x and check the time scales about 4x, within 40%: a harness that does not
-// run the work gives about the same time at any scale (a ratio near 1), far outside.
+// The null test: scale the work 4x and check the time scales about 4x, within 40%: a harness that
+// does not run the work gives about the same time at any scale (a ratio near 1), far outside.
 inline constexpr int kNullTestScale = 4;
 inline constexpr double kNullTestTolerance = 0.4;
 

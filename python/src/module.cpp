@@ -35,7 +35,7 @@
 #include "gpumeter/summary.hpp"
 #include "gpumeter/version.hpp"
 #ifdef GPUMETER_HAVE_CUDA
-#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/cuda.hpp"
 #endif
 
 namespace gpumeter::python {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/backend.hpp"
+#include "gpumeter/backend/backend.hpp"
 #include "gpumeter/summary.hpp"
 
 namespace gpumeter {

@@ -1,6 +1,6 @@
 // Backend choice in a build with the CUDA backend.
 #include "backend_choice.hpp"
-#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/cuda.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/host_backend.hpp"
 

@@ -14,7 +14,8 @@
 #include "gpumeter/version.hpp"
 #include "number_option.hpp"
 #ifdef GPUMETER_HAVE_CUDA
-#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/cuda.hpp"
+#include "gpumeter/cuda_environment.hpp"
 #endif
 
 namespace gpumeter::cli {

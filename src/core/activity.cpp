@@ -1,4 +1,4 @@
-#include "gpumeter/activity.hpp"
+#include "gpumeter/backend/trace.hpp"
 
 namespace gpumeter {
 

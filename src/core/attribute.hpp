@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpumeter/activity.hpp"
+#include "gpumeter/backend/trace.hpp"
 #include "gpumeter/sample.hpp"
 
 namespace gpumeter {

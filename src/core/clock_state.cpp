@@ -7,6 +7,7 @@
 
 #include "gpumeter/format.hpp"
 #include "gpumeter/summary.hpp"
+#include "gpumeter/throttle_reasons.hpp"
 
 namespace gpumeter {
 

@@ -1,5 +1,7 @@
 #include "gpumeter/difference.hpp"
 
+#include "student_t.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "attribute.hpp"
+#include "gpumeter/backend/trace.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/measure.hpp"
 
@@ -25,14 +26,18 @@ void invoke(const std::function<void()>& fn, std::size_t iteration, const char* 
 }  // namespace
 
 PhaseRun run_phase(Backend& backend, const Call& call, const PhaseRequest& request, bool clocks) {
+  // The backend's three jobs, each used for its own: the driver decides the order.
+  DeviceSteps& steps = backend;
+  Collector& collector = backend;
+  EnvironmentProbe& probe = backend;
   // Nothing enqueued earlier (not by gpumeter) may overlap iteration 0.
-  backend.synchronize("before the phase, waiting for work enqueued earlier (not by gpumeter)");
+  steps.synchronize("before the phase, waiting for work enqueued earlier (not by gpumeter)");
   PhaseRun run;
   // A reading the backend cannot give stops the readings of the phase: all or none.
   bool reading = clocks;
   const auto read_clock = [&] {
     if (!reading) return;
-    if (const std::optional<ClockReading> c = backend.read_clock()) {
+    if (const std::optional<ClockReading> c = probe.read_clock()) {
       run.clocks.push_back(*c);
     } else {
       reading = false;
@@ -41,33 +46,33 @@ PhaseRun run_phase(Backend& backend, const Call& call, const PhaseRequest& reque
   };
   if (clocks) run.clocks.reserve(request.iterations + 1);
   read_clock();
-  backend.open_phase(request);
+  collector.open_phase(request);
   try {
     for (std::size_t i = 0; i < request.iterations; ++i) {
       // T5: reset, then the cache cleared after it (the reset's writes must not stay in L2),
       // all under the prepare label, never timed.
-      backend.begin_prepare(i);
+      collector.begin_prepare(i);
       if (call.reset) {
         invoke(call.reset, i, "the call's reset");
-        backend.after_user_code(i, "the call's reset");
+        steps.after_user_code(i, "the call's reset");
         // The reset may run on a stream the flush does not wait for: finish it first.
-        backend.drain(i, "the call's reset");
+        steps.drain(i, "the call's reset");
       }
-      backend.clear_cache(i);
-      backend.end_prepare(i);
-      backend.drain(i, "preparation");
+      steps.clear_cache(i);
+      collector.end_prepare(i);
+      steps.drain(i, "preparation");
 
-      backend.begin_iteration(i);
+      collector.begin_iteration(i);
       invoke(call.run, i, "the measured call");
-      backend.end_iteration(i);
-      backend.after_user_code(i, "the measured call");
-      backend.drain(i, "the measured call");  // no iteration overlaps the next
+      collector.end_iteration(i);
+      steps.after_user_code(i, "the measured call");
+      steps.drain(i, "the measured call");  // no iteration overlaps the next
       read_clock();  // after the drain: outside the sample, and before the next one
     }
-    run.trace = backend.close_phase();
+    run.trace = collector.close_phase();
     return run;
   } catch (...) {
-    backend.abandon_phase();
+    collector.abandon_phase();
     throw;
   }
 }

@@ -5,7 +5,9 @@
 #include <optional>
 #include <vector>
 
-#include "gpumeter/backend.hpp"
+#include "gpumeter/backend/backend.hpp"
+#include "gpumeter/backend/trace.hpp"
+#include "gpumeter/call.hpp"
 #include "gpumeter/duration.hpp"
 #include "gpumeter/sample.hpp"
 #include "gpumeter/timestamp_check.hpp"

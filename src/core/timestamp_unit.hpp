@@ -5,7 +5,7 @@
 // backend launches the probes and reads both; this rule decides what they say.
 #include <string>
 
-#include "gpumeter/activity.hpp"
+#include "gpumeter/backend/trace.hpp"
 #include "gpumeter/duration.hpp"
 #include "gpumeter/timestamp_check.hpp"
 

@@ -6,9 +6,10 @@
 #include <string>
 #include <utility>
 
-#include "gpumeter/backend.hpp"
-#include "gpumeter/cuda_backend.hpp"
-#include "iteration.hpp"
+#include "device_steps.hpp"
+#include "gpumeter/backend/backend.hpp"
+#include "gpumeter/backend/trace.hpp"
+#include "gpumeter/cuda.hpp"
 
 namespace gpumeter::detail {
 class NvmlWatch;
@@ -18,9 +19,10 @@ namespace gpumeter::cuda {
 
 class CuptiSession;
 
-// What the CUPTI and the events backends share: the device they measure, the device steps the
-// driver orders (T5), and how they report that device. They differ only in how they label or
-// time a call.
+// What the CUDA backends share: what they are (the device they measure, its L2 flush), their
+// DeviceSteps (the steps the driver orders, T5, through CudaDeviceSteps) and their
+// EnvironmentProbe (NVML's readings of the device and of this process on it). They differ only
+// in their Collector: how they label or time a call.
 class CudaBackendBase : public Backend {
  public:
   // Makes the context and gpumeter's own buffers (the L2 flush's) now, then reads the
@@ -28,13 +30,16 @@ class CudaBackendBase : public Backend {
   CudaBackendBase(const CudaBackendOptions& options, DeviceIdentity identity);
   ~CudaBackendBase() override;
 
+  // What it is.
   DeviceIdentity device() const override { return identity_; }
   std::string l2_flush_mode() const override;
-  DeviceStateReading read_device_state() const override;
+  // DeviceSteps.
   void synchronize(const char* context) override;
   void drain(std::size_t iteration, const char* after) override;
   void clear_cache(std::size_t iteration) override;
   void after_user_code(std::size_t iteration, const char* what) override;
+  // EnvironmentProbe.
+  DeviceStateReading read_device_state() const override;
   std::optional<ClockReading> read_clock() override;
   std::optional<long long> process_device_memory() override;
   std::optional<long long> context_floor_memory() const override { return context_floor_; }
@@ -43,13 +48,13 @@ class CudaBackendBase : public Backend {
   // The device steps for these options, for one phase: from open_phase until close or abandon.
   void start_phase();
   void end_phase() noexcept;
-  DeviceSteps& steps();
+  CudaDeviceSteps& steps();
 
   CudaBackendOptions options_;
   DeviceIdentity identity_;
 
  private:
-  std::optional<DeviceSteps> steps_;
+  std::optional<CudaDeviceSteps> steps_;
   std::unique_ptr<detail::NvmlWatch> watch_;
   std::optional<long long> context_floor_;
 };

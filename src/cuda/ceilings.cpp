@@ -21,7 +21,7 @@
 #include "cuda_util.hpp"
 #include "device.hpp"
 #include "gpumeter/ceilings.hpp"
-#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/cuda.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/measure.hpp"
 #include "random_fill.hpp"

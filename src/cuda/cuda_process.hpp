@@ -16,7 +16,7 @@
 #include <utility>
 
 #include "cuda_util.hpp"
-#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/cuda.hpp"
 #include "gpumeter/summary.hpp"
 
 namespace gpumeter::cuda {

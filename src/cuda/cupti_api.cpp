@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/cuda.hpp"
 #include "gpumeter/errors.hpp"
 
 #ifndef GPUMETER_CUPTI_SONAME

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "cupti_api.hpp"
-#include "gpumeter/activity.hpp"
-#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/backend/trace.hpp"
+#include "gpumeter/cuda.hpp"
 #include "gpumeter/errors.hpp"
 
 namespace gpumeter::cuda {

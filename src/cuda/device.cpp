@@ -8,7 +8,7 @@
 
 #include "cuda_process.hpp"
 #include "cuda_util.hpp"
-#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/cuda.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/format.hpp"
 

@@ -7,7 +7,8 @@
 #include "cuda_process.hpp"
 #include "cupti_session.hpp"
 #include "device.hpp"
-#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/cuda.hpp"
+#include "gpumeter/cuda_environment.hpp"
 #include "gpumeter/errors.hpp"
 
 namespace gpumeter {

@@ -5,7 +5,8 @@
 #include <vector>
 
 #include "cuda_util.hpp"
-#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/cuda.hpp"
+#include "gpumeter/cuda_environment.hpp"
 #include "gpumeter/device_state.hpp"
 
 namespace gpumeter {

@@ -6,6 +6,8 @@
 
 #include <chrono>
 
+#include "gpumeter/backend/trace.hpp"
+
 namespace gpumeter {
 namespace {
 
@@ -23,8 +25,8 @@ class HostBackend final : public Backend {
     return id;
   }
 
-  // Each call is one region under its own correlation id, timed by the steady clock right
-  // around it. Nothing here can lose a record, so the dropped count is a true zero.
+  // The Collector: each call is one region under its own correlation id, timed by the steady
+  // clock right around it. Nothing here can lose a record, so the dropped count is a true zero.
   void open_phase(const PhaseRequest& request) override {
     trace_ = Trace{};
     trace_.counts_kernels = false;
@@ -50,7 +52,9 @@ class HostBackend final : public Backend {
   Trace close_phase() override { return std::move(trace_); }
   void abandon_phase() noexcept override { trace_ = Trace{}; }
 
-  // Host work is finished when the call returns; there is no device cache to clear.
+  // DeviceSteps: host work is finished when the call returns; there is no device cache to
+  // clear. The EnvironmentProbe's defaults stand: the host has no device clock or memory to
+  // read.
   void drain(std::size_t, const char*) override {}
   void synchronize(const char*) override {}
   void clear_cache(std::size_t) override {}

@@ -17,6 +17,7 @@
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/row_status.hpp"
 #include "gpumeter/summary.hpp"
+#include "gpumeter/throttle_reasons.hpp"
 
 namespace {
 

@@ -1,7 +1,9 @@
 // A user's program of gpumeter, built by tests/consumer/run.sh against the installed package
 // and through add_subdirectory: measures a small CPU call on the host backend, writes the
-// record, reads it back, prints its table, and has the `gpumeter` command report the same
-// record. Exits 1 when any of that fails or the record does not hold one measured result.
+// record, reads it back, prints its table, compares the record with itself, checks that a bad
+// record is refused with its named error, and has the `gpumeter` command report the same record.
+// Exits 1 when any of that fails or the record does not hold one measured result. It includes
+// gpumeter.hpp and nothing else of gpumeter's: the user API must be whole in that one header.
 #include <gpumeter/gpumeter.hpp>
 
 #include <sys/wait.h>
@@ -10,6 +12,7 @@
 #include <exception>
 #include <filesystem>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +73,20 @@ int main(int argc, char** argv) {
     if (back.results.front().summary.n_samples == 0) return fail("the result has no samples");
     std::printf("consumer: record %s holds 1 result, %zu samples\n", file.c_str(),
                 back.results.front().summary.n_samples);
+
+    // Reports from records: the record against itself changes nothing.
+    const gpumeter::RecordComparison same = gpumeter::compare_records(back, back);
+    const std::string table = gpumeter::render_record_comparison(back, back, same, std::nullopt);
+    if (table.find(kCaseName) == std::string::npos) {
+      return fail("the comparison of the record with itself names no " + std::string(kCaseName));
+    }
+    // Errors by cause: a text that is not a record is InvalidRecord, never a number.
+    try {
+      (void)gpumeter::parse_record("{}", "not-a-record.json");
+      return fail("parse_record accepted {}");
+    } catch (const gpumeter::InvalidRecord& e) {
+      std::printf("consumer: {} refused: %s\n", e.what());
+    }
 
     std::string report;
     const std::string command =

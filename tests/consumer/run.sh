@@ -37,24 +37,32 @@ say "ok: installed the command, the headers and the package ($config)"
 # Every installed header stands alone on the installed headers and the standard library: each
 # of its includes is another installed gpumeter header or a standard one (no '/', no '.').
 cxx=${CXX:-c++}
-for h in "$prefix"/include/gpumeter/*.hpp; do
+# The user layer (gpumeter/*.hpp) and the extension layer for backend authors (gpumeter/backend/).
+while IFS= read -r h; do
   while read -r inc; do
     case "$inc" in
       gpumeter/*) [ -f "$prefix/include/$inc" ] || { say "FAIL: $h includes $inc, not installed"; exit 1; } ;;
       */* | *.*) say "FAIL: $h includes $inc, not part of the package"; exit 1 ;;
     esac
   done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]\([^>"]*\)[>"].*/\1/p' "$h")
-  echo "#include <gpumeter/$(basename "$h")>" |
+  echo "#include <${h#"$prefix/include/"}>" |
     "$cxx" -std=c++20 -fsyntax-only -I"$prefix/include" -x c++ - ||
     { say "FAIL: $h does not compile alone"; exit 1; }
-done
+done < <(find "$prefix/include/gpumeter" -name '*.hpp' | sort)
 say "ok: every installed header compiles alone against the prefix"
+
+# Only the two layers are installed: the library's private headers (src/include) stay behind.
+for h in device_lock.hpp columns.hpp throttle_reasons.hpp; do
+  [ ! -e "$prefix/include/gpumeter/$h" ] || { say "FAIL: private header $h was installed"; exit 1; }
+done
 
 say "package mode: find_package(gpumeter) with CMAKE_PREFIX_PATH=$prefix"
 quiet cmake -S "$root/tests/consumer" -B "$work/package" "${common[@]}" \
   -DGPUMETER_CONSUMER_MODE=package -DCMAKE_PREFIX_PATH="$prefix"
 quiet cmake --build "$work/package" -j "$jobs"
 "$work/package/gpumeter-consumer" "$work/package-records"
+quiet "$work/package/gpumeter-consumer-bench" --timing host --budget 1,2 --no-lock \
+  --out "$work/package-bench-records"
 say "ok: package mode measured, wrote, read back and reported with the installed command"
 
 say "subdirectory mode: add_subdirectory($root)"
@@ -62,5 +70,7 @@ quiet cmake -S "$root/tests/consumer" -B "$work/subdirectory" "${common[@]}" \
   -DGPUMETER_CONSUMER_MODE=subdirectory -DGPUMETER_SOURCE_DIR="$root"
 quiet cmake --build "$work/subdirectory" -j "$jobs"
 "$work/subdirectory/gpumeter-consumer" "$work/subdirectory-records"
+quiet "$work/subdirectory/gpumeter-consumer-bench" --timing host --budget 1,2 --no-lock \
+  --out "$work/subdirectory-bench-records"
 say "ok: subdirectory mode measured, wrote, read back and reported"
 say "all checks passed"

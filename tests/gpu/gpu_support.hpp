@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cuda_memory.hpp"
-#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/cuda.hpp"
 #include "gpumeter/measure.hpp"
 #include "known_kernels.hpp"
 

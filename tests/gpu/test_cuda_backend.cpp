@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "gpu_support.hpp"
-#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/cuda.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/measure.hpp"
 

@@ -16,7 +16,7 @@
 #include "copy_kernel.hpp"  // the ceiling's own copy kernel (src/cuda)
 #include "gpu_support.hpp"
 #include "gpumeter/ceilings.hpp"
-#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/cuda.hpp"
 #include "gpumeter/measure.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/runner.hpp"

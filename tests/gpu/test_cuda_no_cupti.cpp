@@ -8,7 +8,7 @@
 #include <string>
 
 #include "gpu_support.hpp"
-#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/cuda.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/measure.hpp"
 

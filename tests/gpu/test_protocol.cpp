@@ -12,7 +12,7 @@
 
 #include "gpu_support.hpp"
 #include "gpumeter/comparison.hpp"
-#include "gpumeter/cuda_backend.hpp"
+#include "gpumeter/cuda.hpp"
 #include "gpumeter/runner.hpp"
 
 namespace gpumeter::test {

@@ -13,6 +13,7 @@
 
 #include "gpumeter/device_state.hpp"
 #include "gpumeter/process_ids.hpp"
+#include "gpumeter/throttle_reasons.hpp"
 #include "nvml_library.hpp"
 #include "nvml_watch.hpp"
 

@@ -4,6 +4,7 @@
 // drift, an outlier pass and 32 ns quantization), and how often it finds a difference of the
 // size it says it would detect (the 95% it promises).
 #include "gpumeter/difference.hpp"
+#include "student_t.hpp"
 
 #include <gtest/gtest.h>
 

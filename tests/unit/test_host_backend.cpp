@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "gpumeter/backend/trace.hpp"
 #include "gpumeter/host_backend.hpp"
 #include "gpumeter/measure.hpp"
 #include "gpumeter/summary.hpp"

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "driver.hpp"
+#include "gpumeter/backend/trace.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/record.hpp"

@@ -16,6 +16,7 @@
 
 #include "gpumeter/columns.hpp"
 #include "gpumeter/record_io.hpp"
+#include "gpumeter/throttle_reasons.hpp"
 #include "synthetic_record.hpp"
 
 namespace gpumeter {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "attribute.hpp"
-#include "gpumeter/activity.hpp"
+#include "gpumeter/backend/trace.hpp"
 #include "gpumeter/timestamp_check.hpp"
 
 namespace gpumeter::detail {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "gpumeter/activity.hpp"
+#include "gpumeter/backend/trace.hpp"
 
 namespace gpumeter::testing {
 

@@ -1,6 +1,8 @@
 #pragma once
-// What a backend hands back for one measurement phase: the device activities it saw and,
-// for each, the identity that says which iteration caused it (T2, T3).
+// What a backend's collector hands back for one measurement phase (extension layer: the user API
+// never sees it): the device activities it saw and, for each, the identity that says which
+// iteration caused it (docs/rules.md, "attribution by identity"). The core attributes the
+// activities to iterations from this alone.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,7 +16,7 @@ namespace gpumeter {
 
 enum class ActivityKind {
   kernel,  // a CUPTI concurrent-kernel record (graph kernel nodes included)
-  memcpy,  // a copy: uncounted unless the case counts copies (T7)
+  memcpy,  // a copy: uncounted unless the case counts copies
   memset,  // a fill: treated like a copy (an engine operation, not a kernel)
   region,  // a whole call timed as one interval (CUDA events, host clock): no kernel count
 };
@@ -32,25 +34,26 @@ struct Activity {
   std::string name;
 };
 
-// External correlation id that marks preparation work (reset, L2 flush): never timed (T3).
-// Iteration ids are 0..n-1, so the largest id can never collide with one.
+// The external correlation id a collector labels preparation work with (reset, L2 flush), so the
+// core can tell it from an iteration's work and never time it. Iteration ids are 0..n-1, so the
+// largest id can never collide with one.
 inline constexpr std::uint64_t kPrepareId = UINT64_MAX;
 
 struct Trace {
   std::vector<Activity> activities;
   // CUPTI correlation id -> external correlation id pushed around the launching API call.
   std::unordered_map<std::uint64_t, std::uint64_t> external_id_of;
-  // Records CUPTI reported as dropped; nullopt when the counter has not been proven live,
-  // so a zero reading could not be trusted (T6).
+  // Records CUPTI reported as dropped; nullopt when the counter has not been proven live, so a zero
+  // reading could not be trusted.
   std::optional<std::uint64_t> dropped_records;
   // False for backends that time a whole call as one region (events, host clock).
   bool counts_kernels = true;
-  // The device being measured, as the backend numbers devices in Activity::device. Work of
-  // an iteration that ran on another device is refused (P3): that device was neither flushed
-  // nor drained, and the record would name the wrong card. nullopt: not checked (host).
+  // The device being measured, as the backend numbers devices in Activity::device. Work of an
+  // iteration that ran on another device is refused: that device was neither flushed nor drained,
+  // and the record would name the wrong card. nullopt: not checked (host).
   std::optional<std::uint32_t> measured_device;
-  // How the timestamps were checked against the device's own clock (T14); nullopt for a
-  // backend whose readings need no check (CUDA events, the host clock).
+  // How the timestamps were checked against the device's own clock; nullopt for a backend whose
+  // readings need no check (CUDA events, the host clock).
   std::optional<TimestampUnit> timestamp_unit;
 };
 

@@ -1,5 +1,5 @@
 #pragma once
-// The columns of a result, described once (P10). The record's JSON summary, the markdown
+// The columns of a result, described once. The record's JSON summary, the markdown
 // table and the CSV table are all produced from this list, and a record reader checks each
 // stored summary value against the one its samples give through it; a new column is added here
 // and nowhere else.

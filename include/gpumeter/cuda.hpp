@@ -1,7 +1,7 @@
 #pragma once
-// The CUDA backends (T1-T7, T11-T13, P3): CUPTI activity records (the real one) and CUDA
-// events (a labelled fallback the user must allow). Nothing here pulls in CUDA or CUPTI
-// headers, so code that only chooses a backend builds without them.
+// The CUDA backends, for users of CUDA: CUPTI activity records (the real one) and CUDA events (a
+// labelled fallback the user must allow). Nothing here pulls in CUDA or CUPTI headers, so code that
+// only chooses a backend builds without them.
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpumeter/backend.hpp"
+#include "gpumeter/backend/backend.hpp"
 #include "gpumeter/ceilings.hpp"
 #include "gpumeter/device.hpp"
 #include "gpumeter/record.hpp"
@@ -17,28 +17,23 @@
 
 namespace gpumeter {
 
-// The CUPTI external-correlation kind gpumeter pushes its iteration ids under (T12). PyTorch's
-// profiler uses CUSTOM0 and CUSTOM1, so the default stays out of its way; a call that itself
-// pushes ids of the default kind picks another one here.
+// The CUPTI external-correlation kind gpumeter pushes its iteration ids under. PyTorch's profiler
+// uses CUSTOM0 and CUSTOM1, so the default stays out of its way; a call that itself pushes ids of
+// the default kind picks another one here.
 enum class CorrelationKind { custom0, custom1, custom2 };
 std::string_view to_string(CorrelationKind kind);  // "CUSTOM0", "CUSTOM1", "CUSTOM2"
 
-// Size of each activity buffer handed to CUPTI. CUPTI fills these on the launching thread, so
-// a large buffer lands inside timed calls: the kernel-timing method measured a three-kernel call's
-// median latency go from 35 us with 256 KB buffers to 2068 us with 32 MB (device_busy unchanged;
-// then CUPTI also zeroed each buffer there, which gpumeter now does on CUPTI's worker thread). 256
-// KiB holds a measurement phase of a one-kernel call in one buffer per thread: per iteration, the
-// call's kernel record (216 B in CUPTI 13) plus, for each of its runtime and driver launch calls,
-// an API record (40 B) and an external-correlation record (24 B), and under PREPARE the L2 flush's
-// memset (88 B) and read kernel (216 B) with their calls, and the persisting-L2 reset's calls:
-// about 1.0 KB, so 200 iterations (the most a phase runs) need about 206 KB. A phase that still
-// loses records is repeated with 4x larger buffers (kBufferGrowthPerAttempt).
+// Size of each activity buffer handed to CUPTI. CUPTI fills these on the launching thread, so a
+// large buffer lands inside timed calls and lengthens them; the default is the smallest that holds
+// a whole measurement phase of a one-kernel call (its kernel, API, correlation and preparation
+// records) in one buffer per thread (docs/measured-figures.md, "CUPTI activity buffers"). A phase
+// that still loses records is repeated with 4x larger buffers (kBufferGrowthPerAttempt).
 inline constexpr std::size_t kDefaultActivityBufferBytes = 256 * 1024;
 
-// Setting this environment variable to 1 allows the CUDA-events fallback (T11).
+// Setting this environment variable to 1 allows the CUDA-events fallback.
 inline constexpr const char* kAllowEventsFallbackEnv = "GPUMETER_ALLOW_EVENTS_FALLBACK";
-// Setting this environment variable to 1 measures even where CUPTI's dropped-record counter
-// could not be proven live (T6); each such row is recorded with that deviation.
+// Setting this environment variable to 1 measures even where CUPTI's dropped-record counter could
+// not be proven live; each such row is recorded with that deviation.
 inline constexpr const char* kAllowUnprovenDropCounterEnv = "GPUMETER_ALLOW_UNPROVEN_DROP_COUNTER";
 // Path of the libcupti to load instead of the default search (soname, then the toolkit's).
 inline constexpr const char* kCuptiLibraryEnv = "GPUMETER_CUPTI_LIBRARY";
@@ -48,9 +43,9 @@ struct CudaBackendOptions {
   // Time with CUDA events when CUPTI cannot be used. Also allowed by
   // GPUMETER_ALLOW_EVENTS_FALLBACK=1. Off by default: such rows never compare with CUPTI rows.
   bool allow_events_fallback = false;
-  // Measure with CUPTI even when its dropped-record counter could not be proven live, so a
-  // lost record could go unseen (T6). Off by default: then CUPTI counts as unavailable. Also
-  // allowed by GPUMETER_ALLOW_UNPROVEN_DROP_COUNTER=1.
+  // Measure with CUPTI even when its dropped-record counter could not be proven live, so a lost
+  // record could go unseen. Off by default: then CUPTI counts as unavailable. Also allowed by
+  // GPUMETER_ALLOW_UNPROVEN_DROP_COUNTER=1.
   bool allow_unproven_drop_counter = false;
   // When another CUPTI client of this process (PyTorch's profiler) holds the subscription but
   // the caller knows it is not collecting now, measure without a subscription of gpumeter's
@@ -64,22 +59,21 @@ struct CudaBackendOptions {
   bool release_cupti_after_each_phase = false;
   // Before each phase, register with CUPTI the clock it converts GPU timestamps into: its own
   // default (CLOCK_REALTIME in ns). Another client may have registered a clock in other units
-  // (PyTorch's profiler registers the CPU's TSC), which would stretch every reading. Off: the
-  // clock in place is left alone, and a phase whose probes find it is not nanoseconds is
-  // converted by the scale the probes measure (or fails with TimestampUnitMismatch). Either way
-  // every phase checks its unit against the device's own clock (T14).
+  // (PyTorch's profiler registers the CPU's TSC), which would stretch every reading. Off: the clock
+  // in place is left alone, and a phase whose probes find it is not nanoseconds is converted by the
+  // scale the probes measure (or fails with TimestampUnitMismatch). Either way every phase checks
+  // its unit against the device's own clock.
   bool register_timestamp_clock = true;
-  bool l2_flush = true;  // T5; off only to study warm-cache behaviour, and recorded as such
+  bool l2_flush = true;  // off only to study warm-cache behaviour, and recorded as such
   // How the flush leaves L2. write: a device-side memset of twice the L2, which leaves L2
   // full of dirty lines the measured call must write back as it evicts them. write_read: the
   // memset, then a read of the same buffer, which leaves clean lines. See kDefaultL2Flush.
   enum class L2Flush { write, write_read };
   L2Flush l2_flush_mode = L2Flush::write_read;
   CorrelationKind correlation_kind = CorrelationKind::custom2;
-  // Bytes per CUPTI activity buffer on the first attempt of a phase; a retry after lost
-  // records uses 4^attempt times this. A multiple of 8 (CUPTI's record alignment), >= 8.
-  // Tests force a buffer smaller than one kernel record (216 bytes in CUPTI 13) to make a
-  // phase lose records on purpose.
+  // Bytes per CUPTI activity buffer on the first attempt of a phase; a retry after lost records
+  // uses 4^attempt times this. A multiple of 8 (CUPTI's record alignment), >= 8. Tests force a
+  // buffer smaller than one kernel record to make a phase lose records on purpose.
   std::size_t activity_buffer_bytes = kDefaultActivityBufferBytes;
 };
 
@@ -110,14 +104,11 @@ std::unique_ptr<Backend> make_cuda_events_backend(const CudaBackendOptions& opti
 // rows. Throws DeviceError when the device cannot be used.
 std::unique_ptr<Backend> make_cuda_wall_backend(const CudaBackendOptions& options);
 
-// True when options.allow_events_fallback or GPUMETER_ALLOW_EVENTS_FALLBACK=1.
-bool events_fallback_allowed(const CudaBackendOptions& options);
-
-// The device as every record names it (P3). Throws DeviceError.
+// The device as every record names it. Throws DeviceError.
 DeviceIdentity cuda_device_identity(int device);
 
-// CUPTI as this process found it, for the environment record (P2). Loads and subscribes on
-// first use (once per process); never throws.
+// CUPTI as this process found it, for the environment record. Loads and subscribes on first use
+// (once per process); never throws.
 struct CuptiStatus {
   bool usable = false;
   std::optional<int> version;  // cuptiGetVersion, when the library loaded
@@ -141,24 +132,15 @@ void release_cupti_subscription() noexcept;
 // measured. A no-op before CUPTI is first used (the backend's options decide then).
 void set_cupti_sharing(bool share_with_idle_client) noexcept;
 
-// Fills the CUDA driver and runtime versions (cudaDriverGetVersion, cudaRuntimeGetVersion) and
-// the CUPTI version (cupti_status()) of `state` for the record (P2). Returns one line per version
-// that could not be read, with the reason; those stay nullopt. Never throws.
-std::vector<std::string> add_cuda_versions(DeviceState& state);
-
-// NVML's reading of `device` (by its uuid) plus the CUDA and CUPTI versions: what the CUDA
-// backends report as their device state. Never throws.
-DeviceStateReading read_cuda_device_state(const DeviceIdentity& device);
-
-// The device's measured ceilings for the roofline columns (T8), timed by `backend`, the backend
-// that times the rows they divide: each piece of ceiling work is measured by measure() (the
-// rows' attribution, L2 flush, default budget and statistic), and each ceiling is the fastest
-// sample of the best of its runs (kCeilingRule). Copy bandwidth (bytes read plus bytes written): a
+// The device's measured ceilings for the roofline columns, timed by `backend`, the backend that
+// times the rows they divide: each piece of ceiling work is measured by measure() (the rows'
+// attribution, L2 flush, default budget and statistic), and each ceiling is the fastest sample of
+// the best of its runs (kCeilingRule). Copy bandwidth (bytes read plus bytes written): a
 // device-to-device cudaMemcpyAsync of 512 MiB and a float4 grid-stride copy kernel on the same
 // buffers; a matrix rate: a bf16 cuBLAS GEMM of size 8192 on random data (fp32 accumulation).
-// Measured once per process, device and way of timing, and cached.
-// Throws ConfigError for a backend of no CUDA device, and whatever measure() throws (DeviceError,
-// CuptiUnavailable, RecordsLost...): then there is no ceiling.
+// Measured once per process, device and way of timing, and cached. Throws ConfigError for a backend
+// of no CUDA device, and whatever measure() throws (DeviceError, CuptiUnavailable, RecordsLost...):
+// then there is no ceiling.
 Ceilings measure_ceilings(Backend& backend);
 
 }  // namespace gpumeter

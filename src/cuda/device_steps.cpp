@@ -1,19 +1,13 @@
-#include "iteration.hpp"
-
-#include "backends.hpp"
+#include "device_steps.hpp"
 
 #include <cuda_runtime.h>
 #include <cstddef>
-
-#include <memory>
-#include <utility>
+#include <string>
 
 #include "cuda_process.hpp"
 #include "cuda_util.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/process_ids.hpp"
 #include "l2_flush.hpp"
-#include "nvml_watch.hpp"
 
 namespace gpumeter::cuda {
 namespace {
@@ -24,65 +18,7 @@ std::string at(std::size_t iteration, const std::string& what) {
 
 }  // namespace
 
-CudaBackendBase::CudaBackendBase(const CudaBackendOptions& options, DeviceIdentity identity)
-    : options_(options),
-      identity_(std::move(identity)),
-      watch_(std::make_unique<detail::NvmlWatch>(identity_.uuid)) {
-  // The context, and the flush buffer (allocated once per device), exist from here on.
-  (void)DeviceSteps(options_.device, options_.l2_flush, false);
-  context_floor_ = process_device_memory();
-}
-
-CudaBackendBase::~CudaBackendBase() = default;
-
-std::optional<ClockReading> CudaBackendBase::read_clock() {
-  return watch_->read_clock();
-}
-
-std::optional<long long> CudaBackendBase::process_device_memory() {
-  return watch_->process_memory(own_pids());  // the lock's ids too: any namespace's pid
-}
-
-std::string CudaBackendBase::l2_flush_mode() const {
-  if (!options_.l2_flush) return "";
-  return options_.l2_flush_mode == CudaBackendOptions::L2Flush::write_read ? "write+read" : "write";
-}
-
-DeviceStateReading CudaBackendBase::read_device_state() const {
-  return read_cuda_device_state(identity_);
-}
-
-void CudaBackendBase::synchronize(const char* context) {
-  DeviceSteps(options_.device, false, false).settle(context);
-}
-
-void CudaBackendBase::clear_cache(std::size_t iteration) {
-  steps().clear_cache(iteration);
-}
-
-void CudaBackendBase::after_user_code(std::size_t iteration, const char* what) {
-  steps().check_after(iteration, what);
-}
-
-void CudaBackendBase::drain(std::size_t iteration, const char* after) {
-  steps().drain(iteration, after);
-}
-
-void CudaBackendBase::start_phase() {
-  steps_.emplace(options_.device, options_.l2_flush,
-                 options_.l2_flush_mode == CudaBackendOptions::L2Flush::write_read);
-}
-
-void CudaBackendBase::end_phase() noexcept {
-  steps_.reset();
-}
-
-DeviceSteps& CudaBackendBase::steps() {
-  if (!steps_) throw ConfigError("a device step was asked for outside a measurement phase");
-  return *steps_;
-}
-
-DeviceSteps::DeviceSteps(int device, bool l2_flush, bool leave_clean_lines)
+CudaDeviceSteps::CudaDeviceSteps(int device, bool l2_flush, bool leave_clean_lines)
     : device_(device), leave_clean_lines_(leave_clean_lines) {
   CudaProcess& process = CudaProcess::instance();
   process.require_not_sticky(device);
@@ -99,7 +35,7 @@ DeviceSteps::DeviceSteps(int device, bool l2_flush, bool leave_clean_lines)
   read_blocks_ = 4 * sms;  // enough loads in flight to read at full bandwidth
 }
 
-void DeviceSteps::clear_cache(std::size_t iteration) {
+void CudaDeviceSteps::clear_cache(std::size_t iteration) {
   check(cudaSetDevice(device_), "cudaSetDevice", device_);
   // Persisting lines first: the documented set-aside is used by normal accesses only when no
   // persisting access holds it, so the flush must come after the reset to evict those lines.
@@ -120,25 +56,25 @@ void DeviceSteps::clear_cache(std::size_t iteration) {
   }
 }
 
-void DeviceSteps::check_after(std::size_t iteration, const char* what) {
+void CudaDeviceSteps::check_after(std::size_t iteration, const char* what) {
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) fail(e, at(iteration, what));
 }
 
-void DeviceSteps::drain(std::size_t iteration, const char* after) {
+void CudaDeviceSteps::drain(std::size_t iteration, const char* after) {
   cudaError_t e = cudaSetDevice(device_);
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
   if (e != cudaSuccess)
     fail(e, at(iteration, std::string("waiting for the device after ") + after));
 }
 
-void DeviceSteps::settle(const std::string& context) {
+void CudaDeviceSteps::settle(const std::string& context) {
   cudaError_t e = cudaSetDevice(device_);
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
   if (e != cudaSuccess) fail(e, context);
 }
 
-void DeviceSteps::fail(cudaError_t error, const std::string& where) {
+void CudaDeviceSteps::fail(cudaError_t error, const std::string& where) {
   // A sticky error survives cudaGetLastError and comes back from every synchronize; a plain
   // one (a bad launch configuration) is cleared by the read, and the device stays usable.
   (void)cudaGetLastError();

@@ -11,11 +11,11 @@ namespace gpumeter::cuda {
 
 class DeviceBuffer;
 
-class DeviceSteps {
+class CudaDeviceSteps {
  public:
   // Checks the device has no sticky error and makes it current; with `l2_flush`, allocates
   // (once per device) the flush buffer and reads what the flush needs.
-  DeviceSteps(int device, bool l2_flush, bool leave_clean_lines);
+  CudaDeviceSteps(int device, bool l2_flush, bool leave_clean_lines);
 
   // Untimed: the persisting-L2 reset, then the L2 flush (a device-side write of twice the L2,
   // then a read of it when clean lines are asked for).

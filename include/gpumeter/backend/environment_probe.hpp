@@ -1,0 +1,33 @@
+#pragma once
+// What probes the environment: read-only readings of the measured device and of this process on it,
+// taken between iterations (never inside one) or around a run, for the record. Each has a default
+// that reads nothing, so a backend with nothing to read overrides none.
+#include <optional>
+
+#include "gpumeter/clock_state.hpp"
+#include "gpumeter/device.hpp"
+#include "gpumeter/duration.hpp"
+
+namespace gpumeter {
+
+class EnvironmentProbe {
+ public:
+  virtual ~EnvironmentProbe() = default;
+
+  // The measured device's state now (clocks, temperature, power, versions...), read-only.
+  virtual DeviceStateReading read_device_state() const { return {}; }
+  // The measured device's SM clock and throttle reasons now, read between iterations, never inside
+  // one, so a sample taken on a slowed clock can be flagged (see docs/rules.md, the clock-state
+  // rule); nullopt when the backend cannot read them. Must not throw.
+  virtual std::optional<ClockReading> read_clock() { return std::nullopt; }
+  // This process's memory on the measured device as NVML counts it, now; and the reading taken when
+  // the backend was made, its own buffers allocated, before any case (the context floor), so a
+  // case's memory is reported above that floor. nullopt when it cannot be read.
+  virtual std::optional<long long> process_device_memory() { return std::nullopt; }
+  virtual std::optional<long long> context_floor_memory() const { return std::nullopt; }
+  // What the backend's instrumentation adds to each launch on the launching thread (CUPTI's
+  // records), measured once; nullopt when the backend adds nothing it can measure.
+  virtual std::optional<Nanos> launch_cost() { return std::nullopt; }
+};
+
+}  // namespace gpumeter
