@@ -18,6 +18,7 @@ set(_gpumeter_libraries
   gpumeter_record record
   gpumeter_report report
   gpumeter_runner runner
+  gpumeter_session session
   gpumeter_benchmark benchmark)
 if(GPUMETER_HAVE_CUDA)
   list(APPEND _gpumeter_libraries gpumeter_cuda cuda)

@@ -14,14 +14,12 @@
 #include "command_line.hpp"
 #include "example_work.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/host_backend.hpp"
+#include "gpumeter/exit_codes.hpp"
 #include "gpumeter/record_io.hpp"
+#include "gpumeter/session.hpp"
 #include "gpumeter/table.hpp"
 #include "number_option.hpp"
 #include "temporary_file.hpp"
-#ifdef GPUMETER_HAVE_CUDA
-#include "gpumeter/cuda.hpp"
-#endif
 
 namespace {
 
@@ -33,52 +31,18 @@ struct Options {
   bool wide = false;
 };
 
-struct Chosen {
-  std::unique_ptr<gpumeter::Backend> backend;
-  gpumeter::example::ExampleWork work;
-  std::vector<std::string> deviations;
-  gpumeter::Ceilings ceilings;
-};
-
-Chosen choose(const Options& o) {
-  Chosen c;
-  std::string why_host;
-#ifdef GPUMETER_HAVE_CUDA
-  if (o.backend != "host") {
-    const gpumeter::CudaAvailability avail = gpumeter::cuda_availability(o.device);
-    if (avail.usable) {
-      gpumeter::CudaBackendOptions opt;
-      opt.device = o.device;
-      opt.allow_events_fallback = o.allow_events_fallback;
-      c.backend = gpumeter::make_cuda_backend(opt);
-      c.work = gpumeter::example::cuda_example_work(o.device);
-      // Timed by the backend that times the rows; without them only the percentages are
-      // missing, and the record says why.
-      try {
-        c.ceilings = gpumeter::measure_ceilings(*c.backend);
-      } catch (const gpumeter::Error& e) {
-        c.deviations.push_back(std::string("ceilings not measured (no percent of peak): ") +
-                               e.what());
-      }
-      return c;
-    }
-    if (o.backend == "cuda") throw gpumeter::DeviceError(avail.reason);
-    why_host = avail.reason;
-  }
-#else
-  if (o.backend == "cuda") {
-    throw gpumeter::ConfigError("this gpumeter was built without the CUDA backend");
-  }
-  why_host = "this gpumeter was built without the CUDA backend";
-#endif
-  if (o.backend == "host") why_host = "the host backend was asked for";
-  // One short line; the record's deviations below say why in full.
-  std::printf("%s: the same pipeline runs on the host backend (host-wall timing, CPU work).\n\n",
-              o.backend == "host" ? "Host backend asked for" : "No usable GPU");
-  c.backend = gpumeter::make_host_backend();
-  c.work = gpumeter::example::host_example_work();
-  c.deviations.push_back("host backend instead of a GPU: " + why_host);
-  return c;
+// What the options ask of the session: how to time, on which device. The session takes the
+// device lock and chooses the backend; the work follows the backend's device.
+gpumeter::SessionOptions session_options(const Options& o) {
+  gpumeter::SessionOptions s;
+  s.device = o.device;
+  s.timing = o.backend == "cuda"   ? gpumeter::Timing::cupti
+             : o.backend == "host" ? gpumeter::Timing::host_only
+                                   : gpumeter::Timing::automatic;
+  s.allow_events_fallback = o.allow_events_fallback;
+  s.spelling.cupti = "--backend cuda";
+  s.spelling.host = "--backend host";
+  return s;
 }
 
 }  // namespace
@@ -97,7 +61,9 @@ int main(int argc, char** argv) {
   app.add_flag("--wide", o.wide, "every column in the table (the record holds them all)");
   app.footer(
       "Exit codes: 0 every case measured; 1 a case produced no number (the notes say why); 2 a "
-      "usage error, or --out cannot be written (nothing measured); 3 an internal error.");
+      "usage error, or --out cannot be written (nothing measured); 3 an internal error; 4 the "
+      "device stayed busy or another run held its lock (nothing measured). The device lock is "
+      "$GPU_LOCK, else /tmp/gpumeter-gpu-<uuid>.lock.");
   if (const auto done = gpumeter::testkit::parse_command_line(app, argc, argv)) return *done;
 
   // Where the record goes is checked before anything is measured.
@@ -105,22 +71,35 @@ int main(int argc, char** argv) {
     gpumeter::prepare_output_directory(o.out_dir);
   } catch (const gpumeter::Error& e) {
     std::fprintf(stderr, "gpumeter-example: --out %s: %s\n", o.out_dir.c_str(), e.what());
-    return 2;
+    return gpumeter::kExitUsage;
   }
 
   try {
-    Chosen c = choose(o);
-    std::printf("Measuring %s on %s (%s)\n", c.work.description.c_str(),
-                c.backend->device().name.c_str(),
-                std::string(gpumeter::to_string(c.backend->method())).c_str());
+    gpumeter::Session session(session_options(o));
+    gpumeter::Backend& backend = session.backend();
+    const bool on_gpu = backend.device().kind == "cuda";
+    gpumeter::example::ExampleWork work;
+#ifdef GPUMETER_HAVE_CUDA
+    if (on_gpu) work = gpumeter::example::cuda_example_work(o.device);
+#endif
+    if (!on_gpu) {
+      // One short line; the record's deviations below say why in full.
+      std::printf(
+          "%s: the same pipeline runs on the host backend (host-wall timing, CPU work).\n\n",
+          o.backend == "host" ? "Host backend asked for" : "No usable GPU");
+      work = gpumeter::example::host_example_work();
+    }
+    std::printf("Measuring %s on %s (%s)\n", work.description.c_str(),
+                backend.device().name.c_str(),
+                std::string(gpumeter::to_string(backend.method())).c_str());
     gpumeter::RunOptions run;
     run.argv.assign(argv, argv + argc);
-    run.deviations = c.deviations;
-    run.ceilings = c.ceilings;
+    run.ceilings = session.ceilings();
+    run.deviations = session.deviations();
     run.progress = [](const gpumeter::Case& done, std::size_t i, std::size_t n) {
       std::fprintf(stderr, "  [%zu/%zu] %s\n", i, n, done.name.c_str());
     };
-    gpumeter::Record rec = gpumeter::run_cases(*c.backend, c.work.cases, run);
+    gpumeter::Record rec = gpumeter::run_cases(backend, work.cases, run);
     rec.run_id = gpumeter::new_run_id();
     const auto path = gpumeter::write_record(rec, o.out_dir);
     // Everything below is read back from the file: the record is the only source of tables.
@@ -132,14 +111,17 @@ int main(int argc, char** argv) {
     if (!records.front().failures.empty()) {
       std::fprintf(stderr, "gpumeter-example: %zu case(s) produced no number; the notes say why\n",
                    records.front().failures.size());
-      return 1;
+      return gpumeter::kExitFailed;
     }
-    return 0;
+    return gpumeter::kExitOk;
+  } catch (const gpumeter::DeviceBusy& e) {
+    std::fprintf(stderr, "gpumeter-example: %s\n", e.what());
+    return gpumeter::kExitBusy;
   } catch (const gpumeter::Error& e) {
     std::fprintf(stderr, "gpumeter-example: %s\n", e.what());
-    return 1;
+    return gpumeter::kExitFailed;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpumeter-example: internal error: %s\n", e.what());
-    return 3;
+    return gpumeter::kExitInternal;
   }
 }

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "gpumeter/exit_codes.hpp"
 #include "gpumeter/version.hpp"
 
 namespace gpumeter::testkit {
@@ -26,7 +27,7 @@ inline std::optional<int> parse_command_line(CLI::App& app, int argc, char** arg
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
     std::cerr << name << ": " << e.what() << "\nRun '" << name << " --help' for the options.\n";
-    return 2;
+    return gpumeter::kExitUsage;
   }
   return std::nullopt;
 }
@@ -42,7 +43,7 @@ inline std::optional<int> check_output_file(const CLI::App& app, const char* opt
   if (fd < 0) {
     std::cerr << app.get_name() << ": " << option << " " << path << ": cannot write there ("
               << std::strerror(errno) << "); nothing was measured\n";
-    return 2;
+    return gpumeter::kExitUsage;
   }
   ::close(fd);
   if (!existed) ::unlink(path.c_str());

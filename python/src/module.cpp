@@ -26,12 +26,11 @@
 #include "binding.hpp"
 #include "cli.hpp"
 #include "gpumeter/calibration.hpp"
-#include "gpumeter/device_lock.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/format.hpp"
-#include "gpumeter/host_backend.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/runner.hpp"
+#include "gpumeter/session.hpp"
 #include "gpumeter/summary.hpp"
 #include "gpumeter/version.hpp"
 #ifdef GPUMETER_HAVE_CUDA
@@ -85,121 +84,36 @@ Options make_options(int device, std::string timing, bool allow_events_fallback,
                  allow_contended};
 }
 
-// The device lock for one call (P1), taken before the backend touches the device. Waiting
-// (up to the lock's timeouts) lets other Python threads run and answers Ctrl-C.
-std::unique_ptr<DeviceLock> take_lock(const Options& o) {
-  DeviceLockOptions lo;
-  lo.allow_contended = o.allow_contended;
-  lo.while_waiting = [] {
+// What a call's options ask of its session. Everything a call measures under (the device lock,
+// the backend, kept for the process, the ceilings, the deviations and fallbacks) is the
+// Session's; this only says how Python spells the options its sentences name.
+SessionOptions session_options(const Options& o) {
+  SessionOptions s;
+  s.device = o.device;
+  s.timing = o.timing == "cupti"    ? Timing::cupti
+             : o.timing == "events" ? Timing::events
+             : o.timing == "host"   ? Timing::host
+                                    : Timing::automatic;
+  s.allow_events_fallback = o.allow_events_fallback;
+  s.share_cupti = o.share_cupti;
+  // CUPTI is given back after every phase, so a profiler started between two calls (PyTorch's)
+  // records the GPU without the user knowing of release_cupti (a graph measured across
+  // releases kept every kernel on the H200: tests/gpu).
+  s.release_cupti = true;
+  s.keep_backend = true;
+  s.ceilings = o.ceilings;
+  s.lock = o.lock ? LockChoice::take : LockChoice::skip;
+  s.lock_options.allow_contended = o.allow_contended;
+  // Waiting for the lock lets other Python threads run and answers Ctrl-C.
+  s.lock_options.while_waiting = [] {
     nb::gil_scoped_acquire gil;
     if (PyErr_CheckSignals() != 0) throw nb::python_error();
   };
-  nb::gil_scoped_release released;
-  return std::make_unique<DeviceLock>(o.device, cuda_device_uuid(o.device), lo);
-}
-
-// One backend per (device, timing) for the life of the process: CUPTI allows one subscription
-// per process, and creating it (loading CUPTI, proving the drop counter) costs ~150 ms.
-struct Backends {
-  std::mutex mutex;
-  std::map<std::pair<int, std::string>, std::unique_ptr<Backend>> by_key;
-};
-Backends& backends() {
-  static Backends* b = new Backends();  // never destroyed: CUDA tears itself down at exit
-  return *b;
-}
-
-struct Chosen {
-  Backend* backend = nullptr;
-  std::vector<std::string> deviations;
-};
-
-Chosen choose(const Options& o) {
-  Backends& all = backends();
-  std::lock_guard<std::mutex> lock(all.mutex);
-  Chosen c;
-  std::string timing = o.timing;
-#ifdef GPUMETER_HAVE_CUDA
-  const CudaAvailability gpu = cuda_availability(o.device);
-  if (timing == "auto") timing = gpu.usable ? "cupti" : "host";
-  if (timing != "host" && !gpu.usable) throw DeviceError(gpu.reason);
-  if (o.timing == "auto" && !gpu.usable) {
-    c.deviations.push_back("host backend instead of a GPU: " + gpu.reason);
-  }
-#else
-  if (timing == "auto") timing = "host";
-  if (timing != "host") {
-    throw ConfigError("timing '" + timing +
-                      "' needs the CUDA backend, and this gpumeter was built without it");
-  }
-  if (o.timing == "auto") {
-    c.deviations.push_back("host backend: this gpumeter was built without the CUDA backend");
-  }
-#endif
-  const std::pair<int, std::string> key{o.device, timing + (o.allow_events_fallback ? "+fb" : "")};
-  auto it = all.by_key.find(key);
-  if (it == all.by_key.end()) {
-    std::unique_ptr<Backend> made;
-    if (timing == "host") {
-#ifdef GPUMETER_HAVE_CUDA
-      // A GPU present: the synchronized wall clock, so GPU work is inside the time.
-      if (gpu.usable) {
-        CudaBackendOptions options;
-        options.device = o.device;
-        made = make_cuda_wall_backend(options);
-      }
-#endif
-      if (!made) made = make_host_backend();
-    } else {
-#ifdef GPUMETER_HAVE_CUDA
-      CudaBackendOptions options;
-      options.device = o.device;
-      options.allow_events_fallback = o.allow_events_fallback;
-      options.share_cupti_with_idle_client = o.share_cupti;
-      // CUPTI is given back after every phase, so a profiler started between two calls (PyTorch's)
-      // records the GPU without the user knowing of release_cupti (a graph measured across
-      // releases kept every kernel on the H200: tests/gpu).
-      options.release_cupti_after_each_phase = true;
-      made = timing == "events"
-                 ? make_cuda_events_backend(options, "CUDA events chosen with timing='events'")
-                 : make_cuda_backend(options);
-#endif
-    }
-    it = all.by_key.emplace(key, std::move(made)).first;
-  }
-  c.backend = it->second.get();
-  return c;
-}
-
-// Everything a call holds while it measures: the device lock, the backend and what departs from
-// the protocol. The one place a front end's policy lives here, until a Session holds it.
-struct Opened {
-  std::unique_ptr<DeviceLock> lock;
-  Backend* backend = nullptr;
-  std::vector<std::string> deviations;
-  // Where the measurement falls back from what was asked, in the words of a warning.
-  std::vector<std::string> fallbacks;
-};
-
-Opened open_session(const Options& o) {
-  Opened opened;
-  if (o.lock) {
-    opened.lock = take_lock(o);
-    opened.deviations = opened.lock->deviations();
-  } else {
-    opened.deviations.push_back(
-        "device lock not taken (lock=False): nothing kept other runs off the device");
-  }
-  const Chosen chosen = choose(o);
-  opened.backend = chosen.backend;
-  for (const std::string& d : chosen.deviations) {
-    // choose() departs only by taking the host clock for timing='auto'.
-    opened.deviations.push_back(d);
-    opened.fallbacks.push_back("measured with the host clock, not the GPU's device time (" + d +
-                               "); timing='cupti' requires a GPU, timing='host' asks for the "
-                               "host clock");
-  }
-  return opened;
+  s.spelling.cupti = "timing='cupti'";
+  s.spelling.events = "timing='events'";
+  s.spelling.host = "timing='host'";
+  s.spelling.no_lock = "lock=False";
+  return s;
 }
 
 // A Python callable as a C++ call. The GIL is held by the caller (run() keeps it), so calling
@@ -275,50 +189,26 @@ Case make_case(std::string name, std::vector<Implementation> implementations,
 // the error that failed it; otherwise the record, and the fallbacks a warning should name.
 std::pair<RecordRef, std::vector<std::string>> run(const std::vector<Case>& cases,
                                                    const Options& o) {
-  Opened opened = open_session(o);
+  std::optional<Session> session;
+  {
+    nb::gil_scoped_release released;  // the lock may wait; the callables need no GIL yet
+    session.emplace(session_options(o));
+  }
+  Backend& backend = session->backend();
   RunOptions run_options;
   run_options.argv = o.argv;
-  run_options.deviations = opened.deviations;
   if (o.budget_ms) {
     run_options.budget.warmup_ns = budget_ns_from_ms(o.budget_ms->first);
     run_options.budget.measure_ns = budget_ns_from_ms(o.budget_ms->second);
   }
-#ifdef GPUMETER_HAVE_CUDA
-  // This call's word on sharing CUPTI, should it claim CUPTI again (after release_cupti): the
-  // backend may have been made by an earlier call that said otherwise.
-  set_cupti_sharing(o.share_cupti);
-  // Timed by the backend that times the rows, after the word on sharing CUPTI (the ceilings may
-  // be what claims it again); measured once per process, device and way of timing. Without
-  // them only the percentages are missing, and the record says why.
-  if (o.ceilings && opened.backend->device().kind == "cuda") {
-    try {
-      run_options.ceilings = measure_ceilings(*opened.backend);
-    } catch (const Error& e) {
-      run_options.deviations.push_back(std::string("ceilings not measured (no percent of peak): ") +
-                                       e.what());
-    }
-  }
-#endif
-  // Also when the call fails before its first phase ends (a verification that throws): CUPTI is
-  // never left claimed after a call returns.
-  struct ReleaseCupti {
-    ~ReleaseCupti() {
-#ifdef GPUMETER_HAVE_CUDA
-      release_cupti_subscription();
-#endif
-    }
-  } release;
-  Record record = run_cases(*opened.backend, cases, run_options);
+  run_options.ceilings = session->ceilings();
+  run_options.deviations = session->deviations();
+  // CUPTI is never left claimed after a call returns: the session gives it back when it ends,
+  // also when the call fails before its first phase ends (a verification that throws).
+  Record record = run_cases(backend, cases, run_options);
   if (!record.failures.empty()) raise_failure(record.failures.front());
   record.run_id = new_run_id();
-  std::vector<std::string> fallbacks = opened.fallbacks;
-  for (const Result& r : record.results) {
-    if (r.measurement.method == TimingMethod::cuda_events && o.timing != "events") {
-      fallbacks.push_back("timed with CUDA events instead of CUPTI (" + r.measurement.reason +
-                          "): a different statistic, never compared with CUPTI's");
-      break;
-    }
-  }
+  std::vector<std::string> fallbacks = session->fallbacks(record);
   return {RecordRef{std::make_shared<const Record>(std::move(record))}, std::move(fallbacks)};
 }
 

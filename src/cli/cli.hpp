@@ -8,13 +8,9 @@
 
 #include <CLI/CLI.hpp>
 
-namespace gpumeter::cli {
+#include "gpumeter/exit_codes.hpp"
 
-// Exit codes, the same for every subcommand so scripts and CI can rely on them.
-inline constexpr int kExitOk = 0;
-// 1 is left to verdicts (a compare that finds a regression).
-inline constexpr int kExitUsage = 2;     // bad arguments, or input that cannot be read
-inline constexpr int kExitInternal = 3;  // a failure that is not the input's fault
+namespace gpumeter::cli {
 
 struct Io {
   std::ostream& out;

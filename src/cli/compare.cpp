@@ -83,7 +83,7 @@ int compare(const std::string& base_file, const std::string& new_file,
         for (const std::string& u : g.unseen) why += (why.empty() ? "" : "; ") + u;
       }
       print_error(io, "compare", "the gate failed: " + why);
-      return 1;
+      return kExitFailed;
     }
   }
   std::vector<std::string> refused;

@@ -3,8 +3,6 @@
 #include "number_option.hpp"
 
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,7 +14,10 @@
 
 #include "gpumeter/device_lock.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/exit_codes.hpp"
 #include "gpumeter/format.hpp"
+#include "gpumeter/session.hpp"
+#include "spawn.hpp"
 
 extern char** environ;
 
@@ -100,47 +101,30 @@ std::vector<std::string> child_environment(const DeviceLock& lock) {
 }
 
 int run_command(Io& io, const Options& o, const DeviceLock& lock) {
-  std::vector<std::string> env = child_environment(lock);
-  std::vector<char*> envp;
-  for (std::string& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::vector<char*> argv;
-  for (const std::string& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  for (const int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP}) sigaddset(&defaults, sig);
-  sigset_t none;
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  SpawnRequest request;
+  request.argv = o.command;
+  request.inherit_environment = false;
+  request.environment = child_environment(lock);
+  // The command starts as from a shell, whatever this process does with them meanwhile.
+  request.default_signals = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
 
   io.out << std::flush;
   io.err << std::flush;
   const SignalsWhileRunning signals;
-  pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, argv[0], nullptr, &attr, argv.data(), envp.data());
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
-    print_error(io, "lock", "cannot run '" + o.command.front() + "': " + std::strerror(rc));
-    return rc == ENOENT ? 127 : 126;
+  const Spawned spawned = spawn(request);
+  if (spawned.pid < 0) {
+    print_error(io, "lock",
+                "cannot run '" + o.command.front() + "': " + std::strerror(spawned.error));
+    return spawned.error == ENOENT ? kExitNotFound : kExitCannotRun;
   }
-  g_child = pid;
-  if (g_pending != 0) ::kill(pid, g_pending);  // it came while the command was being started
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      print_error(io, "lock",
-                  std::string("waiting for the command failed: ") + std::strerror(errno));
-      return kExitInternal;
-    }
+  g_child = spawned.pid;
+  if (g_pending != 0) ::kill(spawned.pid, g_pending);  // it came while the command was starting
+  try {
+    return wait_for_child(spawned.pid).shell_code();
+  } catch (const Error& e) {
+    print_error(io, "lock", e.what());
+    return kExitInternal;
   }
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : kExitInternal;
 }
 
 }  // namespace
@@ -181,7 +165,7 @@ Command add_lock_command(CLI::App& app) {
             options.allow_contended = o->allow_contended;
             std::unique_ptr<DeviceLock> lock;
             try {
-              lock = std::make_unique<DeviceLock>(o->device, cuda_device_uuid(o->device), options);
+              lock = take_device_lock(o->device, options);
             } catch (const DeviceBusy& e) {
               print_error(io, "lock", e.what());
               return kExitBusy;

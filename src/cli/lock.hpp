@@ -8,12 +8,10 @@
 //
 // Exit: COMMAND's exit code, 128+N when signal N ended it, 126 when it cannot be started, 127
 // when it is not found; 4 when the device stays busy or its lock stays held (one line on stderr
-// names the processes or the holder); 2 for bad arguments.
+// names the processes or the holder); 2 for bad arguments (gpumeter/exit_codes.hpp).
 #include "cli.hpp"
 
 namespace gpumeter::cli {
-
-inline constexpr int kExitBusy = 4;
 
 Command add_lock_command(CLI::App& app);
 

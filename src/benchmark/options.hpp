@@ -1,0 +1,58 @@
+#pragma once
+// The command line every benchmark program shares (B1): its options, how they are checked, and
+// what they ask of a Session.
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "gpumeter/device_lock.hpp"
+#include "gpumeter/runner.hpp"
+#include "gpumeter/session.hpp"
+
+namespace gpumeter::program {
+
+struct Options {
+  bool list = false;
+  std::string filter;
+  int device = 0;
+  std::vector<std::string> axes;
+  std::string timing;
+  bool allow_events_fallback = false;
+  std::string budget;
+  std::string out = "gpumeter-results";
+  bool md = false;
+  bool csv = false;
+  bool wide = false;
+  bool quiet = false;
+  bool isolate = false;
+  double timeout_s = 0;
+  bool no_lock = false;
+  bool allow_contended = false;
+  double lock_timeout_s = kDefaultLockTimeoutS;
+  // Hidden: a child of --isolate runs one case and writes its record to a descriptor it
+  // inherited; it holds the parent's lock descriptor (when there is one) for as long as it lives.
+  long child_case = -1;
+  int child_record_fd = -1;
+  int child_lock_fd = -1;
+  std::string child_ceilings;
+};
+
+// The program's name as the user ran it, for its messages.
+std::string program_name(const char* argv0);
+
+// One line for the user, controls shown, never obeyed.
+void say(const std::string& program, const std::string& message);
+
+// --budget WARMUP_MS,MEASURE_MS, each part by the rule every numeric option follows. Throws
+// ConfigError.
+Budget parse_budget(const std::string& text);
+
+// Registers every option on `app`, into `o`.
+void add_options(CLI::App& app, Options& o, const std::string& program);
+
+// What the options ask of the session: the timing, the device, the lock. `parent` is false in a
+// case's process under --isolate, which runs under its parent's lock.
+SessionOptions session_options(const Options& o, bool parent);
+
+}  // namespace gpumeter::program

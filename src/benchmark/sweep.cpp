@@ -1,0 +1,366 @@
+// The sweep (sweep.hpp).
+#include "sweep.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "checkpoint.hpp"
+#include "gpumeter/ceilings.hpp"
+#include "gpumeter/comparison.hpp"
+#include "gpumeter/errors.hpp"
+#include "gpumeter/exit_codes.hpp"
+#include "gpumeter/record_io.hpp"
+#include "gpumeter/row_status.hpp"
+#include "gpumeter/runner.hpp"
+#include "gpumeter/session.hpp"
+#include "gpumeter/table.hpp"
+#include "isolate.hpp"
+#include "temporary_file.hpp"
+
+namespace gpumeter::program {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// Failure names the runtime gives cases it could not measure, beside the library's errors.
+constexpr const char* kSkipped = kSkippedFailure;
+
+// the temporaries of earlier runs there that were killed while writing.
+void check_output_directory(const fs::path& dir) {
+  try {
+    prepare_output_directory(dir);
+  } catch (const Error& e) {
+    throw ConfigError("--out " + dir.string() + ": " + e.what());
+  }
+}
+
+Failure case_failure(const PlannedCase& c, std::string error, std::string message) {
+  return Failure{RowKey{c.benchmark->name(), c.params, ""}, std::move(error), std::move(message)};
+}
+
+// The progress line, on a terminal only: a pipe or a CI log gets none.
+class Progress {
+ public:
+  Progress(bool enabled, std::size_t total) : enabled_(enabled), total_(total) {}
+  void start(std::size_t k, const std::string& label) {
+    if (!enabled_) return;
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+    std::string left = "estimating time left";
+    if (k > 0) {
+      const double each = elapsed / static_cast<double>(k);
+      left = "about " +
+             std::to_string(static_cast<long>(each * static_cast<double>(total_ - k) + 0.5)) +
+             " s left";
+    }
+    std::fprintf(stderr, "\r\033[K[%zu/%zu] %s (%s)", k + 1, total_, inert_text(label).c_str(),
+                 left.c_str());
+    std::fflush(stderr);
+  }
+  void finish() {
+    if (!enabled_) return;
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+  }
+
+ private:
+  bool enabled_;
+  std::size_t total_;
+  Clock::time_point start_ = Clock::now();
+};
+
+// Measures one planned case in this process into a record of its own.
+Record measure_case(Backend& backend, const PlannedCase& c, const RunOptions& run, int device) {
+  std::map<std::string, AxisKind> kinds;
+  for (const Axis& a : c.benchmark->axes()) kinds[a.name] = a.kind;
+  Setup setup(c.benchmark->name(), c.params, kinds, device);
+  std::optional<Failure> failure;
+  Case planned;
+  try {
+    run_user_code("the benchmark's setup", [&] { c.benchmark->function()(setup); });
+    if (setup.skipped()) {
+      failure = case_failure(c, kSkipped, setup.skip_reason());
+    } else {
+      planned = setup.to_case();  // a setup that declared no implementation fails its case only
+    }
+  } catch (const Error& e) {
+    failure = case_failure(c, error_name(e), e.what());
+  }
+  if (failure) {
+    Record r = run_cases(backend, {}, run);
+    r.failures.push_back(*failure);
+    return r;
+  }
+  return run_cases(backend, {planned}, run);
+}
+
+// --- interruption -------------------------------------------------------------------------------
+
+// What an interruption needs of the sweep, under one mutex: the sweep updates it after each
+// case; the thread that handles a signal reads it.
+struct SweepState {
+  std::mutex mutex;
+  std::string program;
+  fs::path dir;
+  Record run;  // as of the last case finished
+  std::size_t done = 0;
+  std::size_t total = 0;
+  std::string current;  // the label of the case running, "" between cases
+  pid_t child = 0;      // the process running it (--isolate), 0 when none
+  fs::path complete;    // the complete record, once written
+};
+
+int g_signal_pipe_write = -1;
+
+extern "C" void on_interrupt(int signal_number) {
+  const int saved = errno;
+  const auto byte = static_cast<unsigned char>(signal_number);
+  (void)!::write(g_signal_pipe_write, &byte, 1);
+  errno = saved;
+}
+
+std::string signal_name(int signal_number) {
+  switch (signal_number) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    default:
+      return "signal " + std::to_string(signal_number);
+  }
+}
+
+// SIGINT (Ctrl-C), SIGTERM and SIGHUP during a sweep: the record of the cases finished so far is
+// written as the partial record, one line says where, and the program exits 128+N as a process
+// ended by signal N does. A handler can do none of that safely, so it only writes the signal's
+// number into a pipe; a thread reads it and does the rest, while the sweep's own thread may be
+// inside a measurement.
+class Interruption {
+ public:
+  static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+  explicit Interruption(SweepState& state) : state_(state) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) throw Error("cannot make the pipe that handles Ctrl-C");
+    read_fd_ = fds[0];
+    g_signal_pipe_write = fds[1];
+    struct sigaction action {};
+    action.sa_handler = on_interrupt;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    for (std::size_t i = 0; i < std::size(kSignals); ++i) {
+      // A signal ignored when the program started stays ignored (nohup's SIGHUP, a shell's
+      // SIGINT for a background job): the caller asked not to be stopped by it.
+      ::sigaction(kSignals[i], nullptr, &previous_[i]);
+      if (previous_[i].sa_handler != SIG_IGN) ::sigaction(kSignals[i], &action, nullptr);
+    }
+    watcher_ = std::thread([this] { watch(); });
+  }
+  ~Interruption() {
+    for (std::size_t i = 0; i < std::size(kSignals); ++i) {
+      ::sigaction(kSignals[i], &previous_[i], nullptr);
+    }
+    const unsigned char stop = 0;
+    (void)!::write(g_signal_pipe_write, &stop, 1);
+    watcher_.join();
+    ::close(g_signal_pipe_write);
+    g_signal_pipe_write = -1;
+    ::close(read_fd_);
+  }
+  Interruption(const Interruption&) = delete;
+  Interruption& operator=(const Interruption&) = delete;
+
+ private:
+  void watch() {
+    unsigned char byte = 0;
+    while (::read(read_fd_, &byte, 1) < 0 && errno == EINTR) {
+    }
+    if (byte == 0) return;  // the sweep is over
+    const int signal_number = byte;
+    std::lock_guard<std::mutex> lock(state_.mutex);
+    // The case's process first: the device lock is held until it has exited.
+    if (state_.child > 0) {
+      ::kill(state_.child, SIGKILL);
+      ::waitpid(state_.child, nullptr, 0);
+    }
+    const std::string name = signal_name(signal_number);
+    std::string said;
+    if (!state_.complete.empty()) {
+      said = "the complete record was written: " + state_.complete.string();
+    } else {
+      std::string note = std::string(kPartialRecordMark) + "interrupted by " + name + " after " +
+                         std::to_string(state_.done) + " of " + std::to_string(state_.total) +
+                         " cases";
+      if (!state_.current.empty()) note += ", while measuring " + state_.current;
+      try {
+        const fs::path path = write_partial(state_.run, state_.dir, note);
+        said = "the record of the " + std::to_string(state_.done) + " of " +
+               std::to_string(state_.total) + " cases finished before it is " + path.string() +
+               " (a partial record)";
+      } catch (const std::exception& e) {
+        said = std::string("the partial record could not be written: ") + e.what();
+      }
+    }
+    if (::isatty(STDERR_FILENO) != 0) std::fputs("\r\033[K", stderr);  // the progress line
+    say(state_.program, "interrupted by " + name + ": " + said);
+    std::fflush(stderr);
+    std::_Exit(128 + signal_number);
+  }
+
+  SweepState& state_;
+  int read_fd_ = -1;
+  struct sigaction previous_[std::size(kSignals)]{};
+  std::thread watcher_;
+};
+
+}  // namespace
+
+// --- the sweep ----------------------------------------------------------------------------------
+
+int run_sweep(const Options& o, const std::vector<std::string>& argv,
+              const std::vector<PlannedCase>& cases, const std::string& program) {
+  const fs::path out_dir = o.out;
+  const bool parent = o.child_case < 0;
+  if (parent) check_output_directory(out_dir);
+  Record run;
+  run.run_id = new_run_id();
+  run.argv = argv;
+  const std::size_t n = cases.size();
+  Progress progress(!o.quiet && ::isatty(STDERR_FILENO) != 0, n);
+
+  // P1: the device's lock for the whole sweep, taken before anything touches the device. With
+  // --isolate the parent holds it and its cases' processes run under it (they take none, and
+  // each holds a copy of the parent's descriptor while it lives).
+  Session session(session_options(o, parent));
+  if (const DeviceLock* lock = session.lock(); lock != nullptr) {
+    if (lock->contended() && !lock->inherited()) {
+      say(program, "going ahead on a busy device (--allow-contended): " + lock->contention());
+    }
+  }
+
+  SweepState state;
+  state.program = program;
+  state.dir = out_dir;
+  state.total = n;
+  // After each case: the partial record on disk, and the same kept for an interruption.
+  auto checkpoint = [&](std::size_t done) {
+    std::lock_guard<std::mutex> guard(state.mutex);
+    write_partial(run, out_dir, partial_record_deviation(done, n));
+    state.run = run;
+    state.done = done;
+    state.current.clear();
+  };
+  auto starting = [&](std::size_t k) {
+    progress.start(k, cases[k].label);
+    std::lock_guard<std::mutex> guard(state.mutex);
+    state.current = cases[k].label;
+  };
+
+  run.deviations = session.deviations();  // the lock's; each case's record repeats them: kept once
+  state.run = run;
+  std::optional<Interruption> interruption;
+  if (parent) interruption.emplace(state);
+  if (o.isolate) {
+    // Each case in a fresh process: a fault or a hang ends that case, not the sweep, and a
+    // sticky CUDA error dies with its process.
+    const int lock_fd = session.lock() != nullptr ? session.lock()->fd() : -1;
+    Ceilings ceilings;
+    std::vector<Ceilings> case_ceilings;
+    for (std::size_t k = 0; k < n; ++k) {
+      starting(k);
+      const ChildResult child = run_child(child_args(argv, k, lock_fd >= 0, ceilings), out_dir,
+                                          lock_fd, o.timeout_s, [&state](pid_t pid) {
+                                            std::lock_guard<std::mutex> guard(state.mutex);
+                                            state.child = pid;
+                                          });
+      if (child.record) {
+        merge_into(run, *child.record, run.created_utc.empty());
+        case_ceilings.push_back(child.record->ceilings);
+        join_case_ceilings(run, case_ceilings);
+        if (!has_ceilings(ceilings)) ceilings = child.record->ceilings;
+      } else {
+        run.failures.push_back(case_failure(cases[k], child.failure_error, child.failure_message));
+      }
+      checkpoint(k + 1);
+    }
+  } else {
+    RunOptions options;
+    options.argv = argv;
+    options.budget = o.budget.empty() ? kMeasureBudget : parse_budget(o.budget);
+    Backend& backend = session.backend();
+    if (!o.child_ceilings.empty()) {
+      session.use_ceilings(ceilings_from_json(o.child_ceilings, "--gpumeter-child-ceilings"));
+    }
+    options.ceilings = session.ceilings();
+    options.deviations = session.deviations();
+    options.own_process = !parent;  // --isolate: this process measures one case
+    for (std::size_t k = 0; k < n; ++k) {
+      if (parent) starting(k);
+      const Record one = measure_case(backend, cases[k], options, o.device);
+      merge_into(run, one, run.created_utc.empty());
+      if (parent) checkpoint(k + 1);
+    }
+  }
+  progress.finish();
+
+  run.comparisons = compare_results(run.results);
+  if (!parent) {
+    // A child hands its record to the parent through the descriptor it was given.
+    write_child_record(o.child_record_fd, serialize(run));
+    return kExitOk;
+  }
+  // Never overwrites; the partial goes once the complete record exists. An interruption now
+  // waits for both, and names the complete record.
+  complete_header(run);
+  fs::path path;
+  {
+    std::lock_guard<std::mutex> guard(state.mutex);
+    path = write_record(run, out_dir);
+    state.complete = path;
+    std::error_code ec;
+    fs::remove(partial_path(out_dir, run.run_id), ec);
+  }
+  interruption.reset();
+
+  // Everything printed is read back from the file: the record is the only source of tables.
+  const std::vector<Record> records = read_records({path});
+  const TableLayout layout = o.wide ? TableLayout::wide : TableLayout::narrow;
+  const std::string text =
+      o.csv ? render_csv(records)
+            : render_markdown(records, layout) + "\n" + render_comparisons(records, layout);
+  if (!o.quiet) std::cout << text << std::flush;
+  if (!o.quiet) say(program, "record: " + path.string());
+  std::size_t failed = 0;
+  for (const Failure& f : records.front().failures) failed += f.error != kSkipped ? 1 : 0;
+  std::size_t null_failed = 0;
+  for (const NullTestOutcome& t : null_tests(records.front().results)) {
+    null_failed += t.failed() ? 1 : 0;
+  }
+  if (failed > 0) {
+    say(program, std::to_string(failed) + " case(s) produced no number; the record says why");
+  }
+  if (null_failed > 0) {
+    say(program, std::to_string(null_failed) +
+                     " row(s) failed the null test: their times are not their work's");
+  }
+  return failed + null_failed > 0 ? kExitFailed : kExitOk;
+}
+
+}  // namespace gpumeter::program

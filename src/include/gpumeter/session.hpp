@@ -1,0 +1,124 @@
+#pragma once
+// A measuring session: the one place that turns a front end's options into what a measurement
+// runs under. It takes the device lock (with its idle check), chooses and makes the backend,
+// measures the ceilings, and words every deviation and fallback the record and the user see.
+// The benchmark programs, the Python module, gpumeter-example and `gpumeter lock` parse their
+// arguments and hand them to it; none of them adds a rule of its own.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpumeter/backend/backend.hpp"
+#include "gpumeter/device_lock.hpp"
+#include "gpumeter/record.hpp"
+#include "gpumeter/summary.hpp"
+
+namespace gpumeter {
+
+// How the rows are timed.
+enum class Timing {
+  // CUPTI's device time in a build with the CUDA backend, and then a missing GPU is an error
+  // (a program of GPU work measures nothing without one); the host clock in a build without it.
+  build_default,
+  // CUPTI's device time where a CUDA GPU is usable, the host clock elsewhere (said as a
+  // deviation and a fallback).
+  automatic,
+  cupti,   // CUPTI's device time; an error without a usable GPU
+  events,  // CUDA event pairs (a labelled statistic, never compared with CUPTI's)
+  // The host clock: on a usable GPU the synchronized wall clock (the device drained before the
+  // clock starts and stops), elsewhere the host's steady clock.
+  host,
+  // The host's steady clock around work that runs on the CPU; no device is opened.
+  host_only,
+};
+
+// How a front end's user writes the options a sentence names, so every message points at the
+// option the user can change ("--timing host" on a command line, "timing='host'" in Python).
+struct OptionSpelling {
+  std::string cupti = "--timing cupti";
+  std::string events = "--timing events";
+  std::string host = "--timing host";
+  std::string no_lock = "--no-lock";
+};
+
+enum class LockChoice {
+  take,  // the device lock for the session's life, after the idle check (the default)
+  skip,  // no lock: the record says nothing kept other runs off the device
+  // Held by the process that started this one (a case's process under --isolate holds a copy
+  // of its parent's descriptor): nothing is taken and nothing said.
+  held_by_parent,
+};
+
+struct SessionOptions {
+  int device = 0;  // CUDA runtime index
+  Timing timing = Timing::build_default;
+  bool allow_events_fallback = false;  // CudaBackendOptions::allow_events_fallback
+  bool share_cupti = false;            // CudaBackendOptions::share_cupti_with_idle_client
+  // Give CUPTI back after every phase and when the session ends, so a profiler started between
+  // measurements (PyTorch's) finds it free. For a process that outlives its measurements.
+  bool release_cupti = false;
+  // One backend per device and way of timing for the life of the process, shared by every
+  // session that asks for it: CUPTI allows one subscription per process, and making the
+  // backend costs ~150 ms. Off: the session owns its backend.
+  bool keep_backend = false;
+  // Measure the device's ceilings (the percent-of-peak columns) on a CUDA device.
+  bool ceilings = true;
+  LockChoice lock = LockChoice::take;
+  DeviceLockOptions lock_options;  // its timeouts, allow_contended, while_waiting
+  OptionSpelling spelling;
+};
+
+// The one lock taker: the device lock on `device` (its uuid read through the driver, no
+// context created), with the idle check. `gpumeter lock` and every session take it here.
+// Throws DeviceBusy or ConfigError as DeviceLock does.
+std::unique_ptr<DeviceLock> take_device_lock(int device, const DeviceLockOptions& options);
+
+class Session {
+ public:
+  // Checks that this build can time as asked (ConfigError) and takes the lock as asked
+  // (DeviceBusy, ConfigError). The backend is made when first asked for, after the lock.
+  explicit Session(SessionOptions options);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) = delete;
+
+  // Throws ConfigError, before anything runs, when this build cannot time as asked.
+  static void check_timing_is_built(const SessionOptions& options);
+  // Why the options cannot be measured on this machine: they need a CUDA device and none is
+  // usable; "" when they can. Creates no context (a sweep's parent stays off the device).
+  static std::string unusable_device(const SessionOptions& options);
+
+  // The backend, chosen and made on first use. Throws DeviceError when the device the choice
+  // needs cannot be used, CuptiUnavailable when CUPTI cannot and no fallback is allowed.
+  Backend& backend();
+  // The ceilings, measured on first use by the backend that times the rows (once per process,
+  // device and way of timing) when asked and the backend has a CUDA device; empty otherwise,
+  // and when they could not be measured (a deviation says why).
+  const Ceilings& ceilings();
+  // Ceilings measured elsewhere (a sweep's first case, for every case's process).
+  void use_ceilings(Ceilings ceilings);
+
+  // The deviations so far, in order: the lock's, the backend's, the ceilings'.
+  const std::vector<std::string>& deviations() const { return deviations_; }
+  // Where a measurement fell back from what was asked, as a warning a user reads: the
+  // session's, and those `measured` shows (rows timed by CUDA events in place of CUPTI).
+  std::vector<std::string> fallbacks(const Record& measured) const;
+
+  // The lock held, or nullptr (skipped, held by the parent).
+  const DeviceLock* lock() const { return lock_.get(); }
+
+ private:
+  SessionOptions options_;
+  std::unique_ptr<DeviceLock> lock_;
+  std::unique_ptr<Backend> owned_;
+  Backend* backend_ = nullptr;
+  bool ceilings_done_ = false;
+  Ceilings ceilings_;
+  std::vector<std::string> deviations_;
+  std::vector<std::string> fallbacks_;
+  bool moved_from_ = false;
+};
+
+}  // namespace gpumeter

@@ -1,0 +1,145 @@
+// Session: the lock, the backend, the ceilings and the deviations of one front end's run.
+#include "gpumeter/session.hpp"
+
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "choice.hpp"
+#include "gpumeter/errors.hpp"
+#include "gpumeter/measurement.hpp"
+#include "gpumeter/timing_method.hpp"
+
+namespace gpumeter {
+namespace {
+
+// The backends kept for the life of the process (SessionOptions::keep_backend), by device and
+// way of timing.
+struct KeptBackends {
+  std::mutex mutex;
+  std::map<std::string, std::unique_ptr<Backend>> by_key;
+};
+KeptBackends& kept_backends() {
+  static KeptBackends* kept = new KeptBackends();  // never destroyed: CUDA tears itself down
+  return *kept;
+}
+
+}  // namespace
+
+std::unique_ptr<DeviceLock> take_device_lock(int device, const DeviceLockOptions& options) {
+  return std::make_unique<DeviceLock>(device, cuda_device_uuid(device), options);
+}
+
+void Session::check_timing_is_built(const SessionOptions& options) {
+  session_detail::check_timing_is_built(options);
+}
+
+std::string Session::unusable_device(const SessionOptions& options) {
+  return session_detail::unusable_device(options);
+}
+
+Session::Session(SessionOptions options) : options_(std::move(options)) {
+  session_detail::check_timing_is_built(options_);
+  // The lock before anything touches the device (P1).
+  switch (options_.lock) {
+    case LockChoice::take:
+      lock_ = take_device_lock(options_.device, options_.lock_options);
+      deviations_ = lock_->deviations();
+      break;
+    case LockChoice::skip:
+      deviations_.push_back("device lock not taken (" + options_.spelling.no_lock +
+                            "): nothing kept other runs off the device");
+      break;
+    case LockChoice::held_by_parent:
+      break;  // the parent's record says what its lock found
+  }
+}
+
+Session::Session(Session&& other) noexcept
+    : options_(std::move(other.options_)),
+      lock_(std::move(other.lock_)),
+      owned_(std::move(other.owned_)),
+      backend_(other.backend_),
+      ceilings_done_(other.ceilings_done_),
+      ceilings_(std::move(other.ceilings_)),
+      deviations_(std::move(other.deviations_)),
+      fallbacks_(std::move(other.fallbacks_)) {
+  other.moved_from_ = true;
+}
+
+Session::~Session() {
+  // CUPTI is never left claimed after a session ends, also when its measurement failed.
+  if (!moved_from_ && backend_ != nullptr && options_.release_cupti) {
+    session_detail::release_cupti();
+  }
+}
+
+Backend& Session::backend() {
+  if (backend_ != nullptr) return *backend_;
+  std::vector<std::string> said;
+  if (options_.keep_backend) {
+    KeptBackends& kept = kept_backends();
+    std::lock_guard<std::mutex> guard(kept.mutex);
+    session_detail::Chosen chosen = session_detail::choose_backend(options_, false);
+    auto it = kept.by_key.find(chosen.key);
+    if (it == kept.by_key.end()) {
+      chosen = session_detail::choose_backend(options_, true);
+      it = kept.by_key.emplace(chosen.key, std::move(chosen.backend)).first;
+    }
+    backend_ = it->second.get();
+    said = std::move(chosen.deviations);
+  } else {
+    session_detail::Chosen chosen = session_detail::choose_backend(options_, true);
+    owned_ = std::move(chosen.backend);
+    backend_ = owned_.get();
+    said = std::move(chosen.deviations);
+  }
+  // This session's word on sharing CUPTI, should it claim CUPTI again (after a release): a kept
+  // backend may have been made by an earlier session that said otherwise.
+  session_detail::set_cupti_sharing(options_.share_cupti);
+  for (std::string& d : said) {
+    // The choice departs only by taking the host clock in place of a GPU's device time.
+    if (options_.timing != Timing::host_only) {
+      fallbacks_.push_back("measured with the host clock, not the GPU's device time (" + d + "); " +
+                           options_.spelling.cupti + " requires a GPU, " + options_.spelling.host +
+                           " asks for the host clock");
+    }
+    deviations_.push_back(std::move(d));
+  }
+  return *backend_;
+}
+
+const Ceilings& Session::ceilings() {
+  if (ceilings_done_) return ceilings_;
+  Backend& timed_by = backend();
+  ceilings_done_ = true;
+  if (!options_.ceilings || timed_by.device().kind != "cuda") return ceilings_;
+  // Timed by the backend that times the rows. Without them the rows still stand; only their
+  // percentages are missing, and the record says why.
+  try {
+    ceilings_ = session_detail::measure_device_ceilings(timed_by);
+  } catch (const Error& e) {
+    deviations_.push_back(std::string("ceilings not measured (no percent of peak): ") + e.what());
+  }
+  return ceilings_;
+}
+
+void Session::use_ceilings(Ceilings ceilings) {
+  ceilings_ = std::move(ceilings);
+  ceilings_done_ = true;
+}
+
+std::vector<std::string> Session::fallbacks(const Record& measured) const {
+  std::vector<std::string> out = fallbacks_;
+  if (options_.timing == Timing::events) return out;
+  for (const Result& r : measured.results) {
+    if (r.measurement.method == TimingMethod::cuda_events) {
+      out.push_back("timed with CUDA events instead of CUPTI (" + r.measurement.reason +
+                    "): a different statistic, never compared with CUPTI's");
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace gpumeter
