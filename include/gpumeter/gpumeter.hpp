@@ -18,6 +18,7 @@
 #include "gpumeter/measurement.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/record_io.hpp"
+#include "gpumeter/reporter.hpp"
 #include "gpumeter/row.hpp"
 #include "gpumeter/runner.hpp"
 #include "gpumeter/sample.hpp"
@@ -26,3 +27,4 @@
 #include "gpumeter/timing_method.hpp"
 #include "gpumeter/verdict.hpp"
 #include "gpumeter/version.hpp"
+#include "gpumeter/wording.hpp"

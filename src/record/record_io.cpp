@@ -31,6 +31,7 @@
 #include "gpumeter/errors.hpp"
 #include "gpumeter/summary.hpp"
 #include "gpumeter/timing_method.hpp"
+#include "gpumeter/wording.hpp"
 #include "temporary_file.hpp"
 
 namespace gpumeter {

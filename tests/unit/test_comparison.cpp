@@ -19,6 +19,7 @@
 #include "gpumeter/record.hpp"
 #include "gpumeter/summary.hpp"
 #include "gpumeter/table.hpp"
+#include "gpumeter/wording.hpp"
 
 namespace gpumeter {
 namespace {
