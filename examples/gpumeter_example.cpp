@@ -17,6 +17,7 @@
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/session.hpp"
+#include "gpumeter/reporter.hpp"
 #include "gpumeter/table.hpp"
 #include "number_option.hpp"
 #include "temporary_file.hpp"
@@ -104,10 +105,10 @@ int main(int argc, char** argv) {
     const auto path = gpumeter::write_record(rec, o.out_dir);
     // Everything below is read back from the file: the record is the only source of tables.
     const std::vector<gpumeter::Record> records = gpumeter::read_records({path});
-    const gpumeter::TableLayout layout =
-        o.wide ? gpumeter::TableLayout::wide : gpumeter::TableLayout::narrow;
-    std::printf("\n%s\n%s\nRecord: %s\n", gpumeter::render_markdown(records, layout).c_str(),
-                gpumeter::render_comparisons(records, layout).c_str(), path.c_str());
+    const std::string table = gpumeter::make_reporter(o.wide ? gpumeter::ReportFormat::wide_markdown
+                                                             : gpumeter::ReportFormat::markdown)
+                                  ->render(records);
+    std::printf("\n%s\nRecord: %s\n", table.c_str(), path.c_str());
     if (!records.front().failures.empty()) {
       std::fprintf(stderr, "gpumeter-example: %zu case(s) produced no number; the notes say why\n",
                    records.front().failures.size());

@@ -75,41 +75,6 @@ Comparison compare_rows(const Result& baseline, const Result& candidate);
 std::vector<Comparison> compare_results(const std::vector<Result>& results);
 std::vector<NullTestOutcome> null_tests(const std::vector<Result>& results);
 
-// The sentence a reader sees first, e.g. "tiled is 2.8% slower than naive (95% interval 2.6%
-// to 3.0%)", "no difference detected between b and a (a difference larger than 0.43% would
-// have been seen)", "b is 1.6x faster than a (directional difference)", and under 1.5x on
-// the wall clock, where no direction was measured, "no measured difference at this precision
-// between b and a (b took 1.0x the time of a, by their medians; ...)".
-std::string describe(const Comparison& comparison);
-
-// What may make a comparison the clocks' rather than the work's, or "" when nothing does (or a
-// side's clock was not read), by the rule that flags a sample: "the two ran at different SM clocks
-// (median 1755 MHz against 1980 MHz)" (clocks_differ), and "clock-flagged samples: new 12 of 200,
-// base 0 of 200" when either side has flagged samples. describe() ends with it; `gpumeter compare`
-// names the sides "base" and "new".
-std::string clock_difference_words(const Comparison& comparison, const std::string& baseline_name,
-                                   const std::string& candidate_name);
-
-// A difference and its interval in words, the one place they are worded: "2.8% slower" and
-// "95% interval 2.6% to 3.0%" (from the 1.5x resolution on, factors: "2.1x slower", "1.9x to
-// 2.3x"); where no difference was found, "estimate +0.020%" and the signed "95% interval -0.31%
-// to +0.52%". The estimate and the ends share their significant figures (interval_digits in
-// format.hpp), so the printed estimate lies inside the printed interval.
-struct DifferenceWords {
-  std::string change;
-  std::string interval;
-};
-DifferenceWords difference_words(const RelativeDifference& difference);
-
-// A difference's estimate and interval as signed percents sharing their significant figures
-// (interval_digits in format.hpp): {"+2.8%", "+2.6%", "+3.0%"}. The sentences of describe()
-// and every table that prints a change with its interval (`gpumeter compare`) use it.
-struct PercentText {
-  std::string estimate;
-  std::string low;
-  std::string high;
-};
-PercentText percent_text(const RelativeDifference& difference);
-std::string describe(const NullTestOutcome& outcome);
+// The sentences that word a comparison or a null test (describe()) are in wording.hpp.
 
 }  // namespace gpumeter

@@ -1,9 +1,11 @@
 #pragma once
 // Text that came from a record (names, params, messages, run ids), made inert for the output it
 // lands in (docs/rules.md, "a record is evidence: strict reader"). One rule per output, used by
-// every renderer: `gpumeter report`, `compare` and `merge`, the benchmark programs' tables, and a
-// report of your own. A record adds no line, cell, block, emphasis, code span, link, HTML or
-// formula to what gpumeter prints; every character it holds is shown.
+// every renderer and message: `gpumeter report`, `compare` and `merge`, the benchmark programs'
+// tables, a record reader's errors, the device lock's notes, and a report of your own. The only
+// sanitizer: nothing else escapes text. A record adds no line, cell, block, emphasis, code span,
+// link, HTML or formula to what gpumeter prints; every character it holds is shown.
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -34,5 +36,17 @@ std::string markdown_text(std::string_view text, MarkdownPlace place = MarkdownP
 // prefixed with ' (a spreadsheet that opens the file runs no formula from a record), and RFC
 // 4180 quoting where the cell holds a comma or a quote.
 std::string csv_cell(std::string_view text);
+
+// For a message that quotes record text or a value: in double quotes, '"' and '\' escaped with a
+// backslash, controls as inert_text() shows them, and text beyond `max_bytes` cut and marked
+// "...", so a forged value stays one short harmless line: quoted_text("a\"b\n") is
+// "\"a\\\"b\\x0a\"".
+std::string quoted_text(std::string_view text, std::size_t max_bytes = std::string_view::npos);
+
+// For text from a file or another process (a command line, a lock file's note): line and
+// argument separators (newline, carriage return, tab, NUL) read as one space, trailing spaces
+// dropped, other controls as inert_text() shows them, and text beyond `max_bytes` cut and marked
+// "...".
+std::string one_line(std::string_view text, std::size_t max_bytes = std::string_view::npos);
 
 }  // namespace gpumeter

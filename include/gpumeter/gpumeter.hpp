@@ -32,6 +32,7 @@
 #include "gpumeter/record.hpp"
 #include "gpumeter/record_comparison.hpp"
 #include "gpumeter/record_io.hpp"
+#include "gpumeter/reporter.hpp"
 #include "gpumeter/row.hpp"
 #include "gpumeter/runner.hpp"
 #include "gpumeter/sample.hpp"
@@ -41,3 +42,4 @@
 #include "gpumeter/timing_method.hpp"
 #include "gpumeter/verdict.hpp"
 #include "gpumeter/version.hpp"
+#include "gpumeter/wording.hpp"

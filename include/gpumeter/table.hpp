@@ -8,14 +8,9 @@
 #include "gpumeter/escape.hpp"  // inert_text, markdown_text, csv_cell: what every table uses
 #include "gpumeter/format.hpp"
 #include "gpumeter/record.hpp"
+#include "gpumeter/wording.hpp"  // kNotMeasured, kTableTimeDigits: the words every table uses
 
 namespace gpumeter {
-
-inline constexpr const char* kNotMeasured = "not measured";
-
-// Times in tables carry 3 significant figures: enough to read a difference the 1.5x resolution
-// could call, without pretending to more precision than a shared machine has.
-inline constexpr int kTableTimeDigits = 3;
 
 // Which columns a markdown table holds.
 enum class TableLayout {

@@ -1,6 +1,7 @@
 // The record model as typed Python classes, read-only: what measure() and compare() return and
-// what read_record() reads. Every value and every sentence comes from the core (the summary, the
-// comparisons, the null test's words, the memory a workload holds); nothing is recomputed here.
+// what read_record() reads. Every value comes from the core and every sentence from its wording
+// (wording.hpp: the comparisons, the null test, a result's line, a device's label); the reports
+// from its Reporter (reporter.hpp). Nothing is recomputed or reworded here.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
@@ -20,9 +21,10 @@
 #include "gpumeter/format.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/record_io.hpp"
+#include "gpumeter/reporter.hpp"
 #include "gpumeter/row.hpp"
-#include "gpumeter/table.hpp"
 #include "gpumeter/timing_method.hpp"
+#include "gpumeter/wording.hpp"
 
 namespace gpumeter::python {
 namespace {
@@ -33,39 +35,8 @@ std::string text(std::string_view s) {
   return std::string(s);
 }
 
-// A time as the tables print it: microseconds to their significant figures.
-std::string us(double ns) {
-  return format_significant(ns / 1e3, kTableTimeDigits) + " us";
-}
-
 std::string quoted(const std::string& s) {
   return nb::cast<std::string>(nb::repr(nb::str(s.c_str(), s.size())));
-}
-
-// One line of a result: its statistic's median and spread, latency, samples, rates and percents
-// of the ceilings; a row whose null test failed shows that instead of its times, as tables do.
-std::string describe_result(const Result& r) {
-  const Summary& s = r.summary;
-  std::string line = r.row.implementation + ": ";
-  if (const std::optional<NullTestOutcome> n = null_test_of(r); n && n->failed()) {
-    return line + "null test failed (" + describe(*n) + "); its times are not the work's";
-  }
-  line += text(to_string(statistic_of(r.measurement.method))) + " median " +
-          us(s.device_busy.median_ns) + " [p10 " + us(s.device_busy.p10_ns) + ", p90 " +
-          us(s.device_busy.p90_ns) + "], latency " + us(s.latency.median_ns) + ", " +
-          std::to_string(s.n_samples) + " samples";
-  if (s.tflops) line += ", " + format_significant(*s.tflops, kTableTimeDigits) + " TFLOP/s";
-  if (s.tbs) line += ", " + format_significant(*s.tbs, kTableTimeDigits) + " TB/s";
-  const auto percent = [&](const std::optional<double>& pct, const std::optional<bool>& above,
-                           const char* what) {
-    if (!pct) return;
-    line += ", " + format_significant(*pct, kTableTimeDigits) + "% of the measured " + what +
-            " ceiling";
-    if (above.value_or(false)) line += " (above the measured ceiling)";
-  };
-  percent(s.pct_of_peak_flops, s.above_flops_ceiling, "FLOP/s");
-  percent(s.pct_of_peak_bandwidth, s.above_bandwidth_ceiling, "TB/s");
-  return line;
 }
 
 std::optional<NullTestOutcome> null_test(const ResultRef& r) {
@@ -319,7 +290,10 @@ void bind_header(nb::module_& m) {
       .def_ro("arch", &DeviceIdentity::arch, "\"sm_90\", or the host CPU's architecture.")
       .def_ro("multiprocessors", &DeviceIdentity::multiprocessors)
       .def_ro("l2_bytes", &DeviceIdentity::l2_bytes)
-      .def_ro("memory_bytes", &DeviceIdentity::memory_bytes);
+      .def_ro("memory_bytes", &DeviceIdentity::memory_bytes)
+      .def_prop_ro(
+          "label", [](const DeviceIdentity& d) { return device_label(d, true); },
+          "The device as every report names it: \"NVIDIA H200 (cuda:0, GPU-...)\".");
 
   nb::class_<DeviceState>(m, "DeviceState",
                           "The device's state when the record was made; None: not available.")
@@ -586,9 +560,9 @@ void bind_views(nb::module_& m) {
       .def_prop_ro(
           "record", [](const ResultRef& r) { return RecordRef{r.record}; },
           "The record this result is part of.")
-      .def("__str__", [](const ResultRef& r) { return describe_result(r.get()); })
+      .def("__str__", [](const ResultRef& r) { return describe(r.get()); })
       .def("__repr__",
-           [](const ResultRef& r) { return "Result(" + quoted(describe_result(r.get())) + ")"; });
+           [](const ResultRef& r) { return "Result(" + quoted(describe(r.get())) + ")"; });
 
   nb::class_<RecordRef>(m, "Record",
                         "A run's evidence: raw samples, summaries, comparisons, environment, "
@@ -642,10 +616,17 @@ void bind_views(nb::module_& m) {
           },
           "The record as a dict, with the field names of its file.")
       .def(
-          "markdown", [](const RecordRef& r) { return render_markdown({*r.record}); },
-          "The markdown table `gpumeter report` prints, with its notes.")
+          "markdown",
+          [](const RecordRef& r, bool wide) {
+            return make_reporter(wide ? ReportFormat::wide_markdown : ReportFormat::markdown)
+                ->render({*r.record});
+          },
+          nb::kw_only(), nb::arg("wide") = false,
+          "The markdown report `gpumeter report` prints: the table (every column with `wide`), "
+          "its notes and sources, then the comparisons and null tests.")
       .def(
-          "csv", [](const RecordRef& r) { return render_csv({*r.record}); },
+          "csv",
+          [](const RecordRef& r) { return make_reporter(ReportFormat::csv)->render({*r.record}); },
           "The CSV table `gpumeter report --csv` prints.")
       .def_static(
           "from_json",
@@ -684,7 +665,7 @@ void bind_views(nb::module_& m) {
           "record", [](const CompareRef& c) { return RecordRef{c.record}; }, "The record.")
       .def("__str__", [](const CompareRef& c) {
         std::string out;
-        for (const Result& r : c.record->results) out += describe_result(r) + "\n";
+        for (const Result& r : c.record->results) out += describe(r) + "\n";
         for (const Comparison& cmp : c.record->comparisons) out += describe(cmp) + "\n";
         if (!out.empty()) out.pop_back();
         return out;

@@ -25,6 +25,7 @@
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/record_io.hpp"
+#include "gpumeter/reporter.hpp"
 #include "gpumeter/row_status.hpp"
 #include "gpumeter/runner.hpp"
 #include "gpumeter/session.hpp"
@@ -341,10 +342,10 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
 
   // Everything printed is read back from the file: the record is the only source of tables.
   const std::vector<Record> records = read_records({path});
-  const TableLayout layout = o.wide ? TableLayout::wide : TableLayout::narrow;
-  const std::string text =
-      o.csv ? render_csv(records)
-            : render_markdown(records, layout) + "\n" + render_comparisons(records, layout);
+  const std::string text = make_reporter(o.csv    ? ReportFormat::csv
+                                         : o.wide ? ReportFormat::wide_markdown
+                                                  : ReportFormat::markdown)
+                               ->render(records);
   if (!o.quiet) std::cout << text << std::flush;
   if (!o.quiet) say(program, "record: " + path.string());
   std::size_t failed = 0;

@@ -7,11 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/compare_table.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/record_comparison.hpp"
 #include "gpumeter/record_io.hpp"
-#include "gpumeter/table.hpp"
+#include "gpumeter/reporter.hpp"
 #include "number_option.hpp"
 
 namespace gpumeter::cli {
@@ -72,7 +71,7 @@ int compare(const std::string& base_file, const std::string& new_file,
   if (fail_on_regression_pct) gate = GateOptions{*fail_on_regression_pct / 100, allow_missing};
 
   // Rendered whole before the first byte is written.
-  io.out << render_record_comparison(base, next, comparison, gate) << std::flush;
+  io.out << make_compare_reporter(gate)->render(records) << std::flush;
   if (gate) {
     const GateOutcome g = judge_gate(comparison, *gate);
     if (!g.passed) {

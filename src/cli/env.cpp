@@ -12,6 +12,7 @@
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/table.hpp"
 #include "gpumeter/version.hpp"
+#include "gpumeter/wording.hpp"
 #include "number_option.hpp"
 #ifdef GPUMETER_HAVE_CUDA
 #include "gpumeter/cuda.hpp"
@@ -110,8 +111,8 @@ Command add_env_command(CLI::App& app) {
                " logical cores, " + inert_text(h.os) + "\n";
         if (env.device_found) {
           const DeviceIdentity& d = env.record.device;
-          out += "device: " + inert_text(d.name) + " (cuda:" + std::to_string(d.index) + "), " +
-                 inert_text(d.uuid) + ", " + d.arch + "\n";
+          out += "device: " + inert_text(device_label(d)) + ", " + inert_text(d.uuid) + ", " +
+                 d.arch + "\n";
         } else {
           out += "device: not available: " + inert_text(env.device_cause) + "\n";
         }

@@ -5,7 +5,7 @@
 
 #include "gpumeter/errors.hpp"
 #include "gpumeter/record_io.hpp"
-#include "gpumeter/table.hpp"
+#include "gpumeter/reporter.hpp"
 
 namespace gpumeter::cli {
 
@@ -45,11 +45,7 @@ int report(const std::vector<std::string>& files, ReportFormat format, Io& io) {
   // Markdown is for people: the comparisons and null tests belong beside the timings. CSV is
   // for machines and holds the rows alone. All of it is rendered before the first byte is
   // written, so a failure leaves nothing half printed.
-  const TableLayout layout =
-      format == ReportFormat::wide_markdown ? TableLayout::wide : TableLayout::narrow;
-  const std::string text = format == ReportFormat::csv ? render_csv(records)
-                                                       : render_markdown(records, layout) + "\n" +
-                                                             render_comparisons(records, layout);
+  const std::string text = make_reporter(format)->render(records);
   io.out << text;
   io.out.flush();
   if (!io.out) {

@@ -4,12 +4,9 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "gpumeter/reporter.hpp"  // ReportFormat
 
 namespace gpumeter::cli {
-
-// markdown: the narrow table (the columns a reader decides with, lines of 120 characters), as
-// benchmark programs print it; wide_markdown: every column; csv: every column, for machines.
-enum class ReportFormat { markdown, wide_markdown, csv };
 
 Command add_report_command(CLI::App& app);
 

@@ -13,6 +13,7 @@
 #include "gpumeter/clock_state.hpp"
 #include "gpumeter/format.hpp"
 #include "gpumeter/record.hpp"
+#include "gpumeter/wording.hpp"
 
 namespace gpumeter {
 namespace {
@@ -109,57 +110,6 @@ Comparison compare_rows(const Result& base, const Result& cand) {
   return c;
 }
 
-namespace {
-
-std::string percent(double fraction) {
-  return format_sig2(100.0 * fraction) + "%";
-}
-
-// How many times longer (or shorter) the candidate's time is.
-double factor_of(double estimate) {
-  return estimate >= 0 ? 1.0 + estimate : 1.0 / (1.0 + estimate);
-}
-
-// A change in time in words: "2.8% slower", "20% faster" (the share of time saved), and from
-// the 1.5x resolution on, the factor: "2.1x slower".
-bool as_factor(double estimate) {
-  return factor_of(estimate) >= kResolutionRatio;
-}
-
-std::string amount(double estimate, bool factor, int digits) {
-  return factor ? format_significant(factor_of(estimate), digits) + "x"
-                : format_significant(100.0 * std::fabs(estimate), digits) + "%";
-}
-
-std::string interval_level(const RelativeDifference& d) {
-  return format_significant(100 * d.confidence, 2) + "% interval ";
-}
-
-}  // namespace
-
-DifferenceWords difference_words(const RelativeDifference& d) {
-  if (!d.found()) {
-    const PercentText t = percent_text(d);
-    return {"estimate " + t.estimate, interval_level(d) + t.low + " to " + t.high};
-  }
-  const bool factor = as_factor(d.estimate);
-  const double near = d.slower() ? d.low : d.high;  // the end closer to no difference
-  const double far = d.slower() ? d.high : d.low;
-  const auto shown = [&](double v) { return factor ? factor_of(v) : 100.0 * std::fabs(v); };
-  const int digits = interval_digits(shown(d.estimate), shown(near), shown(far));
-  return {amount(d.estimate, factor, digits) + (d.slower() ? " slower" : " faster"),
-          interval_level(d) + amount(near, factor, digits) + " to " + amount(far, factor, digits)};
-}
-
-PercentText percent_text(const RelativeDifference& d) {
-  const int digits = interval_digits(100 * d.estimate, 100 * d.low, 100 * d.high);
-  // A sign only where there is a direction: an exact zero reads "0%", not "+0%".
-  const auto text = [&](double fraction) {
-    return (fraction > 0 ? "+" : "") + format_significant(100 * fraction, digits) + "%";
-  };
-  return {text(d.estimate), text(d.low), text(d.high)};
-}
-
 std::string to_string(ComparisonRule rule) {
   return rule == ComparisonRule::relative_difference ? "relative_difference" : "resolution_1.5x";
 }
@@ -224,74 +174,6 @@ std::vector<NullTestOutcome> null_tests(const std::vector<Result>& results) {
     if (std::optional<NullTestOutcome> n = null_test_of(r)) out.push_back(std::move(*n));
   }
   return out;
-}
-
-namespace {
-
-std::string describe_difference(const Comparison& c) {
-  const std::string& a = c.baseline.implementation;
-  const std::string& b = c.candidate.implementation;
-  const std::string statistic = std::string(to_string(c.statistic));
-  if (c.rule == ComparisonRule::resolution) {
-    if (c.ratio->resolution == Resolution::directional_difference) {
-      return b + " is " + c.ratio->wording + " than " + a + " (" + c.ratio->label + "; " +
-             statistic + ", rule: 1.5x resolution)";
-    }
-    // Under 1.5x no direction was measured: the sentence claims none ("b is 1.0x slower than
-    // a" read as a finding). The passes may still support one (P5).
-    std::string s = c.ratio->label + " between " + b + " and " + a + " (" + b + " took " +
-                    c.ratio->wording + " of " + a + ", by their medians";
-    if (c.difference && c.difference->found()) {
-      const DifferenceWords w = difference_words(*c.difference);
-      s += "; the passes support a finer statement: " + w.change + ", " + w.interval;
-    } else {
-      s += "; the samples support nothing finer";
-    }
-    return s + "; " + statistic + ", rule: 1.5x resolution)";
-  }
-  const RelativeDifference& d = *c.difference;
-  const DifferenceWords w = difference_words(d);
-  if (d.found())
-    return b + " is " + w.change + " than " + a + " (" + w.interval + "; " + statistic + ")";
-  return "no difference detected between " + b + " and " + a + " (a difference larger than " +
-         percent(d.smallest_detectable) + " would have been seen; " + w.change + ", " + w.interval +
-         "; " + statistic + ")";
-}
-
-}  // namespace
-
-std::string describe(const Comparison& c) {
-  const std::string& a = c.baseline.implementation;
-  const std::string& b = c.candidate.implementation;
-  if (!c.compared()) return b + " and " + a + " not compared: " + c.refusal;
-  const std::string clocks = clock_difference_words(c, a, b);
-  return describe_difference(c) +
-         (clocks.empty() ? "" : "; " + clocks + ", so part of the difference may be the clock's");
-}
-
-std::string clock_difference_words(const Comparison& c, const std::string& baseline_name,
-                                   const std::string& candidate_name) {
-  if (!c.baseline_clock || !c.candidate_clock) return {};
-  const ClockSummary& a = *c.baseline_clock;
-  const ClockSummary& b = *c.candidate_clock;
-  std::string s;
-  if (clocks_differ(a.median_mhz, b.median_mhz)) {
-    s = "the two ran at different SM clocks (median " + format_shortest(b.median_mhz) +
-        " MHz against " + format_shortest(a.median_mhz) + " MHz)";
-  }
-  if (a.flagged > 0 || b.flagged > 0) {
-    s += (s.empty() ? "" : "; ") + std::string("clock-flagged samples: ") + candidate_name + " " +
-         std::to_string(b.flagged) + " of " + std::to_string(b.samples) + ", " + baseline_name +
-         " " + std::to_string(a.flagged) + " of " + std::to_string(a.samples);
-  }
-  return s;
-}
-
-std::string describe(const NullTestOutcome& n) {
-  if (!n.verdict) return "null test FAILED: not evaluated: " + n.refusal;
-  return std::to_string(n.scale) + "x the work took " + format_sig2(n.verdict->observed_ratio) +
-         "x the time: " +
-         (n.verdict->pass ? "pass" : "FAIL (the harness may not be timing the work)");
 }
 
 }  // namespace gpumeter

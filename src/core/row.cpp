@@ -2,36 +2,21 @@
 
 #include <string>
 
+#include "gpumeter/escape.hpp"
+
 namespace gpumeter {
 namespace {
 
+// Quoted where it would read ambiguously: empty, spaces at either end, a separator, a quote or
+// backslash, or a character escape.hpp shows escaped (a control).
 bool needs_quotes(const std::string& text) {
   if (text.empty() || text.front() == ' ' || text.back() == ' ') return true;
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == ',' || c == '=' || c == '"' || c == '\\' || u < 0x20 || u == 0x7f) return true;
-  }
-  return false;
+  if (text.find_first_of(",=\"\\") != std::string::npos) return true;
+  return inert_text(text) != text;
 }
 
 std::string quoted(const std::string& text) {
-  if (!needs_quotes(text)) return text;
-  std::string out = "\"";
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20 || u == 0x7f) {
-      static const char* const kHex = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[u >> 4];
-      out += kHex[u & 0xf];
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
+  return needs_quotes(text) ? quoted_text(text) : text;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "gpumeter/comparison.hpp"
+#include "gpumeter/wording.hpp"
 
 namespace gpumeter {
 

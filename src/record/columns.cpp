@@ -8,18 +8,13 @@
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/format.hpp"
 #include "gpumeter/row_status.hpp"
+#include "gpumeter/wording.hpp"
 
 namespace gpumeter {
 namespace {
 
 std::optional<double> as_value(double v) {
   return v;
-}
-
-std::string device_text(const DeviceIdentity& device) {
-  std::string where = device.kind + ":" + std::to_string(device.index);
-  if (device.name.empty()) return where;
-  return device.name + " (" + where + ")";
 }
 
 // clang-format off
@@ -63,17 +58,12 @@ std::string implementation(const Record&, const Result& r) { return r.row.implem
 std::string params(const Record&, const Result& r) { return format_params(r.row.params); }
 std::string method(const Record&, const Result& r) { return std::string(to_string(r.measurement.method)); }
 std::string statistic(const Record&, const Result& r) { return std::string(to_string(statistic_of(r.measurement.method))); }
-std::string device(const Record& rec, const Result&) { return device_text(rec.device); }
+std::string device(const Record& rec, const Result&) { return device_label(rec.device); }
 // A result's; a failure's row is written from the failure (render_csv).
 std::string status(const Record&, const Result& r) { return std::string(to_string(status_of(r))); }
 std::string error(const Record&, const Result& r) { return error_of(r); }
 std::string run_id(const Record& rec, const Result&) { return rec.run_id; }
-std::string null_test(const Record&, const Result& r) {
-  const std::optional<NullTestOutcome> n = null_test_of(r);
-  if (!n) return "not run";
-  if (!n->verdict) return "FAIL (not evaluated)";
-  return format_sig2(n->verdict->observed_ratio) + "x for " + std::to_string(n->scale) + "x work" + (n->failed() ? ": FAIL" : ": pass");
-}
+std::string null_test(const Record&, const Result& r) { return null_test_cell(null_test_of(r)); }
 std::optional<double> bytes(const std::optional<long long>& b) {
   return b ? std::optional<double>(static_cast<double>(*b)) : std::nullopt;
 }
@@ -106,9 +96,9 @@ constexpr std::array kColumns{
   Column{"tflops", "TFLOP/s", K::real, M::cell, "", "tflops", true, tflops, nullptr},
   Column{"tbs", "TB/s", K::real, M::cell, "", "tbs", true, tbs, nullptr},
   Column{"pct_of_peak_flops", "% peak FLOP/s", K::real, M::cell, "", "pct_of_peak_flops", true, pct_flops, nullptr},
-  Column{"above_flops_ceiling", "above the measured ceiling", K::flag, M::annotate_previous, "", "above_flops_ceiling", true, above_flops, nullptr, 4},
+  Column{"above_flops_ceiling", kAboveCeiling, K::flag, M::annotate_previous, "", "above_flops_ceiling", true, above_flops, nullptr, 4},
   Column{"pct_of_peak_bandwidth", "% peak TB/s", K::real, M::cell, "", "pct_of_peak_bandwidth", true, pct_bandwidth, nullptr},
-  Column{"above_bandwidth_ceiling", "above the measured ceiling", K::flag, M::annotate_previous, "", "above_bandwidth_ceiling", true, above_bandwidth, nullptr, 4},
+  Column{"above_bandwidth_ceiling", kAboveCeiling, K::flag, M::annotate_previous, "", "above_bandwidth_ceiling", true, above_bandwidth, nullptr, 4},
   Column{"retries", "retries", K::count, M::cell, "", "retries", false, retries, nullptr},
   Column{"null_test", "null test", K::text, M::cell, "", "", false, nullptr, null_test, 3},
   // B4: the row's clocks beside its flag count, each recomputed from the samples by a reader.

@@ -29,8 +29,10 @@
 #include "gpumeter/columns.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/escape.hpp"
 #include "gpumeter/summary.hpp"
 #include "gpumeter/timing_method.hpp"
+#include "gpumeter/wording.hpp"
 #include "temporary_file.hpp"
 
 namespace gpumeter {
@@ -330,24 +332,7 @@ Json comparison_json(const Comparison& c) {
 // Record text quoted in a message: control characters escaped, at most 80 characters, so a
 // message about a forged record stays one harmless line.
 std::string record_text(std::string_view text) {
-  std::string out = "\"";
-  std::size_t shown = 0;
-  for (const char c : text) {
-    if (++shown > 80) {
-      out += "...";
-      break;
-    }
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
-      out += fmt::format("\\x{:02x}", u);
-    } else if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
+  return quoted_text(text, 80);
 }
 
 class Reader {

@@ -25,8 +25,10 @@
 #include <vector>
 
 #include "gpumeter/errors.hpp"
+#include "gpumeter/escape.hpp"
 #include "gpumeter/format.hpp"
 #include "gpumeter/process_ids.hpp"
+#include "gpumeter/wording.hpp"
 #include "procfs.hpp"
 
 namespace gpumeter {
@@ -55,32 +57,15 @@ constexpr std::size_t kMaxProcLocksBytes = 1 << 20;
 constexpr const char* kContendedPrefix = "contended: ";
 constexpr long kPidMaxLimit = 4194304;  // PID_MAX_LIMIT: no pid of this kernel is larger
 
-// Text from a file or another process, made one harmless line: controls read as spaces (a
-// command's argv separators) or '?', and long text is cut.
-std::string one_line(std::string_view text, std::size_t max_chars = kMaxCommandChars) {
-  std::string out;
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\n' || c == '\t' || c == '\0') {
-      if (!out.empty() && out.back() != ' ') out += ' ';
-    } else if (u < 0x20 || u == 0x7f) {
-      out += '?';
-    } else {
-      out += c;
-    }
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  if (out.size() > max_chars) out = out.substr(0, max_chars) + "...";
-  return out;
-}
-
 // The command line of "self" or a pid of this PID namespace (its name in brackets for a kernel
 // thread, which has none), or "" when it cannot be read.
 std::string command_of(const std::string& process) {
   const std::string proc = "/proc/" + process;
-  std::string cmd = one_line(detail::read_bounded(proc + "/cmdline", kMaxReadBytes));
+  std::string cmd =
+      one_line(detail::read_bounded(proc + "/cmdline", kMaxReadBytes), kMaxCommandChars);
   if (cmd.empty()) {
-    const std::string comm = one_line(detail::read_bounded(proc + "/comm", kMaxReadBytes));
+    const std::string comm =
+        one_line(detail::read_bounded(proc + "/comm", kMaxReadBytes), kMaxCommandChars);
     if (!comm.empty()) cmd = "[" + comm + "]";
   }
   return cmd;
@@ -111,12 +96,14 @@ std::string seconds(double s) {
   return format_significant(s, 2) + " s";
 }
 
-std::string device_label(int index, const std::string& uuid) {
-  std::string label = "device " + std::to_string(index);
-  if (!uuid.empty()) label += " (" + uuid + ")";
-  return label;
+// The device as every report names it, with its uuid where known: "device cuda:0 (GPU-...)".
+std::string device_named(int index, const std::string& uuid) {
+  DeviceIdentity device;
+  device.kind = "cuda";
+  device.index = index;
+  device.uuid = uuid;
+  return "device " + gpumeter::device_label(device, true);
 }
-
 // The pid /proc/locks names as holding a flock on `path`'s file, or 0.
 long flock_holder_from_proc(const std::string& path) {
   struct stat st {};
@@ -261,7 +248,7 @@ Verdict wait_until_idle(int index, const std::string& uuid, const DeviceLockOpti
 
 std::string busy_message(int index, const std::string& uuid, const DeviceLockOptions& o,
                          const std::string& busy, bool after_lock) {
-  std::string m = device_label(index, uuid) + " is in use: " + busy;
+  std::string m = device_named(index, uuid) + " is in use: " + busy;
   if (o.idle_timeout_s > 0) m += "; still so after " + seconds(o.idle_timeout_s);
   if (after_lock) m += " (checked again once the previous lock holder was done)";
   m += ". Wait until it is idle, or go ahead anyway with --allow-contended (allow_contended=True "
@@ -383,7 +370,7 @@ LockHolder read_lock_holder(const std::string& path) {
   h.pid = std::atoi(first.c_str());
   if (eol != std::string::npos) {
     const std::string rest = text.substr(eol + 1);
-    h.command = one_line(rest.substr(0, rest.find('\n')));
+    h.command = one_line(rest.substr(0, rest.find('\n')), kMaxCommandChars);
   }
   h.alive = process_exists(h.pid);
   return h;
@@ -464,7 +451,7 @@ DeviceLock::DeviceLock(int device_index, const std::string& gpu_uuid, DeviceLock
         }
       }
       const double waited_s = std::chrono::duration<double>(Clock::now() - start).count();
-      throw DeviceBusy(device_label(device_index, gpu_uuid) + " is locked by another run: " +
+      throw DeviceBusy(device_named(device_index, gpu_uuid) + " is locked by another run: " +
                        path_ + " is held by " + who + "; gave up after " + seconds(waited_s) +
                        " (the lock timeout). Wait for that run to end, or raise the timeout");
     }

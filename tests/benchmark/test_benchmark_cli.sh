@@ -180,7 +180,7 @@ for _ in $(seq 200); do pgrep -P "$holder" >/dev/null && break; sleep 0.05; done
 pids+=($(pgrep -P "$holder"))
 run locked --filter "n=1000" --lock-timeout 1 --out "$work/r7" "${quick[@]}"
 [[ $rc -eq 4 ]] || fail "locked: exit code $rc, expected 4: $(cat "$work/locked.err")"
-grep -qF "DeviceBusy: device 0 is locked by another run: $GPU_LOCK is held by pid $holder (" "$work/locked.err" ||
+grep -qF "DeviceBusy: device cuda:0 is locked by another run: $GPU_LOCK is held by pid $holder (" "$work/locked.err" ||
   fail "locked: the holder is not named: $(cat "$work/locked.err")"
 [[ -n $(ls "$work"/r7/*.json 2>/dev/null) ]] && fail "locked: wrote a record"
 # --no-lock measures anyway, and the record says the lock was not taken.

@@ -127,7 +127,7 @@ sleep 0.2  # its command line, as /proc shows it
 export GPUMETER_FAKE_NVML_PROCESSES="$other:1073741824"
 run busy lock --idle-timeout 0.5 -- touch "$work/busy-ran"
 [[ $rc -eq 4 ]] || fail "busy: exit code $rc, expected 4"
-one_line busy "device 0 is in use" "pid $other (sleep 30, 1.00 GiB)" "--allow-contended"
+one_line busy "device cuda:0 is in use" "pid $other (sleep 30, 1.00 GiB)" "--allow-contended"
 [[ -e "$work/busy-ran" ]] && fail "busy: the command ran on a busy device"
 [[ -s "$GPU_LOCK" ]] && fail "busy: the lock was taken: $(cat "$GPU_LOCK")"
 

@@ -14,6 +14,7 @@
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/cuda.hpp"
 #include "gpumeter/runner.hpp"
+#include "gpumeter/wording.hpp"
 
 namespace gpumeter::test {
 namespace {

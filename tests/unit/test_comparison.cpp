@@ -20,6 +20,7 @@
 #include "gpumeter/summary.hpp"
 #include "gpumeter/table.hpp"
 #include "gpumeter/throttle_reasons.hpp"
+#include "gpumeter/wording.hpp"
 
 namespace gpumeter {
 namespace {

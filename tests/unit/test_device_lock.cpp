@@ -255,7 +255,7 @@ TEST_F(DeviceLockTest, AnotherComputeProcessRefusesNamingIt) {
   const auto start = Clock::now();
   const std::string what = busy_text([&] { const DeviceLock lock(0, "", o); });
   EXPECT_GE(seconds_since(start), 0.4);  // it polled for the idle timeout before refusing
-  EXPECT_NE(what.find("device 0 is in use: 1 other compute process(es) on it: pid " +
+  EXPECT_NE(what.find("device cuda:0 is in use: 1 other compute process(es) on it: pid " +
                       std::to_string(other.pid()) + " (sleep 30, 1.00 GiB)"),
             std::string::npos)
       << what;
@@ -301,7 +301,7 @@ TEST_F(DeviceLockTest, AnOldDriversProcessListIsReadInItsLayout) {
                                                std::to_string(other.pid()) + ":1073741824");
   env_.set("GPUMETER_FAKE_NVML_FREE_BYTES", "1000000000");
   const std::string what = busy_text([&] { const DeviceLock lock(0, "", quick()); });
-  EXPECT_NE(what.find("device 0 is in use: 1 other compute process(es) on it: pid " +
+  EXPECT_NE(what.find("device cuda:0 is in use: 1 other compute process(es) on it: pid " +
                       std::to_string(other.pid()) + " (sleep 30, 1.00 GiB)"),
             std::string::npos)
       << what;
@@ -369,7 +369,7 @@ TEST_F(DeviceLockTest, AHeldLockTimesOutNamingTheHolderAndAKilledHolderReleasesI
   DeviceLockOptions o = quick();
   o.timeout_s = 0.5;
   const std::string what = busy_text([&] { const DeviceLock lock(0, "", o); });
-  EXPECT_NE(what.find("device 0 is locked by another run: " + path_ + " is held by pid " +
+  EXPECT_NE(what.find("device cuda:0 is locked by another run: " + path_ + " is held by pid " +
                       std::to_string(holder.pid()) + " ("),
             std::string::npos)
       << what;
@@ -458,10 +458,11 @@ TEST_F(DeviceLockTest, AFileNamingAGoneProcessSaysSoAndProcLocksNamesTheHolder) 
   o.timeout_s = 0.2;
   const std::string what = busy_text([&] { const DeviceLock lock(0, "", o); });
   ::close(fd);
-  EXPECT_NE(what.find("is held by pid 999999999 (ghost?[31m --run), which no longer exists here; "
-                      "/proc/locks names pid " +
-                      std::to_string(::getpid())),
-            std::string::npos)
+  EXPECT_NE(
+      what.find("is held by pid 999999999 (ghost\\x1b[31m --run), which no longer exists here; "
+                "/proc/locks names pid " +
+                std::to_string(::getpid())),
+      std::string::npos)
       << what;
 }
 

@@ -10,6 +10,7 @@
 
 #include "gpumeter/row_status.hpp"
 #include "gpumeter/summary.hpp"
+#include "gpumeter/wording.hpp"
 
 namespace gpumeter {
 namespace {

@@ -23,6 +23,7 @@
 
 #include "gpumeter/columns.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/wording.hpp"
 #include "synthetic_record.hpp"
 
 namespace gpumeter {

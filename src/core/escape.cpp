@@ -4,8 +4,6 @@
 #include <string>
 #include <string_view>
 
-#include <fmt/format.h>
-
 namespace gpumeter {
 namespace {
 
@@ -25,13 +23,21 @@ std::size_t control_length(std::string_view text) {
   return 0;
 }
 
+// `value` as `digits` lower-case hex digits.
+std::string hex(unsigned value, int digits) {
+  static constexpr std::string_view kHex = "0123456789abcdef";
+  std::string out(static_cast<std::size_t>(digits), '0');
+  for (int i = digits - 1; i >= 0; --i, value >>= 4)
+    out[static_cast<std::size_t>(i)] = kHex[value & 0xfu];
+  return out;
+}
+
 // The code point of a control of control_length() n, as the reader sees it: \xNN or \uNNNN.
 std::string shown_control(std::string_view c) {
   const auto byte = [&](std::size_t i) { return static_cast<unsigned>(c[i]) & 0xffu; };
-  if (c.size() == 1) return fmt::format("\\x{:02x}", byte(0));
-  if (c.size() == 2) return fmt::format("\\u{:04x}", ((byte(0) & 0x1fu) << 6) | (byte(1) & 0x3fu));
-  return fmt::format("\\u{:04x}",
-                     ((byte(0) & 0x0fu) << 12) | ((byte(1) & 0x3fu) << 6) | (byte(2) & 0x3fu));
+  if (c.size() == 1) return "\\x" + hex(byte(0), 2);
+  if (c.size() == 2) return "\\u" + hex(((byte(0) & 0x1fu) << 6) | (byte(1) & 0x3fu), 4);
+  return "\\u" + hex(((byte(0) & 0x0fu) << 12) | ((byte(1) & 0x3fu) << 6) | (byte(2) & 0x3fu), 4);
 }
 
 bool ascii_alnum(char c) {
@@ -110,6 +116,34 @@ std::string csv_cell(std::string_view text) {
     out += c;
   }
   return out + "\"";
+}
+
+std::string quoted_text(std::string_view text, std::size_t max_bytes) {
+  const bool cut = text.size() > max_bytes;
+  if (cut) text = text.substr(0, max_bytes);
+  std::string escaped;
+  escaped.reserve(text.size() + 2);
+  for (const char c : text) {
+    if (c == '"' || c == '\\') escaped += '\\';
+    escaped += c;
+  }
+  return "\"" + inert_text(escaped) + (cut ? "..." : "") + "\"";
+}
+
+std::string one_line(std::string_view text, std::size_t max_bytes) {
+  std::string flat;
+  flat.reserve(text.size());
+  for (const char c : text) {
+    // Line and argument separators read as one space.
+    if (c == '\n' || c == '\r' || c == '\t' || c == '\0') {
+      if (!flat.empty() && flat.back() != ' ') flat += ' ';
+    } else {
+      flat += c;
+    }
+  }
+  while (!flat.empty() && flat.back() == ' ') flat.pop_back();
+  if (flat.size() <= max_bytes) return inert_text(flat);
+  return inert_text(std::string_view(flat).substr(0, max_bytes)) + "...";
 }
 
 }  // namespace gpumeter

@@ -1,6 +1,6 @@
+// `gpumeter compare`'s report: two records row by row, in markdown.
 #include "gpumeter/compare_table.hpp"
 
-#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,15 +10,10 @@
 #include "gpumeter/format.hpp"
 #include "gpumeter/row_status.hpp"
 #include "gpumeter/table.hpp"
+#include "gpumeter/wording.hpp"
 
 namespace gpumeter {
 namespace {
-
-std::string time_text(double ns) {
-  if (!std::isfinite(ns)) return kNotMeasured;
-  if (ns >= 10e6) return format_significant(ns / 1e6, 3) + " ms";
-  return format_significant(ns / 1e3, 3) + " us";
-}
 
 // Record text in a table cell or the rest of a line; at the start of a list item's text.
 std::string cell(const std::string& text) {
@@ -26,51 +21,6 @@ std::string cell(const std::string& text) {
 }
 std::string item(const std::string& text) {
   return "- " + markdown_text(text, MarkdownPlace::line_start) + "\n";
-}
-
-std::string device_text(const Record& r) {
-  return (r.device.name.empty() ? r.device.kind : r.device.name) +
-         (r.device.uuid.empty() ? "" : " " + r.device.uuid);
-}
-
-// The change and the finding of one row, by the rule of its statistic.
-struct RowWords {
-  std::string change = "not compared";
-  std::string finding;
-};
-
-RowWords row_words(const Comparison& c) {
-  RowWords w;
-  if (!c.compared()) {
-    w.finding = c.refusal;
-    return w;
-  }
-  if (c.rule == ComparisonRule::resolution) {
-    // P5: the factor of the medians and what the 1.5x resolution calls it; no interval.
-    w.change = c.ratio->wording;
-    w.finding = c.ratio->label + " (" + format_sig2(kResolutionRatio) + "x resolution)";
-  } else {
-    const RelativeDifference& d = *c.difference;
-    // The core's numbers, so the change and its interval share their figures.
-    const PercentText t = percent_text(d);
-    w.change = t.estimate + " [" + t.low + ", " + t.high + "]";
-    w.finding = d.slower()   ? "slower"
-                : d.faster() ? "faster"
-                             : "no difference detected (would see " +
-                                   format_sig2(100 * d.smallest_detectable) + "%)";
-  }
-  const std::string clocks = clock_difference_words(c, "base", "new");
-  if (!clocks.empty()) w.finding += "; " + clocks;
-  return w;
-}
-
-std::string regression_words(const Comparison& c) {
-  if (c.rule == ComparisonRule::resolution) {
-    return c.ratio->wording + " (" + c.ratio->label + ", " + format_sig2(kResolutionRatio) +
-           "x resolution)";
-  }
-  const DifferenceWords w = difference_words(*c.difference);
-  return w.change + " (" + w.interval + ")";
 }
 
 std::string joined(const std::vector<std::string>& parts) {
@@ -84,8 +34,11 @@ std::string joined(const std::vector<std::string>& parts) {
 std::string render_record_comparison(const Record& base, const Record& next,
                                      const RecordComparison& comparison,
                                      const std::optional<GateOptions>& gate) {
-  std::string out = "Base: " + cell(base.run_id) + " (" + cell(device_text(base)) + ")\n" +
-                    "New:  " + cell(next.run_id) + " (" + cell(device_text(next)) + ")\n";
+  // Each record's device by the one label every report uses, with its uuid: two boards of one
+  // model are told apart.
+  std::string out = "Base: " + cell(base.run_id) + " on " + cell(device_label(base.device, true)) +
+                    "\n" + "New:  " + cell(next.run_id) + " on " +
+                    cell(device_label(next.device, true)) + "\n";
   if (base.device.uuid != next.device.uuid || base.device.name != next.device.name) {
     out += "Note: the two records were measured on different devices.\n";
   }
@@ -101,7 +54,7 @@ std::string render_record_comparison(const Record& base, const Record& next,
       "finding |\n|---|---|---|---|---|---|\n";
   for (const RowPair& p : comparison.pairs) {
     const Comparison& c = p.comparison;
-    const RowWords w = row_words(c);
+    const CompareRowWords w = compare_row_words(c);
     out += "| " + cell(row_label(p.next->row)) + " | " + std::string(to_string(c.statistic)) +
            " | " + time_text(p.base->summary.device_busy.median_ns) + " | " +
            time_text(p.next->summary.device_busy.median_ns) + " | " + w.change + " | " +

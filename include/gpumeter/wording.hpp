@@ -1,0 +1,116 @@
+#pragma once
+// Every sentence and label a reader sees about a result, worded in one place: the comparison
+// sentences (a difference with its interval, the 1.5x resolution, "no difference detected"), the
+// null test, a device's label, "not measured", a percent of a measured ceiling and a result's
+// one-line summary. The markdown and CSV tables, `gpumeter compare`, the benchmark programs and
+// the Python module all print these, so one result reads the same wherever it is shown. Text
+// that came from a record is returned as it is: the caller makes it inert for its output
+// (escape.hpp).
+#include <optional>
+#include <string>
+
+#include "gpumeter/comparison.hpp"
+#include "gpumeter/record.hpp"
+
+namespace gpumeter {
+
+// A cell or value with no measurement behind it.
+inline constexpr const char* kNotMeasured = "not measured";
+// A counter or fact that could not be read when the record was made.
+inline constexpr const char* kNotAvailable = "not available";
+
+// Times in tables and one-line summaries carry 3 significant figures: enough to read a
+// difference the 1.5x resolution could call, without pretending to more precision than a shared
+// machine has.
+inline constexpr int kTableTimeDigits = 3;
+
+// A device as every output names it: "NVIDIA H200 (cuda:0)", or "cuda:0" without a name; with
+// `with_uuid`, the uuid joins the index ("NVIDIA H200 (cuda:0, GPU-...)", "cuda:0 (GPU-...)"),
+// for where two devices must be told apart (two records compared, a lock held).
+std::string device_label(const DeviceIdentity& device, bool with_uuid = false);
+
+// From this time on (10 ms) times read in ms, so a long op does not read as 123000 us; below it,
+// kernel times stay in the unit they are usually quoted in. A table takes the unit of its largest
+// median device_busy.
+inline constexpr double kMillisecondTimesFromNs = 10e6;
+// A time in ns as a one-line summary prints it: "12.3 us", or "12.3 ms" from 10 ms on.
+std::string time_text(double ns);
+
+// Device memory in bytes as tables show it, in MiB to 3 significant figures ("12.0"); "not
+// available" when not read.
+inline constexpr double kBytesPerMiB = 1024.0 * 1024.0;
+std::string mib_text(std::optional<double> bytes);
+
+// The mark of a percent above the ceiling it is a percent of: "103% (above the measured
+// ceiling)". The row ran faster than the fastest run of the work that timed the ceiling.
+inline constexpr const char* kAboveCeiling = "above the measured ceiling";
+std::string percent_of_ceiling(double percent, bool above);
+
+// A difference and its interval in words: "2.8% slower" and "95% interval 2.6% to 3.0%" (from
+// the 1.5x resolution on, factors: "2.1x slower", "1.9x to 2.3x"); where no difference was
+// found, "estimate +0.020%" and the signed "95% interval -0.31% to +0.52%". The estimate and the
+// ends share their significant figures (interval_digits in format.hpp), so the printed estimate
+// lies inside the printed interval.
+struct DifferenceWords {
+  std::string change;
+  std::string interval;
+};
+DifferenceWords difference_words(const RelativeDifference& difference);
+
+// A difference's estimate and interval as signed percents sharing their significant figures:
+// {"+2.8%", "+2.6%", "+3.0%"}, for a table that prints a change with its interval.
+struct PercentText {
+  std::string estimate;
+  std::string low;
+  std::string high;
+};
+PercentText percent_text(const RelativeDifference& difference);
+
+// The sentence a reader sees first, e.g. "tiled is 2.8% slower than naive (95% interval 2.6%
+// to 3.0%; device_busy)", "no difference detected between b and a (a difference larger than
+// 0.43% would have been seen; ...)", "b is 1.6x faster than a (directional difference; ...)",
+// and under 1.5x on the wall clock, where no direction was measured, "no measured difference at
+// this precision between b and a (b took 1.0x the time of a, by their medians; ...)". A refused
+// pair: "b and a not compared: WHY".
+std::string describe(const Comparison& comparison);
+
+// What may make a comparison the clocks' rather than the work's, or "" when nothing does (or a
+// side's clock was not read): "the two ran at different SM clocks (median 1755 MHz against 1980
+// MHz)", and "clock-flagged samples: new 12 of 200, base 0 of 200" when either side has flagged
+// samples. describe() ends with it; `gpumeter compare` names the sides "base" and "new".
+std::string clock_difference_words(const Comparison& comparison, const std::string& baseline_name,
+                                   const std::string& candidate_name);
+
+// A row of `gpumeter compare`: its change ("+2.8% [+2.6%, +3.0%]", "1.6x faster", "not
+// compared") and its finding ("slower", "no difference detected (would see 0.43%)", the 1.5x
+// label, or why it was not compared), by the rule of its statistic.
+struct CompareRowWords {
+  std::string change;
+  std::string finding;
+};
+CompareRowWords compare_row_words(const Comparison& comparison);
+// A regression a gate names: "10% slower (95% interval 9.9% to 10%)", or on the wall clock
+// "2.0x slower (directional difference, 1.5x resolution)".
+std::string regression_words(const Comparison& comparison);
+
+// The null test's sentence: "4x the work took 4.0x the time: pass", "...: FAIL (the harness may
+// not be timing the work)", or "null test FAILED: not evaluated: WHY".
+std::string describe(const NullTestOutcome& outcome);
+// What a row whose null test failed says in place of its times: "FAILED its null test: SENTENCE;
+// its times are kept in the record as evidence, not shown, and it is compared with nothing".
+std::string null_test_failed_words(const NullTestOutcome& outcome);
+// A null test in a cell: the record's and CSV's "4.0x for 4x work: pass", or, where the heading
+// names the scale (the narrow table), "pass (4.0x)"; "FAIL (not evaluated)" without a verdict,
+// "not run" without a null test.
+std::string null_test_cell(const std::optional<NullTestOutcome>& outcome, bool with_scale = true);
+
+// The lines that head the comparisons and the null tests under a table: the rule of each.
+std::string comparisons_heading();
+std::string null_tests_heading();
+
+// A result in one line, as Python prints it: "impl: device_busy median 12.3 us [p10 12.0 us,
+// p90 12.7 us], latency 12.5 us, 200 samples, 99.1 TB/s, 103% of the measured TB/s ceiling
+// (above the measured ceiling)"; a row whose null test failed says so instead of its times.
+std::string describe(const Result& result);
+
+}  // namespace gpumeter

@@ -1,0 +1,244 @@
+#include "gpumeter/wording.hpp"
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "gpumeter/clock_state.hpp"
+#include "gpumeter/comparison.hpp"
+#include "gpumeter/format.hpp"
+#include "gpumeter/timing_method.hpp"
+#include "gpumeter/verdict.hpp"
+
+namespace gpumeter {
+
+std::string device_label(const DeviceIdentity& device, bool with_uuid) {
+  const std::string where = device.kind + ":" + std::to_string(device.index);
+  const bool uuid = with_uuid && !device.uuid.empty();
+  if (device.name.empty()) return uuid ? where + " (" + device.uuid + ")" : where;
+  return device.name + " (" + where + (uuid ? ", " + device.uuid : std::string()) + ")";
+}
+
+std::string time_text(double ns) {
+  if (!std::isfinite(ns)) return kNotMeasured;
+  if (ns >= kMillisecondTimesFromNs) return format_significant(ns / 1e6, kTableTimeDigits) + " ms";
+  return format_significant(ns / 1e3, kTableTimeDigits) + " us";
+}
+
+std::string mib_text(std::optional<double> bytes) {
+  if (!bytes || !std::isfinite(*bytes)) return kNotAvailable;
+  return format_significant(*bytes / kBytesPerMiB, kTableTimeDigits);
+}
+
+std::string percent_of_ceiling(double percent, bool above) {
+  return format_significant(percent, kTableTimeDigits) + "%" +
+         (above ? std::string(" (") + kAboveCeiling + ")" : std::string());
+}
+
+namespace {
+
+std::string percent(double fraction) {
+  return format_sig2(100.0 * fraction) + "%";
+}
+
+// How many times longer (or shorter) the candidate's time is.
+double factor_of(double estimate) {
+  return estimate >= 0 ? 1.0 + estimate : 1.0 / (1.0 + estimate);
+}
+
+// A change in time in words: "2.8% slower", "20% faster" (the share of time saved), and from
+// the 1.5x resolution on, the factor: "2.1x slower".
+bool as_factor(double estimate) {
+  return factor_of(estimate) >= kResolutionRatio;
+}
+
+std::string amount(double estimate, bool factor, int digits) {
+  return factor ? format_significant(factor_of(estimate), digits) + "x"
+                : format_significant(100.0 * std::fabs(estimate), digits) + "%";
+}
+
+std::string interval_level(const RelativeDifference& d) {
+  return format_significant(100 * d.confidence, 2) + "% interval ";
+}
+
+}  // namespace
+
+DifferenceWords difference_words(const RelativeDifference& d) {
+  if (!d.found()) {
+    const PercentText t = percent_text(d);
+    return {"estimate " + t.estimate, interval_level(d) + t.low + " to " + t.high};
+  }
+  const bool factor = as_factor(d.estimate);
+  const double near = d.slower() ? d.low : d.high;  // the end closer to no difference
+  const double far = d.slower() ? d.high : d.low;
+  const auto shown = [&](double v) { return factor ? factor_of(v) : 100.0 * std::fabs(v); };
+  const int digits = interval_digits(shown(d.estimate), shown(near), shown(far));
+  return {amount(d.estimate, factor, digits) + (d.slower() ? " slower" : " faster"),
+          interval_level(d) + amount(near, factor, digits) + " to " + amount(far, factor, digits)};
+}
+
+PercentText percent_text(const RelativeDifference& d) {
+  const int digits = interval_digits(100 * d.estimate, 100 * d.low, 100 * d.high);
+  // A sign only where there is a direction: an exact zero reads "0%", not "+0%".
+  const auto text = [&](double fraction) {
+    return (fraction > 0 ? "+" : "") + format_significant(100 * fraction, digits) + "%";
+  };
+  return {text(d.estimate), text(d.low), text(d.high)};
+}
+
+namespace {
+
+std::string describe_difference(const Comparison& c) {
+  const std::string& a = c.baseline.implementation;
+  const std::string& b = c.candidate.implementation;
+  const std::string statistic = std::string(to_string(c.statistic));
+  if (c.rule == ComparisonRule::resolution) {
+    if (c.ratio->resolution == Resolution::directional_difference) {
+      return b + " is " + c.ratio->wording + " than " + a + " (" + c.ratio->label + "; " +
+             statistic + ", rule: 1.5x resolution)";
+    }
+    // Under 1.5x no direction was measured: the sentence claims none ("b is 1.0x slower than
+    // a" read as a finding). The passes may still support one (P5).
+    std::string s = c.ratio->label + " between " + b + " and " + a + " (" + b + " took " +
+                    c.ratio->wording + " of " + a + ", by their medians";
+    if (c.difference && c.difference->found()) {
+      const DifferenceWords w = difference_words(*c.difference);
+      s += "; the passes support a finer statement: " + w.change + ", " + w.interval;
+    } else {
+      s += "; the samples support nothing finer";
+    }
+    return s + "; " + statistic + ", rule: 1.5x resolution)";
+  }
+  const RelativeDifference& d = *c.difference;
+  const DifferenceWords w = difference_words(d);
+  if (d.found())
+    return b + " is " + w.change + " than " + a + " (" + w.interval + "; " + statistic + ")";
+  return "no difference detected between " + b + " and " + a + " (a difference larger than " +
+         percent(d.smallest_detectable) + " would have been seen; " + w.change + ", " + w.interval +
+         "; " + statistic + ")";
+}
+
+}  // namespace
+
+std::string describe(const Comparison& c) {
+  const std::string& a = c.baseline.implementation;
+  const std::string& b = c.candidate.implementation;
+  if (!c.compared()) return b + " and " + a + " not compared: " + c.refusal;
+  const std::string clocks = clock_difference_words(c, a, b);
+  return describe_difference(c) +
+         (clocks.empty() ? "" : "; " + clocks + ", so part of the difference may be the clock's");
+}
+
+std::string clock_difference_words(const Comparison& c, const std::string& baseline_name,
+                                   const std::string& candidate_name) {
+  if (!c.baseline_clock || !c.candidate_clock) return {};
+  const ClockSummary& a = *c.baseline_clock;
+  const ClockSummary& b = *c.candidate_clock;
+  std::string s;
+  if (clocks_differ(a.median_mhz, b.median_mhz)) {
+    s = "the two ran at different SM clocks (median " + format_shortest(b.median_mhz) +
+        " MHz against " + format_shortest(a.median_mhz) + " MHz)";
+  }
+  if (a.flagged > 0 || b.flagged > 0) {
+    s += (s.empty() ? "" : "; ") + std::string("clock-flagged samples: ") + candidate_name + " " +
+         std::to_string(b.flagged) + " of " + std::to_string(b.samples) + ", " + baseline_name +
+         " " + std::to_string(a.flagged) + " of " + std::to_string(a.samples);
+  }
+  return s;
+}
+
+std::string describe(const NullTestOutcome& n) {
+  if (!n.verdict) return "null test FAILED: not evaluated: " + n.refusal;
+  return std::to_string(n.scale) + "x the work took " + format_sig2(n.verdict->observed_ratio) +
+         "x the time: " +
+         (n.verdict->pass ? "pass" : "FAIL (the harness may not be timing the work)");
+}
+
+CompareRowWords compare_row_words(const Comparison& c) {
+  CompareRowWords w{"not compared", ""};
+  if (!c.compared()) {
+    w.finding = c.refusal;
+    return w;
+  }
+  if (c.rule == ComparisonRule::resolution) {
+    // The factor of the medians and what the 1.5x resolution calls it; no interval.
+    w.change = c.ratio->wording;
+    w.finding = c.ratio->label + " (" + format_sig2(kResolutionRatio) + "x resolution)";
+  } else {
+    const RelativeDifference& d = *c.difference;
+    // The core's numbers, so the change and its interval share their figures.
+    const PercentText t = percent_text(d);
+    w.change = t.estimate + " [" + t.low + ", " + t.high + "]";
+    w.finding = d.slower()   ? "slower"
+                : d.faster() ? "faster"
+                             : "no difference detected (would see " +
+                                   format_sig2(100 * d.smallest_detectable) + "%)";
+  }
+  const std::string clocks = clock_difference_words(c, "base", "new");
+  if (!clocks.empty()) w.finding += "; " + clocks;
+  return w;
+}
+
+std::string regression_words(const Comparison& c) {
+  if (c.rule == ComparisonRule::resolution) {
+    return c.ratio->wording + " (" + c.ratio->label + ", " + format_sig2(kResolutionRatio) +
+           "x resolution)";
+  }
+  const DifferenceWords w = difference_words(*c.difference);
+  return w.change + " (" + w.interval + ")";
+}
+
+std::string null_test_failed_words(const NullTestOutcome& n) {
+  return "FAILED its null test: " + describe(n) +
+         "; its times are kept in the record as evidence, not shown, and it is compared with "
+         "nothing";
+}
+
+std::string null_test_cell(const std::optional<NullTestOutcome>& n, bool with_scale) {
+  if (!n) return "not run";
+  if (!n->verdict) return "FAIL (not evaluated)";
+  const std::string ratio = format_sig2(n->verdict->observed_ratio) + "x";
+  if (with_scale) {
+    return ratio + " for " + std::to_string(n->scale) + "x work" +
+           (n->failed() ? ": FAIL" : ": pass");
+  }
+  return std::string(n->failed() ? "FAIL" : "pass") + " (" + ratio + ")";
+}
+
+std::string comparisons_heading() {
+  return "Comparisons (each implementation against its case's first; device time: the relative "
+         "difference with its " +
+         format_sig2(100 * kDifferenceConfidence) +
+         "% interval, passes as the units that vary; wall clock: the " +
+         format_sig2(kResolutionRatio) + "x resolution):";
+}
+
+std::string null_tests_heading() {
+  return "Null tests (the work scaled " + std::to_string(kNullTestScale) +
+         "x, the time must scale alike within " + format_sig2(kNullTestTolerance * 100) + "%):";
+}
+
+std::string describe(const Result& r) {
+  const Summary& s = r.summary;
+  std::string line = r.row.implementation + ": ";
+  if (const std::optional<NullTestOutcome> n = null_test_of(r); n && n->failed()) {
+    return line + null_test_failed_words(*n);
+  }
+  line += std::string(to_string(statistic_of(r.measurement.method))) + " median " +
+          time_text(s.device_busy.median_ns) + " [p10 " + time_text(s.device_busy.p10_ns) +
+          ", p90 " + time_text(s.device_busy.p90_ns) + "], latency " +
+          time_text(s.latency.median_ns) + ", " + std::to_string(s.n_samples) + " samples";
+  if (s.tflops) line += ", " + format_significant(*s.tflops, kTableTimeDigits) + " TFLOP/s";
+  if (s.tbs) line += ", " + format_significant(*s.tbs, kTableTimeDigits) + " TB/s";
+  const auto percent = [&](const std::optional<double>& pct, const std::optional<bool>& above,
+                           const char* what) {
+    if (!pct) return;
+    line += ", " + percent_of_ceiling(*pct, false) + " of the measured " + what + " ceiling";
+    if (above.value_or(false)) line += std::string(" (") + kAboveCeiling + ")";
+  };
+  percent(s.pct_of_peak_flops, s.above_flops_ceiling, "FLOP/s");
+  percent(s.pct_of_peak_bandwidth, s.above_bandwidth_ceiling, "TB/s");
+  return line;
+}
+
+}  // namespace gpumeter
