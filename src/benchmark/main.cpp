@@ -38,6 +38,7 @@
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/row_status.hpp"
+#include "gpumeter/run_recorder.hpp"
 #include "gpumeter/runner.hpp"
 #include "gpumeter/table.hpp"
 #include "gpumeter/version.hpp"
@@ -129,12 +130,6 @@ void check_output_directory(const fs::path& dir) {
   }
 }
 
-// The record so far, replacing the previous checkpoint atomically: a crash keeps every case
-// measured before it. Removed once the complete record is written.
-fs::path partial_path(const fs::path& dir, const std::string& run_id) {
-  return dir / ("gpumeter-" + run_id + ".partial.json");
-}
-
 // A record no case has contributed to yet (every case failed, or none finished) still says when
 // and by what it was made.
 void complete_header(Record& run) {
@@ -142,33 +137,6 @@ void complete_header(Record& run) {
   run.created_utc = utc_now_iso();
   run.gpumeter_version = version();
   run.device.kind = "none";
-}
-
-// `state` is the deviation that says why the record is partial.
-fs::path write_partial(const Record& record, const fs::path& dir, const std::string& state) {
-  Record partial = record;
-  complete_header(partial);
-  partial.comparisons = compare_results(partial.results);
-  partial.deviations.push_back(state);
-  const std::string text = serialize(partial);
-  const fs::path target = partial_path(dir, record.run_id);
-  TemporaryFile tmp(dir, "partial");
-  tmp.write_synced(text, "the partial record " + target.string());
-  tmp.publish(target, true);
-  return target;
-}
-
-// Adds one case's record to the run's: its rows and failures, and its deviations once each.
-// The first case's record brings the header (device, state, host, configuration).
-void merge_into(Record& run, const Record& one, bool first) {
-  if (first) {
-    run.created_utc = one.created_utc;
-    run.gpumeter_version = one.gpumeter_version;
-    copy_measured_setup(one, run);
-  }
-  add_deviations_once(one, run);
-  run.results.insert(run.results.end(), one.results.begin(), one.results.end());
-  run.failures.insert(run.failures.end(), one.failures.begin(), one.failures.end());
 }
 
 Failure case_failure(const PlannedCase& c, std::string error, std::string message) {
@@ -205,8 +173,10 @@ class Progress {
   Clock::time_point start_ = Clock::now();
 };
 
-// Measures one planned case in this process into a record of its own.
-Record measure_case(Backend& backend, const PlannedCase& c, const RunOptions& run, int device) {
+// Measures one planned case in this process: its rows (summarized by whoever keeps the record)
+// or its failure. The run's header is read once, not per case.
+CaseOutcome measure_case(Backend& backend, const PlannedCase& c, const RunOptions& run, int device,
+                         RunFindings& findings) {
   std::map<std::string, AxisKind> kinds;
   for (const Axis& a : c.benchmark->axes()) kinds[a.name] = a.kind;
   Setup setup(c.benchmark->name(), c.params, kinds, device);
@@ -222,12 +192,8 @@ Record measure_case(Backend& backend, const PlannedCase& c, const RunOptions& ru
   } catch (const Error& e) {
     failure = case_failure(c, error_name(e), e.what());
   }
-  if (failure) {
-    Record r = run_cases(backend, {}, run);
-    r.failures.push_back(*failure);
-    return r;
-  }
-  return run_cases(backend, {planned}, run);
+  if (failure) return CaseOutcome{{}, {*failure}};
+  return run_case(backend, planned, run, findings);
 }
 
 // --- interruption -------------------------------------------------------------------------------
@@ -238,7 +204,9 @@ struct SweepState {
   std::mutex mutex;
   std::string program;
   fs::path dir;
-  Record run;  // as of the last case finished
+  // The run's record: the recorder once begun, before that the header alone.
+  RunRecorder* recorder = nullptr;
+  Record early;
   std::size_t done = 0;
   std::size_t total = 0;
   std::string current;  // the label of the case running, "" between cases
@@ -331,7 +299,14 @@ class Interruption {
                          " cases";
       if (!state_.current.empty()) note += ", while measuring " + state_.current;
       try {
-        const fs::path path = write_partial(state_.run, state_.dir, note);
+        fs::path path;
+        if (state_.recorder->begun()) {
+          path = state_.recorder->write_partial(note);
+        } else {
+          RunRecorder early(state_.dir, state_.total);
+          early.begin(state_.early);
+          path = early.write_partial(note);
+        }
         said = "the record of the " + std::to_string(state_.done) + " of " +
                std::to_string(state_.total) + " cases finished before it is " + path.string() +
                " (a partial record)";
@@ -522,17 +497,6 @@ bool has_ceilings(const Ceilings& c) {
   return c.flops_per_s || c.bytes_per_s;
 }
 
-// The ceilings of a sweep whose cases ran in processes of their own. Each case's process got
-// the ceilings the first measured, or measured its own where none could be given (the first
-// failed to): the sweep's are all of them joined, and every row's percentages are of those.
-void join_case_ceilings(Record& run, const std::vector<Ceilings>& each) {
-  if (const std::optional<Ceilings> joined = join_ceilings(each)) run.ceilings = *joined;
-  for (Result& r : run.results) {
-    const Measurement& m = r.measurement;
-    r.summary = summarize(m.samples, m.method, m.retries, r.workload, run.ceilings);
-  }
-}
-
 // The arguments a child gets: the parent's, less what only the parent does, plus its case.
 std::vector<std::string> child_args(const std::vector<std::string>& argv, std::size_t k,
                                     bool with_lock, const Ceilings& ceilings) {
@@ -588,13 +552,12 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
   const fs::path out_dir = o.out;
   const bool parent = o.child_case < 0;
   if (parent) check_output_directory(out_dir);
-  Record run;
-  run.run_id = new_run_id();
-  run.argv = argv;
+  Record header;
+  header.run_id = new_run_id();
+  header.argv = argv;
   const std::size_t n = cases.size();
   Progress progress(!o.quiet && ::isatty(STDERR_FILENO) != 0, n);
   const BackendChoice timing{o.timing, o.device, o.allow_events_fallback};
-
   // P1: the device's lock for the whole sweep, taken before anything touches the device. With
   // --isolate the parent holds it and its cases' processes run under it (they take none, and
   // each holds a copy of the parent's descriptor while it lives).
@@ -620,11 +583,13 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
   state.program = program;
   state.dir = out_dir;
   state.total = n;
-  // After each case: the partial record on disk, and the same kept for an interruption.
+  // The record kept as the sweep goes: the header once, each case as it finishes, the journal
+  // on disk appended to at most once a second (a kill keeps what was finished).
+  RunRecorder recorder(out_dir, n);
+  state.recorder = &recorder;
   auto checkpoint = [&](std::size_t done) {
+    recorder.checkpoint();
     std::lock_guard<std::mutex> guard(state.mutex);
-    write_partial(run, out_dir, partial_record_deviation(done, n));
-    state.run = run;
     state.done = done;
     state.current.clear();
   };
@@ -634,27 +599,47 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
     state.current = cases[k].label;
   };
 
-  run.deviations = lock_deviations;  // each case's record repeats them: kept once
-  state.run = run;
+  header.deviations = lock_deviations;  // each case's record repeats them: kept once
+  state.early = header;
+  complete_header(state.early);
   std::optional<Interruption> interruption;
   if (parent) interruption.emplace(state);
   if (o.isolate) {
     // Each case in a fresh process: a fault or a hang ends that case, not the sweep, and a
-    // sticky CUDA error dies with its process.
+    // sticky CUDA error dies with its process. The cases' processes read the device; the header
+    // says what they found once the first has.
+    recorder.begin(state.early);
     const int lock_fd = lock ? lock->fd() : -1;
     Ceilings ceilings;
     std::vector<Ceilings> case_ceilings;
+    std::string joined_json = ceilings_to_json(state.early.ceilings);
+    bool have_setup = false;
     for (std::size_t k = 0; k < n; ++k) {
       starting(k);
-      const ChildResult child = run_child(child_args(argv, k, lock_fd >= 0, ceilings), out_dir,
-                                          lock_fd, o.timeout_s, state);
+      ChildResult child = run_child(child_args(argv, k, lock_fd >= 0, ceilings), out_dir, lock_fd,
+                                    o.timeout_s, state);
       if (child.record) {
-        merge_into(run, *child.record, run.created_utc.empty());
-        case_ceilings.push_back(child.record->ceilings);
-        join_case_ceilings(run, case_ceilings);
-        if (!has_ceilings(ceilings)) ceilings = child.record->ceilings;
+        Record& one = *child.record;
+        if (!have_setup) {
+          recorder.set_measured_setup(one);
+          joined_json = ceilings_to_json(one.ceilings);
+          have_setup = true;
+        }
+        for (const std::string& d : one.deviations) recorder.add_deviation(d);
+        // The sweep's ceilings are those of every case's process joined, and every row's
+        // percentages are of them.
+        case_ceilings.push_back(one.ceilings);
+        if (const std::optional<Ceilings> joined = join_ceilings(case_ceilings)) {
+          std::string text = ceilings_to_json(*joined);
+          if (text != joined_json) {
+            recorder.set_ceilings(*joined);
+            joined_json = std::move(text);
+          }
+        }
+        if (!has_ceilings(ceilings)) ceilings = one.ceilings;
+        recorder.add(std::move(one.results), std::move(one.failures));
       } else {
-        run.failures.push_back(case_failure(cases[k], child.failure_error, child.failure_message));
+        recorder.add({}, {case_failure(cases[k], child.failure_error, child.failure_message)});
       }
       checkpoint(k + 1);
     }
@@ -672,36 +657,48 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
     options.deviations.insert(options.deviations.end(), chosen.deviations.begin(),
                               chosen.deviations.end());
     options.own_process = !parent;  // --isolate: this process measures one case
-    for (std::size_t k = 0; k < n; ++k) {
-      if (parent) starting(k);
-      const Record one = measure_case(*backend, cases[k], options, o.device);
-      merge_into(run, one, run.created_utc.empty());
-      if (parent) checkpoint(k + 1);
+    // The header once per run: host, device, its state, commit, configuration.
+    Record measured = run_header(*backend, options);
+    measured.run_id = header.run_id;
+    RunFindings findings;
+    if (!parent) {
+      // A child measures its one case and hands its record to the parent through the
+      // descriptor it was given.
+      CaseOutcome one = measure_case(*backend, cases.front(), options, o.device, findings);
+      for (Result& r : one.results) {
+        const Measurement& m = r.measurement;
+        r.summary = summarize(m.samples, m.method, m.retries, r.workload, measured.ceilings);
+      }
+      measured.results = std::move(one.results);
+      measured.failures = std::move(one.failures);
+      for (std::string& d : findings.deviations()) measured.deviations.push_back(std::move(d));
+      measured.comparisons = compare_results(measured.results);
+      write_child_record(o.child_record_fd, serialize(measured));
+      return kExitOk;
     }
+    recorder.begin(std::move(measured));
+    for (std::size_t k = 0; k < n; ++k) {
+      starting(k);
+      CaseOutcome one = measure_case(*backend, cases[k], options, o.device, findings);
+      recorder.add(std::move(one.results), std::move(one.failures));
+      checkpoint(k + 1);
+    }
+    for (const std::string& d : findings.deviations()) recorder.add_deviation(d);
   }
   progress.finish();
 
-  run.comparisons = compare_results(run.results);
-  if (!parent) {
-    // A child hands its record to the parent through the descriptor it was given.
-    write_child_record(o.child_record_fd, serialize(run));
-    return kExitOk;
-  }
-  // Never overwrites; the partial goes once the complete record exists. An interruption now
+  // Never overwrites; the journal goes once the complete record exists. An interruption now
   // waits for both, and names the complete record.
-  complete_header(run);
   fs::path path;
   {
     std::lock_guard<std::mutex> guard(state.mutex);
-    path = write_record(run, out_dir);
+    path = recorder.finish();
     state.complete = path;
-    std::error_code ec;
-    fs::remove(partial_path(out_dir, run.run_id), ec);
   }
   interruption.reset();
 
-  // Everything printed is read back from the file: the record is the only source of tables.
-  const std::vector<Record> records = read_records({path});
+  // Everything printed is the record just written, as written: serialized once, not read back.
+  const std::vector<Record> records{recorder.take_record()};
   const TableLayout layout = o.wide ? TableLayout::wide : TableLayout::narrow;
   const std::string text =
       o.csv ? render_csv(records)
