@@ -33,6 +33,9 @@ std::string serialize(const Record& record);
 // number can state), refuses the record, and the recomputed values are the ones returned. Fields no
 // version has are ignored (adding one does not bump the version). `path` only names the source in
 // messages.
+// A run's journal (run_recorder.hpp: what a run killed before its end leaves) is read as
+// strictly, line by line, into the record of the cases it holds, marked partial (a deviation
+// starting with kPartialRecordMark); only a last line cut short by the kill is left out, and said.
 Record parse_record(std::string_view text, const std::string& path);
 
 // The ceilings alone, as a record holds them (one line of JSON), and read back as strictly as
@@ -50,15 +53,21 @@ Record read_record(const std::filesystem::path& file);
 // Throws InvalidRecord on the first bad one, and on a record given twice (the same run_id).
 std::vector<Record> read_records(const std::vector<std::filesystem::path>& files);
 
-// "gpumeter-<run_id>.json". Throws Error for a run_id that is empty or holds a character
+// "gpumeter-<run_id>.json"; the partial record an interrupted run leaves,
+// "gpumeter-<run_id>.partial.json"; and a run's journal, "gpumeter-<run_id>.partial.jsonl".
+// Each throws Error for a run_id that is empty or holds a character
 // other than [A-Za-z0-9._-] (it becomes part of a path).
 std::string record_file_name(const std::string& run_id);
+std::string partial_record_file_name(const std::string& run_id);
+std::string journal_file_name(const std::string& run_id);
 
 // Writes dir/record_file_name(run_id) atomically: a temporary file in the same directory, fsync,
 // then a link that fails if the name exists; nothing is ever overwritten. The directory is created
 // if needed. Refuses (Error) a record that would not read back, and a name that already exists.
 // Returns the path written.
 std::filesystem::path write_record(const Record& record, const std::filesystem::path& dir);
+// The same, to the name `file` asked for (gpumeter merge -o): never over an existing file.
+std::filesystem::path write_record_to(const Record& record, const std::filesystem::path& file);
 
 // Unique per run: "20261129T112650Z-<pid>-<8 random hex>" (UTC time, process id, 32 bits
 // from the OS's random source), so two runs in the same second do not collide.

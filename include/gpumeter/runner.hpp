@@ -11,6 +11,7 @@
 #include "gpumeter/measure.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/summary.hpp"
+#include "gpumeter/timestamp_check.hpp"
 
 namespace gpumeter {
 
@@ -41,5 +42,28 @@ struct RunOptions {
 // the case's own code threw) produces no number: the record lists it under failures, with the
 // error, and the other cases still run.
 Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOptions& options);
+
+// The pieces run_cases is made of, for a front end that keeps its record with a RunRecorder
+// (run_recorder.hpp) as its cases run.
+
+// The header of the run's record (host, device and its state, commit, configuration, launch
+// cost, deviations; no rows): read once per run, before the first case.
+Record run_header(Backend& backend, const RunOptions& options);
+
+// What the run's cases found about the measurement itself, said once for the run.
+struct RunFindings {
+  TimestampCheck clocks;          // T14: every result's phases together
+  bool unproven_counter = false;  // a result whose dropped-record counter was not proven live
+  std::vector<std::string> deviations() const;
+};
+
+// One case's rows, not yet summarized (whoever keeps the record summarizes them once, with the
+// run's ceilings), or the failure that left it none.
+struct CaseOutcome {
+  std::vector<Result> results;
+  std::vector<Failure> failures;
+};
+CaseOutcome run_case(Backend& backend, const Case& c, const RunOptions& options,
+                     RunFindings& findings);
 
 }  // namespace gpumeter

@@ -148,17 +148,6 @@ bool has_ceilings(const Ceilings& c) {
   return c.flops_per_s || c.bytes_per_s;
 }
 
-// The ceilings of a sweep whose cases ran in processes of their own. Each case's process got
-// the ceilings the first measured, or measured its own where none could be given (the first
-// failed to): the sweep's are all of them joined, and every row's percentages are of those.
-void join_case_ceilings(Record& run, const std::vector<Ceilings>& each) {
-  if (const std::optional<Ceilings> joined = join_ceilings(each)) run.ceilings = *joined;
-  for (Result& r : run.results) {
-    const Measurement& m = r.measurement;
-    r.summary = summarize(m.samples, m.method, m.retries, r.workload, run.ceilings);
-  }
-}
-
 // The arguments a child gets: the parent's, less what only the parent does, plus its case.
 std::vector<std::string> child_args(const std::vector<std::string>& argv, std::size_t k,
                                     bool with_lock, const Ceilings& ceilings) {

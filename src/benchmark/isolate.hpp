@@ -44,9 +44,4 @@ void write_child_record(int fd, const std::string& text);
 
 bool has_ceilings(const Ceilings& c);
 
-// The ceilings of a sweep whose cases ran in processes of their own. Each case's process got
-// the ceilings the first measured, or measured its own where none could be given (the first
-// failed to): the sweep's are all of them joined, and every row's percentages are of those.
-void join_case_ceilings(Record& run, const std::vector<Ceilings>& each);
-
 }  // namespace gpumeter::program

@@ -27,6 +27,7 @@
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/reporter.hpp"
 #include "gpumeter/row_status.hpp"
+#include "gpumeter/run_recorder.hpp"
 #include "gpumeter/runner.hpp"
 #include "gpumeter/session.hpp"
 #include "gpumeter/table.hpp"
@@ -85,8 +86,10 @@ class Progress {
   Clock::time_point start_ = Clock::now();
 };
 
-// Measures one planned case in this process into a record of its own.
-Record measure_case(Backend& backend, const PlannedCase& c, const RunOptions& run, int device) {
+// Measures one planned case in this process: its rows (summarized by whoever keeps the record)
+// or its failure. The run's header is read once, not per case.
+CaseOutcome measure_case(Backend& backend, const PlannedCase& c, const RunOptions& run, int device,
+                         RunFindings& findings) {
   std::map<std::string, AxisKind> kinds;
   for (const Axis& a : c.benchmark->axes()) kinds[a.name] = a.kind;
   Setup setup(c.benchmark->name(), c.params, kinds, device);
@@ -102,12 +105,8 @@ Record measure_case(Backend& backend, const PlannedCase& c, const RunOptions& ru
   } catch (const Error& e) {
     failure = case_failure(c, error_name(e), e.what());
   }
-  if (failure) {
-    Record r = run_cases(backend, {}, run);
-    r.failures.push_back(*failure);
-    return r;
-  }
-  return run_cases(backend, {planned}, run);
+  if (failure) return CaseOutcome{{}, {*failure}};
+  return run_case(backend, planned, run, findings);
 }
 
 // --- interruption -------------------------------------------------------------------------------
@@ -118,7 +117,9 @@ struct SweepState {
   std::mutex mutex;
   std::string program;
   fs::path dir;
-  Record run;  // as of the last case finished
+  // The run's record: the recorder once begun, before that the header alone.
+  RunRecorder* recorder = nullptr;
+  Record early;
   std::size_t done = 0;
   std::size_t total = 0;
   std::string current;  // the label of the case running, "" between cases
@@ -211,7 +212,14 @@ class Interruption {
                          " cases";
       if (!state_.current.empty()) note += ", while measuring " + state_.current;
       try {
-        const fs::path path = write_partial(state_.run, state_.dir, note);
+        fs::path path;
+        if (state_.recorder->begun()) {
+          path = state_.recorder->write_partial(note);
+        } else {
+          RunRecorder early(state_.dir, state_.total);
+          early.begin(state_.early);
+          path = early.write_partial(note);
+        }
         said = "the record of the " + std::to_string(state_.done) + " of " +
                std::to_string(state_.total) + " cases finished before it is " + path.string() +
                " (a partial record)";
@@ -240,9 +248,9 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
   const fs::path out_dir = o.out;
   const bool parent = o.child_case < 0;
   if (parent) check_output_directory(out_dir);
-  Record run;
-  run.run_id = new_run_id();
-  run.argv = argv;
+  Record header;
+  header.run_id = new_run_id();
+  header.argv = argv;
   const std::size_t n = cases.size();
   Progress progress(!o.quiet && ::isatty(STDERR_FILENO) != 0, n);
 
@@ -260,11 +268,13 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
   state.program = program;
   state.dir = out_dir;
   state.total = n;
-  // After each case: the partial record on disk, and the same kept for an interruption.
+  // The record kept as the sweep goes: the header once, each case as it finishes, the journal
+  // on disk (a kill keeps what was finished).
+  RunRecorder recorder(out_dir, n);
+  state.recorder = &recorder;
   auto checkpoint = [&](std::size_t done) {
+    recorder.checkpoint();
     std::lock_guard<std::mutex> guard(state.mutex);
-    write_partial(run, out_dir, partial_record_deviation(done, n));
-    state.run = run;
     state.done = done;
     state.current.clear();
   };
@@ -274,30 +284,51 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
     state.current = cases[k].label;
   };
 
-  run.deviations = session.deviations();  // the lock's; each case's record repeats them: kept once
-  state.run = run;
+  header.deviations =
+      session.deviations();  // the lock's; each case's record repeats them: kept once
+  state.early = header;
+  complete_header(state.early);
   std::optional<Interruption> interruption;
   if (parent) interruption.emplace(state);
   if (o.isolate) {
     // Each case in a fresh process: a fault or a hang ends that case, not the sweep, and a
-    // sticky CUDA error dies with its process.
+    // sticky CUDA error dies with its process. The cases' processes read the device; the header
+    // says what they found once the first has.
+    recorder.begin(state.early);
     const int lock_fd = session.lock() != nullptr ? session.lock()->fd() : -1;
     Ceilings ceilings;
     std::vector<Ceilings> case_ceilings;
+    std::string joined_json = ceilings_to_json(state.early.ceilings);
+    bool have_setup = false;
     for (std::size_t k = 0; k < n; ++k) {
       starting(k);
-      const ChildResult child = run_child(child_args(argv, k, lock_fd >= 0, ceilings), out_dir,
-                                          lock_fd, o.timeout_s, [&state](pid_t pid) {
-                                            std::lock_guard<std::mutex> guard(state.mutex);
-                                            state.child = pid;
-                                          });
+      ChildResult child = run_child(child_args(argv, k, lock_fd >= 0, ceilings), out_dir, lock_fd,
+                                    o.timeout_s, [&state](pid_t pid) {
+                                      std::lock_guard<std::mutex> guard(state.mutex);
+                                      state.child = pid;
+                                    });
       if (child.record) {
-        merge_into(run, *child.record, run.created_utc.empty());
-        case_ceilings.push_back(child.record->ceilings);
-        join_case_ceilings(run, case_ceilings);
-        if (!has_ceilings(ceilings)) ceilings = child.record->ceilings;
+        Record& one = *child.record;
+        if (!have_setup) {
+          recorder.set_measured_setup(one);
+          joined_json = ceilings_to_json(one.ceilings);
+          have_setup = true;
+        }
+        for (const std::string& d : one.deviations) recorder.add_deviation(d);
+        // The sweep's ceilings are those of every case's process joined, and every row's
+        // percentages are of them.
+        case_ceilings.push_back(one.ceilings);
+        if (const std::optional<Ceilings> joined = join_ceilings(case_ceilings)) {
+          std::string text = ceilings_to_json(*joined);
+          if (text != joined_json) {
+            recorder.set_ceilings(*joined);
+            joined_json = std::move(text);
+          }
+        }
+        if (!has_ceilings(ceilings)) ceilings = one.ceilings;
+        recorder.add(std::move(one.results), std::move(one.failures));
       } else {
-        run.failures.push_back(case_failure(cases[k], child.failure_error, child.failure_message));
+        recorder.add({}, {case_failure(cases[k], child.failure_error, child.failure_message)});
       }
       checkpoint(k + 1);
     }
@@ -312,36 +343,48 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
     options.ceilings = session.ceilings();
     options.deviations = session.deviations();
     options.own_process = !parent;  // --isolate: this process measures one case
-    for (std::size_t k = 0; k < n; ++k) {
-      if (parent) starting(k);
-      const Record one = measure_case(backend, cases[k], options, o.device);
-      merge_into(run, one, run.created_utc.empty());
-      if (parent) checkpoint(k + 1);
+    // The header once per run: host, device, its state, commit, configuration.
+    Record measured = run_header(backend, options);
+    measured.run_id = header.run_id;
+    RunFindings findings;
+    if (!parent) {
+      // A child measures its one case and hands its record to the parent through the
+      // descriptor it was given.
+      CaseOutcome one = measure_case(backend, cases.front(), options, o.device, findings);
+      for (Result& r : one.results) {
+        const Measurement& m = r.measurement;
+        r.summary = summarize(m.samples, m.method, m.retries, r.workload, measured.ceilings);
+      }
+      measured.results = std::move(one.results);
+      measured.failures = std::move(one.failures);
+      for (std::string& d : findings.deviations()) measured.deviations.push_back(std::move(d));
+      measured.comparisons = compare_results(measured.results);
+      write_child_record(o.child_record_fd, serialize(measured));
+      return kExitOk;
     }
+    recorder.begin(std::move(measured));
+    for (std::size_t k = 0; k < n; ++k) {
+      starting(k);
+      CaseOutcome one = measure_case(backend, cases[k], options, o.device, findings);
+      recorder.add(std::move(one.results), std::move(one.failures));
+      checkpoint(k + 1);
+    }
+    for (const std::string& d : findings.deviations()) recorder.add_deviation(d);
   }
   progress.finish();
 
-  run.comparisons = compare_results(run.results);
-  if (!parent) {
-    // A child hands its record to the parent through the descriptor it was given.
-    write_child_record(o.child_record_fd, serialize(run));
-    return kExitOk;
-  }
-  // Never overwrites; the partial goes once the complete record exists. An interruption now
+  // Never overwrites; the journal goes once the complete record exists. An interruption now
   // waits for both, and names the complete record.
-  complete_header(run);
   fs::path path;
   {
     std::lock_guard<std::mutex> guard(state.mutex);
-    path = write_record(run, out_dir);
+    path = recorder.finish();
     state.complete = path;
-    std::error_code ec;
-    fs::remove(partial_path(out_dir, run.run_id), ec);
   }
   interruption.reset();
 
-  // Everything printed is read back from the file: the record is the only source of tables.
-  const std::vector<Record> records = read_records({path});
+  // Everything printed is the record just written, as written: serialized once, not read back.
+  const std::vector<Record> records{recorder.take_record()};
   const std::string text = make_reporter(o.csv    ? ReportFormat::csv
                                          : o.wide ? ReportFormat::wide_markdown
                                                   : ReportFormat::markdown)

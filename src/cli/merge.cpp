@@ -68,31 +68,14 @@ Command add_merge_command(CLI::App& app) {
               return kExitUsage;
             }
 
-            // Written beside the target under its run-unique name, then linked to the name asked
-            // for: link() fails rather than replace a file, so nothing is ever overwritten.
+            // Written atomically under the name asked for, never over an existing file (the one
+            // atomic writer: temporary, fsync, link or renameat2, directory fsync).
             const fs::path target = options->out;
-            const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-            if (fs::exists(target)) {
-              print_error(io, "merge",
-                          target.string() + " already exists; records are never overwritten");
-              return kExitUsage;
-            }
-            fs::path written;
             try {
-              written = write_record(out, dir);
+              (void)write_record_to(out, target);
             } catch (const Error& e) {
               print_error(io, "merge", e.what());
               return kExitUsage;
-            }
-            if (written != target) {
-              if (::link(written.c_str(), target.c_str()) != 0) {
-                const int error = errno;
-                ::unlink(written.c_str());
-                print_error(io, "merge",
-                            "cannot create " + target.string() + ": " + std::strerror(error));
-                return kExitUsage;
-              }
-              ::unlink(written.c_str());
             }
             io.out << inert_text(target.string()) << "\n" << std::flush;
             return kExitOk;

@@ -131,6 +131,12 @@ void TemporaryFile::publish(const fs::path& target, bool replace) {
   sync_directory(directory_of(target));  // the new name durable too
 }
 
+void write_file_atomically(const fs::path& target, std::string_view text, bool overwrite) {
+  TemporaryFile tmp(directory_of(target), overwrite ? "partial" : "record");
+  tmp.write_synced(text, target.string());
+  tmp.publish(target, overwrite);
+}
+
 int anonymous_file(const fs::path& dir) {
   const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd >= 0) return fd;

@@ -43,6 +43,14 @@ class TemporaryFile {
   bool published_ = false;
 };
 
+// The one way gpumeter writes a finished file (a record, a partial record, a merged record):
+// a temporary in the target's directory, written and fsynced, then given its name (a rename over
+// an existing file when `overwrite`; otherwise a link that fails if the name exists, or
+// renameat2(RENAME_NOREPLACE) where the file system has no links), and the directory fsynced so
+// the name is durable too. Throws Error naming `target`.
+void write_file_atomically(const std::filesystem::path& target, std::string_view text,
+                           bool overwrite);
+
 // An open file in `dir` that has no name (O_TMPFILE; where the file system has none, a
 // temporary removed as soon as it is open): nothing of it is left in `dir` by a kill at any
 // moment. O_CLOEXEC; the caller closes it. Throws Error naming the directory.

@@ -53,8 +53,7 @@ void check_names_fit(const std::vector<Case>& cases) {
 
 }  // namespace
 
-Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOptions& options) {
-  check_names_fit(cases);
+Record run_header(Backend& backend, const RunOptions& options) {
   Record rec;
   rec.created_utc = utc_now_iso();
   rec.gpumeter_version = version();
@@ -81,51 +80,13 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
   if (!state.unavailable.empty())
     rec.deviations.push_back(unavailable_deviation(state.unavailable));
   if (!backend.reason().empty()) rec.deviations.push_back(backend.reason());
+  return rec;
+}
 
-  bool unproven_counter = false;
-  TimestampCheck clocks;  // T14: every result's phases together
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const Case& c = cases[i];
-    std::vector<Measurement> measured;
-    // P7: the host peak from here covers this case (where the kernel lets it be reset).
-    const bool peak_reset = reset_host_peak_rss();
-    try {
-      measured = measure_case(backend, c, options);
-    } catch (const Error& e) {
-      Failure f;
-      f.row = RowKey{c.name, c.params,
-                     c.implementations.size() == 1 ? c.implementations.front().name : ""};
-      f.error = error_name(e);
-      f.message = e.what();
-      f.thrown = std::current_exception();
-      rec.failures.push_back(std::move(f));
-      if (options.progress) options.progress(c, i + 1, cases.size());
-      continue;
-    }
-    MemoryUse memory;
-    memory.gpu_context_floor_bytes = backend.context_floor_memory();
-    memory.gpu_after_case_bytes = backend.process_device_memory();
-    memory.host_peak_rss_bytes = host_peak_rss_bytes();
-    memory.host_peak_reset = peak_reset;
-    memory.own_process = options.own_process;
-    for (std::size_t k = 0; k < measured.size(); ++k) {
-      Result r;
-      r.memory = memory;
-      r.row = RowKey{c.name, c.params, c.implementations[k].name};
-      r.count_copies = c.count_copies;
-      r.workload = c.workload;
-      r.measurement = std::move(measured[k]);
-      r.summary = summarize(r.measurement.samples, r.measurement.method, r.measurement.retries,
-                            c.workload, options.ceilings);
-      unproven_counter = unproven_counter || !r.measurement.drop_counter_live;
-      if (r.measurement.timestamp_check) clocks.add(*r.measurement.timestamp_check);
-      rec.results.push_back(std::move(r));
-    }
-    if (options.progress) options.progress(c, i + 1, cases.size());
-  }
-  rec.comparisons = compare_results(rec.results);
+std::vector<std::string> RunFindings::deviations() const {
+  std::vector<std::string> out;
   if (clocks.converted > 0) {
-    rec.deviations.push_back(
+    out.push_back(
         std::to_string(clocks.converted) + " of " + std::to_string(clocks.phases) +
         " measurement phases found CUPTI's timestamps in another client's clock (" +
         format_significant(clocks.min_scale, 4) + " to " + format_significant(clocks.max_scale, 4) +
@@ -133,9 +94,66 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
         "probes");
   }
   if (unproven_counter) {
-    rec.deviations.push_back(
-        "the dropped-record counter was not proven live: a lost record would go unseen");
+    out.push_back("the dropped-record counter was not proven live: a lost record would go unseen");
   }
+  return out;
+}
+
+CaseOutcome run_case(Backend& backend, const Case& c, const RunOptions& options,
+                     RunFindings& findings) {
+  check_names_fit({c});
+  CaseOutcome out;
+  std::vector<Measurement> measured;
+  // P7: the host peak from here covers this case (where the kernel lets it be reset).
+  const bool peak_reset = reset_host_peak_rss();
+  try {
+    measured = measure_case(backend, c, options);
+  } catch (const Error& e) {
+    Failure f;
+    f.row = RowKey{c.name, c.params,
+                   c.implementations.size() == 1 ? c.implementations.front().name : ""};
+    f.error = error_name(e);
+    f.message = e.what();
+    f.thrown = std::current_exception();
+    out.failures.push_back(std::move(f));
+    return out;
+  }
+  MemoryUse memory;
+  memory.gpu_context_floor_bytes = backend.context_floor_memory();
+  memory.gpu_after_case_bytes = backend.process_device_memory();
+  memory.host_peak_rss_bytes = host_peak_rss_bytes();
+  memory.host_peak_reset = peak_reset;
+  memory.own_process = options.own_process;
+  for (std::size_t k = 0; k < measured.size(); ++k) {
+    Result r;
+    r.memory = memory;
+    r.row = RowKey{c.name, c.params, c.implementations[k].name};
+    r.count_copies = c.count_copies;
+    r.workload = c.workload;
+    r.measurement = std::move(measured[k]);
+    findings.unproven_counter = findings.unproven_counter || !r.measurement.drop_counter_live;
+    if (r.measurement.timestamp_check) findings.clocks.add(*r.measurement.timestamp_check);
+    out.results.push_back(std::move(r));
+  }
+  return out;
+}
+
+Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOptions& options) {
+  check_names_fit(cases);
+  Record rec = run_header(backend, options);
+  RunFindings findings;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    CaseOutcome one = run_case(backend, cases[i], options, findings);
+    for (Result& r : one.results) {
+      const Measurement& m = r.measurement;
+      r.summary = summarize(m.samples, m.method, m.retries, r.workload, options.ceilings);
+      rec.results.push_back(std::move(r));
+    }
+    for (Failure& f : one.failures) rec.failures.push_back(std::move(f));
+    if (options.progress) options.progress(cases[i], i + 1, cases.size());
+  }
+  rec.comparisons = compare_results(rec.results);
+  for (std::string& d : findings.deviations()) rec.deviations.push_back(std::move(d));
   return rec;
 }
 

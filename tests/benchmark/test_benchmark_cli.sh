@@ -96,7 +96,7 @@ run sweep --wide --filter "sum|fine|skip|wrong|throw" --out "$work/r1" "${quick[
 [[ $rc -eq 1 ]] || fail "sweep: exit code $rc, expected 1 (two cases produced no number)"
 records=("$work"/r1/gpumeter-*.json)
 [[ ${#records[@]} -eq 1 && -f "${records[0]}" ]] || fail "sweep: not one record: ${records[*]}"
-[[ -n $(ls "$work"/r1/*.partial.json 2>/dev/null) ]] && fail "sweep: the partial record was left behind"
+[[ -n $(ls "$work"/r1/*.partial.json* 2>/dev/null) ]] && fail "sweep: the partial record or the journal was left behind"
 grep -qE '^\| sum +\| loop +\| kind=plain, n=1000 ' "$work/sweep.out" || fail "sweep: no sum row"
 grep -qF "Skipped: not on this machine" "$work/sweep.out" || fail "sweep: the skip's reason is missing"
 grep -qF "VerificationFailed: off-by-one: element 0 is 1, the reference 2" "$work/sweep.out" ||
@@ -145,14 +145,15 @@ else
   echo "note: no 'script' command; the terminal progress check did not run"
 fi
 
-# --- faults: a crash keeps what came before; --isolate keeps the sweep going ----------------
+# --- faults: a crash keeps what came before (in the run's journal); --isolate keeps the sweep going
 run crash --filter "n=1000|crash" --out "$work/r5" "${quick[@]}"
 [[ $rc -ne 0 ]] || fail "crash: exit code 0 although the process aborted"
-partial=("$work"/r5/*.partial.json)
-[[ -f "${partial[0]}" ]] || fail "crash: no partial record on disk"
+partial=("$work"/r5/*.partial.jsonl)
+[[ -f "${partial[0]}" ]] || fail "crash: no journal on disk: $(ls "$work/r5")"
 "$gpumeter" report "${partial[0]}" >"$work/partial.md" || fail "crash: the partial record does not read"
 grep -qE '^\| sum +\| loop ' "$work/partial.md" || fail "crash: the case before the crash is not in the partial record"
-grep -qF "partial record" "$work/partial.md" || fail "crash: the partial record does not say it is partial"
+grep -qF "partial record: read from the run's journal, which holds 1 of 2 cases" "$work/partial.md" ||
+  fail "crash: the partial record does not say it is partial: $(grep -F partial "$work/partial.md")"
 
 run isolate --isolate --wide --timeout 3 --filter "n=1000|fine|crash|hang|wrong|in-check" --out "$work/r6" "${quick[@]}"
 [[ $rc -eq 1 ]] || fail "isolate: exit code $rc, expected 1"

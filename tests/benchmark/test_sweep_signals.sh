@@ -6,6 +6,8 @@
 #   - SIGINT (Ctrl-C) and SIGTERM: the record of the cases finished so far is written as the
 #     partial record, one line on stderr names it, and the exit code is 128+N; under --isolate
 #     the case's process is killed first;
+#   - SIGKILL of a sweep in one process: its journal holds the cases finished, and reads as a
+#     partial record (report and compare say so);
 #   - temporary files: one whose writer is gone is removed by the next run, one still held is
 #     kept.
 # No timing ratio is asserted.
@@ -51,17 +53,17 @@ child_of() {
   done
   echo "$c"
 }
-# Waits up to 10 s for a partial record in $1.
+# Waits up to 10 s for the run's journal in $1 to hold a finished case (its second line).
 wait_for_partial() {
   for _ in $(seq 200); do
-    ls "$1"/*.partial.json >/dev/null 2>&1 && return 0
+    [[ $(cat "$1"/*.partial.jsonl 2>/dev/null | wc -l) -ge 2 ]] && return 0
     sleep 0.05
   done
   return 1
 }
-# Files in $1 other than records and partial records.
+# Files in $1 other than records, partial records and the journals of killed runs.
 leftovers() {
-  ls -A "$1" | grep -vE '^gpumeter-[A-Za-z0-9._-]+\.json$'
+  ls -A "$1" | grep -vE '^gpumeter-[A-Za-z0-9._-]+\.jsonl?$'
 }
 
 # --- SIGKILL of an --isolate sweep's parent ----------------------------------------------------
@@ -99,6 +101,22 @@ wait "$parent" 2>/dev/null
 rc=$?
 [[ $rc -eq 0 ]] || fail "kill: the next run exits $rc: $(cat "$work/next.err")"
 [[ -z $(leftovers "$work/k") ]] || fail "kill: files left behind: $(leftovers "$work/k" | tr '\n' ' ')"
+
+# --- SIGKILL of a sweep in one process: its journal is the partial record ----------------------
+"$bench" --filter "n=1000|what=hang" --out "$work/s" "${quick[@]}" >"$work/s.out" 2>"$work/s.err" &
+pid=$!
+pids+=($pid)
+wait_for_partial "$work/s" || fail "sigkill: no case in the journal after the first case"
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+journal=$(ls "$work"/s/*.partial.jsonl 2>/dev/null | head -n1)
+"$gpumeter" report --wide "$journal" >"$work/s.md" 2>&1 || fail "sigkill: the journal does not read: $(cat "$work/s.md")"
+grep -qE '^\| sum +\| loop ' "$work/s.md" || fail "sigkill: the finished case is not in the journal's record"
+grep -qF "partial record: read from the run's journal, which holds 1 of 2 cases" "$work/s.md" ||
+  fail "sigkill: the journal's record does not say it is partial: $(grep -F partial "$work/s.md")"
+"$gpumeter" compare "$(ls "$work"/k/gpumeter-*.json | head -n1)" "$journal" >"$work/s.cmp" 2>&1
+grep -qF "the new record is partial" "$work/s.cmp" || fail "sigkill: compare does not flag the journal as partial: $(cat "$work/s.cmp")"
+[[ -z $(leftovers "$work/s") ]] || fail "sigkill: files left behind: $(leftovers "$work/s" | tr '\n' ' ')"
 
 # --- SIGINT of a sweep in one process: what was finished is kept, and said -----------------------
 "$bench" --filter "n=1000|what=hang" --out "$work/i" "${quick[@]}" >"$work/i.out" 2>"$work/i.err" &

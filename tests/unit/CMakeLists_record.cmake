@@ -4,6 +4,13 @@ target_link_libraries(test_record_io PRIVATE gpumeter_record nlohmann_json::nloh
 target_compile_definitions(test_record_io
   PRIVATE GPUMETER_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
 
+# A run's record kept as it goes: its journal, read back as a partial record; the record written
+# once.
+gpumeter_unit_test(test_run_recorder test_run_recorder.cpp)
+target_link_libraries(test_run_recorder PRIVATE gpumeter_record)
+target_compile_definitions(test_run_recorder
+  PRIVATE GPUMETER_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
+
 # The reader's time, linear in its input (B7): run alone, as a timing test.
 gpumeter_unit_test(test_record_scaling test_record_scaling.cpp SERIAL)
 target_link_libraries(test_record_scaling PRIVATE gpumeter_record)

@@ -206,9 +206,11 @@ TEST(RecordProperty, VariantsOfRealRecordsAreRefusedOrKeepTheProperty) {
   int tried = 0;
   for (const fs::path& file : corpus_files()) {
     const std::string text = read_file(file);
-    const ordered_json j = ordered_json::parse(text);
     std::mt19937 random(20261130);  // fixed: the same variants on every run
-    for (int i = 0; i < kJsonVariants; ++i, ++tried) {
+    // A run's journal is JSON lines, not one document: its variants are of its bytes.
+    const bool journal = file.extension() == ".jsonl";
+    const ordered_json j = journal ? ordered_json() : ordered_json::parse(text);
+    for (int i = 0; i < (journal ? 0 : kJsonVariants); ++i, ++tried) {
       expect_property(mutate_json(j, random),
                       file.filename().string() + " json variant " + std::to_string(i), accepted);
     }

@@ -1,25 +1,17 @@
-#include "gpumeter/record_io.hpp"
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <cstddef>
-
+// The record's reader: strict, bounded and linear in the text (record_io.hpp, parse_record), with
+// the cross-checks that recompute every derived value from the raw samples; and the reader of a
+// run's journal (run_journal.hpp), which gives the record of the cases it holds, marked partial.
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <limits>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
-#include <random>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -30,310 +22,48 @@
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/escape.hpp"
+#include "gpumeter/record_io.hpp"
 #include "gpumeter/summary.hpp"
 #include "gpumeter/timing_method.hpp"
 #include "gpumeter/wording.hpp"
-#include "temporary_file.hpp"
+#include "record_json.hpp"
 
 namespace gpumeter {
-namespace {
-
-// Written with its fields in the schema's order, for people reading the file.
-using Json = nlohmann::ordered_json;
-// Read into objects kept by key: a member is found and inserted in log time, so reading stays
-// linear in the text whatever the number of keys (the ordered objects search their members one by
-// one: a record of 400,000 extra keys took 109 s).
-using Doc = nlohmann::json;
-
-// ---------------------------------------------------------------------------------------------
-// Limits of what a record may hold. A record is evidence read back by people and tools; each
-// limit is far beyond any real record and keeps a forged one from exhausting the reader.
-
-// Nesting: a record is 5 levels deep; nothing legitimate comes near this.
-constexpr int kMaxDepth = 32;
-// Values (numbers, strings, arrays, objects): the parsed document costs about 50 bytes of memory
-// per value whatever its text, so a record of one-digit numbers within kMaxRecordBytes would
-// take 6 GB. A real record runs 4 to 6 bytes of text per value (36.5 million in a sweep record
-// of 204 MB), so this admits any real record up to the size limit and bounds the parse to about
-// 3 GB.
-constexpr std::size_t kMaxValues = std::size_t{64} << 20;
-// A duration: 10^15 ns is 11.6 days, beyond any call gpumeter would time.
-constexpr double kMaxNanos = 1e15;
-// Declared work per call and measured ceilings: 10^24 (a yotta-op per call) is beyond any GPU.
-constexpr double kMaxWork = 1e24;
-// Kernels per iteration, retries, iterations per phase.
-constexpr std::int64_t kMaxCount = 1'000'000'000;
-// Two stored numbers that a record derives (summaries, rates, comparisons, ceilings) agree when
-// they differ by at most this fraction of the larger: a stored time passes through ms and back
-// (two roundings, a few parts in 10^16), so this leaves four orders of magnitude of room and
-// still sees an edit in the 12th significant digit, whatever the value's size (a bound that was
-// absolute below 1 let a TFLOP/s of 0.5 change by 2e-9 of itself).
-constexpr double kDerivedTolerance = 1e-12;
-
-// The kinds of string a record holds and the most bytes of each (record.hpp says why).
-struct TextKind {
-  std::size_t most;
-  std::string_view what;
-};
-constexpr TextKind kName{kMaxNameBytes, "a name"};
-constexpr TextKind kText{kMaxTextBytes, "a text"};
-constexpr TextKind kArgument{kMaxArgumentBytes, "a command-line argument"};
-
-// ---------------------------------------------------------------------------------------------
-// Writing
-
-double ms_of(double ns) {
-  return ns / 1e6;
-}
-double ns_of(double ms) {
-  return ms * 1e6;
-}
-
-// A NaN or infinity would be written by the JSON library as null, which reads back as "not
-// available" (optional) or fails (required): refuse it at the source instead.
-Json number(double value, std::string_view field) {
-  if (!std::isfinite(value)) {
-    throw Error(fmt::format("cannot write record: {} is not a finite number", field));
-  }
-  return value;
-}
-
-template <typename T>
-Json nullable(const std::optional<T>& value) {
-  return value ? Json(*value) : Json(nullptr);
-}
-
-Json nullable_number(const std::optional<double>& value, std::string_view field) {
-  return value ? number(*value, field) : Json(nullptr);
-}
-
-// Identity strings whose "" means "not available" (device uuid, project commit) are written as
-// null, like every other counter that could not be read (P2).
-Json text_or_null(const std::string& text) {
-  return text.empty() ? Json(nullptr) : Json(text);
-}
-
-// A string over its kind's limit, cut on a character boundary and marked, so the record reads
-// back: a long exception message must not cost a run its record.
-std::string fitted(const std::string& text, TextKind kind) {
-  if (text.size() <= kind.most) return text;
-  constexpr std::size_t kNoteRoom = 40;  // " [N more bytes cut]", N of up to 20 digits
-  std::size_t keep = kind.most - kNoteRoom;
-  while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) --keep;
-  return text.substr(0, keep) + fmt::format(" [{} more bytes cut]", text.size() - keep);
-}
-
-// A name that identifies a row is never cut (two cut names could read as one row): one over the
-// limit is refused, and the runner refuses it before measuring.
-const std::string& row_name(const std::string& name, std::string_view field) {
-  if (name.size() > kMaxNameBytes) {
-    throw Error(
-        fmt::format("cannot write record: {} of {} bytes is more than the {} a name may "
-                    "hold",
-                    field, name.size(), kMaxNameBytes));
-  }
-  return name;
-}
-
-// The row identity, the same in results, failures and comparisons.
-void put_row(Json& j, const RowKey& row) {
-  j["case"] = row_name(row.case_name, "a case name");
-  j["implementation"] = row_name(row.implementation, "an implementation's name");
-  j["params"] = Json::object();
-  for (const auto& [key, value] : row.params) {
-    j["params"][row_name(key, "a param's name")] = row_name(value, "a param's value");
-  }
-}
-
-// A summary column as the record stores it: times in ms, counts as integers.
-Json summary_json(const Column& c, const std::optional<double>& value, const std::string& where) {
-  if (!value) return Json(nullptr);
-  switch (c.kind) {
-    case ColumnKind::time:
-      return number(ms_of(*value), where);
-    case ColumnKind::count:
-      return static_cast<std::int64_t>(*value);
-    case ColumnKind::clock:
-      // Whole MHz as NVML reads them; a median between two readings keeps its half.
-      if (std::isfinite(*value) && *value == std::floor(*value)) {
-        return static_cast<std::int64_t>(*value);
-      }
-      return number(*value, where);
-    case ColumnKind::flag:
-      return *value != 0;
-    default:
-      return number(*value, where);
-  }
-}
-
-Json result_json(const Result& result, std::size_t index) {
-  const std::string where = fmt::format("results[{}]", index);
-  const Measurement& m = result.measurement;
-  const Summary& s = result.summary;
-  if (s.method != m.method) {
-    throw Error(
-        fmt::format("cannot write record: {} has summary method {} but measurement method {}",
-                    where, to_string(s.method), to_string(m.method)));
-  }
-  Json j;
-  put_row(j, result.row);
-  j["count_copies"] = result.count_copies;
-  j["timing_method"] = std::string(to_string(m.method));
-  j["statistic"] = std::string(to_string(statistic_of(m.method)));
-  j["reason"] = fitted(m.reason, kText);
-  j["retries"] = m.retries;
-  j["warmup_iterations"] = m.warmup_iterations;
-  j["measure_iterations"] = m.measure_iterations;
-  j["estimate_ms"] = to_ms(m.estimate_ns);
-  j["drop_counter_live"] = m.drop_counter_live;
-  j["timestamp_tick_ns"] = m.timestamp_tick_ns;
-  j["pass_sizes"] = m.pass_sizes;
-  j["workload"]["flops"] = nullable_number(result.workload.flops, where + ".workload.flops");
-  j["workload"]["bytes"] = nullable_number(result.workload.bytes, where + ".workload.bytes");
-
-  Json& js = j["summary"];
-  for (const Column& c : result_columns()) {
-    if (c.summary_key.empty()) continue;
-    const std::string name = where + ".summary." + std::string(c.summary_key);
-    Json value = summary_json(c, number_of(c, result), name);
-    if (c.summary_object.empty()) {
-      js[std::string(c.summary_key)] = std::move(value);
-    } else {
-      js[std::string(c.summary_object)][std::string(c.summary_key)] = std::move(value);
-    }
-  }
-
-  Json busy = Json::array();
-  Json latency = Json::array();
-  Json kernels = Json::array();
-  Json copies = Json::array();
-  bool any_kernel_count = false;
-  for (const Sample& sample : m.samples) {
-    busy.push_back(sample.device_busy_ns);
-    latency.push_back(sample.latency_ns);
-    kernels.push_back(nullable(sample.n_kernels));
-    copies.push_back(sample.uncounted_copy_ns);
-    any_kernel_count = any_kernel_count || sample.n_kernels.has_value();
-  }
-  Json& samples = j["samples"];
-  samples["device_busy_ns"] = std::move(busy);
-  samples["latency_ns"] = std::move(latency);
-  // A method that cannot count kernels has no counts at all: one null, not n of them.
-  samples["n_kernels"] = any_kernel_count ? std::move(kernels) : Json(nullptr);
-  samples["uncounted_copy_ns"] = std::move(copies);
-
-  // B4: every sample read, or none recorded (a partial series would read as a full one).
-  const bool clocks = std::all_of(m.samples.begin(), m.samples.end(),
-                                  [](const Sample& x) { return x.clock.has_value(); });
-  Json mhz = Json::array();
-  Json reasons = Json::array();
-  if (clocks) {
-    for (const Sample& sample : m.samples) {
-      mhz.push_back(sample.clock->sm_mhz);
-      reasons.push_back(sample.clock->throttle_reasons);
-    }
-  }
-  samples["sm_clock_mhz"] = clocks ? std::move(mhz) : Json(nullptr);
-  samples["throttle_reasons"] = clocks ? std::move(reasons) : Json(nullptr);
-
-  // P6: the scaled samples are the evidence; ratio and pass are derived, stored for people and
-  // checked on reading.
-  if (const std::optional<NullTestOutcome> n = null_test_of(result)) {
-    Json& nt = j["null_test"];
-    nt["scale"] = m.null_test->scale;
-    nt["scaled_ns"] = m.null_test->scaled_ns;
-    nt["ratio"] =
-        n->verdict ? number(n->verdict->observed_ratio, where + ".null_test.ratio") : Json(nullptr);
-    nt["pass"] = !n->failed();
-  } else {
-    j["null_test"] = nullptr;
-  }
-
-  // T14: how many phases had their timestamp unit checked and how many were converted.
-  if (m.timestamp_check) {
-    Json& tc = j["timestamp_check"];
-    tc["phases"] = m.timestamp_check->phases;
-    tc["converted"] = m.timestamp_check->converted;
-    tc["min_scale"] = number(m.timestamp_check->min_scale, where + ".timestamp_check.min_scale");
-    tc["max_scale"] = number(m.timestamp_check->max_scale, where + ".timestamp_check.max_scale");
-  } else {
-    j["timestamp_check"] = nullptr;
-  }
-
-  Json& memory = j["memory"];
-  memory["gpu_context_floor_bytes"] = nullable(result.memory.gpu_context_floor_bytes);
-  memory["gpu_after_case_bytes"] = nullable(result.memory.gpu_after_case_bytes);
-  memory["host_peak_rss_bytes"] = nullable(result.memory.host_peak_rss_bytes);
-  memory["own_process"] = result.memory.own_process;
-  memory["host_peak_reset"] = result.memory.host_peak_reset;
-  return j;
-}
-
-// The ceilings and how they were timed: the raw samples of each run are the evidence, and the
-// values are what kCeilingRule makes of them (checked on reading).
-Json ceilings_json(const Ceilings& c) {
-  if (!c.method && !c.runs.empty()) {
-    throw Error("cannot write record: ceiling runs without the timing method that timed them");
-  }
-  Json j;
-  j["flops_per_s"] = nullable_number(c.flops_per_s, "ceilings.flops_per_s");
-  j["bytes_per_s"] = nullable_number(c.bytes_per_s, "ceilings.bytes_per_s");
-  j["timing_method"] = c.method ? Json(std::string(to_string(*c.method))) : Json(nullptr);
-  j["statistic"] = c.method ? Json(std::string(to_string(statistic_of(*c.method)))) : Json(nullptr);
-  j["rule"] = c.method ? Json(std::string(kCeilingRule)) : Json(nullptr);
-  j["runs"] = Json::array();
-  for (std::size_t i = 0; i < c.runs.size(); ++i) {
-    const CeilingRun& run = c.runs[i];
-    Json jr;
-    jr["ceiling"] = std::string(to_string(run.kind));
-    jr["work"] = fitted(run.work, kText);
-    jr["per_call"] = number(run.per_call, fmt::format("ceilings.runs[{}].per_call", i));
-    jr["samples_ns"] = run.samples_ns;
-    j["runs"].push_back(std::move(jr));
-  }
-  return j;
-}
-
-Json difference_json(const RelativeDifference& d) {
-  Json j;
-  j["estimate"] = number(d.estimate, "comparison estimate");
-  j["low"] = number(d.low, "comparison low");
-  j["high"] = number(d.high, "comparison high");
-  j["confidence"] = d.confidence;
-  j["smallest_detectable"] = number(d.smallest_detectable, "comparison smallest_detectable");
-  j["degrees_of_freedom"] = d.degrees_of_freedom;
-  j["timestamp_tick_ns"] = d.timestamp_tick_ns;
-  return j;
-}
-
-Json comparison_json(const Comparison& c) {
-  Json j;
-  j["case"] = c.baseline.case_name;
-  j["params"] = Json::object();
-  for (const auto& [key, value] : c.baseline.params) j["params"][key] = value;
-  j["baseline"] = c.baseline.implementation;
-  j["candidate"] = c.candidate.implementation;
-  j["statistic"] = std::string(to_string(c.statistic));
-  j["rule"] = to_string(c.rule);
-  j["difference"] = c.difference ? difference_json(*c.difference) : Json(nullptr);
-  if (c.ratio) {
-    j["ratio"]["speedup"] = number(c.ratio->speedup, "comparison speedup");
-    j["ratio"]["resolution"] = to_string(c.ratio->resolution);
-  } else {
-    j["ratio"] = nullptr;
-  }
-  j["refusal"] = c.refusal;
-  return j;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Reading: every access names the field, so a message says exactly what is wrong and where.
+namespace record_json {
 
 // Record text quoted in a message: control characters escaped, at most 80 characters, so a
 // message about a forged record stays one harmless line.
 std::string record_text(std::string_view text) {
   return quoted_text(text, 80);
 }
+
+// A relative difference is a ratio of times less one: finite and above -1. Passes 10^15 apart
+// with a wide interval round a bound to exactly -1 (a factor of infinity: "infx faster") or
+// overflow it; no measurement gives passes that far apart, and no sentence can state it.
+std::string unstatable_comparison(const std::vector<Comparison>& derived) {
+  for (std::size_t i = 0; i < derived.size(); ++i) {
+    if (!derived[i].difference) continue;
+    const RelativeDifference& d = *derived[i].difference;
+    const auto ratio = [](double v) { return std::isfinite(v) && v > -1; };
+    if (!ratio(d.estimate) || !ratio(d.low) || !ratio(d.high) ||
+        !std::isfinite(d.smallest_detectable)) {
+      return fmt::format(
+          "the results of {} and {} give a relative difference beyond what a number can state "
+          "(estimate {}, interval {} to {}, smallest detectable {}); no measurement gives "
+          "passes that far apart",
+          record_text(derived[i].baseline.implementation),
+          record_text(derived[i].candidate.implementation), d.estimate, d.low, d.high,
+          d.smallest_detectable);
+    }
+  }
+  return {};
+}
+
+}  // namespace record_json
+
+namespace {
+
+using namespace record_json;
 
 class Reader {
  public:
@@ -857,25 +587,8 @@ Result read_result(const Reader& r, const Doc& j, const std::string& where,
   return result;
 }
 
-// A relative difference is a ratio of times less one: finite and above -1. Passes 10^15 apart
-// with a wide interval round a bound to exactly -1 (a factor of infinity: "infx faster") or
-// overflow it; no measurement gives passes that far apart, and no sentence can state it.
 void check_statable(const Reader& r, const std::vector<Comparison>& derived) {
-  for (std::size_t i = 0; i < derived.size(); ++i) {
-    if (!derived[i].difference) continue;
-    const RelativeDifference& d = *derived[i].difference;
-    const auto ratio = [](double v) { return std::isfinite(v) && v > -1; };
-    if (!ratio(d.estimate) || !ratio(d.low) || !ratio(d.high) ||
-        !std::isfinite(d.smallest_detectable)) {
-      r.fail(fmt::format(
-          "the results of {} and {} give a relative difference beyond what a number can state "
-          "(estimate {}, interval {} to {}, smallest detectable {}); no measurement gives "
-          "passes that far apart",
-          record_text(derived[i].baseline.implementation),
-          record_text(derived[i].candidate.implementation), d.estimate, d.low, d.high,
-          d.smallest_detectable));
-    }
-  }
+  if (const std::string problem = unstatable_comparison(derived); !problem.empty()) r.fail(problem);
 }
 
 // Stored comparisons must be exactly the ones the results give (they are derived values).
@@ -1013,6 +726,15 @@ Ceilings read_ceilings(const Reader& r, const Doc& j, int version) {
   return derived;
 }
 
+Failure read_failure(const Reader& r, const Doc& jf, const std::string& where) {
+  r.expect(jf.is_object(), jf, where, "an object");
+  Failure f;
+  f.row = read_row(r, jf, where);
+  f.error = r.text(jf, where, "error", kName);
+  f.message = r.text(jf, where, "message", kText);
+  return f;
+}
+
 Record read_document(const Reader& r, const Doc& doc) {
   if (!doc.is_object()) r.fail(fmt::format("top level is {}, not a JSON object", doc.type_name()));
 
@@ -1124,14 +846,7 @@ Record read_document(const Reader& r, const Doc& doc) {
   if (version >= 2 || doc.contains("failures")) {
     const Doc& failures = r.array(doc, "", "failures");
     for (std::size_t i = 0; i < failures.size(); ++i) {
-      const std::string where = fmt::format("failures[{}]", i);
-      const Doc& jf = failures[i];
-      r.expect(jf.is_object(), jf, where, "an object");
-      Failure f;
-      f.row = read_row(r, jf, where);
-      f.error = r.text(jf, where, "error", kName);
-      f.message = r.text(jf, where, "message", kText);
-      record.failures.push_back(std::move(f));
+      record.failures.push_back(read_failure(r, failures[i], fmt::format("failures[{}]", i)));
     }
   }
 
@@ -1298,95 +1013,124 @@ Doc parse_strict(std::string_view text, const std::string& path) {
   return builder.take();
 }
 
-}  // namespace
-
-std::string serialize(const Record& record) {
-  if (record.schema_version != kRecordSchemaVersion) {
-    throw Error(fmt::format("cannot write schema_version {}: this gpumeter writes {}",
-                            record.schema_version, kRecordSchemaVersion));
+// A header line's record: a record without results, failures or comparisons, read as strictly as
+// one (the same reader, given the three empty lists).
+Record read_header(const Reader& r, const Doc& header, const std::string& where, int& version) {
+  r.expect(header.is_object(), header, where, "an object");
+  for (const char* key : {"results", "failures", "comparisons"}) {
+    if (header.contains(key)) r.fail(fmt::format("{}: a journal's header holds no {}", where, key));
   }
-  Json j;
-  j["schema"] = kRecordSchemaName;
-  j["schema_version"] = kRecordSchemaVersion;
-  j["run_id"] = row_name(record.run_id, "run_id");
-  j["created_utc"] = fitted(record.created_utc, kName);
-  j["gpumeter_version"] = fitted(record.gpumeter_version, kName);
-  j["argv"] = Json::array();
-  for (const std::string& arg : record.argv) j["argv"].push_back(fitted(arg, kArgument));
-  j["project_commit"] = text_or_null(fitted(record.project_commit, kName));
-
-  Json& host = j["host"];
-  host["hostname"] = fitted(record.host.hostname, kName);
-  host["cpu_model"] = fitted(record.host.cpu_model, kText);
-  host["logical_cores"] = nullable(record.host.logical_cores);
-  host["os"] = fitted(record.host.os, kText);
-
-  const DeviceIdentity& d = record.device;
-  Json& device = j["device"];
-  device["kind"] = fitted(d.kind, kName);
-  device["index"] = d.index;
-  device["name"] = fitted(d.name, kName);
-  device["uuid"] = text_or_null(fitted(d.uuid, kName));
-  device["arch"] = fitted(d.arch, kName);
-  device["multiprocessors"] = nullable(d.multiprocessors);
-  device["l2_bytes"] = nullable(d.l2_bytes);
-  device["memory_bytes"] = nullable(d.memory_bytes);
-
-  const DeviceState& st = record.device_state;
-  Json& state = j["device_state"];
-  state["driver_version"] =
-      st.driver_version ? Json(fitted(*st.driver_version, kName)) : Json(nullptr);
-  state["cuda_driver_version"] = nullable(st.cuda_driver_version);
-  state["cuda_runtime_version"] = nullable(st.cuda_runtime_version);
-  state["cupti_version"] = nullable(st.cupti_version);
-  state["sm_clock_mhz"] = nullable(st.sm_clock_mhz);
-  state["sm_clock_max_mhz"] = nullable(st.sm_clock_max_mhz);
-  state["memory_clock_mhz"] = nullable(st.memory_clock_mhz);
-  state["temperature_c"] = nullable(st.temperature_c);
-  state["power_w"] = nullable_number(st.power_w, "device_state.power_w");
-  state["throttle_reasons"] = nullable(st.throttle_reasons);
-  state["utilization_pct"] = nullable(st.utilization_pct);
-  state["memory_free_bytes"] = nullable(st.memory_free_bytes);
-  state["memory_used_bytes"] = nullable(st.memory_used_bytes);
-  state["compute_processes"] = nullable(st.compute_processes);
-
-  j["ceilings"] = ceilings_json(record.ceilings);
-
-  const RunConfig& c = record.config;
-  Json& config = j["config"];
-  config["warmup_ms"] = to_ms(c.budget.warmup_ns);
-  config["measure_ms"] = to_ms(c.budget.measure_ns);
-  config["min_iterations"] = c.budget.min_iterations;
-  config["max_iterations"] = c.budget.max_iterations;
-  config["l2_flush"] = c.l2_flush;
-  config["l2_flush_mode"] =
-      c.l2_flush_mode.empty() ? Json(nullptr) : Json(fitted(c.l2_flush_mode, kName));
-  config["schedule"] = fitted(c.schedule, kName);
-  config["launch_cost_ns"] = nullable(c.launch_cost_ns);
-
-  j["deviations"] = Json::array();
-  for (const std::string& deviation : record.deviations) {
-    j["deviations"].push_back(fitted(deviation, kText));
-  }
-  j["results"] = Json::array();
-  for (std::size_t i = 0; i < record.results.size(); ++i) {
-    j["results"].push_back(result_json(record.results[i], i));
-  }
-  j["failures"] = Json::array();
-  for (const Failure& f : record.failures) {
-    Json jf;
-    put_row(jf, f.row);
-    jf["error"] = fitted(f.error, kName);
-    jf["message"] = fitted(f.message, kText);
-    j["failures"].push_back(std::move(jf));
-  }
-  j["comparisons"] = Json::array();
-  for (const Comparison& cmp : record.comparisons) j["comparisons"].push_back(comparison_json(cmp));
-  return j.dump(2) + "\n";
+  Doc whole = header;
+  whole["results"] = Doc::array();
+  whole["failures"] = Doc::array();
+  whole["comparisons"] = Doc::array();
+  Record record = read_document(r, whole);
+  version = header.at("schema_version").get<int>();  // read_document checked it
+  return record;
 }
 
-std::string ceilings_to_json(const Ceilings& ceilings) {
-  return ceilings_json(ceilings).dump();
+}  // namespace
+
+// The cases a killed or running run's journal holds, as the record it would have written,
+// marked partial. Every complete line is read as strictly as a record; only a last line cut
+// short (no newline: the process died while writing it) is left out, and the record says so.
+Record record_json::parse_journal(std::string_view text, const std::string& path) {
+  std::vector<std::string_view> lines;
+  std::string_view torn;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) {
+      torn = text.substr(at);
+      break;
+    }
+    lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  const Reader r(path);
+  if (lines.empty()) r.fail("a run's journal without its first line (killed as it began)");
+  const auto line_doc = [&](std::size_t i) {
+    if (lines[i].empty()) r.fail(fmt::format("journal line {} is empty", i + 1));
+    return parse_strict(lines[i], fmt::format("{} (journal line {})", path, i + 1));
+  };
+
+  const Doc first = line_doc(0);
+  r.expect(first.is_object(), first, "journal line 1", "an object");
+  if (r.text(first, "journal line 1", "journal", kName) != kJournalName) {
+    r.fail(
+        fmt::format("journal line 1: not a gpumeter run journal (expected \"{}\")", kJournalName));
+  }
+  const int journal_version = r.integer<int>(first, "journal line 1", "journal_version", 0, 1000);
+  if (journal_version != kJournalVersion) {
+    r.fail(fmt::format("unsupported journal_version {} (this gpumeter reads {})", journal_version,
+                       kJournalVersion));
+  }
+  const auto planned = r.integer<std::size_t>(first, "journal line 1", "cases", 0, kMaxCount);
+  if (first.size() != 4) r.fail("journal line 1 holds fields other than its four");
+  int version = 0;
+  Record record =
+      read_header(r, r.object(first, "journal line 1", "record"), "journal line 1.record", version);
+
+  std::size_t cases = 0;
+  bool results_stale = false;  // read under ceilings that a later line replaced
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const std::string where = fmt::format("journal line {}", i + 1);
+    const Doc line = line_doc(i);
+    r.expect(line.is_object() && line.size() == 1, line, where, "an object of one field");
+    const std::string kind = line.begin().key();
+    const Doc& value = line.begin().value();
+    if (kind == "setup") {
+      int setup_version = 0;
+      const Record setup = read_header(r, value, where + ".setup", setup_version);
+      if (setup_version != version) r.fail(where + ": a setup of another schema_version");
+      copy_measured_setup(setup, record);
+      results_stale = true;
+    } else if (kind == "deviation") {
+      record.deviations.push_back(r.text_value(value, where + ".deviation", kText));
+    } else if (kind == "ceilings") {
+      r.expect(value.is_object(), value, where + ".ceilings", "an object");
+      record.ceilings = read_ceilings(r, value, version);
+      results_stale = true;
+    } else if (kind == "case") {
+      const std::string cw = where + ".case";
+      r.expect(value.is_object() && value.size() == 2, value, cw, "an object of two fields");
+      const Doc& results = r.array(value, cw, "results");
+      for (std::size_t k = 0; k < results.size(); ++k) {
+        // Its summary is checked against the ceilings in force when it was written.
+        record.results.push_back(read_result(r, results[k], fmt::format("{}.results[{}]", cw, k),
+                                             record.ceilings, version));
+      }
+      const Doc& failures = r.array(value, cw, "failures");
+      for (std::size_t k = 0; k < failures.size(); ++k) {
+        record.failures.push_back(
+            read_failure(r, failures[k], fmt::format("{}.failures[{}]", cw, k)));
+      }
+      ++cases;
+    } else {
+      r.fail(fmt::format("{}: unknown kind of line {}", where, record_text(kind)));
+    }
+  }
+  if (cases > planned) {
+    r.fail(fmt::format("the journal holds {} cases, more than the {} its run planned", cases,
+                       planned));
+  }
+  // Every row's percentages of the run's last ceilings, as the complete record's would be.
+  if (results_stale) {
+    for (Result& res : record.results) {
+      const Measurement& m = res.measurement;
+      res.summary = summarize(m.samples, m.method, m.retries, res.workload, record.ceilings);
+    }
+  }
+  record.comparisons = compare_results(record.results);
+  check_statable(r, record.comparisons);
+  std::string note = std::string(kPartialRecordMark) + "read from the run's journal, which holds " +
+                     std::to_string(cases) + " of " + std::to_string(planned) +
+                     " cases: the run was killed, or was still running, when it was read";
+  if (!torn.empty()) {
+    note += fmt::format(" (its last line, {} bytes cut short as the process ended, is left out)",
+                        torn.size());
+  }
+  record.deviations.push_back(std::move(note));
+  return record;
 }
 
 Ceilings ceilings_from_json(std::string_view text, const std::string& source) {
@@ -1404,120 +1148,9 @@ Record parse_record(std::string_view text, const std::string& path) {
     throw InvalidRecord(
         path, fmt::format("larger than {} bytes, the most a record may be", kMaxRecordBytes));
   }
+  // A run's journal starts so, and no record does (a record's first field is its schema).
+  if (text.substr(0, kJournalStart.size()) == kJournalStart) return parse_journal(text, path);
   return read_document(Reader(path), parse_strict(text, path));
-}
-
-namespace {
-
-std::string errno_text(int error) {
-  return std::strerror(error);
-}
-
-}  // namespace
-
-Record read_record(const std::filesystem::path& file) {
-  const std::string name = file.string();
-  // Non-blocking: opening a FIFO with no writer must not wait; it is refused below anyway.
-  const int raw = ::open(name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (raw < 0) throw InvalidRecord(name, fmt::format("cannot open ({})", errno_text(errno)));
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { ::close(fd); }
-  } closer{raw};
-  struct stat st {};
-  if (::fstat(raw, &st) != 0) {
-    throw InvalidRecord(name, fmt::format("cannot read ({})", errno_text(errno)));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    throw InvalidRecord(name,
-                        "not a regular file (a record is a file; a device, FIFO or "
-                        "directory is not read)");
-  }
-  if (static_cast<unsigned long long>(st.st_size) > kMaxRecordBytes) {
-    throw InvalidRecord(name, fmt::format("{} bytes, larger than the {} bytes a record may be",
-                                          st.st_size, kMaxRecordBytes));
-  }
-  std::string text;
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(raw, buffer, sizeof buffer);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw InvalidRecord(name, fmt::format("cannot read ({})", errno_text(errno)));
-    }
-    if (n == 0) break;
-    // The file may grow while it is read: the limit holds for what is read, not what was seen.
-    if (text.size() + static_cast<std::size_t>(n) > kMaxRecordBytes) {
-      throw InvalidRecord(
-          name, fmt::format("larger than {} bytes, the most a record may be", kMaxRecordBytes));
-    }
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
-  return parse_record(text, name);
-}
-
-std::vector<Record> read_records(const std::vector<std::filesystem::path>& files) {
-  std::vector<Record> records;
-  records.reserve(files.size());
-  std::map<std::string, std::string> seen;  // run_id -> the file it came from
-  for (const auto& file : files) {
-    records.push_back(read_record(file));
-    const auto [it, fresh] = seen.emplace(records.back().run_id, file.string());
-    if (!fresh) {
-      throw InvalidRecord(file.string(),
-                          fmt::format("the same record (run_id {}) as {}; give each record once",
-                                      record_text(records.back().run_id), it->second));
-    }
-  }
-  return records;
-}
-
-std::string record_file_name(const std::string& run_id) {
-  const bool usable =
-      !run_id.empty() && run_id.front() != '.' &&
-      run_id.find_first_not_of(
-          "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == std::string::npos;
-  if (!usable) {
-    throw Error(
-        fmt::format("run_id \"{}\" cannot name a record file (use [A-Za-z0-9._-])", run_id));
-  }
-  return "gpumeter-" + run_id + ".json";
-}
-
-std::filesystem::path write_record(const Record& record, const std::filesystem::path& dir) {
-  const std::filesystem::path target = dir / record_file_name(record.run_id);
-  const std::string text = serialize(record);
-  // A record this gpumeter cannot read back is evidence nobody can use: refuse it now.
-  try {
-    static_cast<void>(parse_record(text, target.string()));
-  } catch (const InvalidRecord& e) {
-    throw Error(fmt::format("refusing to write a record that would not read back: {}", e.what()));
-  }
-
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    throw Error(fmt::format("cannot create record directory {}: {}", dir.string(), ec.message()));
-  }
-
-  // Same directory, so the final link stays on one file system and is atomic; a writer killed
-  // before it leaves a temporary the next record written here removes.
-  remove_stale_temporaries(dir);
-  TemporaryFile tmp(dir, "record");
-  tmp.write_synced(text, "record " + target.string());
-  tmp.publish(target, false);
-  return target;
-}
-
-std::string new_run_id() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  ::gmtime_r(&now, &utc);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
-  std::random_device random;  // the OS's random source (getrandom) in libstdc++
-  const auto bits = static_cast<std::uint32_t>(random());
-  return fmt::format("{}-{}-{:08x}", stamp, static_cast<long>(::getpid()), bits);
 }
 
 }  // namespace gpumeter

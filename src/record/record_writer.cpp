@@ -1,0 +1,413 @@
+// The record's writer: a Record as the JSON of its schema (record_io.hpp, serialize), and the
+// pieces of it a run's journal writes line by line (run_journal.hpp).
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "gpumeter/ceilings.hpp"
+#include "gpumeter/columns.hpp"
+#include "gpumeter/comparison.hpp"
+#include "gpumeter/errors.hpp"
+#include "gpumeter/record_io.hpp"
+#include "gpumeter/summary.hpp"
+#include "gpumeter/timing_method.hpp"
+#include "record_json.hpp"
+
+namespace gpumeter {
+namespace record_json {
+namespace {
+
+// A NaN or infinity would be written by the JSON library as null, which reads back as "not
+// available" (optional) or fails (required): refuse it at the source instead.
+Json number(double value, std::string_view field) {
+  if (!std::isfinite(value)) {
+    throw Error(fmt::format("cannot write record: {} is not a finite number", field));
+  }
+  return value;
+}
+
+template <typename T>
+Json nullable(const std::optional<T>& value) {
+  return value ? Json(*value) : Json(nullptr);
+}
+
+Json nullable_number(const std::optional<double>& value, std::string_view field) {
+  return value ? number(*value, field) : Json(nullptr);
+}
+
+// Identity strings whose "" means "not available" (device uuid, project commit) are written as
+// null, like every other counter that could not be read (P2).
+Json text_or_null(const std::string& text) {
+  return text.empty() ? Json(nullptr) : Json(text);
+}
+
+// A string over its kind's limit, cut on a character boundary and marked, so the record reads
+// back: a long exception message must not cost a run its record.
+std::string fitted(const std::string& text, TextKind kind) {
+  if (text.size() <= kind.most) return text;
+  constexpr std::size_t kNoteRoom = 40;  // " [N more bytes cut]", N of up to 20 digits
+  std::size_t keep = kind.most - kNoteRoom;
+  while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) --keep;
+  return text.substr(0, keep) + fmt::format(" [{} more bytes cut]", text.size() - keep);
+}
+
+// A name that identifies a row is never cut (two cut names could read as one row): one over the
+// limit is refused, and the runner refuses it before measuring.
+const std::string& row_name(const std::string& name, std::string_view field) {
+  if (name.size() > kMaxNameBytes) {
+    throw Error(
+        fmt::format("cannot write record: {} of {} bytes is more than the {} a name may "
+                    "hold",
+                    field, name.size(), kMaxNameBytes));
+  }
+  return name;
+}
+
+// The row identity, the same in results, failures and comparisons.
+void put_row(Json& j, const RowKey& row) {
+  j["case"] = row_name(row.case_name, "a case name");
+  j["implementation"] = row_name(row.implementation, "an implementation's name");
+  j["params"] = Json::object();
+  for (const auto& [key, value] : row.params) {
+    j["params"][row_name(key, "a param's name")] = row_name(value, "a param's value");
+  }
+}
+
+// A summary column as the record stores it: times in ms, counts as integers.
+Json summary_json(const Column& c, const std::optional<double>& value, const std::string& where) {
+  if (!value) return Json(nullptr);
+  switch (c.kind) {
+    case ColumnKind::time:
+      return number(ms_of(*value), where);
+    case ColumnKind::count:
+      return static_cast<std::int64_t>(*value);
+    case ColumnKind::clock:
+      // Whole MHz as NVML reads them; a median between two readings keeps its half.
+      if (std::isfinite(*value) && *value == std::floor(*value)) {
+        return static_cast<std::int64_t>(*value);
+      }
+      return number(*value, where);
+    case ColumnKind::flag:
+      return *value != 0;
+    default:
+      return number(*value, where);
+  }
+}
+}  // namespace
+
+Json result_json(const Result& result, std::size_t index) {
+  const std::string where = fmt::format("results[{}]", index);
+  const Measurement& m = result.measurement;
+  const Summary& s = result.summary;
+  if (s.method != m.method) {
+    throw Error(
+        fmt::format("cannot write record: {} has summary method {} but measurement method {}",
+                    where, to_string(s.method), to_string(m.method)));
+  }
+  Json j;
+  put_row(j, result.row);
+  j["count_copies"] = result.count_copies;
+  j["timing_method"] = std::string(to_string(m.method));
+  j["statistic"] = std::string(to_string(statistic_of(m.method)));
+  j["reason"] = fitted(m.reason, kText);
+  j["retries"] = m.retries;
+  j["warmup_iterations"] = m.warmup_iterations;
+  j["measure_iterations"] = m.measure_iterations;
+  j["estimate_ms"] = to_ms(m.estimate_ns);
+  j["drop_counter_live"] = m.drop_counter_live;
+  j["timestamp_tick_ns"] = m.timestamp_tick_ns;
+  j["pass_sizes"] = m.pass_sizes;
+  j["workload"]["flops"] = nullable_number(result.workload.flops, where + ".workload.flops");
+  j["workload"]["bytes"] = nullable_number(result.workload.bytes, where + ".workload.bytes");
+
+  Json& js = j["summary"];
+  for (const Column& c : result_columns()) {
+    if (c.summary_key.empty()) continue;
+    const std::string name = where + ".summary." + std::string(c.summary_key);
+    Json value = summary_json(c, number_of(c, result), name);
+    if (c.summary_object.empty()) {
+      js[std::string(c.summary_key)] = std::move(value);
+    } else {
+      js[std::string(c.summary_object)][std::string(c.summary_key)] = std::move(value);
+    }
+  }
+
+  Json busy = Json::array();
+  Json latency = Json::array();
+  Json kernels = Json::array();
+  Json copies = Json::array();
+  bool any_kernel_count = false;
+  for (const Sample& sample : m.samples) {
+    busy.push_back(sample.device_busy_ns);
+    latency.push_back(sample.latency_ns);
+    kernels.push_back(nullable(sample.n_kernels));
+    copies.push_back(sample.uncounted_copy_ns);
+    any_kernel_count = any_kernel_count || sample.n_kernels.has_value();
+  }
+  Json& samples = j["samples"];
+  samples["device_busy_ns"] = std::move(busy);
+  samples["latency_ns"] = std::move(latency);
+  // A method that cannot count kernels has no counts at all: one null, not n of them.
+  samples["n_kernels"] = any_kernel_count ? std::move(kernels) : Json(nullptr);
+  samples["uncounted_copy_ns"] = std::move(copies);
+
+  // B4: every sample read, or none recorded (a partial series would read as a full one).
+  const bool clocks = std::all_of(m.samples.begin(), m.samples.end(),
+                                  [](const Sample& x) { return x.clock.has_value(); });
+  Json mhz = Json::array();
+  Json reasons = Json::array();
+  if (clocks) {
+    for (const Sample& sample : m.samples) {
+      mhz.push_back(sample.clock->sm_mhz);
+      reasons.push_back(sample.clock->throttle_reasons);
+    }
+  }
+  samples["sm_clock_mhz"] = clocks ? std::move(mhz) : Json(nullptr);
+  samples["throttle_reasons"] = clocks ? std::move(reasons) : Json(nullptr);
+
+  // P6: the scaled samples are the evidence; ratio and pass are derived, stored for people and
+  // checked on reading.
+  if (const std::optional<NullTestOutcome> n = null_test_of(result)) {
+    Json& nt = j["null_test"];
+    nt["scale"] = m.null_test->scale;
+    nt["scaled_ns"] = m.null_test->scaled_ns;
+    nt["ratio"] =
+        n->verdict ? number(n->verdict->observed_ratio, where + ".null_test.ratio") : Json(nullptr);
+    nt["pass"] = !n->failed();
+  } else {
+    j["null_test"] = nullptr;
+  }
+
+  // T14: how many phases had their timestamp unit checked and how many were converted.
+  if (m.timestamp_check) {
+    Json& tc = j["timestamp_check"];
+    tc["phases"] = m.timestamp_check->phases;
+    tc["converted"] = m.timestamp_check->converted;
+    tc["min_scale"] = number(m.timestamp_check->min_scale, where + ".timestamp_check.min_scale");
+    tc["max_scale"] = number(m.timestamp_check->max_scale, where + ".timestamp_check.max_scale");
+  } else {
+    j["timestamp_check"] = nullptr;
+  }
+
+  Json& memory = j["memory"];
+  memory["gpu_context_floor_bytes"] = nullable(result.memory.gpu_context_floor_bytes);
+  memory["gpu_after_case_bytes"] = nullable(result.memory.gpu_after_case_bytes);
+  memory["host_peak_rss_bytes"] = nullable(result.memory.host_peak_rss_bytes);
+  memory["own_process"] = result.memory.own_process;
+  memory["host_peak_reset"] = result.memory.host_peak_reset;
+  return j;
+}
+
+// The ceilings and how they were timed: the raw samples of each run are the evidence, and the
+// values are what kCeilingRule makes of them (checked on reading).
+Json ceilings_json(const Ceilings& c) {
+  if (!c.method && !c.runs.empty()) {
+    throw Error("cannot write record: ceiling runs without the timing method that timed them");
+  }
+  Json j;
+  j["flops_per_s"] = nullable_number(c.flops_per_s, "ceilings.flops_per_s");
+  j["bytes_per_s"] = nullable_number(c.bytes_per_s, "ceilings.bytes_per_s");
+  j["timing_method"] = c.method ? Json(std::string(to_string(*c.method))) : Json(nullptr);
+  j["statistic"] = c.method ? Json(std::string(to_string(statistic_of(*c.method)))) : Json(nullptr);
+  j["rule"] = c.method ? Json(std::string(kCeilingRule)) : Json(nullptr);
+  j["runs"] = Json::array();
+  for (std::size_t i = 0; i < c.runs.size(); ++i) {
+    const CeilingRun& run = c.runs[i];
+    Json jr;
+    jr["ceiling"] = std::string(to_string(run.kind));
+    jr["work"] = fitted(run.work, kText);
+    jr["per_call"] = number(run.per_call, fmt::format("ceilings.runs[{}].per_call", i));
+    jr["samples_ns"] = run.samples_ns;
+    j["runs"].push_back(std::move(jr));
+  }
+  return j;
+}
+namespace {
+
+Json difference_json(const RelativeDifference& d) {
+  Json j;
+  j["estimate"] = number(d.estimate, "comparison estimate");
+  j["low"] = number(d.low, "comparison low");
+  j["high"] = number(d.high, "comparison high");
+  j["confidence"] = d.confidence;
+  j["smallest_detectable"] = number(d.smallest_detectable, "comparison smallest_detectable");
+  j["degrees_of_freedom"] = d.degrees_of_freedom;
+  j["timestamp_tick_ns"] = d.timestamp_tick_ns;
+  return j;
+}
+}  // namespace
+
+Json comparison_json(const Comparison& c) {
+  Json j;
+  j["case"] = c.baseline.case_name;
+  j["params"] = Json::object();
+  for (const auto& [key, value] : c.baseline.params) j["params"][key] = value;
+  j["baseline"] = c.baseline.implementation;
+  j["candidate"] = c.candidate.implementation;
+  j["statistic"] = std::string(to_string(c.statistic));
+  j["rule"] = to_string(c.rule);
+  j["difference"] = c.difference ? difference_json(*c.difference) : Json(nullptr);
+  if (c.ratio) {
+    j["ratio"]["speedup"] = number(c.ratio->speedup, "comparison speedup");
+    j["ratio"]["resolution"] = to_string(c.ratio->resolution);
+  } else {
+    j["ratio"] = nullptr;
+  }
+  j["refusal"] = c.refusal;
+  return j;
+}
+
+Json failure_json(const Failure& f) {
+  Json jf;
+  put_row(jf, f.row);
+  jf["error"] = fitted(f.error, kName);
+  jf["message"] = fitted(f.message, kText);
+  return jf;
+}
+
+Json text_json(const std::string& text) {
+  return fitted(text, kText);
+}
+
+Json header_json(const Record& record) {
+  if (record.schema_version != kRecordSchemaVersion) {
+    throw Error(fmt::format("cannot write schema_version {}: this gpumeter writes {}",
+                            record.schema_version, kRecordSchemaVersion));
+  }
+  Json j;
+  j["schema"] = kRecordSchemaName;
+  j["schema_version"] = kRecordSchemaVersion;
+  j["run_id"] = row_name(record.run_id, "run_id");
+  j["created_utc"] = fitted(record.created_utc, kName);
+  j["gpumeter_version"] = fitted(record.gpumeter_version, kName);
+  j["argv"] = Json::array();
+  for (const std::string& arg : record.argv) j["argv"].push_back(fitted(arg, kArgument));
+  j["project_commit"] = text_or_null(fitted(record.project_commit, kName));
+
+  Json& host = j["host"];
+  host["hostname"] = fitted(record.host.hostname, kName);
+  host["cpu_model"] = fitted(record.host.cpu_model, kText);
+  host["logical_cores"] = nullable(record.host.logical_cores);
+  host["os"] = fitted(record.host.os, kText);
+
+  const DeviceIdentity& d = record.device;
+  Json& device = j["device"];
+  device["kind"] = fitted(d.kind, kName);
+  device["index"] = d.index;
+  device["name"] = fitted(d.name, kName);
+  device["uuid"] = text_or_null(fitted(d.uuid, kName));
+  device["arch"] = fitted(d.arch, kName);
+  device["multiprocessors"] = nullable(d.multiprocessors);
+  device["l2_bytes"] = nullable(d.l2_bytes);
+  device["memory_bytes"] = nullable(d.memory_bytes);
+
+  const DeviceState& st = record.device_state;
+  Json& state = j["device_state"];
+  state["driver_version"] =
+      st.driver_version ? Json(fitted(*st.driver_version, kName)) : Json(nullptr);
+  state["cuda_driver_version"] = nullable(st.cuda_driver_version);
+  state["cuda_runtime_version"] = nullable(st.cuda_runtime_version);
+  state["cupti_version"] = nullable(st.cupti_version);
+  state["sm_clock_mhz"] = nullable(st.sm_clock_mhz);
+  state["sm_clock_max_mhz"] = nullable(st.sm_clock_max_mhz);
+  state["memory_clock_mhz"] = nullable(st.memory_clock_mhz);
+  state["temperature_c"] = nullable(st.temperature_c);
+  state["power_w"] = nullable_number(st.power_w, "device_state.power_w");
+  state["throttle_reasons"] = nullable(st.throttle_reasons);
+  state["utilization_pct"] = nullable(st.utilization_pct);
+  state["memory_free_bytes"] = nullable(st.memory_free_bytes);
+  state["memory_used_bytes"] = nullable(st.memory_used_bytes);
+  state["compute_processes"] = nullable(st.compute_processes);
+
+  j["ceilings"] = ceilings_json(record.ceilings);
+
+  const RunConfig& c = record.config;
+  Json& config = j["config"];
+  config["warmup_ms"] = to_ms(c.budget.warmup_ns);
+  config["measure_ms"] = to_ms(c.budget.measure_ns);
+  config["min_iterations"] = c.budget.min_iterations;
+  config["max_iterations"] = c.budget.max_iterations;
+  config["l2_flush"] = c.l2_flush;
+  config["l2_flush_mode"] =
+      c.l2_flush_mode.empty() ? Json(nullptr) : Json(fitted(c.l2_flush_mode, kName));
+  config["schedule"] = fitted(c.schedule, kName);
+  config["launch_cost_ns"] = nullable(c.launch_cost_ns);
+
+  j["deviations"] = Json::array();
+  for (const std::string& deviation : record.deviations) {
+    j["deviations"].push_back(fitted(deviation, kText));
+  }
+  return j;
+}
+
+namespace {
+
+std::string line(const char* key, Json value) {
+  Json j;
+  j[key] = std::move(value);
+  return j.dump() + "\n";  // dump() escapes every control character: one object, one line
+}
+
+}  // namespace
+
+std::string journal_header_line(const Record& header, std::size_t planned_cases) {
+  Json j;
+  j["journal"] = kJournalName;
+  j["journal_version"] = kJournalVersion;
+  j["cases"] = planned_cases;
+  j["record"] = header_json(header);
+  return j.dump() + "\n";
+}
+
+std::string journal_setup_line(const Record& measured) {
+  return line("setup", header_json(measured));
+}
+
+std::string journal_deviation_line(const std::string& deviation) {
+  return line("deviation", text_json(deviation));
+}
+
+std::string journal_ceilings_line(const Ceilings& ceilings) {
+  return line("ceilings", ceilings_json(ceilings));
+}
+
+std::string journal_case_line(const std::vector<Result>& results, std::size_t first_index,
+                              const std::vector<Failure>& failures) {
+  Json c;
+  c["results"] = Json::array();
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    c["results"].push_back(result_json(results[i], first_index + i));
+  }
+  c["failures"] = Json::array();
+  for (const Failure& f : failures) c["failures"].push_back(failure_json(f));
+  return line("case", std::move(c));
+}
+
+}  // namespace record_json
+
+using namespace record_json;
+
+std::string serialize(const Record& record) {
+  Json j = header_json(record);
+  j["results"] = Json::array();
+  for (std::size_t i = 0; i < record.results.size(); ++i) {
+    j["results"].push_back(result_json(record.results[i], i));
+  }
+  j["failures"] = Json::array();
+  for (const Failure& f : record.failures) j["failures"].push_back(failure_json(f));
+  j["comparisons"] = Json::array();
+  for (const Comparison& cmp : record.comparisons) j["comparisons"].push_back(comparison_json(cmp));
+  return j.dump(2) + "\n";
+}
+
+std::string ceilings_to_json(const Ceilings& ceilings) {
+  return ceilings_json(ceilings).dump();
+}
+
+}  // namespace gpumeter
