@@ -3,6 +3,7 @@
 // backend only supplies device steps and a collector.
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "gpumeter/calibration.hpp"
 #include "gpumeter/call.hpp"
 #include "gpumeter/measurement.hpp"
+#include "gpumeter/precision.hpp"
 #include "gpumeter/verdict.hpp"
 
 namespace gpumeter {
@@ -78,12 +80,27 @@ struct CompareOptions {
   // A fingerprint of the case's shared inputs; a change during the comparison is refused before
   // timing. Empty: not checked.
   std::function<std::size_t()> inputs_fingerprint;
+  // Set: measure in rounds of A B C C B A until every comparison with the first implementation
+  // can resolve `precision.relative`, or the time cap is reached (precision.hpp); `budget` is
+  // then not used. Unset: two passes of half the budget each.
+  std::optional<PrecisionTarget> precision;
 };
 
+// The pass of a measurement run to a target precision: a quarter of the default budget. Its
+// level averages at most 100 samples, as a default pass's does; precision then comes from the
+// number of passes, which are the units that vary, so a pass is kept short.
+inline constexpr Budget kPrecisionPassBudget{5 * kMillisecond, 25 * kMillisecond, 5, 100};
+
 // Verifies every implementation (untimed), then measures them in A B C C B A order, two
-// passes each, then runs the null test of each implementation that can scale, and returns one
-// merged Measurement per implementation, in input order.
+// passes each (or rounds of that order until the target precision, when one is set), then runs the
+// null test of each implementation that can scale, and returns one merged Measurement per
+// implementation, in input order.
 std::vector<Measurement> compare(Backend& backend, const std::vector<Implementation>& impls,
                                  const CompareOptions& options = {});
+
+// One call measured in passes until its level's interval is within +-target.relative, or the
+// time cap is reached (precision.hpp). The Measurement holds every pass and the outcome.
+Measurement measure_to_precision(Backend& backend, const Call& call, const PrecisionTarget& target,
+                                 bool count_copies = false);
 
 }  // namespace gpumeter

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpumeter/duration.hpp"
+#include "gpumeter/precision.hpp"
 #include "gpumeter/sample.hpp"
 #include "gpumeter/timestamp_check.hpp"
 #include "gpumeter/timing_method.hpp"
@@ -43,6 +44,9 @@ struct Measurement {
   std::optional<TimestampCheck> timestamp_check;
   // Set when the implementation can scale its work (Implementation::scaled).
   std::optional<NullTestSamples> null_test;
+  // Set when the measurement ran to a target precision: what was asked, what was reached, how
+  // many passes, and why it stopped (the same for every implementation of one comparison).
+  std::optional<PrecisionOutcome> precision;
 };
 
 }  // namespace gpumeter

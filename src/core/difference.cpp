@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <numbers>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -135,23 +136,21 @@ double solve_noncentrality(int df, double confidence, double power) {
 }
 
 // The rule's own confidence and power, for the degrees of freedom comparisons have (2 for two
-// implementations of two passes each): solved once, on first use, then read.
-constexpr int kTabulatedDf = 64;
+// implementations of two passes each; up to 126 for a comparison run to a target precision):
+// each solved on first use, then read.
+constexpr int kTabulatedDf = 128;
 
 }  // namespace
 
 double detectable_noncentrality(int df, double confidence, double power) {
   if (df < 1) throw std::invalid_argument("detectable_noncentrality: df < 1");
   if (confidence == kDifferenceConfidence && power == kDetectionPower && df <= kTabulatedDf) {
-    static const std::vector<double> table = [] {
-      std::vector<double> t(kTabulatedDf + 1, 0.0);
-      for (int k = 1; k <= kTabulatedDf; ++k) {
-        t[static_cast<std::size_t>(k)] =
-            solve_noncentrality(k, kDifferenceConfidence, kDetectionPower);
-      }
-      return t;
-    }();
-    return table[static_cast<std::size_t>(df)];
+    static std::mutex mutex;
+    static std::vector<double> table(kTabulatedDf + 1, 0.0);
+    const std::lock_guard<std::mutex> lock(mutex);
+    double& entry = table[static_cast<std::size_t>(df)];
+    if (entry == 0.0) entry = solve_noncentrality(df, kDifferenceConfidence, kDetectionPower);
+    return entry;
   }
   return solve_noncentrality(df, confidence, power);
 }

@@ -1,6 +1,7 @@
 #include "gpumeter/measure.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <set>
@@ -9,6 +10,7 @@
 #include "driver.hpp"
 #include "gpumeter/errors.hpp"
 #include "schedule.hpp"
+#include "sequential.hpp"
 
 namespace gpumeter {
 
@@ -72,6 +74,19 @@ Measurement merge_passes(const std::vector<Measurement>& passes) {
 }
 
 namespace {
+
+Nanos steady_now() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::vector<double> device_busy_of(const Measurement& m) {
+  std::vector<double> out;
+  out.reserve(m.samples.size());
+  for (const Sample& s : m.samples) out.push_back(static_cast<double>(s.device_busy_ns));
+  return out;
+}
 
 std::string implementation_step(const std::string& name, const std::string& step) {
   return "implementation '" + name + "', " + step;
@@ -144,6 +159,12 @@ std::vector<Measurement> compare(Backend& backend, const std::vector<Implementat
       throw ConfigError("compare: two implementations are named '" + impl.name + "'");
     }
   }
+  if (options.precision) {
+    if (const std::string problem = precision_target_problem(*options.precision);
+        !problem.empty()) {
+      throw ConfigError("compare: " + problem);
+    }
+  }
   std::size_t reference = 0;
   if (options.inputs_fingerprint) {
     run_user_code("the fingerprint of the shared inputs, before anything ran",
@@ -156,18 +177,37 @@ std::vector<Measurement> compare(Backend& backend, const std::vector<Implementat
     check_inputs(options, reference, impl.name);
   }
 
-  const MeasureOptions pass{comparison_pass_budget(options.budget), options.count_copies};
   std::vector<std::vector<Measurement>> passes(impls.size());
-  for (const PassSlot& slot : symmetric_schedule(impls.size())) {
-    const Implementation& impl = impls[slot.implementation];
-    passes[slot.implementation].push_back(
+  auto run_pass = [&](std::size_t k, const MeasureOptions& pass) {
+    const Implementation& impl = impls[k];
+    passes[k].push_back(
         naming_implementation(impl.name, "", [&] { return measure(backend, impl.call, pass); }));
     check_inputs(options, reference, impl.name);
+    return &passes[k].back();
+  };
+  std::optional<PrecisionOutcome> outcome;
+  if (options.precision) {
+    const MeasureOptions pass{kPrecisionPassBudget, options.count_copies};
+    outcome = detail::run_to_precision(
+                  impls.size(),
+                  [&](std::size_t k) {
+                    const Measurement* m = run_pass(k, pass);
+                    return detail::PassRun{device_busy_of(*m), m->timestamp_tick_ns};
+                  },
+                  steady_now, *options.precision)
+                  .outcome;
+  } else {
+    const MeasureOptions pass{comparison_pass_budget(options.budget), options.count_copies};
+    for (const PassSlot& slot : symmetric_schedule(impls.size()))
+      run_pass(slot.implementation, pass);
   }
 
   std::vector<Measurement> merged;
   merged.reserve(impls.size());
-  for (const auto& p : passes) merged.push_back(merge_passes(p));
+  for (const auto& p : passes) {
+    merged.push_back(merge_passes(p));
+    merged.back().precision = outcome;
+  }
 
   // P6: after every pass, so the null test's runs cannot disturb the comparison's order.
   for (std::size_t k = 0; k < impls.size(); ++k) {
@@ -178,6 +218,26 @@ std::vector<Measurement> compare(Backend& backend, const std::vector<Implementat
     check_inputs(options, reference, impls[k].name);
   }
   return merged;
+}
+
+Measurement measure_to_precision(Backend& backend, const Call& call, const PrecisionTarget& target,
+                                 bool count_copies) {
+  if (!call.run) throw ConfigError("measure: the call has nothing to run");
+  if (const std::string problem = precision_target_problem(target); !problem.empty()) {
+    throw ConfigError("measure: " + problem);
+  }
+  const MeasureOptions pass{kPrecisionPassBudget, count_copies};
+  std::vector<Measurement> passes;
+  const detail::SequentialPasses run = detail::run_to_precision(
+      1,
+      [&](std::size_t) {
+        passes.push_back(measure(backend, call, pass));
+        return detail::PassRun{device_busy_of(passes.back()), passes.back().timestamp_tick_ns};
+      },
+      steady_now, target);
+  Measurement m = merge_passes(passes);
+  m.precision = run.outcome;
+  return m;
 }
 
 }  // namespace gpumeter

@@ -6,6 +6,8 @@
 #include "gpumeter/difference.hpp"
 #include "student_t.hpp"
 
+#include "synthetic_device.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -88,46 +90,16 @@ TEST(Difference, RefusesWhatItCannotJudge) {
 
 // --- calibration on synthetic runs with known truth -------------------------------------------
 
-// A synthetic GPU: each pass has its own level (lognormal around the truth, `pass_sd` relative),
-// drifts linearly with the pass's position in time, and its samples wander around that level
-// in runs (an AR(1) process, as the H200's regime switches do) before being read through a clock
-// with a `tick` step at a random phase.
-struct SyntheticDevice {
-  double true_ns = 20000;
-  double pass_sd = 0.001;     // relative spread of pass levels
-  double sample_sd = 0.002;   // relative spread of samples within a pass
-  double correlation = 0.8;   // of consecutive samples within a pass
-  double drift_per_pass = 0;  // relative, per pass slot
-  double tick = 32;
-  std::size_t samples_per_pass = 100;
-
-  std::vector<double> pass(double scale, int slot, double outlier, std::mt19937_64& rng) const {
-    std::normal_distribution<double> normal;
-    std::uniform_real_distribution<double> phase(0, tick);
-    const double level = true_ns * scale * (1 + drift_per_pass * slot) * (1 + outlier) *
-                         std::exp(pass_sd * normal(rng));
-    std::vector<double> out;
-    double wander = sample_sd * normal(rng);
-    for (std::size_t i = 0; i < samples_per_pass; ++i) {
-      wander =
-          correlation * wander + std::sqrt(1 - correlation * correlation) * sample_sd * normal(rng);
-      const double duration = level * (1 + wander);
-      const double start = phase(rng);
-      out.push_back(std::floor((start + duration) / tick) * tick - std::floor(start / tick) * tick);
-    }
-    return out;
-  }
-
-  // A B B A: A in slots 0 and 3, B in slots 1 and 2. `outlier_slot` (if >= 0) is shifted 5%.
-  RelativeDifference compare(double b_scale, std::mt19937_64& rng, int outlier_slot = -1) const {
-    auto shift = [&](int slot) { return slot == outlier_slot ? 0.05 : 0.0; };
-    const std::vector<double> a0 = pass(1.0, 0, shift(0), rng);
-    const std::vector<double> b0 = pass(b_scale, 1, shift(1), rng);
-    const std::vector<double> b1 = pass(b_scale, 2, shift(2), rng);
-    const std::vector<double> a1 = pass(1.0, 3, shift(3), rng);
-    return relative_difference({a0, a1}, {b0, b1}, static_cast<Nanos>(tick));
-  }
-};
+// A B B A: A in slots 0 and 3, B in slots 1 and 2. `outlier_slot` (if >= 0) is shifted 5%.
+RelativeDifference compare_once(const SyntheticDevice& device, double b_scale, std::mt19937_64& rng,
+                                int outlier_slot = -1) {
+  auto shift = [&](int slot) { return slot == outlier_slot ? 0.05 : 0.0; };
+  const std::vector<double> a0 = device.pass(1.0, 0, shift(0), rng);
+  const std::vector<double> b0 = device.pass(b_scale, 1, shift(1), rng);
+  const std::vector<double> b1 = device.pass(b_scale, 2, shift(2), rng);
+  const std::vector<double> a1 = device.pass(1.0, 3, shift(3), rng);
+  return relative_difference({a0, a1}, {b0, b1}, static_cast<Nanos>(device.tick));
+}
 
 constexpr int kTrials = 1000;
 
@@ -136,7 +108,7 @@ double claim_rate(const SyntheticDevice& device, double b_scale, std::uint64_t s
   std::mt19937_64 rng(seed);
   int claims = 0;
   for (int t = 0; t < kTrials; ++t) {
-    if (device.compare(b_scale, rng, outlier_slot).found()) ++claims;
+    if (compare_once(device, b_scale, rng, outlier_slot).found()) ++claims;
   }
   return static_cast<double>(claims) / kTrials;
 }

@@ -360,6 +360,47 @@ TEST(Compare, MirroredOrderTwoPassesMerged) {
   }
 }
 
+TEST(Compare, ToATargetPrecisionRunsMirroredRoundsAndRecordsWhy) {
+  FakeBackend b;  // every reading the same: the spread is nil, so the minimum rounds suffice
+  std::string order;
+  std::vector<Implementation> impls{{"A", Call{[&] { order += 'A'; }, {}}, {}},
+                                    {"B", Call{[&] { order += 'B'; }, {}}, {}}};
+  CompareOptions o;
+  o.precision = PrecisionTarget{0.02, 10 * kSecond};
+  const auto out = compare(b, impls, o);
+  // Untimed verification, then two rounds of A B B A, each pass 3 + 5 (5 ms / 1 ms) + 25 calls.
+  std::string expected = "AB";
+  for (char c : std::string("ABBAABBA")) expected += std::string(33, c);
+  EXPECT_EQ(order, expected);
+  ASSERT_EQ(out.size(), 2u);
+  for (const Measurement& m : out) {
+    EXPECT_EQ(m.pass_sizes, (std::vector<std::size_t>(4, 25)));
+    ASSERT_TRUE(m.precision.has_value());
+    EXPECT_EQ(m.precision->stopped, StopReason::target_reached);
+    EXPECT_EQ(m.precision->passes, 4);
+    EXPECT_DOUBLE_EQ(m.precision->target, 0.02);
+    EXPECT_LE(m.precision->reached, 0.02);
+  }
+  // Without a target, nothing is recorded about one.
+  EXPECT_FALSE(compare(b, impls)[0].precision.has_value());
+  // A target out of range is the user's mistake, named before anything runs.
+  o.precision = PrecisionTarget{0.5e-3, 10 * kSecond};
+  order.clear();
+  EXPECT_THROW((void)compare(b, impls, o), ConfigError);
+  EXPECT_TRUE(order.empty());
+}
+
+TEST(Measure, ToATargetPrecisionStopsOnTheLevelsHalfWidth) {
+  FakeBackend b;
+  const Measurement m = measure_to_precision(b, Call{[] {}, {}}, PrecisionTarget{0.01, kSecond});
+  ASSERT_TRUE(m.precision.has_value());
+  EXPECT_EQ(m.precision->passes, 4);
+  EXPECT_EQ(m.pass_sizes.size(), 4u);
+  EXPECT_EQ(m.precision->stopped, StopReason::target_reached);
+  EXPECT_THROW((void)measure_to_precision(b, Call{[] {}, {}}, PrecisionTarget{0.01, 0}),
+               ConfigError);
+}
+
 TEST(Compare, PassBoundsAreHalved) {
   FakeBackend b;
   b.kernel_ns = 100 * kMillisecond;  // long call: the lower bound, halved to 5
