@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <numbers>
 #include <mutex>
+#include <numbers>
 #include <numeric>
 #include <stdexcept>
 #include <string>

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "schedule.hpp"
+#include "student_t.hpp"
 
 namespace gpumeter {
 
