@@ -231,6 +231,11 @@ if [ -x "$BIN/gpumeter-a-vs-a" ] && wanted a-vs-a; then
   run_step a-vs-a 300 "$OUT/a-vs-a.log" "$BIN/gpumeter-a-vs-a" --out "$OUT/a-vs-a"
 fi
 
+# Comparisons run to a target precision: A against A and 2%/5% longer copies, three kernels.
+if [ -x "$BIN/gpumeter-precision" ] && wanted precision; then
+  run_step precision 420 "$OUT/precision.log" "$BIN/gpumeter-precision" --out "$OUT/precision"
+fi
+
 # --- the evaluation protocol -------------------------------------------------------------------
 # The cost of watching: 1000 tiny launches under each set of CUPTI records, each in a process of
 # its own, and gpumeter's session with and without the runtime records.

@@ -16,6 +16,7 @@
 
 #include "gpumeter/clock_state.hpp"
 #include "gpumeter/difference.hpp"
+#include "gpumeter/precision.hpp"
 #include "gpumeter/row.hpp"
 #include "gpumeter/timing_method.hpp"
 #include "gpumeter/verdict.hpp"
@@ -43,6 +44,8 @@ struct Comparison {
   // The 1.5x rule's result, wall clock only.
   std::optional<RatioVerdict> ratio;
   std::string refusal;  // why the two were not compared; empty when they were
+  // The comparison ran to a target precision: what was asked, reached, and why it stopped.
+  std::optional<PrecisionOutcome> precision;
   // The rows' clocks, when each was read; describe() says when the two ran at different clocks
   // (clocks_differ) or either has flagged samples, by the rule that flags a sample.
   std::optional<ClockSummary> baseline_clock;

@@ -32,8 +32,10 @@ namespace gpumeter {
 // bare). Older records still read: what they lack reads "not recorded", a version 3 count is
 // checked by version 3's rule, and version 1 comparisons are recomputed, and refused where passes
 // are needed. An older record holding a field a later version added is refused: read by its
-// version's rules, the field would be dropped unread.
-inline constexpr int kRecordSchemaVersion = 4;
+// version's rules, the field would be dropped unread. Version 5 adds each result's `precision`
+// (a measurement run to a target precision: target, cap, width reached, passes, why it stopped),
+// which a version 4 reader would drop, showing a capped run as an ordinary one.
+inline constexpr int kRecordSchemaVersion = 5;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 inline constexpr const char* kRecordSchemaName = "gpumeter.record";
 

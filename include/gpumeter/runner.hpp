@@ -4,11 +4,13 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gpumeter/backend/backend.hpp"
 #include "gpumeter/measure.hpp"
+#include "gpumeter/precision.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/summary.hpp"
 #include "gpumeter/timestamp_check.hpp"
@@ -27,6 +29,9 @@ struct Case {
 
 struct RunOptions {
   Budget budget = kMeasureBudget;
+  // Set: every case measures until its comparisons (or a lone implementation's level) reach
+  // this precision, or its time cap; `budget` is then not used (precision.hpp).
+  std::optional<PrecisionTarget> precision;
   std::vector<std::string> argv;
   Ceilings ceilings;
   std::vector<std::string> deviations;  // from the front end (e.g. "no GPU: host backend")
@@ -52,7 +57,7 @@ Record run_header(Backend& backend, const RunOptions& options);
 
 // What the run's cases found about the measurement itself, said once for the run.
 struct RunFindings {
-  TimestampCheck clocks;          // T14: every result's phases together
+  TimestampCheck clocks;          // the timestamp-unit checks of every result's phases together
   bool unproven_counter = false;  // a result whose dropped-record counter was not proven live
   std::vector<std::string> deviations() const;
 };

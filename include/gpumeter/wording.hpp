@@ -10,6 +10,7 @@
 #include <string>
 
 #include "gpumeter/comparison.hpp"
+#include "gpumeter/precision.hpp"
 #include "gpumeter/record.hpp"
 
 namespace gpumeter {
@@ -24,8 +25,8 @@ inline constexpr const char* kNotAvailable = "not available";
 // machine has.
 inline constexpr int kTableTimeDigits = 3;
 
-// A device as every output names it: "NVIDIA H200 (cuda:0)", or "cuda:0" without a name; with
-// `with_uuid`, the uuid joins the index ("NVIDIA H200 (cuda:0, GPU-...)", "cuda:0 (GPU-...)"),
+// A device as every output names it: "<name> (cuda:0)", or "cuda:0" without a name; with
+// `with_uuid`, the uuid joins the index ("<name> (cuda:0, GPU-...)", "cuda:0 (GPU-...)"),
 // for where two devices must be told apart (two records compared, a lock held).
 std::string device_label(const DeviceIdentity& device, bool with_uuid = false);
 
@@ -73,6 +74,16 @@ PercentText percent_text(const RelativeDifference& difference);
 // this precision between b and a (b took 1.0x the time of a, by their medians; ...)". A refused
 // pair: "b and a not compared: WHY".
 std::string describe(const Comparison& comparison);
+
+// A run to a target precision in words: "target 2% reached after 24 passes, 0.6 s", or "target
+// 1% not reached: 1.8% after 64 passes, 10 s (the time cap)". describe() ends a comparison run
+// to a target with it.
+std::string precision_words(const PrecisionOutcome& outcome);
+
+// A lone implementation run to a target precision: "level within +-0.82% (95% interval of the
+// passes' geometric mean; target 1% reached after 6 passes, 0.31 s)". Empty for a result that
+// was not run to a target.
+std::string describe_precision(const Result& result);
 
 // What may make a comparison the clocks' rather than the work's, or "" when nothing does (or a
 // side's clock was not read): "the two ran at different SM clocks (median 1755 MHz against 1980

@@ -112,6 +112,7 @@ from ._gpumeter import (  # noqa: E402
     Spread,
     Summary,
     TimestampCheck,
+    PrecisionOutcome,
 )
 
 __version__: str = _gpumeter.version()
@@ -120,7 +121,8 @@ __all__ = [
     "measure", "compare", "write_record", "read_record", "env", "release_cupti", "main",
     # what comes back
     "Result", "CompareResult", "Comparison", "Record", "Summary", "Spread", "Sample",
-    "ClockReading", "ClockSummary", "RowKey", "MemoryUse", "TimestampCheck", "NullTest",
+    "ClockReading", "ClockSummary", "RowKey", "MemoryUse", "TimestampCheck", "PrecisionOutcome",
+    "NullTest",
     "RelativeDifference", "RatioVerdict", "HostIdentity", "DeviceIdentity", "DeviceState",
     "Ceilings", "CeilingRun", "RunConfig", "Budget", "Failure", "Timing",
     # errors and warnings
@@ -264,7 +266,8 @@ def _cupti_sharing() -> bool:
 
 
 def _options(device: object, budget: object, timing: object, allow_events_fallback: object,
-             workload: bool, lock: object, allow_contended: object) -> _gpumeter.Options:
+             workload: bool, lock: object, allow_contended: object, precision: object = None,
+             max_time_s: object = 10.0) -> _gpumeter.Options:
     if not isinstance(timing, str):
         raise _bad("timing", "'auto', 'cupti', 'events' or 'host'", timing)
     index = 0 if device is None else _integer("device", device, "a CUDA device index")
@@ -277,7 +280,9 @@ def _options(device: object, budget: object, timing: object, allow_events_fallba
         allow_events_fallback=_flag("allow_events_fallback", allow_events_fallback),
         budget_ms=_budget(budget), argv=[str(a) for a in sys.argv], ceilings=workload,
         share_cupti=_cupti_sharing() if timing != "host" else False, lock=_flag("lock", lock),
-        allow_contended=_flag("allow_contended", allow_contended))
+        allow_contended=_flag("allow_contended", allow_contended),
+        precision=_optional_real("precision", precision, "a fraction such as 0.01 (1%) or None"),
+        max_time_s=_real("max_time_s", max_time_s, "a number of seconds"))
 
 
 def _run(case: _gpumeter.Case, options: _gpumeter.Options, runner: _Runner) -> Record:
@@ -312,7 +317,8 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
             budget: Optional[Tuple[float, float]] = None, timing: Timing = "auto",
             allow_events_fallback: bool = False, name: str = "measure", lock: bool = True,
             allow_contended: bool = False,
-            scaled: Optional[Callable[[int], Any]] = None) -> Result:
+            scaled: Optional[Callable[[int], Any]] = None,
+            precision: Optional[float] = None, max_time_s: float = 10.0) -> Result:
     """Measures the GPU work of ``fn()`` and returns its typed Result.
 
     ``fn`` is called many times on the calling thread: three calls estimate one, then a warm-up,
@@ -349,6 +355,10 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
         scaled: The null test's hook: ``scaled(k)`` does k times the work of ``fn``. 4x the work
             must take 4x the time within 40%, else ``null_test_failed`` is True and the times
             are not the work's.
+        precision: Instead of a fixed budget, measure in passes until the 95% interval of the
+            level (the passes' geometric mean) is within +-precision (0.01: 1%), or until
+            ``max_time_s``; ``Result.precision`` says what was reached and why it stopped.
+        max_time_s: The cap of a run to ``precision``, in seconds (0.1 to 3600; default 10).
 
     Returns:
         Result: ``device_busy`` and ``latency`` (median, p10, p90 in ns), ``n_samples``,
@@ -386,7 +396,8 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
     flops_v = _optional_real("flops", flops, "a number of floating-point operations per call")
     bytes_v = _optional_real("bytes", bytes, "a number of bytes moved per call")
     options = _options(device, budget, timing, allow_events_fallback,
-                       flops_v is not None or bytes_v is not None, lock, allow_contended)
+                       flops_v is not None or bytes_v is not None, lock, allow_contended,
+                       precision, max_time_s)
     runner = _Runner()
     label = getattr(fn, "__name__", None)  # a partial or a callable object may have none
     impl = _gpumeter.Implementation(
@@ -463,7 +474,8 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
             budget: Optional[Tuple[float, float]] = None, timing: Timing = "auto",
             allow_events_fallback: bool = False, name: str = "compare", lock: bool = True,
             allow_contended: bool = False,
-            scaled: Optional[Mapping[str, Callable[[int], Any]]] = None) -> CompareResult:
+            scaled: Optional[Mapping[str, Callable[[int], Any]]] = None,
+            precision: Optional[float] = None, max_time_s: float = 10.0) -> CompareResult:
     """Compares implementations of one operation, checked first, timed in A B C C B A order.
 
     Before anything is timed, each implementation is called once (after its reset) and its
@@ -499,6 +511,11 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
         allow_contended: As for :func:`measure`.
         scaled: The null test's hook per implementation name, as for :func:`measure`; an
             implementation whose null test fails is compared with nothing.
+        precision: Instead of a fixed budget, measure in rounds of A B B A until every comparison
+            with the first would detect a difference of ``precision`` (0.01: 1%), or until
+            ``max_time_s``. The stop reads only the width, never the estimate, so stopping
+            cannot make a difference appear; each sentence ends with what was reached.
+        max_time_s: The cap of a run to ``precision``, in seconds (0.1 to 3600; default 10).
 
     Returns:
         CompareResult: ``results`` (each implementation's Result, by name), ``comparisons``
@@ -566,7 +583,8 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
     flops_v = _optional_real("flops", flops, "a number of floating-point operations per call")
     bytes_v = _optional_real("bytes", bytes, "a number of bytes moved per call")
     options = _options(device, budget, timing, allow_events_fallback,
-                       flops_v is not None or bytes_v is not None, lock, allow_contended)
+                       flops_v is not None or bytes_v is not None, lock, allow_contended,
+                       precision, max_time_s)
 
     runner = _Runner()
     outputs: Dict[str, List[Any]] = {}

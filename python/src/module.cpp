@@ -28,6 +28,7 @@
 #include "gpumeter/calibration.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/format.hpp"
+#include "gpumeter/precision.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/runner.hpp"
 #include "gpumeter/session.hpp"
@@ -52,12 +53,14 @@ struct Options {
   bool share_cupti = false;  // see CudaBackendOptions::share_cupti_with_idle_client
   bool lock = true;          // hold the device lock for the call (P1)
   bool allow_contended = false;
+  std::optional<double> precision;  // a target precision (fraction); None: the fixed budget
+  double max_time_s = 10;           // the cap of a run to a precision
 };
 
 Options make_options(int device, std::string timing, bool allow_events_fallback,
                      std::optional<std::pair<double, double>> budget_ms,
                      std::vector<std::string> argv, bool ceilings, bool share_cupti, bool lock,
-                     bool allow_contended) {
+                     bool allow_contended, std::optional<double> precision, double max_time_s) {
   if (timing != "auto" && timing != "cupti" && timing != "events" && timing != "host") {
     throw ConfigError("timing",
                       "must be 'auto', 'cupti', 'events' or 'host', not '" + timing + "'");
@@ -79,9 +82,32 @@ Options make_options(int device, std::string timing, bool allow_events_fallback,
     check(budget_ms->first, "the warm-up (its first value)");
     check(budget_ms->second, "the measurement (its second value)");
   }
-  return Options{device,          std::move(timing), allow_events_fallback, budget_ms,
-                 std::move(argv), ceilings,          share_cupti,           lock,
-                 allow_contended};
+  if (precision) {
+    if (budget_ms) {
+      throw ConfigError("precision",
+                        "and budget exclude each other: a run to a precision measures until it "
+                        "gets there (or max_time_s), not for a fixed budget");
+    }
+    if (!(*precision >= kMinPrecisionTarget && *precision <= kMaxPrecisionTarget)) {
+      throw ConfigError("precision", "must be a fraction from " +
+                                         format_shortest(kMinPrecisionTarget) + " to " +
+                                         format_shortest(kMaxPrecisionTarget) +
+                                         " (0.01 for 1%), not " + format_shortest(*precision));
+    }
+    if (!(max_time_s >= to_ms(kMinPrecisionTime) / 1e3 &&
+          max_time_s <= to_ms(kMaxPrecisionTime) / 1e3)) {
+      throw ConfigError("max_time_s", "must be from " +
+                                          format_shortest(to_ms(kMinPrecisionTime) / 1e3) + " to " +
+                                          format_shortest(to_ms(kMaxPrecisionTime) / 1e3) +
+                                          " seconds, not " + format_shortest(max_time_s));
+    }
+  }
+  Options o{device,          std::move(timing), allow_events_fallback, budget_ms,
+            std::move(argv), ceilings,          share_cupti,           lock,
+            allow_contended};
+  o.precision = precision;
+  o.max_time_s = max_time_s;
+  return o;
 }
 
 // What a call's options ask of its session. Everything a call measures under (the device lock,
@@ -201,6 +227,9 @@ std::pair<RecordRef, std::vector<std::string>> run(const std::vector<Case>& case
     run_options.budget.warmup_ns = budget_ns_from_ms(o.budget_ms->first);
     run_options.budget.measure_ns = budget_ns_from_ms(o.budget_ms->second);
   }
+  if (o.precision) {
+    run_options.precision = PrecisionTarget{*o.precision, static_cast<Nanos>(o.max_time_s * 1e9)};
+  }
   run_options.ceilings = session->ceilings();
   run_options.deviations = session->deviations();
   // CUPTI is never left claimed after a call returns: the session gives it back when it ends,
@@ -228,11 +257,14 @@ NB_MODULE(_gpumeter, m) {
            nb::arg("timing") = "auto", nb::arg("allow_events_fallback") = false,
            nb::arg("budget_ms") = nb::none(), nb::arg("argv") = std::vector<std::string>{},
            nb::arg("ceilings") = false, nb::arg("share_cupti") = false, nb::arg("lock") = true,
-           nb::arg("allow_contended") = false,
+           nb::arg("allow_contended") = false, nb::arg("precision") = nb::none(),
+           nb::arg("max_time_s") = 10.0,
            "Raises:\n    ConfigError: a timing, device or budget that cannot be used, naming it.")
       .def_ro("device", &python::Options::device)
       .def_ro("timing", &python::Options::timing)
-      .def_ro("budget_ms", &python::Options::budget_ms);
+      .def_ro("budget_ms", &python::Options::budget_ms)
+      .def_ro("precision", &python::Options::precision)
+      .def_ro("max_time_s", &python::Options::max_time_s);
 
   nb::class_<Implementation>(m, "Implementation", "One implementation of a case: Python callables.")
       .def(nb::new_(&make_implementation), nb::arg("name"), nb::arg("run"),

@@ -19,6 +19,7 @@
 #include "gpumeter/clock_state.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/format.hpp"
+#include "gpumeter/precision.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/reporter.hpp"
@@ -157,6 +158,25 @@ void bind_values(nb::module_& m) {
               "Phases converted from another CUPTI client's unit.")
       .def_ro("min_scale", &TimestampCheck::min_scale, "The smallest units per ns converted.")
       .def_ro("max_scale", &TimestampCheck::max_scale, "The largest units per ns converted.");
+
+  nb::class_<PrecisionOutcome>(m, "PrecisionOutcome",
+                               "What a measurement run to a target precision did.")
+      .def_ro("target", &PrecisionOutcome::target, "The relative precision asked for.")
+      .def_prop_ro(
+          "max_time_s", [](const PrecisionOutcome& p) { return to_ms(p.max_time_ns) / 1e3; },
+          "The cap on the passes' time, in seconds.")
+      .def_ro("reached", &PrecisionOutcome::reached,
+              "The width reached: the smallest detectable difference of the case's comparisons "
+              "(the widest), or a lone row's level half-width; relative.")
+      .def_ro("passes", &PrecisionOutcome::passes, "Passes of each implementation.")
+      .def_prop_ro(
+          "stopped", [](const PrecisionOutcome& p) { return to_string(p.stopped); },
+          "Why it stopped: 'target_reached', 'time_cap' or 'pass_cap'.")
+      .def_prop_ro(
+          "elapsed_s", [](const PrecisionOutcome& p) { return to_ms(p.elapsed_ns) / 1e3; },
+          "The passes' wall time, in seconds.")
+      .def_prop_ro("target_met", &PrecisionOutcome::target_met, "Whether reached <= target.")
+      .def("__str__", [](const PrecisionOutcome& p) { return precision_words(p); });
 
   nb::class_<NullTestOutcome>(m, "NullTest",
                               "A row's null test: k times the work must take about k times the "
@@ -478,6 +498,10 @@ void bind_views(nb::module_& m) {
           "timestamp_check", [](const ResultRef& r) { return r.get().measurement.timestamp_check; },
           "How the timestamps were checked against the device's clock; None where the method "
           "needs no check.")
+      .def_prop_ro(
+          "precision", [](const ResultRef& r) { return r.get().measurement.precision; },
+          "What a run to a target precision did (target, reached, passes, why it stopped); None "
+          "for a measurement with a fixed budget.")
       .def_prop_ro(
           "memory", [](const ResultRef& r) { return r.get().memory; },
           "The case's memory, each figure in its own domain.")

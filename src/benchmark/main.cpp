@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
     }
     if (!o.budget.empty())
       (void)program::parse_budget(o.budget);  // a bad budget is a usage error now
+    (void)program::parse_precision(o);        // so are a bad target and cap
     const SessionOptions choice = program::session_options(o, o.child_case < 0);
     Session::check_timing_is_built(choice);
     if (o.child_case < 0) {

@@ -4,6 +4,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
 
 #include "gpumeter/calibration.hpp"
 #include "gpumeter/errors.hpp"
@@ -42,6 +46,50 @@ Budget parse_budget(const std::string& text) {
                 kMeasureBudget.max_iterations};
 }
 
+std::optional<PrecisionTarget> parse_precision(const Options& o) {
+  if (o.precision.empty()) {
+    if (!o.max_time.empty()) {
+      throw ConfigError("--max-time caps a run to a target precision: give --precision too");
+    }
+    return std::nullopt;
+  }
+  if (!o.budget.empty()) {
+    throw ConfigError(
+        "--budget and --precision exclude each other: a run to a precision measures until it "
+        "gets there (or --max-time), not for a fixed budget");
+  }
+  auto strip = [](std::string text, std::string_view suffix) {
+    if (text.size() >= suffix.size() &&
+        text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      text.resize(text.size() - suffix.size());
+      return std::make_pair(text, true);
+    }
+    return std::make_pair(text, false);
+  };
+  PrecisionTarget t;
+  // A percent, with or without its sign: "1%" and "1" both ask for 1%.
+  const std::string pct = strip(o.precision, "%").first;
+  constexpr NumberRule kPercent{kMinPrecisionTarget * 100, false, kMaxPrecisionTarget * 100, false,
+                                "%"};
+  if (const std::string problem = number_problem("--precision", pct, kPercent); !problem.empty()) {
+    throw ConfigError(problem);
+  }
+  t.relative = std::strtod(pct.c_str(), nullptr) / 100.0;
+  if (!o.max_time.empty()) {
+    auto [text, in_ms] = strip(o.max_time, "ms");
+    if (!in_ms) text = strip(text, "s").first;
+    const double scale = in_ms ? 1e-3 : 1.0;
+    const NumberRule seconds{to_ms(kMinPrecisionTime) / 1000.0 / scale, false,
+                             to_ms(kMaxPrecisionTime) / 1000.0 / scale, false,
+                             in_ms ? " ms" : " s"};
+    if (const std::string problem = number_problem("--max-time", text, seconds); !problem.empty()) {
+      throw ConfigError(problem);
+    }
+    t.max_time_ns = static_cast<Nanos>(std::strtod(text.c_str(), nullptr) * scale * 1e9);
+  }
+  return t;
+}
+
 void add_options(CLI::App& app, Options& o, const std::string& program) {
   app.set_version_flag("--version", program + " (gpumeter " + std::string(version()) + ")");
   app.add_flag("--list", o.list, "List the cases the other options select, and exit");
@@ -61,6 +109,11 @@ void add_options(CLI::App& app, Options& o, const std::string& program) {
                  "WARMUP_MS,MEASURE_MS per implementation (default " +
                      format_shortest(to_ms(kMeasureBudget.warmup_ns)) + "," +
                      format_shortest(to_ms(kMeasureBudget.measure_ns)) + ")");
+  app.add_option("--precision", o.precision,
+                 "Measure every case until its comparisons resolve this relative difference (or a "
+                 "lone implementation's level is within it), e.g. 1%; instead of --budget");
+  app.add_option("--max-time", o.max_time,
+                 "The cap of a case run to --precision: seconds, e.g. 10s or 500ms (default 10s)");
   app.add_option("--out", o.out, "Directory for the record (default gpumeter-results)");
   auto* md = app.add_flag("--md", o.md, "Print the markdown table (the default)");
   auto* csv = app.add_flag("--csv", o.csv, "Print CSV instead of markdown");

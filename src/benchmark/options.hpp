@@ -3,6 +3,7 @@
 // what they ask of a Session.
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ struct Options {
   std::string timing;
   bool allow_events_fallback = false;
   std::string budget;
+  std::string precision;  // --precision 1%: run every case to this precision
+  std::string max_time;   // --max-time 10s: the cap of a run to a precision
   std::string out = "gpumeter-results";
   bool md = false;
   bool csv = false;
@@ -47,6 +50,12 @@ void say(const std::string& program, const std::string& message);
 // --budget WARMUP_MS,MEASURE_MS, each part by the rule every numeric option follows. Throws
 // ConfigError.
 Budget parse_budget(const std::string& text);
+
+// --precision P% and --max-time T (seconds, "10", "10s" or "500ms"): the target of every case's
+// measurement, or nullopt when neither was given. Throws ConfigError naming the option for a value
+// outside its range, --max-time without --precision, and --precision with --budget (a run to a
+// precision has no fixed budget).
+std::optional<PrecisionTarget> parse_precision(const Options& o);
 
 // Registers every option on `app`, into `o`.
 void add_options(CLI::App& app, Options& o, const std::string& program);

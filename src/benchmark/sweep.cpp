@@ -336,6 +336,7 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
     RunOptions options;
     options.argv = argv;
     options.budget = o.budget.empty() ? kMeasureBudget : parse_budget(o.budget);
+    options.precision = parse_precision(o);
     Backend& backend = session.backend();
     if (!o.child_ceilings.empty()) {
       session.use_ceilings(ceilings_from_json(o.child_ceilings, "--gpumeter-child-ceilings"));

@@ -76,6 +76,7 @@ Comparison compare_rows(const Result& base, const Result& cand) {
   c.statistic = statistic_of(base.measurement.method);
   c.rule = rule_for(c.statistic);
   c.baseline_clock = base.summary.clock;
+  c.precision = base.measurement.precision;
   c.candidate_clock = cand.summary.clock;
   // P6: a row whose time may not be its work's is not set against another.
   for (const Result* r : {&base, &cand}) {

@@ -1,8 +1,11 @@
 #include "sequential.hpp"
 
+#include "gpumeter/precision_width.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -185,4 +188,47 @@ SequentialPasses run_to_precision(std::size_t n_implementations,
 }
 
 }  // namespace detail
+namespace {
+
+std::optional<PassSamples> passes_of(const Measurement& m) {
+  PassSamples passes;
+  std::size_t at = 0;
+  for (const std::size_t n : m.pass_sizes) {
+    if (n == 0 || at + n > m.samples.size()) return std::nullopt;
+    std::vector<double> pass;
+    pass.reserve(n);
+    for (std::size_t i = at; i < at + n; ++i) {
+      pass.push_back(static_cast<double>(m.samples[i].device_busy_ns));
+    }
+    passes.push_back(std::move(pass));
+    at += n;
+  }
+  if (at != m.samples.size() || passes.size() < 2) return std::nullopt;
+  return passes;
+}
+
+}  // namespace
+
+std::optional<double> precision_reached(const std::vector<const Measurement*>& case_rows) {
+  if (case_rows.empty()) return std::nullopt;
+  std::vector<PassSamples> passes;
+  for (const Measurement* m : case_rows) {
+    std::optional<PassSamples> p = passes_of(*m);
+    if (!p) return std::nullopt;
+    passes.push_back(std::move(*p));
+  }
+  try {
+    const Nanos tick0 = case_rows.front()->timestamp_tick_ns;
+    if (case_rows.size() == 1) return detail::level_half_width(passes.front(), tick0);
+    double widest = 0;
+    for (std::size_t k = 1; k < case_rows.size(); ++k) {
+      const Nanos tick = std::max(tick0, case_rows[k]->timestamp_tick_ns);
+      widest = std::max(widest, detail::comparison_width(passes.front(), passes[k], tick));
+    }
+    return widest;
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace gpumeter

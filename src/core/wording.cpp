@@ -126,7 +126,28 @@ std::string describe(const Comparison& c) {
   if (!c.compared()) return b + " and " + a + " not compared: " + c.refusal;
   const std::string clocks = clock_difference_words(c, a, b);
   return describe_difference(c) +
-         (clocks.empty() ? "" : "; " + clocks + ", so part of the difference may be the clock's");
+         (clocks.empty() ? "" : "; " + clocks + ", so part of the difference may be the clock's") +
+         (c.precision ? "; " + precision_words(*c.precision) : "");
+}
+
+std::string precision_words(const PrecisionOutcome& p) {
+  const std::string time = format_sig2(to_ms(p.elapsed_ns) / 1000.0) + " s";
+  const std::string passes = std::to_string(p.passes) + " passes";
+  if (p.target_met()) {
+    return "target " + percent(p.target) + " reached after " + passes + ", " + time;
+  }
+  const std::string why = p.stopped == StopReason::time_cap   ? "the time cap"
+                          : p.stopped == StopReason::pass_cap ? "the most passes a run takes"
+                                                              : "stopped";
+  return "target " + percent(p.target) + " not reached: " + percent(p.reached) + " after " +
+         passes + ", " + time + " (" + why + ")";
+}
+
+std::string describe_precision(const Result& r) {
+  const std::optional<PrecisionOutcome>& p = r.measurement.precision;
+  if (!p) return {};
+  return "level within +-" + percent(p->reached) +
+         " (95% interval of the passes' geometric mean; " + precision_words(*p) + ")";
 }
 
 std::string clock_difference_words(const Comparison& c, const std::string& baseline_name,

@@ -22,6 +22,7 @@
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/escape.hpp"
+#include "gpumeter/precision_width.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/summary.hpp"
 #include "gpumeter/timing_method.hpp"
@@ -277,6 +278,7 @@ constexpr AddedField kAddedFields[] = {
     {Scope::ceilings, "rule", 4},
     {Scope::ceilings, "runs", 4},
     {Scope::result, "timestamp_check", 4},
+    {Scope::result, "precision", 5},
 };
 
 // An older version is read by its own rules, which know nothing of what later versions added:
@@ -409,6 +411,83 @@ void read_timestamp_check(const Reader& r, const Doc& j, const std::string& wher
                        tw, check.min_scale, check.max_scale));
   }
   m.timestamp_check = check;
+}
+
+// Version 5: a measurement run to a target precision. Its passes must be those the result holds
+// (rounds of two), and the width it reached is checked against the passes once the whole case has
+// been read (check_precision).
+void read_precision(const Reader& r, const Doc& j, const std::string& where, Measurement& m) {
+  const Doc& pj = r.field(j, where, "precision");
+  if (pj.is_null()) return;
+  const std::string pw = where + ".precision";
+  r.expect(pj.is_object(), pj, pw, "an object or null");
+  PrecisionOutcome p;
+  p.target = r.real(pj, pw, "target", kMinPrecisionTarget, kMaxPrecisionTarget);
+  p.max_time_ns = r.integer<Nanos>(pj, pw, "max_time_ns", kMinPrecisionTime, kMaxPrecisionTime);
+  p.reached = r.real(pj, pw, "reached", 0, 1e6);
+  p.passes = r.integer<int>(pj, pw, "passes", 2, static_cast<int>(kMaxCount));
+  const std::string stopped = r.text(pj, pw, "stopped", kName);
+  const std::optional<StopReason> reason = parse_stop_reason(stopped);
+  if (!reason) r.fail(fmt::format("{}.stopped: unknown reason '{}'", pw, record_text(stopped)));
+  p.stopped = *reason;
+  p.elapsed_ns = r.integer<Nanos>(pj, pw, "elapsed_ns", 0, static_cast<Nanos>(kMaxNanos));
+  if (p.passes % 2 != 0)
+    r.fail(fmt::format("{}.passes: {} is not whole rounds of two", pw, p.passes));
+  if (p.stopped == StopReason::target_reached && !(p.reached <= p.target)) {
+    r.fail(fmt::format("{}: stopped on its target {} yet reached {} (altered record?)", pw,
+                       p.target, p.reached));
+  }
+  m.precision = p;
+}
+
+// Every row of a case run to a target precision holds the same outcome, its pass count is the
+// row's, and the width reached is what the rows' passes give (precision_width.hpp).
+void check_precision(const Reader& r, const std::vector<Result>& results) {
+  std::map<std::string, std::vector<std::size_t>> cases;
+  std::vector<std::string> order;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const RowKey& row = results[i].row;
+    std::string key = row.case_name + '\x1f' + format_params(row.params);
+    if (cases.find(key) == cases.end()) order.push_back(key);
+    cases[key].push_back(i);
+  }
+  for (const std::string& key : order) {
+    const std::vector<std::size_t>& rows = cases[key];
+    const std::optional<PrecisionOutcome>& first = results[rows.front()].measurement.precision;
+    std::vector<const Measurement*> ms;
+    for (const std::size_t i : rows) {
+      const Measurement& m = results[i].measurement;
+      const std::string where = fmt::format("results[{}].precision", i);
+      if (m.precision.has_value() != first.has_value()) {
+        r.fail(
+            fmt::format("{}: one row of a case ran to a target precision and another did not "
+                        "(altered record?)",
+                        where));
+      }
+      if (!m.precision) continue;
+      const PrecisionOutcome& p = *m.precision;
+      const PrecisionOutcome& f = *first;
+      if (p.target != f.target || p.max_time_ns != f.max_time_ns || p.reached != f.reached ||
+          p.passes != f.passes || p.stopped != f.stopped || p.elapsed_ns != f.elapsed_ns) {
+        r.fail(fmt::format("{}: the rows of one case state different outcomes (altered record?)",
+                           where));
+      }
+      if (static_cast<std::size_t>(p.passes) != m.pass_sizes.size()) {
+        r.fail(fmt::format("{}.passes: {} stated, but the row holds {} passes (altered record?)",
+                           where, p.passes, m.pass_sizes.size()));
+      }
+      ms.push_back(&m);
+    }
+    if (!first) continue;
+    const std::optional<double> width = precision_reached(ms);
+    const double stored = first->reached;
+    if (!width || std::fabs(*width - stored) > 1e-9 * std::max(1.0, std::fabs(stored))) {
+      r.fail(
+          fmt::format("results[{}].precision.reached: {} stated, but its passes give {} "
+                      "(altered record?)",
+                      rows.front(), stored, width ? fmt::format("{}", *width) : "none"));
+    }
+  }
 }
 
 // Samples' clock state (B4), the null test's samples (P6) and the case's memory (P7).
@@ -561,6 +640,7 @@ Result read_result(const Reader& r, const Doc& j, const std::string& where,
 
   if (version >= 3) read_version_3_fields(r, j, where, result);
   if (version >= 4) read_timestamp_check(r, j, where, m);
+  if (version >= 5) read_precision(r, j, where, m);
 
   if (version >= 2) {
     m.timestamp_tick_ns = r.integer<Nanos>(j, where, "timestamp_tick_ns", 1, 1'000'000);
@@ -850,6 +930,7 @@ Record read_document(const Reader& r, const Doc& doc) {
     }
   }
 
+  if (version >= 5) check_precision(r, record.results);
   record.comparisons = compare_results(record.results);
   check_statable(r, record.comparisons);
   if (version >= 2) check_comparisons(r, doc, record.comparisons);
@@ -1120,6 +1201,7 @@ Record record_json::parse_journal(std::string_view text, const std::string& path
       res.summary = summarize(m.samples, m.method, m.retries, res.workload, record.ceilings);
     }
   }
+  if (version >= 5) check_precision(r, record.results);
   record.comparisons = compare_results(record.results);
   check_statable(r, record.comparisons);
   std::string note = std::string(kPartialRecordMark) + "read from the run's journal, which holds " +

@@ -195,6 +195,20 @@ Json result_json(const Result& result, std::size_t index) {
     j["timestamp_check"] = nullptr;
   }
 
+  // A measurement run to a target precision: what was asked, reached, and why it stopped.
+  if (m.precision) {
+    const PrecisionOutcome& p = *m.precision;
+    Json& pj = j["precision"];
+    pj["target"] = number(p.target, where + ".precision.target");
+    pj["max_time_ns"] = p.max_time_ns;
+    pj["reached"] = number(p.reached, where + ".precision.reached");
+    pj["passes"] = p.passes;
+    pj["stopped"] = to_string(p.stopped);
+    pj["elapsed_ns"] = p.elapsed_ns;
+  } else {
+    j["precision"] = nullptr;
+  }
+
   Json& memory = j["memory"];
   memory["gpu_context_floor_bytes"] = nullable(result.memory.gpu_context_floor_bytes);
   memory["gpu_after_case_bytes"] = nullable(result.memory.gpu_after_case_bytes);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -210,6 +211,21 @@ std::string render_comparisons(const std::vector<Record>& records, TableLayout l
   for (const Record& record : records) {
     for (const Comparison& c : compare_results(record.results)) {
       lines += item("- ", md(case_label(c.baseline), MdPlace::line_start) + ": " + md(describe(c)));
+    }
+    // A lone implementation run to a target precision: its level's width, where a comparison
+    // would have stated its own.
+    std::map<std::string, int> rows_of_case;
+    const auto case_key = [](const RowKey& row) {
+      return row.case_name + '\x1f' + format_params(row.params);
+    };
+    for (const Result& r : record.results) {
+      if (r.measurement.precision) ++rows_of_case[case_key(r.row)];
+    }
+    for (const Result& r : record.results) {
+      if (r.measurement.precision && rows_of_case[case_key(r.row)] == 1) {
+        lines += item("- ",
+                      md(row_label(r.row), MdPlace::line_start) + ": " + md(describe_precision(r)));
+      }
     }
     for (const NullTestOutcome& n : null_tests(record.results)) {
       null_lines += item("- ", md(row_label(n.row), MdPlace::line_start) + ": " + md(describe(n)));

@@ -24,6 +24,7 @@ std::vector<Measurement> measure_case(Backend& backend, const Case& c, const Run
   co.budget = options.budget;
   co.count_copies = c.count_copies;
   co.inputs_fingerprint = c.inputs_fingerprint;
+  co.precision = options.precision;
   return compare(backend, c.implementations, co);
 }
 

@@ -567,3 +567,39 @@ def test_a_failed_call_leaves_nothing_behind():
 def test_a_callable_without_a_name_is_measured_as_fn():
     r = gpumeter.measure(functools.partial(spin, 100), timing="host", budget=QUICK)
     assert r.name == "fn" and r.case_name == "measure"
+
+
+def test_a_target_precision_is_recorded_with_why_it_stopped():
+    # A lone call to a loose target: whatever this loaded machine's spread, the run stops for a
+    # stated reason, in whole rounds, and the record reads back with the same outcome.
+    r = gpumeter.measure(spin, timing="host", precision=0.5, max_time_s=2.0)
+    p = r.precision
+    assert isinstance(p, gpumeter.PrecisionOutcome)
+    assert p.target == 0.5 and p.max_time_s == 2.0
+    assert p.stopped in ("target_reached", "time_cap", "pass_cap")
+    assert p.passes >= 2 and p.passes % 2 == 0 and len(r.pass_sizes) == p.passes
+    assert p.target_met == (p.reached <= p.target)
+    assert (p.stopped == "target_reached") == p.target_met
+    assert str(p).startswith("target 50% ")
+    back = gpumeter.Record.from_json(r.record.to_json(), "the record just made")
+    assert back.results[0].precision.reached == p.reached
+    # Without a target nothing is said about one.
+    assert gpumeter.measure(spin, timing="host", budget=QUICK).precision is None
+    c = gpumeter.compare({"a": spin, "b": spin}, verify=False, timing="host", precision=0.5,
+                         max_time_s=2.0)
+    assert all(res.precision is not None for res in c.results.values())
+    assert "target 50%" in str(c.comparisons[0])
+
+
+@pytest.mark.parametrize("kwargs, argument", [
+    ({"precision": 0.9}, "precision"),
+    ({"precision": 0.0001}, "precision"),
+    ({"precision": "1%"}, "precision"),
+    ({"precision": 0.01, "max_time_s": 0.01}, "max_time_s"),
+    ({"precision": 0.01, "max_time_s": "10s"}, "max_time_s"),
+    ({"precision": 0.01, "budget": QUICK}, "precision"),
+])
+def test_a_bad_precision_is_named(kwargs, argument):
+    with pytest.raises(gpumeter.ConfigError) as e:
+        gpumeter.measure(spin, timing="host", **kwargs)
+    assert e.value.argument == argument

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One backend chooser, one lock taker, one set of exit codes: fails, naming the lines, when the
 # source tree holds a second. Front ends parse their arguments and hand them to a Session
-# (include/gpumeter/session.hpp); a rule copied into one of them drifts from the others.
+# (src/include/gpumeter/session.hpp); a rule copied into one of them drifts from the others.
 #
 #   one_of_each.sh SOURCE_DIR
 set -u

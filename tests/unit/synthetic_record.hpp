@@ -6,6 +6,7 @@
 
 #include "gpumeter/ceilings.hpp"
 #include "gpumeter/comparison.hpp"
+#include "gpumeter/precision_width.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/summary.hpp"
 
@@ -249,6 +250,24 @@ inline Record sparse_record(const std::string& run_id = "20261129T112651Z-4243-0
   rec.device.name = "";
   rec.device.arch = "x86_64";
   rec.results = {fallback_result()};
+  derive_summaries(rec);
+  return rec;
+}
+
+// The full record's first row alone, run to a target precision: its width reached is what its
+// two passes give (the rule reads the spread at its upper bound), and it stopped at the time cap.
+inline Record precision_record(const std::string& run_id = "20261129T112655Z-4247-00000003") {
+  Record rec = full_record(run_id);
+  rec.results.resize(1);
+  Measurement& m = rec.results[0].measurement;
+  PrecisionOutcome p;
+  p.target = 0.01;
+  p.max_time_ns = 2 * kSecond;
+  p.reached = *precision_reached({&m});
+  p.passes = static_cast<int>(m.pass_sizes.size());
+  p.stopped = StopReason::time_cap;
+  p.elapsed_ns = 1'500'000'000;
+  m.precision = p;
   derive_summaries(rec);
   return rec;
 }

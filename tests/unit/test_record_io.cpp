@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -304,14 +305,59 @@ TEST(RecordSchema, RefusesWhatItCannotWriteFaithfully) {
 // The checked-in record of the current schema version still reads, and reads as the same
 // record. If this fails after a schema change, bump kRecordSchemaVersion and add a fixture
 // (gpumeter_make_record --stdout > tests/data/record_vN.json).
-TEST(RecordSchema, VersionFourFixtureStillReads) {
-  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v4.json";
+TEST(RecordSchema, VersionFiveFixtureStillReads) {
+  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v5.json";
   const Record r = read_record(fixture);
   expect_records_equal(r, full_record());
   std::ifstream in(fixture);
   std::stringstream text;
   text << in.rdbuf();
   EXPECT_EQ(serialize(r), text.str());
+}
+
+// A version 4 record reads as the same record: version 5 added only the target precision, which
+// a version 4 measurement never had.
+TEST(RecordSchema, VersionFourFixtureReadsWithoutAPrecision) {
+  const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v4.json");
+  expect_records_equal(r, full_record());
+  for (const Result& result : r.results) EXPECT_FALSE(result.measurement.precision.has_value());
+}
+
+// A measurement run to a target precision keeps what was asked, reached and why it stopped; the
+// width reached is recomputed from the passes, and the outcome must be the row's.
+TEST(RecordSchema, APrecisionOutcomeReadsBackAndIsCheckedAgainstThePasses) {
+  const Record want = testing::precision_record();
+  const Record back = parse_record(serialize(want), "precision");
+  ASSERT_TRUE(back.results[0].measurement.precision.has_value());
+  const PrecisionOutcome& p = *back.results[0].measurement.precision;
+  const PrecisionOutcome& w = *want.results[0].measurement.precision;
+  EXPECT_DOUBLE_EQ(p.target, w.target);
+  EXPECT_DOUBLE_EQ(p.reached, w.reached);
+  EXPECT_EQ(p.passes, w.passes);
+  EXPECT_EQ(p.stopped, StopReason::time_cap);
+  EXPECT_EQ(p.elapsed_ns, w.elapsed_ns);
+  EXPECT_EQ(p.max_time_ns, w.max_time_ns);
+
+  auto refused = [&](const std::function<void(ordered_json&)>& edit, const std::string& words) {
+    ordered_json j = ordered_json::parse(serialize(want));
+    edit(j);
+    try {
+      (void)parse_record(j.dump(2), "edited");
+      ADD_FAILURE() << "accepted: " << words;
+    } catch (const InvalidRecord& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  refused([](ordered_json& j) { j["results"][0]["precision"]["reached"] = 0.001; },
+          "its passes give");
+  refused([](ordered_json& j) { j["results"][0]["precision"]["passes"] = 4; }, "holds 2 passes");
+  refused([](ordered_json& j) { j["results"][0]["precision"]["passes"] = 3; }, "rounds of two");
+  refused([](ordered_json& j) { j["results"][0]["precision"]["stopped"] = "bored"; },
+          "unknown reason");
+  refused([](ordered_json& j) { j["results"][0]["precision"]["stopped"] = "target_reached"; },
+          "stopped on its target");
+  refused([](ordered_json& j) { j["results"][0]["precision"]["target"] = 0.9; }, "target");
+  refused([](ordered_json& j) { j["schema_version"] = 4; }, "schema version 5");
 }
 
 // What version 4 added reads as it was in a version 3 record: no timestamp-unit check, and
@@ -580,9 +626,9 @@ TEST(RecordStrictReading, TimestampCheckThatContradictsItselfIsRefused) {
 
 TEST(RecordStrictReading, UnsupportedSchemaVersion) {
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 7; }),
-            "dir/rec.json: unsupported schema_version 7 (this gpumeter reads 1 to 4)");
+            "dir/rec.json: unsupported schema_version 7 (this gpumeter reads 1 to 5)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = -1; }),
-            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 4)");
+            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 5)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = "1"; }),
             "dir/rec.json: field schema_version: expected an integer, found string");
   EXPECT_EQ(what_after([](auto& j) { j.erase("schema_version"); }),
@@ -1094,8 +1140,8 @@ TEST(RecordHostile, ADifferenceNoNumberCanStateIsRefused) {
 TEST(RecordHostile, AKeyTwiceInOneObjectIsRefused) {
   // The JSON library kept the last silently: one file could read two ways.
   const std::string text = serialize(full_record());
-  EXPECT_EQ(what_of(replaced(text, "\"schema_version\": 4,",
-                             "\"schema_version\": 4, \"schema_version\": 1,")),
+  EXPECT_EQ(what_of(replaced(text, "\"schema_version\": 5,",
+                             "\"schema_version\": 5, \"schema_version\": 1,")),
             "dir/rec.json: the key \"schema_version\" appears twice in one object; a record "
             "must read one way");
   EXPECT_EQ(what_of(replaced(text, "\"case\": \"gemm\",", "\"case\": \"gemm\", \"case\": \"x\",")),
