@@ -1157,8 +1157,9 @@ Record record_json::parse_journal(std::string_view text, const std::string& path
     const std::string where = fmt::format("journal line {}", i + 1);
     const Doc line = line_doc(i);
     r.expect(line.is_object() && line.size() == 1, line, where, "an object of one field");
-    const std::string kind = line.begin().key();
-    const Doc& value = line.begin().value();
+    const auto only = line.begin();  // held, so the value below refers into `line`
+    const std::string kind = only.key();
+    const Doc& value = only.value();
     if (kind == "setup") {
       int setup_version = 0;
       const Record setup = read_header(r, value, where + ".setup", setup_version);
