@@ -61,11 +61,16 @@ int main(int argc, char** argv) {
   std::string out_dir = "precision";
   int repeat = 80;
   int changes = 20;
+  double cap_s = 0;  // 0: each kernel's own cap
   app.add_option("--out", out_dir, "directory for the records and summary.json");
   gpumeter::check_number(app.add_option("--repeat", repeat, "A-against-A comparisons per kernel"),
                          gpumeter::kPositiveCount);
   gpumeter::check_number(app.add_option("--changes", changes, "comparisons per kernel and change"),
                          gpumeter::kPositiveCount);
+  app.add_option("--cap-s", cap_s,
+                 "one time cap for every kernel, in seconds (default: 0.5 s "
+                 "for the 1-block kernel, 5 s for the others)")
+      ->check(CLI::Range(0.0, 3600.0));
   if (const auto done = gpumeter::testkit::parse_command_line(app, argc, argv)) return *done;
   try {
     gpumeter::prepare_output_directory(out_dir);
@@ -97,7 +102,8 @@ int main(int argc, char** argv) {
                                const std::vector<gpumeter::Case>& cases) {
       gpumeter::RunOptions run;
       run.argv.assign(argv, argv + argc);
-      run.precision = gpumeter::PrecisionTarget{target, k.cap_ns};
+      const gpumeter::Nanos cap = cap_s > 0 ? static_cast<gpumeter::Nanos>(cap_s * 1e9) : k.cap_ns;
+      run.precision = gpumeter::PrecisionTarget{target, cap};
       gpumeter::Record record = gpumeter::run_cases(*backend, cases, run);
       record.run_id = gpumeter::new_run_id() + "-" + k.name + "-" + group;
       const auto path = gpumeter::write_record(record, out_dir);
@@ -123,7 +129,7 @@ int main(int argc, char** argv) {
         estimates.push_back(c.difference->estimate);
       }
       nlohmann::json g{{"target", target},
-                       {"cap_s", gpumeter::to_ms(k.cap_ns) / 1e3},
+                       {"cap_s", gpumeter::to_ms(cap) / 1e3},
                        {"compared", compared},
                        {"found", found},
                        {"target_reached", reached},
