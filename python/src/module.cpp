@@ -102,9 +102,16 @@ Options make_options(int device, std::string timing, bool allow_events_fallback,
                                           " seconds, not " + format_shortest(max_time_s));
     }
   }
-  Options o{device,          std::move(timing), allow_events_fallback, budget_ms,
-            std::move(argv), ceilings,          share_cupti,           lock,
-            allow_contended};
+  Options o;
+  o.device = device;
+  o.timing = std::move(timing);
+  o.allow_events_fallback = allow_events_fallback;
+  o.budget_ms = budget_ms;
+  o.argv = std::move(argv);
+  o.ceilings = ceilings;
+  o.share_cupti = share_cupti;
+  o.lock = lock;
+  o.allow_contended = allow_contended;
   o.precision = precision;
   o.max_time_s = max_time_s;
   return o;
