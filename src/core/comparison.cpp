@@ -14,6 +14,7 @@
 #include "gpumeter/format.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/wording.hpp"
+#include "passes.hpp"
 
 namespace gpumeter {
 namespace {
@@ -21,25 +22,6 @@ namespace {
 // Records of schema version 2 and before marked a null test as a case of two rows (1x and 4x
 // the work) with this param; those rows are not two implementations and were never compared.
 constexpr const char* kLegacyNullTestParam = "null_test_scale";
-
-// Each pass's device_busy samples, split by the result's pass sizes. Empty when the sizes do
-// not add up to the samples (a record reader refuses such a result before this is reached).
-PassSamples passes_of(const Measurement& m) {
-  PassSamples passes;
-  std::size_t at = 0;
-  for (const std::size_t n : m.pass_sizes) {
-    if (at + n > m.samples.size()) return {};
-    std::vector<double> pass;
-    pass.reserve(n);
-    for (std::size_t i = at; i < at + n; ++i) {
-      pass.push_back(static_cast<double>(m.samples[i].device_busy_ns));
-    }
-    passes.push_back(std::move(pass));
-    at += n;
-  }
-  if (at != m.samples.size()) return {};
-  return passes;
-}
 
 std::string statistic_name(const Result& r) {
   return std::string(to_string(statistic_of(r.measurement.method)));

@@ -1,6 +1,7 @@
 #include "sequential.hpp"
 
 #include "gpumeter/precision_width.hpp"
+#include "passes.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -188,13 +189,11 @@ SequentialPasses run_to_precision(std::size_t n_implementations,
 }
 
 }  // namespace detail
-namespace {
-
-std::optional<PassSamples> passes_of(const Measurement& m) {
+PassSamples passes_of(const Measurement& m) {
   PassSamples passes;
   std::size_t at = 0;
   for (const std::size_t n : m.pass_sizes) {
-    if (n == 0 || at + n > m.samples.size()) return std::nullopt;
+    if (n == 0 || at + n > m.samples.size()) return {};
     std::vector<double> pass;
     pass.reserve(n);
     for (std::size_t i = at; i < at + n; ++i) {
@@ -203,19 +202,17 @@ std::optional<PassSamples> passes_of(const Measurement& m) {
     passes.push_back(std::move(pass));
     at += n;
   }
-  if (at != m.samples.size() || passes.size() < 2) return std::nullopt;
+  if (at != m.samples.size()) return {};
   return passes;
 }
-
-}  // namespace
 
 std::optional<double> precision_reached(const std::vector<const Measurement*>& case_rows) {
   if (case_rows.empty()) return std::nullopt;
   std::vector<PassSamples> passes;
   for (const Measurement* m : case_rows) {
-    std::optional<PassSamples> p = passes_of(*m);
-    if (!p) return std::nullopt;
-    passes.push_back(std::move(*p));
+    PassSamples p = passes_of(*m);
+    if (p.size() < 2) return std::nullopt;
+    passes.push_back(std::move(p));
   }
   try {
     const Nanos tick0 = case_rows.front()->timestamp_tick_ns;
