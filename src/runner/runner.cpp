@@ -71,6 +71,12 @@ Record run_header(Backend& backend, const RunOptions& options) {
   rec.config.l2_flush_mode = backend.l2_flush_mode();
   rec.config.l2_flush = !rec.config.l2_flush_mode.empty();
   rec.config.schedule = "ABCCBA";
+  if (options.precision) {
+    // A run to a target precision has no fixed budget: the config shows each pass's, and the
+    // schedule says the rounds repeat.
+    rec.config.budget = kPrecisionPassBudget;
+    rec.config.schedule = "ABCCBA rounds to a target precision (budget per pass)";
+  }
   rec.deviations = options.deviations;
   try {
     rec.config.launch_cost_ns = backend.launch_cost();
