@@ -13,6 +13,7 @@
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/device.hpp"
 #include "gpumeter/measurement.hpp"
+#include "gpumeter/phases.hpp"
 #include "gpumeter/row.hpp"
 #include "gpumeter/summary.hpp"
 
@@ -141,6 +142,11 @@ struct Record {
   std::vector<Failure> failures;
   // compare_results(results), stored with the rule each applied; never edited by hand.
   std::vector<Comparison> comparisons;
+  // The phases a user waits for, measured totals of N calls, and the runtime each candidate
+  // launched through (phases.hpp); empty for a run of warm calls only.
+  std::vector<PhaseReading> phases;
+  std::vector<MeasuredTotal> totals;
+  std::vector<CandidateRuntime> runtimes;
 };
 
 // A record written while its run was still going (after each case, so that a crash keeps what
