@@ -77,4 +77,11 @@ struct CandidateRuntime {
   std::vector<std::string> notes;  // "allocator preallocation off" (JAX), ...
 };
 
+// Which statistics and settings a phase may be taken in: the fresh-process phases (process start
+// to first launch) only in a fresh process, the rest only warm; device time only for the warm
+// call and the graph's replay (the others hold host work a device clock cannot see). A record
+// holding any other pairing is refused on reading.
+bool phase_allows(Phase phase, PhaseSetting setting);
+bool phase_allows(Phase phase, Statistic statistic);
+
 }  // namespace gpumeter

@@ -35,8 +35,10 @@ namespace gpumeter {
 // are needed. An older record holding a field a later version added is refused: read by its
 // version's rules, the field would be dropped unread. Version 5 adds each result's `precision`
 // (a measurement run to a target precision: target, cap, width reached, passes, why it stopped),
-// which a version 4 reader would drop, showing a capped run as an ordinary one.
-inline constexpr int kRecordSchemaVersion = 5;
+// which a version 4 reader would drop, showing a capped run as an ordinary one. Version 6 adds the
+// run's phases, measured totals of N calls and each candidate's runtime (phases.hpp), which a
+// version 5 reader would drop, showing a candidate's warm call as all it costs.
+inline constexpr int kRecordSchemaVersion = 6;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 inline constexpr const char* kRecordSchemaName = "gpumeter.record";
 

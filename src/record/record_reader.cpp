@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/escape.hpp"
+#include "gpumeter/phases.hpp"
 #include "gpumeter/precision_width.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/summary.hpp"
@@ -279,6 +281,9 @@ constexpr AddedField kAddedFields[] = {
     {Scope::ceilings, "runs", 4},
     {Scope::result, "timestamp_check", 4},
     {Scope::result, "precision", 5},
+    {Scope::top, "phases", 6},
+    {Scope::top, "totals", 6},
+    {Scope::top, "runtimes", 6},
 };
 
 // An older version is read by its own rules, which know nothing of what later versions added:
@@ -815,6 +820,111 @@ Failure read_failure(const Reader& r, const Doc& jf, const std::string& where) {
   return f;
 }
 
+// A name the record spells as one of a fixed set (a phase, a setting, a statistic).
+template <typename T>
+T read_named(const Reader& r, const Doc& j, const std::string& where, std::string_view key,
+             std::optional<T> (*parse)(std::string_view), std::string_view what) {
+  const std::string text = r.text(j, where, key, kName);
+  const std::optional<T> value = parse(text);
+  if (!value) {
+    r.fail(
+        fmt::format("field {}: {} is not {}", Reader::join(where, key), record_text(text), what));
+  }
+  return *value;
+}
+
+std::vector<Nanos> read_samples(const Reader& r, const Doc& j, const std::string& where) {
+  std::vector<Nanos> samples = read_nanos(r, j, where, "samples_ns");
+  if (samples.empty()) r.fail(fmt::format("{}.samples_ns is empty: a phase with no sample", where));
+  return samples;
+}
+
+// The phases a user waits for (version 6): each in a statistic and a setting it may be taken in,
+// each (row, phase, setting, statistic) once, so no reader has to choose between two.
+std::vector<PhaseReading> read_phases(const Reader& r, const Doc& doc) {
+  std::vector<PhaseReading> phases;
+  std::set<std::tuple<RowKey, int, int, int>> seen;
+  const Doc& a = r.array(doc, "", "phases");
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::string w = fmt::format("phases[{}]", i);
+    r.expect(a[i].is_object(), a[i], w, "an object");
+    PhaseReading p;
+    p.row = read_row(r, a[i], w);
+    p.phase = read_named<Phase>(r, a[i], w, "phase", parse_phase, "a phase gpumeter knows");
+    p.statistic = read_named<Statistic>(r, a[i], w, "statistic", parse_statistic, "a statistic");
+    p.setting = read_named<PhaseSetting>(r, a[i], w, "setting", parse_phase_setting,
+                                         "fresh_cold, fresh_cached or warm_process");
+    if (!phase_allows(p.phase, p.setting) || !phase_allows(p.phase, p.statistic)) {
+      r.fail(fmt::format("{}: phase {} cannot be taken as {} in setting {}", w, to_string(p.phase),
+                         to_string(p.statistic), to_string(p.setting)));
+    }
+    p.samples_ns = read_samples(r, a[i], w);
+    p.recaptures = r.optional_integer<int>(a[i], w, "recaptures", 1);
+    if (p.recaptures && p.phase != Phase::graph_capture) {
+      r.fail(fmt::format("{}.recaptures: only a graph capture has recaptures", w));
+    }
+    if (!seen.emplace(p.row, static_cast<int>(p.phase), static_cast<int>(p.setting),
+                      static_cast<int>(p.statistic))
+             .second) {
+      r.fail(fmt::format("{}: {} of {} appears twice", w, to_string(p.phase),
+                         record_text(row_label(p.row))));
+    }
+    phases.push_back(std::move(p));
+  }
+  return phases;
+}
+
+std::vector<MeasuredTotal> read_totals(const Reader& r, const Doc& doc) {
+  std::vector<MeasuredTotal> totals;
+  std::set<std::tuple<RowKey, int, int>> seen;
+  const Doc& a = r.array(doc, "", "totals");
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::string w = fmt::format("totals[{}]", i);
+    r.expect(a[i].is_object(), a[i], w, "an object");
+    MeasuredTotal t;
+    t.row = read_row(r, a[i], w);
+    t.calls = r.integer<int>(a[i], w, "calls", 1, 1'000'000'000);
+    t.setting = read_named<PhaseSetting>(r, a[i], w, "setting", parse_phase_setting,
+                                         "fresh_cold or fresh_cached");
+    if (t.setting == PhaseSetting::warm_process) {
+      r.fail(fmt::format("{}.setting: a measured total starts in a fresh process", w));
+    }
+    t.samples_ns = read_samples(r, a[i], w);
+    if (!seen.emplace(t.row, t.calls, static_cast<int>(t.setting)).second) {
+      r.fail(fmt::format("{}: the total of {} calls of {} appears twice", w, t.calls,
+                         record_text(row_label(t.row))));
+    }
+    totals.push_back(std::move(t));
+  }
+  return totals;
+}
+
+std::vector<CandidateRuntime> read_runtimes(const Reader& r, const Doc& doc) {
+  std::vector<CandidateRuntime> runtimes;
+  std::set<std::string> seen;
+  const Doc& a = r.array(doc, "", "runtimes");
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::string w = fmt::format("runtimes[{}]", i);
+    r.expect(a[i].is_object(), a[i], w, "an object");
+    CandidateRuntime c;
+    c.implementation = r.text(a[i], w, "implementation", kName);
+    c.runtime = r.text(a[i], w, "runtime", kName);
+    c.version = r.text(a[i], w, "version", kName);
+    c.device_alias = r.text(a[i], w, "device_alias", kName);
+    c.arch = r.text(a[i], w, "arch", kName);
+    c.synchronized_by = r.text(a[i], w, "synchronized_by", kName);
+    const Doc& notes = r.array(a[i], w, "notes");
+    for (std::size_t k = 0; k < notes.size(); ++k) {
+      c.notes.push_back(r.text_value(notes[k], fmt::format("{}.notes[{}]", w, k), kText));
+    }
+    if (!seen.insert(c.implementation).second) {
+      r.fail(fmt::format("{}: the runtime of {} appears twice", w, record_text(c.implementation)));
+    }
+    runtimes.push_back(std::move(c));
+  }
+  return runtimes;
+}
+
 Record read_document(const Reader& r, const Doc& doc) {
   if (!doc.is_object()) r.fail(fmt::format("top level is {}, not a JSON object", doc.type_name()));
 
@@ -934,6 +1044,11 @@ Record read_document(const Reader& r, const Doc& doc) {
   record.comparisons = compare_results(record.results);
   check_statable(r, record.comparisons);
   if (version >= 2) check_comparisons(r, doc, record.comparisons);
+  if (version >= 6) {
+    record.phases = read_phases(r, doc);
+    record.totals = read_totals(r, doc);
+    record.runtimes = read_runtimes(r, doc);
+  }
   return record;
 }
 
@@ -1098,13 +1213,18 @@ Doc parse_strict(std::string_view text, const std::string& path) {
 // one (the same reader, given the three empty lists).
 Record read_header(const Reader& r, const Doc& header, const std::string& where, int& version) {
   r.expect(header.is_object(), header, where, "an object");
-  for (const char* key : {"results", "failures", "comparisons"}) {
+  for (const char* key : {"results", "failures", "comparisons", "phases", "totals", "runtimes"}) {
     if (header.contains(key)) r.fail(fmt::format("{}: a journal's header holds no {}", where, key));
   }
   Doc whole = header;
   whole["results"] = Doc::array();
   whole["failures"] = Doc::array();
   whole["comparisons"] = Doc::array();
+  // A journal holds the rows of a run of warm calls: the phases of version 6 are never in one.
+  const auto v = header.find("schema_version");
+  if (v != header.end() && v->is_number_integer() && v->get<long long>() >= 6) {
+    for (const char* key : {"phases", "totals", "runtimes"}) whole[key] = Doc::array();
+  }
   Record record = read_document(r, whole);
   version = header.at("schema_version").get<int>();  // read_document checked it
   return record;

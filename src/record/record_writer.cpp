@@ -407,6 +407,57 @@ std::string journal_case_line(const std::vector<Result>& results, std::size_t fi
 
 using namespace record_json;
 
+namespace {
+
+// The phases a user waits for: raw samples and where each was taken; total(N), crossovers and
+// growth are derived on reading, never stored.
+Json phases_json(const std::vector<PhaseReading>& phases) {
+  Json a = Json::array();
+  for (const PhaseReading& p : phases) {
+    Json j;
+    put_row(j, p.row);
+    j["phase"] = std::string(to_string(p.phase));
+    j["statistic"] = std::string(to_string(p.statistic));
+    j["setting"] = std::string(to_string(p.setting));
+    j["samples_ns"] = p.samples_ns;
+    j["recaptures"] = nullable(p.recaptures);
+    a.push_back(std::move(j));
+  }
+  return a;
+}
+
+Json totals_json(const std::vector<MeasuredTotal>& totals) {
+  Json a = Json::array();
+  for (const MeasuredTotal& t : totals) {
+    Json j;
+    put_row(j, t.row);
+    j["calls"] = t.calls;
+    j["setting"] = std::string(to_string(t.setting));
+    j["samples_ns"] = t.samples_ns;
+    a.push_back(std::move(j));
+  }
+  return a;
+}
+
+Json runtimes_json(const std::vector<CandidateRuntime>& runtimes) {
+  Json a = Json::array();
+  for (const CandidateRuntime& c : runtimes) {
+    Json j;
+    j["implementation"] = row_name(c.implementation, "an implementation's name");
+    j["runtime"] = fitted(c.runtime, kName);
+    j["version"] = fitted(c.version, kName);
+    j["device_alias"] = fitted(c.device_alias, kName);
+    j["arch"] = fitted(c.arch, kName);
+    j["synchronized_by"] = fitted(c.synchronized_by, kName);
+    j["notes"] = Json::array();
+    for (const std::string& note : c.notes) j["notes"].push_back(fitted(note, kText));
+    a.push_back(std::move(j));
+  }
+  return a;
+}
+
+}  // namespace
+
 std::string serialize(const Record& record) {
   Json j = header_json(record);
   j["results"] = Json::array();
@@ -417,6 +468,9 @@ std::string serialize(const Record& record) {
   for (const Failure& f : record.failures) j["failures"].push_back(failure_json(f));
   j["comparisons"] = Json::array();
   for (const Comparison& cmp : record.comparisons) j["comparisons"].push_back(comparison_json(cmp));
+  j["phases"] = phases_json(record.phases);
+  j["totals"] = totals_json(record.totals);
+  j["runtimes"] = runtimes_json(record.runtimes);
   return j.dump(2) + "\n";
 }
 

@@ -5,7 +5,7 @@
 //                                        wall clock), hostile-text (text that would break every
 //                                        output if it were not made inert), markup-and-failures
 //                                        (names that are markdown; a failure of every kind)
-//   gpumeter_make_record --stdout        print the full record with its fixed run id
+//   gpumeter_make_record --stdout        print the full record with phases, its run id fixed
 //                                        (regenerates tests/data/record_vN.json)
 //   gpumeter_make_record --scaling KIND N
 //                                        print a record for scripts/reader-scaling.sh:
@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
   try {
     const std::string arg = argv[1];
     if (arg == "--stdout") {
-      std::cout << gpumeter::serialize(gpumeter::testing::full_record());
+      std::cout << gpumeter::serialize(gpumeter::testing::phases_record());
     } else {
       const gpumeter::Record record = variant(argc == 3 ? argv[2] : "full", gpumeter::new_run_id());
       std::cout << gpumeter::write_record(record, arg).string() << '\n';

@@ -76,7 +76,7 @@ expect_bad missing "$work/does-not-exist.json" "cannot open (No such file or dir
 
 sed -E 's/"schema_version": [0-9]+,/"schema_version": 7,/' "$good" >"$work/v7.json"
 run v7 report "$work/v7.json"
-expect_bad v7 "$work/v7.json" "unsupported schema_version 7 (this gpumeter reads 1 to 5)"
+expect_bad v7 "$work/v7.json" "unsupported schema_version 7 (this gpumeter reads 1 to 6)"
 
 sed 's/"device_busy_ms":/"device_busy_msec":/' "$good" >"$work/nofield.json"
 run nofield report "$work/nofield.json"
@@ -165,7 +165,7 @@ run big report "$work/big.json"
 expect_bad big "$work/big.json" "314572800 bytes, larger than the 268435456 bytes a record may be"
 
 # A key twice in one object was read, the last one winning.
-edit dup_version 's/"schema_version": 5,/"schema_version": 5, "schema_version": 1,/'
+edit dup_version 's/"schema_version": 6,/"schema_version": 6, "schema_version": 1,/'
 run dup_version report "$work/dup_version.json"
 expect_bad dup_version "$work/dup_version.json" 'the key "schema_version" appears twice in one object'
 edit dup_case '0,/"case": "gemm",/s//"case": "gemm", "case": "x",/'

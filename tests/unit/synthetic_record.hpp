@@ -172,6 +172,45 @@ inline Record full_record(const std::string& run_id = "20261129T112650Z-4242-0ba
   return rec;
 }
 
+// The full record with the phases a user waits for: two candidates of one size, wall-clock
+// phases in fresh processes and warm, a device-time warm call, a graph capture, measured totals
+// and each candidate's runtime.
+inline Record phases_record(const std::string& run_id = "20261129T112650Z-4242-0badcafe") {
+  Record rec = full_record(run_id);
+  const RowKey warp{"saxpy", {{"n", "1048576"}}, "warp"};
+  const RowKey cupy{"saxpy", {{"n", "1048576"}}, "cupy"};
+  using P = Phase;
+  using S = PhaseSetting;
+  const Statistic wall = Statistic::synchronized_wall_clock;
+  rec.phases = {
+      {warp, P::process_start, wall, S::fresh_cached, {30'000'000, 31'000'000, 29'500'000}, {}},
+      {warp, P::init, wall, S::fresh_cached, {900'000'000, 950'000'000, 920'000'000}, {}},
+      {warp, P::cold_compile, wall, S::fresh_cold, {1'800'000'000, 1'900'000'000}, {}},
+      {warp, P::cached_load, wall, S::fresh_cached, {12'000'000, 11'000'000, 13'000'000}, {}},
+      {warp, P::conversion, wall, S::fresh_cached, {2'000'000, 2'100'000, 1'900'000}, {}},
+      {warp, P::first_launch, wall, S::fresh_cached, {150'000, 160'000, 155'000}, {}},
+      {warp, P::warm_call, Statistic::device_busy, S::warm_process, {3'100, 3'150, 3'120}, {}},
+      {warp, P::end_to_end, wall, S::warm_process, {21'000, 20'500, 22'000, 20'800}, {}},
+      {warp, P::kernel_call, wall, S::warm_process, {15'000, 15'200, 14'900}, {}},
+      {warp, P::graph_capture, wall, S::warm_process, {400'000, 380'000}, 2},
+      {cupy, P::process_start, wall, S::fresh_cached, {30'500'000, 30'000'000, 31'500'000}, {}},
+      {cupy, P::init, wall, S::fresh_cached, {300'000'000, 310'000'000, 305'000'000}, {}},
+      {cupy, P::cached_load, wall, S::fresh_cached, {5'000'000, 5'500'000, 4'800'000}, {}},
+      {cupy, P::end_to_end, wall, S::warm_process, {40'000, 41'000, 39'500}, {}},
+  };
+  rec.totals = {
+      {warp, 1, S::fresh_cached, {1'000'000'000, 1'010'000'000, 990'000'000}},
+      {warp, 100, S::fresh_cached, {1'003'000'000, 1'012'000'000, 995'000'000}},
+      {cupy, 1, S::fresh_cached, {340'000'000, 345'000'000, 338'000'000}},
+      {cupy, 100, S::fresh_cached, {345'000'000, 350'000'000, 342'000'000}},
+  };
+  rec.runtimes = {
+      {"warp", "warp", "1.2.2", "cuda:0", "sm_90", "warp", {}},
+      {"cupy", "cupy", "13.6.0", "cuda:0", "sm_90", "cupy", {"compiled by NVRTC"}},
+  };
+  return rec;
+}
+
 // Two implementations of one case, timed with `method`, every sample 0 ns: what a coarse clock
 // or a forged record gives. Their comparison is refused ("not compared"), never an error.
 inline Record zero_sample_record(TimingMethod method,

@@ -97,6 +97,34 @@ void expect_records_equal(const Record& a, const Record& b) {
   EXPECT_EQ(a.config.schedule, b.config.schedule);
   EXPECT_EQ(a.config.launch_cost_ns, b.config.launch_cost_ns);
   EXPECT_EQ(a.deviations, b.deviations);
+  ASSERT_EQ(a.phases.size(), b.phases.size());
+  for (std::size_t i = 0; i < a.phases.size(); ++i) {
+    EXPECT_EQ(a.phases[i].row, b.phases[i].row);
+    EXPECT_EQ(a.phases[i].phase, b.phases[i].phase);
+    EXPECT_EQ(a.phases[i].statistic, b.phases[i].statistic);
+    EXPECT_EQ(a.phases[i].setting, b.phases[i].setting);
+    EXPECT_EQ(a.phases[i].samples_ns, b.phases[i].samples_ns);
+    EXPECT_EQ(a.phases[i].recaptures, b.phases[i].recaptures);
+  }
+  ASSERT_EQ(a.totals.size(), b.totals.size());
+  for (std::size_t i = 0; i < a.totals.size(); ++i) {
+    EXPECT_EQ(a.totals[i].row, b.totals[i].row);
+    EXPECT_EQ(a.totals[i].calls, b.totals[i].calls);
+    EXPECT_EQ(a.totals[i].setting, b.totals[i].setting);
+    EXPECT_EQ(a.totals[i].samples_ns, b.totals[i].samples_ns);
+  }
+  ASSERT_EQ(a.runtimes.size(), b.runtimes.size());
+  for (std::size_t i = 0; i < a.runtimes.size(); ++i) {
+    const CandidateRuntime& x = a.runtimes[i];
+    const CandidateRuntime& y = b.runtimes[i];
+    EXPECT_EQ(x.implementation, y.implementation);
+    EXPECT_EQ(x.runtime, y.runtime);
+    EXPECT_EQ(x.version, y.version);
+    EXPECT_EQ(x.device_alias, y.device_alias);
+    EXPECT_EQ(x.arch, y.arch);
+    EXPECT_EQ(x.synchronized_by, y.synchronized_by);
+    EXPECT_EQ(x.notes, y.notes);
+  }
   ASSERT_EQ(a.results.size(), b.results.size());
   for (std::size_t i = 0; i < a.results.size(); ++i) {
     SCOPED_TRACE("result " + std::to_string(i));
@@ -305,14 +333,24 @@ TEST(RecordSchema, RefusesWhatItCannotWriteFaithfully) {
 // The checked-in record of the current schema version still reads, and reads as the same
 // record. If this fails after a schema change, bump kRecordSchemaVersion and add a fixture
 // (gpumeter_make_record --stdout > tests/data/record_vN.json).
-TEST(RecordSchema, VersionFiveFixtureStillReads) {
-  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v5.json";
+TEST(RecordSchema, VersionSixFixtureStillReads) {
+  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v6.json";
   const Record r = read_record(fixture);
-  expect_records_equal(r, full_record());
+  expect_records_equal(r, testing::phases_record());
   std::ifstream in(fixture);
   std::stringstream text;
   text << in.rdbuf();
   EXPECT_EQ(serialize(r), text.str());
+}
+
+// A version 5 record reads as the same record: version 6 added only the phases, totals and
+// runtimes, which a version 5 run never measured.
+TEST(RecordSchema, VersionFiveFixtureReadsWithoutPhases) {
+  const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v5.json");
+  expect_records_equal(r, full_record());
+  EXPECT_TRUE(r.phases.empty());
+  EXPECT_TRUE(r.totals.empty());
+  EXPECT_TRUE(r.runtimes.empty());
 }
 
 // A version 4 record reads as the same record: version 5 added only the target precision, which
@@ -321,6 +359,48 @@ TEST(RecordSchema, VersionFourFixtureReadsWithoutAPrecision) {
   const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v4.json");
   expect_records_equal(r, full_record());
   for (const Result& result : r.results) EXPECT_FALSE(result.measurement.precision.has_value());
+}
+
+// The phases a user waits for read back as written, and a phase the record could not have
+// measured (a device clock on an import, a warm cold compile, a phase twice, no samples) is
+// refused by name.
+TEST(RecordSchema, PhasesReadBackAndImpossibleOnesAreRefused) {
+  const Record want = testing::phases_record();
+  expect_records_equal(parse_record(serialize(want), "phases"), want);
+
+  auto refused = [&](const std::function<void(ordered_json&)>& edit, const std::string& words) {
+    ordered_json j = ordered_json::parse(serialize(want));
+    edit(j);
+    try {
+      (void)parse_record(j.dump(2), "edited");
+      ADD_FAILURE() << "accepted: " << words;
+    } catch (const InvalidRecord& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  refused([](ordered_json& j) { j["phases"][1]["statistic"] = "device_busy"; },
+          "phase init cannot be taken as device_busy");
+  refused([](ordered_json& j) { j["phases"][2]["setting"] = "warm_process"; },
+          "phase cold_compile cannot be taken");
+  refused([](ordered_json& j) { j["phases"][6]["setting"] = "fresh_cached"; },
+          "phase warm_call cannot be taken");
+  refused([](ordered_json& j) { j["phases"][0]["phase"] = "teleport"; },
+          "is not a phase gpumeter knows");
+  refused([](ordered_json& j) { j["phases"][0]["samples_ns"] = ordered_json::array(); },
+          "phases[0].samples_ns is empty");
+  refused([](ordered_json& j) { j["phases"][0]["samples_ns"][0] = -5; }, "out of range");
+  refused([](ordered_json& j) { j["phases"][1]["recaptures"] = 3; },
+          "only a graph capture has recaptures");
+  refused([](ordered_json& j) { j["phases"].push_back(j["phases"][1]); }, "appears twice");
+  refused([](ordered_json& j) { j["totals"][0]["setting"] = "warm_process"; },
+          "a measured total starts in a fresh process");
+  refused([](ordered_json& j) { j["totals"][0]["calls"] = 0; }, "out of range");
+  refused([](ordered_json& j) { j["totals"].push_back(j["totals"][0]); }, "appears twice");
+  refused([](ordered_json& j) { j["runtimes"].push_back(j["runtimes"][0]); }, "appears twice");
+  refused([](ordered_json& j) { j.erase("runtimes"); }, "missing field runtimes");
+  // A version 5 record holding phases is a newer record relabelled: its phases would be dropped.
+  refused([](ordered_json& j) { j["schema_version"] = 5; },
+          "phases is a field of schema version 6");
 }
 
 // A measurement run to a target precision keeps what was asked, reached and why it stopped; the
@@ -357,7 +437,12 @@ TEST(RecordSchema, APrecisionOutcomeReadsBackAndIsCheckedAgainstThePasses) {
   refused([](ordered_json& j) { j["results"][0]["precision"]["stopped"] = "target_reached"; },
           "stopped on its target");
   refused([](ordered_json& j) { j["results"][0]["precision"]["target"] = 0.9; }, "target");
-  refused([](ordered_json& j) { j["schema_version"] = 4; }, "schema version 5");
+  refused(
+      [](ordered_json& j) {
+        j["schema_version"] = 4;
+        for (const char* key : {"phases", "totals", "runtimes"}) j.erase(key);
+      },
+      "schema version 5");
 }
 
 // What version 4 added reads as it was in a version 3 record: no timestamp-unit check, and
@@ -626,9 +711,9 @@ TEST(RecordStrictReading, TimestampCheckThatContradictsItselfIsRefused) {
 
 TEST(RecordStrictReading, UnsupportedSchemaVersion) {
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 7; }),
-            "dir/rec.json: unsupported schema_version 7 (this gpumeter reads 1 to 5)");
+            "dir/rec.json: unsupported schema_version 7 (this gpumeter reads 1 to 6)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = -1; }),
-            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 5)");
+            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 6)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = "1"; }),
             "dir/rec.json: field schema_version: expected an integer, found string");
   EXPECT_EQ(what_after([](auto& j) { j.erase("schema_version"); }),
@@ -1140,8 +1225,8 @@ TEST(RecordHostile, ADifferenceNoNumberCanStateIsRefused) {
 TEST(RecordHostile, AKeyTwiceInOneObjectIsRefused) {
   // The JSON library kept the last silently: one file could read two ways.
   const std::string text = serialize(full_record());
-  EXPECT_EQ(what_of(replaced(text, "\"schema_version\": 5,",
-                             "\"schema_version\": 5, \"schema_version\": 1,")),
+  EXPECT_EQ(what_of(replaced(text, "\"schema_version\": 6,",
+                             "\"schema_version\": 6, \"schema_version\": 1,")),
             "dir/rec.json: the key \"schema_version\" appears twice in one object; a record "
             "must read one way");
   EXPECT_EQ(what_of(replaced(text, "\"case\": \"gemm\",", "\"case\": \"gemm\", \"case\": \"x\",")),
