@@ -88,4 +88,14 @@ bool phase_allows(Phase phase, Statistic statistic) {
   return phase == Phase::warm_call || phase == Phase::graph_replay;
 }
 
+Spread spread_of(const std::vector<Nanos>& samples_ns) {
+  std::vector<double> values(samples_ns.begin(), samples_ns.end());
+  Spread s;
+  if (values.empty()) return s;
+  s.median_ns = quantile(values, 0.5);
+  s.p10_ns = quantile(values, 0.1);
+  s.p90_ns = quantile(values, 0.9);
+  return s;
+}
+
 }  // namespace gpumeter
