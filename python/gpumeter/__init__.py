@@ -15,6 +15,11 @@ comes from the C++ core. Errors are classes named by cause under gpumeter.Error,
 fields; a measurement that fell back from what was asked warns with gpumeter.FallbackWarning.
 Work that another thread launches (PyTorch's autograd engine) is refused as OffThreadLaunch: see
 gpumeter.OffThreadLaunch for the fix.
+
+Warp candidates are resolved through Warp's own device lookup before timing, and one on Warp's CPU
+device is refused as WrongDevice: declare one with gpumeter.warp(fn, device="cuda:0"), or let
+gpumeter see its launches. gpumeter.candidate(fn, runtime="cupy") declares any other runtime.
+Importing gpumeter turns JAX's allocator preallocation off unless JAX has started already.
 """
 
 from __future__ import annotations
@@ -88,6 +93,8 @@ from ._errors import (  # noqa: E402
     VerificationFailed,
     WrongDevice,
 )
+from . import _runtimes  # noqa: E402
+from ._runtimes import Candidate, Runtime, RuntimeInfo, candidate, warp  # noqa: E402
 from ._gpumeter import (  # noqa: E402
     Budget,
     CeilingRun,
@@ -119,6 +126,7 @@ __version__: str = _gpumeter.version()
 __all__ = [
     # what you call
     "measure", "compare", "write_record", "read_record", "env", "release_cupti", "main",
+    "warp", "candidate", "Candidate", "Runtime", "RuntimeInfo",
     # what comes back
     "Result", "CompareResult", "Comparison", "Record", "Summary", "Spread", "Sample",
     "ClockReading", "ClockSummary", "RowKey", "MemoryUse", "TimestampCheck", "PrecisionOutcome",
@@ -136,6 +144,10 @@ __all__ = [
 #: FallbackWarning), "cupti" (device time from kernel records), "events" (a CUDA event pair per
 #: call) or "host" (the host clock around a synchronized call).
 Timing = Literal["auto", "cupti", "events", "host"]
+
+# JAX reads its allocator's settings once, when its first backend starts: set before that, a JAX
+# candidate never preallocates 75% of the GPU that the other candidates then lack.
+_runtimes.prepare_jax_environment()
 
 
 # --- arguments: every bad one is a ConfigError naming it --------------------------------------
@@ -285,7 +297,11 @@ def _options(device: object, budget: object, timing: object, allow_events_fallba
         max_time_s=_real("max_time_s", max_time_s, "a number of seconds"))
 
 
-def _run(case: _gpumeter.Case, options: _gpumeter.Options, runner: _Runner) -> Record:
+def _run(case: _gpumeter.Case, options: _gpumeter.Options, runner: _Runner,
+         runtimes: Sequence[_runtimes.RuntimeInfo]) -> Record:
+    # `runtimes` were resolved before timing (their refusals are raised there); the record's
+    # binding does not take them yet: they go into the record's `runtimes` once it does.
+    del runtimes
     error: Optional[Error] = None
     try:
         record, fallbacks = _gpumeter.run([case], options)
@@ -329,8 +345,15 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
     measures, the device's exclusive lock is held (see ``lock``). Nothing is printed; the Result
     carries the summary, the raw samples and the record.
 
+    Before timing, the runtime that launches ``fn``'s work is resolved: where Warp is imported
+    (or ``fn`` is ``gpumeter.warp(...)``), ``fn`` is called once more, untimed, and each Warp
+    launch's device is resolved by ``warp.get_device``; Warp's CPU device, or another GPU than
+    ``device``, is refused as WrongDevice before anything is timed.
+
     Args:
-        fn: A callable launching the work to time; its return value is ignored.
+        fn: A callable launching the work to time; its return value is ignored. A
+            ``gpumeter.warp(f, device=...)`` or ``gpumeter.candidate(f, runtime=...)`` declares
+            the runtime and device it uses.
         reset: Called before every call of ``fn``, untimed: restores inputs ``fn`` overwrites.
         count_copies: Count memcpy and memset time as device time (default: seen and reported
             as ``uncounted_copy_ns``, not counted).
@@ -377,6 +400,10 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
             it runs, ncu, Nsight).
         DeviceBusy: another process uses the device, or another run holds its lock.
         DeviceError: no usable device for ``timing="cupti"``/``"events"``, or a CUDA error.
+        WrongDevice: before timing, a Warp candidate resolved to (or launched a kernel on)
+            Warp's CPU device, a device Warp cannot resolve or another GPU than ``device``; or a
+            declared device is not ``device``. ``str(error)`` names the candidate and the
+            device.
         Error: the base of all of these; any other cause is named by its own subclass.
 
     Warns:
@@ -400,13 +427,18 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
                        precision, max_time_s)
     runner = _Runner()
     label = getattr(fn, "__name__", None)  # a partial or a callable object may have none
+    label = label if isinstance(label, str) and label else "fn"
+    # Before timing: a Warp candidate on Warp's CPU device is refused here, not timed.
+    runtimes = _runtimes.resolve_runtimes(
+        {label: fn}, 0 if device is None else int(device),
+        resets={label: reset_fn} if reset_fn else None)
     impl = _gpumeter.Implementation(
-        label if isinstance(label, str) and label else "fn", runner.wrap(fn),
+        label, runner.wrap(fn),
         runner.wrap(reset_fn) if reset_fn else None, None,
         runner.wrap_scaled(scaled_fn) if scaled_fn else None)
     case = _gpumeter.Case(_text("name", name), [impl], flops=flops_v, bytes=bytes_v,
                           count_copies=_flag("count_copies", count_copies))
-    return _run(case, options, runner).results[0]
+    return _run(case, options, runner, runtimes).results[0]
 
 
 def _default_verify(rtol: float, atol: float) -> Callable[[str, Any, Any], None]:
@@ -424,8 +456,8 @@ def _default_verify(rtol: float, atol: float) -> Callable[[str, Any, Any], None]
                     f"absolute difference {err:.3g}; rtol {rtol}, atol {atol})")
             return
         import numpy as np
-        o = np.asarray(out.get() if hasattr(out, "get") else out)
-        r = np.asarray(ref.get() if hasattr(ref, "get") else ref)
+        o = np.asarray(_host(out))
+        r = np.asarray(_host(ref))
         if o.shape != r.shape or not np.allclose(o, r, rtol=rtol, atol=atol):
             raise VerificationFailed(
                 f"{name}: output differs from the first implementation's (shape {o.shape} vs "
@@ -433,11 +465,27 @@ def _default_verify(rtol: float, atol: float) -> Callable[[str, Any, Any], None]
     return verify
 
 
+def _is_warp_array(x: Any) -> bool:
+    """A Warp array: it has neither ``copy()`` nor ``get()``; ``numpy()`` copies it to the host
+    (a CPU array's is a view)."""
+    return type(x).__module__.split(".")[0] == "warp" and hasattr(x, "numpy")
+
+
+def _host(x: Any) -> Any:
+    """What NumPy can read of an output: CuPy's ``get()``, Warp's ``numpy()``, else itself."""
+    if _is_warp_array(x):
+        return x.numpy()
+    return x.get() if hasattr(x, "get") else x
+
+
 def _copy(x: Any) -> Any:
     """A copy of an output (tensor, array, or a tuple/list of them) that later calls cannot
     overwrite."""
     if isinstance(x, (list, tuple)):
         return type(x)(_copy(v) for v in x)
+    if _is_warp_array(x):
+        import numpy as np
+        return np.array(x.numpy(), copy=True)
     if hasattr(x, "clone"):
         return x.clone()
     if hasattr(x, "copy"):
@@ -447,7 +495,7 @@ def _copy(x: Any) -> Any:
 
 def _fingerprint(inputs: Sequence[Any]) -> Callable[[], int]:
     """0 while every shared input equals its copy taken at the start, 1 once one does not."""
-    copies = [x.clone() if hasattr(x, "clone") else x.copy() for x in inputs]
+    copies = [x.clone() if hasattr(x, "clone") else _copy(x) for x in inputs]
 
     def changed() -> int:
         for x, c in zip(inputs, copies):
@@ -457,9 +505,7 @@ def _fingerprint(inputs: Sequence[Any]) -> Callable[[], int]:
                     return 1
                 continue
             import numpy as np
-            a = x.get() if hasattr(x, "get") else x
-            b = c.get() if hasattr(c, "get") else c
-            if not np.array_equal(np.asarray(a), np.asarray(b)):
+            if not np.array_equal(np.asarray(_host(x)), np.asarray(_host(c))):
                 return 1
         return 0
     return changed
@@ -487,16 +533,22 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
     from the passes (calibrated: a kernel against itself claims a difference in 0 of 80
     comparisons on an H200); for the host clock, the 1.5x resolution.
 
+    Each implementation's runtime is resolved before that, as for :func:`measure`: where Warp
+    is imported, each is called once more, untimed, and a Warp launch on Warp's CPU device or
+    on another GPU is refused as WrongDevice.
+
     Args:
         implementations: Names to callables, e.g. ``{"eager": f, "compiled": g}``; the first
-            is the baseline. Each returns its output (a tensor, an array, a tuple of them).
+            is the baseline. Each returns its output (a tensor, an array, a Warp array, a tuple
+            of them). A ``gpumeter.warp(f, device=...)`` or ``gpumeter.candidate(f, ...)``
+            declares an implementation's runtime.
         reset: One callable for all, or one per implementation name, called before every call,
             untimed.
         verify: None or True: allclose (``rtol``, ``atol``) of each output with the first's
             (PyTorch, CuPy, NumPy); a callable ``verify(name, output, reference)`` that raises
             (VerificationFailed, or anything) to refuse; False: no check.
         inputs: Shared tensors or arrays no implementation may change (each needs ``clone()``
-            or ``copy()``); checked before timing and after every pass.
+            or ``copy()``, or is a Warp array); checked before timing and after every pass.
         rtol: Relative tolerance of the default check.
         atol: Absolute tolerance of the default check.
         count_copies: As for :func:`measure`, for every implementation.
@@ -523,6 +575,7 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
 
     Raises:
         VerificationFailed: an output differs from the first implementation's.
+        WrongDevice: as for :func:`measure`, naming the implementation.
         InputsModified: an implementation changed the shared ``inputs``.
         ConfigError: an argument of the wrong type or value (a list instead of a dict, a
             ``reset`` or ``scaled`` key that names no implementation), named in ``argument``.
@@ -577,8 +630,9 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
         if isinstance(inputs, (str, builtins.bytes)) or not isinstance(inputs, Sequence):
             raise _bad("inputs", "a list of tensors or arrays", inputs)
         for i, x in enumerate(inputs):
-            if not hasattr(x, "clone") and not hasattr(x, "copy"):
-                raise _bad(f"inputs[{i}]", "a tensor or an array (with clone() or copy())", x)
+            if not hasattr(x, "clone") and not hasattr(x, "copy") and not _is_warp_array(x):
+                raise _bad(f"inputs[{i}]", "a tensor or an array (with clone() or copy(), or a "
+                           "Warp array)", x)
         shared = list(inputs)
     flops_v = _optional_real("flops", flops, "a number of floating-point operations per call")
     bytes_v = _optional_real("bytes", bytes, "a number of bytes moved per call")
@@ -586,6 +640,11 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
                        flops_v is not None or bytes_v is not None, lock, allow_contended,
                        precision, max_time_s)
 
+    # The shared inputs are copied before any call, the untimed call that finds a runtime too.
+    fingerprint = _fingerprint(shared) if shared else None
+    runtimes = _runtimes.resolve_runtimes(
+        {n: implementations[n] for n in names}, 0 if device is None else int(device),
+        resets=resets)
     runner = _Runner()
     outputs: Dict[str, List[Any]] = {}
     reference: List[Any] = [None]
@@ -612,8 +671,8 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
     case = _gpumeter.Case(
         _text("name", name), impls, flops=flops_v, bytes=bytes_v,
         count_copies=_flag("count_copies", count_copies),
-        inputs_fingerprint=runner.wrap_value(_fingerprint(shared)) if shared else None)
-    return _gpumeter.compare_result(_run(case, options, runner))
+        inputs_fingerprint=runner.wrap_value(fingerprint) if fingerprint else None)
+    return _gpumeter.compare_result(_run(case, options, runner, runtimes))
 
 
 # --- records and environment ------------------------------------------------------------------
