@@ -60,21 +60,15 @@ def _blocks(n: int) -> int:
 
 # --- Warp -----------------------------------------------------------------------------------------
 
-_warp_kernel: Any = None
-
-
 def _warp_saxpy_kernel(wp: Any) -> Any:
-    """The Warp kernel, defined once per process (a second definition would be a new kernel)."""
-    global _warp_kernel
-    if _warp_kernel is None:
-
-        @wp.kernel
-        def saxpy(x: wp.array(dtype=wp.float32), y: wp.array(dtype=wp.float32), a: wp.float32):
-            i = wp.tid()
-            y[i] = a * x[i] + y[i]
-
-        _warp_kernel = saxpy
-    return _warp_kernel
+    """The Warp kernel: imported from its own module, where it is defined once at module scope."""
+    del wp
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    try:
+        import warp_saxpy_kernel
+    finally:
+        sys.path.pop(0)
+    return warp_saxpy_kernel.saxpy
 
 
 def warp_candidate(n: int, device: str = "cuda:0", a: float = A) -> Steps:

@@ -120,13 +120,25 @@ from ._gpumeter import (  # noqa: E402
     Summary,
     TimestampCheck,
     PrecisionOutcome,
+    PhaseReading,
+    MeasuredTotal,
+    CandidateRuntime,
+    TotalTerm,
+    TotalAtN,
+    TotalN,
+    Crossover,
+    GrowthRegime,
+    Growth,
+    SweepAnalysis,
 )
 
 __version__: str = _gpumeter.version()
 __all__ = [
     # what you call
     "measure", "compare", "write_record", "read_record", "env", "release_cupti", "main",
-    "warp", "candidate", "Candidate", "Runtime", "RuntimeInfo",
+    "warp", "candidate", "Candidate", "Runtime", "RuntimeInfo", "phases", "sweep",
+    "PhasesResult", "SweepResult", "PhaseReading", "MeasuredTotal", "CandidateRuntime",
+    "TotalTerm", "TotalAtN", "TotalN", "Crossover", "GrowthRegime", "Growth", "SweepAnalysis",
     # what comes back
     "Result", "CompareResult", "Comparison", "Record", "Summary", "Spread", "Sample",
     "ClockReading", "ClockSummary", "RowKey", "MemoryUse", "TimestampCheck", "PrecisionOutcome",
@@ -279,7 +291,7 @@ def _cupti_sharing() -> bool:
 
 def _options(device: object, budget: object, timing: object, allow_events_fallback: object,
              workload: bool, lock: object, allow_contended: object, precision: object = None,
-             max_time_s: object = 10.0) -> _gpumeter.Options:
+             max_time_s: object = 10.0, lock_held: bool = False) -> _gpumeter.Options:
     if not isinstance(timing, str):
         raise _bad("timing", "'auto', 'cupti', 'events' or 'host'", timing)
     index = 0 if device is None else _integer("device", device, "a CUDA device index")
@@ -294,17 +306,29 @@ def _options(device: object, budget: object, timing: object, allow_events_fallba
         share_cupti=_cupti_sharing() if timing != "host" else False, lock=_flag("lock", lock),
         allow_contended=_flag("allow_contended", allow_contended),
         precision=_optional_real("precision", precision, "a fraction such as 0.01 (1%) or None"),
-        max_time_s=_real("max_time_s", max_time_s, "a number of seconds"))
+        max_time_s=_real("max_time_s", max_time_s, "a number of seconds"), lock_held=lock_held)
 
 
-def _run(case: _gpumeter.Case, options: _gpumeter.Options, runner: _Runner,
-         runtimes: Sequence[_runtimes.RuntimeInfo]) -> Record:
-    # `runtimes` were resolved before timing (their refusals are raised there); the record's
-    # binding does not take them yet: they go into the record's `runtimes` once it does.
-    del runtimes
+def _with_runtimes(record: Record, runtimes: Sequence[_runtimes.RuntimeInfo]) -> Record:
+    """The record with each candidate's runtime (resolved before timing) and what the runtimes
+    found that the record must say (JAX's preallocation left on), read back as strictly as a
+    file."""
+    known = [r.to_dict() for r in runtimes if r.runtime]
+    notes = _runtimes.deviations(runtimes)
+    if not known and not notes:
+        return record
+    d = record.to_dict()
+    d["runtimes"] = known
+    d["deviations"] = list(d["deviations"]) + [n for n in notes if n not in d["deviations"]]
+    return Record.from_json(json.dumps(d), "(the record of this run)")
+
+
+def _run(case: Union[_gpumeter.Case, Sequence[_gpumeter.Case]], options: _gpumeter.Options,
+         runner: _Runner, runtimes: Sequence[_runtimes.RuntimeInfo] = ()) -> Record:
+    cases = list(case) if isinstance(case, (list, tuple)) else [case]
     error: Optional[Error] = None
     try:
-        record, fallbacks = _gpumeter.run([case], options)
+        record, fallbacks = _gpumeter.run(cases, options)
     except Error as e:
         error = e
     # The runner forgets the exception: its traceback reaches this frame, whose case holds the
@@ -324,7 +348,12 @@ def _run(case: _gpumeter.Case, options: _gpumeter.Options, runner: _Runner,
         raise error
     for note in fallbacks:
         warnings.warn(note, FallbackWarning, stacklevel=3)  # at the caller of measure/compare
-    return record
+    return _with_runtimes(record, runtimes)
+
+
+def _run_many(cases: Sequence[_gpumeter.Case], options: _gpumeter.Options,
+              runner: _Runner) -> Record:
+    return _run(list(cases), options, runner)
 
 
 def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
@@ -779,3 +808,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     sys.stdout.write(out)
     sys.stderr.write(err)
     return rc
+
+
+from ._phases import PhasesResult, phases  # noqa: E402  (they use the functions above)
+from ._sweep import SweepResult, sweep  # noqa: E402

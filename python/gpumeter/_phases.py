@@ -15,7 +15,7 @@ zero-argument callables:
     refit, rebuild, downstream
               refit or rebuild the structure, the next stage downstream (optional, warm)
     sync      synchronize the runtime that launched the work (Warp, CuPy, PyTorch)
-    output    the call's result as a NumPy array, to check the candidates agree (optional)
+    result    the call's result as a NumPy array, to check the candidates agree (optional)
 
 Fresh processes (``processes`` of them per setting, candidates interleaved) time process start,
 init, cold compile (empty caches) or cached load, conversion, first build and first launch, and
@@ -39,6 +39,7 @@ import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import _gpumeter
+from ._runtimes import deviations as _runtime_deviations
 from ._errors import ConfigError, Error, UserCodeError, VerificationFailed
 
 # The kernel caches a fresh process is given empty (cold) or warm (cached), each the framework's
@@ -288,11 +289,12 @@ def run_phases(candidates: Mapping[str, str], *, name: str, params: Mapping[str,
         d["totals"] = [{**_row(name, row_params, n), "calls": k, "setting": setting,
                         "samples_ns": samples}
                        for (n, k, setting), samples in sorted(totals.items())]
-        d["runtimes"] = [r.to_dict() for r in runtimes]
+        d["runtimes"] = [r.to_dict() for r in runtimes if r.runtime]
         notes = [f"fresh processes: {processes} per candidate and setting; cold ones with every "
                  f"kernel cache empty ({', '.join(CACHE_VARIABLES)}), cached ones with the "
                  "cache their candidate's cold processes filled; a framework caching elsewhere "
                  "was not emptied"]
+        notes += list(_runtime_deviations(runtimes))
         if held is not None:
             notes += list(held.deviations)
         d["deviations"] = list(d["deviations"]) + [x for x in notes if x not in d["deviations"]]
@@ -305,12 +307,12 @@ def run_phases(candidates: Mapping[str, str], *, name: str, params: Mapping[str,
 
 def _verify_outputs(steps: Mapping[str, Any], names: Sequence[str], rtol: float,
                     atol: float) -> None:
-    """The candidates compute the same thing: each one's output (its ``output`` step, a NumPy
+    """The candidates compute the same thing: each one's output (its ``result`` step, a NumPy
     array) against the first's, before anything warm is timed."""
     import numpy as np
     outputs = {}
     for n in names:
-        out = _steps_of(steps[n], "output")
+        out = _steps_of(steps[n], "result")
         if out is None:
             continue
         call = _steps_of(steps[n], "call")
@@ -349,7 +351,7 @@ def phases(candidates: Mapping[str, str], *, name: str = "phases",
 
     Each candidate is ``"package.module:function"``; ``function(**params)`` returns its steps
     (``init``, ``compile``, ``convert``, ``build``, ``call``, ``kernel``, ``capture``, ``sync``,
-    ``output``...: see this module's documentation). In ``processes`` fresh processes per setting
+    ``result``...: see this module's documentation). In ``processes`` fresh processes per setting
     (kernel caches empty, then warm) gpumeter times process start, init, cold compile or cached
     load, conversion, first build, first launch and the totals of each N in ``calls`` from the
     spawn; then in this process the kernels' device time (CUPTI, A B B A), and with the
