@@ -117,9 +117,13 @@ class _Child:
                         f"before reporting its phases; its last output:\n{text[-2000:]}")
         result: Dict[str, Any] = json.loads(line)
         if not result.get("ok"):
+            step = str(result.get("step", ""))
             raise UserCodeError(
-                f"a fresh process of {self.candidate} raised {result.get('error')}\n"
-                f"{result.get('traceback', '')}{text[-2000:]}")
+                f"a fresh process of {self.candidate} raised {result.get('type')} in its "
+                f"{step} step: {result.get('message')}\n{result.get('traceback', '')}"
+                f"{text[-2000:]}", step=f"{self.candidate}, fresh process, {step}",
+                exception_type=str(result.get("type")),
+                exception_message=str(result.get("message")))
         return result
 
 

@@ -9,6 +9,7 @@ growth exponents per regime and the crossover brackets come from the core, read 
 
 from __future__ import annotations
 
+import builtins
 import numbers
 import sys
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
@@ -101,7 +102,7 @@ def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],
         if not isinstance(n, str) or not n or not callable(f):
             raise ConfigError(f"implementations: {n!r} must name a factory(size) -> call",
                               argument="implementations")
-    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Sequence) or len(sizes) < 1:
+    if isinstance(sizes, (str, builtins.bytes)) or not isinstance(sizes, Sequence) or len(sizes) < 1:
         raise ConfigError(f"sizes: must be a list of sizes, not {sizes!r}", argument="sizes")
     for s in sizes:
         if isinstance(s, bool) or not isinstance(s, numbers.Real) or not s > 0:
