@@ -325,7 +325,8 @@ def _with_runtimes(record: Record, runtimes: Sequence[_runtimes.RuntimeInfo]) ->
 
 def _run(case: Union[_gpumeter.Case, Sequence[_gpumeter.Case]], options: _gpumeter.Options,
          runner: _Runner, runtimes: Sequence[_runtimes.RuntimeInfo] = ()) -> Record:
-    cases = list(case) if isinstance(case, (list, tuple)) else [case]
+    cases: List[_gpumeter.Case] = (list(case) if isinstance(case, (list, tuple))
+                                   else [case])  # type: ignore[list-item]
     error: Optional[Error] = None
     try:
         record, fallbacks = _gpumeter.run(cases, options)

@@ -240,8 +240,11 @@ def run_phases(candidates: Mapping[str, str], *, name: str, params: Mapping[str,
                                   argument="candidates")
             _steps_of(s, "sync")()  # type: ignore[misc]
             steps[n] = s
-        kernels = {n: (_steps_of(steps[n], "kernel") or _steps_of(steps[n], "call"))
-                   for n in names}
+        kernels: Dict[str, Callable[[], Any]] = {}
+        for n in names:
+            k = _steps_of(steps[n], "kernel") or _steps_of(steps[n], "call")
+            assert k is not None  # a call was checked above
+            kernels[n] = k
         runtimes = resolve_runtimes(kernels, device)  # refuses Warp's CPU device, before timing
         if verify:
             _verify_outputs(steps, names, rtol, atol)
@@ -259,8 +262,8 @@ def run_phases(candidates: Mapping[str, str], *, name: str, params: Mapping[str,
                      (n, "rebuild", _steps_of(s, "rebuild")),
                      (n, "downstream", _steps_of(s, "downstream"))]
         wall: Dict[Tuple[str, str], List[int]] = {}
-        for order in (warm, list(reversed(warm))):  # two passes, the second reversed
-            for n, phase, fn in order:
+        for warm_order in (warm, list(reversed(warm))):  # two passes, the second reversed
+            for n, phase, fn in warm_order:
                 if fn is not None:
                     sync = _steps_of(steps[n], "sync")
                     assert sync is not None
