@@ -49,7 +49,7 @@ def _close(comparison: Any) -> bool:
         return False
     if comparison.difference is not None and comparison.ratio is None:
         d = comparison.difference
-        return bool(d.low <= 0.0 <= d.high)
+        return not (d.slower or d.faster)
     if comparison.ratio is not None:
         return "no measured difference" in comparison.ratio.label
     return False
@@ -159,7 +159,7 @@ def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],
         if reverse_when_close and len(names) > 1:
             by_text = {_size_text(s): s for s in sizes}
             for c in record.comparisons:
-                size = by_text.get(c.baseline.params.get(axis, ""))
+                size = by_text.get(c.baseline_row.params.get(axis, ""))
                 if size is not None and size not in reversed_sizes and _close(c):
                     reversed_sizes.append(size)
             if reversed_sizes:

@@ -127,3 +127,28 @@ def test_sweep_refuses_bad_arguments():
     with pytest.raises(gpumeter.ConfigError) as e:
         gpumeter.sweep({"a": lambda n: (lambda: None)}, [1, 2], axis="order")
     assert e.value.argument == "axis"
+
+
+def test_sweep_measures_close_sizes_again_in_reversed_order():
+    import time as t
+
+    def busy(n):
+        def call():
+            end = t.perf_counter() + n * 1e-6
+            while t.perf_counter() < end:
+                pass
+            return [1.0]
+        return call
+
+    # The same work twice: under the 1.5x rule of the host clock, never apart.
+    r = gpumeter.sweep({"a": busy, "b": busy}, [100, 300, 1000], axis="us", timing="host",
+                       lock=False, budget=(1, 5))
+    assert r.reversed_sizes, "identical implementations should land close"
+    rows = [(x.row.implementation, x.row.params.get("order"), x.row.params["us"])
+            for x in r.record.results]
+    for size in r.reversed_sizes:
+        assert ("a", "reversed", str(size)) in rows and ("b", "reversed", str(size)) in rows
+    # The growth fit leaves the re-measurement out: one growth per implementation, 3 sizes each.
+    growth = r.analysis.growth
+    assert sorted(g.row.implementation for g in growth) == ["a", "b"]
+    assert all(len(g.sizes) == 3 for g in growth)
