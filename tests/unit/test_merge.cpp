@@ -77,6 +77,44 @@ TEST(MergeRecords, ARowInTwoShardsIsRefusedNamingTheShard) {
   EXPECT_THROW(merge_records({shard("a", {})}, options()), MergeRefused);
 }
 
+// Phases, totals and runtimes are rows too: each joined once, a phase in two shards refused by
+// cause, a candidate's runtime kept once, and two runtimes for one candidate a mixed merge.
+TEST(MergeRecords, PhasesTotalsAndRuntimesJoinOnce) {
+  const RowKey warp{"saxpy", {{"n", "1000"}}, "warp"};
+  const RowKey cupy{"saxpy", {{"n", "1000"}}, "cupy"};
+  const Statistic wall = Statistic::synchronized_wall_clock;
+  Record a = shard("a", {row("copy", "x", 100)});
+  a.phases = {{warp, Phase::init, wall, PhaseSetting::fresh_cold, {5}, {}}};
+  a.totals = {{warp, 10, PhaseSetting::fresh_cold, {50}}};
+  a.runtimes = {{"warp", "warp", "1.2.2", "cuda:0", "sm_90", "warp", {}}};
+  Record b = shard("b", {row("copy", "y", 200)});
+  b.phases = {{cupy, Phase::init, wall, PhaseSetting::fresh_cold, {3}, {}}};
+  b.totals = {{cupy, 10, PhaseSetting::fresh_cold, {30}}};
+  b.runtimes = {{"warp", "warp", "1.2.2", "cuda:0", "sm_90", "warp", {}},
+                {"cupy", "cupy", "13.6", "cuda:0", "sm_90", "cupy", {}}};
+  const Record m = merge_records({a, b}, options());
+  EXPECT_EQ(m.phases.size(), 2u);
+  EXPECT_EQ(m.totals.size(), 2u);
+  ASSERT_EQ(m.runtimes.size(), 2u);
+  EXPECT_EQ(m.runtimes[1].implementation, "cupy");
+
+  Record twice = b;
+  twice.phases = a.phases;
+  try {
+    merge_records({a, twice}, options(true));
+    FAIL() << "merged a phase twice";
+  } catch (const MergeRefused& e) {
+    EXPECT_NE(std::string(e.what()).find("the phase init of saxpy / warp (n=1000) is in two"),
+              std::string::npos)
+        << e.what();
+  }
+  Record other = b;
+  other.runtimes[0].version = "1.19.0";
+  EXPECT_THROW(merge_records({a, other}, options()), MergeRefused);
+  const Record mixed = merge_records({a, other}, options(true));
+  EXPECT_NE(mixed.deviations.front().find("the runtime of warp"), std::string::npos);
+}
+
 TEST(MergeRecords, ShardsOfDifferentSetupsAreRefusedUnlessAllowed) {
   const Record a = shard("a", {row("copy", "x", 100)});
   Record b = shard("b", {row("copy", "y", 100, TimingMethod::cuda_events)});
