@@ -11,6 +11,7 @@
 
 #include "gpumeter/duration.hpp"
 #include "gpumeter/row.hpp"
+#include "gpumeter/summary.hpp"
 #include "gpumeter/timing_method.hpp"
 
 namespace gpumeter {
@@ -83,5 +84,8 @@ struct CandidateRuntime {
 // holding any other pairing is refused on reading.
 bool phase_allows(Phase phase, PhaseSetting setting);
 bool phase_allows(Phase phase, Statistic statistic);
+
+// The median, 10th and 90th percentile of a phase's or a total's samples, as every row has them.
+Spread spread_of(const std::vector<Nanos>& samples_ns);
 
 }  // namespace gpumeter

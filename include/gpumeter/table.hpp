@@ -45,5 +45,9 @@ std::string render_csv(const std::vector<Record>& records);
 // words a reader sees first, then the null tests with their observed ratios.
 std::string render_comparisons(const std::vector<Record>& records,
                                TableLayout layout = TableLayout::wide);
+// The phases a user waits for, total(N) beside the measured totals, crossovers in N and growth
+// along every numeric axis, of each record that holds them; "" when none does.
+std::string render_phases(const std::vector<Record>& records,
+                          TableLayout layout = TableLayout::narrow);
 
 }  // namespace gpumeter

@@ -10,6 +10,8 @@
 #include <string>
 
 #include "gpumeter/comparison.hpp"
+#include "gpumeter/growth.hpp"
+#include "gpumeter/total_n.hpp"
 #include "gpumeter/precision.hpp"
 #include "gpumeter/record.hpp"
 
@@ -123,5 +125,17 @@ std::string null_tests_heading();
 // p90 12.7 us], latency 12.5 us, 200 samples, 99.1 TB/s, 103% of the measured TB/s ceiling
 // (above the measured ceiling)"; a row whose null test failed says so instead of its times.
 std::string describe(const Result& result);
+
+// The phases a user waits for (phases.hpp, total_n.hpp, growth.hpp).
+// "cupy overtakes warp between N = 10 and N = 100 (both measured; each end decided by the 1.5x
+// rule)", or, unresolved, that the medians change order there but the order is not established.
+std::string describe(const Crossover& crossover, std::string_view axis);
+// "time ~ bytes^0.98 from 1e+07 to 1e+09 (linear: throughput-bound ...; R^2 0.998, 6 points)".
+std::string describe(const GrowthRegime& regime, std::string_view axis);
+// The wrapper's work: the public call against the bare kernel, both synchronized wall clock.
+std::string wrapper_words(double kernel_ns, double call_ns);
+std::string phases_heading();
+std::string total_n_heading(PhaseSetting setting);
+std::string growth_heading(std::string_view axis);
 
 }  // namespace gpumeter

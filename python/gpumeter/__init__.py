@@ -15,6 +15,11 @@ comes from the C++ core. Errors are classes named by cause under gpumeter.Error,
 fields; a measurement that fell back from what was asked warns with gpumeter.FallbackWarning.
 Work that another thread launches (PyTorch's autograd engine) is refused as OffThreadLaunch: see
 gpumeter.OffThreadLaunch for the fix.
+
+Warp candidates are resolved through Warp's own device lookup before timing, and one on Warp's CPU
+device is refused as WrongDevice: declare one with gpumeter.warp(fn, device="cuda:0"), or let
+gpumeter see its launches. gpumeter.candidate(fn, runtime="cupy") declares any other runtime.
+Importing gpumeter turns JAX's allocator preallocation off unless JAX has started already.
 """
 
 from __future__ import annotations
@@ -88,6 +93,8 @@ from ._errors import (  # noqa: E402
     VerificationFailed,
     WrongDevice,
 )
+from . import _runtimes  # noqa: E402
+from ._runtimes import Candidate, Runtime, RuntimeInfo, candidate, warp  # noqa: E402
 from ._gpumeter import (  # noqa: E402
     Budget,
     CeilingRun,
@@ -113,12 +120,25 @@ from ._gpumeter import (  # noqa: E402
     Summary,
     TimestampCheck,
     PrecisionOutcome,
+    PhaseReading,
+    MeasuredTotal,
+    CandidateRuntime,
+    TotalTerm,
+    TotalAtN,
+    TotalN,
+    Crossover,
+    GrowthRegime,
+    Growth,
+    SweepAnalysis,
 )
 
 __version__: str = _gpumeter.version()
 __all__ = [
     # what you call
     "measure", "compare", "write_record", "read_record", "env", "release_cupti", "main",
+    "warp", "candidate", "Candidate", "Runtime", "RuntimeInfo", "phases", "sweep",
+    "PhasesResult", "SweepResult", "PhaseReading", "MeasuredTotal", "CandidateRuntime",
+    "TotalTerm", "TotalAtN", "TotalN", "Crossover", "GrowthRegime", "Growth", "SweepAnalysis",
     # what comes back
     "Result", "CompareResult", "Comparison", "Record", "Summary", "Spread", "Sample",
     "ClockReading", "ClockSummary", "RowKey", "MemoryUse", "TimestampCheck", "PrecisionOutcome",
@@ -136,6 +156,10 @@ __all__ = [
 #: FallbackWarning), "cupti" (device time from kernel records), "events" (a CUDA event pair per
 #: call) or "host" (the host clock around a synchronized call).
 Timing = Literal["auto", "cupti", "events", "host"]
+
+# JAX reads its allocator's settings once, when its first backend starts: set before that, a JAX
+# candidate never preallocates 75% of the GPU that the other candidates then lack.
+_runtimes.prepare_jax_environment()
 
 
 # --- arguments: every bad one is a ConfigError naming it --------------------------------------
@@ -267,7 +291,7 @@ def _cupti_sharing() -> bool:
 
 def _options(device: object, budget: object, timing: object, allow_events_fallback: object,
              workload: bool, lock: object, allow_contended: object, precision: object = None,
-             max_time_s: object = 10.0) -> _gpumeter.Options:
+             max_time_s: object = 10.0, lock_held: bool = False) -> _gpumeter.Options:
     if not isinstance(timing, str):
         raise _bad("timing", "'auto', 'cupti', 'events' or 'host'", timing)
     index = 0 if device is None else _integer("device", device, "a CUDA device index")
@@ -282,13 +306,29 @@ def _options(device: object, budget: object, timing: object, allow_events_fallba
         share_cupti=_cupti_sharing() if timing != "host" else False, lock=_flag("lock", lock),
         allow_contended=_flag("allow_contended", allow_contended),
         precision=_optional_real("precision", precision, "a fraction such as 0.01 (1%) or None"),
-        max_time_s=_real("max_time_s", max_time_s, "a number of seconds"))
+        max_time_s=_real("max_time_s", max_time_s, "a number of seconds"), lock_held=lock_held)
 
 
-def _run(case: _gpumeter.Case, options: _gpumeter.Options, runner: _Runner) -> Record:
+def _with_runtimes(record: Record, runtimes: Sequence[_runtimes.RuntimeInfo]) -> Record:
+    """The record with each candidate's runtime (resolved before timing) and what the runtimes
+    found that the record must say (JAX's preallocation left on), read back as strictly as a
+    file."""
+    known = [r.to_dict() for r in runtimes if r.runtime]
+    notes = _runtimes.deviations(runtimes)
+    if not known and not notes:
+        return record
+    d = record.to_dict()
+    d["runtimes"] = known
+    d["deviations"] = list(d["deviations"]) + [n for n in notes if n not in d["deviations"]]
+    return Record.from_json(json.dumps(d), "(the record of this run)")
+
+
+def _run(case: Union[_gpumeter.Case, Sequence[_gpumeter.Case]], options: _gpumeter.Options,
+         runner: _Runner, runtimes: Sequence[_runtimes.RuntimeInfo] = ()) -> Record:
+    cases = list(case) if isinstance(case, (list, tuple)) else [case]
     error: Optional[Error] = None
     try:
-        record, fallbacks = _gpumeter.run([case], options)
+        record, fallbacks = _gpumeter.run(cases, options)
     except Error as e:
         error = e
     # The runner forgets the exception: its traceback reaches this frame, whose case holds the
@@ -308,7 +348,12 @@ def _run(case: _gpumeter.Case, options: _gpumeter.Options, runner: _Runner) -> R
         raise error
     for note in fallbacks:
         warnings.warn(note, FallbackWarning, stacklevel=3)  # at the caller of measure/compare
-    return record
+    return _with_runtimes(record, runtimes)
+
+
+def _run_many(cases: Sequence[_gpumeter.Case], options: _gpumeter.Options,
+              runner: _Runner) -> Record:
+    return _run(list(cases), options, runner)
 
 
 def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
@@ -329,8 +374,15 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
     measures, the device's exclusive lock is held (see ``lock``). Nothing is printed; the Result
     carries the summary, the raw samples and the record.
 
+    Before timing, the runtime that launches ``fn``'s work is resolved: where Warp is imported
+    (or ``fn`` is ``gpumeter.warp(...)``), ``fn`` is called once more, untimed, and each Warp
+    launch's device is resolved by ``warp.get_device``; Warp's CPU device, or another GPU than
+    ``device``, is refused as WrongDevice before anything is timed.
+
     Args:
-        fn: A callable launching the work to time; its return value is ignored.
+        fn: A callable launching the work to time; its return value is ignored. A
+            ``gpumeter.warp(f, device=...)`` or ``gpumeter.candidate(f, runtime=...)`` declares
+            the runtime and device it uses.
         reset: Called before every call of ``fn``, untimed: restores inputs ``fn`` overwrites.
         count_copies: Count memcpy and memset time as device time (default: seen and reported
             as ``uncounted_copy_ns``, not counted).
@@ -377,6 +429,10 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
             it runs, ncu, Nsight).
         DeviceBusy: another process uses the device, or another run holds its lock.
         DeviceError: no usable device for ``timing="cupti"``/``"events"``, or a CUDA error.
+        WrongDevice: before timing, a Warp candidate resolved to (or launched a kernel on)
+            Warp's CPU device, a device Warp cannot resolve or another GPU than ``device``; or a
+            declared device is not ``device``. ``str(error)`` names the candidate and the
+            device.
         Error: the base of all of these; any other cause is named by its own subclass.
 
     Warns:
@@ -400,13 +456,18 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
                        precision, max_time_s)
     runner = _Runner()
     label = getattr(fn, "__name__", None)  # a partial or a callable object may have none
+    label = label if isinstance(label, str) and label else "fn"
+    # Before timing: a Warp candidate on Warp's CPU device is refused here, not timed.
+    runtimes = _runtimes.resolve_runtimes(
+        {label: fn}, 0 if device is None else int(device),
+        resets={label: reset_fn} if reset_fn else None)
     impl = _gpumeter.Implementation(
-        label if isinstance(label, str) and label else "fn", runner.wrap(fn),
+        label, runner.wrap(fn),
         runner.wrap(reset_fn) if reset_fn else None, None,
         runner.wrap_scaled(scaled_fn) if scaled_fn else None)
     case = _gpumeter.Case(_text("name", name), [impl], flops=flops_v, bytes=bytes_v,
                           count_copies=_flag("count_copies", count_copies))
-    return _run(case, options, runner).results[0]
+    return _run(case, options, runner, runtimes).results[0]
 
 
 def _default_verify(rtol: float, atol: float) -> Callable[[str, Any, Any], None]:
@@ -424,8 +485,8 @@ def _default_verify(rtol: float, atol: float) -> Callable[[str, Any, Any], None]
                     f"absolute difference {err:.3g}; rtol {rtol}, atol {atol})")
             return
         import numpy as np
-        o = np.asarray(out.get() if hasattr(out, "get") else out)
-        r = np.asarray(ref.get() if hasattr(ref, "get") else ref)
+        o = np.asarray(_host(out))
+        r = np.asarray(_host(ref))
         if o.shape != r.shape or not np.allclose(o, r, rtol=rtol, atol=atol):
             raise VerificationFailed(
                 f"{name}: output differs from the first implementation's (shape {o.shape} vs "
@@ -433,11 +494,27 @@ def _default_verify(rtol: float, atol: float) -> Callable[[str, Any, Any], None]
     return verify
 
 
+def _is_warp_array(x: Any) -> bool:
+    """A Warp array: it has neither ``copy()`` nor ``get()``; ``numpy()`` copies it to the host
+    (a CPU array's is a view)."""
+    return type(x).__module__.split(".")[0] == "warp" and hasattr(x, "numpy")
+
+
+def _host(x: Any) -> Any:
+    """What NumPy can read of an output: CuPy's ``get()``, Warp's ``numpy()``, else itself."""
+    if _is_warp_array(x):
+        return x.numpy()
+    return x.get() if hasattr(x, "get") else x
+
+
 def _copy(x: Any) -> Any:
     """A copy of an output (tensor, array, or a tuple/list of them) that later calls cannot
     overwrite."""
     if isinstance(x, (list, tuple)):
         return type(x)(_copy(v) for v in x)
+    if _is_warp_array(x):
+        import numpy as np
+        return np.array(x.numpy(), copy=True)
     if hasattr(x, "clone"):
         return x.clone()
     if hasattr(x, "copy"):
@@ -447,7 +524,7 @@ def _copy(x: Any) -> Any:
 
 def _fingerprint(inputs: Sequence[Any]) -> Callable[[], int]:
     """0 while every shared input equals its copy taken at the start, 1 once one does not."""
-    copies = [x.clone() if hasattr(x, "clone") else x.copy() for x in inputs]
+    copies = [x.clone() if hasattr(x, "clone") else _copy(x) for x in inputs]
 
     def changed() -> int:
         for x, c in zip(inputs, copies):
@@ -457,9 +534,7 @@ def _fingerprint(inputs: Sequence[Any]) -> Callable[[], int]:
                     return 1
                 continue
             import numpy as np
-            a = x.get() if hasattr(x, "get") else x
-            b = c.get() if hasattr(c, "get") else c
-            if not np.array_equal(np.asarray(a), np.asarray(b)):
+            if not np.array_equal(np.asarray(_host(x)), np.asarray(_host(c))):
                 return 1
         return 0
     return changed
@@ -487,16 +562,22 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
     from the passes (calibrated: a kernel against itself claims a difference in 0 of 80
     comparisons on an H200); for the host clock, the 1.5x resolution.
 
+    Each implementation's runtime is resolved before that, as for :func:`measure`: where Warp
+    is imported, each is called once more, untimed, and a Warp launch on Warp's CPU device or
+    on another GPU is refused as WrongDevice.
+
     Args:
         implementations: Names to callables, e.g. ``{"eager": f, "compiled": g}``; the first
-            is the baseline. Each returns its output (a tensor, an array, a tuple of them).
+            is the baseline. Each returns its output (a tensor, an array, a Warp array, a tuple
+            of them). A ``gpumeter.warp(f, device=...)`` or ``gpumeter.candidate(f, ...)``
+            declares an implementation's runtime.
         reset: One callable for all, or one per implementation name, called before every call,
             untimed.
         verify: None or True: allclose (``rtol``, ``atol``) of each output with the first's
             (PyTorch, CuPy, NumPy); a callable ``verify(name, output, reference)`` that raises
             (VerificationFailed, or anything) to refuse; False: no check.
         inputs: Shared tensors or arrays no implementation may change (each needs ``clone()``
-            or ``copy()``); checked before timing and after every pass.
+            or ``copy()``, or is a Warp array); checked before timing and after every pass.
         rtol: Relative tolerance of the default check.
         atol: Absolute tolerance of the default check.
         count_copies: As for :func:`measure`, for every implementation.
@@ -523,6 +604,7 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
 
     Raises:
         VerificationFailed: an output differs from the first implementation's.
+        WrongDevice: as for :func:`measure`, naming the implementation.
         InputsModified: an implementation changed the shared ``inputs``.
         ConfigError: an argument of the wrong type or value (a list instead of a dict, a
             ``reset`` or ``scaled`` key that names no implementation), named in ``argument``.
@@ -577,8 +659,9 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
         if isinstance(inputs, (str, builtins.bytes)) or not isinstance(inputs, Sequence):
             raise _bad("inputs", "a list of tensors or arrays", inputs)
         for i, x in enumerate(inputs):
-            if not hasattr(x, "clone") and not hasattr(x, "copy"):
-                raise _bad(f"inputs[{i}]", "a tensor or an array (with clone() or copy())", x)
+            if not hasattr(x, "clone") and not hasattr(x, "copy") and not _is_warp_array(x):
+                raise _bad(f"inputs[{i}]", "a tensor or an array (with clone() or copy(), or a "
+                           "Warp array)", x)
         shared = list(inputs)
     flops_v = _optional_real("flops", flops, "a number of floating-point operations per call")
     bytes_v = _optional_real("bytes", bytes, "a number of bytes moved per call")
@@ -586,6 +669,11 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
                        flops_v is not None or bytes_v is not None, lock, allow_contended,
                        precision, max_time_s)
 
+    # The shared inputs are copied before any call, the untimed call that finds a runtime too.
+    fingerprint = _fingerprint(shared) if shared else None
+    runtimes = _runtimes.resolve_runtimes(
+        {n: implementations[n] for n in names}, 0 if device is None else int(device),
+        resets=resets)
     runner = _Runner()
     outputs: Dict[str, List[Any]] = {}
     reference: List[Any] = [None]
@@ -612,8 +700,8 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
     case = _gpumeter.Case(
         _text("name", name), impls, flops=flops_v, bytes=bytes_v,
         count_copies=_flag("count_copies", count_copies),
-        inputs_fingerprint=runner.wrap_value(_fingerprint(shared)) if shared else None)
-    return _gpumeter.compare_result(_run(case, options, runner))
+        inputs_fingerprint=runner.wrap_value(fingerprint) if fingerprint else None)
+    return _gpumeter.compare_result(_run(case, options, runner, runtimes))
 
 
 # --- records and environment ------------------------------------------------------------------
@@ -725,3 +813,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     sys.stdout.write(out)
     sys.stderr.write(err)
     return rc
+
+
+from ._phases import PhasesResult, phases  # noqa: E402  (they use the functions above)
+from ._sweep import SweepResult, sweep  # noqa: E402

@@ -35,6 +35,9 @@ struct CompareRef {
 
 // The typed classes of the record model (Record, Result, Summary, Comparison...).
 void bind_record(nb::module_& m);
+// The phases, total(N), crossovers and growth (phases.cpp); bound before the Record that
+// returns them.
+void bind_phase_types(nb::module_& m);
 
 // gpumeter's C++ errors raised in Python as the classes of gpumeter._errors, with their fields.
 void register_error_translator();

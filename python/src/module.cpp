@@ -4,6 +4,7 @@
 // core's errors as gpumeter's Python classes with their fields. No rule is implemented twice:
 // summaries, comparisons, sentences and records come from the C++ core.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -28,6 +29,8 @@
 #include "gpumeter/calibration.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/format.hpp"
+#include "gpumeter/host_info.hpp"
+#include "gpumeter/merge.hpp"
 #include "gpumeter/precision.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/runner.hpp"
@@ -55,12 +58,16 @@ struct Options {
   bool allow_contended = false;
   std::optional<double> precision;  // a target precision (fraction); None: the fixed budget
   double max_time_s = 10;           // the cap of a run to a precision
+  // The caller holds the device lock already (a DeviceLock of hold_device_lock, around a run of
+  // several measurements and fresh processes): nothing is taken and nothing said here.
+  bool lock_held = false;
 };
 
 Options make_options(int device, std::string timing, bool allow_events_fallback,
                      std::optional<std::pair<double, double>> budget_ms,
                      std::vector<std::string> argv, bool ceilings, bool share_cupti, bool lock,
-                     bool allow_contended, std::optional<double> precision, double max_time_s) {
+                     bool allow_contended, std::optional<double> precision, double max_time_s,
+                     bool lock_held) {
   if (timing != "auto" && timing != "cupti" && timing != "events" && timing != "host") {
     throw ConfigError("timing",
                       "must be 'auto', 'cupti', 'events' or 'host', not '" + timing + "'");
@@ -114,6 +121,7 @@ Options make_options(int device, std::string timing, bool allow_events_fallback,
   o.allow_contended = allow_contended;
   o.precision = precision;
   o.max_time_s = max_time_s;
+  o.lock_held = lock_held;
   return o;
 }
 
@@ -135,7 +143,7 @@ SessionOptions session_options(const Options& o) {
   s.release_cupti = true;
   s.keep_backend = true;
   s.ceilings = o.ceilings;
-  s.lock = o.lock ? LockChoice::take : LockChoice::skip;
+  s.lock = o.lock_held ? LockChoice::held_by_parent : o.lock ? LockChoice::take : LockChoice::skip;
   s.lock_options.allow_contended = o.allow_contended;
   // Waiting for the lock lets other Python threads run and answers Ctrl-C.
   s.lock_options.while_waiting = [] {
@@ -189,7 +197,7 @@ Implementation make_implementation(std::string name, Call0 run, std::optional<Ca
 
 Case make_case(std::string name, std::vector<Implementation> implementations,
                std::optional<double> flops, std::optional<double> bytes, bool count_copies,
-               std::optional<Fingerprint> inputs_fingerprint) {
+               std::optional<Fingerprint> inputs_fingerprint, Params params) {
   const auto check = [](const std::optional<double>& v, const char* argument, const char* what) {
     if (v && !work_per_call_valid(*v)) {
       throw ConfigError(argument, std::string("must be a finite number >= 0 of ") + what +
@@ -201,6 +209,7 @@ Case make_case(std::string name, std::vector<Implementation> implementations,
   if (implementations.empty()) throw ConfigError("implementations", "none given");
   Case c;
   c.name = std::move(name);
+  c.params = std::move(params);
   c.implementations = std::move(implementations);
   c.workload.flops = flops;
   c.workload.bytes = bytes;
@@ -248,6 +257,10 @@ std::pair<RecordRef, std::vector<std::string>> run(const std::vector<Case>& case
   return {RecordRef{std::make_shared<const Record>(std::move(record))}, std::move(fallbacks)};
 }
 
+struct HeldLock {
+  std::unique_ptr<DeviceLock> lock;
+};
+
 }  // namespace
 }  // namespace gpumeter::python
 
@@ -265,7 +278,7 @@ NB_MODULE(_gpumeter, m) {
            nb::arg("budget_ms") = nb::none(), nb::arg("argv") = std::vector<std::string>{},
            nb::arg("ceilings") = false, nb::arg("share_cupti") = false, nb::arg("lock") = true,
            nb::arg("allow_contended") = false, nb::arg("precision") = nb::none(),
-           nb::arg("max_time_s") = 10.0,
+           nb::arg("max_time_s") = 10.0, nb::arg("lock_held") = false,
            "Raises:\n    ConfigError: a timing, device or budget that cannot be used, naming it.")
       .def_ro("device", &python::Options::device)
       .def_ro("timing", &python::Options::timing)
@@ -283,6 +296,7 @@ NB_MODULE(_gpumeter, m) {
       .def(nb::new_(&make_case), nb::arg("name"), nb::arg("implementations"), nb::kw_only(),
            nb::arg("flops") = nb::none(), nb::arg("bytes") = nb::none(),
            nb::arg("count_copies") = false, nb::arg("inputs_fingerprint") = nb::none(),
+           nb::arg("params") = Params{},
            "Raises:\n    ConfigError: flops or bytes not a finite number >= 0, or no "
            "implementations.")
       .def_ro("name", &Case::name);
@@ -290,6 +304,49 @@ NB_MODULE(_gpumeter, m) {
   m.def("raise_example_error", &raise_example_error, nb::arg("name"),
         "For tests: raises the C++ error `name` with example fields, translated as the core's "
         "errors are.");
+  // The device lock held across several measurements and the fresh processes between them
+  // (gpumeter.phases, gpumeter.sweep): taken by the one lock taker, with its idle check.
+  nb::class_<HeldLock>(m, "DeviceLock", "The device's exclusive lock, held until released.")
+      .def_prop_ro(
+          "deviations",
+          [](const HeldLock& h) {
+            return h.lock ? h.lock->deviations() : std::vector<std::string>{};
+          },
+          "What the idle check found that a record must say.")
+      .def_prop_ro(
+          "path", [](const HeldLock& h) { return h.lock ? h.lock->path() : std::string(); })
+      .def(
+          "release", [](HeldLock& h) { h.lock.reset(); }, "Gives the lock back.");
+  m.def(
+      "hold_device_lock",
+      [](int device, bool allow_contended) {
+        DeviceLockOptions options;
+        options.allow_contended = allow_contended;
+        options.while_waiting = [] {
+          nb::gil_scoped_acquire gil;
+          if (PyErr_CheckSignals() != 0) throw nb::python_error();
+        };
+        nb::gil_scoped_release released;
+        return HeldLock{take_device_lock(device, options)};
+      },
+      nb::arg("device"), nb::arg("allow_contended"),
+      "Takes the device's lock after the idle check (DeviceBusy when another process uses the "
+      "device or holds the lock).");
+  m.def(
+      "merge_records",
+      [](const std::vector<RecordRef>& records, std::vector<std::string> argv) {
+        std::vector<Record> in;
+        for (const RecordRef& r : records) in.push_back(*r.record);
+        MergeOptions options;
+        options.run_id = new_run_id();
+        options.created_utc = utc_now_iso();
+        options.gpumeter_version = std::string(version());
+        options.argv = std::move(argv);
+        return RecordRef{std::make_shared<const Record>(merge_records(in, options))};
+      },
+      nb::arg("records"), nb::arg("argv"),
+      "The records of one run's parts as one record (`gpumeter merge`): rows, phases and "
+      "totals each once.");
   m.def("version", [] { return std::string(version()); });
   m.def("has_cuda", [] {
 #ifdef GPUMETER_HAVE_CUDA

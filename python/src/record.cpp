@@ -19,12 +19,14 @@
 #include "gpumeter/clock_state.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/format.hpp"
+#include "gpumeter/growth.hpp"
 #include "gpumeter/precision.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/reporter.hpp"
 #include "gpumeter/row.hpp"
 #include "gpumeter/timing_method.hpp"
+#include "gpumeter/total_n.hpp"
 #include "gpumeter/wording.hpp"
 
 namespace gpumeter::python {
@@ -629,6 +631,26 @@ void bind_views(nb::module_& m) {
       .def_prop_ro(
           "null_tests", [](const RecordRef& r) { return null_tests(r.record->results); },
           "The null test of every row that has one.")
+      .def_prop_ro(
+          "phases", [](const RecordRef& r) { return r.record->phases; },
+          "The phases a user waits for (process start to N calls), each with its samples.")
+      .def_prop_ro(
+          "totals", [](const RecordRef& r) { return r.record->totals; },
+          "Measured totals of N calls from fresh processes.")
+      .def_prop_ro(
+          "runtimes", [](const RecordRef& r) { return r.record->runtimes; },
+          "The runtime each candidate launched through (version, device, architecture).")
+      .def(
+          "total_n",
+          [](const RecordRef& r) { return decompose_totals(r.record->phases, r.record->totals); },
+          "total(N) of each candidate: the decomposition beside the measured totals.")
+      .def(
+          "call_crossovers",
+          [](const RecordRef& r) { return crossovers_in_calls(r.record->totals); },
+          "Where one candidate's measured total overtakes another's, as brackets of N.")
+      .def(
+          "sweeps", [](const RecordRef& r) { return analyze_sweeps(*r.record); },
+          "Growth exponents per regime and crossover brackets along every numeric axis.")
       .def(
           "to_json", [](const RecordRef& r) { return serialize(*r.record); },
           "The record as its file holds it (JSON text).")
@@ -699,6 +721,7 @@ void bind_views(nb::module_& m) {
 }  // namespace
 
 void bind_record(nb::module_& m) {
+  bind_phase_types(m);
   bind_values(m);
   bind_header(m);
   bind_views(m);

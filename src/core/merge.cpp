@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gpumeter/ceilings.hpp"
@@ -40,6 +41,8 @@ Record merge_records(const std::vector<Record>& in, const MergeOptions& options)
   std::vector<std::string> mixed;
   std::set<std::string> methods;
   std::set<RowKey> rows;
+  std::set<std::tuple<RowKey, Phase, PhaseSetting, Statistic>> phase_keys;
+  std::set<std::tuple<RowKey, int, PhaseSetting>> total_keys;
   std::string run_ids;
   for (std::size_t i = 0; i < in.size(); ++i) {
     const Record& r = in[i];
@@ -60,6 +63,35 @@ Record merge_records(const std::vector<Record>& in, const MergeOptions& options)
     }
     out.failures.insert(out.failures.end(), r.failures.begin(), r.failures.end());
     add_deviations_once(r, out);
+    // Phases and totals are rows too: each measured once. A candidate's runtime is kept once,
+    // and two records naming different runtimes for one candidate are not one sweep.
+    for (const PhaseReading& p : r.phases) {
+      if (!phase_keys.emplace(p.row, p.phase, p.setting, p.statistic).second) {
+        throw MergeRefused("the phase " + std::string(to_string(p.phase)) + " of " +
+                               row_label(p.row) + " is in two of the records",
+                           i);
+      }
+      out.phases.push_back(p);
+    }
+    for (const MeasuredTotal& t : r.totals) {
+      if (!total_keys.emplace(t.row, t.calls, t.setting).second) {
+        throw MergeRefused("the total of " + std::to_string(t.calls) + " calls of " +
+                               row_label(t.row) + " is in two of the records",
+                           i);
+      }
+      out.totals.push_back(t);
+    }
+    for (const CandidateRuntime& c : r.runtimes) {
+      const auto same = std::find_if(
+          out.runtimes.begin(), out.runtimes.end(),
+          [&](const CandidateRuntime& o) { return o.implementation == c.implementation; });
+      if (same == out.runtimes.end()) {
+        out.runtimes.push_back(c);
+      } else if (same->runtime != c.runtime || same->version != c.version ||
+                 same->device_alias != c.device_alias || same->arch != c.arch) {
+        mixed.push_back("the runtime of " + c.implementation);
+      }
+    }
   }
   // Each shard's process measured its own ceilings: the merged record's are the fastest run any
   // of them saw, and every row's percentages are of those.

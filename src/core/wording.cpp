@@ -262,4 +262,53 @@ std::string describe(const Result& r) {
   return line;
 }
 
+std::string describe(const Crossover& c, std::string_view axis) {
+  const std::string low = std::string(axis) + " = " + format_shortest(c.low);
+  const std::string high = std::string(axis) + " = " + format_shortest(c.high);
+  if (c.resolved) {
+    return c.second.implementation + " overtakes " + c.first.implementation + " between " + low +
+           " and " + high + " (two measured points, each decided by its statistic's rule; no " +
+           "point between them is claimed)";
+  }
+  return "the medians of " + c.first.implementation + " and " + c.second.implementation +
+         " change order between " + low + " and " + high +
+         ", within the resolution: which is faster there is not established";
+}
+
+std::string describe(const GrowthRegime& r, std::string_view axis) {
+  return "time ~ " + std::string(axis) + "^" + format_significant(r.exponent, 2) + " from " +
+         format_shortest(r.low) + " to " + format_shortest(r.high) + " (" + r.label + "; R^2 " +
+         format_significant(r.r_squared, 3) + ", " + std::to_string(r.points) + " points)";
+}
+
+std::string wrapper_words(double kernel_ns, double call_ns) {
+  std::string s = "wrapper work (the public call less the bare kernel) " +
+                  time_text(call_ns - kernel_ns) + ": public call " + time_text(call_ns) +
+                  ", bare kernel " + time_text(kernel_ns);
+  if (kernel_ns > 0 && call_ns > 0) {
+    const RatioVerdict v = compare_times(kernel_ns, call_ns);
+    s += "; the public call takes " + v.wording + " (" + v.label + ")";
+  }
+  return s;
+}
+
+std::string phases_heading() {
+  return "Phases (median [p10, p90]; n: fresh processes, or calls when warm; a wall-clock phase "
+         "against the first candidate's by the 1.5x rule, never against device time):";
+}
+
+std::string total_n_heading(PhaseSetting setting) {
+  return std::string("total(N) = process start + init + ") +
+         (setting == PhaseSetting::fresh_cold ? "cold compile" : "cached load") +
+         " + conversion + build + capture + N x per call, beside the measured total of N calls "
+         "from a fresh process (" +
+         std::string(to_string(setting)) + "):";
+}
+
+std::string growth_heading(std::string_view axis) {
+  return "Growth along " + std::string(axis) +
+         " (log-log fit per regime where the exponent changes; crossovers as brackets of "
+         "measured sizes):";
+}
+
 }  // namespace gpumeter

@@ -1,0 +1,112 @@
+"""The fresh process of gpumeter.phases(): runs one candidate from nothing and reports when each
+phase ended.
+
+It imports only the standard library before the candidate does, so "process start" is the
+interpreter's own start and this file, and "init" is the candidate's framework alone. Every phase
+ends synchronized through the runtime that launched the work: an asynchronous launch is not
+finished when the call returns, and a phase that stopped the clock early would move its cost into
+the next one. Its only output is one JSON line on the file descriptor the parent named.
+"""
+
+from __future__ import annotations
+
+import time
+
+_START_NS = time.monotonic_ns()  # CLOCK_MONOTONIC: one clock for every process of the host
+
+import importlib  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+import traceback  # noqa: E402
+from typing import Any, Callable, Dict, List, Mapping, Optional  # noqa: E402
+
+# Started as a script, this file's folder (the gpumeter package) leads sys.path: its modules
+# would shadow a candidate's imports of the same names.
+if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+    sys.path.pop(0)
+
+
+def _resolve(reference: str) -> Callable[..., Any]:
+    module_name, _, attribute = reference.partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"{reference!r} is not 'module:function'")
+    target: Any = importlib.import_module(module_name)
+    for part in attribute.split("."):
+        target = getattr(target, part)
+    return target  # type: ignore[no-any-return]
+
+
+def _step(steps: Any, name: str) -> Optional[Callable[[], Any]]:
+    fn = steps.get(name) if isinstance(steps, Mapping) else getattr(steps, name, None)
+    return fn if callable(fn) else None
+
+
+def run(order: Dict[str, Any]) -> Dict[str, Any]:
+    """Runs the phases in order; returns each phase's nanoseconds and the totals of N calls."""
+    spawned_ns = int(order["spawned_ns"])
+    phases: Dict[str, int] = {"process_start": _START_NS - spawned_ns}
+    factory = _resolve(order["candidate"])
+    steps = factory(**order.get("params", {}))
+    sync_holder: List[Callable[[], None]] = []
+
+    def sync() -> None:
+        if not sync_holder:
+            declared = _step(steps, "sync")
+            if declared is None:
+                raise RuntimeError("the candidate gives no sync step: a fresh process cannot end "
+                                   "a phase without synchronizing its runtime")
+            sync_holder.append(declared)
+        sync_holder[0]()
+
+    def timed(phase: str, fn: Optional[Callable[[], Any]], synchronize: bool = True) -> None:
+        if fn is None:
+            return
+        t = time.monotonic_ns()
+        fn()
+        if synchronize:
+            sync()
+        phases[phase] = time.monotonic_ns() - t
+
+    # Importing the framework launches nothing: it is not synchronized (a sync would initialise
+    # a CUDA context the framework may not create until its compile or first launch).
+    timed("init", _step(steps, "init"), synchronize=False)
+    timed(order["compile_phase"], _step(steps, "compile"))
+    timed("conversion", _step(steps, "convert"))
+    timed("first_build", _step(steps, "build"))
+    call = _step(steps, "call")
+    if call is None:
+        raise RuntimeError("the candidate gives no call step")
+    timed("first_launch", call)
+    # The totals: the calls after the first, synchronized at each N asked for; the time from the
+    # spawn to that synchronize is the total of N calls this process paid.
+    totals: Dict[str, int] = {}
+    checkpoints = sorted(int(n) for n in order["calls"])
+    done = 1
+    if 1 in checkpoints:
+        totals["1"] = time.monotonic_ns() - spawned_ns
+    for n in checkpoints:
+        while done < n:
+            call()
+            done += 1
+        if str(n) not in totals:
+            sync()
+            totals[str(n)] = time.monotonic_ns() - spawned_ns
+    return {"phases": phases, "totals": totals}
+
+
+def main() -> int:
+    fd = int(sys.argv[1])
+    order = json.loads(sys.argv[2])
+    try:
+        result: Dict[str, Any] = {"ok": True, **run(order)}
+    except BaseException as e:  # noqa: BLE001  (reported to the parent, which raises it)
+        result = {"ok": False, "error": f"{type(e).__name__}: {e}",
+                  "traceback": traceback.format_exc()}
+    with os.fdopen(fd, "w") as out:
+        out.write(json.dumps(result) + "\n")
+    return 0 if result["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

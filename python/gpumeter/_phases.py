@@ -1,0 +1,429 @@
+"""What a user waits for beyond the warm call: gpumeter.phases() (docs/phases.md).
+
+A candidate is named by reference, ``"package.module:function"``, so that a fresh process can
+import it: ``function(**params)`` returns its steps, a dict (or an object with the attributes) of
+zero-argument callables:
+
+    init      import and initialise the framework (nothing heavy may happen at the module's
+              import: that would count as process start)
+    compile   compile or load the kernel (cold with every kernel cache empty, else cached)
+    convert   convert and copy the inputs into the framework
+    build     build a structure the call needs (a BVH, a plan), if any
+    call      the public call: what a user's code calls
+    kernel    the bare kernel launch, without the call's wrapper work (optional)
+    capture   capture the call into a CUDA graph; returns a replay callable (optional)
+    refit, rebuild, downstream
+              refit or rebuild the structure, the next stage downstream (optional, warm)
+    sync      synchronize the runtime that launched the work (Warp, CuPy, PyTorch)
+    result    the call's result as a NumPy array, to check the candidates agree (optional)
+
+Fresh processes (``processes`` of them per setting, candidates interleaved) time process start,
+init, cold compile (empty caches) or cached load, conversion, first build and first launch, and
+the totals of N calls from the spawn, one sample per process. This process then sets each
+candidate up and times, warm: the kernel's device time (the core's measurement), the bare kernel
+and the public call with the synchronized wall clock (their difference is the wrapper's work),
+graph capture and replay, refit, rebuild and the next stage. The device lock is held throughout.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from . import _gpumeter
+from ._runtimes import deviations as _runtime_deviations
+from ._errors import ConfigError, Error, UserCodeError, VerificationFailed
+
+# The kernel caches a fresh process is given empty (cold) or warm (cached), each the framework's
+# own setting: Warp's kernel cache, Triton's cache, TorchInductor's, CuPy's (its NVRTC output) and
+# the driver's JIT cache of PTX (CUDA_CACHE_PATH), which would otherwise keep a "cold" PTX compile
+# warm across processes.
+CACHE_VARIABLES: Tuple[str, ...] = ("WARP_CACHE_PATH", "TRITON_CACHE_DIR",
+                                    "TORCHINDUCTOR_CACHE_DIR", "CUPY_CACHE_DIR", "CUDA_CACHE_PATH")
+
+# The wall-clock phases measured warm: a budget like the core's measurement (100 ms), iterations
+# clamped as the core clamps them, and one discarded warm-up per the protocol.
+_WALL_BUDGET_NS = 100_000_000
+_MIN_ITERATIONS = 10
+_MAX_ITERATIONS = 200
+
+
+def _steps_of(steps: Any, name: str) -> Optional[Callable[..., Any]]:
+    fn = steps.get(name) if isinstance(steps, Mapping) else getattr(steps, name, None)
+    return fn if callable(fn) else None
+
+
+def _resolve(reference: str) -> Callable[..., Any]:
+    module_name, _, attribute = reference.partition(":")
+    target: Any = importlib.import_module(module_name)
+    for part in attribute.split("."):
+        target = getattr(target, part)
+    if not callable(target):
+        raise ConfigError(f"candidates: {reference!r} is not a callable", argument="candidates")
+    return target  # type: ignore[no-any-return]
+
+
+def _check_reference(name: str, reference: object) -> str:
+    if not isinstance(reference, str) or ":" not in reference or reference.startswith(":") \
+            or reference.endswith(":"):
+        raise ConfigError(
+            f"candidates[{name!r}]: must be 'package.module:function' (importable in a fresh "
+            f"process), not {reference!r}", argument="candidates")
+    return reference
+
+
+class _Child:
+    """One fresh process: spawned, then read back (its phases, or the error it raised)."""
+
+    def __init__(self, python: str, candidate: str, params: Mapping[str, Any],
+                 compile_phase: str, calls: Sequence[int], env: Mapping[str, str]) -> None:
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_phase_child.py")
+        read_fd, write_fd = os.pipe()
+        self._read = os.fdopen(read_fd, "r")
+        spawned = time.monotonic_ns()
+        order = {"spawned_ns": spawned, "candidate": candidate, "params": dict(params),
+                 "compile_phase": compile_phase, "calls": list(calls)}
+        # The child's output is kept: a candidate's prints are not gpumeter's, and a failure
+        # shows their end.
+        self._proc = subprocess.Popen(
+            [python, script, str(write_fd), json.dumps(order)], pass_fds=(write_fd,),
+            env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL)
+        os.close(write_fd)
+        self.candidate = candidate
+
+    def result(self, timeout_s: float) -> Dict[str, Any]:
+        try:
+            output, _ = self._proc.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.communicate()
+            raise Error(f"a fresh process of {self.candidate} did not finish in {timeout_s:g} s "
+                        "and was killed; nothing of it is kept (raise timeout_s if its compile "
+                        "takes longer)") from None
+        line = self._read.readline()
+        self._read.close()
+        text = output.decode(errors="replace")
+        if not line:
+            raise Error(f"a fresh process of {self.candidate} exited with {self._proc.returncode} "
+                        f"before reporting its phases; its last output:\n{text[-2000:]}")
+        result: Dict[str, Any] = json.loads(line)
+        if not result.get("ok"):
+            raise UserCodeError(
+                f"a fresh process of {self.candidate} raised {result.get('error')}\n"
+                f"{result.get('traceback', '')}{text[-2000:]}")
+        return result
+
+
+def _child_environment(cache_dir: str) -> Dict[str, str]:
+    env = dict(os.environ)
+    for variable in CACHE_VARIABLES:
+        path = os.path.join(cache_dir, variable.lower())
+        os.makedirs(path, exist_ok=True)
+        env[variable] = path
+    env.pop("CUPY_CACHE_IN_MEMORY", None)
+    # The candidate's module is imported as this process imports it.
+    paths = [p for p in sys.path if p] + [os.getcwd()]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    # JAX would take 75% of the device at its first use, which the next candidate then lacks.
+    env["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
+    return env
+
+
+def _wall_samples(fn: Callable[[], Any], sync: Callable[[], Any],
+                  budget_ns: int) -> List[int]:
+    """The synchronized wall clock of ``fn``: one discarded warm-up, three calls to estimate
+    one, then as many as the budget holds (10 to 200), each between two synchronizes."""
+    sync()
+    fn()
+    sync()
+    estimate = []
+    for _ in range(3):
+        t = time.monotonic_ns()
+        fn()
+        sync()
+        estimate.append(time.monotonic_ns() - t)
+    per_call = max(int(statistics.median(estimate)), 1)
+    n = min(max(budget_ns // per_call, _MIN_ITERATIONS), _MAX_ITERATIONS)
+    samples = []
+    for _ in range(n):
+        t = time.monotonic_ns()
+        fn()
+        sync()
+        samples.append(time.monotonic_ns() - t)
+    return samples
+
+
+def _row(name: str, params: Mapping[str, str], implementation: str) -> Dict[str, Any]:
+    return {"case": name, "params": dict(params), "implementation": implementation}
+
+
+class PhasesResult:
+    """What gpumeter.phases() returns: the record (phases, totals, the warm calls' results and
+    each candidate's runtime) and what the core derives from it."""
+
+    def __init__(self, record: Any) -> None:
+        self.record = record
+
+    def total_n(self) -> List[Any]:
+        """total(N) of each candidate: the decomposition beside the measured totals."""
+        return list(self.record.total_n())
+
+    def crossovers(self) -> List[Any]:
+        """Where one candidate's measured total overtakes another's: brackets of N."""
+        return list(self.record.call_crossovers())
+
+    def __str__(self) -> str:
+        return str(self.record.markdown())
+
+
+def run_phases(candidates: Mapping[str, str], *, name: str, params: Mapping[str, Any],
+               processes: int, calls: Sequence[int], options_for: Callable[[bool], Any],
+               device: int, lock: bool, allow_contended: bool, verify: bool, rtol: float,
+               atol: float, recaptures: int, python: str, timeout_s: float,
+               resolve_runtimes: Callable[[Mapping[str, Callable[[], Any]], int], List[Any]],
+               wall_budget_ns: int = _WALL_BUDGET_NS) -> PhasesResult:
+    names = list(candidates)
+    row_params = {str(k): str(v) for k, v in params.items()}
+    phases: List[Dict[str, Any]] = []
+    totals: Dict[Tuple[str, int, str], List[int]] = {}
+    fresh: Dict[Tuple[str, str, str], List[int]] = {}
+    held = _gpumeter.hold_device_lock(device, allow_contended) if lock else None
+    caches = tempfile.mkdtemp(prefix="gpumeter-phases-")
+    try:
+        # Fresh processes, the candidates interleaved and their order reversed each round, so a
+        # drift of the machine (a cache of the file system, a clock) falls on each alike.
+        for setting, compile_phase in (("fresh_cold", "cold_compile"),
+                                       ("fresh_cached", "cached_load")):
+            for i in range(processes):
+                order = names if i % 2 == 0 else list(reversed(names))
+                for n in order:
+                    # Cold: a new empty cache per process. Cached: the one the cold processes
+                    # of this candidate filled.
+                    directory = os.path.join(caches, f"{names.index(n)}",
+                                             f"cold-{i}" if setting == "fresh_cold" else
+                                             f"cold-{processes - 1}")
+                    child = _Child(python, candidates[n], params, compile_phase, calls,
+                                   _child_environment(directory))
+                    out = child.result(timeout_s)
+                    for phase, ns in out["phases"].items():
+                        fresh.setdefault((n, phase, setting), []).append(int(ns))
+                    for k, ns in out["totals"].items():
+                        totals.setdefault((n, int(k), setting), []).append(int(ns))
+        for (n, phase, setting), samples in fresh.items():
+            phases.append({**_row(name, row_params, n), "phase": phase,
+                           "statistic": "synchronized_wall_clock", "setting": setting,
+                           "samples_ns": samples, "recaptures": None})
+
+        # This process: every candidate set up, untimed, then read warm.
+        steps: Dict[str, Any] = {}
+        for n in names:
+            s = _resolve(candidates[n])(**params)
+            for step in ("init", "compile", "convert", "build"):
+                fn = _steps_of(s, step)
+                if fn is not None:
+                    fn()
+            if _steps_of(s, "call") is None or _steps_of(s, "sync") is None:
+                raise ConfigError(f"candidates[{n!r}]: its steps need a 'call' and a 'sync'",
+                                  argument="candidates")
+            _steps_of(s, "sync")()  # type: ignore[misc]
+            steps[n] = s
+        kernels = {n: (_steps_of(steps[n], "kernel") or _steps_of(steps[n], "call"))
+                   for n in names}
+        runtimes = resolve_runtimes(kernels, device)  # refuses Warp's CPU device, before timing
+        if verify:
+            _verify_outputs(steps, names, rtol, atol)
+
+        # The kernels' device time: the core's measurement, A B B A.
+        record = _measure_kernels(kernels, name, row_params, options_for(held is not None))
+
+        warm: List[Tuple[str, str, Optional[Callable[[], Any]]]] = []
+        for n in names:
+            s = steps[n]
+            warm += [(n, "kernel_call", _steps_of(s, "kernel")),
+                     (n, "end_to_end", _steps_of(s, "call")),
+                     (n, "warm_build", _steps_of(s, "build")),
+                     (n, "refit", _steps_of(s, "refit")),
+                     (n, "rebuild", _steps_of(s, "rebuild")),
+                     (n, "downstream", _steps_of(s, "downstream"))]
+        wall: Dict[Tuple[str, str], List[int]] = {}
+        for order in (warm, list(reversed(warm))):  # two passes, the second reversed
+            for n, phase, fn in order:
+                if fn is not None:
+                    sync = _steps_of(steps[n], "sync")
+                    assert sync is not None
+                    wall.setdefault((n, phase), []).extend(
+                        _wall_samples(fn, sync, wall_budget_ns // 2))
+        for n in names:
+            capture = _steps_of(steps[n], "capture")
+            if capture is None:
+                continue
+            sync = _steps_of(steps[n], "sync")
+            assert sync is not None
+            times, replay = [], None
+            for _ in range(recaptures):
+                t = time.monotonic_ns()
+                replay = capture()
+                sync()
+                times.append(time.monotonic_ns() - t)
+            phases.append({**_row(name, row_params, n), "phase": "graph_capture",
+                           "statistic": "synchronized_wall_clock", "setting": "warm_process",
+                           "samples_ns": times, "recaptures": recaptures})
+            if callable(replay):
+                wall[(n, "graph_replay")] = _wall_samples(replay, sync, wall_budget_ns)
+        for (n, phase), samples in wall.items():
+            phases.append({**_row(name, row_params, n), "phase": phase,
+                           "statistic": "synchronized_wall_clock", "setting": "warm_process",
+                           "samples_ns": samples, "recaptures": None})
+
+        d = record.to_dict()
+        d["phases"] = phases
+        d["totals"] = [{**_row(name, row_params, n), "calls": k, "setting": setting,
+                        "samples_ns": samples}
+                       for (n, k, setting), samples in sorted(totals.items())]
+        d["runtimes"] = [r.to_dict() for r in runtimes if r.runtime]
+        notes = [f"fresh processes: {processes} per candidate and setting; cold ones with every "
+                 f"kernel cache empty ({', '.join(CACHE_VARIABLES)}), cached ones with the "
+                 "cache their candidate's cold processes filled; a framework caching elsewhere "
+                 "was not emptied"]
+        notes += list(_runtime_deviations(runtimes))
+        if held is not None:
+            notes += list(held.deviations)
+        d["deviations"] = list(d["deviations"]) + [x for x in notes if x not in d["deviations"]]
+        return PhasesResult(_gpumeter.Record.from_json(json.dumps(d), "(phases)"))
+    finally:
+        shutil.rmtree(caches, ignore_errors=True)
+        if held is not None:
+            held.release()
+
+
+def _verify_outputs(steps: Mapping[str, Any], names: Sequence[str], rtol: float,
+                    atol: float) -> None:
+    """The candidates compute the same thing: each one's output (its ``result`` step, a NumPy
+    array) against the first's, before anything warm is timed."""
+    import numpy as np
+    outputs = {}
+    for n in names:
+        out = _steps_of(steps[n], "result")
+        if out is None:
+            continue
+        call = _steps_of(steps[n], "call")
+        sync = _steps_of(steps[n], "sync")
+        assert call is not None and sync is not None
+        call()
+        sync()
+        outputs[n] = np.asarray(out())
+    if len(outputs) < 2:
+        return
+    first = next(iter(outputs))
+    for n, o in outputs.items():
+        r = outputs[first]
+        if o.shape != r.shape or not np.allclose(o, r, rtol=rtol, atol=atol):
+            raise VerificationFailed(f"{n}: output differs from {first}'s (shape {o.shape} vs "
+                                     f"{r.shape}; rtol {rtol}, atol {atol})")
+
+
+def _measure_kernels(kernels: Mapping[str, Callable[[], Any]], name: str,
+                     params: Mapping[str, str], options: Any) -> Any:
+    from . import _Runner, _run  # the module's own runner: errors raised as measure() raises
+    runner = _Runner()
+    impls = [_gpumeter.Implementation(n, runner.wrap(fn), None, None, None)
+             for n, fn in kernels.items()]
+    case = _gpumeter.Case(name, impls, params=dict(params))
+    return _run(case, options, runner)
+
+
+def phases(candidates: Mapping[str, str], *, name: str = "phases",
+           params: Optional[Mapping[str, Any]] = None, processes: int = 3,
+           calls: Sequence[int] = (1, 10, 100), device: Optional[int] = None,
+           timing: str = "auto", lock: bool = True, allow_contended: bool = False,
+           verify: bool = True, rtol: float = 1e-5, atol: float = 1e-8, recaptures: int = 3,
+           python: Optional[str] = None, timeout_s: float = 600.0) -> PhasesResult:
+    """Measures what each candidate costs a user, from a fresh process to N calls.
+
+    Each candidate is ``"package.module:function"``; ``function(**params)`` returns its steps
+    (``init``, ``compile``, ``convert``, ``build``, ``call``, ``kernel``, ``capture``, ``sync``,
+    ``result``...: see this module's documentation). In ``processes`` fresh processes per setting
+    (kernel caches empty, then warm) gpumeter times process start, init, cold compile or cached
+    load, conversion, first build, first launch and the totals of each N in ``calls`` from the
+    spawn; then in this process the kernels' device time (CUPTI, A B B A), and with the
+    synchronized wall clock the bare kernel, the public call, graph capture and replay, refit,
+    rebuild and the next stage. The device lock is held throughout. Phases a candidate does not
+    supply read "not measured". Wall-clock phases are compared with the 1.5x rule and never with
+    device time.
+
+    Args:
+        candidates: Names to references, e.g. ``{"warp": "mypkg.saxpy:warp_candidate"}``.
+        name: The case's name in the record.
+        params: Keyword arguments of every candidate's function; recorded as the case's params.
+        processes: Fresh processes per candidate and setting (cold, cached), 1 to 100.
+        calls: The N of the measured totals (each from 1 to 100000).
+        device: CUDA device index (default 0).
+        timing: How the kernels' device time is taken, as for :func:`gpumeter.measure`.
+        lock: Hold the device's exclusive lock throughout (``lock=False`` is a deviation).
+        allow_contended: Go ahead when other processes use the device (marked contended).
+        verify: Check that candidates with an ``output`` step agree (``rtol``, ``atol``).
+        rtol: Relative tolerance of the check.
+        atol: Absolute tolerance of the check.
+        recaptures: Graph captures timed per candidate with a ``capture`` step.
+        python: The interpreter of the fresh processes (default: this one).
+        timeout_s: How long one fresh process may take before it is killed (an error).
+
+    Returns:
+        PhasesResult: ``record`` (write it with ``gpumeter.write_record``), ``total_n()``,
+        ``crossovers()``, and ``str()`` the report.
+
+    Raises:
+        ConfigError: an argument of the wrong type or value, named in ``argument``.
+        UserCodeError: a candidate raised, in a fresh process or here.
+        WrongDevice: a Warp candidate resolved to Warp's CPU device (before timing).
+        VerificationFailed: the candidates' outputs differ.
+        DeviceBusy: another process uses the device or holds its lock.
+        Error: a fresh process hung (killed after ``timeout_s``), or as for measure().
+    """
+    from . import _options, _runtimes
+    if not isinstance(candidates, Mapping) or not candidates:
+        raise ConfigError("candidates: must be a non-empty dict of names to "
+                          "'package.module:function' references", argument="candidates")
+    refs = {str(n): _check_reference(str(n), r) for n, r in candidates.items()}
+    if params is not None and not isinstance(params, Mapping):
+        raise ConfigError(f"params: must be a dict of keyword arguments, not {params!r}",
+                          argument="params")
+    if isinstance(processes, bool) or not isinstance(processes, int) or not 1 <= processes <= 100:
+        raise ConfigError(f"processes: must be an integer from 1 to 100, not {processes!r}",
+                          argument="processes")
+    if isinstance(recaptures, bool) or not isinstance(recaptures, int) or \
+            not 1 <= recaptures <= 1000:
+        raise ConfigError(f"recaptures: must be an integer from 1 to 1000, not {recaptures!r}",
+                          argument="recaptures")
+    n_calls = list(calls) if isinstance(calls, Sequence) and not isinstance(calls, str) else None
+    if not n_calls or any(isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 100_000
+                          for k in n_calls):
+        raise ConfigError(f"calls: must be a list of integers from 1 to 100000, not {calls!r}",
+                          argument="calls")
+    if not isinstance(timeout_s, (int, float)) or isinstance(timeout_s, bool) or timeout_s <= 0:
+        raise ConfigError(f"timeout_s: must be a positive number of seconds, not {timeout_s!r}",
+                          argument="timeout_s")
+    index = 0 if device is None else device
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        raise ConfigError(f"device: must be a CUDA device index, not {device!r}",
+                          argument="device")
+
+    def options_for(lock_held: bool) -> Any:
+        return _options(index, None, timing, False, False, lock, allow_contended,
+                        lock_held=lock_held)
+
+    return run_phases(
+        refs, name=name, params=dict(params or {}), processes=processes,
+        calls=sorted(set(n_calls)), options_for=options_for, device=index, lock=lock,
+        allow_contended=allow_contended, verify=verify, rtol=rtol, atol=atol,
+        recaptures=recaptures, python=python or sys.executable, timeout_s=float(timeout_s),
+        resolve_runtimes=_runtimes.resolve_runtimes)

@@ -1,0 +1,136 @@
+// The phases a user waits for, total(N), crossovers and growth as typed Python classes,
+// read-only. Every number is the core's (total_n.hpp, growth.hpp): nothing is recomputed here.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <string>
+#include <vector>
+
+#include "binding.hpp"
+#include "gpumeter/format.hpp"
+#include "gpumeter/growth.hpp"
+#include "gpumeter/phases.hpp"
+#include "gpumeter/total_n.hpp"
+
+namespace gpumeter::python {
+
+void bind_phase_types(nb::module_& m) {
+  nb::class_<PhaseReading>(m, "PhaseReading",
+                           "One phase of one candidate: every sample, its statistic and where "
+                           "it was taken (a fresh process, cold or cached, or warm).")
+      .def_ro("row", &PhaseReading::row, "The case, its params and the candidate.")
+      .def_prop_ro(
+          "phase", [](const PhaseReading& p) { return std::string(to_string(p.phase)); },
+          "\"process_start\", \"init\", \"cold_compile\", \"cached_load\", ...")
+      .def_prop_ro(
+          "title", [](const PhaseReading& p) { return std::string(phase_title(p.phase)); },
+          "The phase as reports name it.")
+      .def_prop_ro(
+          "statistic", [](const PhaseReading& p) { return std::string(to_string(p.statistic)); },
+          "\"synchronized_wall_clock\" or \"device_busy\": never compared with each other.")
+      .def_prop_ro(
+          "setting", [](const PhaseReading& p) { return std::string(to_string(p.setting)); },
+          "\"fresh_cold\", \"fresh_cached\" or \"warm_process\".")
+      .def_ro("samples_ns", &PhaseReading::samples_ns,
+              "One per fresh process, or per call when warm.")
+      .def_ro("recaptures", &PhaseReading::recaptures, "Graph captures taken; None otherwise.")
+      .def_prop_ro(
+          "spread", [](const PhaseReading& p) { return spread_of(p.samples_ns); },
+          "Median, p10 and p90 of the samples.")
+      .def_prop_ro(
+          "median_ns", [](const PhaseReading& p) { return spread_of(p.samples_ns).median_ns; },
+          "The median of the samples, in ns.")
+      .def("__repr__", [](const PhaseReading& p) {
+        return "PhaseReading(" + row_label(p.row) + ", " + std::string(to_string(p.phase)) + ", " +
+               std::string(to_string(p.setting)) +
+               ", median_ns=" + format_shortest(spread_of(p.samples_ns).median_ns) + ")";
+      });
+
+  nb::class_<MeasuredTotal>(m, "MeasuredTotal",
+                            "N calls timed as one loop from a fresh process: spawn, set-up, N "
+                            "calls, synchronized. One sample per process; never a median "
+                            "multiplied.")
+      .def_ro("row", &MeasuredTotal::row)
+      .def_ro("calls", &MeasuredTotal::calls, "N.")
+      .def_prop_ro("setting",
+                   [](const MeasuredTotal& t) { return std::string(to_string(t.setting)); })
+      .def_ro("samples_ns", &MeasuredTotal::samples_ns)
+      .def_prop_ro("spread", [](const MeasuredTotal& t) { return spread_of(t.samples_ns); })
+      .def_prop_ro("median_ns",
+                   [](const MeasuredTotal& t) { return spread_of(t.samples_ns).median_ns; });
+
+  nb::class_<CandidateRuntime>(m, "CandidateRuntime",
+                               "The runtime a candidate launched its work through, resolved "
+                               "before timing.")
+      .def_ro("implementation", &CandidateRuntime::implementation)
+      .def_ro("runtime", &CandidateRuntime::runtime, "\"warp\", \"cupy\", \"torch\", ...")
+      .def_ro("version", &CandidateRuntime::version)
+      .def_ro("device_alias", &CandidateRuntime::device_alias, "The runtime's name: \"cuda:0\".")
+      .def_ro("arch", &CandidateRuntime::arch, "\"sm_90\".")
+      .def_ro("synchronized_by", &CandidateRuntime::synchronized_by,
+              "The runtime whose synchronize ended each wall-clock phase.")
+      .def_ro("notes", &CandidateRuntime::notes);
+
+  nb::class_<TotalTerm>(m, "TotalTerm", "One term of total(N); median_ns None: not measured.")
+      .def_prop_ro("phase", [](const TotalTerm& t) { return std::string(to_string(t.phase)); })
+      .def_prop_ro("title", [](const TotalTerm& t) { return std::string(phase_title(t.phase)); })
+      .def_prop_ro("setting", [](const TotalTerm& t) { return std::string(to_string(t.setting)); })
+      .def_ro("median_ns", &TotalTerm::median_ns);
+
+  nb::class_<TotalAtN>(m, "TotalAtN", "total(N) predicted by the decomposition beside measured.")
+      .def_ro("calls", &TotalAtN::calls)
+      .def_ro("predicted_ns", &TotalAtN::predicted_ns, "None when a required term is missing.")
+      .def_ro("measured_ns", &TotalAtN::measured_ns, "None when no total of N was measured.")
+      .def_ro("measured_over_predicted", &TotalAtN::measured_over_predicted);
+
+  nb::class_<TotalN>(m, "TotalN",
+                     "total(N) = init + compile or load + conversion + build + capture + N x per "
+                     "call, for one candidate and setting.")
+      .def_ro("row", &TotalN::row)
+      .def_prop_ro("setting", [](const TotalN& t) { return std::string(to_string(t.setting)); })
+      .def_ro("fixed", &TotalN::fixed, "The fixed terms, in order.")
+      .def_ro("per_call", &TotalN::per_call, "The public call, warm, synchronized wall clock.")
+      .def_ro("at", &TotalN::at, "Each N: predicted and measured.");
+
+  nb::class_<Crossover>(m, "Crossover",
+                        "Where one candidate overtakes another: a bracket of two measured "
+                        "points, never an interpolated one.")
+      .def_ro("first", &Crossover::first, "The candidate ahead at `low`.")
+      .def_ro("second", &Crossover::second, "The candidate ahead at `high`.")
+      .def_ro("low", &Crossover::low)
+      .def_ro("high", &Crossover::high)
+      .def_ro("resolved", &Crossover::resolved,
+              "Both ends decided by the rule of the statistic; False: the medians change order "
+              "within the resolution.");
+
+  nb::class_<GrowthRegime>(m, "GrowthRegime", "A stretch of sizes over which time ~ size^exponent.")
+      .def_ro("low", &GrowthRegime::low)
+      .def_ro("high", &GrowthRegime::high)
+      .def_ro("points", &GrowthRegime::points)
+      .def_ro("exponent", &GrowthRegime::exponent)
+      .def_ro("r_squared", &GrowthRegime::r_squared, "Of the log-log fit.")
+      .def_ro("max_residual", &GrowthRegime::max_residual, "Largest |log10 residual|.")
+      .def_ro("label", &GrowthRegime::label);
+
+  nb::class_<Growth>(m, "Growth", "How one implementation's time grows along a numeric axis.")
+      .def_ro("row", &Growth::row,
+              "The case, the params other than the axis, the "
+              "implementation.")
+      .def_ro("axis", &Growth::axis)
+      .def_prop_ro("statistic", [](const Growth& g) { return std::string(to_string(g.statistic)); })
+      .def_ro("sizes", &Growth::sizes)
+      .def_ro("median_ns", &Growth::median_ns)
+      .def_ro("regimes", &Growth::regimes);
+
+  nb::class_<SweepAnalysis>(m, "SweepAnalysis",
+                            "Every numeric axis of a record: growth per implementation and "
+                            "crossover brackets between implementations.")
+      .def_ro("axes", &SweepAnalysis::axes)
+      .def_ro("growth", &SweepAnalysis::growth)
+      .def_ro("crossovers", &SweepAnalysis::crossovers);
+}
+
+}  // namespace gpumeter::python

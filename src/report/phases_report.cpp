@@ -1,0 +1,181 @@
+// The phases a user waits for, total(N), crossovers and growth in the markdown report: after the
+// comparisons, each part only when a record holds what it is made of. Every number comes from the
+// records' samples through the core (total_n.hpp, growth.hpp); every sentence from wording.hpp.
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gpumeter/format.hpp"
+#include "gpumeter/growth.hpp"
+#include "gpumeter/phases.hpp"
+#include "gpumeter/total_n.hpp"
+#include "gpumeter/verdict.hpp"
+#include "gpumeter/wording.hpp"
+#include "table_parts.hpp"
+
+namespace gpumeter {
+namespace {
+
+using namespace report_parts;  // NOLINT: the parts of this report
+
+std::string case_of(const RowKey& row) {
+  std::string label = row.case_name;
+  if (!row.params.empty()) label += " (" + format_params(row.params) + ")";
+  return label;
+}
+
+std::string spread_text(const std::vector<Nanos>& samples) {
+  const Spread s = spread_of(samples);
+  return time_text(s.median_ns) + " [" + time_text(s.p10_ns) + ", " + time_text(s.p90_ns) + "]";
+}
+
+std::string table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths(rows.front().size(), 3);
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::string out;
+  append_markdown_row(out, rows.front(), widths);
+  out += '|';
+  for (std::size_t width : widths) out += std::string(width + 2, '-') + '|';
+  out += '\n';
+  for (std::size_t i = 1; i < rows.size(); ++i) append_markdown_row(out, rows[i], widths);
+  return out;
+}
+
+std::string optional_time(const std::optional<double>& ns) {
+  return ns ? time_text(*ns) : std::string(kNotMeasured);
+}
+
+std::string phases_part(const Record& record, TableLayout layout) {
+  const auto item = [&](std::string_view marker, const std::string& text) {
+    return layout == TableLayout::narrow ? wrapped_item(marker, text)
+                                         : std::string(marker) + text + "\n";
+  };
+  std::string out;
+  if (!record.phases.empty()) {
+    // The first candidate of each case is the one the others are read against.
+    std::map<std::string, std::string> first_of_case;
+    std::map<std::tuple<std::string, std::string, Phase, PhaseSetting>, const PhaseReading*> by;
+    for (const PhaseReading& p : record.phases) {
+      const std::string c = case_of(p.row);
+      first_of_case.emplace(c, p.row.implementation);
+      by[{c, p.row.implementation, p.phase, p.setting}] = &p;
+    }
+    std::vector<std::vector<std::string>> rows = {
+        {"case", "candidate", "phase", "setting", "statistic", "median [p10, p90]", "n",
+         "against the first candidate"}};
+    for (const PhaseReading& p : record.phases) {
+      const std::string c = case_of(p.row);
+      std::string versus = "-";
+      const std::string& first = first_of_case[c];
+      if (p.row.implementation != first && p.statistic == Statistic::synchronized_wall_clock) {
+        const auto it = by.find({c, first, p.phase, p.setting});
+        if (it != by.end()) {
+          const double base = spread_of(it->second->samples_ns).median_ns;
+          const double mine = spread_of(p.samples_ns).median_ns;
+          versus = base > 0 && mine > 0 ? compare_times(base, mine).wording + " of " + first
+                                        : std::string("not compared (a zero median)");
+        }
+      }
+      std::string phase(phase_title(p.phase));
+      if (p.recaptures) phase += fmt::format(" ({} captures)", *p.recaptures);
+      rows.push_back({md(c), md(p.row.implementation), phase, std::string(to_string(p.setting)),
+                      std::string(to_string(p.statistic)), spread_text(p.samples_ns),
+                      std::to_string(p.samples_ns.size()), md(versus)});
+    }
+    out += item("", phases_heading()) + "\n" + table(rows);
+    // The wrapper: the public call against the bare kernel, one candidate at a time.
+    std::string wrappers;
+    for (const auto& [key, p] : by) {
+      const auto& [c, implementation, phase, setting] = key;
+      if (phase != Phase::end_to_end) continue;
+      const auto kernel = by.find({c, implementation, Phase::kernel_call, setting});
+      if (kernel == by.end()) continue;
+      wrappers += item("- ", md(c + " / " + implementation, MdPlace::line_start) + ": " +
+                                 md(wrapper_words(spread_of(kernel->second->samples_ns).median_ns,
+                                                  spread_of(p->samples_ns).median_ns)));
+    }
+    if (!wrappers.empty()) out += "\n" + wrappers;
+  }
+
+  const std::vector<TotalN> totals = decompose_totals(record.phases, record.totals);
+  for (const PhaseSetting setting : {PhaseSetting::fresh_cached, PhaseSetting::fresh_cold}) {
+    std::vector<std::vector<std::string>> rows = {{"case", "candidate", "fixed", "per call", "N",
+                                                   "predicted", "measured",
+                                                   "measured / predicted"}};
+    std::string missing;
+    for (const TotalN& t : totals) {
+      if (t.setting != setting) continue;
+      std::optional<double> fixed = 0.0;
+      for (const TotalTerm& term : t.fixed) {
+        if (term.median_ns) {
+          if (fixed) *fixed += *term.median_ns;
+        }
+      }
+      for (const TotalAtN& at : t.at) {
+        rows.push_back({md(case_of(t.row)), md(t.row.implementation), optional_time(fixed),
+                        optional_time(t.per_call.median_ns), std::to_string(at.calls),
+                        optional_time(at.predicted_ns), optional_time(at.measured_ns),
+                        at.measured_over_predicted
+                            ? format_significant(*at.measured_over_predicted, 2) + "x"
+                            : std::string(kNotMeasured)});
+      }
+      std::string absent;
+      for (const Phase p : t.absent) absent += (absent.empty() ? "" : ", ") + std::string(phase_title(p));
+      if (!absent.empty()) {
+        missing += item("- ", md(case_of(t.row) + " / " + t.row.implementation,
+                                 MdPlace::line_start) +
+                                  ": " + kNotMeasured + ": " + absent);
+      }
+    }
+    if (rows.size() == 1) continue;
+    out += "\n" + item("", total_n_heading(setting)) + "\n" + table(rows);
+    if (!missing.empty()) out += "\n" + missing;
+  }
+
+  std::string crossings;
+  for (const Crossover& c : crossovers_in_calls(record.totals)) {
+    crossings += item("- ", md(case_of(c.first), MdPlace::line_start) + ": " + md(describe(c, "N")));
+  }
+  if (!crossings.empty()) out += "\nCrossovers in N (measured totals):\n" + crossings;
+
+  const SweepAnalysis sweeps = analyze_sweeps(record);
+  for (const std::string& axis : sweeps.axes) {
+    std::string lines;
+    for (const Growth& g : sweeps.growth) {
+      if (g.axis != axis) continue;
+      for (const GrowthRegime& r : g.regimes) {
+        lines += item("- ", md(row_label(g.row), MdPlace::line_start) + ": " + md(describe(r, axis)));
+      }
+    }
+    if (sweeps.axes.size() == 1) {
+      for (const Crossover& c : sweeps.crossovers) {
+        lines += item("- ", md(case_of(c.first), MdPlace::line_start) + ": " +
+                                md(describe(c, axis)));
+      }
+    }
+    if (!lines.empty()) out += "\n" + item("", growth_heading(axis)) + lines;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_phases(const std::vector<Record>& records, TableLayout layout) {
+  std::string out;
+  for (const Record& record : records) {
+    const std::string part = phases_part(record, layout);
+    if (!part.empty()) out += (out.empty() ? "" : "\n") + part;
+  }
+  return out;
+}
+
+}  // namespace gpumeter

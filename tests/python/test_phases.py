@@ -1,0 +1,129 @@
+"""gpumeter.phases() and gpumeter.sweep() on the host clock: fresh processes, cold and cached
+caches, the record's phases and totals, and the refusals. Timing ratios are not asserted (the
+machine may be loaded); sleeps give least durations, which hold on any machine."""
+
+import os
+import sys
+
+import pytest
+
+import gpumeter
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+
+@pytest.fixture
+def log(tmp_path, monkeypatch):
+    path = tmp_path / "log"
+    path.write_text("")
+    monkeypatch.setenv("GPUMETER_TEST_PHASE_LOG", str(path))
+    return path
+
+
+def run(candidates, **kw):
+    kw.setdefault("processes", 2)
+    kw.setdefault("calls", (1, 10))
+    return gpumeter.phases(candidates, timing="host", lock=False, **kw)
+
+
+def test_phases_fresh_processes_cold_then_cached(log):
+    r = run({"slow": "phase_candidates:sleeper", "fast": "phase_candidates:fast"},
+            name="sleep", params={"build": True})
+    # Each candidate: 2 cold processes that found an empty cache, then 2 cached that found it.
+    lines = log.read_text().split()
+    assert lines.count("cold") == 4 and lines.count("cached") == 4
+    got = {(p.row.implementation, p.phase, p.setting): p for p in r.record.phases}
+    for c in ("slow", "fast"):
+        for phase in ("process_start", "init", "conversion", "first_build", "first_launch"):
+            assert len(got[(c, phase, "fresh_cold")].samples_ns) == 2
+            assert len(got[(c, phase, "fresh_cached")].samples_ns) == 2
+        assert (c, "cold_compile", "fresh_cold") in got
+        assert (c, "cached_load", "fresh_cached") in got
+        assert (c, "cold_compile", "fresh_cached") not in got
+        for phase in ("kernel_call", "end_to_end", "warm_build"):
+            assert got[(c, phase, "warm_process")].statistic == "synchronized_wall_clock"
+            assert len(got[(c, phase, "warm_process")].samples_ns) >= 10
+    # Least durations: the sleeps.
+    assert min(got[("slow", "init", "fresh_cold")].samples_ns) >= 40e6
+    assert min(got[("slow", "cold_compile", "fresh_cold")].samples_ns) >= 60e6
+    assert min(got[("slow", "cached_load", "fresh_cached")].samples_ns) >= 5e6
+    assert all(p.row.params == {"build": "True"} for p in r.record.phases)
+    # Totals of 1 and 10 calls per setting, one sample per process; 10 calls of >= 1 ms each.
+    totals = {(t.row.implementation, t.calls, t.setting): t for t in r.record.totals}
+    assert len(totals) == 2 * 2 * 2
+    assert all(len(t.samples_ns) == 2 for t in totals.values())
+    assert (min(totals[("slow", 10, "fresh_cached")].samples_ns)
+            >= 40e6 + 5e6 + 10 * 1e6)
+    # The warm calls are the record's results, one per candidate.
+    assert sorted(x.row.implementation for x in r.record.results) == ["fast", "slow"]
+    # total(N): cached and cold decompositions, each predicting from the medians.
+    t = {(x.row.implementation, x.setting): x for x in r.total_n()}
+    cached = t[("slow", "fresh_cached")]
+    assert [a.calls for a in cached.at][:2] == [1, 10]
+    assert all(a.measured_ns is not None for a in cached.at if a.calls in (1, 10))
+    assert all(a.predicted_ns is not None for a in cached.at)
+    assert ("slow", "fresh_cold") in t
+    # The record reads back from its file as it was made.
+    text = r.record.to_json()
+    back = gpumeter.Record.from_json(text, "(test)")
+    assert len(back.phases) == len(r.record.phases)
+    assert "total(N)" in str(r)
+
+
+def test_phases_refuses_bad_arguments():
+    with pytest.raises(gpumeter.ConfigError) as e:
+        gpumeter.phases({"a": "no_colon"})
+    assert e.value.argument == "candidates"
+    with pytest.raises(gpumeter.ConfigError) as e:
+        gpumeter.phases({"a": "m:f"}, processes=0)
+    assert e.value.argument == "processes"
+    with pytest.raises(gpumeter.ConfigError) as e:
+        gpumeter.phases({"a": "m:f"}, calls=[0])
+    assert e.value.argument == "calls"
+
+
+def test_a_candidate_that_raises_in_its_fresh_process_is_named(log):
+    with pytest.raises(gpumeter.UserCodeError) as e:
+        run({"bad": "phase_candidates:raises"}, processes=1)
+    assert "the framework is not installed" in str(e.value)
+
+
+def test_candidates_that_disagree_are_refused_before_warm_timing(log):
+    with pytest.raises(gpumeter.VerificationFailed):
+        run({"a": "phase_candidates:fast", "b": "phase_candidates:wrong_result"}, processes=1)
+
+
+def test_a_hung_fresh_process_is_killed_and_named(log):
+    with pytest.raises(gpumeter.Error) as e:
+        run({"slow": "phase_candidates:sleeper"}, processes=1, timeout_s=0.01)
+    assert "did not finish" in str(e.value)
+
+
+def test_sweep_records_each_size_and_reads_growth():
+    import time as t
+
+    def busy(n):
+        def call():
+            end = t.perf_counter() + n * 1e-6
+            while t.perf_counter() < end:
+                pass
+            return [1.0]
+        return call
+
+    r = gpumeter.sweep({"spin": busy}, [100, 300, 1000, 3000], axis="us", timing="host",
+                       lock=False, budget=(1, 5))
+    params = sorted(int(x.row.params["us"]) for x in r.record.results)
+    assert params == [100, 300, 1000, 3000]
+    g = r.analysis.growth
+    assert len(g) == 1 and g[0].axis == "us" and g[0].row.implementation == "spin"
+    assert len(g[0].sizes) == 4
+
+
+def test_sweep_refuses_bad_arguments():
+    with pytest.raises(gpumeter.ConfigError) as e:
+        gpumeter.sweep({"a": lambda n: (lambda: None)}, [1, 1])
+    assert e.value.argument == "sizes"
+    with pytest.raises(gpumeter.ConfigError) as e:
+        gpumeter.sweep({"a": lambda n: (lambda: None)}, [1, 2], axis="order")
+    assert e.value.argument == "axis"
