@@ -11,9 +11,9 @@
 
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/growth.hpp"
-#include "gpumeter/total_n.hpp"
 #include "gpumeter/precision.hpp"
 #include "gpumeter/record.hpp"
+#include "gpumeter/total_n.hpp"
 
 namespace gpumeter {
 

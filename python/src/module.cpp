@@ -313,8 +313,8 @@ NB_MODULE(_gpumeter, m) {
             return h.lock ? h.lock->deviations() : std::vector<std::string>{};
           },
           "What the idle check found that a record must say.")
-      .def_prop_ro(
-          "path", [](const HeldLock& h) { return h.lock ? h.lock->path() : std::string(); })
+      .def_prop_ro("path",
+                   [](const HeldLock& h) { return h.lock ? h.lock->path() : std::string(); })
       .def(
           "release", [](HeldLock& h) { h.lock.reset(); }, "Gives the lock back.");
   m.def(

@@ -84,7 +84,9 @@ void bind_phase_types(nb::module_& m) {
       .def_ro("calls", &TotalAtN::calls)
       .def_ro("predicted_ns", &TotalAtN::predicted_ns, "None when a required term is missing.")
       .def_ro("measured_ns", &TotalAtN::measured_ns, "None when no total of N was measured.")
-      .def_ro("measured_over_predicted", &TotalAtN::measured_over_predicted);
+      .def_ro("measured_over_predicted", &TotalAtN::measured_over_predicted)
+      .def_ro("measured_samples", &TotalAtN::measured_samples,
+              "The fresh processes the measured median is of.");
 
   nb::class_<TotalN>(m, "TotalN",
                      "total(N) = init + compile or load + conversion + build + capture + N x per "
@@ -93,7 +95,23 @@ void bind_phase_types(nb::module_& m) {
       .def_prop_ro("setting", [](const TotalN& t) { return std::string(to_string(t.setting)); })
       .def_ro("fixed", &TotalN::fixed, "The fixed terms, in order.")
       .def_ro("per_call", &TotalN::per_call, "The public call, warm, synchronized wall clock.")
-      .def_ro("at", &TotalN::at, "Each N: predicted and measured.");
+      .def_ro("at", &TotalN::at, "Each N: predicted and measured.")
+      .def_prop_ro(
+          "absent",
+          [](const TotalN& t) {
+            std::vector<std::string> out;
+            for (const Phase p : t.absent) out.emplace_back(to_string(p));
+            return out;
+          },
+          "Terms the candidate does not have (not measured), left out of the sum.")
+      .def_prop_ro(
+          "missing",
+          [](const TotalN& t) {
+            std::vector<std::string> out;
+            for (const Phase p : t.missing) out.emplace_back(to_string(p));
+            return out;
+          },
+          "Required terms not measured: no total is predicted.");
 
   nb::class_<Crossover>(m, "Crossover",
                         "Where one candidate overtakes another: a bracket of two measured "
@@ -102,6 +120,16 @@ void bind_phase_types(nb::module_& m) {
       .def_ro("second", &Crossover::second, "The candidate ahead at `high`.")
       .def_ro("low", &Crossover::low)
       .def_ro("high", &Crossover::high)
+      .def_ro("axis", &Crossover::axis, "\"calls\" for N, else the param swept.")
+      .def_prop_ro(
+          "setting",
+          [](const Crossover& c) -> std::optional<std::string> {
+            if (!c.setting) return std::nullopt;
+            return std::string(to_string(*c.setting));
+          },
+          "For crossovers in N: the setting of the totals; None for a size axis.")
+      .def_prop_ro("statistic",
+                   [](const Crossover& c) { return std::string(to_string(c.statistic)); })
       .def_ro("resolved", &Crossover::resolved,
               "Both ends decided by the rule of the statistic; False: the medians change order "
               "within the resolution.");

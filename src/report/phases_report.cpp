@@ -15,6 +15,7 @@
 #include "gpumeter/format.hpp"
 #include "gpumeter/growth.hpp"
 #include "gpumeter/phases.hpp"
+#include "gpumeter/table.hpp"
 #include "gpumeter/total_n.hpp"
 #include "gpumeter/verdict.hpp"
 #include "gpumeter/wording.hpp"
@@ -69,9 +70,9 @@ std::string phases_part(const Record& record, TableLayout layout) {
       first_of_case.emplace(c, p.row.implementation);
       by[{c, p.row.implementation, p.phase, p.setting}] = &p;
     }
-    std::vector<std::vector<std::string>> rows = {
-        {"case", "candidate", "phase", "setting", "statistic", "median [p10, p90]", "n",
-         "against the first candidate"}};
+    std::vector<std::vector<std::string>> rows = {{"case", "candidate", "phase", "setting",
+                                                   "statistic", "median [p10, p90]", "n",
+                                                   "against the first candidate"}};
     for (const PhaseReading& p : record.phases) {
       const std::string c = case_of(p.row);
       std::string versus = "-";
@@ -81,8 +82,13 @@ std::string phases_part(const Record& record, TableLayout layout) {
         if (it != by.end()) {
           const double base = spread_of(it->second->samples_ns).median_ns;
           const double mine = spread_of(p.samples_ns).median_ns;
-          versus = base > 0 && mine > 0 ? compare_times(base, mine).wording + " of " + first
-                                        : std::string("not compared (a zero median)");
+          if (base > 0 && mine > 0) {
+            const std::string w = compare_times(base, mine).wording;
+            const bool bare = w.size() >= 8 && w.compare(w.size() - 8, 8, "the time") == 0;
+            versus = w + (bare ? " of " : " than ") + first;
+          } else {
+            versus = "not compared (a zero median)";
+          }
         }
       }
       std::string phase(phase_title(p.phase));
@@ -116,10 +122,9 @@ std::string phases_part(const Record& record, TableLayout layout) {
       if (t.setting != setting) continue;
       std::optional<double> fixed = 0.0;
       for (const TotalTerm& term : t.fixed) {
-        if (term.median_ns) {
-          if (fixed) *fixed += *term.median_ns;
-        }
+        if (term.median_ns) *fixed += *term.median_ns;
       }
+      if (!t.missing.empty()) fixed.reset();
       for (const TotalAtN& at : t.at) {
         rows.push_back({md(case_of(t.row)), md(t.row.implementation), optional_time(fixed),
                         optional_time(t.per_call.median_ns), std::to_string(at.calls),
@@ -128,12 +133,21 @@ std::string phases_part(const Record& record, TableLayout layout) {
                             ? format_significant(*at.measured_over_predicted, 2) + "x"
                             : std::string(kNotMeasured)});
       }
-      std::string absent;
-      for (const Phase p : t.absent) absent += (absent.empty() ? "" : ", ") + std::string(phase_title(p));
-      if (!absent.empty()) {
-        missing += item("- ", md(case_of(t.row) + " / " + t.row.implementation,
-                                 MdPlace::line_start) +
-                                  ": " + kNotMeasured + ": " + absent);
+      const auto titles = [](const std::vector<Phase>& phases) {
+        std::string text;
+        for (const Phase p : phases)
+          text += (text.empty() ? "" : ", ") + std::string(phase_title(p));
+        return text;
+      };
+      if (!t.missing.empty()) {
+        missing +=
+            item("- ", md(case_of(t.row) + " / " + t.row.implementation, MdPlace::line_start) +
+                           ": no total predicted: " + titles(t.missing) + " " + kNotMeasured);
+      }
+      if (!t.absent.empty()) {
+        missing +=
+            item("- ", md(case_of(t.row) + " / " + t.row.implementation, MdPlace::line_start) +
+                           ": " + kNotMeasured + " (left out of the sum): " + titles(t.absent));
       }
     }
     if (rows.size() == 1) continue;
@@ -143,7 +157,8 @@ std::string phases_part(const Record& record, TableLayout layout) {
 
   std::string crossings;
   for (const Crossover& c : crossovers_in_calls(record.totals)) {
-    crossings += item("- ", md(case_of(c.first), MdPlace::line_start) + ": " + md(describe(c, "N")));
+    crossings +=
+        item("- ", md(case_of(c.first), MdPlace::line_start) + ": " + md(describe(c, "N")));
   }
   if (!crossings.empty()) out += "\nCrossovers in N (measured totals):\n" + crossings;
 
@@ -153,14 +168,13 @@ std::string phases_part(const Record& record, TableLayout layout) {
     for (const Growth& g : sweeps.growth) {
       if (g.axis != axis) continue;
       for (const GrowthRegime& r : g.regimes) {
-        lines += item("- ", md(row_label(g.row), MdPlace::line_start) + ": " + md(describe(r, axis)));
+        lines +=
+            item("- ", md(row_label(g.row), MdPlace::line_start) + ": " + md(describe(r, axis)));
       }
     }
-    if (sweeps.axes.size() == 1) {
-      for (const Crossover& c : sweeps.crossovers) {
-        lines += item("- ", md(case_of(c.first), MdPlace::line_start) + ": " +
-                                md(describe(c, axis)));
-      }
+    for (const Crossover& c : sweeps.crossovers) {
+      if (c.axis != axis) continue;
+      lines += item("- ", md(case_of(c.first), MdPlace::line_start) + ": " + md(describe(c, axis)));
     }
     if (!lines.empty()) out += "\n" + item("", growth_heading(axis)) + lines;
   }

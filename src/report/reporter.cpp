@@ -20,7 +20,8 @@ class MarkdownReporter final : public Reporter {
  public:
   explicit MarkdownReporter(TableLayout layout) : layout_(layout) {}
   std::string render(const std::vector<Record>& records) const override {
-    std::string out = render_markdown(records, layout_) + "\n" + render_comparisons(records, layout_);
+    std::string out =
+        render_markdown(records, layout_) + "\n" + render_comparisons(records, layout_);
     if (std::string phases = render_phases(records, layout_); !phases.empty()) {
       out += "\n" + phases;
     }

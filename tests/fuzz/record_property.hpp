@@ -325,6 +325,10 @@ inline std::string halves_problem(const Record& record) {
   first.results.assign(record.results.begin(), record.results.begin() + static_cast<long>(half));
   second.results.assign(record.results.begin() + static_cast<long>(half), record.results.end());
   second.failures.clear();
+  // Phases, totals and runtimes: all in the first half, as the failures.
+  second.phases.clear();
+  second.totals.clear();
+  second.runtimes.clear();
   first.run_id += "-1";
   second.run_id += "-2";
   first.comparisons = compare_results(first.results);
