@@ -42,6 +42,9 @@ KINDS = ("sweep", "totals", "comparisons")
 # band drawn is the core's, repeated here only to draw it).
 RESOLUTION_RATIO = 1.5
 
+# A regime's label names its fit's largest miss beyond this (log10 residual 0.05).
+MISS_SHOWN = 10 ** 0.05 - 1
+
 # A stacked bar chart switches to a log axis when its bars span more than this factor: then the
 # smallest bar would be under 2% of the axis and unreadable.
 LOG_SPAN = 50.0
@@ -307,8 +310,11 @@ def _draw_sweep_panel(record: Any, group: List[Any], crossovers: Sequence[Any]) 
             mid = math.sqrt(lo_s * hi_s)
             mid_y = 10 ** (a + regime.exponent * math.log10(mid)) / scale
             text = f"x^{regime.exponent:.2f} ({_regime_word(str(regime.label))})"
-            if regime.r_squared < 0.9:
-                text += f", R\u00b2 {regime.r_squared:.2f}"
+            # A fit that misses a point by more than 12% (0.05 in log10) says so; R^2 would
+            # flag every flat regime, where there is little variance to explain.
+            miss = 10 ** float(regime.max_residual) - 1
+            if miss > MISS_SHOWN:
+                text += f", misses by up to {miss:.0%}"
             ax.annotate(text, (mid, mid_y), xytext=(0, 12 if k % 2 == 0 else -16),
                         textcoords="offset points", ha="center", fontsize=8, color=c,
                         gid=ids("exponent", impl, i),
@@ -378,7 +384,11 @@ def _matches(crossover: Any, group: List[Any]) -> bool:
     first = group[0]
     impls = {g.row.implementation for g in group}
     others = dict(first.row.params)
+    axis = getattr(crossover, "axis", "") or first.axis
+    statistic = getattr(crossover, "statistic", None)
     return (crossover.first.case_name == first.row.case_name
+            and axis == first.axis
+            and (statistic is None or str(statistic) == str(first.statistic))
             and crossover.first.implementation in impls
             and crossover.second.implementation in impls
             and _other_params(crossover.first.params, first.axis) == others)
@@ -410,6 +420,10 @@ def _phase_colors() -> Dict[str, Any]:
     return dict(zip(_PHASE_ORDER, picks))
 
 
+_SETTING_WORDS = {"fresh_cold": "cold caches", "fresh_cached": "warm caches",
+                  "warm_process": "warm"}
+
+
 def _candidate(t: Any) -> Tuple[str, str]:
     """(label, id part) of one decomposition: the implementation, and its setting when not the
     cached one (what a rerun pays)."""
@@ -417,7 +431,7 @@ def _candidate(t: Any) -> Tuple[str, str]:
     setting = str(t.setting)
     if setting == "fresh_cached":
         return impl, impl
-    short = {"fresh_cold": "cold caches", "warm_process": "warm"}.get(setting, setting)
+    short = _SETTING_WORDS.get(setting, setting)
     return f"{impl}\n({short})", f"{impl}-{setting}"
 
 
@@ -480,6 +494,7 @@ def _draw_totals_panel(record: Any, group: List[Any], crossovers: Sequence[Any])
 
     seen_phases: Dict[str, str] = {}
     not_measured: List[str] = []
+    unpredicted: List[str] = []
     ratio_shown = False
     tick_x: List[float] = []
     tick_labels: List[str] = []
@@ -530,9 +545,10 @@ def _draw_totals_panel(record: Any, group: List[Any], crossovers: Sequence[Any])
         missing = [_term_title(x) for x in t.fixed if x.median_ns is None]
         if t.per_call.median_ns is None:
             missing.append(f"per call ({_term_title(t.per_call)})")
-        missing += [str(p).replace("_", " ") for p in getattr(t, "absent", []) or []]
         if missing:
             not_measured.append(f"{label}: {', '.join(missing)}")
+        if t.at and all(a.predicted_ns is None for a in t.at):
+            unpredicted.append(label)
     ax.set_xticks(tick_x, [_t(label) for label in tick_labels], fontsize=8)
     under = blended_transform_factory(ax.transData, ax.transAxes)
     for n, gx in group_x.items():
@@ -547,6 +563,9 @@ def _draw_totals_panel(record: Any, group: List[Any], crossovers: Sequence[Any])
         lo_x, hi_x = group_x[int(c.low)], group_x[int(c.high)]
         span_id = ids("bracket", "n", _num(c.low), _num(c.high))
         pair = f"{c.first.implementation} \u2192 {c.second.implementation}"
+        setting = str(getattr(c, "setting", None) or "fresh_cached")
+        if setting != "fresh_cached":
+            pair += f", {_SETTING_WORDS.get(setting, setting)}"
         if c.resolved:
             ax.axvspan(lo_x, hi_x, color="tab:olive", alpha=0.15, linewidth=0, gid=span_id,
                        zorder=0)
@@ -580,6 +599,9 @@ def _draw_totals_panel(record: Any, group: List[Any], crossovers: Sequence[Any])
                        "the parts miss a cost; below 1 they overlap).")
     if not_measured:
         caption.append("Not measured: " + "; ".join(not_measured) + ".")
+    if unpredicted:
+        caption.append("No total predicted for " + ", ".join(unpredicted) + ": a term every "
+                       "candidate pays was not measured (the bar holds the terms that were).")
     _caption(fig, caption, "not-measured" if not_measured else "caption")
     suffix = "-" + _slug(first.row.case_name + (("-" + _params_text(params)) if params else ""),
                          80)
