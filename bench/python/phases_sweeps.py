@@ -39,7 +39,7 @@ def main() -> int:
                       if have(k if k != "torch" else "torch")}
         try:
             r = gpumeter.phases(candidates, name="saxpy", params={"n": n},
-                                processes=a.processes, calls=(1, 10, 100, 1000))
+                                processes=a.processes, calls=(1, 10, 100, 1000, 3000))
             print(r)
             print("record:", gpumeter.write_record(r.record, a.out))
         except gpumeter.Error as e:

@@ -90,8 +90,9 @@ def main(out_dir: str) -> int:
     import gpumeter
 
     copy_sizes = [int(m * 10**k) for k in range(4, 9) for m in (1, 2, 5)] + [10**9]
+    # cupy.copyto of contiguous arrays is a device-to-device memcpy: the copy is the work.
     r = gpumeter.sweep({"cupy_copy": copy}, copy_sizes, axis="bytes", name="copy",
-                       bytes=lambda b: 2.0 * b)
+                       bytes=lambda b: 2.0 * b, count_copies=True)
     print(r)
     print(gpumeter.write_record(r, out_dir))
     elements = [int(m * 10**k) for k in range(3, 8) for m in (1, 2, 5)] + [10**8]

@@ -325,7 +325,8 @@ def _with_runtimes(record: Record, runtimes: Sequence[_runtimes.RuntimeInfo]) ->
 
 def _run(case: Union[_gpumeter.Case, Sequence[_gpumeter.Case]], options: _gpumeter.Options,
          runner: _Runner, runtimes: Sequence[_runtimes.RuntimeInfo] = ()) -> Record:
-    cases = list(case) if isinstance(case, (list, tuple)) else [case]
+    cases: List[_gpumeter.Case] = (list(case) if isinstance(case, (list, tuple))
+                                   else [case])  # type: ignore[list-item]
     error: Optional[Error] = None
     try:
         record, fallbacks = _gpumeter.run(cases, options)
@@ -707,7 +708,8 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
 # --- records and environment ------------------------------------------------------------------
 
 
-def write_record(result: Union[Result, CompareResult, Record, Mapping[str, Any]],
+def write_record(result: Union[Result, CompareResult, "PhasesResult", "SweepResult", Record,
+                              Mapping[str, Any]],
                  directory: Union[str, os.PathLike[str]] = "gpumeter-results") -> str:
     """Writes the record of a result as ``gpumeter-<run id>.json`` in ``directory``.
 
@@ -715,8 +717,8 @@ def write_record(result: Union[Result, CompareResult, Record, Mapping[str, Any]]
     ``python -m gpumeter report``) renders it, ``gpumeter compare`` compares two.
 
     Args:
-        result: What measure() or compare() returned, a Record, or a record as a dict (read
-            as strictly as a file).
+        result: What measure(), compare(), phases() or sweep() returned, a Record, or a record
+            as a dict (read as strictly as a file).
         directory: Where to write; created if needed.
 
     Returns:
@@ -730,7 +732,7 @@ def write_record(result: Union[Result, CompareResult, Record, Mapping[str, Any]]
     if not isinstance(directory, (str, os.PathLike)):
         raise _bad("directory", "a path", directory)
     record: Record
-    if isinstance(result, (Result, CompareResult)):
+    if isinstance(result, (Result, CompareResult, PhasesResult, SweepResult)):
         record = result.record
     elif isinstance(result, Record):
         record = result

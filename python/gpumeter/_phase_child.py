@@ -42,6 +42,9 @@ def _step(steps: Any, name: str) -> Optional[Callable[[], Any]]:
     return fn if callable(fn) else None
 
 
+_current_step = ["set-up"]  # the phase running, for an error's report
+
+
 def run(order: Dict[str, Any]) -> Dict[str, Any]:
     """Runs the phases in order; returns each phase's nanoseconds and the totals of N calls."""
     spawned_ns = int(order["spawned_ns"])
@@ -62,6 +65,7 @@ def run(order: Dict[str, Any]) -> Dict[str, Any]:
     def timed(phase: str, fn: Optional[Callable[[], Any]], synchronize: bool = True) -> None:
         if fn is None:
             return
+        _current_step[0] = phase
         t = time.monotonic_ns()
         fn()
         if synchronize:
@@ -81,6 +85,7 @@ def run(order: Dict[str, Any]) -> Dict[str, Any]:
     # The totals: the calls after the first, synchronized at each N asked for; the time from the
     # spawn to that synchronize is the total of N calls this process paid.
     totals: Dict[str, int] = {}
+    _current_step[0] = "the calls of the totals"
     checkpoints = sorted(int(n) for n in order["calls"])
     done = 1
     if 1 in checkpoints:
@@ -101,8 +106,8 @@ def main() -> int:
     try:
         result: Dict[str, Any] = {"ok": True, **run(order)}
     except BaseException as e:  # noqa: BLE001  (reported to the parent, which raises it)
-        result = {"ok": False, "error": f"{type(e).__name__}: {e}",
-                  "traceback": traceback.format_exc()}
+        result = {"ok": False, "type": type(e).__name__, "message": str(e),
+                  "step": _current_step[0], "traceback": traceback.format_exc()}
     with os.fdopen(fd, "w") as out:
         out.write(json.dumps(result) + "\n")
     return 0 if result["ok"] else 1

@@ -117,9 +117,13 @@ class _Child:
                         f"before reporting its phases; its last output:\n{text[-2000:]}")
         result: Dict[str, Any] = json.loads(line)
         if not result.get("ok"):
+            step = str(result.get("step", ""))
             raise UserCodeError(
-                f"a fresh process of {self.candidate} raised {result.get('error')}\n"
-                f"{result.get('traceback', '')}{text[-2000:]}")
+                f"a fresh process of {self.candidate} raised {result.get('type')} in its "
+                f"{step} step: {result.get('message')}\n{result.get('traceback', '')}"
+                f"{text[-2000:]}", step=f"{self.candidate}, fresh process, {step}",
+                exception_type=str(result.get("type")),
+                exception_message=str(result.get("message")))
         return result
 
 
@@ -236,8 +240,11 @@ def run_phases(candidates: Mapping[str, str], *, name: str, params: Mapping[str,
                                   argument="candidates")
             _steps_of(s, "sync")()  # type: ignore[misc]
             steps[n] = s
-        kernels = {n: (_steps_of(steps[n], "kernel") or _steps_of(steps[n], "call"))
-                   for n in names}
+        kernels: Dict[str, Callable[[], Any]] = {}
+        for n in names:
+            k = _steps_of(steps[n], "kernel") or _steps_of(steps[n], "call")
+            assert k is not None  # a call was checked above
+            kernels[n] = k
         runtimes = resolve_runtimes(kernels, device)  # refuses Warp's CPU device, before timing
         if verify:
             _verify_outputs(steps, names, rtol, atol)
@@ -255,8 +262,8 @@ def run_phases(candidates: Mapping[str, str], *, name: str, params: Mapping[str,
                      (n, "rebuild", _steps_of(s, "rebuild")),
                      (n, "downstream", _steps_of(s, "downstream"))]
         wall: Dict[Tuple[str, str], List[int]] = {}
-        for order in (warm, list(reversed(warm))):  # two passes, the second reversed
-            for n, phase, fn in order:
+        for warm_order in (warm, list(reversed(warm))):  # two passes, the second reversed
+            for n, phase, fn in warm_order:
                 if fn is not None:
                     sync = _steps_of(steps[n], "sync")
                     assert sync is not None

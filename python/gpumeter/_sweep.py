@@ -9,9 +9,10 @@ growth exponents per regime and the crossover brackets come from the core, read 
 
 from __future__ import annotations
 
+import builtins
 import numbers
 import sys
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import _gpumeter
 from ._errors import ConfigError
@@ -57,7 +58,8 @@ def _close(comparison: Any) -> bool:
 def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],
           sizes: Sequence[Any], *, axis: str = "n", name: str = "sweep",
           bytes: Optional[Callable[[Any], float]] = None,  # noqa: A002
-          flops: Optional[Callable[[Any], float]] = None, verify: bool = True,
+          flops: Optional[Callable[[Any], float]] = None, count_copies: bool = False,
+          verify: bool = True,
           rtol: float = 1e-5, atol: float = 1e-8, reverse_when_close: bool = True,
           device: Optional[int] = None, budget: Optional[Any] = None, timing: str = "auto",
           lock: bool = True, allow_contended: bool = False) -> SweepResult:
@@ -72,6 +74,8 @@ def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],
         name: The case's name in the record.
         bytes: ``bytes(size)``: bytes moved per call, for TB/s.
         flops: ``flops(size)``: floating-point operations per call, for TFLOP/s.
+        count_copies: Count memcpy and memset time as device time, as for
+            :func:`gpumeter.measure` (a sweep of a copy needs it: its work is the copy).
         verify: Check each size's outputs against the first implementation's (``rtol``,
             ``atol``) before timing it.
         rtol: Relative tolerance of the check.
@@ -101,10 +105,10 @@ def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],
         if not isinstance(n, str) or not n or not callable(f):
             raise ConfigError(f"implementations: {n!r} must name a factory(size) -> call",
                               argument="implementations")
-    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Sequence) or len(sizes) < 1:
+    if isinstance(sizes, (str, builtins.bytes)) or not isinstance(sizes, Sequence) or len(sizes) < 1:
         raise ConfigError(f"sizes: must be a list of sizes, not {sizes!r}", argument="sizes")
     for s in sizes:
-        if isinstance(s, bool) or not isinstance(s, numbers.Real) or not s > 0:
+        if isinstance(s, bool) or not isinstance(s, numbers.Real) or not float(s) > 0:
             raise ConfigError(f"sizes: every size must be a positive number, not {s!r}",
                               argument="sizes")
     if len(set(sizes)) != len(sizes):
@@ -122,7 +126,7 @@ def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],
                            lock, allow_contended, lock_held=held is not None)
 
         def cases_for(order: List[str], extra: Mapping[str, str],
-                      only: Optional[List[Any]] = None) -> tuple:
+                      only: Optional[List[Any]] = None) -> Tuple[List[Any], Any]:
             runner = _Runner()
             cases = []
             for size in (sizes if only is None else only):
@@ -145,6 +149,7 @@ def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],
                 cases.append(_gpumeter.Case(
                     name, impls, params={axis: _size_text(size), **extra},
                     bytes=None if bytes is None else float(bytes(size)),
+                    count_copies=bool(count_copies),
                     flops=None if flops is None else float(flops(size))))
             return cases, runner
 

@@ -60,12 +60,14 @@ PhaseSetting other_fresh(PhaseSetting setting) {
 }
 
 // The terms every candidate pays: without one, a prediction would leave out a cost the user
-// does pay. The cold compile is one of them in the cold decomposition, which exists to show it
-// (without it the cold prediction would be the cached one less its load). The rest may simply
-// not apply (nothing to load, no structure to build, no graph) and count only when measured.
-bool required(Phase phase) {
-  return phase == Phase::process_start || phase == Phase::init || phase == Phase::cold_compile ||
-         phase == Phase::end_to_end;
+// does pay. The cold compile is one of them in the cold decomposition of a candidate that
+// compiles at all (a cached load was measured): that decomposition exists to show it, and without
+// it the cold prediction would be the cached one less its load. A candidate with neither (a
+// precompiled library's kernel: PyTorch's) has no compile to leave out. The rest may simply not
+// apply (nothing to load, no structure to build, no graph) and count only when measured.
+bool required(Phase phase, bool compiles) {
+  return phase == Phase::process_start || phase == Phase::init || phase == Phase::end_to_end ||
+         (phase == Phase::cold_compile && compiles);
 }
 
 TotalN decompose(const RowKey& row, PhaseSetting setting,
@@ -87,12 +89,15 @@ TotalN decompose(const RowKey& row, PhaseSetting setting,
   t.fixed.push_back(read_term(readings, Phase::graph_capture, {PhaseSetting::warm_process}));
   t.per_call = read_term(readings, Phase::end_to_end, {PhaseSetting::warm_process});
 
+  const bool compiles = std::any_of(readings.begin(), readings.end(), [](const PhaseReading* p) {
+    return p->phase == Phase::cold_compile || p->phase == Phase::cached_load;
+  });
   double fixed_sum = 0;
   for (const TotalTerm& term : t.fixed) {
     if (term.median_ns) {
       fixed_sum += *term.median_ns;
     } else {
-      (required(term.phase) ? t.missing : t.absent).push_back(term.phase);
+      (required(term.phase, compiles) ? t.missing : t.absent).push_back(term.phase);
     }
   }
   if (!t.per_call.median_ns) t.missing.push_back(Phase::end_to_end);

@@ -287,7 +287,9 @@ std::string wrapper_words(double kernel_ns, double call_ns) {
                   ", bare kernel " + time_text(kernel_ns);
   if (kernel_ns > 0 && call_ns > 0) {
     const RatioVerdict v = compare_times(kernel_ns, call_ns);
-    s += "; the public call takes " + v.wording + " (" + v.label + ")";
+    const bool bare = v.resolution == Resolution::no_measured_difference;
+    s += "; the public call " + std::string(bare ? "takes " : "is ") + v.wording +
+         (bare ? " of" : " than") + " the bare kernel (" + v.label + ")";
   }
   return s;
 }

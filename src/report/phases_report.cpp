@@ -157,8 +157,9 @@ std::string phases_part(const Record& record, TableLayout layout) {
 
   std::string crossings;
   for (const Crossover& c : crossovers_in_calls(record.totals)) {
-    crossings +=
-        item("- ", md(case_of(c.first), MdPlace::line_start) + ": " + md(describe(c, "N")));
+    const std::string setting = c.setting ? std::string(to_string(*c.setting)) : std::string();
+    crossings += item("- ", md(case_of(c.first), MdPlace::line_start) + " (" + setting +
+                                "): " + md(describe(c, "N")));
   }
   if (!crossings.empty()) out += "\nCrossovers in N (measured totals):\n" + crossings;
 

@@ -205,10 +205,13 @@ TEST(DecomposeTotals, ATermNotMeasuredIsNeverZero) {
   EXPECT_EQ(at(t, 10).measured_ns, 1e9);
 }
 
-TEST(DecomposeTotals, AColdTotalWithoutACompileIsShownBesideNoPrediction) {
+TEST(DecomposeTotals, AColdTotalWithoutItsCompileIsShownBesideNoPrediction) {
+  // The candidate compiles (its cached load was measured), but no cold compile was: the cold
+  // prediction would be the cached one less its load.
   const std::vector<TotalN> out =
       decompose_totals({reading(kRow, Phase::process_start, kCached, {40 * kMillisecond}),
                         reading(kRow, Phase::init, kCached, {kSecond}),
+                        reading(kRow, Phase::cached_load, kCached, {10 * kMillisecond}),
                         reading(kRow, Phase::end_to_end, kWarm, {kMicrosecond})},
                        {total(kRow, 1, kCold, {5 * kSecond})});
   ASSERT_EQ(out.size(), 2u);
@@ -219,7 +222,22 @@ TEST(DecomposeTotals, AColdTotalWithoutACompileIsShownBesideNoPrediction) {
   EXPECT_EQ(cold.missing, std::vector<Phase>{Phase::cold_compile});
   EXPECT_EQ(at(cold, 1).predicted_ns, std::nullopt);
   EXPECT_EQ(at(cold, 1).measured_ns, 5e9);
-  // The cached decomposition has no load to add: it predicts without one.
+  EXPECT_DOUBLE_EQ(*at(out[0], 1).predicted_ns, 1.05e9 + 1e3);
+}
+
+// A candidate that compiles nothing (a precompiled library's kernel) has no compile to leave out
+// of its cold decomposition: it is absent there, as the load is from the cached one.
+TEST(DecomposeTotals, ACandidateThatCompilesNothingIsPredictedColdWithoutACompile) {
+  const std::vector<TotalN> out =
+      decompose_totals({reading(kRow, Phase::process_start, kCold, {40 * kMillisecond}),
+                        reading(kRow, Phase::init, kCold, {kSecond}),
+                        reading(kRow, Phase::end_to_end, kWarm, {kMicrosecond})},
+                       {total(kRow, 1, kCold, {5 * kSecond})});
+  ASSERT_EQ(out.size(), 2u);
+  const TotalN& cold = out[1];
+  EXPECT_TRUE(cold.missing.empty());
+  EXPECT_EQ(cold.absent.front(), Phase::cold_compile);
+  EXPECT_DOUBLE_EQ(*at(cold, 1).predicted_ns, 1.04e9 + 1e3);
   EXPECT_EQ(out[0].absent.front(), Phase::cached_load);
   EXPECT_DOUBLE_EQ(*at(out[0], 1).predicted_ns, 1.04e9 + 1e3);
 }
