@@ -10,6 +10,8 @@ awk '
   /: Skipped$/ { want = 1; next }
   want == 1 { reason = $0; want = 0; next }
   /^\[  SKIPPED \] [^ ]/ { if (reason != "") { count[reason]++; n++ } reason = "" }
+  # A script test (exit 77) says "SKIP: <reason>".
+  /^SKIP: / { count[substr($0, 7)]++; n++ }
   END {
     if (n == 0) exit
     printf "%d test(s) skipped, saying why:\n", n

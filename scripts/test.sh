@@ -27,8 +27,12 @@ bash tests/consumer/run.sh
 rm -rf build-python-venv
 python3 -m venv build-python-venv
 build-python-venv/bin/python -m pip install -q --upgrade pip
-build-python-venv/bin/python -m pip install -q . pytest mypy  # mypy: the typing tests
+# matplotlib: gpumeter plot's tests (the package's "plot" extra).
+build-python-venv/bin/python -m pip install -q ".[plot]" pytest mypy  # mypy: the typing tests
 build-python-venv/bin/python -m pytest -q -rs tests/python
+# The C++ command's plot through that Python: it must draw here, not skip.
+GPUMETER_PYTHON="$PWD/build-python-venv/bin/python" GPUMETER_PLOT_REQUIRED=1 \
+  ctest --test-dir build --output-on-failure -R '^cli_plot_writes$'
 
 # CPU-only under the sanitizers: the CUDA runtime is not built for ASan.
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUMETER_SANITIZE=ON -DGPUMETER_CUDA=OFF

@@ -805,8 +805,13 @@ def release_cupti() -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """`python -m gpumeter report|compare|merge|env|lock ...`: the gpumeter command."""
-    rc, out, err = _gpumeter.cli(list(sys.argv[1:] if argv is None else argv))
+    """`python -m gpumeter report|compare|merge|env|lock|plot ...`: the gpumeter command."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["plot"]:
+        # Drawn in Python (matplotlib); the C++ command's `plot` runs this.
+        from .plot import main as plot_main
+        return plot_main(args[1:])
+    rc, out, err = _gpumeter.cli(args)
     sys.stdout.write(out)
     sys.stderr.write(err)
     return rc

@@ -1,4 +1,5 @@
-"""python -m gpumeter report|compare|merge|env ...: the gpumeter command, from the module."""
+"""python -m gpumeter report|compare|merge|env|lock|plot ...: the gpumeter command, from the
+module."""
 import sys
 
 from . import main

@@ -4,9 +4,14 @@
 //                                        zero-wall (two rows of 0 ns samples, device time or
 //                                        wall clock), hostile-text (text that would break every
 //                                        output if it were not made inert), markup-and-failures
-//                                        (names that are markdown; a failure of every kind)
+//                                        (names that are markdown; a failure of every kind),
+//                                        sweep-crossing (a sweep over bytes of two
+//                                        implementations that cross)
 //   gpumeter_make_record --stdout        print the full record with phases, its run id fixed
 //                                        (regenerates tests/data/record_vN.json)
+//   gpumeter_make_record --stdout sweep-crossing
+//                                        print the crossing sweep, its run id fixed
+//                                        (regenerates tests/data/sweep_crossing.json)
 //   gpumeter_make_record --scaling KIND N
 //                                        print a record for scripts/reader-scaling.sh:
 //                                        KIND keys (the full record with N extra keys), elements
@@ -91,6 +96,7 @@ gpumeter::Record variant(const std::string& name, const std::string& run_id) {
   if (name == "zero-wall") return t::zero_sample_record(TimingMethod::host_wall, run_id);
   if (name == "hostile-text") return t::hostile_text_record(run_id);
   if (name == "markup-and-failures") return t::markup_and_failures_record(run_id);
+  if (name == "sweep-crossing") return t::sweep_crossing_record(run_id);
   throw gpumeter::Error("unknown variant '" + name + "'");
 }
 
@@ -108,13 +114,15 @@ int main(int argc, char** argv) {
   }
   if (argc != 2 && argc != 3) {
     std::cerr << "usage: gpumeter_make_record DIR "
-                 "[full|zero-device|zero-wall|hostile-text|markup-and-failures] | "
-                 "--stdout | --scaling keys|elements|sweep N\n";
+                 "[full|zero-device|zero-wall|hostile-text|markup-and-failures|sweep-crossing] | "
+                 "--stdout [sweep-crossing] | --scaling keys|elements|sweep N\n";
     return 2;
   }
   try {
     const std::string arg = argv[1];
-    if (arg == "--stdout") {
+    if (arg == "--stdout" && argc == 3 && std::string(argv[2]) == "sweep-crossing") {
+      std::cout << gpumeter::serialize(gpumeter::testing::sweep_crossing_record());
+    } else if (arg == "--stdout") {
       std::cout << gpumeter::serialize(gpumeter::testing::phases_record());
     } else {
       const gpumeter::Record record = variant(argc == 3 ? argv[2] : "full", gpumeter::new_run_id());

@@ -1,8 +1,11 @@
 #pragma once
 // Records with known contents for the record, table and CLI tests. Every field is set to a
 // value that differs from its default, so a field the writer or reader forgets shows up.
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <tuple>
 
 #include "gpumeter/ceilings.hpp"
 #include "gpumeter/comparison.hpp"
@@ -208,6 +211,48 @@ inline Record phases_record(const std::string& run_id = "20261129T112650Z-4242-0
       {"warp", "warp", "1.2.2", "cuda:0", "sm_90", "warp", {}},
       {"cupy", "cupy", "13.6.0", "cuda:0", "sm_90", "cupy", {"compiled by NVRTC"}},
   };
+  return rec;
+}
+
+// A sweep whose two implementations cross: case "copy" over "bytes" from 1e4 to 1e9 (12 sizes, a
+// decade in 2.2 steps). "a" costs 5 us + 10 ps/byte, "b" 20 us + 2.5 ps/byte: "a" leads up to
+// 1.9 MB, "b" from 5.3 MB on, each size's comparison decided (four passes of eight samples, 0.3%
+// noise), so the crossover is the bracket of those two measured sizes. Both grow flat, then
+// linearly. The L2 (full_record's 50 MiB) lies inside the sweep.
+inline Record sweep_crossing_record(const std::string& run_id = "20261201T090000Z-4248-5eed5eed") {
+  Record rec = full_record(run_id);
+  rec.results.clear();
+  std::uint64_t state = 17;  // a fixed LCG: the same record on every platform
+  const auto noise = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (static_cast<double>(state >> 11) / 9007199254740992.0 - 0.5) * 0.006;
+  };
+  for (int i = 0; i < 12; ++i) {
+    const double bytes = std::round(std::pow(10.0, 4.0 + 5.0 * i / 11.0));
+    for (const auto& [name, fixed_ns, ns_per_byte] :
+         {std::tuple{"a", 5'000.0, 0.01}, std::tuple{"b", 20'000.0, 0.0025}}) {
+      Result r = full_result();
+      r.row = {"copy", {{"bytes", std::to_string(static_cast<long long>(bytes))}}, name};
+      r.workload.flops.reset();
+      r.workload.bytes = 2 * bytes;
+      Measurement& m = r.measurement;
+      m.null_test.reset();
+      m.retries = 0;
+      m.samples.clear();
+      const double t = fixed_ns + ns_per_byte * bytes;
+      for (int k = 0; k < 32; ++k) {
+        const auto busy = static_cast<Nanos>(std::llround(t * (1 + noise())));
+        Sample smp = sample(busy, busy + 700, 1, 0);
+        smp.clock = ClockReading{1980, 0};
+        m.samples.push_back(smp);
+      }
+      m.pass_sizes = {8, 8, 8, 8};
+      m.measure_iterations = 32;
+      m.estimate_ns = static_cast<Nanos>(t);
+      rec.results.push_back(std::move(r));
+    }
+  }
+  derive_summaries(rec);
   return rec;
 }
 

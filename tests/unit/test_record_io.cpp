@@ -343,6 +343,18 @@ TEST(RecordSchema, VersionSixFixtureStillReads) {
   EXPECT_EQ(serialize(r), text.str());
 }
 
+// The crossing sweep gpumeter plot's tests draw (gpumeter_make_record --stdout sweep-crossing >
+// tests/data/sweep_crossing.json) is the synthetic one, byte for byte.
+TEST(RecordSchema, SweepCrossingFixtureIsTheSyntheticSweep) {
+  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "sweep_crossing.json";
+  const Record r = read_record(fixture);
+  expect_records_equal(r, testing::sweep_crossing_record());
+  std::ifstream in(fixture);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(serialize(r), text.str());
+}
+
 // A version 5 record reads as the same record: version 6 added only the phases, totals and
 // runtimes, which a version 5 run never measured.
 TEST(RecordSchema, VersionFiveFixtureReadsWithoutPhases) {

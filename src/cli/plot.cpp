@@ -1,0 +1,95 @@
+// `gpumeter plot`: the drawing is Python's (matplotlib is a well-kept plotting library with no C++
+// equal); this command finds the interpreter, runs the module's plot and reports what is missing.
+#include "plot.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpumeter/errors.hpp"
+#include "gpumeter/exit_codes.hpp"
+#include "spawn.hpp"
+
+namespace gpumeter::cli {
+namespace {
+
+// What the interpreter runs: the module's plot, or one line naming what it could not import
+// (python -m would say "No module named gpumeter" and exit 1, like any failure of the plot).
+// argv[1] is the interpreter's name for that line; the plot's arguments follow it.
+constexpr const char* kBootstrap =
+    "import sys\n"
+    "try:\n"
+    "    from gpumeter.plot import main\n"
+    "except ImportError as e:\n"
+    "    sys.stderr.write('gpumeter plot: ' + sys.argv[1] + ' cannot import gpumeter.plot (' +\n"
+    "                     ' '.join(str(e).split()) + \"): pip install 'gpumeter[plot]' into it, "
+    "\"\n"
+    "                     'or set GPUMETER_PYTHON to a Python that has it\\n')\n"
+    "    sys.exit(2)\n"
+    "sys.exit(main(sys.argv[2:]))\n";
+
+struct Options {
+  std::vector<std::string> records;
+  std::string out = ".";
+  std::string format = "svg,png";
+  std::string kind = "sweep,totals,comparisons";
+};
+
+std::string python_interpreter() {
+  const char* chosen = std::getenv(kPythonEnv);
+  return chosen != nullptr && *chosen != '\0' ? chosen : "python3";
+}
+
+int run_plot(Io& io, const Options& o) {
+  const std::string python = python_interpreter();
+  SpawnRequest request;
+  request.argv = {python,     "-c",     kBootstrap, python, "--out", o.out,
+                  "--format", o.format, "--kind",   o.kind, "--"};
+  request.argv.insert(request.argv.end(), o.records.begin(), o.records.end());
+  io.out << std::flush;
+  io.err << std::flush;
+  const Spawned spawned = spawn(request);
+  if (spawned.pid < 0) {
+    print_error(io, "plot",
+                "cannot start the Python interpreter '" + python + "' (" +
+                    std::strerror(spawned.error) +
+                    "): plot draws with Python and matplotlib: install python3 and pip install "
+                    "'gpumeter[plot]', or set " +
+                    kPythonEnv + " to a Python that has them");
+    return kExitUsage;
+  }
+  try {
+    return wait_for_child(spawned.pid).shell_code();
+  } catch (const Error& e) {
+    print_error(io, "plot", e.what());
+    return kExitInternal;
+  }
+}
+
+}  // namespace
+
+Command add_plot_command(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  CLI::App* sub = app.add_subcommand(
+      "plot",
+      "Draw records as SVG and PNG: time against size with growth exponents and crossover "
+      "brackets, total(N) by phase beside the measured totals, and comparisons with their "
+      "intervals. Every point is read from the records; nothing is measured. Drawn by the "
+      "Python module with matplotlib ($GPUMETER_PYTHON, default python3).");
+  sub->add_option("records", o->records, "Record files (gpumeter-<run_id>.json)")->required();
+  sub->add_option("--out", o->out, "Directory to write into (default: the current one)");
+  sub->add_option("--format", o->format,
+                  "Comma-separated formats: svg, png, pdf (default svg,png)");
+  sub->add_option("--kind", o->kind,
+                  "Comma-separated figures: sweep, totals, comparisons (default: all)");
+  sub->footer(
+      "Files: gpumeter-<run_id>-<kind>[-<case>].<format>, never written over an existing file. A "
+      "record with nothing to draw for a kind says so in one line. Exit codes: 0 plots written; 2 "
+      "bad arguments, a record that cannot be read, nothing to draw, a file that exists, or "
+      "Python, the module or matplotlib missing.");
+  return {sub, [o](Io& io) { return run_plot(io, *o); }};
+}
+
+}  // namespace gpumeter::cli

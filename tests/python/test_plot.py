@@ -1,0 +1,441 @@
+"""gpumeter plot (B9): the figures read back from their SVG, by the ids of what they draw.
+
+Two layers: records made of plain stand-in objects with the attributes of gpumeter's types (the
+drawing alone, every number known), and the committed records read by gpumeter.read_record (the
+core's growth fits, crossovers and total(N) drawn as the record says).
+"""
+import math
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from types import SimpleNamespace as NS
+
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib", reason="gpumeter plot draws with matplotlib")
+
+import gpumeter  # noqa: E402
+from gpumeter import plot as gplot  # noqa: E402
+
+DATA = os.path.join(os.path.dirname(__file__), "..", "data")
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+# --- reading an SVG back -------------------------------------------------------------------
+
+
+def ids(path):
+    """Every element with an id, by id."""
+    return {el.get("id"): el for el in ET.parse(path).iter() if el.get("id")}
+
+
+def text(el):
+    return "".join(el.itertext()).strip()
+
+
+def path_points(el):
+    """The vertices of the first path under `el`, in SVG coordinates."""
+    p = el if el.tag == SVG + "path" else el.find(f".//{SVG}path")
+    assert p is not None, f"no path under {el.get('id')}"
+    nums = [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", p.get("d"))]
+    return list(zip(nums[0::2], nums[1::2]))
+
+
+def starting(found, prefix):
+    return sorted(k for k in found if k.startswith(prefix))
+
+
+# --- stand-ins: records as plain objects ---------------------------------------------------
+
+
+def row(case, impl, **params):
+    return NS(case_name=case, implementation=impl, params={k: str(v) for k, v in params.items()})
+
+
+SIZES = [10 ** (4 + 5 * i / 11) for i in range(12)]
+
+
+def regime(low, high, exponent, label, max_residual=0.01):
+    return NS(low=low, high=high, points=0, exponent=exponent, r_squared=0.99,
+              max_residual=max_residual, label=label)
+
+
+def sweep_standin(crossovers=None, l2=52428800, axis="bytes"):
+    def a(s):
+        return 5000 + s / 100.0
+
+    def b(s):
+        return 20000 + s / 400.0
+
+    growth = [
+        NS(row=row("copy", "a"), axis=axis, statistic="device_busy", sizes=SIZES,
+           median_ns=[a(s) for s in SIZES],
+           regimes=[regime(SIZES[0], SIZES[4], 0.07, "flat: a fixed cost dominates"),
+                    regime(SIZES[5], SIZES[11], 0.96, "linear")]),
+        NS(row=row("copy", "b"), axis=axis, statistic="device_busy", sizes=SIZES,
+           median_ns=[b(s) for s in SIZES],
+           regimes=[regime(SIZES[0], SIZES[11], 0.61, "between", max_residual=0.1)]),
+    ]
+    results = [NS(row=row("copy", g.row.implementation, **{axis: int(s)}), statistic="device_busy",
+                  device_busy=NS(median_ns=t, p10_ns=t * 0.97, p90_ns=t * 1.04))
+               for g in growth for s, t in zip(g.sizes, g.median_ns)]
+    if crossovers is None:
+        crossovers = [NS(first=row("copy", "a"), second=row("copy", "b"), low=SIZES[5],
+                         high=SIZES[6], resolved=True),
+                      NS(first=row("copy", "b"), second=row("copy", "a"), low=SIZES[9],
+                         high=SIZES[10], resolved=False)]
+    return NS(run_id="20261201T000000Z-1-sweep", results=results, comparisons=[],
+              device=NS(l2_bytes=l2, name="NVIDIA H200"), totals=[],
+              sweeps=lambda: NS(axes=[axis], growth=growth, crossovers=crossovers),
+              total_n=lambda: [], call_crossovers=lambda: [])
+
+
+def term(phase, title, setting, median):
+    return NS(phase=phase, title=title, setting=setting, median_ns=median)
+
+
+def totals_standin():
+    key = {"n": 1048576}
+    per = term("end_to_end", "end-to-end call", "warm_process", 20_000.0)
+    warp = NS(row=row("saxpy", "warp", **key), setting="fresh_cached", per_call=per, absent=[],
+              fixed=[term("process_start", "process start", "fresh_cached", 30e6),
+                     term("init", "framework import and init", "fresh_cached", 900e6),
+                     term("cached_load", "cached module load", "fresh_cached", 12e6),
+                     term("first_build", "first build", "fresh_cached", None)],
+              at=[NS(calls=1, predicted_ns=None, measured_ns=1000e6, measured_over_predicted=None),
+                  NS(calls=10, predicted_ns=None, measured_ns=None, measured_over_predicted=None),
+                  NS(calls=100, predicted_ns=None, measured_ns=1003e6,
+                     measured_over_predicted=None)])
+    cupy = NS(row=row("saxpy", "cupy", **key), setting="fresh_cached",
+              per_call=term("end_to_end", "end-to-end call", "warm_process", 40_000.0),
+              absent=[],
+              fixed=[term("process_start", "process start", "fresh_cached", 30e6),
+                     term("init", "framework import and init", "fresh_cached", 300e6)],
+              at=[NS(calls=1, predicted_ns=330.04e6, measured_ns=340e6,
+                     measured_over_predicted=340 / 330.04),
+                  NS(calls=10, predicted_ns=330.4e6, measured_ns=None,
+                     measured_over_predicted=None),
+                  NS(calls=100, predicted_ns=334e6, measured_ns=345e6,
+                     measured_over_predicted=345 / 334)])
+    totals = [NS(row=row("saxpy", impl, **key), calls=n, setting="fresh_cached",
+                 samples_ns=samples)
+              for impl, n, samples in (("warp", 1, [990e6, 1000e6, 1010e6]),
+                                       ("warp", 100, [995e6, 1003e6, 1012e6]),
+                                       ("cupy", 1, [338e6, 340e6, 345e6]),
+                                       ("cupy", 100, [342e6, 345e6, 350e6]))]
+    crossings = [NS(first=row("saxpy", "cupy", **key), second=row("saxpy", "warp", **key),
+                    low=1, high=100, resolved=False)]
+    return NS(run_id="20261201T000000Z-2-totals", results=[], comparisons=[], totals=totals,
+              device=NS(l2_bytes=None, name=""),
+              sweeps=lambda: NS(axes=[], growth=[], crossovers=[]),
+              total_n=lambda: [warp, cupy], call_crossovers=lambda: crossings)
+
+
+def comparisons_standin():
+    def diff(e, lo, hi, sd=0.005):
+        return NS(estimate=e, low=lo, high=hi, smallest_detectable=sd)
+
+    def cmp(case, base, cand, statistic, rule, difference=None, ratio=None, refusal=""):
+        return NS(baseline=base, candidate=cand, baseline_row=row(case, base),
+                  candidate_row=row(case, cand), statistic=statistic, rule=rule,
+                  difference=difference, ratio=ratio, refusal=refusal)
+
+    comps = [
+        cmp("gemm", "cublas", "triton", "device_busy", "relative_difference",
+            diff(0.028, 0.026, 0.030)),
+        cmp("gemm", "cublas", "naive", "device_busy", "relative_difference",
+            diff(-0.001, -0.004, 0.002, 0.0051)),
+        cmp("mlp", "eager", "compiled", "synchronized_wall_clock", "resolution_1.5x",
+            diff(-0.47, -0.50, -0.44),
+            NS(speedup=1.9, resolution="directional_difference", wording="1.9x faster",
+               label="directional difference")),
+        cmp("mlp", "eager", "jit", "synchronized_wall_clock", "resolution_1.5x", None,
+            NS(speedup=1.2, resolution="no_measured_difference", wording="0.83x the time",
+               label="no measured difference at this precision")),
+        cmp("zero", "a", "b", "device_busy", "relative_difference",
+            refusal="every sample is 0 ns"),
+    ]
+    return NS(run_id="20261201T000000Z-3-cmp", results=[], comparisons=comps, totals=[],
+              device=NS(l2_bytes=None, name=""),
+              sweeps=lambda: NS(axes=[], growth=[], crossovers=[]),
+              total_n=lambda: [], call_crossovers=lambda: [])
+
+
+def draw(record, tmp_path, kinds, formats=("svg",)):
+    notes = []
+    paths = gplot.plot([record], tmp_path, formats, kinds=kinds, note=notes.append)
+    return paths, notes
+
+
+# --- the sweep -----------------------------------------------------------------------------
+
+
+def test_sweep_draws_both_series_the_brackets_between_measured_sizes_and_the_exponents(tmp_path):
+    paths, notes = draw(sweep_standin(), tmp_path, ["sweep"])
+    assert [os.path.basename(p) for p in paths] == [
+        "gpumeter-20261201T000000Z-1-sweep-sweep-copy-bytes.svg"]
+    assert notes == []
+    found = ids(paths[0])
+    a, b = path_points(found["series-a"]), path_points(found["series-b"])
+    assert len(a) == len(b) == 12
+    # The resolved bracket spans exactly the 6th and 7th measured sizes (the points' x).
+    lo, hi = gplot._num(SIZES[5]), gplot._num(SIZES[6])
+    span = [x for x, _ in path_points(found[f"bracket-{lo}-{hi}"])]
+    assert min(span) == pytest.approx(a[5][0], abs=0.01)
+    assert max(span) == pytest.approx(a[6][0], abs=0.01)
+    assert "crossover" in text(found[f"bracket-{lo}-{hi}-label"])
+    assert "a \u2192 b" in text(found[f"bracket-{lo}-{hi}-label"])
+    # The unresolved one is drawn, and says so.
+    lo, hi = gplot._num(SIZES[9]), gplot._num(SIZES[10])
+    span = [x for x, _ in path_points(found[f"bracket-{lo}-{hi}"])]
+    assert (min(span), max(span)) == (pytest.approx(a[9][0], abs=0.01),
+                                      pytest.approx(a[10][0], abs=0.01))
+    assert "order not established" in text(found[f"bracket-{lo}-{hi}-label"])
+    assert len(starting(found, "bracket-")) == 4  # two spans, two labels
+    # Each regime's exponent, with its word; a fit that misses a point by 26% says so.
+    assert text(found["exponent-a-0"]) == "x^0.07 (flat)"
+    assert text(found["exponent-a-1"]) == "x^0.96 (linear)"
+    assert text(found["exponent-b-0"]) == "x^0.61 (between), misses by up to 26%"
+    # The exponent's label sits at its regime: between the regime's first and last point.
+    # (The label's own x is the middle of the text, its anchor the regime's geometric middle.)
+    assert "boundary-a-0" in found and "boundary-b-0" not in found
+    bx = path_points(found["boundary-a-0"])[0][0]
+    assert a[4][0] < bx < a[5][0]
+    # L2 (50 MiB) between the 9th (43 MB) and 10th (123 MB) size.
+    l2x = path_points(found["l2-line"])[0][0]
+    assert a[8][0] < l2x < a[9][0]
+    assert "L2 (50 MiB)" in ET.tostring(ET.parse(paths[0]).getroot(), encoding="unicode")
+    # The 10th to 90th percentile of each size, from the results.
+    assert "spread-a" in found
+
+
+def test_sweep_without_a_byte_axis_or_l2_draws_no_l2_line(tmp_path):
+    found = ids(draw(sweep_standin(axis="n"), tmp_path / "n", ["sweep"])[0][0])
+    assert "l2-line" not in found and "series-a" in found
+    found = ids(draw(sweep_standin(l2=None), tmp_path / "none", ["sweep"])[0][0])
+    assert "l2-line" not in found
+    # Outside the sizes swept: said in the caption, not drawn.
+    p = draw(sweep_standin(l2=64 * 2**30), tmp_path / "far", ["sweep"])[0][0]
+    assert "l2-line" not in ids(p)
+    assert "lies outside the sizes swept" in text(ids(p)["caption"])
+
+
+def test_sweep_with_no_crossover_draws_no_bracket(tmp_path):
+    found = ids(draw(sweep_standin(crossovers=[]), tmp_path, ["sweep"])[0][0])
+    assert starting(found, "bracket-") == []
+
+
+# --- total(N) ------------------------------------------------------------------------------
+
+
+def test_totals_stack_every_measured_term_and_name_the_missing_ones(tmp_path):
+    paths, _ = draw(totals_standin(), tmp_path, ["totals"])
+    assert [os.path.basename(p) for p in paths] == [
+        "gpumeter-20261201T000000Z-2-totals-totals-saxpy-n_1048576.svg"]
+    found = ids(paths[0])
+    for n in (1, 10, 100):
+        for phase in ("process_start", "init", "cached_load", "per_call"):
+            assert f"stack-warp-{n}-{phase}" in found
+        assert f"stack-warp-{n}-first_build" not in found  # not measured: not drawn as 0
+        assert f"stack-cupy-{n}-init" in found
+    # The per-call segment is N times the per-call median: heights in the SVG scale so.
+    def height(gid):
+        ys = [y for _, y in path_points(found[gid])]
+        return max(ys) - min(ys)
+    assert height("stack-cupy-100-per_call") == pytest.approx(
+        100 * height("stack-cupy-1-per_call"), rel=0.02)
+    assert height("stack-cupy-1-init") / height("stack-cupy-1-process_start") == pytest.approx(
+        10, rel=0.02)
+    # The measured totals beside their bars, with their spread; none at N = 10 (not measured).
+    assert starting(found, "measured-warp-1") and starting(found, "measured-cupy-100")
+    assert not starting(found, "measured-cupy-10-") and "measured-cupy-10" not in found
+    # measured over predicted, where both are numbers.
+    assert text(found["ratio-cupy-1"]) == "1.03"
+    assert "ratio-warp-1" not in found
+    caption = text(found["not-measured"])
+    assert "Not measured: warp: first build." in caption
+    assert "No total predicted for warp: a term every candidate pays was not measured" in caption
+    assert "cupy" not in caption.split("No total predicted")[1]
+    # The crossover in N, unresolved.
+    assert "order not established" in text(found["bracket-n-1-100-label"])
+
+
+def test_totals_switch_to_a_log_axis_when_the_bars_span_decades(tmp_path):
+    rec = totals_standin()
+    linear = ET.tostring(ET.parse(draw(rec, tmp_path / "lin", ["totals"])[0][0]).getroot(),
+                         encoding="unicode")
+    assert "log scale" not in linear
+    ts = rec.total_n()
+    ts[1].fixed[1].median_ns = 3e3  # cupy: init in 3 us, process start 30 ms -> 10 s of warp
+    ts[0].fixed[1].median_ns = 900e9
+    log = ET.tostring(ET.parse(draw(rec, tmp_path / "log", ["totals"])[0][0]).getroot(),
+                      encoding="unicode")
+    assert "log scale" in log
+
+
+# --- comparisons ---------------------------------------------------------------------------
+
+
+def test_one_interval_per_comparison_and_the_15x_band(tmp_path):
+    paths, _ = draw(comparisons_standin(), tmp_path, ["comparisons"])
+    found = ids(paths[0])
+    assert starting(found, "interval-") == [
+        "interval-naive", "interval-naive-bar", "interval-naive-text",
+        "interval-triton", "interval-triton-bar", "interval-triton-text"]
+    assert text(found["interval-triton-text"]) == "2.8% slower (2.6% to 3.0%)"
+    assert text(found["interval-naive-text"]) == "no difference detected (would see 0.51%)"
+    # "no difference detected" is drawn as the interval around 0.
+    zero = path_points(found["zero-line"])[0][0]
+    xs = [x for x, _ in path_points(found["interval-naive-bar"])]
+    assert min(xs) < zero < max(xs)
+    xs = [x for x, _ in path_points(found["interval-triton-bar"])]
+    assert min(xs) > zero
+    # Wall clock: the ratio (candidate time over baseline), inside or outside the 1.5x band.
+    band = [x for x, _ in path_points(found["band-1.5x"])]
+    assert starting(found, "ratio-") == ["ratio-compiled", "ratio-compiled-text", "ratio-jit",
+                                         "ratio-jit-text"]
+    assert text(found["ratio-jit-text"]) == "0.83x the time: no measured difference at this " \
+                                            "precision"
+    # Markers are <use> elements placed at x; the band spans 1/1.5 to 1.5.
+    def marker_x(gid):
+        use = found[gid].find(f".//{SVG}use")
+        return float(use.get("x"))
+    assert min(band) < marker_x("ratio-jit") < max(band)
+    assert marker_x("ratio-compiled") < min(band)
+    assert "Not compared: b vs a: every sample is 0 ns." in text(found["caption"])
+    # Device time and wall clock on two axes, never one.
+    assert starting(found, "panel-") == ["panel-device_busy-difference",
+                                         "panel-synchronized_wall_clock-ratio"]
+
+
+def test_hostile_names_are_drawn_as_text(tmp_path):
+    rec = comparisons_standin()
+    rec.comparisons[0].candidate_row = row("gemm", "$x$ <b>&amp;")
+    rec.comparisons[0].candidate = "$x$ <b>&amp;"
+    found = ids(draw(rec, tmp_path, ["comparisons"])[0][0])
+    assert "interval-x_b_amp" in found
+    svg = open(draw(rec, tmp_path / "again", ["comparisons"], ("svg",))[0][0]).read()
+    assert "$x$ &lt;b&gt;&amp;amp; vs cublas" in svg
+
+
+# --- files and messages --------------------------------------------------------------------
+
+
+def test_nothing_to_draw_for_a_kind_is_one_line_and_for_all_an_error(tmp_path):
+    paths, notes = draw(sweep_standin(), tmp_path, list(gplot.KINDS), ("svg", "png"))
+    assert len(paths) == 2 and paths[1].endswith(".png")
+    with open(paths[1], "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    assert notes == [
+        "gpumeter plot: record 20261201T000000Z-1-sweep: no total(N) to draw (the record has no "
+        "phases)",
+        "gpumeter plot: record 20261201T000000Z-1-sweep: no comparison to draw (the record "
+        "holds none, or none was compared)"]
+    with pytest.raises(gplot.NothingToDraw, match="nothing to draw in record"):
+        draw(totals_standin(), tmp_path, ["sweep", "comparisons"])
+
+
+def test_never_written_over_an_existing_file(tmp_path):
+    paths, _ = draw(sweep_standin(), tmp_path, ["sweep"], ("svg", "png"))
+    before = [open(p, "rb").read() for p in paths]
+    os.remove(paths[1])  # one of the two still there: nothing is written
+    with pytest.raises(FileExistsError, match="never written over a file"):
+        draw(sweep_standin(), tmp_path, ["sweep"], ("svg", "png"))
+    assert open(paths[0], "rb").read() == before[0]
+    assert not os.path.exists(paths[1])
+    assert [f for f in os.listdir(tmp_path) if f.startswith(".")] == []  # no temporary left
+
+
+def test_the_same_record_draws_the_same_svg(tmp_path):
+    a = draw(sweep_standin(), tmp_path / "a", ["sweep"])[0][0]
+    b = draw(sweep_standin(), tmp_path / "b", ["sweep"])[0][0]
+    assert open(a, "rb").read() == open(b, "rb").read()
+
+
+def test_bad_formats_and_kinds_are_config_errors(tmp_path):
+    with pytest.raises(gpumeter.ConfigError, match="'gif' is not one of svg, png, pdf"):
+        gplot.plot([sweep_standin()], tmp_path, ["gif"])
+    with pytest.raises(gpumeter.ConfigError, match="'bars' is not one of"):
+        gplot.plot([sweep_standin()], tmp_path, kinds=["bars"])
+
+
+def test_missing_matplotlib_names_what_to_install(tmp_path):
+    code = ("import sys; sys.modules['matplotlib'] = None\n"
+            "from gpumeter.plot import main\n"
+            f"sys.exit(main([{os.path.join(DATA, 'record_v6.json')!r}, '--out', "
+            f"{str(tmp_path)!r}]))\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert p.returncode == 2
+    assert p.stdout == ""
+    assert p.stderr == ("gpumeter plot: gpumeter plot draws with matplotlib: pip install "
+                        "matplotlib (or pip install 'gpumeter[plot]')\n")
+    assert os.listdir(tmp_path) == []
+
+
+def test_main_writes_and_lists_the_files(tmp_path, capsys):
+    rc = gpumeter.main(["plot", os.path.join(DATA, "sweep_crossing.json"), "--out",
+                        str(tmp_path), "--format", "svg"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    written = out.splitlines()
+    assert sorted(os.path.basename(p) for p in written) == [
+        "gpumeter-20261201T090000Z-4248-5eed5eed-comparisons.svg",
+        "gpumeter-20261201T090000Z-4248-5eed5eed-sweep-copy-bytes.svg"]
+    assert "no total(N) to draw" in err
+    rc = gpumeter.main(["plot", os.path.join(DATA, "sweep_crossing.json"), "--out",
+                        str(tmp_path), "--format", "gif"])
+    assert rc == 2
+    assert capsys.readouterr().err == ("gpumeter plot: format: 'gif' is not one of svg, png, "
+                                       "pdf\n")
+    rc = gpumeter.main(["plot", str(tmp_path / "missing.json")])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "missing.json" in err
+
+
+# --- the committed records, through the core ---------------------------------------------
+
+
+def test_a_crossing_sweep_from_its_record(tmp_path):
+    record = gpumeter.read_record(os.path.join(DATA, "sweep_crossing.json"))
+    analysis = record.sweeps()
+    paths, _ = draw(record, tmp_path, ["sweep", "comparisons"])
+    sweep = ids(next(p for p in paths if "-sweep-" in p))
+    a, b = path_points(sweep["series-a"]), path_points(sweep["series-b"])
+    assert len(a) == len(b) == 12
+    # "a" leads up to 1.9 MB, "b" from 5.3 MB: the record's one crossover, drawn as that pair.
+    (c,) = analysis.crossovers
+    assert (c.low, c.high, c.resolved) == (1873817.0, 5336699.0, True)
+    span = [x for x, _ in path_points(sweep["bracket-1873817-5336699"])]
+    assert (min(span), max(span)) == (pytest.approx(a[5][0], abs=0.01),
+                                      pytest.approx(a[6][0], abs=0.01))
+    # Every regime's exponent, labelled with the fitted value.
+    for g in analysis.growth:
+        for i, r in enumerate(g.regimes):
+            label = text(sweep[f"exponent-{g.row.implementation}-{i}"])
+            assert label.startswith(f"x^{r.exponent:.2f} (")
+    first = next(g for g in analysis.growth if g.row.implementation == "a")
+    assert first.regimes[0].exponent < 0.3 and first.regimes[-1].exponent > 0.8
+    assert "l2-line" in sweep
+    # One interval per comparison (b against a at each size).
+    comparisons = ids(next(p for p in paths if p.endswith("-comparisons.svg")))
+    drawn = [k for k in starting(comparisons, "interval-") if not k.endswith(("-bar", "-text"))]
+    assert len(drawn) == len(record.comparisons) == 12
+
+
+def test_totals_from_the_phases_record(tmp_path):
+    record = gpumeter.read_record(os.path.join(DATA, "record_v6.json"))
+    paths, notes = draw(record, tmp_path, list(gplot.KINDS))
+    totals = ids(next(p for p in paths if "-totals-" in p))
+    for t in record.total_n():
+        cand = t.row.implementation + ("" if t.setting == "fresh_cached" else f"-{t.setting}")
+        for at in t.at:
+            for term in t.fixed:
+                gid = f"stack-{cand}-{at.calls}-{term.phase}"
+                assert (gid in totals) == (term.median_ns is not None), gid
+            if at.measured_ns is not None:
+                assert f"measured-{cand}-{at.calls}" in totals
+    assert "measured-warp-1" in totals and "measured-cupy-100" in totals
+    assert "not measured" in text(totals["not-measured"]).lower()
+    assert any("no sweep to draw" in n for n in notes)
