@@ -121,17 +121,7 @@ std::string render_markdown(const std::vector<Record>& records, TableLayout layo
     }
   }
 
-  std::vector<std::size_t> widths(rows.front().size(), 3);
-  for (const auto& row : rows) {
-    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-
-  std::string out;
-  append_markdown_row(out, rows.front(), widths);
-  out += '|';
-  for (std::size_t width : widths) out += std::string(width + 2, '-') + '|';
-  out += '\n';
-  for (std::size_t i = 1; i < rows.size(); ++i) append_markdown_row(out, rows[i], widths);
+  std::string out = markdown_table(rows);
   if (rows.size() == 1) out += "\nNo results in these records.\n";
   if (narrow) out += "\n" + std::string(kNarrowWideHint) + "\n";
 

@@ -37,20 +37,6 @@ std::string spread_text(const std::vector<Nanos>& samples) {
   return time_text(s.median_ns) + " [" + time_text(s.p10_ns) + ", " + time_text(s.p90_ns) + "]";
 }
 
-std::string table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> widths(rows.front().size(), 3);
-  for (const auto& row : rows) {
-    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  std::string out;
-  append_markdown_row(out, rows.front(), widths);
-  out += '|';
-  for (std::size_t width : widths) out += std::string(width + 2, '-') + '|';
-  out += '\n';
-  for (std::size_t i = 1; i < rows.size(); ++i) append_markdown_row(out, rows[i], widths);
-  return out;
-}
-
 std::string optional_time(const std::optional<double>& ns) {
   return ns ? time_text(*ns) : std::string(kNotMeasured);
 }
@@ -97,7 +83,7 @@ std::string phases_part(const Record& record, TableLayout layout) {
                       std::string(to_string(p.statistic)), spread_text(p.samples_ns),
                       std::to_string(p.samples_ns.size()), md(versus)});
     }
-    out += item("", phases_heading()) + "\n" + table(rows);
+    out += item("", phases_heading()) + "\n" + markdown_table(rows);
     // The wrapper: the public call against the bare kernel, one candidate at a time.
     std::string wrappers;
     for (const auto& [key, p] : by) {
@@ -151,7 +137,7 @@ std::string phases_part(const Record& record, TableLayout layout) {
       }
     }
     if (rows.size() == 1) continue;
-    out += "\n" + item("", total_n_heading(setting)) + "\n" + table(rows);
+    out += "\n" + item("", total_n_heading(setting)) + "\n" + markdown_table(rows);
     if (!missing.empty()) out += "\n" + missing;
   }
 

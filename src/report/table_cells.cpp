@@ -171,6 +171,20 @@ void append_markdown_row(std::string& out, const std::vector<std::string>& cells
   out += '\n';
 }
 
+std::string markdown_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths(rows.front().size(), 3);
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::string out;
+  append_markdown_row(out, rows.front(), widths);
+  out += '|';
+  for (std::size_t width : widths) out += std::string(width + 2, '-') + '|';
+  out += '\n';
+  for (std::size_t i = 1; i < rows.size(); ++i) append_markdown_row(out, rows[i], widths);
+  return out;
+}
+
 int highest_clock(const Record& record) {
   int mhz = 0;
   for (const Result& result : record.results) {

@@ -65,6 +65,9 @@ std::vector<std::string> markdown_header(const TimeUnit& unit);
 std::vector<std::string> failure_cells(const Failure& f, const Record& rec, bool markdown);
 void append_markdown_row(std::string& out, const std::vector<std::string>& cells,
                          const std::vector<std::size_t>& widths);
+// A markdown table of `rows` (the first the header; cells already made inert), every column as
+// wide as its widest cell.
+std::string markdown_table(const std::vector<std::vector<std::string>>& rows);
 // The highest SM clock any row of the record ran at (B4's reference), 0 when none was read.
 int highest_clock(const Record& record);
 const Column& column(std::string_view id);

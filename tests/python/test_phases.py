@@ -4,6 +4,7 @@ machine may be loaded); sleeps give least durations, which hold on any machine."
 
 import os
 import sys
+import time
 
 import pytest
 
@@ -11,6 +12,16 @@ import gpumeter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+
+
+def busy(n):
+    """A call that spins n microseconds on the host."""
+    def call():
+        end = time.perf_counter() + n * 1e-6
+        while time.perf_counter() < end:
+            pass
+        return [1.0]
+    return call
 
 
 @pytest.fixture
@@ -101,16 +112,6 @@ def test_a_hung_fresh_process_is_killed_and_named(log):
 
 
 def test_sweep_records_each_size_and_reads_growth():
-    import time as t
-
-    def busy(n):
-        def call():
-            end = t.perf_counter() + n * 1e-6
-            while t.perf_counter() < end:
-                pass
-            return [1.0]
-        return call
-
     r = gpumeter.sweep({"spin": busy}, [100, 300, 1000, 3000], axis="us", timing="host",
                        lock=False, budget=(1, 5))
     params = sorted(int(x.row.params["us"]) for x in r.record.results)
@@ -130,16 +131,6 @@ def test_sweep_refuses_bad_arguments():
 
 
 def test_sweep_measures_close_sizes_again_in_reversed_order():
-    import time as t
-
-    def busy(n):
-        def call():
-            end = t.perf_counter() + n * 1e-6
-            while t.perf_counter() < end:
-                pass
-            return [1.0]
-        return call
-
     # The same work twice: under the 1.5x rule of the host clock, never apart.
     r = gpumeter.sweep({"a": busy, "b": busy}, [100, 300, 1000], axis="us", timing="host",
                        lock=False, budget=(1, 5))
