@@ -11,6 +11,7 @@ harness can time each step on its own, in a fresh process or a warm one:
     call     the public call: take the host arrays, convert them, launch
     kernel   the bare launch on the arrays ``convert`` made
     sync     wait for the device through the candidate's own runtime
+    capture  (Warp, PyTorch) capture the bare launch into a CUDA graph; returns its replay
     result   y copied back to the host, for checking against ``expected(n)``
 
 The steps run in that order; ``kernel`` needs ``compile`` and ``convert`` before it. Nothing
@@ -109,8 +110,16 @@ def warp_candidate(n: int, device: str = "cuda:0", a: float = A) -> Steps:
     def result() -> Any:
         return s["y"].numpy()
 
+    def capture() -> Callable[[], None]:
+        """The bare launch captured into a CUDA graph; returns its replay."""
+        wp = s["wp"]
+        with wp.ScopedCapture(device=s["device"]) as captured:
+            kernel()
+        graph = captured.graph
+        return lambda: wp.capture_launch(graph)
+
     return {"init": init, "compile": compile_, "convert": convert, "call": call,
-            "kernel": kernel, "sync": sync, "result": result}
+            "kernel": kernel, "sync": sync, "result": result, "capture": capture}
 
 
 # --- CuPy ----------------------------------------------------------------------------------------
@@ -225,8 +234,17 @@ def torch_candidate(n: int, device_index: int = 0, a: float = A) -> Steps:
     def result() -> Any:
         return s["y"].cpu().numpy()
 
+    def capture() -> Callable[[], None]:
+        """The bare launch captured into a CUDA graph (on a side stream, as PyTorch requires);
+        returns its replay."""
+        torch = s["torch"]
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            kernel()
+        return graph.replay
+
     return {"init": init, "compile": None, "convert": convert, "call": call, "kernel": kernel,
-            "sync": sync, "result": result}
+            "sync": sync, "result": result, "capture": capture}
 
 
 CANDIDATES: Dict[str, Callable[[int], Steps]] = {
