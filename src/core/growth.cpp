@@ -325,8 +325,10 @@ SweepAnalysis analyze_sweeps(const Record& record) {
         if (statistic_of_group(a) != statistic_of_group(b)) continue;
         std::vector<AxisPoint> points;
         for (const auto& [size, ra] : a.points) {
+          // A copy: a structured binding cannot be captured before C++20's later compilers.
+          const double at = size;
           const auto rb = std::find_if(b.points.begin(), b.points.end(),
-                                       [&](const auto& p) { return p.first == size; });
+                                       [at](const auto& p) { return p.first == at; });
           if (rb == b.points.end()) continue;
           AxisPoint p;
           p.x = size;
