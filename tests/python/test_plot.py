@@ -316,7 +316,9 @@ def test_hostile_names_are_drawn_as_text(tmp_path):
     rec.comparisons[0].candidate = "$x$ <b>&amp;"
     found = ids(draw(rec, tmp_path, ["comparisons"])[0][0])
     assert "interval-x_b_amp" in found
-    svg = open(draw(rec, tmp_path / "again", ["comparisons"], ("svg",))[0][0]).read()
+    path = draw(rec, tmp_path / "again", ["comparisons"], ("svg",))[0][0]
+    with open(path, encoding="utf-8") as f:  # the GPU machine's locale is ASCII
+        svg = f.read()
     assert "$x$ &lt;b&gt;&amp;amp; vs cublas" in svg
 
 

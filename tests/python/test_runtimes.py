@@ -90,7 +90,7 @@ def saxpy_on(wp, device=None):
 
 def candidate_runtime_fields():
     """The fields of the C++ struct CandidateRuntime, as its header declares them."""
-    text = open(HEADER).read()
+    text = open(HEADER, encoding="utf-8").read()
     body = re.search(r"struct CandidateRuntime \{(.*?)\};", text, re.S).group(1)
     return re.findall(r"^\s*std::[\w:<>]+\s+(\w+);", body, re.M)
 

@@ -56,7 +56,7 @@ def test_the_stubs_ship_with_the_package():
     assert os.path.exists(os.path.join(folder, "py.typed"))
     stub = os.path.join(folder, "_gpumeter.pyi")
     assert os.path.exists(stub), "_gpumeter.pyi missing: see the build log's stubgen warning"
-    text = open(stub).read()
+    text = open(stub, encoding="utf-8").read()
     assert "class Result:" in text and "def device_busy(self) -> Spread:" in text
 
 
