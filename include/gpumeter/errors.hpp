@@ -10,6 +10,8 @@
 #include <string>
 #include <utility>
 
+#include "gpumeter/duration.hpp"
+
 namespace gpumeter {
 
 class Error : public std::runtime_error {
@@ -139,6 +141,77 @@ class MergeRefused : public Error {
 
  private:
   std::optional<std::size_t> record_;
+};
+// Timing a program by its NVTX ranges: the collector lost records (CUPTI's activity records or
+// its own range and launch events), or could not prove it lost none. Every range's number could be
+// missing work, so none is reported.
+class CollectorRecordsLost : public Error {
+ public:
+  // `records`: which records ("CUPTI activity records", "range and launch events"); `dropped`:
+  // how many, nullopt when the counter was not proven live.
+  CollectorRecordsLost(std::string records, std::optional<std::uint64_t> dropped);
+  const std::string& records() const { return records_; }
+  const std::optional<std::uint64_t>& dropped() const { return dropped_; }
+
+ private:
+  std::string records_;
+  std::optional<std::uint64_t> dropped_;
+};
+// A collector's trace that cannot be true: a kernel ending before it starts, two launches with
+// one correlation id, a thread's events going back in time. Nothing is reported from it.
+class CorruptTrace : public Error {
+ public:
+  using Error::Error;
+};
+// A range closed that was not open: a pop with no push on that thread (and domain), or an end
+// whose id no start opened. The thread's stack no longer says which range is which.
+class RangeNotOpen : public Error {
+ public:
+  RangeNotOpen(std::uint64_t thread, std::string domain, bool process_wide, std::uint64_t id,
+               Nanos host_ns);
+  std::uint64_t thread() const { return thread_; }
+  const std::string& domain() const { return domain_; }
+  bool process_wide() const { return process_wide_; }  // an end (true) or a pop (false)
+  std::uint64_t id() const { return id_; }             // the end's range id; 0 for a pop
+
+ private:
+  std::uint64_t thread_;
+  std::string domain_;
+  bool process_wide_;
+  std::uint64_t id_;
+};
+// A range still open when the program ended (a push without its pop, a start without its end):
+// its instance has no end, so it has no number. Names the first such range and how many there are.
+class RangeLeftOpen : public Error {
+ public:
+  RangeLeftOpen(std::string name, std::string domain, std::uint64_t thread, bool process_wide,
+                std::size_t n_open);
+  const std::string& name() const { return name_; }
+  const std::string& domain() const { return domain_; }
+  std::uint64_t thread() const { return thread_; }  // the thread that opened it
+  bool process_wide() const { return process_wide_; }
+  std::size_t n_open() const { return n_open_; }
+
+ private:
+  std::string name_;
+  std::string domain_;
+  std::uint64_t thread_;
+  bool process_wide_;
+  std::size_t n_open_;
+};
+// A device activity whose correlation id matches no recorded launch: no thread, so no range, can
+// be named for it. Names the first such activity and how many there are.
+class LaunchNotFound : public Error {
+ public:
+  LaunchNotFound(std::uint64_t correlation_id, std::string kernel, std::size_t n_activities);
+  std::uint64_t correlation_id() const { return correlation_id_; }
+  const std::string& kernel() const { return kernel_; }
+  std::size_t n_activities() const { return n_activities_; }
+
+ private:
+  std::uint64_t correlation_id_;
+  std::string kernel_;
+  std::size_t n_activities_;
 };
 // A bad option or argument given by the user.
 class ConfigError : public Error {

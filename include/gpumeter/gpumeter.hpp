@@ -8,6 +8,8 @@
 //                                                     table.hpp, record_comparison.hpp,
 //                                                     compare_table.hpp, merge.hpp,
 //                                                     escape.hpp (record text made inert)
+//   - per-range statistics of a program's NVTX ranges (the core's bookkeeping; its collector is
+//     not built yet):                                ranges.hpp
 //   - errors, each named by its cause:               errors.hpp
 // A backend to measure with: make_host_backend() (host_backend.hpp, included here) or, for GPU
 // work, the CUDA backends of gpumeter/cuda.hpp (when built with CUDA; link gpumeter::cuda). Writing
@@ -33,6 +35,7 @@
 #include "gpumeter/merge.hpp"
 #include "gpumeter/phases.hpp"
 #include "gpumeter/precision.hpp"
+#include "gpumeter/ranges.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/record_comparison.hpp"
 #include "gpumeter/record_io.hpp"

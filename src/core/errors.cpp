@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <typeinfo>
 #include <utility>
@@ -35,6 +36,11 @@ std::string user_code_text(const std::string& step, const std::string& type,
          (message.empty() ? "" : ": " + message) +
          "; no number was produced for it (the exception is your code's, not gpumeter's: fix it, "
          "or catch it there)";
+}
+
+// How a range error names an NVTX domain.
+std::string domain_text(const std::string& domain) {
+  return domain.empty() ? std::string("the default domain") : "domain '" + domain + "'";
 }
 
 }  // namespace
@@ -119,6 +125,11 @@ const char* error_name(const std::exception& error) {
   if (dynamic_cast<const DeviceBusy*>(&error)) return "DeviceBusy";
   if (dynamic_cast<const InvalidRecord*>(&error)) return "InvalidRecord";
   if (dynamic_cast<const MergeRefused*>(&error)) return "MergeRefused";
+  if (dynamic_cast<const CollectorRecordsLost*>(&error)) return "CollectorRecordsLost";
+  if (dynamic_cast<const CorruptTrace*>(&error)) return "CorruptTrace";
+  if (dynamic_cast<const RangeNotOpen*>(&error)) return "RangeNotOpen";
+  if (dynamic_cast<const RangeLeftOpen*>(&error)) return "RangeLeftOpen";
+  if (dynamic_cast<const LaunchNotFound*>(&error)) return "LaunchNotFound";
   if (dynamic_cast<const ConfigError*>(&error)) return "ConfigError";
   if (dynamic_cast<const UserCodeError*>(&error)) return "UserCodeError";
   if (dynamic_cast<const Error*>(&error)) return "Error";
@@ -127,6 +138,59 @@ const char* error_name(const std::exception& error) {
 
 InvalidRecord::InvalidRecord(const std::string& path, const std::string& problem)
     : Error(path + ": " + problem), path_(path), problem_(problem) {}
+
+CollectorRecordsLost::CollectorRecordsLost(std::string records,
+                                           std::optional<std::uint64_t> dropped)
+    : Error(dropped ? "the collector lost " + std::to_string(*dropped) + " " + records +
+                          ": the ranges' kernels may be missing from them, so no range is "
+                          "reported. Lower the host load, or raise the collector's buffer size."
+                    : "the collector could not count its lost " + records +
+                          " (the counter is not proven live): a range could be missing work "
+                          "and nothing would show it, so no range is reported."),
+      records_(std::move(records)),
+      dropped_(dropped) {}
+
+RangeNotOpen::RangeNotOpen(std::uint64_t thread, std::string domain, bool process_wide,
+                           std::uint64_t id, Nanos host_ns)
+    : Error((process_wide
+                 ? "an end of range id " + std::to_string(id) + " (" + domain_text(domain) +
+                       ") on thread " + std::to_string(thread) + " at " + std::to_string(host_ns) +
+                       " ns closes no range: no start opened that id"
+                 : "a pop on thread " + std::to_string(thread) + " (" + domain_text(domain) +
+                       ") at " + std::to_string(host_ns) +
+                       " ns closes no range: that thread pushed none that is still "
+                       "open") +
+            ", so the ranges around it cannot be told apart and none is reported. Balance the "
+            "program's range calls (pop on the thread that pushed)."),
+      thread_(thread),
+      domain_(std::move(domain)),
+      process_wide_(process_wide),
+      id_(id) {}
+
+RangeLeftOpen::RangeLeftOpen(std::string name, std::string domain, std::uint64_t thread,
+                             bool process_wide, std::size_t n_open)
+    : Error("range '" + name + "' (" + domain_text(domain) + ", " +
+            (process_wide ? "started" : "pushed") + " on thread " + std::to_string(thread) +
+            ") was still open when the program ended" +
+            (n_open > 1 ? " (" + std::to_string(n_open) + " ranges were)" : std::string()) +
+            ": it has no end, so no range is reported. " +
+            (process_wide ? "End every range the program starts." : "Pop every range it pushes.")),
+      name_(std::move(name)),
+      domain_(std::move(domain)),
+      thread_(thread),
+      process_wide_(process_wide),
+      n_open_(n_open) {}
+
+LaunchNotFound::LaunchNotFound(std::uint64_t correlation_id, std::string kernel,
+                               std::size_t n_activities)
+    : Error(std::to_string(n_activities) + " device activit" + (n_activities == 1 ? "y" : "ies") +
+            " (e.g. '" + kernel + "', correlation id " + std::to_string(correlation_id) +
+            ") match no recorded launch: the thread that launched it is unknown, so it cannot be "
+            "attributed to a range and no range is reported. The collector must record every "
+            "launching API call of the process."),
+      correlation_id_(correlation_id),
+      kernel_(std::move(kernel)),
+      n_activities_(n_activities) {}
 
 ConfigError::ConfigError(std::string argument, const std::string& problem)
     : Error(argument + ": " + problem), argument_(std::move(argument)) {}
