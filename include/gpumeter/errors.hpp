@@ -213,6 +213,37 @@ class LaunchNotFound : public Error {
   std::string kernel_;
   std::size_t n_activities_;
 };
+// `gpumeter run`: a program that recorded no NVTX range (none matching the filters, or none at
+// all): there is nothing to report a range of.
+class NoRangesFound : public Error {
+ public:
+  using Error::Error;
+};
+// `gpumeter run`: calls that always launch a kernel (cudaLaunchKernel, cuLaunchKernel...) returned
+// success but no kernel record came back: records were taken or lost (another CUPTI client that
+// registered its own activity buffers, a kernel still running when the program was killed).
+class KernelRecordsMissing : public Error {
+ public:
+  using Error::Error;
+};
+// `gpumeter run`: a process that began recording wrote no part (killed, crashed, or ended by
+// _exit, which runs no exit handler); its ranges and kernels are unknown, so nothing is reported.
+class PartsMissing : public Error {
+ public:
+  using Error::Error;
+};
+// `gpumeter run`: one process's failure, with the process named; `cause` is the name of the
+// error it raised (error_name()), so a record or a caller can tell which rule failed.
+class ProgramProcessError : public Error {
+ public:
+  ProgramProcessError(long pid, std::string cause, const std::string& message);
+  long pid() const { return pid_; }
+  const std::string& cause() const { return cause_; }
+
+ private:
+  long pid_;
+  std::string cause_;
+};
 // A bad option or argument given by the user.
 class ConfigError : public Error {
  public:

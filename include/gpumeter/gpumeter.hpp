@@ -35,6 +35,7 @@
 #include "gpumeter/merge.hpp"
 #include "gpumeter/phases.hpp"
 #include "gpumeter/precision.hpp"
+#include "gpumeter/program.hpp"
 #include "gpumeter/ranges.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/record_comparison.hpp"

@@ -14,6 +14,7 @@
 #include "gpumeter/device.hpp"
 #include "gpumeter/measurement.hpp"
 #include "gpumeter/phases.hpp"
+#include "gpumeter/program.hpp"
 #include "gpumeter/row.hpp"
 #include "gpumeter/summary.hpp"
 
@@ -37,8 +38,11 @@ namespace gpumeter {
 // (a measurement run to a target precision: target, cap, width reached, passes, why it stopped),
 // which a version 4 reader would drop, showing a capped run as an ordinary one. Version 6 adds the
 // run's phases, measured totals of N calls and each candidate's runtime (phases.hpp), which a
-// version 5 reader would drop, showing a candidate's warm call as all it costs.
-inline constexpr int kRecordSchemaVersion = 6;
+// version 5 reader would drop, showing a candidate's warm call as all it costs. Version 7 adds the
+// program a run timed by its NVTX ranges (program.hpp: its command, processes, every range's
+// instance counts, the kernels launched outside every range), which a version 6 reader would drop,
+// showing a program's ranges as isolated calls and hiding the kernels no range held.
+inline constexpr int kRecordSchemaVersion = 7;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 inline constexpr const char* kRecordSchemaName = "gpumeter.record";
 
@@ -149,6 +153,8 @@ struct Record {
   std::vector<PhaseReading> phases;
   std::vector<MeasuredTotal> totals;
   std::vector<CandidateRuntime> runtimes;
+  // Set for a program timed by its NVTX ranges (`gpumeter run`); nullopt for every other run.
+  std::optional<ProgramRun> program;
 };
 
 // A record written while its run was still going (after each case, so that a crash keeps what

@@ -49,5 +49,8 @@ std::string render_comparisons(const std::vector<Record>& records,
 // along every numeric axis, of each record that holds them; "" when none does.
 std::string render_phases(const std::vector<Record>& records,
                           TableLayout layout = TableLayout::narrow);
+// Of each record of a program timed by its NVTX ranges (`gpumeter run`): every range with its
+// instances, the kernels outside every range, the launches without device work; "" when none is.
+std::string render_program(const std::vector<Record>& records);
 
 }  // namespace gpumeter

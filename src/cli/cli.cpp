@@ -14,6 +14,7 @@
 #include "merge.hpp"
 #include "plot.hpp"
 #include "report.hpp"
+#include "run.hpp"
 
 namespace gpumeter::cli {
 namespace {
@@ -66,6 +67,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     commands.push_back(add_env_command(app));
     commands.push_back(add_lock_command(app));
     commands.push_back(add_plot_command(app));
+    commands.push_back(add_run_command(app));
 
     // The first word that is not an option names the command (the top level takes only
     // --help and --version). One that names none is an error whatever follows it: CLI11 would

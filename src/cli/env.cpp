@@ -20,15 +20,6 @@
 #endif
 
 namespace gpumeter::cli {
-namespace {
-
-struct Environment {
-  Record record;  // host, device and device state as a record holds them
-  bool device_found = false;
-  std::string device_cause;              // why no device, when none
-  std::vector<std::string> unavailable;  // what could not be read, and why
-  nlohmann::ordered_json cupti = nullptr;
-};
 
 Environment read_environment(int device) {
   Environment env;
@@ -71,8 +62,6 @@ Environment read_environment(int device) {
 #endif
   return env;
 }
-
-}  // namespace
 
 Command add_env_command(CLI::App& app) {
   struct Options {

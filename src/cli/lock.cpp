@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "child_signals.hpp"
 #include "gpumeter/device_lock.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
@@ -30,50 +31,6 @@ struct Options {
   int device = 0;
   bool allow_contended = false;
   std::vector<std::string> command;
-};
-
-volatile sig_atomic_t g_child = 0;    // the command's pid while it runs, for the forwarder
-volatile sig_atomic_t g_pending = 0;  // a signal that came before the command had a pid
-
-extern "C" void forward_signal(int sig) {
-  if (g_child > 0) {
-    ::kill(static_cast<pid_t>(g_child), sig);
-  } else {
-    g_pending = sig;
-  }
-}
-
-// While the command runs: SIGINT and SIGQUIT from a terminal reach it directly (its process
-// group is this one's), so this process ignores them, as system(3) does; SIGTERM and SIGHUP,
-// which are sent to this process alone, are passed on, so the command ends before the lock is
-// released. Restored when the command is done.
-class SignalsWhileRunning {
- public:
-  SignalsWhileRunning() {
-    struct sigaction ignore {};
-    ignore.sa_handler = SIG_IGN;
-    sigemptyset(&ignore.sa_mask);
-    struct sigaction forward {};
-    forward.sa_handler = forward_signal;
-    sigemptyset(&forward.sa_mask);
-    ::sigaction(SIGINT, &ignore, &saved_[0]);
-    ::sigaction(SIGQUIT, &ignore, &saved_[1]);
-    ::sigaction(SIGTERM, &forward, &saved_[2]);
-    ::sigaction(SIGHUP, &forward, &saved_[3]);
-  }
-  ~SignalsWhileRunning() {
-    g_child = 0;
-    g_pending = 0;
-    ::sigaction(SIGINT, &saved_[0], nullptr);
-    ::sigaction(SIGQUIT, &saved_[1], nullptr);
-    ::sigaction(SIGTERM, &saved_[2], nullptr);
-    ::sigaction(SIGHUP, &saved_[3], nullptr);
-  }
-  SignalsWhileRunning(const SignalsWhileRunning&) = delete;
-  SignalsWhileRunning& operator=(const SignalsWhileRunning&) = delete;
-
- private:
-  struct sigaction saved_[4]{};
 };
 
 // This environment, with the lock's holder and notes for the command (and none inherited from
@@ -110,15 +67,14 @@ int run_command(Io& io, const Options& o, const DeviceLock& lock) {
 
   io.out << std::flush;
   io.err << std::flush;
-  const SignalsWhileRunning signals;
+  SignalsWhileRunning signals;
   const Spawned spawned = spawn(request);
   if (spawned.pid < 0) {
     print_error(io, "lock",
                 "cannot run '" + o.command.front() + "': " + std::strerror(spawned.error));
     return spawned.error == ENOENT ? kExitNotFound : kExitCannotRun;
   }
-  g_child = spawned.pid;
-  if (g_pending != 0) ::kill(spawned.pid, g_pending);  // it came while the command was starting
+  signals.started(spawned.pid);
   try {
     return wait_for_child(spawned.pid).shell_code();
   } catch (const Error& e) {

@@ -130,11 +130,20 @@ const char* error_name(const std::exception& error) {
   if (dynamic_cast<const RangeNotOpen*>(&error)) return "RangeNotOpen";
   if (dynamic_cast<const RangeLeftOpen*>(&error)) return "RangeLeftOpen";
   if (dynamic_cast<const LaunchNotFound*>(&error)) return "LaunchNotFound";
+  if (dynamic_cast<const NoRangesFound*>(&error)) return "NoRangesFound";
+  if (dynamic_cast<const KernelRecordsMissing*>(&error)) return "KernelRecordsMissing";
+  if (dynamic_cast<const PartsMissing*>(&error)) return "PartsMissing";
+  if (dynamic_cast<const ProgramProcessError*>(&error)) return "ProgramProcessError";
   if (dynamic_cast<const ConfigError*>(&error)) return "ConfigError";
   if (dynamic_cast<const UserCodeError*>(&error)) return "UserCodeError";
   if (dynamic_cast<const Error*>(&error)) return "Error";
   return "std::exception";
 }
+
+ProgramProcessError::ProgramProcessError(long pid, std::string cause, const std::string& message)
+    : Error("process " + std::to_string(pid) + ": " + message),
+      pid_(pid),
+      cause_(std::move(cause)) {}
 
 InvalidRecord::InvalidRecord(const std::string& path, const std::string& problem)
     : Error(path + ": " + problem), path_(path), problem_(problem) {}

@@ -284,6 +284,7 @@ constexpr AddedField kAddedFields[] = {
     {Scope::top, "phases", 6},
     {Scope::top, "totals", 6},
     {Scope::top, "runtimes", 6},
+    {Scope::top, "program", 7},
 };
 
 // An older version is read by its own rules, which know nothing of what later versions added:
@@ -925,6 +926,98 @@ std::vector<CandidateRuntime> read_runtimes(const Reader& r, const Doc& doc) {
   return runtimes;
 }
 
+// A program timed by its NVTX ranges (version 7): its rows are its ranges, so each range row has
+// its entry in `ranges`, and a process, range, or outside-kernel group appears once.
+std::optional<ProgramRun> read_program(const Reader& r, const Doc& doc,
+                                       const std::vector<Result>& results) {
+  // Only a program's record has the section (the writer leaves it out of every other record).
+  if (!doc.contains("program")) return std::nullopt;
+  const Doc& j = r.field(doc, "", "program");
+  r.expect(j.is_object(), j, "program", "an object");
+  const std::string w = "program";
+  ProgramRun p;
+  const Doc& command = r.array(j, w, "command");
+  for (std::size_t i = 0; i < command.size(); ++i) {
+    p.command.push_back(r.text_value(command[i], fmt::format("{}.command[{}]", w, i), kArgument));
+  }
+  if (p.command.empty()) r.fail("program.command: empty (a run has a command)");
+  p.range_regex = r.optional_text(j, w, "range_regex", kText);
+  p.domain = r.optional_text(j, w, "domain", kName);
+  p.engine_threads = r.text(j, w, "engine_threads", kText);
+  constexpr long kMaxPid = 1L << 22;  // Linux's pid_max limit
+  const Doc& processes = r.array(j, w, "processes");
+  std::set<long> pids;
+  for (std::size_t i = 0; i < processes.size(); ++i) {
+    const std::string pw = fmt::format("{}.processes[{}]", w, i);
+    r.expect(processes[i].is_object(), processes[i], pw, "an object");
+    ProgramProcess q;
+    q.pid = r.integer<long>(processes[i], pw, "pid", 1, kMaxPid);
+    q.parent_pid = r.integer<long>(processes[i], pw, "parent_pid", 0, kMaxPid);
+    q.origin = read_named<ProcessOrigin>(r, processes[i], pw, "origin", parse_process_origin,
+                                         "command, exec or fork");
+    q.range_events = r.integer<std::size_t>(processes[i], pw, "range_events", 0, kMaxCount);
+    q.launches = r.integer<std::size_t>(processes[i], pw, "launches", 0, kMaxCount);
+    q.device_records = r.integer<std::size_t>(processes[i], pw, "device_records", 0, kMaxCount);
+    if (!pids.insert(q.pid).second) r.fail(fmt::format("{}: pid {} appears twice", pw, q.pid));
+    p.processes.push_back(q);
+  }
+  const Doc& ranges = r.array(j, w, "ranges");
+  std::set<std::pair<std::string, std::string>> seen;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    const std::string rw = fmt::format("{}.ranges[{}]", w, i);
+    r.expect(ranges[i].is_object(), ranges[i], rw, "an object");
+    ProgramRange g;
+    g.domain = r.text(ranges[i], rw, "domain", kName);
+    g.name = r.text(ranges[i], rw, "name", kName);
+    g.instances = r.integer<std::size_t>(ranges[i], rw, "instances", 1, kMaxCount);
+    g.with_device_work = r.integer<std::size_t>(ranges[i], rw, "with_device_work", 0, g.instances);
+    if (!seen.emplace(g.domain, g.name).second) {
+      r.fail(fmt::format("{}: range {} appears twice", rw, record_text(g.name)));
+    }
+    p.ranges.push_back(std::move(g));
+  }
+  // Each row is a range the program section lists, with as many samples as its instances with
+  // device work: a row the section does not account for was not made by `gpumeter run`.
+  for (const Result& result : results) {
+    const auto domain = result.row.params.find("domain");
+    const std::string d = domain != result.row.params.end() ? domain->second : "";
+    const auto it = std::find_if(p.ranges.begin(), p.ranges.end(), [&](const ProgramRange& g) {
+      return g.domain == d && g.name == result.row.case_name;
+    });
+    if (it == p.ranges.end() || it->with_device_work != result.measurement.samples.size()) {
+      r.fail(fmt::format("program.ranges: no range with {} instances holds the row {}",
+                         result.measurement.samples.size(), record_text(row_label(result.row))));
+    }
+  }
+  const Doc& outside = r.array(j, w, "outside");
+  for (std::size_t i = 0; i < outside.size(); ++i) {
+    const std::string ow = fmt::format("{}.outside[{}]", w, i);
+    r.expect(outside[i].is_object(), outside[i], ow, "an object");
+    ProgramOutsideKernels o;
+    o.pid = r.integer<long>(outside[i], ow, "pid", 1, kMaxPid);
+    o.thread = r.integer<std::uint64_t>(outside[i], ow, "thread", 0);
+    o.thread_name = r.text(outside[i], ow, "thread_name", kName);
+    o.kernel = r.text(outside[i], ow, "kernel", kText);
+    o.n_kernels = r.integer<int>(outside[i], ow, "n_kernels", 1, static_cast<int>(kMaxCount));
+    o.total_ns = r.integer<Nanos>(outside[i], ow, "total_ns", 0, static_cast<Nanos>(kMaxNanos));
+    o.device_busy_ns = r.integer<Nanos>(outside[i], ow, "device_busy_ns", 0, o.total_ns);
+    p.outside.push_back(std::move(o));
+  }
+  const Doc& without = r.array(j, w, "launches_without_work");
+  for (std::size_t i = 0; i < without.size(); ++i) {
+    const std::string lw = fmt::format("{}.launches_without_work[{}]", w, i);
+    r.expect(without[i].is_object(), without[i], lw, "an object");
+    ProgramLaunchesWithoutWork l;
+    l.pid = r.integer<long>(without[i], lw, "pid", 1, kMaxPid);
+    l.thread = r.integer<std::uint64_t>(without[i], lw, "thread", 0);
+    l.api = r.text(without[i], lw, "api", kName);
+    l.n = r.integer<std::size_t>(without[i], lw, "n", 1, kMaxCount);
+    l.kernel_launch_api = r.boolean(without[i], lw, "kernel_launch_api");
+    p.launches_without_work.push_back(std::move(l));
+  }
+  return p;
+}
+
 Record read_document(const Reader& r, const Doc& doc) {
   if (!doc.is_object()) r.fail(fmt::format("top level is {}, not a JSON object", doc.type_name()));
 
@@ -1049,6 +1142,7 @@ Record read_document(const Reader& r, const Doc& doc) {
     record.totals = read_totals(r, doc);
     record.runtimes = read_runtimes(r, doc);
   }
+  if (version >= 7) record.program = read_program(r, doc, record.results);
   return record;
 }
 

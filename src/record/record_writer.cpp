@@ -456,6 +456,52 @@ Json runtimes_json(const std::vector<CandidateRuntime>& runtimes) {
   return a;
 }
 
+// A program timed by its NVTX ranges.
+Json program_json(const std::optional<ProgramRun>& program) {
+  const ProgramRun& p = *program;
+  Json j;
+  j["command"] = Json::array();
+  for (const std::string& arg : p.command) j["command"].push_back(fitted(arg, kArgument));
+  j["range_regex"] = p.range_regex ? Json(fitted(*p.range_regex, kText)) : Json(nullptr);
+  j["domain"] = p.domain ? Json(fitted(*p.domain, kName)) : Json(nullptr);
+  j["engine_threads"] = fitted(p.engine_threads, kText);
+  j["processes"] = Json::array();
+  for (const ProgramProcess& q : p.processes) {
+    j["processes"].push_back({{"pid", q.pid},
+                              {"parent_pid", q.parent_pid},
+                              {"origin", to_string(q.origin)},
+                              {"range_events", q.range_events},
+                              {"launches", q.launches},
+                              {"device_records", q.device_records}});
+  }
+  j["ranges"] = Json::array();
+  for (const ProgramRange& r : p.ranges) {
+    j["ranges"].push_back({{"domain", fitted(r.domain, kName)},
+                           {"name", fitted(r.name, kName)},
+                           {"instances", r.instances},
+                           {"with_device_work", r.with_device_work}});
+  }
+  j["outside"] = Json::array();
+  for (const ProgramOutsideKernels& o : p.outside) {
+    j["outside"].push_back({{"pid", o.pid},
+                            {"thread", o.thread},
+                            {"thread_name", fitted(o.thread_name, kName)},
+                            {"kernel", fitted(o.kernel, kText)},
+                            {"n_kernels", o.n_kernels},
+                            {"total_ns", o.total_ns},
+                            {"device_busy_ns", o.device_busy_ns}});
+  }
+  j["launches_without_work"] = Json::array();
+  for (const ProgramLaunchesWithoutWork& l : p.launches_without_work) {
+    j["launches_without_work"].push_back({{"pid", l.pid},
+                                          {"thread", l.thread},
+                                          {"api", fitted(l.api, kName)},
+                                          {"n", l.n},
+                                          {"kernel_launch_api", l.kernel_launch_api}});
+  }
+  return j;
+}
+
 }  // namespace
 
 std::string serialize(const Record& record) {
@@ -471,6 +517,8 @@ std::string serialize(const Record& record) {
   j["phases"] = phases_json(record.phases);
   j["totals"] = totals_json(record.totals);
   j["runtimes"] = runtimes_json(record.runtimes);
+  // Only a program's record has the section: every other record reads as it did in version 6.
+  if (record.program) j["program"] = program_json(record.program);
   return j.dump(2) + "\n";
 }
 

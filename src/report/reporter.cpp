@@ -25,6 +25,9 @@ class MarkdownReporter final : public Reporter {
     if (std::string phases = render_phases(records, layout_); !phases.empty()) {
       out += "\n" + phases;
     }
+    if (std::string program = render_program(records); !program.empty()) {
+      out += "\n" + program;
+    }
     return out;
   }
 

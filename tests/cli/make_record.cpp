@@ -115,13 +115,15 @@ int main(int argc, char** argv) {
   if (argc != 2 && argc != 3) {
     std::cerr << "usage: gpumeter_make_record DIR "
                  "[full|zero-device|zero-wall|hostile-text|markup-and-failures|sweep-crossing] | "
-                 "--stdout [sweep-crossing] | --scaling keys|elements|sweep N\n";
+                 "--stdout [sweep-crossing|program] | --scaling keys|elements|sweep N\n";
     return 2;
   }
   try {
     const std::string arg = argv[1];
     if (arg == "--stdout" && argc == 3 && std::string(argv[2]) == "sweep-crossing") {
       std::cout << gpumeter::serialize(gpumeter::testing::sweep_crossing_record());
+    } else if (arg == "--stdout" && argc == 3 && std::string(argv[2]) == "program") {
+      std::cout << gpumeter::serialize(gpumeter::testing::program_record());
     } else if (arg == "--stdout") {
       std::cout << gpumeter::serialize(gpumeter::testing::phases_record());
     } else {

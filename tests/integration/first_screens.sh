@@ -112,12 +112,12 @@ rc=$?
 [[ $rc -eq 2 ]] && grep -qF -- "--out $work/a-file" "$work/bout.err" ||
   fail "benchmark --out FILE: exit code $rc: $(cat "$work/bout.err")"
 
-"$gpumeter" run --help >"$work/cmd.out" 2>"$work/cmd.err"
+"$gpumeter" launch --help >"$work/cmd.out" 2>"$work/cmd.err"
 rc=$?
-[[ $rc -eq 2 ]] || fail "gpumeter run --help: exit code $rc, expected 2"
-[[ $(head -n1 "$work/cmd.err") == "gpumeter: unknown command 'run'" ]] ||
-  fail "gpumeter run --help: $(cat "$work/cmd.err")"
-[[ -s "$work/cmd.out" ]] && fail "gpumeter run --help: printed help"
+[[ $rc -eq 2 ]] || fail "gpumeter launch --help: exit code $rc, expected 2"
+[[ $(head -n1 "$work/cmd.err") == "gpumeter: unknown command 'launch'" ]] ||
+  fail "gpumeter launch --help: $(cat "$work/cmd.err")"
+[[ -s "$work/cmd.out" ]] && fail "gpumeter launch --help: printed help"
 "$gpumeter" report --help >/dev/null || fail "gpumeter report --help fails"
 
 # --- which programs link cuBLAS --------------------------------------------------------------

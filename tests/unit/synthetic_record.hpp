@@ -256,6 +256,60 @@ inline Record sweep_crossing_record(const std::string& run_id = "20261201T090000
   return rec;
 }
 
+// A program timed by its NVTX ranges (`gpumeter run`): a training step's ranges, one range whose
+// instances launched nothing (no row), kernels outside every range and a copy without device
+// work, from two processes (the command and a forked worker).
+inline Record program_record(const std::string& run_id = "20261201T120000Z-4250-0fab1e00") {
+  Record rec = full_record(run_id);
+  rec.results.clear();
+  rec.ceilings = {};
+  rec.config.l2_flush = false;
+  rec.config.l2_flush_mode.clear();
+  rec.config.schedule = "program";
+  rec.config.launch_cost_ns.reset();
+  rec.deviations = {"an unmodified program timed by its NVTX ranges"};
+  std::uint64_t state = 5;
+  const auto noise = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (static_cast<double>(state >> 11) / 9007199254740992.0 - 0.5) * 0.004;
+  };
+  for (const auto& [name, busy_ns, kernels] :
+       {std::tuple{"forward", 208'000.0, 7}, std::tuple{"backward", 224'000.0, 15},
+        std::tuple{"optimizer", 215'000.0, 8}}) {
+    Result r = full_result();
+    r.row = {name, {}, "train"};
+    r.workload = {};
+    r.memory = {};
+    Measurement& m = r.measurement;
+    m = Measurement{};
+    m.reason = "NVTX ranges of an unmodified program (gpumeter run)";
+    for (int k = 0; k < 10; ++k) {
+      const auto busy = static_cast<Nanos>(std::llround(busy_ns * (1 + noise())));
+      m.samples.push_back(sample(busy, busy + 20'000, kernels, 0));
+    }
+    m.pass_sizes.assign(10, 1);
+    m.measure_iterations = 10;
+    m.estimate_ns = static_cast<Nanos>(busy_ns);
+    rec.results.push_back(std::move(r));
+  }
+  ProgramRun p;
+  p.command = {"python", "train_step.py", "--steps", "10"};
+  p.range_regex = "^(forward|backward|optimizer|data)$";
+  p.engine_threads =
+      "launches of PyTorch's autograd engine threads count toward the caller's ranges";
+  p.processes = {{4250, 4249, ProcessOrigin::command, 80, 310, 310},
+                 {4251, 4250, ProcessOrigin::fork, 20, 0, 0}};
+  p.ranges = {{"", "backward", 10, 10},
+              {"", "data", 10, 0},
+              {"", "forward", 10, 10},
+              {"", "optimizer", 10, 10}};
+  p.outside = {{4250, 4250, "python", "void at::native::fill_kernel<float>", 6, 30'000, 28'000}};
+  p.launches_without_work = {{4250, 4250, "cudaMemcpyAsync", 2, false}};
+  rec.program = p;
+  derive_summaries(rec);
+  return rec;
+}
+
 // Two implementations of one case, timed with `method`, every sample 0 ns: what a coarse clock
 // or a forged record gives. Their comparison is refused ("not compared"), never an error.
 inline Record zero_sample_record(TimingMethod method,

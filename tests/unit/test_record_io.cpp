@@ -125,6 +125,48 @@ void expect_records_equal(const Record& a, const Record& b) {
     EXPECT_EQ(x.synchronized_by, y.synchronized_by);
     EXPECT_EQ(x.notes, y.notes);
   }
+  ASSERT_EQ(a.program.has_value(), b.program.has_value());
+  if (a.program) {
+    const ProgramRun& x = *a.program;
+    const ProgramRun& y = *b.program;
+    EXPECT_EQ(x.command, y.command);
+    EXPECT_EQ(x.range_regex, y.range_regex);
+    EXPECT_EQ(x.domain, y.domain);
+    EXPECT_EQ(x.engine_threads, y.engine_threads);
+    ASSERT_EQ(x.processes.size(), y.processes.size());
+    for (std::size_t i = 0; i < x.processes.size(); ++i) {
+      EXPECT_EQ(x.processes[i].pid, y.processes[i].pid);
+      EXPECT_EQ(x.processes[i].parent_pid, y.processes[i].parent_pid);
+      EXPECT_EQ(x.processes[i].origin, y.processes[i].origin);
+      EXPECT_EQ(x.processes[i].range_events, y.processes[i].range_events);
+      EXPECT_EQ(x.processes[i].launches, y.processes[i].launches);
+      EXPECT_EQ(x.processes[i].device_records, y.processes[i].device_records);
+    }
+    ASSERT_EQ(x.ranges.size(), y.ranges.size());
+    for (std::size_t i = 0; i < x.ranges.size(); ++i) {
+      EXPECT_EQ(x.ranges[i].domain, y.ranges[i].domain);
+      EXPECT_EQ(x.ranges[i].name, y.ranges[i].name);
+      EXPECT_EQ(x.ranges[i].instances, y.ranges[i].instances);
+      EXPECT_EQ(x.ranges[i].with_device_work, y.ranges[i].with_device_work);
+    }
+    ASSERT_EQ(x.outside.size(), y.outside.size());
+    for (std::size_t i = 0; i < x.outside.size(); ++i) {
+      EXPECT_EQ(x.outside[i].pid, y.outside[i].pid);
+      EXPECT_EQ(x.outside[i].thread, y.outside[i].thread);
+      EXPECT_EQ(x.outside[i].thread_name, y.outside[i].thread_name);
+      EXPECT_EQ(x.outside[i].kernel, y.outside[i].kernel);
+      EXPECT_EQ(x.outside[i].n_kernels, y.outside[i].n_kernels);
+      EXPECT_EQ(x.outside[i].total_ns, y.outside[i].total_ns);
+      EXPECT_EQ(x.outside[i].device_busy_ns, y.outside[i].device_busy_ns);
+    }
+    ASSERT_EQ(x.launches_without_work.size(), y.launches_without_work.size());
+    for (std::size_t i = 0; i < x.launches_without_work.size(); ++i) {
+      EXPECT_EQ(x.launches_without_work[i].api, y.launches_without_work[i].api);
+      EXPECT_EQ(x.launches_without_work[i].n, y.launches_without_work[i].n);
+      EXPECT_EQ(x.launches_without_work[i].kernel_launch_api,
+                y.launches_without_work[i].kernel_launch_api);
+    }
+  }
   ASSERT_EQ(a.results.size(), b.results.size());
   for (std::size_t i = 0; i < a.results.size(); ++i) {
     SCOPED_TRACE("result " + std::to_string(i));
@@ -332,15 +374,24 @@ TEST(RecordSchema, RefusesWhatItCannotWriteFaithfully) {
 
 // The checked-in record of the current schema version still reads, and reads as the same
 // record. If this fails after a schema change, bump kRecordSchemaVersion and add a fixture
-// (gpumeter_make_record --stdout > tests/data/record_vN.json).
-TEST(RecordSchema, VersionSixFixtureStillReads) {
-  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v6.json";
+// (gpumeter_make_record --stdout program > tests/data/record_vN.json).
+TEST(RecordSchema, VersionSevenFixtureStillReads) {
+  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v7.json";
   const Record r = read_record(fixture);
-  expect_records_equal(r, testing::phases_record());
+  expect_records_equal(r, testing::program_record());
   std::ifstream in(fixture);
   std::stringstream text;
   text << in.rdbuf();
   EXPECT_EQ(serialize(r), text.str());
+}
+
+// A version 6 record reads as the same record: version 7 added only the program section, which a
+// version 6 run never had.
+TEST(RecordSchema, VersionSixFixtureReadsWithoutAProgram) {
+  Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v6.json");
+  EXPECT_FALSE(r.program.has_value());
+  r.schema_version = kRecordSchemaVersion;
+  expect_records_equal(r, testing::phases_record());
 }
 
 // The crossing sweep gpumeter plot's tests draw (gpumeter_make_record --stdout sweep-crossing >
@@ -722,10 +773,10 @@ TEST(RecordStrictReading, TimestampCheckThatContradictsItselfIsRefused) {
 }
 
 TEST(RecordStrictReading, UnsupportedSchemaVersion) {
-  EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 7; }),
-            "dir/rec.json: unsupported schema_version 7 (this gpumeter reads 1 to 6)");
+  EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 8; }),
+            "dir/rec.json: unsupported schema_version 8 (this gpumeter reads 1 to 7)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = -1; }),
-            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 6)");
+            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 7)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = "1"; }),
             "dir/rec.json: field schema_version: expected an integer, found string");
   EXPECT_EQ(what_after([](auto& j) { j.erase("schema_version"); }),
@@ -1237,8 +1288,8 @@ TEST(RecordHostile, ADifferenceNoNumberCanStateIsRefused) {
 TEST(RecordHostile, AKeyTwiceInOneObjectIsRefused) {
   // The JSON library kept the last silently: one file could read two ways.
   const std::string text = serialize(full_record());
-  EXPECT_EQ(what_of(replaced(text, "\"schema_version\": 6,",
-                             "\"schema_version\": 6, \"schema_version\": 1,")),
+  EXPECT_EQ(what_of(replaced(text, "\"schema_version\": 7,",
+                             "\"schema_version\": 7, \"schema_version\": 1,")),
             "dir/rec.json: the key \"schema_version\" appears twice in one object; a record "
             "must read one way");
   EXPECT_EQ(what_of(replaced(text, "\"case\": \"gemm\",", "\"case\": \"gemm\", \"case\": \"x\",")),
@@ -1467,4 +1518,20 @@ TEST(RecordHostile, FilesThatAreNotRecordsAreRefusedWithoutReadingThem) {
 }
 
 }  // namespace
+// The program section reads back as written; one that does not account for a row, or names a
+// process twice, is refused by name.
+TEST(RecordSchema, AProgramReadsBackAndAnInconsistentOneIsRefused) {
+  const Record want = testing::program_record();
+  const std::string text = serialize(want);
+  expect_records_equal(parse_record(text, "p.json"), want);
+  EXPECT_EQ(what_of(replaced(text, "\"with_device_work\": 10", "\"with_device_work\": 9")),
+            "dir/rec.json: program.ranges: no range with 10 instances holds the row "
+            "\"backward / train\"");
+  EXPECT_NE(what_of(replaced(text, "\"pid\": 4251", "\"pid\": 4250")).find("appears twice"),
+            std::string::npos);
+  EXPECT_NE(what_of(replaced(text, "\"origin\": \"fork\"", "\"origin\": \"spawn\""))
+                .find("command, exec or fork"),
+            std::string::npos);
+}
+
 }  // namespace gpumeter

@@ -1,0 +1,365 @@
+// `gpumeter run`: device time of an unmodified program, by its NVTX ranges (docs/program-runs.md).
+#include "run.hpp"
+
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "child_signals.hpp"
+#include "env.hpp"
+#include "gpumeter/errors.hpp"
+#include "gpumeter/escape.hpp"
+#include "gpumeter/format.hpp"
+#include "gpumeter/host_info.hpp"
+#include "gpumeter/record_io.hpp"
+#include "gpumeter/reporter.hpp"
+#include "number_option.hpp"
+#include "part_format.hpp"
+#include "program_run.hpp"
+#include "spawn.hpp"
+
+extern char** environ;
+
+namespace gpumeter::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Options {
+  std::string range_regex;
+  std::string domain;
+  bool domain_given = false;
+  std::string out = "gpumeter-runs";
+  std::string label = "program";
+  std::string engine_threads = "adopt";
+  bool count_copies = false;
+  bool keep_parts = false;
+  double child_wait_s = kDefaultChildWaitS;
+  int device = 0;
+  std::vector<std::string> command;
+};
+
+constexpr const char* kCollectorFile = "libgpumeter_collector.so";
+constexpr const char* kGuardFile = "libgpumeter_cupti_guard.so";  // beside the collector
+
+// Where the collector is: $GPUMETER_COLLECTOR; else beside the code of this command (the build
+// tree's lib/, an installed prefix's lib/, the Python package's directory); else the build tree.
+std::string find_collector() {
+  if (const char* path = std::getenv(kCollectorEnv); path != nullptr && *path != 0) return path;
+  std::vector<fs::path> candidates;
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&find_collector), &info) != 0 && info.dli_fname != nullptr) {
+    std::error_code ec;
+    const fs::path self = fs::canonical(fs::path(info.dli_fname), ec);
+    if (!ec) {
+      const fs::path dir = self.parent_path();
+      candidates = {dir / kCollectorFile, dir / "lib" / kCollectorFile,
+                    dir.parent_path() / "lib" / kCollectorFile,
+                    dir.parent_path() / "lib64" / kCollectorFile,
+                    dir.parent_path().parent_path() / "lib" / kCollectorFile};
+    }
+  }
+#ifdef GPUMETER_COLLECTOR_BUILD_PATH
+  candidates.emplace_back(GPUMETER_COLLECTOR_BUILD_PATH);
+#endif
+  for (const fs::path& p : candidates) {
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) return fs::canonical(p, ec).string();
+  }
+  return {};
+}
+
+// This environment, with the collector injected, and none of an enclosing run's variables.
+// The guard that names other CUPTI clients is preloaded ahead of what LD_PRELOAD already holds.
+std::vector<std::string> child_environment(const std::string& collector, const fs::path& parts) {
+  std::vector<std::string> env;
+  const std::string parts_key = std::string(program_part::kDirEnv) + "=";
+  const fs::path guard = fs::path(collector).parent_path() / kGuardFile;
+  std::string preload = guard.string();
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string entry(*e);
+    if (entry.rfind(parts_key, 0) == 0) continue;
+    if (entry.rfind("LD_PRELOAD=", 0) == 0) {
+      if (entry.size() > 11) preload += ":" + entry.substr(11);
+      continue;
+    }
+    env.push_back(entry);
+  }
+  env.push_back("LD_PRELOAD=" + preload);
+  env.push_back("CUDA_INJECTION64_PATH=" + collector);
+  env.push_back("NVTX_INJECTION64_PATH=" + collector);
+  env.push_back(parts_key + parts.string());
+  return env;
+}
+
+// Waits up to `wait_s` for every process that owes a part to write it: a child that outlives the
+// command (a daemon worker) gets that long, then is reported missing. Never waits longer.
+void wait_for_parts(const fs::path& dir, double wait_s) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(wait_s));
+  for (;;) {
+    if (missing_parts(dir).empty()) return;
+    if (std::chrono::steady_clock::now() >= deadline) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+std::string command_text(const std::vector<std::string>& command) {
+  std::string s;
+  for (const std::string& a : command) s += (s.empty() ? "" : " ") + inert_text(a);
+  return s;
+}
+
+int exit_code_of(const Error& e) {
+  if (dynamic_cast<const NoRangesFound*>(&e) != nullptr) return kExitUsage;
+  if (dynamic_cast<const ConfigError*>(&e) != nullptr) return kExitUsage;
+  return kExitFailed;
+}
+
+int run_program(Io& io, const Options& o) {
+  // Another tool injected into this environment (Nsight Systems sets both variables for the
+  // programs it starts) would be displaced by the collector, or displace it.
+  for (const char* name : {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && *value != 0) {
+      print_error(io, "run",
+                  std::string("another tool is injected into this environment (") + name + "=" +
+                      value +
+                      "): a profiler such as Nsight Systems sets it, and CUPTI serves one client. "
+                      "Run gpumeter run outside that tool.");
+      return kExitUsage;
+    }
+  }
+  const std::string collector = find_collector();
+  if (collector.empty()) {
+    print_error(io, "run",
+                std::string("cannot find the collector library ") + kCollectorFile +
+                    " (this gpumeter was built without the CUDA backend, or the library was not "
+                    "installed beside it); set " +
+                    kCollectorEnv + " to its path");
+    return kExitUsage;
+  }
+  if (!fs::is_regular_file(fs::path(collector).parent_path() / kGuardFile)) {
+    print_error(io, "run",
+                std::string("cannot find ") + kGuardFile + " beside the collector " + collector +
+                    ": it names other CUPTI clients in the program, without which a profiler "
+                    "could take the records unseen");
+    return kExitUsage;
+  }
+  if (o.engine_threads != "adopt" && o.engine_threads != "own") {
+    print_error(io, "run",
+                "--engine-threads: expected adopt or own, got '" + o.engine_threads + "'");
+    return kExitUsage;
+  }
+  ProgramOptions options;
+  if (!o.range_regex.empty()) options.ranges.name_regex = o.range_regex;
+  if (o.domain_given) options.ranges.domain = o.domain;
+  options.ranges.count_copies = o.count_copies;
+  options.engine_threads = o.engine_threads == "own" ? EngineThreads::own : EngineThreads::adopt;
+  options.command = o.command;
+  options.implementation = o.label;
+  try {
+    // The filter is checked before the program runs: a typo should not cost a training run.
+    (void)attribute_ranges(RangeTrace{{}, {}, {}, 0, 0}, options.ranges);
+  } catch (const ConfigError& e) {
+    print_error(io, "run", std::string("--range: ") + e.what());
+    return kExitUsage;
+  } catch (const Error&) {
+  }
+
+  std::error_code ec;
+  fs::create_directories(o.out, ec);
+  if (ec) {
+    print_error(io, "run", "cannot create --out " + o.out + ": " + ec.message());
+    return kExitUsage;
+  }
+  const std::string run_id = new_run_id();
+  const fs::path parts = fs::path(o.out) / ("parts-" + run_id);
+  fs::create_directory(parts, ec);
+  if (ec) {
+    print_error(io, "run", "cannot create " + parts.string() + ": " + ec.message());
+    return kExitUsage;
+  }
+
+  SpawnRequest request;
+  request.argv = o.command;
+  request.inherit_environment = false;
+  request.environment = child_environment(collector, parts);
+  request.default_signals = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+  io.out << std::flush;
+  io.err << std::flush;
+  ChildExit exit;
+  long command_pid = 0;
+  {
+    SignalsWhileRunning signals;
+    const Spawned spawned = spawn(request);
+    if (spawned.pid < 0) {
+      print_error(io, "run",
+                  "cannot run '" + o.command.front() + "': " + std::strerror(spawned.error));
+      return spawned.error == ENOENT ? kExitNotFound : kExitCannotRun;
+    }
+    signals.started(spawned.pid);
+    command_pid = spawned.pid;
+    try {
+      exit = wait_for_child(spawned.pid);
+    } catch (const Error& e) {
+      print_error(io, "run", e.what());
+      return kExitInternal;
+    }
+  }
+  if (exit.shell_code() != 0) {
+    print_error(io, "run",
+                "the command (" + command_text(o.command) + ") " +
+                    (exit.signaled ? "was ended by signal " + std::to_string(exit.signal)
+                                   : "exited with code " + std::to_string(exit.code)) +
+                    ": no record is written (its ranges may be cut short). Its parts are in " +
+                    parts.string());
+    return exit.shell_code();
+  }
+  wait_for_parts(parts, o.child_wait_s);
+
+  Record record;
+  try {
+    const PartsFound found = read_parts(parts);
+    if (!found.missing.empty()) {
+      std::string pids;
+      for (const long pid : found.missing) pids += (pids.empty() ? "" : ", ") + std::to_string(pid);
+      throw PartsMissing(
+          std::to_string(found.missing.size()) +
+          " process(es) began recording but wrote no part (" + pids + ") within " +
+          format_shortest(o.child_wait_s) +
+          " s of the command's end: killed, crashed, still running, or ended through _exit (a "
+          "forked worker that used NVTX or CUDA: Python's multiprocessing ends its children so). "
+          "Their ranges are unknown, so none is reported. Parts are in " +
+          parts.string());
+    }
+    bool any_command = false;
+    for (const ProcessPart& p : found.parts) any_command = any_command || p.pid == command_pid;
+    if (found.parts.empty()) {
+      throw NoRangesFound(
+          "the command made no CUDA or NVTX call in any process (no part was written): there is "
+          "nothing to time. Is it a CUDA program, and does it mark its work with NVTX ranges?");
+    }
+    options.command_pid = command_pid;
+    ProgramReading reading = read_program(found.parts, options);
+    const Environment env = read_environment(o.device);
+    record = env.record;
+    record.run_id = run_id;
+    record.created_utc = utc_now_iso();
+    record.argv.push_back("gpumeter");
+    record.argv.push_back("run");
+    record.argv.insert(record.argv.end(), o.command.begin(), o.command.end());
+    record.config.l2_flush = false;
+    record.config.schedule = "program";
+    record.results = std::move(reading.results);
+    record.program = std::move(reading.program);
+    record.deviations.push_back(
+        "an unmodified program timed by its NVTX ranges: the L2 was not flushed between "
+        "instances and nothing was isolated, so each reading is of the program as it ran, not of "
+        "an isolated call");
+    record.deviations.push_back(
+        "the device state was read after the program ended, and no device lock was held while "
+        "it ran (the program chose its devices)");
+    if (!any_command) {
+      record.deviations.push_back(
+          "the command's own process made no CUDA or NVTX call: the ranges are its children's");
+    }
+    std::set<std::uint32_t> devices;
+    for (const ProcessPart& p : found.parts) {
+      for (const Activity& a : p.trace.activities) devices.insert(a.device);
+    }
+    if (devices.size() > 1 ||
+        (devices.size() == 1 && static_cast<int>(*devices.begin()) != o.device)) {
+      std::string list;
+      for (const std::uint32_t d : devices) list += (list.empty() ? "" : ", ") + std::to_string(d);
+      record.deviations.push_back("the program ran work on device(s) " + list +
+                                  "; the record's device is --device " + std::to_string(o.device));
+    }
+  } catch (const Error& e) {
+    // A process's failure is named by the rule that failed (RangeLeftOpen...), not by its wrapper.
+    const auto* in_process = dynamic_cast<const ProgramProcessError*>(&e);
+    print_error(io, "run",
+                (in_process != nullptr ? in_process->cause() : std::string(error_name(e))) + ": " +
+                    e.what());
+    return in_process != nullptr && in_process->cause() == "ConfigError" ? kExitUsage
+                                                                         : exit_code_of(e);
+  }
+
+  fs::path written;
+  try {
+    written = write_record(record, o.out);
+  } catch (const Error& e) {
+    print_error(io, "run", e.what());
+    return kExitUsage;
+  }
+  if (!o.keep_parts) fs::remove_all(parts, ec);
+  io.out << make_reporter(ReportFormat::markdown)->render({record})
+         << "\nrecord: " << written.string() << "\n"
+         << std::flush;
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  CLI::App* sub = app.add_subcommand(
+      "run",
+      "Run a program unmodified with gpumeter's collector injected, and report the device time "
+      "of its NVTX ranges: per range name, its instances, device_busy (the union of the kernels "
+      "launched inside each instance), latency, kernel count and their spread; kernels outside "
+      "every range listed by thread and name. Writes a record (report, compare, merge and plot "
+      "read it).");
+  sub->add_option("--range", o->range_regex,
+                  "Report only ranges whose name this regular expression matches (ECMAScript, "
+                  "searched: anchor with ^ and $ for a whole name)");
+  sub->add_option("--domain", o->domain,
+                  "Report only ranges of this NVTX domain (\"\" for the default domain)")
+      ->each([o](const std::string&) { o->domain_given = true; });
+  sub->add_option("--out", o->out, "Directory of the record (default gpumeter-runs)");
+  sub->add_option("--label", o->label,
+                  "The rows' implementation name (default \"program\"): compare matches rows by "
+                  "range and label, so two runs to compare keep the same label");
+  sub->add_option("--engine-threads", o->engine_threads,
+                  "adopt (default): kernels launched by PyTorch's autograd engine threads count "
+                  "toward the ranges open on the thread that called backward(); own: only "
+                  "toward ranges opened on the engine thread");
+  sub->add_flag("--count-copies", o->count_copies,
+                "Copies and fills count toward device_busy and latency too");
+  check_number(sub->add_option("--child-wait", o->child_wait_s,
+                               "Seconds to wait after the command ends for its children's parts "
+                               "(default " +
+                                   format_shortest(kDefaultChildWaitS) + ")"),
+               kWaitSeconds);
+  check_number(sub->add_option("--device", o->device,
+                               "The CUDA device the record names (its state is read after the "
+                               "run; default 0)"),
+               kDeviceIndex);
+  sub->add_flag("--keep-parts", o->keep_parts,
+                "Keep the processes' raw parts beside the record (parts-RUNID/)");
+  sub->add_option("COMMAND", o->command, "The program to run and its arguments (after --)")
+      ->required();
+  sub->positionals_at_end();
+  sub->footer(
+      "Exit codes: 0 the record was written; 1 the run produced no number gpumeter stands "
+      "behind (records lost, a range left open or closed twice, a part missing, kernel records "
+      "missing, another CUPTI client): one line names it; 2 bad arguments, or a program that "
+      "recorded no NVTX range; the command's own code (128+N for signal N) when it failed; 126 "
+      "or 127 when it cannot be started or is not found.");
+  return {sub, [o](Io& io) { return run_program(io, *o); }};
+}
+
+}  // namespace gpumeter::cli

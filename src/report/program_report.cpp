@@ -1,0 +1,79 @@
+// A program timed by its NVTX ranges in the markdown report: what the rows cannot say. Every
+// range with its instances (those without device work have no row), the kernels launched outside
+// every range, the launches that put nothing on the device, and how the autograd engine's
+// threads were counted. From the record's program section only.
+#include <string>
+#include <vector>
+
+#include "gpumeter/escape.hpp"
+#include "gpumeter/program.hpp"
+#include "gpumeter/table.hpp"
+#include "gpumeter/wording.hpp"
+#include "table_parts.hpp"
+
+namespace gpumeter {
+namespace {
+
+using report_parts::markdown_table;
+
+std::string cell(const std::string& text) {
+  return markdown_text(text);
+}
+
+std::string program_part(const Record& record) {
+  if (!record.program) return {};
+  const ProgramRun& p = *record.program;
+  std::string command;
+  for (const std::string& a : p.command) command += (command.empty() ? "" : " ") + a;
+  std::string out = "Program " + cell(command) + " (record " + cell(record.run_id) + "), " +
+                    std::to_string(p.processes.size()) + " process(es) recorded";
+  if (p.range_regex) out += ", ranges matching " + cell(*p.range_regex);
+  if (p.domain) out += ", domain " + cell(p.domain->empty() ? "(default)" : *p.domain);
+  out += ". " + cell(p.engine_threads) + ".\n\n";
+
+  std::vector<std::vector<std::string>> ranges{
+      {"range", "domain", "instances", "with device work"}};
+  for (const ProgramRange& g : p.ranges) {
+    ranges.push_back({cell(g.name), cell(g.domain.empty() ? "(default)" : g.domain),
+                      std::to_string(g.instances), std::to_string(g.with_device_work)});
+  }
+  out += markdown_table(ranges);
+  if (p.outside.empty()) {
+    out += "\nNo kernel ran outside the reported ranges.\n";
+  } else {
+    out += "\nKernels outside every reported range (by process, thread and kernel):\n\n";
+    std::vector<std::vector<std::string>> rows{
+        {"process", "thread", "kernel", "kernels", "total", "device busy"}};
+    for (const ProgramOutsideKernels& o : p.outside) {
+      rows.push_back({std::to_string(o.pid),
+                      std::to_string(o.thread) +
+                          (o.thread_name.empty() ? "" : " (" + cell(o.thread_name) + ")"),
+                      cell(o.kernel), std::to_string(o.n_kernels), time_text(double(o.total_ns)),
+                      time_text(double(o.device_busy_ns))});
+    }
+    out += markdown_table(rows);
+  }
+  if (!p.launches_without_work.empty()) {
+    out += "\nLaunch calls that put nothing on the device (copies may legitimately do so):\n\n";
+    std::vector<std::vector<std::string>> rows{{"process", "thread", "call", "count"}};
+    for (const ProgramLaunchesWithoutWork& l : p.launches_without_work) {
+      rows.push_back(
+          {std::to_string(l.pid), std::to_string(l.thread), cell(l.api), std::to_string(l.n)});
+    }
+    out += markdown_table(rows);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_program(const std::vector<Record>& records) {
+  std::string out;
+  for (const Record& record : records) {
+    const std::string part = program_part(record);
+    if (!part.empty()) out += (out.empty() ? "" : "\n") + part;
+  }
+  return out;
+}
+
+}  // namespace gpumeter
