@@ -30,7 +30,7 @@ GEN=()
 command -v ninja >/dev/null 2>&1 && GEN=(-G Ninja)
 timed configure "$OUT/configure.log" cmake -S . -B "$B" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release \
   -DGPUMETER_CUDA=ON -DGPUMETER_PYTHON=OFF -DGPUMETER_EXAMPLES=OFF
-timed build "$OUT/build.log" cmake --build "$B" -j 16 --target gpumeter gpumeter_collector \
+timed build "$OUT/build.log" cmake --build "$B" -j 16 --target gpumeter gpumeter_collector gpumeter_cupti_guard \
   gpumeter_nvtx_program gpumeter_nvtx_gpu_program
 G=$B/src/cli/gpumeter
 timed cli-run-checks "$OUT/cli-run.log" bash tests/cli/test_run.sh "$G" \
