@@ -38,18 +38,23 @@ timed cli-run-checks "$OUT/cli-run.log" bash tests/cli/test_run.sh "$G" \
 timed gpu-known-answers "$OUT/gpu-run.log" bash tests/gpu/test_run_gpu.sh "$G" \
   "$B/tests/gpu/gpumeter_nvtx_gpu_program" "$OUT/known"
 
-# The training step: two runs as it is, one with the slower optimizer.
+# The training step: two records as it is, one with the slower optimizer, each of three runs (a
+# comparison's units are runs).
 T=bench/program/train_step.py
 for name in base again; do
-  timed "train-$name" "$OUT/train-$name.log" "$G" run --out "$OUT/train-$name" --label train \
-    -- "$PY" "$T"
+  timed "train-$name" "$OUT/train-$name.log" "$G" run --repeat 3 --out "$OUT/train-$name" \
+    --label train -- "$PY" "$T"
 done
-timed train-slow "$OUT/train-slow.log" "$G" run --out "$OUT/train-slow" --label train \
+timed train-slow "$OUT/train-slow.log" "$G" run --repeat 3 --out "$OUT/train-slow" --label train \
   -- "$PY" "$T" --slow-optimizer
+timed train-once "$OUT/train-once.log" "$G" run --out "$OUT/train-once" --label train \
+  -- "$PY" "$T"
 first() { ls "$1"/*.json 2>/dev/null | head -n1; }
 timed compare-again "$OUT/compare-again.md" "$G" compare "$(first "$OUT/train-base")" \
   "$(first "$OUT/train-again")"
 timed compare-slow "$OUT/compare-slow.md" "$G" compare "$(first "$OUT/train-base")" \
+  "$(first "$OUT/train-slow")"
+timed compare-once "$OUT/compare-once.md" "$G" compare "$(first "$OUT/train-once")" \
   "$(first "$OUT/train-slow")"
 timed engine-own "$OUT/train-own.log" "$G" run --out "$OUT/train-own" --label train \
   --engine-threads own -- "$PY" "$T" --steps 5
@@ -90,7 +95,9 @@ fi
   for name in base again slow; do
     echo "== train-$name"; sed -n '/^| case/,/^$/p' "$OUT/train-$name.log" | head -12
   done
+  echo "== compare base/again (A/A)"; grep -iE "optimizer|forward|backward|step" "$OUT/compare-again.md" | head -12
   echo "== compare base/slow"; grep -iE "optimizer|forward|backward|step" "$OUT/compare-slow.md" | head -12
+  echo "== compare once/slow (one run: refused)"; grep -iE "optimizer" "$OUT/compare-once.md" | head -3
   echo "== profiler"; tail -2 "$OUT/profiler.log"
   echo "== measure"; grep measure "$OUT/measure.log" 2>/dev/null
   echo "== nsys"; grep -E "forward|backward|optimizer|step" "$OUT/nsys-nvtx-gpu-proj.txt" 2>/dev/null | head -8

@@ -232,6 +232,13 @@ class PartsMissing : public Error {
  public:
   using Error::Error;
 };
+// `gpumeter run --repeat`: the runs of one command did not report the same ranges (a range with
+// device work in some runs and none in others): its runs are not repetitions of one program, so
+// no range is reported from them.
+class ProgramRunsDiffer : public Error {
+ public:
+  using Error::Error;
+};
 // `gpumeter run`: one process's failure, with the process named; `cause` is the name of the
 // error it raised (error_name()), so a record or a caller can tell which rule failed.
 class ProgramProcessError : public Error {

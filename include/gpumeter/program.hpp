@@ -4,7 +4,7 @@
 // domain other than NVTX's default), each sample one instance of it that launched device work;
 // this section says what the rows cannot: the command, its processes, every range's instance
 // counts, the kernels launched outside every range and the launches no device record came back
-// for. Plain data; rules live in ranges.hpp and program_parts.
+// for. Plain data; rules live in ranges.hpp and src/program/program_run.cpp.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -29,6 +29,7 @@ struct ProgramProcess {
   std::size_t range_events = 0;
   std::size_t launches = 0;
   std::size_t device_records = 0;
+  std::size_t run = 1;  // which run of the command (gpumeter run --repeat), from 1
 };
 
 // Every reported range with its instances: the row holds only the instances that launched device
@@ -50,6 +51,7 @@ struct ProgramOutsideKernels {
   int n_kernels = 0;
   Nanos total_ns = 0;        // sum of their durations
   Nanos device_busy_ns = 0;  // union of their intervals
+  std::size_t run = 1;
 };
 
 // Launch-type API calls for which no device record came back, by process, thread and API.
@@ -61,10 +63,18 @@ struct ProgramLaunchesWithoutWork {
   // An API that always runs a kernel (cudaLaunchKernel...): a record lost or never made, where a
   // copy API may legitimately do nothing on the device.
   bool kernel_launch_api = false;
+  std::size_t run = 1;
 };
+
+// The most runs one record holds (--repeat): far more than a comparison needs.
+inline constexpr std::size_t kMaxProgramRuns = 1000;
 
 struct ProgramRun {
   std::vector<std::string> command;
+  // How many times the command ran (--repeat), one after another. Each run is one pass of every
+  // row: a run's state (its memory placement, the clocks it met) moves all its instances
+  // together, so runs, not instances, are the units a comparison judges.
+  std::size_t runs = 1;
   std::optional<std::string> range_regex;  // --range; nullopt: every name
   std::optional<std::string> domain;       // --domain; nullopt: every domain
   // How launches by PyTorch's autograd engine threads were attributed (a sentence).

@@ -71,7 +71,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
 
     // The first word that is not an option names the command (the top level takes only
     // --help and --version). One that names none is an error whatever follows it: CLI11 would
-    // answer `gpumeter run --help` with the top-level help and exit 0.
+    // answer `gpumeter launch --help` with the top-level help and exit 0.
     for (int i = 1; i < argc; ++i) {
       const std::string_view word = argv[i] != nullptr ? argv[i] : "";
       if (word == "--") break;

@@ -48,8 +48,12 @@ struct Options {
   bool keep_parts = false;
   double child_wait_s = kDefaultChildWaitS;
   int device = 0;
+  int repeat = 1;
   std::vector<std::string> command;
 };
+
+// --repeat: 1 to the most runs a record holds.
+constexpr NumberRule kProgramRuns{1, false, static_cast<double>(kMaxProgramRuns), true, ""};
 
 constexpr const char* kCollectorFile = "libgpumeter_collector.so";
 constexpr const char* kGuardFile = "libgpumeter_cupti_guard.so";  // beside the collector
@@ -123,6 +127,25 @@ std::string command_text(const std::vector<std::string>& command) {
   return s;
 }
 
+// The options that shape the readings, as given: the record says how it was made.
+std::vector<std::string> command_line(const Options& o) {
+  std::vector<std::string> argv{"gpumeter", "run"};
+  const auto add = [&argv](const char* name, const std::string& value) {
+    argv.emplace_back(name);
+    argv.push_back(value);
+  };
+  if (!o.range_regex.empty()) add("--range", o.range_regex);
+  if (o.domain_given) add("--domain", o.domain);
+  add("--label", o.label);
+  add("--engine-threads", o.engine_threads);
+  if (o.count_copies) argv.emplace_back("--count-copies");
+  add("--device", std::to_string(o.device));
+  add("--repeat", std::to_string(o.repeat));
+  argv.emplace_back("--");
+  argv.insert(argv.end(), o.command.begin(), o.command.end());
+  return argv;
+}
+
 int exit_code_of(const Error& e) {
   if (dynamic_cast<const NoRangesFound*>(&e) != nullptr) return kExitUsage;
   if (dynamic_cast<const ConfigError*>(&e) != nullptr) return kExitUsage;
@@ -187,106 +210,87 @@ int run_program(Io& io, const Options& o) {
     return kExitUsage;
   }
   const std::string run_id = new_run_id();
-  const fs::path parts = fs::path(o.out) / ("parts-" + run_id);
-  fs::create_directory(parts, ec);
-  if (ec) {
-    print_error(io, "run", "cannot create " + parts.string() + ": " + ec.message());
-    return kExitUsage;
-  }
-
-  SpawnRequest request;
-  request.argv = o.command;
-  request.inherit_environment = false;
-  request.environment = child_environment(collector, parts);
-  request.default_signals = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
-  io.out << std::flush;
-  io.err << std::flush;
-  ChildExit exit;
-  long command_pid = 0;
-  {
-    SignalsWhileRunning signals;
-    const Spawned spawned = spawn(request);
-    if (spawned.pid < 0) {
-      print_error(io, "run",
-                  "cannot run '" + o.command.front() + "': " + std::strerror(spawned.error));
-      return spawned.error == ENOENT ? kExitNotFound : kExitCannotRun;
-    }
-    signals.started(spawned.pid);
-    command_pid = spawned.pid;
-    try {
-      exit = wait_for_child(spawned.pid);
-    } catch (const Error& e) {
-      print_error(io, "run", e.what());
-      return kExitInternal;
-    }
-  }
-  if (exit.shell_code() != 0) {
-    print_error(io, "run",
-                "the command (" + command_text(o.command) + ") " +
-                    (exit.signaled ? "was ended by signal " + std::to_string(exit.signal)
-                                   : "exited with code " + std::to_string(exit.code)) +
-                    ": no record is written (its ranges may be cut short). Its parts are in " +
-                    parts.string());
-    return exit.shell_code();
-  }
-  wait_for_parts(parts, o.child_wait_s);
-
-  Record record;
+  std::vector<fs::path> parts_dirs;
+  std::vector<ProgramReading> readings;
+  std::set<std::uint32_t> devices;
+  bool any_command = false;
   try {
-    const PartsFound found = read_parts(parts);
-    if (!found.missing.empty()) {
-      std::string pids;
-      for (const long pid : found.missing) pids += (pids.empty() ? "" : ", ") + std::to_string(pid);
-      throw PartsMissing(
-          std::to_string(found.missing.size()) +
-          " process(es) began recording but wrote no part (" + pids + ") within " +
-          format_shortest(o.child_wait_s) +
-          " s of the command's end: killed, crashed, still running, or ended through _exit (a "
-          "forked worker that used NVTX or CUDA: Python's multiprocessing ends its children so). "
-          "Their ranges are unknown, so none is reported. Parts are in " +
-          parts.string());
-    }
-    bool any_command = false;
-    for (const ProcessPart& p : found.parts) any_command = any_command || p.pid == command_pid;
-    if (found.parts.empty()) {
-      throw NoRangesFound(
-          "the command made no CUDA or NVTX call in any process (no part was written): there is "
-          "nothing to time. Is it a CUDA program, and does it mark its work with NVTX ranges?");
-    }
-    options.command_pid = command_pid;
-    ProgramReading reading = read_program(found.parts, options);
-    const Environment env = read_environment(o.device);
-    record = env.record;
-    record.run_id = run_id;
-    record.created_utc = utc_now_iso();
-    record.argv.push_back("gpumeter");
-    record.argv.push_back("run");
-    record.argv.insert(record.argv.end(), o.command.begin(), o.command.end());
-    record.config.l2_flush = false;
-    record.config.schedule = "program";
-    record.results = std::move(reading.results);
-    record.program = std::move(reading.program);
-    record.deviations.push_back(
-        "an unmodified program timed by its NVTX ranges: the L2 was not flushed between "
-        "instances and nothing was isolated, so each reading is of the program as it ran, not of "
-        "an isolated call");
-    record.deviations.push_back(
-        "the device state was read after the program ended, and no device lock was held while "
-        "it ran (the program chose its devices)");
-    if (!any_command) {
-      record.deviations.push_back(
-          "the command's own process made no CUDA or NVTX call: the ranges are its children's");
-    }
-    std::set<std::uint32_t> devices;
-    for (const ProcessPart& p : found.parts) {
-      for (const Activity& a : p.trace.activities) devices.insert(a.device);
-    }
-    if (devices.size() > 1 ||
-        (devices.size() == 1 && static_cast<int>(*devices.begin()) != o.device)) {
-      std::string list;
-      for (const std::uint32_t d : devices) list += (list.empty() ? "" : ", ") + std::to_string(d);
-      record.deviations.push_back("the program ran work on device(s) " + list +
-                                  "; the record's device is --device " + std::to_string(o.device));
+    for (int k = 1; k <= o.repeat; ++k) {
+      const fs::path parts =
+          fs::path(o.out) /
+          ("parts-" + run_id + (o.repeat > 1 ? "-run" + std::to_string(k) : std::string()));
+      fs::create_directory(parts, ec);
+      if (ec) {
+        print_error(io, "run", "cannot create " + parts.string() + ": " + ec.message());
+        return kExitUsage;
+      }
+      parts_dirs.push_back(parts);
+      const std::string which =
+          o.repeat > 1 ? " (run " + std::to_string(k) + " of " + std::to_string(o.repeat) + ")"
+                       : std::string();
+      SpawnRequest request;
+      request.argv = o.command;
+      request.inherit_environment = false;
+      request.environment = child_environment(collector, parts);
+      request.default_signals = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+      io.out << std::flush;
+      io.err << std::flush;
+      ChildExit exit;
+      long command_pid = 0;
+      {
+        SignalsWhileRunning signals;
+        const Spawned spawned = spawn(request);
+        if (spawned.pid < 0) {
+          print_error(io, "run",
+                      "cannot run '" + o.command.front() + "': " + std::strerror(spawned.error));
+          return spawned.error == ENOENT ? kExitNotFound : kExitCannotRun;
+        }
+        signals.started(spawned.pid);
+        command_pid = spawned.pid;
+        try {
+          exit = wait_for_child(spawned.pid);
+        } catch (const Error& e) {
+          print_error(io, "run", e.what());
+          return kExitInternal;
+        }
+      }
+      if (exit.shell_code() != 0) {
+        print_error(io, "run",
+                    "the command (" + command_text(o.command) + ")" + which + " " +
+                        (exit.signaled ? "was ended by signal " + std::to_string(exit.signal)
+                                       : "exited with code " + std::to_string(exit.code)) +
+                        ": no record is written (its ranges may be cut short). Its parts are in " +
+                        parts.string());
+        return exit.shell_code();
+      }
+      wait_for_parts(parts, o.child_wait_s);
+
+      const PartsFound found = read_parts(parts);
+      if (!found.missing.empty()) {
+        std::string pids;
+        for (const long pid : found.missing)
+          pids += (pids.empty() ? "" : ", ") + std::to_string(pid);
+        throw PartsMissing(
+            std::to_string(found.missing.size()) +
+            " process(es) began recording but wrote no part (" + pids + ") within " +
+            format_shortest(o.child_wait_s) + " s of the command's end" + which +
+            ": killed, crashed, still running, or ended through _exit (a forked worker that used "
+            "NVTX or CUDA: Python's multiprocessing ends its children so). Their ranges are "
+            "unknown, so none is reported. Parts are in " +
+            parts.string());
+      }
+      for (const ProcessPart& p : found.parts) any_command = any_command || p.pid == command_pid;
+      if (found.parts.empty()) {
+        throw NoRangesFound(
+            "the command made no CUDA or NVTX call in any process (no part was written)" + which +
+            ": there is nothing to time. Is it a CUDA program, and does it mark its work with "
+            "NVTX ranges?");
+      }
+      options.command_pid = command_pid;
+      readings.push_back(read_program(found.parts, options));
+      for (const ProcessPart& p : found.parts) {
+        for (const Activity& a : p.trace.activities) devices.insert(a.device);
+      }
     }
   } catch (const Error& e) {
     // A process's failure is named by the rule that failed (RangeLeftOpen...), not by its wrapper.
@@ -298,6 +302,48 @@ int run_program(Io& io, const Options& o) {
                                                                          : exit_code_of(e);
   }
 
+  Record record;
+  try {
+    ProgramReading reading = merge_program_runs(std::move(readings));
+    const Environment env = read_environment(o.device);
+    record = env.record;
+    record.run_id = run_id;
+    record.created_utc = utc_now_iso();
+    record.argv = command_line(o);
+    record.config.l2_flush = false;
+    record.config.schedule = "program";
+    record.results = std::move(reading.results);
+    record.program = std::move(reading.program);
+    record.deviations.push_back(
+        "an unmodified program timed by its NVTX ranges: the L2 was not flushed between "
+        "instances and nothing was isolated, so each reading is of the program as it ran, not of "
+        "an isolated call");
+    record.deviations.push_back(
+        "the device state was read after the program ended, and no device lock was held while "
+        "it ran (the program chose its devices)");
+    record.deviations.push_back(
+        o.repeat > 1
+            ? "the command ran " + std::to_string(o.repeat) +
+                  " times, one after another; each run is one pass of every row, so a comparison "
+                  "judges the spread between runs"
+            : std::string("the command ran once: one pass, so this record can be reported but "
+                          "not compared (a comparison needs the spread between runs: --repeat)"));
+    if (!any_command) {
+      record.deviations.push_back(
+          "the command's own process made no CUDA or NVTX call: the ranges are its children's");
+    }
+    if (devices.size() > 1 ||
+        (devices.size() == 1 && static_cast<int>(*devices.begin()) != o.device)) {
+      std::string list;
+      for (const std::uint32_t d : devices) list += (list.empty() ? "" : ", ") + std::to_string(d);
+      record.deviations.push_back("the program ran work on device(s) " + list +
+                                  "; the record's device is --device " + std::to_string(o.device));
+    }
+  } catch (const Error& e) {
+    print_error(io, "run", std::string(error_name(e)) + ": " + e.what());
+    return exit_code_of(e);
+  }
+
   fs::path written;
   try {
     written = write_record(record, o.out);
@@ -305,7 +351,9 @@ int run_program(Io& io, const Options& o) {
     print_error(io, "run", e.what());
     return kExitUsage;
   }
-  if (!o.keep_parts) fs::remove_all(parts, ec);
+  if (!o.keep_parts) {
+    for (const fs::path& parts : parts_dirs) fs::remove_all(parts, ec);
+  }
   io.out << make_reporter(ReportFormat::markdown)->render({record})
          << "\nrecord: " << written.string() << "\n"
          << std::flush;
@@ -335,8 +383,9 @@ Command add_run_command(CLI::App& app) {
                   "range and label, so two runs to compare keep the same label");
   sub->add_option("--engine-threads", o->engine_threads,
                   "adopt (default): kernels launched by PyTorch's autograd engine threads count "
-                  "toward the ranges open on the thread that called backward(); own: only "
-                  "toward ranges opened on the engine thread");
+                  "toward the ranges open on the thread that called backward(); own: like any "
+                  "thread's, toward ranges pushed on the engine thread and start/end ranges "
+                  "(which cover every thread)");
   sub->add_flag("--count-copies", o->count_copies,
                 "Copies and fills count toward device_busy and latency too");
   check_number(sub->add_option("--child-wait", o->child_wait_s,
@@ -348,17 +397,27 @@ Command add_run_command(CLI::App& app) {
                                "The CUDA device the record names (its state is read after the "
                                "run; default 0)"),
                kDeviceIndex);
+  check_number(sub->add_option("--repeat", o->repeat,
+                               "Run the command this many times, one after another, into one "
+                               "record (default 1). Each run is one pass of every row: compare "
+                               "judges two records by the spread between runs, so records to "
+                               "compare need 2 or more (3 is a good start)"),
+               kProgramRuns);
   sub->add_flag("--keep-parts", o->keep_parts,
-                "Keep the processes' raw parts beside the record (parts-RUNID/)");
+                "Keep the processes' raw parts beside the record (parts-RUNID/, parts-RUNID-runK/ "
+                "with --repeat)");
   sub->add_option("COMMAND", o->command, "The program to run and its arguments (after --)")
       ->required();
   sub->positionals_at_end();
   sub->footer(
       "Exit codes: 0 the record was written; 1 the run produced no number gpumeter stands "
-      "behind (records lost, a range left open or closed twice, a part missing, kernel records "
-      "missing, another CUPTI client): one line names it; 2 bad arguments, or a program that "
-      "recorded no NVTX range; the command's own code (128+N for signal N) when it failed; 126 "
-      "or 127 when it cannot be started or is not found.");
+      "behind (records lost, a trace that cannot be true, a range left open or closed twice, "
+      "a kernel without its launch, kernel records missing, a part missing, another CUPTI "
+      "client, runs that differ): one line names it; 2 bad arguments (including an engine "
+      "thread whose ranges are ambiguous, a range name too long for a record, no collector, "
+      "another tool already injected), or a program that recorded no NVTX range; the "
+      "command's own code (128+N for signal N) when it failed; 126 or 127 when it cannot be "
+      "started or is not found.");
   return {sub, [o](Io& io) { return run_program(io, *o); }};
 }
 

@@ -34,9 +34,10 @@ std::optional<RelativeDifference> difference_of(const Result& base, const Result
   const PassSamples b = passes_of(cand.measurement);
   if (a.size() < 2 || b.size() < 2) {
     why_not =
-        "each side needs at least two passes (an A B B A comparison in one run); a lone "
-        "measurement, or a record without pass boundaries (schema version 1), gives no "
-        "pass-to-pass spread to judge a difference by";
+        "each side needs at least two passes (an A B B A comparison in one run, or a program "
+        "run twice or more: gpumeter run --repeat 3); a lone measurement, one run of a program, "
+        "or a record without pass boundaries (schema version 1), gives no pass-to-pass spread "
+        "to judge a difference by";
     return std::nullopt;
   }
   const Nanos tick =

@@ -133,6 +133,7 @@ const char* error_name(const std::exception& error) {
   if (dynamic_cast<const NoRangesFound*>(&error)) return "NoRangesFound";
   if (dynamic_cast<const KernelRecordsMissing*>(&error)) return "KernelRecordsMissing";
   if (dynamic_cast<const PartsMissing*>(&error)) return "PartsMissing";
+  if (dynamic_cast<const ProgramRunsDiffer*>(&error)) return "ProgramRunsDiffer";
   if (dynamic_cast<const ProgramProcessError*>(&error)) return "ProgramProcessError";
   if (dynamic_cast<const ConfigError*>(&error)) return "ConfigError";
   if (dynamic_cast<const UserCodeError*>(&error)) return "UserCodeError";

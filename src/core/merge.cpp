@@ -136,6 +136,18 @@ Record merge_records(const std::vector<Record>& in, const MergeOptions& options)
                              "; the header (host, device, state, configuration) is the first "
                              "record's");
   }
+  // A record holds one program's section; the rows of several programs merge, their sections
+  // (processes, instance counts, kernels outside every range) do not, and the record says so.
+  std::string programs;
+  for (const Record& r : in) {
+    if (r.program) programs += (programs.empty() ? "" : ", ") + r.run_id;
+  }
+  if (!programs.empty()) {
+    out.deviations.push_back(
+        "merged from program runs (" + programs +
+        "): their rows are here, their program sections (processes, instance counts, kernels "
+        "outside every range) are in the records merged");
+  }
   out.deviations.push_back("merged from " + std::to_string(in.size()) + " records: " + run_ids);
   out.comparisons = compare_results(out.results);
   return out;

@@ -1,6 +1,6 @@
 #pragma once
 // What the collector injected by `gpumeter run` writes for each process it ran in, and where: the
-// one definition both sides read (the collector writes it, program_parts.cpp reads it). A part
+// one definition both sides read (the collector writes it, program_run.cpp reads it). A part
 // is JSON:
 //   {"schema": kSchema, "version": kVersion, "pid", "parent_pid", "origin" ("exec" | "fork"),
 //    "cupti" (whether device records were collected), "cupti_problem" (why not, else ""),

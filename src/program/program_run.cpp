@@ -1,12 +1,15 @@
 #include "program_run.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <stdexcept>
+#include <system_error>
 #include <tuple>
 #include <utility>
 
@@ -53,6 +56,31 @@ std::string text_at(const json& a, std::size_t i, const std::string& where) {
 const json& member(const json& j, const char* key, const std::string& where) {
   if (!j.contains(key)) corrupt(where, std::string("no field '") + key + "'");
   return j.at(key);
+}
+
+// A collection read as empty when it is null or of another shape would hide a broken part.
+const json& array_member(const json& j, const char* key, const std::string& where) {
+  const json& v = member(j, key, where);
+  if (!v.is_array()) corrupt(where, std::string("'") + key + "' is not an array");
+  return v;
+}
+
+// A pid the collector wrote with getpid(): an integer, never a fraction read as its floor.
+long pid_member(const json& j, const char* key, const std::string& where) {
+  const json& v = member(j, key, where);
+  if (!v.is_number_integer()) corrupt(where, std::string("'") + key + "' is not a pid");
+  return v.get<long>();
+}
+
+// A thread id written as an object key: every character a decimal digit, within 64 bits.
+std::uint64_t thread_id(const std::string& key, const std::string& where) {
+  std::uint64_t id = 0;
+  const char* end = key.data() + key.size();
+  const auto [ptr, ec] = std::from_chars(key.data(), end, id);
+  if (key.empty() || ec != std::errc() || ptr != end) {
+    corrupt(where, "thread id '" + key + "' is not a decimal 64-bit number");
+  }
+  return id;
 }
 
 RangeEventKind range_kind(const std::string& s, const std::string& where) {
@@ -166,8 +194,8 @@ ProcessPart parse_part(std::string_view text, const std::string& where) {
   }
   ProcessPart p;
   try {
-    p.pid = member(j, "pid", where).get<long>();
-    p.parent_pid = member(j, "parent_pid", where).get<long>();
+    p.pid = pid_member(j, "pid", where);
+    p.parent_pid = pid_member(j, "parent_pid", where);
     const std::string origin = member(j, "origin", where).get<std::string>();
     if (origin != fmtp::kOriginExec && origin != fmtp::kOriginFork) {
       corrupt(where, "unknown origin '" + origin + "'");
@@ -175,7 +203,7 @@ ProcessPart parse_part(std::string_view text, const std::string& where) {
     p.forked = origin == fmtp::kOriginFork;
     p.cupti = member(j, "cupti", where).get<bool>();
     p.cupti_problem = member(j, "cupti_problem", where).get<std::string>();
-    for (const json& c : member(j, "foreign_cupti_clients", where)) {
+    for (const json& c : array_member(j, "foreign_cupti_clients", where)) {
       p.foreign_cupti_clients.push_back(c.get<std::string>());
     }
     p.lost_device_records = count_of(j, "lost_device_records", where);
@@ -185,10 +213,12 @@ ProcessPart parse_part(std::string_view text, const std::string& where) {
       p.trace.dropped_activity_records =
           count_of(j, "dropped_device_records", where) + p.lost_device_records;
     }
-    for (const auto& [tid, name] : member(j, "threads", where).items()) {
-      p.thread_names[std::stoull(tid)] = name.get<std::string>();
+    const json& threads = member(j, "threads", where);
+    if (!threads.is_object()) corrupt(where, "'threads' is not an object");
+    for (const auto& [tid, name] : threads.items()) {
+      p.thread_names[thread_id(tid, where)] = name.get<std::string>();
     }
-    const json& ranges = member(j, "ranges", where);
+    const json& ranges = array_member(j, "ranges", where);
     for (std::size_t i = 0; i < ranges.size(); ++i) {
       const std::string w = where + ": ranges[" + std::to_string(i) + "]";
       const json& a = ranges[i];
@@ -202,7 +232,7 @@ ProcessPart parse_part(std::string_view text, const std::string& where) {
       e.domain = text_at(a, 5, w);
       p.trace.ranges.push_back(std::move(e));
     }
-    const json& launches = member(j, "launches", where);
+    const json& launches = array_member(j, "launches", where);
     for (std::size_t i = 0; i < launches.size(); ++i) {
       const std::string w = where + ": launches[" + std::to_string(i) + "]";
       const json& a = launches[i];
@@ -216,7 +246,7 @@ ProcessPart parse_part(std::string_view text, const std::string& where) {
       p.capturing.push_back(a[5].get<bool>());
       p.trace.launches.push_back(std::move(l));
     }
-    const json& device = member(j, "device", where);
+    const json& device = array_member(j, "device", where);
     for (std::size_t i = 0; i < device.size(); ++i) {
       const std::string w = where + ": device[" + std::to_string(i) + "]";
       const json& a = device[i];
@@ -397,6 +427,9 @@ ProgramReading read_program(const std::vector<ProcessPart>& parts, const Program
       run.outside.push_back(ProgramOutsideKernels{part.pid, k.thread, thread_name(k.thread), k.name,
                                                   k.n_kernels, k.total_ns, k.device_busy_ns});
     }
+    // A copy or fill call whose copy or fill record came back did put work on the device.
+    std::set<std::uint64_t> with_device_record;
+    for (const Activity& a : own.trace.activities) with_device_record.insert(a.correlation_id);
     std::set<std::uint64_t> captured;  // launches made while a stream capture was under way
     for (std::size_t i = 0; i < own.trace.launches.size(); ++i) {
       if (i < own.capturing.size() && own.capturing[i]) {
@@ -404,6 +437,7 @@ ProgramReading read_program(const std::vector<ProcessPart>& parts, const Program
       }
     }
     for (const LaunchWithoutKernel& l : report.launches_without_kernel) {
+      if (with_device_record.count(l.correlation_id) != 0) continue;
       // A launch into a capturing stream is recorded into a graph and runs nothing then.
       const bool in_capture = captured.count(l.correlation_id) != 0;
       const std::string api = in_capture ? l.api + " (during a stream capture)" : l.api;
@@ -483,11 +517,82 @@ ProgramReading read_program(const std::vector<ProcessPart>& parts, const Program
         "NVTX ranges of an unmodified program (gpumeter run): each sample is one instance of the "
         "range, its kernels' union; the L2 was not flushed and calls were not isolated";
     meas.samples = samples;
-    meas.pass_sizes.assign(samples.size(), 1);  // instances are the units that vary
+    // The run is the unit that varies, not the instance: instances of one run share its state
+    // (memory placement, clocks), as a pass's samples share a pass's (docs/program-runs.md).
+    meas.pass_sizes = {samples.size()};
     meas.measure_iterations = samples.size();
     r.summary = summarize(samples, TimingMethod::cupti, 0);
     meas.estimate_ns = static_cast<Nanos>(r.summary.device_busy.median_ns);
     out.results.push_back(std::move(r));
+  }
+  return out;
+}
+
+ProgramReading merge_program_runs(std::vector<ProgramReading> runs) {
+  if (runs.empty()) throw std::invalid_argument("merge_program_runs: no run");
+  if (runs.size() > kMaxProgramRuns) throw std::invalid_argument("merge_program_runs: too many");
+  if (runs.size() == 1) return std::move(runs.front());
+  const std::size_t n = runs.size();
+  const auto key_of = [](const Result& r) { return std::make_pair(r.row.params, r.row.case_name); };
+  // Which runs gave each row device work: a row missing from some runs has no pass there.
+  std::map<std::pair<Params, std::string>, std::vector<std::size_t>> present;
+  for (std::size_t k = 0; k < n; ++k) {
+    for (const Result& r : runs[k].results) present[key_of(r)].push_back(k + 1);
+  }
+  for (const auto& [key, in] : present) {
+    if (in.size() == n) continue;
+    std::string list;
+    for (const std::size_t k : in) list += (list.empty() ? "" : ", ") + std::to_string(k);
+    const auto domain = key.first.find("domain");
+    throw ProgramRunsDiffer(
+        "the range '" + key.second + "'" +
+        (domain != key.first.end() ? " (domain '" + domain->second + "')" : std::string()) +
+        " launched device work in run(s) " + list + " of " + std::to_string(n) +
+        " but not in the others: the runs are not repetitions of one program, and a row needs "
+        "one pass per run. Select ranges every run has with --range, or make the runs alike.");
+  }
+
+  ProgramReading out = std::move(runs.front());
+  out.program.runs = n;
+  for (std::size_t k = 1; k < n; ++k) {
+    ProgramReading& run = runs[k];
+    for (Result& r : run.results) {
+      const auto it = std::find_if(out.results.begin(), out.results.end(),
+                                   [&](const Result& o) { return key_of(o) == key_of(r); });
+      Measurement& m = it->measurement;
+      m.samples.insert(m.samples.end(), r.measurement.samples.begin(), r.measurement.samples.end());
+      m.pass_sizes.push_back(r.measurement.samples.size());
+      m.measure_iterations += r.measurement.measure_iterations;
+    }
+    ProgramRun& p = run.program;
+    for (ProgramProcess& q : p.processes) q.run = k + 1;
+    for (ProgramOutsideKernels& o : p.outside) o.run = k + 1;
+    for (ProgramLaunchesWithoutWork& l : p.launches_without_work) l.run = k + 1;
+    ProgramRun& into = out.program;
+    into.processes.insert(into.processes.end(), p.processes.begin(), p.processes.end());
+    into.outside.insert(into.outside.end(), p.outside.begin(), p.outside.end());
+    into.launches_without_work.insert(into.launches_without_work.end(),
+                                      p.launches_without_work.begin(),
+                                      p.launches_without_work.end());
+    for (const ProgramRange& g : p.ranges) {
+      const auto it = std::find_if(
+          into.ranges.begin(), into.ranges.end(),
+          [&](const ProgramRange& o) { return o.domain == g.domain && o.name == g.name; });
+      if (it == into.ranges.end()) {
+        into.ranges.push_back(g);  // a range without device work, first seen in this run
+      } else {
+        it->instances += g.instances;
+        it->with_device_work += g.with_device_work;
+      }
+    }
+  }
+  std::sort(out.program.ranges.begin(), out.program.ranges.end(),
+            [](const ProgramRange& a, const ProgramRange& b) {
+              return std::tie(a.domain, a.name) < std::tie(b.domain, b.name);
+            });
+  for (Result& r : out.results) {
+    r.summary = summarize(r.measurement.samples, TimingMethod::cupti, 0);
+    r.measurement.estimate_ns = static_cast<Nanos>(r.summary.device_busy.median_ns);
   }
   return out;
 }

@@ -82,6 +82,14 @@ struct ProgramReading {
 // recorded in any process; LaunchesWithoutKernel when a kernel-launch call left no kernel record.
 ProgramReading read_program(const std::vector<ProcessPart>& parts, const ProgramOptions& options);
 
+// The readings of `runs` runs of one command (gpumeter run --repeat), in the order they ran, as
+// one: each row's samples are every run's instances, and each run is one pass, so a comparison of
+// two such records judges the run-to-run spread (a run's state moves all its instances together:
+// its memory placement, the clocks it ran at), not the instances' (docs/program-runs.md). The
+// program section sums the runs' instance counts and lists every run's processes and outside
+// kernels. Throws ProgramRunsDiffer when a range has device work in some runs and none in others.
+ProgramReading merge_program_runs(std::vector<ProgramReading> runs);
+
 // The thread name PyTorch gives its autograd engine's device threads.
 bool is_autograd_engine_thread(std::string_view name);
 

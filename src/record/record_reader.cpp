@@ -944,9 +944,10 @@ std::optional<ProgramRun> read_program(const Reader& r, const Doc& doc,
   p.range_regex = r.optional_text(j, w, "range_regex", kText);
   p.domain = r.optional_text(j, w, "domain", kName);
   p.engine_threads = r.text(j, w, "engine_threads", kText);
+  p.runs = r.integer<std::size_t>(j, w, "runs", 1, kMaxProgramRuns);
   constexpr long kMaxPid = 1L << 22;  // Linux's pid_max limit
   const Doc& processes = r.array(j, w, "processes");
-  std::set<long> pids;
+  std::set<std::pair<std::size_t, long>> pids;  // a pid is unique within its run
   for (std::size_t i = 0; i < processes.size(); ++i) {
     const std::string pw = fmt::format("{}.processes[{}]", w, i);
     r.expect(processes[i].is_object(), processes[i], pw, "an object");
@@ -958,7 +959,10 @@ std::optional<ProgramRun> read_program(const Reader& r, const Doc& doc,
     q.range_events = r.integer<std::size_t>(processes[i], pw, "range_events", 0, kMaxCount);
     q.launches = r.integer<std::size_t>(processes[i], pw, "launches", 0, kMaxCount);
     q.device_records = r.integer<std::size_t>(processes[i], pw, "device_records", 0, kMaxCount);
-    if (!pids.insert(q.pid).second) r.fail(fmt::format("{}: pid {} appears twice", pw, q.pid));
+    q.run = r.integer<std::size_t>(processes[i], pw, "run", 1, p.runs);
+    if (!pids.emplace(q.run, q.pid).second) {
+      r.fail(fmt::format("{}: pid {} appears twice in run {}", pw, q.pid, q.run));
+    }
     p.processes.push_back(q);
   }
   const Doc& ranges = r.array(j, w, "ranges");
@@ -988,6 +992,13 @@ std::optional<ProgramRun> read_program(const Reader& r, const Doc& doc,
       r.fail(fmt::format("program.ranges: no range with {} instances holds the row {}",
                          result.measurement.samples.size(), record_text(row_label(result.row))));
     }
+    // Each run is one pass of every row: a row with other passes was not made by `gpumeter run`,
+    // and a comparison would judge it by units that are not runs.
+    if (result.measurement.pass_sizes.size() != p.runs) {
+      r.fail(fmt::format("program: the row {} has {} passes, not one per run ({})",
+                         record_text(row_label(result.row)), result.measurement.pass_sizes.size(),
+                         p.runs));
+    }
   }
   const Doc& outside = r.array(j, w, "outside");
   for (std::size_t i = 0; i < outside.size(); ++i) {
@@ -998,9 +1009,11 @@ std::optional<ProgramRun> read_program(const Reader& r, const Doc& doc,
     o.thread = r.integer<std::uint64_t>(outside[i], ow, "thread", 0);
     o.thread_name = r.text(outside[i], ow, "thread_name", kName);
     o.kernel = r.text(outside[i], ow, "kernel", kText);
-    o.n_kernels = r.integer<int>(outside[i], ow, "n_kernels", 1, static_cast<int>(kMaxCount));
+    // 0: a group of copies or fills outside every range, listed when copies are counted.
+    o.n_kernels = r.integer<int>(outside[i], ow, "n_kernels", 0, static_cast<int>(kMaxCount));
     o.total_ns = r.integer<Nanos>(outside[i], ow, "total_ns", 0, static_cast<Nanos>(kMaxNanos));
     o.device_busy_ns = r.integer<Nanos>(outside[i], ow, "device_busy_ns", 0, o.total_ns);
+    o.run = r.integer<std::size_t>(outside[i], ow, "run", 1, p.runs);
     p.outside.push_back(std::move(o));
   }
   const Doc& without = r.array(j, w, "launches_without_work");
@@ -1013,6 +1026,7 @@ std::optional<ProgramRun> read_program(const Reader& r, const Doc& doc,
     l.api = r.text(without[i], lw, "api", kName);
     l.n = r.integer<std::size_t>(without[i], lw, "n", 1, kMaxCount);
     l.kernel_launch_api = r.boolean(without[i], lw, "kernel_launch_api");
+    l.run = r.integer<std::size_t>(without[i], lw, "run", 1, p.runs);
     p.launches_without_work.push_back(std::move(l));
   }
   return p;

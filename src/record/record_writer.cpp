@@ -465,6 +465,7 @@ Json program_json(const std::optional<ProgramRun>& program) {
   j["range_regex"] = p.range_regex ? Json(fitted(*p.range_regex, kText)) : Json(nullptr);
   j["domain"] = p.domain ? Json(fitted(*p.domain, kName)) : Json(nullptr);
   j["engine_threads"] = fitted(p.engine_threads, kText);
+  j["runs"] = p.runs;
   j["processes"] = Json::array();
   for (const ProgramProcess& q : p.processes) {
     j["processes"].push_back({{"pid", q.pid},
@@ -472,7 +473,8 @@ Json program_json(const std::optional<ProgramRun>& program) {
                               {"origin", to_string(q.origin)},
                               {"range_events", q.range_events},
                               {"launches", q.launches},
-                              {"device_records", q.device_records}});
+                              {"device_records", q.device_records},
+                              {"run", q.run}});
   }
   j["ranges"] = Json::array();
   for (const ProgramRange& r : p.ranges) {
@@ -489,7 +491,8 @@ Json program_json(const std::optional<ProgramRun>& program) {
                             {"kernel", fitted(o.kernel, kText)},
                             {"n_kernels", o.n_kernels},
                             {"total_ns", o.total_ns},
-                            {"device_busy_ns", o.device_busy_ns}});
+                            {"device_busy_ns", o.device_busy_ns},
+                            {"run", o.run}});
   }
   j["launches_without_work"] = Json::array();
   for (const ProgramLaunchesWithoutWork& l : p.launches_without_work) {
@@ -497,7 +500,8 @@ Json program_json(const std::optional<ProgramRun>& program) {
                                           {"thread", l.thread},
                                           {"api", fitted(l.api, kName)},
                                           {"n", l.n},
-                                          {"kernel_launch_api", l.kernel_launch_api}});
+                                          {"kernel_launch_api", l.kernel_launch_api},
+                                          {"run", l.run}});
   }
   return j;
 }

@@ -25,7 +25,10 @@ std::string program_part(const Record& record) {
   const ProgramRun& p = *record.program;
   std::string command;
   for (const std::string& a : p.command) command += (command.empty() ? "" : " ") + a;
+  const bool runs = p.runs > 1;  // a run column only where there are several
   std::string out = "Program " + cell(command) + " (record " + cell(record.run_id) + "), " +
+                    (runs ? "run " + std::to_string(p.runs) + " times (each run one pass), "
+                          : std::string("run once (one pass: compare needs --repeat), ")) +
                     std::to_string(p.processes.size()) + " process(es) recorded";
   if (p.range_regex) out += ", ranges matching " + cell(*p.range_regex);
   if (p.domain) out += ", domain " + cell(p.domain->empty() ? "(default)" : *p.domain);
@@ -44,21 +47,25 @@ std::string program_part(const Record& record) {
     out += "\nKernels outside every reported range (by process, thread and kernel):\n\n";
     std::vector<std::vector<std::string>> rows{
         {"process", "thread", "kernel", "kernels", "total", "device busy"}};
+    if (runs) rows.front().insert(rows.front().begin(), "run");
     for (const ProgramOutsideKernels& o : p.outside) {
       rows.push_back({std::to_string(o.pid),
                       std::to_string(o.thread) +
                           (o.thread_name.empty() ? "" : " (" + cell(o.thread_name) + ")"),
                       cell(o.kernel), std::to_string(o.n_kernels), time_text(double(o.total_ns)),
                       time_text(double(o.device_busy_ns))});
+      if (runs) rows.back().insert(rows.back().begin(), std::to_string(o.run));
     }
     out += markdown_table(rows);
   }
   if (!p.launches_without_work.empty()) {
     out += "\nLaunch calls that put nothing on the device (copies may legitimately do so):\n\n";
     std::vector<std::vector<std::string>> rows{{"process", "thread", "call", "count"}};
+    if (runs) rows.front().insert(rows.front().begin(), "run");
     for (const ProgramLaunchesWithoutWork& l : p.launches_without_work) {
       rows.push_back(
           {std::to_string(l.pid), std::to_string(l.thread), cell(l.api), std::to_string(l.n)});
+      if (runs) rows.back().insert(rows.back().begin(), std::to_string(l.run));
     }
     out += markdown_table(rows);
   }

@@ -2,9 +2,10 @@
 # `gpumeter run` without a GPU: a program with NVTX ranges and no CUDA (nvtx_program.cpp) runs
 # with the collector injected through NVTX alone. Its ranges (nested, ended on another thread, in
 # a domain, in a forked child) reach the record with their instance counts and no device work;
-# every refusal names its cause with its exit code: a part missing (a child that recorded and left
-# through _exit), a range left open, a pop with no push, a program without ranges, another tool
-# already injected; bad arguments exit 2 before the program runs.
+# --repeat puts several runs in one record; every refusal names its cause with its exit code: a
+# part missing (a child that recorded and left through _exit), a range left open, a pop with no
+# push, a program without ranges, another tool already injected; bad arguments exit 2 before the
+# program runs.
 #   test_run.sh GPUMETER NVTX_PROGRAM COLLECTOR
 set -u
 gpumeter=$1
@@ -54,6 +55,18 @@ check_record nest 'r["results"] == [] and r["config"]["l2_flush"] is False and r
 check_record nest 'any("not of an isolated call" in d for d in r["deviations"])'
 [[ $out == *"outer"* ]] || fail "nest: the report does not name the range 'outer': $out"
 "$gpumeter" report "$work"/nest/*.json >/dev/null 2>&1 || fail "nest: gpumeter report cannot read the record"
+
+# --repeat: the command runs that many times into one record, each run's processes named by run.
+run repeat --repeat 3 -- "$program" nest
+[[ $rc == 0 ]] || fail "repeat: exit $rc: $err"
+check_record repeat "r['program']['runs'] == 3 and $ranges == {('', 'outer'): (9, 0), ('', 'inner'): (9, 0), ('', 'across_threads'): (3, 0), ('gpumeter_test', 'in_domain'): (3, 0)}"
+check_record repeat "sorted(p['run'] for p in r['program']['processes']) == [1, 2, 3] and r['argv'] == ['gpumeter', 'run', '--label', 'program', '--engine-threads', 'adopt', '--device', '0', '--repeat', '3', '--', '$program', 'nest']"
+[[ $out == *"run 3 times"* ]] || fail "repeat: the report does not say the command ran 3 times: $out"
+ls -d "$work"/repeat/parts-* >/dev/null 2>&1 && fail "repeat: parts left behind without --keep-parts"
+run repeat_zero --repeat 0 -- "$program" nest
+expect repeat-zero 2 "--repeat"
+run repeat_fail --repeat 2 -- "$program" fork-_exit
+expect repeat-fail 1 "(run 1 of 2)"
 
 # Filters: a name regex and a domain.
 run filtered --range '^in' -- "$program" nest

@@ -3,7 +3,8 @@
 // on %globaltimer) inside ranges:
 //   spin20        5 instances, one 20 us spin each, nested in `step` (so `step` is 20 us too)
 //   two_streams   5 instances, two 50 us spins on two streams at once: device_busy is their
-//                 union (about 50 us), 2 kernels
+//                 union (about 50 us), 2 kernels; the 300 us gate that holds both streams
+//                 runs during the range but was launched outside it, so it is not the range's
 //   graph         5 instances, a CUDA graph of three 10 us spins in a chain: about 30 us, 3
 //                 kernels
 //   threaded      5 instances, a start/end range on the main thread while another thread
@@ -11,8 +12,8 @@
 //   main_only     pushed on the main thread around the other thread's launch: it holds no
 //                 device work (the other thread's kernel is not its)
 //   in_domain     domain "gpumeter_test", a 10 us spin
-// and one empty kernel outside every range. Mode "none" launches a kernel and makes no NVTX call;
-// mode "open" leaves a range open.
+// and two empty kernels outside every range (the first and the last kernel), besides the gates.
+// Mode "none" launches a kernel and makes no NVTX call; mode "open" leaves a range open.
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
@@ -51,13 +52,22 @@ void known() {
     check(cudaStreamSynchronize(a), "spin20");
     nvtxRangePop();
   }
+  cudaEvent_t gate_done = nullptr;
+  check(cudaEventCreateWithFlags(&gate_done, cudaEventDisableTiming), "event");
   for (int i = 0; i < 5; ++i) {
+    // A 300 us gate, launched outside the range, holds both streams while the two spins are
+    // launched, so they start together and their union is 50 us; launched back to back without
+    // it, the second starts a launch later (up to 15 us under the collector, on the H200).
+    launch_spin(300000, nullptr, a);
+    check(cudaEventRecord(gate_done, a), "gate");
+    check(cudaStreamWaitEvent(b, gate_done, 0), "gate wait");
     nvtxRangePushA("two_streams");
     launch_spin(50000, nullptr, a);
     launch_spin(50000, nullptr, b);
     check(cudaDeviceSynchronize(), "two_streams");
     nvtxRangePop();
   }
+  check(cudaEventDestroy(gate_done), "event");
   cudaGraph_t graph = nullptr;
   check(cudaStreamBeginCapture(a, cudaStreamCaptureModeThreadLocal), "capture");
   for (int k = 0; k < 3; ++k) launch_spin(10000, nullptr, a);

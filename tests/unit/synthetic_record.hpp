@@ -256,9 +256,10 @@ inline Record sweep_crossing_record(const std::string& run_id = "20261201T090000
   return rec;
 }
 
-// A program timed by its NVTX ranges (`gpumeter run`): a training step's ranges, one range whose
-// instances launched nothing (no row), kernels outside every range and a copy without device
-// work, from two processes (the command and a forked worker).
+// A program timed by its NVTX ranges (`gpumeter run --repeat 2`): a training step's ranges, one
+// range whose instances launched nothing (no row), kernels outside every range and a copy without
+// device work, from two processes (the command and a forked worker) in each of two runs (one
+// pass each).
 inline Record program_record(const std::string& run_id = "20261201T120000Z-4250-0fab1e00") {
   Record rec = full_record(run_id);
   rec.results.clear();
@@ -287,7 +288,7 @@ inline Record program_record(const std::string& run_id = "20261201T120000Z-4250-
       const auto busy = static_cast<Nanos>(std::llround(busy_ns * (1 + noise())));
       m.samples.push_back(sample(busy, busy + 20'000, kernels, 0));
     }
-    m.pass_sizes.assign(10, 1);
+    m.pass_sizes = {5, 5};
     m.measure_iterations = 10;
     m.estimate_ns = static_cast<Nanos>(busy_ns);
     rec.results.push_back(std::move(r));
@@ -297,14 +298,19 @@ inline Record program_record(const std::string& run_id = "20261201T120000Z-4250-
   p.range_regex = "^(forward|backward|optimizer|data)$";
   p.engine_threads =
       "launches of PyTorch's autograd engine threads count toward the caller's ranges";
-  p.processes = {{4250, 4249, ProcessOrigin::command, 80, 310, 310},
-                 {4251, 4250, ProcessOrigin::fork, 20, 0, 0}};
+  p.runs = 2;
+  p.processes = {{4250, 4249, ProcessOrigin::command, 40, 155, 155, 1},
+                 {4251, 4250, ProcessOrigin::fork, 10, 0, 0, 1},
+                 {4262, 4249, ProcessOrigin::command, 40, 155, 155, 2},
+                 {4263, 4262, ProcessOrigin::fork, 10, 0, 0, 2}};
   p.ranges = {{"", "backward", 10, 10},
               {"", "data", 10, 0},
               {"", "forward", 10, 10},
               {"", "optimizer", 10, 10}};
-  p.outside = {{4250, 4250, "python", "void at::native::fill_kernel<float>", 6, 30'000, 28'000}};
-  p.launches_without_work = {{4250, 4250, "cudaMemcpyAsync", 2, false}};
+  p.outside = {{4250, 4250, "python", "void at::native::fill_kernel<float>", 6, 30'000, 28'000, 1},
+               {4262, 4262, "python", "void at::native::fill_kernel<float>", 6, 30'500, 28'100, 2}};
+  p.launches_without_work = {{4250, 4250, "cudaMemcpyAsync", 2, false, 1},
+                             {4262, 4262, "cudaMemcpyAsync", 2, false, 2}};
   rec.program = p;
   derive_summaries(rec);
   return rec;

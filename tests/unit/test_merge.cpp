@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpumeter/errors.hpp"
+#include "gpumeter/program.hpp"
 #include "gpumeter/summary.hpp"
 
 namespace gpumeter {
@@ -62,6 +63,22 @@ TEST(MergeRecords, ShardsJoinInOrderUnderTheirOwnIdentity) {
             (std::vector<std::string>{"device lock not taken", partial_record_deviation(1, 3),
                                       "merged from 2 records: a, b"}));
   EXPECT_FALSE(partial_record_note(m).empty());
+}
+
+TEST(MergeRecords, ProgramRunsMergeTheirRowsAndSayTheirSectionsAreNotCarried) {
+  // Two runs of one program under different labels: their ranges compare in the merged record.
+  Record a = shard("base", {row("optimizer", "base", 200)});
+  a.program = ProgramRun{};
+  a.program->command = {"python3", "train.py"};
+  Record b = shard("slow", {row("optimizer", "slow", 240)});
+  b.program = a.program;
+  const Record m = merge_records({a, b}, options());
+  EXPECT_FALSE(m.program.has_value());
+  ASSERT_EQ(m.comparisons.size(), 1u);
+  ASSERT_EQ(m.deviations.size(), 2u);
+  EXPECT_EQ(m.deviations[0],
+            "merged from program runs (base, slow): their rows are here, their program sections "
+            "(processes, instance counts, kernels outside every range) are in the records merged");
 }
 
 TEST(MergeRecords, ARowInTwoShardsIsRefusedNamingTheShard) {

@@ -133,6 +133,7 @@ void expect_records_equal(const Record& a, const Record& b) {
     EXPECT_EQ(x.range_regex, y.range_regex);
     EXPECT_EQ(x.domain, y.domain);
     EXPECT_EQ(x.engine_threads, y.engine_threads);
+    EXPECT_EQ(x.runs, y.runs);
     ASSERT_EQ(x.processes.size(), y.processes.size());
     for (std::size_t i = 0; i < x.processes.size(); ++i) {
       EXPECT_EQ(x.processes[i].pid, y.processes[i].pid);
@@ -141,6 +142,7 @@ void expect_records_equal(const Record& a, const Record& b) {
       EXPECT_EQ(x.processes[i].range_events, y.processes[i].range_events);
       EXPECT_EQ(x.processes[i].launches, y.processes[i].launches);
       EXPECT_EQ(x.processes[i].device_records, y.processes[i].device_records);
+      EXPECT_EQ(x.processes[i].run, y.processes[i].run);
     }
     ASSERT_EQ(x.ranges.size(), y.ranges.size());
     for (std::size_t i = 0; i < x.ranges.size(); ++i) {
@@ -158,6 +160,7 @@ void expect_records_equal(const Record& a, const Record& b) {
       EXPECT_EQ(x.outside[i].n_kernels, y.outside[i].n_kernels);
       EXPECT_EQ(x.outside[i].total_ns, y.outside[i].total_ns);
       EXPECT_EQ(x.outside[i].device_busy_ns, y.outside[i].device_busy_ns);
+      EXPECT_EQ(x.outside[i].run, y.outside[i].run);
     }
     ASSERT_EQ(x.launches_without_work.size(), y.launches_without_work.size());
     for (std::size_t i = 0; i < x.launches_without_work.size(); ++i) {
@@ -165,6 +168,8 @@ void expect_records_equal(const Record& a, const Record& b) {
       EXPECT_EQ(x.launches_without_work[i].n, y.launches_without_work[i].n);
       EXPECT_EQ(x.launches_without_work[i].kernel_launch_api,
                 y.launches_without_work[i].kernel_launch_api);
+      EXPECT_EQ(x.launches_without_work[i].pid, y.launches_without_work[i].pid);
+      EXPECT_EQ(x.launches_without_work[i].run, y.launches_without_work[i].run);
     }
   }
   ASSERT_EQ(a.results.size(), b.results.size());
@@ -1531,6 +1536,20 @@ TEST(RecordSchema, AProgramReadsBackAndAnInconsistentOneIsRefused) {
             std::string::npos);
   EXPECT_NE(what_of(replaced(text, "\"origin\": \"fork\"", "\"origin\": \"spawn\""))
                 .find("command, exec or fork"),
+            std::string::npos);
+  // A group of copies outside every range (copies counted) has no kernel, and reads.
+  Record copies = want;
+  copies.program->outside[0].n_kernels = 0;
+  expect_records_equal(parse_record(serialize(copies), "p.json"), copies);
+  // A pid is unique within its run only: the same pid in another run is another process.
+  const Record reused = parse_record(replaced(text, "\"pid\": 4262", "\"pid\": 4250"), "p.json");
+  EXPECT_EQ(reused.program->processes[2].pid, 4250);
+  // A run beyond the record's runs, and a row whose passes are not one per run, are refused.
+  EXPECT_NE(what_of(replaced(text, "\"runs\": 2", "\"runs\": 1")).find("run"), std::string::npos);
+  EXPECT_EQ(what_of(replaced(text, "\"runs\": 2", "\"runs\": 3")),
+            "dir/rec.json: program: the row \"forward / train\" has 2 passes, not one per run "
+            "(3)");
+  EXPECT_NE(what_of(replaced(text, "\"runs\": 2", "\"runs\": 0")).find("program.runs"),
             std::string::npos);
 }
 
