@@ -1,10 +1,14 @@
 #include "program_run.hpp"
 
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -168,6 +172,16 @@ std::string describe_cupti_client(const std::string& entry) {
     return "Nsight Systems, from " + entry;
   }
   return entry;
+}
+
+// A kernel as its source names it: CUPTI gives the mangled symbol, which nobody reads
+// (_ZN2at6native13reduce_kernel...). A name that is not a C++ symbol is kept as it is.
+std::string readable_kernel_name(const std::string& name) {
+  if (name.rfind("_Z", 0) != 0) return name;
+  int status = 0;
+  const std::unique_ptr<char, decltype(&std::free)> plain(
+      abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), &std::free);
+  return status == 0 && plain ? std::string(plain.get()) : name;
 }
 
 struct MergedRange {
@@ -424,8 +438,9 @@ ProgramReading read_program(const std::vector<ProcessPart>& parts, const Program
       return it != part.thread_names.end() ? it->second : std::string();
     };
     for (const OutsideKernels& k : report.outside) {
-      run.outside.push_back(ProgramOutsideKernels{part.pid, k.thread, thread_name(k.thread), k.name,
-                                                  k.n_kernels, k.total_ns, k.device_busy_ns});
+      run.outside.push_back(ProgramOutsideKernels{part.pid, k.thread, thread_name(k.thread),
+                                                  readable_kernel_name(k.name), k.n_kernels,
+                                                  k.total_ns, k.device_busy_ns});
     }
     // A copy or fill call whose copy or fill record came back did put work on the device.
     std::set<std::uint64_t> with_device_record;

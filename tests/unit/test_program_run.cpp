@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -580,6 +581,23 @@ TEST(ReadProgram, ProcessWideRangeCoversEveryThread) {
   ASSERT_EQ(r.program.outside.size(), 1u);
   EXPECT_EQ(r.program.outside[0].thread, 2u);
   EXPECT_EQ(r.program.outside[0].kernel, "late");
+}
+
+TEST(ReadProgram, OutsideKernelsAreNamedAsTheirSourceNamesThem) {
+  // CUPTI gives C++ kernels' mangled symbols; a name that is not one stays as it is.
+  const ProgramReading r = read({Part(kCommandPid)
+                                     .push(1, 100, "step")
+                                     .kernel(1, 110, 1000, 1100)
+                                     .pop(1, 120)
+                                     .kernel(1, 130, 1200, 1300, "_ZN2at6native11fill_kernelEPfi")
+                                     .kernel(1, 140, 1400, 1500, "sm80_xmma_gemm_cublas")
+                                     .kernel(1, 150, 1600, 1700, "_Znot_a_symbol")});
+  std::vector<std::string> names;
+  for (const ProgramOutsideKernels& o : r.program.outside) names.push_back(o.kernel);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"_Znot_a_symbol", "at::native::fill_kernel(float*, int)",
+                                      "sm80_xmma_gemm_cublas"}));
 }
 
 TEST(ReadProgram, PushPopCoversOnlyItsOwnThread) {
