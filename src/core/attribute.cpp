@@ -40,6 +40,16 @@ Nanos union_length(std::vector<Interval> intervals) {
   return total;
 }
 
+Nanos span_length(const std::vector<Interval>& intervals) {
+  Nanos first = intervals.front().start_ns;
+  Nanos last = intervals.front().end_ns;
+  for (const Interval& iv : intervals) {
+    first = std::min(first, iv.start_ns);
+    last = std::max(last, iv.end_ns);
+  }
+  return last - first;
+}
+
 std::vector<Sample> attribute(const Trace& trace, std::size_t n_iterations,
                               const AttributionOptions& options) {
   // Lost records first: every other failure could be their consequence (T6).
@@ -105,13 +115,7 @@ std::vector<Sample> attribute(const Trace& trace, std::size_t n_iterations,
     }
     Sample s;
     s.device_busy_ns = union_length(c.counted);
-    Nanos first = c.counted.front().start_ns;
-    Nanos last = c.counted.front().end_ns;
-    for (const Interval& iv : c.counted) {
-      first = std::min(first, iv.start_ns);
-      last = std::max(last, iv.end_ns);
-    }
-    s.latency_ns = last - first;
+    s.latency_ns = span_length(c.counted);
     if (trace.counts_kernels) s.n_kernels = c.kernels;
     s.uncounted_copy_ns = union_length(c.copies);
     samples.push_back(s);

@@ -28,5 +28,7 @@ struct Interval {
 
 // Length of the union of intervals: concurrent work counts once, gaps not at all.
 Nanos union_length(std::vector<Interval> intervals);
+// Latency (T1): the first start to the last end, gaps included. `intervals` is not empty.
+Nanos span_length(const std::vector<Interval>& intervals);
 
 }  // namespace gpumeter

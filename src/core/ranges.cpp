@@ -336,13 +336,7 @@ RangeReport attribute_ranges(const RangeTrace& trace, const RangeOptions& option
     out.n_kernels = inst.n_kernels;
     if (!inst.counted.empty()) {
       out.device_busy_ns = union_length(inst.counted);
-      Nanos first = inst.counted.front().start_ns;
-      Nanos last = inst.counted.front().end_ns;
-      for (const Interval& iv : inst.counted) {
-        first = std::min(first, iv.start_ns);
-        last = std::max(last, iv.end_ns);
-      }
-      out.latency_ns = last - first;
+      out.latency_ns = span_length(inst.counted);
     }
     stats.instances.push_back(out);
   }
