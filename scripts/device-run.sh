@@ -88,10 +88,18 @@ if [ "${1:-}" != "--skip-python" ]; then
   timed pip-install "$OUT/pip-install.log" "$PY" -m pip install --no-build-isolation --no-deps \
     --target "$SITE" .
   PYTHONPATH="$SITE" timed measure-parts "$OUT/measure.log" "$PY" "$T" --measure "$OUT/measure.json"
+  # The same known answers through `python -m gpumeter run`: the collector and guard installed in
+  # the package, found beside the module.
+  printf '#!/bin/sh\nPYTHONPATH=%s exec %s -m gpumeter "$@"\n' "$SITE" "$PY" >/tmp/pygpumeter
+  chmod +x /tmp/pygpumeter
+  timed python-known-answers "$OUT/gpu-run-python.log" bash tests/gpu/test_run_gpu.sh \
+    /tmp/pygpumeter "$B/tests/gpu/gpumeter_nvtx_gpu_program" "$OUT/known-python"
 fi
 
 {
   echo "== known answers"; grep -E "busy|outside|none:|open:|all known" "$OUT/gpu-run.log"
+  echo "== known answers, python -m gpumeter run"
+  grep -E "busy|all known|FAIL" "$OUT/gpu-run-python.log" 2>/dev/null
   for name in base again slow; do
     echo "== train-$name"; sed -n '/^| case/,/^$/p' "$OUT/train-$name.log" | head -12
   done

@@ -805,7 +805,7 @@ def release_cupti() -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """`python -m gpumeter report|compare|merge|env|lock|plot ...`: the gpumeter command."""
+    """`python -m gpumeter report|compare|merge|env|lock|plot|run ...`: the gpumeter command."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["plot"]:
         # Drawn in Python (matplotlib); the C++ command's `plot` runs this.

@@ -1,4 +1,4 @@
-"""python -m gpumeter report|compare|merge|env|lock|plot ...: the gpumeter command, from the
+"""python -m gpumeter report|compare|merge|env|lock|plot|run ...: the gpumeter command, from the
 module."""
 import sys
 

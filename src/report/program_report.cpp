@@ -20,6 +20,16 @@ std::string cell(const std::string& text) {
   return markdown_text(text);
 }
 
+// A kernel's name in the table: C++ kernels' names run to hundreds of characters of template
+// arguments, and one such name widens every row. The record keeps the whole name.
+std::string kernel_cell(const std::string& name) {
+  constexpr std::size_t kMost = 96;
+  if (name.size() <= kMost) return cell(name);
+  std::size_t cut = kMost - 3;
+  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+  return cell(name.substr(0, cut) + "...");
+}
+
 std::string program_part(const Record& record) {
   if (!record.program) return {};
   const ProgramRun& p = *record.program;
@@ -44,7 +54,9 @@ std::string program_part(const Record& record) {
   if (p.outside.empty()) {
     out += "\nNo kernel ran outside the reported ranges.\n";
   } else {
-    out += "\nKernels outside every reported range (by process, thread and kernel):\n\n";
+    out +=
+        "\nKernels outside every reported range (by process, thread and kernel; a long name "
+        "is cut here, whole in the record):\n\n";
     std::vector<std::vector<std::string>> rows{
         {"process", "thread", "kernel", "kernels", "total", "device busy"}};
     if (runs) rows.front().insert(rows.front().begin(), "run");
@@ -52,8 +64,8 @@ std::string program_part(const Record& record) {
       rows.push_back({std::to_string(o.pid),
                       std::to_string(o.thread) +
                           (o.thread_name.empty() ? "" : " (" + cell(o.thread_name) + ")"),
-                      cell(o.kernel), std::to_string(o.n_kernels), time_text(double(o.total_ns)),
-                      time_text(double(o.device_busy_ns))});
+                      kernel_cell(o.kernel), std::to_string(o.n_kernels),
+                      time_text(double(o.total_ns)), time_text(double(o.device_busy_ns))});
       if (runs) rows.back().insert(rows.back().begin(), std::to_string(o.run));
     }
     out += markdown_table(rows);

@@ -714,5 +714,24 @@ TEST(RenderCsv, EveryRowSaysWhatBecameOfItAndWhy) {
   EXPECT_EQ(rows[2].at("device_busy_median_us"), "");
 }
 
+// A program's kernels outside every range: a C++ kernel's name of hundreds of characters is cut
+// in the table (every row would be that wide), never in the record.
+TEST(ProgramTable, ALongKernelNameIsCutInTheTableOnly) {
+  Record r = testing::program_record();
+  const std::string name = "void at::native::elementwise_kernel<" + std::string(300, 'T') + ">()";
+  r.program->outside[0].kernel = name;
+  const std::string table = render_program({r});
+  EXPECT_EQ(table.find(name), std::string::npos);
+  EXPECT_NE(table.find("| void at::native::elementwise_kernel\\<TTTT"), std::string::npos);
+  EXPECT_NE(table.find("TTT... |"), std::string::npos);
+  for (std::size_t at = 0, end = 0; at < table.size(); at = end + 1) {
+    end = std::min(table.find('\n', at), table.size());
+    if (table[at] == '|') {
+      EXPECT_LE(end - at, 200u) << table.substr(at, end - at);
+    }
+  }
+  EXPECT_EQ(r.program->outside[0].kernel, name);
+}
+
 }  // namespace
 }  // namespace gpumeter
