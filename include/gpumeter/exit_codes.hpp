@@ -23,9 +23,10 @@ inline constexpr int kExitNoDevice = 5;
 // A case's process (--isolate) whose parent died before it could ask to die with it: it ran
 // nothing. The parent is gone, so only a test or a debugger sees it.
 inline constexpr int kExitOrphaned = 125;
-// `gpumeter lock`: the command was found but could not be started (as a shell answers).
+// `gpumeter lock` and `gpumeter run`: the command was found but could not be started (as a shell
+// answers).
 inline constexpr int kExitCannotRun = 126;
-// `gpumeter lock`: the command was not found (as a shell answers).
+// `gpumeter lock` and `gpumeter run`: the command was not found (as a shell answers).
 inline constexpr int kExitNotFound = 127;
 // 128+N: signal N ended the program (a sweep stopped by Ctrl-C exits 130, after writing the
 // partial record) or the command `gpumeter lock` ran.

@@ -141,4 +141,9 @@ struct RangeReport {
 // not: an unbalanced stack misplaces every range on it.
 RangeReport attribute_ranges(const RangeTrace& trace, const RangeOptions& options = {});
 
+// The first check attribute_ranges makes: throws CollectorRecordsLost when the trace's records
+// were dropped or its drop counters are unknown. For a caller that reads the trace before
+// attributing it (deciding which threads to adopt), so that lost records are still reported first.
+void check_collector_records(const RangeTrace& trace);
+
 }  // namespace gpumeter

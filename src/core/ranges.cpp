@@ -32,7 +32,7 @@ struct Instance {
   int n_kernels = 0;
 };
 
-void check_records(const RangeTrace& trace) {
+void check_records_of(const RangeTrace& trace) {
   // Lost records first: every other failure could be their consequence (T6). An unknown counter
   // fails too: unlike a measured call, a whole program's ranges have no other check that their
   // kernels all arrived.
@@ -268,8 +268,12 @@ bool is_kernel_launch_api(std::string_view api) {
   return api.find("Kernel", launch) != std::string_view::npos;
 }
 
+void check_collector_records(const RangeTrace& trace) {
+  check_records_of(trace);
+}
+
 RangeReport attribute_ranges(const RangeTrace& trace, const RangeOptions& options) {
-  check_records(trace);
+  check_records_of(trace);
   check_consistent(trace);
   const std::unordered_map<std::uint64_t, std::size_t> launch_of = launches_by_id(trace);
   const std::optional<std::regex> regex = name_filter(options);

@@ -409,12 +409,25 @@ ProgramReading read_program(const std::vector<ProcessPart>& parts, const Program
     }
     RangeOptions o = options.ranges;
     o.adoptions.clear();
-    if (options.engine_threads == EngineThreads::adopt) o.adoptions = engine_adoptions(own);
     RangeReport report;
     try {
+      // Lost records before the engine-thread rule: every other failure could be their doing.
+      check_collector_records(own.trace);
+      if (options.engine_threads == EngineThreads::adopt) o.adoptions = engine_adoptions(own);
       report = attribute_ranges(own.trace, o);
+    } catch (const ProgramProcessError&) {
+      throw;
     } catch (const Error& e) {
       throw ProgramProcessError(part.pid, error_name(e), e.what());
+    }
+    for (const RangeStats& stats : report.ranges) {
+      if (stats.domain.size() > kMaxNameBytes) {
+        throw ConfigError("domain",
+                          "an NVTX domain name of " + std::to_string(stats.domain.size()) +
+                              " bytes is longer than the " + std::to_string(kMaxNameBytes) +
+                              " a record's row parameter may hold: '" + stats.domain.substr(0, 60) +
+                              "...'. Select the ranges to report with --domain.");
+      }
     }
     range_events += part.trace.ranges.size();
 

@@ -736,6 +736,15 @@ TEST(ReadProgram, EngineThreadWithTwoRangeThreadsIsRefused) {
   EXPECT_EQ(program_range(r, "load").instances, 1u);
 }
 
+TEST(ReadProgram, LostRecordsAreReportedBeforeTheEngineThreadRule) {
+  // Records lost and the engine rule refused in one process: the loss is named, since the
+  // ambiguity could be its doing.
+  const Part part =
+      backward_part().thread(3, "loader").push(3, 300, "load").pop(3, 310).dropped_device(2);
+  const ProgramProcessError e = process_error({part}, options(EngineThreads::adopt));
+  EXPECT_EQ(e.cause(), "CollectorRecordsLost");
+}
+
 TEST(ReadProgram, IsAutogradEngineThread) {
   EXPECT_TRUE(is_autograd_engine_thread("pt_autograd_0"));
   EXPECT_TRUE(is_autograd_engine_thread("pt_autograd_12"));
@@ -1005,6 +1014,25 @@ TEST(ReadProgram, OverlongRangeNameIsRefused) {
                             .push(1, 1, std::string(kMaxNameBytes, 'n'))
                             .kernel(1, 2, 10, 20)
                             .pop(1, 3)}));
+}
+
+TEST(ReadProgram, OverlongDomainIsRefusedAsItIsRead) {
+  const std::string domain(kMaxNameBytes + 1, 'd');
+  const ConfigError e = thrown<ConfigError>([&] {
+    read({Part(kCommandPid).push(1, 1, "r", domain).kernel(1, 2, 10, 20).pop(1, 3, domain)});
+  });
+  EXPECT_EQ(e.argument(), "domain");
+  EXPECT_TRUE(Contains(e.what(), "257 bytes"));
+  // Not when its ranges are not reported.
+  ProgramOptions o = options();
+  o.ranges.domain = "";
+  EXPECT_NO_THROW(read({Part(kCommandPid)
+                            .push(1, 1, "r", domain)
+                            .kernel(1, 2, 10, 20)
+                            .pop(1, 3, domain)
+                            .push(1, 4, "s")
+                            .pop(1, 5)},
+                       o));
 }
 
 TEST(ReadProgram, CountCopiesCountsThemInTheRange) {
