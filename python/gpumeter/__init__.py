@@ -75,6 +75,7 @@ _preload_cuda_libraries()
 from . import _gpumeter  # noqa: E402  (after the libraries it needs are found)
 from ._errors import (  # noqa: E402
     AttributionError,
+    CollectionStopped,
     ConfigError,
     CuptiUnavailable,
     DeviceBusy,
@@ -147,7 +148,8 @@ __all__ = [
     "Ceilings", "CeilingRun", "RunConfig", "Budget", "Failure", "Timing",
     # errors and warnings
     "Error", "RecordsLost", "OffThreadLaunch", "AttributionError", "CuptiUnavailable",
-    "InputsModified", "VerificationFailed", "MixedTimingMethods", "IncomparableStatistics",
+    "CollectionStopped", "InputsModified", "VerificationFailed", "MixedTimingMethods",
+    "IncomparableStatistics",
     "WrongDevice", "DeviceError", "DeviceBusy", "InvalidRecord", "ConfigError",
     "TimestampUnitMismatch", "UserCodeError", "GpumeterWarning", "FallbackWarning",
 ]
