@@ -67,7 +67,13 @@ std::vector<std::string> row_flags(const Result& r, int record_mhz) {
     flags.push_back(fmt::format("{} {}", retries, retries == 1 ? "retry" : "retries"));
   }
   const std::optional<double> copy = shown_number_of(column("uncounted_copy_us"), r);
-  if (!r.count_copies && copy && *copy > 0) flags.emplace_back("uncounted copy");
+  // B11: a copy longer than the work it is left out of may be the work (an answer copied in).
+  const std::optional<double> busy = shown_number_of(column("device_busy_median_us"), r);
+  if (!r.count_copies && copy && busy && *copy > *busy) {
+    flags.emplace_back("copy > busy");
+  } else if (!r.count_copies && copy && *copy > 0) {
+    flags.emplace_back("uncounted copy");
+  }
   if (!r.measurement.drop_counter_live) flags.emplace_back("drops unproven");
   return flags;
 }
@@ -119,6 +125,12 @@ std::string flags_legend(const std::vector<Record>& records) {
     parts.emplace_back(
         "\"uncounted copy\": the call also ran copies or fills, which device_busy "
         "does not count (--wide shows how long)");
+  }
+  if (kinds.count("copy > busy") != 0) {
+    parts.emplace_back(
+        "\"copy > busy\": the call's uncounted copies or fills took longer than its "
+        "device_busy: its time may not be its work's (an answer copied in); count_copies times "
+        "them");
   }
   if (kinds.count("drops unproven") != 0) {
     parts.emplace_back("\"drops unproven\": a lost record could have gone unseen");
