@@ -346,6 +346,11 @@ def _run(case: Union[_gpumeter.Case, Sequence[_gpumeter.Case]], options: _gpumet
     if error is not None:
         # gpumeter's own errors raised in a callable (the default check's VerificationFailed)
         # keep their cause; Ctrl-C and SystemExit stay what they are.
+        # The core's copy of the same error, when it says more (the iteration whose answer a
+        # check refused), is raised instead, with the callable's as its cause.
+        if (isinstance(raised, Error) and type(error) is type(raised) and
+                str(raised) in str(error) and str(error) != str(raised)):
+            raise error from raised
         if raised is not None and (isinstance(raised, Error) or
                                    not isinstance(raised, Exception)):
             raise raised
