@@ -33,6 +33,8 @@ build-python-venv/bin/python -m pytest -q -rs tests/python
 # The C++ command's plot through that Python: it must draw here, not skip.
 GPUMETER_PYTHON="$PWD/build-python-venv/bin/python" GPUMETER_PLOT_REQUIRED=1 \
   ctest --test-dir build --output-on-failure -R '^cli_plot_writes$'
+GPUMETER_PYTHON="$PWD/build-python-venv/bin/python" \
+  ctest --test-dir build --output-on-failure -R '^cli_evaluate_passes$'
 
 # CPU-only under the sanitizers: the CUDA runtime is not built for ASan.
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUMETER_SANITIZE=ON -DGPUMETER_CUDA=OFF

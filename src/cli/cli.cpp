@@ -8,6 +8,7 @@
 
 #include "compare.hpp"
 #include "env.hpp"
+#include "evaluate.hpp"
 #include "gpumeter/table.hpp"
 #include "gpumeter/version.hpp"
 #include "lock.hpp"
@@ -68,6 +69,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     commands.push_back(add_lock_command(app));
     commands.push_back(add_plot_command(app));
     commands.push_back(add_run_command(app));
+    commands.push_back(add_evaluate_command(app));
 
     // The first word that is not an option names the command (the top level takes only
     // --help and --version). One that names none is an error whatever follows it: CLI11 would
