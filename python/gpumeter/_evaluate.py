@@ -28,6 +28,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
@@ -164,7 +165,7 @@ def judge_record(path: str, candidate: str, reference: str = "reference",
                 "why": f"its record cannot be read: {e}"}
     for failure in record.failures:
         if failure.row.implementation in (candidate, "") or failure.error in _WRONG:
-            verdict, correct = _from_error(failure.error, "candidate")
+            verdict, correct = _from_error(failure.error, "gpumeter")
             return {"verdict": verdict, "correct": correct,
                     "why": f"{failure.error}: {failure.message}"}
     rows = {r.name: r for r in record.results}
@@ -201,17 +202,19 @@ def judge_record(path: str, candidate: str, reference: str = "reference",
 
 
 def _from_error(error_type: str, who: str) -> Tuple[str, bool]:
+    """The verdict of an error, and who raised it: the candidate, gpumeter, or the evaluator's
+    own code (the reference, the input generator, their imports)."""
     if who in ("reference", "inputs", "evaluator"):
         return "not measured", False
-    if who == "candidate" and error_type not in _WRONG and error_type not in _REFUSED:
-        return "crashed", False
     if error_type in _WRONG:
         return "wrong", False
     if error_type in _REFUSED:
         return "refused", False
     if error_type in _NOT_MEASURED:
         return "not measured", False
-    # A gpumeter error this evaluator does not know yet: no number, never a verdict for it.
+    if who == "candidate" or error_type == "UserCodeError":
+        return "crashed", False
+    # A gpumeter error this evaluator does not know yet: no number, never a speedup.
     return "refused", False
 
 
@@ -243,11 +246,13 @@ def _run_child(argv: List[str], log: str, timeout_s: float, env: Dict[str, str],
     seconds)."""
     start = time.monotonic()
     with open(log, "wb") as out:
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, env=env, pass_fds=tuple(pass_fds),
-                                start_new_session=True)
-        for fd in pass_fds:
-            os.close(fd)
+        try:
+            proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, env=env, pass_fds=tuple(pass_fds),
+                                    start_new_session=True)
+        finally:
+            for fd in pass_fds:  # the child's copies only: its report ends when it exits
+                os.close(fd)
         try:
             rc: Optional[int] = proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
@@ -278,11 +283,22 @@ def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
              "outputs": outputs, "case": case, "options": options, "out": folder}
     read_fd, write_fd = os.pipe()
     log = os.path.join(folder, "output.log")
+    # The report is read while the process runs: a report larger than the pipe's buffer would
+    # otherwise block its writer until the timeout.
+    received: List[bytes] = []
     with os.fdopen(read_fd, "rb") as report:
-        rc, seconds = _run_child(
-            [python, "-m", "gpumeter._evaluate_child", str(write_fd), json.dumps(order)], log,
-            timeout_s, _child_environment(), pass_fds=(write_fd,))
-        text = report.read().decode(errors="replace")
+        reader = threading.Thread(target=lambda: received.append(report.read()), daemon=True)
+        reader.start()
+        try:
+            rc, seconds = _run_child(
+                [python, "-m", "gpumeter._evaluate_child", str(write_fd), json.dumps(order)],
+                log, timeout_s, _child_environment(), pass_fds=(write_fd,))
+        except OSError as e:
+            return {"verdict": "not measured", "correct": False, "log": log,
+                    "why": f"cannot start the Python interpreter {python!r}: {e.strerror}"}
+        finally:
+            reader.join()
+    text = b"".join(received).decode(errors="replace")
     line: Dict[str, Any] = {"seconds": round(seconds, 3), "log": log}
     if rc is None:
         line.update(verdict="timeout", correct=False,
@@ -372,8 +388,6 @@ def evaluate_program(program: Dict[str, Any], *, folder: str, timeout_s: float,
                         and f.row.implementation in (impl, "")), None)
         if failure is not None:
             verdict, correct = _from_error(failure.error, "gpumeter")
-            if failure.error == "UserCodeError":
-                verdict = "crashed"
             lines.append({**base, "candidate": label, "verdict": verdict, "correct": correct,
                           "why": f"{failure.error}: {failure.message}", "record": path})
             continue

@@ -93,12 +93,17 @@ def _code_of(value: Any) -> Optional[Tuple[Any, ...]]:
     return None
 
 
+def _ours(name: str) -> bool:
+    """gpumeter's modules, and this one (its captured functions are looked up as globals)."""
+    return name == "gpumeter" or name.startswith("gpumeter.") or name == __name__
+
+
 def _snapshot() -> Dict[str, Any]:
-    """Every attribute of gpumeter's modules (and each function's code, and each class's dict),
-    and the watched names of the modules its checks use."""
+    """Every attribute of gpumeter's modules and this one (and each function's code, and each
+    class's dict), and the watched names of the modules gpumeter's checks use."""
     shot: Dict[str, Any] = {}
     for name, module in list(sys.modules.items()):
-        if module is None or not (name == "gpumeter" or name.startswith("gpumeter.")):
+        if module is None or not _ours(name):
             continue
         shot[f"sys.modules[{name!r}]"] = module
         for attr, value in list(vars(module).items()):
@@ -170,11 +175,14 @@ def _tampered(before: Dict[str, Any]) -> List[str]:
                 changed.append(f"{key[:-len('.__code__')]} (its code or defaults replaced)")
         elif now is not value:
             changed.append(f"{key} (replaced)")
+    # Added names, in the modules there were before (a submodule imported since is new as a
+    # whole; a dunder such as __warningregistry__ is Python's own bookkeeping).
     for name, module in list(sys.modules.items()):
-        if module is None or not (name == "gpumeter" or name.startswith("gpumeter.")):
+        if module is None or not _ours(name) or f"sys.modules[{name!r}]" not in before:
             continue
         for attr, value in list(vars(module).items()):
-            if f"{name}.{attr}" not in before and not isinstance(value, types.ModuleType):
+            if f"{name}.{attr}" not in before and not isinstance(value, types.ModuleType) \
+                    and not (attr.startswith("__") and attr.endswith("__")):
                 changed.append(f"{name}.{attr} (added)")
     return sorted(set(changed))
 
