@@ -14,6 +14,7 @@ is documented in docs/evaluation.md.
 
 from __future__ import annotations
 
+import faulthandler
 import importlib
 import importlib.util
 import json
@@ -27,6 +28,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 # are imported as the evaluator's shell would import them.
 
 import gpumeter  # noqa: E402  (gpumeter first: before any code under test)
+
+faulthandler.enable()  # a crash leaves its Python stack in the candidate's log
 
 # What the run calls, captured before any candidate code exists in this process.
 _compare = gpumeter.compare
@@ -166,15 +169,25 @@ def _tampered(before: Dict[str, Any]) -> List[str]:
     """The names that no longer hold what they held before the candidate was imported, and
     non-module attributes added to gpumeter's modules."""
     changed: List[str] = []
+    replaced = set()
     for key, value in before.items():
+        if key.endswith(".__code__"):
+            continue
         found, now = _lookup(key)
         if not found:
             changed.append(f"{key} (removed)")
-        elif key.endswith(".__code__"):
-            if now is None or any(a is not b for a, b in zip(now, value)):
-                changed.append(f"{key[:-len('.__code__')]} (its code or defaults replaced)")
+            replaced.add(key)
         elif now is not value:
             changed.append(f"{key} (replaced)")
+            replaced.add(key)
+    # A function kept but its code or defaults swapped in place (one replaced whole is named
+    # above).
+    for key, value in before.items():
+        if not key.endswith(".__code__") or key[:-len(".__code__")] in replaced:
+            continue
+        found, now = _lookup(key)
+        if not found or now is None or any(a is not b for a, b in zip(now, value)):
+            changed.append(f"{key[:-len('.__code__')]} (its code or defaults replaced)")
     # Added names, in the modules there were before (a submodule imported since is new as a
     # whole; a dunder such as __warningregistry__ is Python's own bookkeeping).
     for name, module in list(sys.modules.items()):
