@@ -155,20 +155,26 @@ def _checked(result: Any) -> Optional[int]:
 
 
 def judge_record(path: str, candidate: str, reference: str = "reference",
-                 require_checks: bool = True) -> Dict[str, Any]:
-    """The verdict of ``candidate`` in the record at ``path``: read strictly, here."""
+                 case: Optional[str] = None, require_checks: bool = True) -> Dict[str, Any]:
+    """The verdict of ``candidate`` (in ``case``, or in any) in the record at ``path``: read
+    strictly, here."""
     import gpumeter
     try:
         record = gpumeter.read_record(path)
     except gpumeter.Error as e:
         return {"verdict": "refused", "correct": False,
                 "why": f"its record cannot be read: {e}"}
+
+    def ours(row: Any) -> bool:
+        return case is None or row.case_name == case
     for failure in record.failures:
+        if not ours(failure.row):
+            continue
         if failure.row.implementation in (candidate, "") or failure.error in _WRONG:
             verdict, correct = _from_error(failure.error, "gpumeter")
             return {"verdict": verdict, "correct": correct,
                     "why": f"{failure.error}: {failure.message}"}
-    rows = {r.name: r for r in record.results}
+    rows = {r.name: r for r in record.results if ours(r.row)}
     if reference not in rows:
         return {"verdict": "not measured", "correct": False,
                 "why": f"the record has no row named {reference!r}"}
@@ -178,7 +184,8 @@ def judge_record(path: str, candidate: str, reference: str = "reference",
     checked = _checked(rows[candidate])
     line: Dict[str, Any] = {"checked_iterations": checked}
     comparison = next((c for c in record.comparisons
-                       if c.baseline == reference and c.candidate == candidate), None)
+                       if c.baseline == reference and c.candidate == candidate
+                       and ours(c.candidate_row)), None)
     if require_checks and not checked:
         # Fail closed: a record that does not say its timed answers were checked cannot make
         # a candidate correct.
@@ -391,7 +398,7 @@ def evaluate_program(program: Dict[str, Any], *, folder: str, timeout_s: float,
             lines.append({**base, "candidate": label, "verdict": verdict, "correct": correct,
                           "why": f"{failure.error}: {failure.message}", "record": path})
             continue
-        judged = judge_record(path, impl, reference)
+        judged = judge_record(path, impl, reference, case=case_name)
         lines.append({**base, "candidate": label, "record": path, **judged})
     if not lines:
         lines.append({**base, "candidate": program["name"], "verdict": "not measured",
