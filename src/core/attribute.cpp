@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "gpumeter/errors.hpp"
@@ -50,13 +52,73 @@ Nanos span_length(const std::vector<Interval>& intervals) {
   return last - first;
 }
 
+void check_collection(const Trace& trace, std::size_t n_iterations) {
+  if (trace.canaries_launched > 0) {
+    std::size_t seen = 0;
+    for (const Activity& a : trace.activities) {
+      if (a.kind != ActivityKind::kernel || a.name != trace.canary_name) continue;
+      const auto found = trace.external_id_of.find(a.correlation_id);
+      if (found != trace.external_id_of.end() && found->second == kPrepareId) ++seen;
+    }
+    if (seen < trace.canaries_launched) {
+      throw CollectionStopped(
+          "collection stopped while the phase ran: " + std::to_string(seen) + " of the " +
+          std::to_string(trace.canaries_launched) +
+          " canary kernels gpumeter launched around the iterations left a record, and none was "
+          "reported lost. Code in the process switched CUPTI's activity records off "
+          "(cuptiActivityDisable, cuptiUnsubscribe, cuptiFinalize) or took them, so what would "
+          "be timed is not what ran; nothing is reported. Remove that code from the call.");
+    }
+  }
+  if (!trace.kernel_launches) return;
+  // Per iteration: launches through the runtime API, through the driver API, and kernels seen.
+  struct Count {
+    std::size_t runtime = 0;
+    std::size_t driver = 0;
+    std::size_t kernels = 0;
+  };
+  std::vector<Count> counts(n_iterations);
+  const auto iteration_of = [&](std::uint64_t correlation) -> std::optional<std::size_t> {
+    const auto found = trace.external_id_of.find(correlation);
+    if (found == trace.external_id_of.end() || found->second >= n_iterations) return std::nullopt;
+    return static_cast<std::size_t>(found->second);
+  };
+  for (const KernelLaunch& l : *trace.kernel_launches) {
+    if (const auto i = iteration_of(l.correlation_id)) {
+      ++(l.runtime_api ? counts[*i].runtime : counts[*i].driver);
+    }
+  }
+  for (const Activity& a : trace.activities) {
+    if (a.kind != ActivityKind::kernel) continue;
+    if (const auto i = iteration_of(a.correlation_id)) ++counts[*i].kernels;
+  }
+  for (std::size_t i = 0; i < n_iterations; ++i) {
+    const Count& c = counts[i];
+    const std::size_t launches = std::max(c.runtime, c.driver);
+    if (c.kernels >= launches) continue;
+    throw CollectionStopped(
+        "collection stopped while the phase ran: iteration " + std::to_string(i) + " made " +
+        std::to_string(launches) + " kernel launches that succeeded, but only " +
+        std::to_string(c.kernels) +
+        " kernel records came back, and none was reported lost. Code in the call switched "
+        "CUPTI's kernel records off around a launch, so its time is not in the sample; nothing "
+        "is reported. Remove that code from the call.");
+  }
+}
+
 std::vector<Sample> attribute(const Trace& trace, std::size_t n_iterations,
-                              const AttributionOptions& options) {
+                              const AttributionOptions& options, Ledger* ledger) {
   // Lost records first: every other failure could be their consequence (T6).
   if (trace.dropped_records.has_value() && *trace.dropped_records > 0) {
     throw RecordsLost(*trace.dropped_records, 1);
   }
   const bool loss_ruled_out = trace.dropped_records.has_value();
+  // Then a collection that stopped: work it did not record would read as an empty iteration.
+  check_collection(trace, n_iterations);
+  Ledger tally;
+  tally.iterations = n_iterations;
+  tally.canaries_launched = trace.canaries_launched;
+  tally.canaries_seen = trace.canaries_launched;  // check_collection proved every one
 
   std::vector<Claimed> claimed(n_iterations);
   std::size_t n_orphans = 0;
@@ -65,11 +127,16 @@ std::vector<Sample> attribute(const Trace& trace, std::size_t n_iterations,
   std::size_t wrong_iteration = 0;
   for (const Activity& a : trace.activities) {
     const auto found = trace.external_id_of.find(a.correlation_id);
-    if (found != trace.external_id_of.end() && found->second == kPrepareId) continue;
+    if (found != trace.external_id_of.end() && found->second == kPrepareId) {
+      ++tally.harness_records;
+      continue;
+    }
     if (found == trace.external_id_of.end() || found->second >= n_iterations) {
+      ++tally.unaccounted_records;
       if (n_orphans++ == 0) orphan_name = a.name.empty() ? to_string(a.kind) : a.name;
       continue;
     }
+    ++tally.iteration_records;
     if (a.end_ns < a.start_ns) {
       throw AttributionError(found->second,
                              "activity '" + a.name + "' ends before it starts (start " +
@@ -120,6 +187,7 @@ std::vector<Sample> attribute(const Trace& trace, std::size_t n_iterations,
     s.uncounted_copy_ns = union_length(c.copies);
     samples.push_back(s);
   }
+  if (ledger != nullptr) *ledger += tally;
   return samples;
 }
 

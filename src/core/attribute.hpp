@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpumeter/backend/trace.hpp"
+#include "gpumeter/ledger.hpp"
 #include "gpumeter/sample.hpp"
 
 namespace gpumeter {
@@ -16,10 +17,17 @@ struct AttributionOptions {
 
 // Maps every activity of `trace` to its iteration through its external correlation id and
 // returns one Sample per iteration 0..n_iterations-1. PREPARE-id work is skipped. Throws
-// RecordsLost, OffThreadLaunch, WrongDevice or AttributionError (in that order of
-// precedence) and then returns nothing.
+// RecordsLost, CollectionStopped, OffThreadLaunch, WrongDevice or AttributionError (in that order
+// of precedence) and then returns nothing. With `ledger`, also counts what each record was.
 std::vector<Sample> attribute(const Trace& trace, std::size_t n_iterations,
-                              const AttributionOptions& options = {});
+                              const AttributionOptions& options = {}, Ledger* ledger = nullptr);
+
+// B11: throws CollectionStopped when the trace proves collection stopped during the phase: a
+// canary missing, or an iteration with fewer kernel records than the kernel launches it made
+// through one API (runtime or driver: a launch may be seen through both, never more kernels than
+// launches through either, so a launch whose kernel went unrecorded shows). Lost records are
+// judged before this (a lost canary is a lost record).
+void check_collection(const Trace& trace, std::size_t n_iterations);
 
 struct Interval {
   Nanos start_ns;
