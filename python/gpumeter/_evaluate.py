@@ -183,6 +183,13 @@ def judge_record(path: str, candidate: str, reference: str = "reference",
                 "why": f"the record has no row named {candidate!r}"}
     checked = _checked(rows[candidate])
     line: Dict[str, Any] = {"checked_iterations": checked}
+    # The candidate's ledger as its record holds it: fresh inputs, checks, records by owner.
+    for r in record.to_dict().get("results", []):
+        row = r.get("row", r)
+        if row.get("implementation") == candidate and (case is None or row.get("case") == case):
+            if isinstance(r.get("ledger"), dict):
+                line["ledger"] = r["ledger"]
+            break
     comparison = next((c for c in record.comparisons
                        if c.baseline == reference and c.candidate == candidate
                        and ours(c.candidate_row)), None)
@@ -410,7 +417,7 @@ def evaluate_program(program: Dict[str, Any], *, folder: str, timeout_s: float,
 # --- the command ----------------------------------------------------------------------------
 
 _KEYS = ("candidate", "correct", "verdict", "why", "speedup", "interval", "sentence",
-         "checked_iterations", "record", "log", "seconds")
+         "checked_iterations", "ledger", "record", "log", "seconds")
 
 
 def _ordered(line: Dict[str, Any]) -> Dict[str, Any]:
