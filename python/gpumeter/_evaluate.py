@@ -297,21 +297,24 @@ def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
              "outputs": outputs, "case": case, "options": options, "out": folder}
     read_fd, write_fd = os.pipe()
     log = os.path.join(folder, "output.log")
-    # The report is read while the process runs: a report larger than the pipe's buffer would
-    # otherwise block its writer until the timeout.
+    # The report (one line) is read while the process runs: a report larger than the pipe's
+    # buffer would otherwise block its writer until the timeout. One line, not to the end: a
+    # process the candidate started outside its session may hold the pipe open.
     received: List[bytes] = []
-    with os.fdopen(read_fd, "rb") as report:
-        reader = threading.Thread(target=lambda: received.append(report.read()), daemon=True)
-        reader.start()
-        try:
-            rc, seconds = _run_child(
-                [python, "-m", "gpumeter._evaluate_child", str(write_fd), json.dumps(order)],
-                log, timeout_s, _child_environment(), pass_fds=(write_fd,))
-        except OSError as e:
-            return {"verdict": "not measured", "correct": False, "log": log,
-                    "why": f"cannot start the Python interpreter {python!r}: {e.strerror}"}
-        finally:
-            reader.join()
+    report = os.fdopen(read_fd, "rb")
+    reader = threading.Thread(target=lambda: received.append(report.readline()), daemon=True)
+    reader.start()
+    try:
+        rc, seconds = _run_child(
+            [python, "-m", "gpumeter._evaluate_child", str(write_fd), json.dumps(order)],
+            log, timeout_s, _child_environment(), pass_fds=(write_fd,))
+    except OSError as e:
+        return {"verdict": "not measured", "correct": False, "log": log,
+                "why": f"cannot start the Python interpreter {python!r}: {e.strerror}"}
+    finally:
+        reader.join(timeout=10)
+        if not reader.is_alive():  # else it holds the file: closing it under a read would block
+            report.close()
     text = b"".join(received).decode(errors="replace")
     line: Dict[str, Any] = {"seconds": round(seconds, 3), "log": log}
     if rc is None:
