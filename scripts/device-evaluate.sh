@@ -5,17 +5,24 @@
 # then the cost of fresh inputs and checks (time to an answer with and without, the same
 # candidates) and A against A with the checks on and off. JSON lines and logs under $OUT; the
 # table of candidate -> verdict, speedup last.
+#   OUT=... bash scripts/device-evaluate.sh
+#   SITE=/tmp/gpumeter-site REUSE_SITE=1 ...   reuse a module just installed there from this tree
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/device-evaluate-out}
 mkdir -p "$OUT"
 PY=${PYTHON:-python3}
-SITE=/tmp/gpumeter-site-evaluate
+SITE=${SITE:-/tmp/gpumeter-site-evaluate}
 start=$(date +%s)
-rm -rf "$SITE"
 t0=$(date +%s)
-$PY -m pip install --no-build-isolation --no-deps --target "$SITE" -v . >"$OUT/pip-install.log" 2>&1
-echo "pip install: rc=$? ($(( $(date +%s) - t0 )) s)" | tee "$OUT/steps.txt"
+if [[ -n ${REUSE_SITE:-} && -f $SITE/gpumeter/_evaluate.py ]]; then
+  echo "pip install: reused $SITE" | tee "$OUT/steps.txt"
+else
+  rm -rf "$SITE"
+  CMAKE_BUILD_PARALLEL_LEVEL=16 $PY -m pip install --no-build-isolation --no-deps \
+    --target "$SITE" -v . >"$OUT/pip-install.log" 2>&1
+  echo "pip install: rc=$? ($(( $(date +%s) - t0 )) s)" | tee "$OUT/steps.txt"
+fi
 export PYTHONPATH="$SITE:$PWD/tests/python"
 
 # The exploit suite, GPU and host tests (1024^3: the host-computed answer stays seconds).
