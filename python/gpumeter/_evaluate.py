@@ -394,9 +394,9 @@ def evaluate_program(program: Dict[str, Any], *, folder: str, timeout_s: float,
     for r in record.results:
         if r.name != reference and (r.case_name, r.name) not in names:
             names.append((r.case_name, r.name))
-    for failure in record.failures:
-        key = (failure.row.case_name, failure.row.implementation)
-        if failure.row.implementation != reference and key not in names:
+    for f in record.failures:
+        key = (f.row.case_name, f.row.implementation)
+        if f.row.implementation != reference and key not in names:
             names.append(key)
     several = len(names) > 1
     for case_name, impl in names:

@@ -124,12 +124,12 @@ def _snapshot() -> Dict[str, Any]:
                     if ccode is not None:
                         shot[f"{key}.{cattr}.__code__"] = ccode
     for name, attrs in _WATCHED_ELSEWHERE.items():
-        module = sys.modules.get(name)
-        if module is None:
+        elsewhere = sys.modules.get(name)
+        if elsewhere is None:
             continue
         for attr in attrs:
-            if hasattr(module, attr):
-                shot[f"{name}.{attr}"] = getattr(module, attr)
+            if hasattr(elsewhere, attr):
+                shot[f"{name}.{attr}"] = getattr(elsewhere, attr)
     torch = sys.modules.get("torch")
     if torch is not None and hasattr(torch, "Tensor"):
         for attr in _WATCHED_TENSOR:
