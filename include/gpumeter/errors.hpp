@@ -70,6 +70,13 @@ class CollectionStopped : public Error {
   using Error::Error;
 };
 
+// Device work gpumeter has no record of overlapped a timed window (B11): a kernel of an iteration
+// waited long after its launch while nothing recorded ran. Nothing is reported.
+class UnaccountedWork : public Error {
+ public:
+  using Error::Error;
+};
+
 class CuptiUnavailable : public Error {
  public:
   using Error::Error;

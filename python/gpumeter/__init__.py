@@ -90,6 +90,7 @@ from ._errors import (  # noqa: E402
     OffThreadLaunch,
     RecordsLost,
     TimestampUnitMismatch,
+    UnaccountedWork,
     UserCodeError,
     VerificationFailed,
     WrongDevice,
@@ -108,6 +109,7 @@ from ._gpumeter import (  # noqa: E402
     DeviceState,
     Failure,
     HostIdentity,
+    Ledger,
     MemoryUse,
     NullTest,
     RatioVerdict,
@@ -142,13 +144,14 @@ __all__ = [
     "TotalTerm", "TotalAtN", "TotalN", "Crossover", "GrowthRegime", "Growth", "SweepAnalysis",
     # what comes back
     "Result", "CompareResult", "Comparison", "Record", "Summary", "Spread", "Sample",
-    "ClockReading", "ClockSummary", "RowKey", "MemoryUse", "TimestampCheck", "PrecisionOutcome",
-    "NullTest",
+    "ClockReading", "ClockSummary", "RowKey", "MemoryUse", "Ledger", "TimestampCheck",
+    "PrecisionOutcome", "NullTest",
     "RelativeDifference", "RatioVerdict", "HostIdentity", "DeviceIdentity", "DeviceState",
     "Ceilings", "CeilingRun", "RunConfig", "Budget", "Failure", "Timing",
     # errors and warnings
     "Error", "RecordsLost", "OffThreadLaunch", "AttributionError", "CuptiUnavailable",
-    "CollectionStopped", "InputsModified", "VerificationFailed", "MixedTimingMethods",
+    "CollectionStopped", "UnaccountedWork", "InputsModified", "VerificationFailed",
+    "MixedTimingMethods",
     "IncomparableStatistics",
     "WrongDevice", "DeviceError", "DeviceBusy", "InvalidRecord", "ConfigError",
     "TimestampUnitMismatch", "UserCodeError", "GpumeterWarning", "FallbackWarning",
@@ -346,6 +349,11 @@ def _run(case: Union[_gpumeter.Case, Sequence[_gpumeter.Case]], options: _gpumet
     if error is not None:
         # gpumeter's own errors raised in a callable (the default check's VerificationFailed)
         # keep their cause; Ctrl-C and SystemExit stay what they are.
+        # The core's copy of the same error, when it says more (the iteration whose answer a
+        # check refused), is raised instead, with the callable's as its cause.
+        if (isinstance(raised, Error) and type(error) is type(raised) and
+                str(raised) in str(error) and str(error) != str(raised)):
+            raise error from raised
         if raised is not None and (isinstance(raised, Error) or
                                    not isinstance(raised, Exception)):
             raise raised

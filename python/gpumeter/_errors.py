@@ -141,6 +141,13 @@ class CollectionStopped(Error):
     """
 
 
+class UnaccountedWork(Error):
+    """Device work gpumeter has no record of overlapped a timed window: a kernel of an iteration
+    started long after its launch returned while the device ran nothing recorded (records
+    switched off around a launch, or another process's work). Nothing is reported.
+    """
+
+
 class InputsModified(Error):
     """An implementation changed the shared ``inputs`` of a comparison (checked before timing)."""
 

@@ -29,6 +29,21 @@ std::vector<Sample> attribute(const Trace& trace, std::size_t n_iterations,
 // judged before this (a lost canary is a lost record).
 void check_collection(const Trace& trace, std::size_t n_iterations);
 
+// B11: the longest a kernel of an iteration may wait, after its launch call returned, while the
+// device runs nothing gpumeter recorded. On the H200 a kernel starts within about 15 us of its
+// launch under CUPTI (back-to-back launches start 8 to 15 us apart); 50 us leaves room for the
+// clock's jitter, and any work worth hiding (a GEMM of 196 us) is longer.
+inline constexpr Nanos kHiddenWorkNs = 50'000;
+
+// Throws UnaccountedWork when a kernel of an iteration started more than kHiddenWorkNs after its
+// launch call returned with the device running no recorded activity for that long in between:
+// the device was busy with work whose records were switched off (or another process's, which
+// a trace of a shared device does not count).
+void check_hidden_work(const Trace& trace, std::size_t n_iterations);
+
+// The canaries (Trace::canary_name, under the prepare label) that left a record.
+std::size_t canaries_seen(const Trace& trace);
+
 struct Interval {
   Nanos start_ns;
   Nanos end_ns;

@@ -176,7 +176,25 @@ AttributedPhase run_attributed_phase(Backend& backend, const Call& call, std::si
       }
       return out;
     } catch (const RecordsLost& lost) {
-      if (attempt + 1 >= kMaxPhaseAttempts) throw RecordsLost(lost.dropped(), attempt + 1);
+      if (attempt + 1 >= kMaxPhaseAttempts) {
+        // Losses that larger buffers did not cure, with canaries missing: CUPTI counts the
+        // records of work in flight as dropped when a call switches their kind off (seen on the
+        // H200), so this is collection stopped by the call, not a host too busy to keep up.
+        const std::size_t seen = canaries_seen(trace);
+        if (seen < trace.canaries_launched) {
+          throw CollectionStopped(
+              "collection stopped while the phase ran: in each of " + std::to_string(attempt + 1) +
+              " attempts records went missing, and in the last " + std::to_string(seen) +
+              " of the " + std::to_string(trace.canaries_launched) +
+              " canary kernels gpumeter launched around the iterations left a record (CUPTI "
+              "counted " +
+              std::to_string(lost.dropped()) +
+              " dropped). Code in the process switched CUPTI's activity records off "
+              "(cuptiActivityDisable, cuptiUnsubscribe, cuptiFinalize), so what would be timed "
+              "is not what ran; nothing is reported. Remove that code from the call.");
+        }
+        throw RecordsLost(lost.dropped(), attempt + 1);
+      }
       ++out.retries;
     }
   }

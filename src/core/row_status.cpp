@@ -34,9 +34,10 @@ RowStatus status_of(const Failure& failure) {
   if (e == kTimeoutFailure) return RowStatus::timed_out;
   // T6: the measurement's own refusals (error_name in errors.cpp): the work may well be right,
   // but no time of it is one gpumeter stands behind.
-  for (const char* refusal : {"RecordsLost", "OffThreadLaunch", "AttributionError", "WrongDevice",
-                              "CuptiUnavailable", "CollectionStopped", "MixedTimingMethods",
-                              "IncomparableStatistics", "TimestampUnitMismatch", "DeviceBusy"}) {
+  for (const char* refusal :
+       {"RecordsLost", "OffThreadLaunch", "AttributionError", "WrongDevice", "CuptiUnavailable",
+        "CollectionStopped", "UnaccountedWork", "MixedTimingMethods", "IncomparableStatistics",
+        "TimestampUnitMismatch", "DeviceBusy"}) {
     if (e == refusal) return RowStatus::not_measured;
   }
   // The case's own failures (VerificationFailed, InputsModified, UserCodeError, DeviceError,

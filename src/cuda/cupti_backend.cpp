@@ -196,6 +196,7 @@ class CuptiBackend final : public CudaBackendBase {
     trace.canary_name = kCanaryKernelName;
     trace.canaries_launched = canaries_;
     trace.kernel_launches = std::move(records.kernel_launches);
+    trace.device_shared = options_.device_shared;
     trace.activities = std::move(records.activities);
     trace.external_id_of = std::move(records.external_id_of);
     trace.counts_kernels = true;

@@ -230,7 +230,8 @@ void parse_activity_buffer(const CuptiApi& api, std::uint8_t* buffer, std::size_
           into.failed_apis.push_back(
               FailedApi{call->correlationId, runtime, call->cbid, call->returnValue});
         } else if (launches_a_kernel(api, runtime, call->cbid)) {
-          into.kernel_launches.push_back(KernelLaunch{call->correlationId, runtime});
+          into.kernel_launches.push_back(
+              KernelLaunch{call->correlationId, runtime, to_nanos(call->end)});
         }
         break;
       }

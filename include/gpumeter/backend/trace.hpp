@@ -44,6 +44,9 @@ inline constexpr std::uint64_t kPrepareId = UINT64_MAX;
 struct KernelLaunch {
   std::uint64_t correlation_id = 0;
   bool runtime_api = true;  // through the runtime API (else the driver API)
+  // When the launch call returned, on the activities' clock; 0: unknown. A kernel that starts
+  // long after it while nothing recorded runs was waiting for work gpumeter has no record of.
+  Nanos returned_ns = 0;
 };
 
 struct Trace {
@@ -69,6 +72,9 @@ struct Trace {
   std::size_t canaries_launched = 0;
   // The kernel launches the collector saw succeed, where it reports them; nullopt: not reported.
   std::optional<std::vector<KernelLaunch>> kernel_launches;
+  // Other processes may use the device (a contended run, P1): their work delays the call's
+  // kernels, so a delay is not evidence of hidden work in this process.
+  bool device_shared = false;
 };
 
 }  // namespace gpumeter
