@@ -125,7 +125,11 @@ def _folder_name(index: int, name: str) -> str:
 
 
 def _speedup(comparison: Any) -> Tuple[Optional[float], Optional[List[float]]]:
-    """Reference time / candidate time, from the record's comparison, and its interval."""
+    """Reference time / candidate time, from the record's comparison, by the rule it was judged
+    by: the wall clock's 1.5x rule gives a factor and no interval; device time its difference
+    with its 95% interval."""
+    if comparison.ratio is not None:
+        return float(comparison.ratio.speedup), None
     d = comparison.difference
     if d is not None:
         def inv(x: float) -> Optional[float]:
@@ -134,18 +138,19 @@ def _speedup(comparison: Any) -> Tuple[Optional[float], Optional[List[float]]]:
         low, high = inv(d.high), inv(d.low)
         interval = [low, high] if low is not None and high is not None else None
         return speedup, interval
-    if comparison.ratio is not None:
-        return float(comparison.ratio.speedup), None
     return None, None
 
 
 def _direction(comparison: Any, speedup: Optional[float]) -> str:
+    ratio = comparison.ratio
+    if ratio is not None:
+        # The binding says "directional difference" (its docstring "directional_difference").
+        if str(ratio.resolution).replace("_", " ") == "directional difference" and speedup:
+            return "faster" if speedup > 1 else "slower"
+        return "no difference"
     if comparison.difference is not None:
         return "faster" if comparison.faster else "slower" if comparison.slower else \
             "no difference"
-    ratio = comparison.ratio
-    if ratio is not None and ratio.resolution == "directional_difference" and speedup:
-        return "faster" if speedup > 1 else "slower"
     return "no difference"
 
 
