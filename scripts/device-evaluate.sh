@@ -44,7 +44,8 @@ t0=$(date +%s)
   side_stream=exploits.side_stream:gpu threads=exploits.threads:gpu \
   persist_l2=exploits.persist_l2:gpu cupti_off=exploits.cupti_off:gpu \
   cupti_blink=exploits.cupti_blink:gpu patch_verify=exploits.patch_verify:gpu \
-  patch_allclose=exploits.patch_allclose:gpu patch_timer=exploits.patch_timer:gpu) \
+  patch_allclose=exploits.patch_allclose:gpu patch_timer=exploits.patch_timer:gpu \
+  partial=exploits.partial:gpu) \
   >"$OUT/evaluate.log" 2>&1
 echo "evaluate (returned answers): rc=$? ($(( $(date +%s) - t0 )) s)" | tee -a "$OUT/steps.txt"
 t0=$(date +%s)
