@@ -11,6 +11,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/device-evaluate-out}
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)  # the evaluate runs below start in tests/python
 PY=${PYTHON:-python3}
 SITE=${SITE:-/tmp/gpumeter-site-evaluate}
 start=$(date +%s)
