@@ -20,7 +20,7 @@ if [[ -n ${REUSE_SITE:-} && -f $SITE/gpumeter/_evaluate.py ]]; then
   echo "pip install: reused $SITE" | tee "$OUT/steps.txt"
 else
   rm -rf "$SITE"
-  CMAKE_BUILD_PARALLEL_LEVEL=16 $PY -m pip install --no-build-isolation --no-deps \
+  CMAKE_BUILD_PARALLEL_LEVEL=16 "$PY" -m pip install --no-build-isolation --no-deps \
     --target "$SITE" -v . >"$OUT/pip-install.log" 2>&1
   echo "pip install: rc=$? ($(( $(date +%s) - t0 )) s)" | tee "$OUT/steps.txt"
 fi
@@ -29,7 +29,7 @@ export PYTHONPATH="$SITE:$PWD/tests/python"
 # The exploit suite's GPU tests in this process (1024^3: the host-computed answer stays seconds);
 # its host tests run in CI, and its evaluate test is the run below at 4096^3.
 t0=$(date +%s)
-GPUMETER_EXPLOIT_N=1024 timeout 300 $PY -m pytest -q -rs -p no:cacheprovider \
+GPUMETER_EXPLOIT_N=1024 timeout 300 "$PY" -m pytest -q -rs -p no:cacheprovider \
   tests/python/test_exploits.py -k "gpu and not gpu_evaluate" >"$OUT/exploits-pytest.log" 2>&1
 echo "exploit suite: rc=$? ($(( $(date +%s) - t0 )) s)" | tee -a "$OUT/steps.txt"
 
@@ -38,7 +38,7 @@ export GPUMETER_EXPLOIT_N=4096
 common=(--timing cupti --rtol 2e-2 --atol 1e-1 --timeout 120 --out "$OUT/records"
         --jsonl "$OUT/evaluate.jsonl")
 t0=$(date +%s)
-(cd tests/python && timeout 420 $PY -m gpumeter evaluate "${common[@]}" \
+(cd tests/python && timeout 420 "$PY" -m gpumeter evaluate "${common[@]}" \
   --reference exploits.problem:gpu_reference --inputs exploits.problem:gpu_inputs \
   honest=exploits.honest:gpu fused=exploits.honest:gpu_fused \
   memo_first_call=exploits.memo_first_call:gpu memo_pointer=exploits.memo_pointer:gpu \
@@ -51,7 +51,7 @@ t0=$(date +%s)
   >"$OUT/evaluate.log" 2>&1
 echo "evaluate (returned answers): rc=$? ($(( $(date +%s) - t0 )) s)" | tee -a "$OUT/steps.txt"
 t0=$(date +%s)
-(cd tests/python && timeout 240 $PY -m gpumeter evaluate "${common[@]}" --outputs 2 \
+(cd tests/python && timeout 240 "$PY" -m gpumeter evaluate "${common[@]}" --outputs 2 \
   --reference exploits.problem:gpu_reference_out --inputs exploits.problem:gpu_inputs_out \
   honest_out=exploits.honest:gpu_out copy_device=exploits.copy_device:gpu \
   copy_host=exploits.copy_host:gpu deferred=exploits.deferred:gpu) \
@@ -60,17 +60,17 @@ echo "evaluate (written buffers): rc=$? ($(( $(date +%s) - t0 )) s)" | tee -a "$
 
 # What fresh inputs and checks cost, and A against A with the checks on and off.
 t0=$(date +%s)
-timeout 240 $PY bench/python/evaluate_cost.py --out "$OUT/cost" --repeats 6 >"$OUT/cost.log" 2>&1
+timeout 240 "$PY" bench/python/evaluate_cost.py --out "$OUT/cost" --repeats 6 >"$OUT/cost.log" 2>&1
 echo "cost and A against A: rc=$? ($(( $(date +%s) - t0 )) s)" | tee -a "$OUT/steps.txt"
 
 echo "total $(( $(date +%s) - start )) s"
 cat "$OUT/steps.txt"
 grep -E "passed|failed|error" "$OUT/exploits-pytest.log" | tail -3
 grep -E "^(FAILED|ERROR|SKIPPED)" "$OUT/exploits-pytest.log" | cut -c1-300
-cat "$OUT/cost.log" | tail -12
+tail -12 "$OUT/cost.log"
 echo
 echo "candidate -> verdict, speedup (reference time / candidate time, 95% interval)"
-$PY - "$OUT/evaluate.jsonl" <<'PYEOF'
+"$PY" - "$OUT/evaluate.jsonl" <<'PYEOF'
 import json, sys
 for line in open(sys.argv[1]):
     x = json.loads(line)

@@ -223,7 +223,7 @@ def judge_record(path: str, candidate: str, reference: str = "reference",
 def _from_error(error_type: str, who: str) -> Tuple[str, bool]:
     """The verdict of an error, and who raised it: the candidate, gpumeter, or the evaluator's
     own code (the reference, the input generator, their imports)."""
-    if who in ("reference", "inputs", "evaluator"):
+    if who in ("reference", "inputs", "evaluator", "internal"):
         return "not measured", False
     if error_type in _WRONG:
         return "wrong", False
@@ -347,7 +347,8 @@ def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
         who = str(result.get("who", "candidate"))
         verdict, correct = _from_error(error_type, who)
         whose = {"reference": "the reference raised: ", "inputs": "the input generator raised: ",
-                 "evaluator": f"{result.get('step')}: "}.get(who, "")
+                 "evaluator": f"{result.get('step')}: ",
+                 "internal": "gpumeter failed (not the candidate): "}.get(who, "")
         line.update(verdict=verdict, correct=correct,
                     why=f"{whose}{error_type}: {result.get('message', '')}",
                     error=error_type)

@@ -35,6 +35,7 @@ faulthandler.enable()  # a crash leaves its Python stack in the candidate's log
 _compare = gpumeter.compare
 _write_record = gpumeter.write_record
 _UserCodeError = gpumeter.UserCodeError
+_Error = gpumeter.Error
 _dumps = json.dumps
 _write = os.write
 _exit = os._exit
@@ -203,18 +204,19 @@ def _tampered(before: Dict[str, Any]) -> List[str]:
 # --- whose exception ------------------------------------------------------------------------
 
 
-def _blame(error: BaseException, parts: Dict[str, Tuple[Callable[..., Any], Optional[str]]]
-           ) -> str:
+def _blame(error: BaseException, parts: Dict[str, Tuple[Callable[..., Any], Optional[str]]],
+           default: str = "candidate") -> str:
     """Which part raised the exception behind a UserCodeError: the first frame outside gpumeter
     is the callable gpumeter called; its code, else its file, names the part. A frame that names
-    none is the candidate's (the evaluator's code is trusted to run)."""
+    none is the candidate's (the evaluator's code is trusted to run); with no frame outside
+    gpumeter, ``default``."""
     cause = error.__cause__ if error.__cause__ is not None else error
     package = os.path.dirname(os.path.abspath(gpumeter.__file__)) + os.sep
     tb = cause.__traceback__
     while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(package):
         tb = tb.tb_next
     if tb is None:
-        return "candidate"
+        return default
     for part, (fn, _) in parts.items():
         if getattr(getattr(fn, "__func__", fn), "__code__", None) is tb.tb_frame.f_code:
             return part
@@ -262,12 +264,16 @@ def run(order: Dict[str, Any]) -> Dict[str, Any]:
     except BaseException as e:  # noqa: BLE001  (the parent judges every outcome)
         # A callable's exception reaches here as UserCodeError; SystemExit or
         # KeyboardInterrupt raised by one stays itself; anything else is gpumeter's.
+        # An exception that is not gpumeter's came from code gpumeter called outside its
+        # runner (the input generator, checked before timing), else from gpumeter itself.
         if isinstance(e, _UserCodeError):
             who = _blame(e, parts)
         elif not isinstance(e, Exception):
             who = "candidate"
-        else:
+        elif isinstance(e, _Error):
             who = "gpumeter"
+        else:
+            who = _blame(e, parts, default="internal")
         result = {"ok": False, "who": who, "step": "the comparison", "type": type(e).__name__,
                   "message": " ".join(str(e).split())[:4000], "fields": _error_fields(e),
                   "traceback": traceback.format_exc()[-4000:]}
