@@ -996,8 +996,13 @@ def release_cupti() -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """`python -m gpumeter report|compare|merge|env|lock|plot|run ...`: the gpumeter command."""
+    """`python -m gpumeter report|compare|merge|env|lock|plot|run|evaluate ...`: the gpumeter
+    command."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["evaluate"]:
+        # Candidates in processes of their own, judged here; the C++ command's `evaluate` runs
+        # this.
+        return _evaluate.main(args[1:])
     if args[:1] == ["plot"]:
         # Drawn in Python (matplotlib); the C++ command's `plot` runs this.
         from .plot import main as plot_main
@@ -1010,3 +1015,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 from ._phases import PhasesResult, phases  # noqa: E402  (they use the functions above)
 from ._sweep import SweepResult, sweep  # noqa: E402
+from . import _evaluate  # noqa: E402  (gpumeter evaluate: docs/evaluation.md)
