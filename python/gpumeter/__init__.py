@@ -486,9 +486,15 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
                                        "or None"), None)
         fresh.check_pure()
     # Before timing: a Warp candidate on Warp's CPU device is refused here, not timed.
+    found_on: Callable[[], Any] = fn
+    if fresh is not None:
+        some_args = fresh.make(0)
+
+        def found_on() -> Any:
+            return fn(*some_args)
     runtimes = _runtimes.resolve_runtimes(
-        {label: fn if fresh is None else (lambda a=fresh.make(0): fn(*a))},
-        0 if device is None else int(device), resets={label: reset_fn} if reset_fn else None)
+        {label: found_on}, 0 if device is None else int(device),
+        resets={label: reset_fn} if reset_fn else None)
     if fresh is not None:
         impl = _fresh_implementation(runner, fresh, label, fn, [None], None, reset_fn, scaled_fn)
     else:
@@ -650,7 +656,9 @@ class _FreshInputs:
         first, again, other = self.make(1), self.make(1), self.make(2)
         written = set(k % len(first) for k in self.outputs) if first else set()
         keep = [i for i in range(len(first)) if i not in written]
-        pick = (lambda t: tuple(t[i] for i in keep))  # noqa: E731  (outputs hold the poison)
+
+        def pick(t: Tuple[Any, ...]) -> Tuple[Any, ...]:  # the outputs hold the poison
+            return tuple(t[i] for i in keep)
         if not _same_inputs(pick(first), pick(again)):
             raise ConfigError("fresh_inputs: two calls with the same seed gave different "
                               "inputs; it must be a pure function of its seed (seed a generator "
@@ -826,22 +834,22 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
     runtimes = _runtimes.resolve_runtimes(
         found_on, 0 if device is None else int(device), resets=resets)
     runner = _Runner()
-    outputs: Dict[str, List[Any]] = {}
+    kept: Dict[str, List[Any]] = {}
     reference: List[Any] = [None]
     impls = []
     for i, impl_name in enumerate(names):
         keep: List[Any] = [None]
-        outputs[impl_name] = keep
+        kept[impl_name] = keep
         verifier: Optional[Callable[[], None]] = None
         if check is not None and i == 0:
             # A copy of the first output: a later implementation may write the same buffer.
             def keep_reference(n: str = impl_name) -> None:
-                reference[0] = _copy(outputs[n][0])
+                reference[0] = _copy(kept[n][0])
             verifier = runner.wrap(keep_reference)
         elif check is not None:
             def check_output(n: str = impl_name,
                              c: Callable[[str, Any, Any], None] = check) -> None:
-                c(n, outputs[n][0], reference[0])
+                c(n, kept[n][0], reference[0])
             verifier = runner.wrap(check_output)
         r = resets.get(impl_name)
         k_fn = scaled_by.get(impl_name)
