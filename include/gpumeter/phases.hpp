@@ -57,6 +57,9 @@ struct PhaseReading {
   std::optional<int> recaptures;
 };
 
+// The most calls a measured total may take (gpumeter.phases() refuses more): the N of a total.
+inline constexpr int kMaxTotalCalls = 100'000;
+
 // A measured total: N calls timed as one loop from a fresh process (spawn, set-up, N calls,
 // synchronized), one sample per process. Never a median multiplied.
 struct MeasuredTotal {
