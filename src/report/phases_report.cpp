@@ -165,6 +165,11 @@ std::string phases_part(const Record& record, TableLayout layout) {
     }
     if (!lines.empty()) out += "\n" + item("", growth_heading(axis)) + lines;
   }
+  if (!sweeps.left_out.empty()) {
+    out += "\n";
+    for (const std::string& line : sweeps.left_out)
+      out += item("- ", md(line, MdPlace::line_start));
+  }
   return out;
 }
 
