@@ -1191,7 +1191,9 @@ void check_phase_rows(const Reader& r, const Record& record) {
   }
 }
 
-Record read_document(const Reader& r, const Doc& doc) {
+// The rows read while the document was parsed (ResultsAsParsed): results[i] is streamed[i] where
+// the document's element was read and dropped (it is null there).
+Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* streamed = nullptr) {
   if (!doc.is_object()) r.fail(fmt::format("top level is {}, not a JSON object", doc.type_name()));
 
   // Identify the schema first: a file of another kind or version gets that message, not a
@@ -1294,7 +1296,12 @@ Record read_document(const Reader& r, const Doc& doc) {
   }
 
   const Doc& results = r.array(doc, "", "results");
+  record.results.reserve(results.size());
   for (std::size_t i = 0; i < results.size(); ++i) {
+    if (streamed != nullptr && i < streamed->size() && results[i].is_null()) {
+      record.results.push_back(std::move((*streamed)[i]));
+      continue;
+    }
     record.results.push_back(
         read_result(r, results[i], fmt::format("results[{}]", i), record.ceilings, version));
   }
@@ -1379,9 +1386,74 @@ std::size_t approximate_values(std::string_view text) {
 // Each member is inserted once into an object kept by key, in log time; each element appended to
 // its array. (The library's own builders were quadratic: its ordered objects searched every member
 // per key inserted, and its filtering builder rescanned an array at each element's end.)
+// Each row of a record's `results`, read into its Result as soon as its element closes and the
+// element dropped from the document: the rows are most of a record, and their document (a map node
+// and a key per member, 16 bytes and more per number) took 8 times the file's size (100,000 rows,
+// 141 MB of text: 1.15 GB). It reads a row only once the schema, a readable schema_version and the
+// ceilings it is checked against have been parsed (a record's writer puts them first); otherwise
+// the rows stay in the document and read_document reads them, as strictly either way.
+class ResultsAsParsed {
+ public:
+  explicit ResultsAsParsed(const Reader& r) : r_(r) {}
+
+  // `root` is the document so far (its `results` open), `element` the row just closed. True when
+  // the row was read (and may be dropped).
+  bool take(const Doc& root, const Doc& element) {
+    if (gave_up_) return false;
+    if (!ready_ && !prepare(root)) {
+      gave_up_ = true;
+      return false;
+    }
+    if (rows_.size() != seen_++) return false;  // an element kept before: keep them all
+    try {
+      rows_.push_back(
+          read_result(r_, element, fmt::format("results[{}]", rows_.size()), *ceilings_, version_));
+    } catch (const InvalidRecord&) {
+      // Kept, and refused where read_document reaches it: after the fields it reads first, so a
+      // record with several faults is named by the same one either way.
+      gave_up_ = true;
+      return false;
+    }
+    return true;
+  }
+
+  std::vector<Result>& rows() { return rows_; }
+
+ private:
+  bool prepare(const Doc& root) {
+    const auto schema = root.find("schema");
+    const auto version = root.find("schema_version");
+    const auto ceilings = root.find("ceilings");
+    if (schema == root.end() || version == root.end() || ceilings == root.end()) return false;
+    if (!schema->is_string() || schema->get_ref<const std::string&>() != kRecordSchemaName ||
+        !version->is_number_integer() || !ceilings->is_object()) {
+      return false;
+    }
+    const auto v = version->get<std::int64_t>();
+    if (v < kOldestReadableSchemaVersion || v > kRecordSchemaVersion) return false;
+    version_ = static_cast<int>(v);
+    try {
+      ceilings_ = read_ceilings(r_, *ceilings, version_);
+    } catch (const InvalidRecord&) {
+      return false;  // read_document names it
+    }
+    ready_ = true;
+    return true;
+  }
+
+  const Reader& r_;
+  bool ready_ = false;
+  bool gave_up_ = false;
+  int version_ = 0;
+  std::optional<Ceilings> ceilings_;
+  std::size_t seen_ = 0;
+  std::vector<Result> rows_;
+};
+
 class DocumentBuilder final : public nlohmann::json_sax<Doc> {
  public:
-  explicit DocumentBuilder(const std::string& path) : path_(path) {}
+  explicit DocumentBuilder(const std::string& path, ResultsAsParsed* results = nullptr)
+      : path_(path), results_(results) {}
 
   Doc take() { return std::move(root_); }
 
@@ -1412,6 +1484,7 @@ class DocumentBuilder final : public nlohmann::json_sax<Doc> {
                        record_text(at->first)));
     }
     member_ = &at->second;
+    if (open_.size() == 1) results_key_ = at->first == "results";
     return true;
   }
 
@@ -1460,16 +1533,26 @@ class DocumentBuilder final : public nlohmann::json_sax<Doc> {
       fail(fmt::format("nested deeper than {} levels; no record is", kMaxDepth));
     }
     // A container's address is stable while it is open: its parent grows only after it closes.
+    const bool results = open_.size() == 1 && results_key_ && type == Doc::value_t::array;
     open_.push_back(place(Doc(type)));
+    if (results) results_array_ = open_.back();
     return true;
   }
 
   bool close() {
+    // A row of the top level's `results` array, closed: read, and dropped from the document.
+    if (results_ != nullptr && open_.size() == 3 && results_array_ == open_[1] &&
+        results_->take(root_, *open_[2])) {
+      *open_[2] = Doc();
+    }
     open_.pop_back();
     return true;
   }
 
   const std::string& path_;
+  ResultsAsParsed* results_ = nullptr;
+  bool results_key_ = false;      // the last key of the top level was "results"
+  Doc* results_array_ = nullptr;  // the top level's results, once opened
   Doc root_;
   std::vector<Doc*> open_;  // the containers open, outermost first
   Doc* member_ = nullptr;   // where the value after the last key goes
@@ -1480,7 +1563,8 @@ class DocumentBuilder final : public nlohmann::json_sax<Doc> {
 // counted before anything is built, and no NUL byte. The JSON parser ends its input at a NUL, so
 // whatever followed one (a 100 KB random tail) was ignored; JSON text has none, inside a string or
 // out.
-Doc parse_strict(std::string_view text, const std::string& path) {
+Doc parse_strict(std::string_view text, const std::string& path,
+                 ResultsAsParsed* results = nullptr) {
   if (approximate_values(text) > kMaxValues) {
     throw InvalidRecord(path, fmt::format("holds more than about {} values, the most a record "
                                           "may hold (a real record of the largest size holds "
@@ -1493,7 +1577,7 @@ Doc parse_strict(std::string_view text, const std::string& path) {
                                           nul, text.size()));
   }
   if (text.empty()) throw InvalidRecord(path, "not valid JSON (empty file)");
-  DocumentBuilder builder(path);
+  DocumentBuilder builder(path, results);
   if (!Doc::sax_parse(text.begin(), text.end(), &builder)) {
     const std::size_t at = builder.error_at().value_or(0);
     if (at > text.size()) {
@@ -1652,7 +1736,10 @@ Record parse_record(std::string_view text, const std::string& path) {
   }
   // A run's journal starts so, and no record does (a record's first field is its schema).
   if (text.substr(0, kJournalStart.size()) == kJournalStart) return parse_journal(text, path);
-  return read_document(Reader(path), parse_strict(text, path));
+  const Reader r(path);
+  ResultsAsParsed rows(r);
+  const Doc doc = parse_strict(text, path, &rows);
+  return read_document(r, doc, &rows.rows());
 }
 
 }  // namespace gpumeter
