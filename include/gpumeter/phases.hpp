@@ -33,6 +33,9 @@ enum class Phase {
   graph_capture,  // capturing the call into a CUDA graph
   graph_replay,   // replaying the captured graph
   downstream,     // the next stage, or one whole application iteration
+  // From the last synchronize of a fresh process to its exit as the parent sees it (context
+  // teardown, interpreter shutdown): a one-shot tool's user waits for it too.
+  process_exit,
 };
 
 std::string_view to_string(Phase phase);  // "process_start", "cold_compile", ...
