@@ -1168,7 +1168,8 @@ void check_phase_rows(const Reader& r, const Record& record) {
     double parts = 0;
     std::string names;
     for (const PhaseReading& p : record.phases) {
-      if (p.row != t.row || p.setting != t.setting) continue;
+      // The exit comes after the synchronize a total ends at: no part of it.
+      if (p.row != t.row || p.setting != t.setting || p.phase == Phase::process_exit) continue;
       parts += static_cast<double>(*std::min_element(p.samples_ns.begin(), p.samples_ns.end()));
       names += (names.empty() ? "" : ", ") + std::string(to_string(p.phase));
     }

@@ -221,6 +221,18 @@ TEST(ImpossibleRecords, ATotalBelowItsOwnPhasesIsRefused) {
       "totals[1].samples_ns: a total of 100 calls of 960000000 ns, below the 990000000 ns");
 }
 
+// The process exit follows the synchronize a total ends at: a long exit is no part of a total.
+TEST(ImpossibleRecords, AProcessExitIsNoPartOfItsTotal) {
+  Record rec = testing::phases_record();
+  rec.phases.push_back({rec.totals[0].row,
+                        Phase::process_exit,
+                        Statistic::synchronized_wall_clock,
+                        PhaseSetting::fresh_cached,
+                        {2'000'000'000, 2'100'000'000, 1'900'000'000},
+                        {}});
+  EXPECT_EQ(refusal(json_of(rec)), "(accepted)");
+}
+
 TEST(ImpossibleRecords, NAboveTheWritersCapIsRefused) {
   expect_refused(
       testing::phases_record(), [](ordered_json& j) { j["totals"][1]["calls"] = 1'000'000'000; },
