@@ -16,7 +16,8 @@
 //                                        print a record for scripts/reader-scaling.sh:
 //                                        KIND keys (the full record with N extra keys), elements
 //                                        (with an extra array of N empty objects), growth (a
-//                                        sweep of one implementation over N sizes) or sweep (a
+//                                        sweep of one implementation over N sizes), rows (the
+//                                        same, one sample a row) or sweep (a
 //                                        real-shaped sweep of N MB: cases of two
 //                                        implementations, 200 samples each)
 #include <algorithm>
@@ -76,7 +77,7 @@ std::string sweep_of(std::size_t mb) {
 // A sweep of one implementation over `n` sizes (1,000 to 1,000 n elements), each row 5 samples
 // of one pass: flat at 5 us up to 500,000 elements, then 0.01 ns an element, 0.3% noise. What
 // `gpumeter report` fits a growth to (scripts/growth-scaling.sh).
-std::string growth_of(std::size_t n) {
+std::string growth_of(std::size_t n, int samples = 5) {
   namespace t = gpumeter::testing;
   gpumeter::Record rec = t::full_record();
   rec.results.clear();
@@ -92,13 +93,13 @@ std::string growth_of(std::size_t n) {
     m.null_test.reset();
     m.samples.clear();
     const double level = std::max(5'000.0, 0.01 * size);
-    for (int k = 0; k < 5; ++k) {
+    for (int k = 0; k < samples; ++k) {
       const auto busy = static_cast<gpumeter::Nanos>(
           level * (1 + 0.003 * (static_cast<double>(random() % 2001) / 1000.0 - 1)));
       m.samples.push_back(t::sample(busy, busy + 800, 2, 0));
     }
-    m.pass_sizes = {5};
-    m.measure_iterations = 5;
+    m.pass_sizes = {static_cast<std::size_t>(samples)};
+    m.measure_iterations = static_cast<std::size_t>(samples);
     rec.results.push_back(std::move(r));
   }
   t::derive_summaries(rec);
@@ -118,6 +119,8 @@ std::string scaling(const std::string& kind, std::size_t n) {
     return sweep_of(n);
   } else if (kind == "growth") {
     return growth_of(n);
+  } else if (kind == "rows") {
+    return growth_of(n, 1);  // the same sweep, one sample a row: the most rows a record holds
   } else {
     throw gpumeter::Error("unknown scaling input '" + kind + "'");
   }
