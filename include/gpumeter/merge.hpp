@@ -2,11 +2,16 @@
 // The records of the shards of one sweep (run on one device, one way of timing) joined into one
 // record, so tables and comparisons see the whole sweep (`gpumeter merge`).
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpumeter/record.hpp"
 
 namespace gpumeter {
+
+// How the deviation of a merge of program runs starts: their rows are in the merged record, their
+// program sections are not (a record holds one program's), and a reader reads it so.
+inline constexpr std::string_view kMergedProgramsMark = "merged from program runs (";
 
 struct MergeOptions {
   // Join records of different devices, configurations, project commits, timing methods or

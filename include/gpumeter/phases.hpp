@@ -33,6 +33,9 @@ enum class Phase {
   graph_capture,  // capturing the call into a CUDA graph
   graph_replay,   // replaying the captured graph
   downstream,     // the next stage, or one whole application iteration
+  // From the last synchronize of a fresh process to its exit as the parent sees it (context
+  // teardown, interpreter shutdown): a one-shot tool's user waits for it too.
+  process_exit,
 };
 
 std::string_view to_string(Phase phase);  // "process_start", "cold_compile", ...
@@ -56,6 +59,9 @@ struct PhaseReading {
   // graph_capture: how many captures the samples took (each a recapture of the same call).
   std::optional<int> recaptures;
 };
+
+// The most calls a measured total may take (gpumeter.phases() refuses more): the N of a total.
+inline constexpr int kMaxTotalCalls = 100'000;
 
 // A measured total: N calls timed as one loop from a fresh process (spawn, set-up, N calls,
 // synchronized), one sample per process. Never a median multiplied.

@@ -26,9 +26,15 @@ struct TotalTerm {
 struct TotalAtN {
   int calls = 1;
   std::optional<double> predicted_ns;  // the decomposition; nullopt if a term is not measured
-  std::optional<double> measured_ns;   // the median of the measured totals; nullopt if none
-  std::size_t measured_samples = 0;    // the processes that median is of
-  // measured over predicted, when both are numbers: above 1 the parts miss something (a cost
+  // The median of the measured totals, spawn to the synchronize after the N-th call; nullopt if
+  // none.
+  std::optional<double> measured_ns;
+  // What the user of a one-shot tool waits for: measured_ns and the median process exit (the last
+  // synchronize to the exit the parent sees); nullopt when the exit was not measured.
+  std::optional<double> measured_to_exit_ns;
+  std::size_t measured_samples = 0;  // the processes that median is of
+  // measured (to the exit where it was measured, as the prediction then holds it) over predicted,
+  // when both are numbers: above 1 the parts miss something (a cost
   // outside every phase), below 1 they overlap (asynchronous calls pipelined in the loop).
   std::optional<double> measured_over_predicted;
 };
@@ -36,12 +42,13 @@ struct TotalAtN {
 struct TotalN {
   RowKey row;
   PhaseSetting setting = PhaseSetting::fresh_cached;
-  // process start + init + (cold compile or cached load) + conversion + first build + capture,
-  // in that order, each term present (its median nullopt when not measured).
+  // process start + init + (cold compile or cached load) + conversion + first build + capture +
+  // process exit, in that order, each term present (its median nullopt when not measured).
   std::vector<TotalTerm> fixed;
   TotalTerm per_call;        // end_to_end, warm, synchronized wall clock
   std::vector<TotalAtN> at;  // every N with a measured total, and 1, 10, 100; ascending
-  // The terms that may not apply to a candidate (cached load, conversion, first build, capture:
+  // The terms that may not apply to a candidate (cached load, conversion, first build, capture,
+  // and the process exit, which records before it did not measure:
   // a candidate without a build has none) and were not measured: left out of the sum, read "not
   // measured". In the order of `fixed`.
   std::vector<Phase> absent;

@@ -89,6 +89,7 @@ class _Child:
         read_fd, write_fd = os.pipe()
         self._read = os.fdopen(read_fd, "r")
         spawned = time.monotonic_ns()
+        self._spawned = spawned
         order = {"spawned_ns": spawned, "candidate": candidate, "params": dict(params),
                  "compile_phase": compile_phase, "calls": list(calls)}
         # The child's output is kept: a candidate's prints are not gpumeter's, and a failure
@@ -103,6 +104,9 @@ class _Child:
     def result(self, timeout_s: float) -> Dict[str, Any]:
         try:
             output, _ = self._proc.communicate(timeout=timeout_s)
+            # The process has exited and been reaped: the exit as this parent sees it, on the
+            # clock the child read (CLOCK_MONOTONIC, one for every process of the host).
+            exited_ns = time.monotonic_ns()
         except subprocess.TimeoutExpired:
             self._proc.kill()
             self._proc.communicate()
@@ -124,6 +128,12 @@ class _Child:
                 f"{text[-2000:]}", step=f"{self.candidate}, fresh process, {step}",
                 exception_type=str(result.get("type")),
                 exception_message=str(result.get("message")))
+        # The process exit: from the child's last synchronize to its exit, as this parent saw it.
+        # The measured totals end at the synchronize; total(N) adds this (docs/phases.md).
+        last_sync = result.get("last_sync_ns")
+        if isinstance(last_sync, int) and 0 <= last_sync <= exited_ns:
+            result["phases"]["process_exit"] = exited_ns - last_sync
+        result["spawn_to_exit_ns"] = exited_ns - self._spawned
         return result
 
 

@@ -83,7 +83,11 @@ void bind_phase_types(nb::module_& m) {
   nb::class_<TotalAtN>(m, "TotalAtN", "total(N) predicted by the decomposition beside measured.")
       .def_ro("calls", &TotalAtN::calls)
       .def_ro("predicted_ns", &TotalAtN::predicted_ns, "None when a required term is missing.")
-      .def_ro("measured_ns", &TotalAtN::measured_ns, "None when no total of N was measured.")
+      .def_ro("measured_ns", &TotalAtN::measured_ns,
+              "Spawn to the synchronize after the N-th call; None when no total of N was measured.")
+      .def_ro("measured_to_exit_ns", &TotalAtN::measured_to_exit_ns,
+              "measured_ns and the median process exit: what a one-shot tool's user waits for; "
+              "None when the exit was not measured.")
       .def_ro("measured_over_predicted", &TotalAtN::measured_over_predicted)
       .def_ro("measured_samples", &TotalAtN::measured_samples,
               "The fresh processes the measured median is of.");

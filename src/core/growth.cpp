@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gpumeter/comparison.hpp"
+#include "gpumeter/row.hpp"
 
 namespace gpumeter {
 namespace {
@@ -74,17 +75,64 @@ bool valid_split(const std::vector<double>& x, const std::vector<std::size_t>& b
   return true;
 }
 
-// The criterion of one split, and its regimes' fits.
-double bic(const std::vector<double>& x, const std::vector<double>& y,
-           const std::vector<std::size_t>& bounds, std::vector<LineFit>& fits) {
-  fits.clear();
+// The least-squares line of any stretch in constant time, from running sums of the points (each
+// shifted by the whole sweep's mean, so the sums do not cancel): a split is judged without
+// revisiting its points, which made the search cubic in the sizes (3,000 sizes took 35 s).
+class StretchFits {
+ public:
+  StretchFits(const std::vector<double>& x, const std::vector<double>& y) {
+    const auto n = static_cast<double>(x.size());
+    const double mx = std::accumulate(x.begin(), x.end(), 0.0) / n;
+    const double my = std::accumulate(y.begin(), y.end(), 0.0) / n;
+    sums_.resize(x.size() + 1);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double dx = x[i] - mx, dy = y[i] - my;
+      const Sums& a = sums_[i];
+      sums_[i + 1] = {a.x + dx, a.y + dy, a.xx + dx * dx, a.xy + dx * dy, a.yy + dy * dy};
+    }
+  }
+
+  struct Fit {
+    double slope = 0;
+    double sse = 0;
+  };
+
+  Fit fit(std::size_t begin, std::size_t end) const {
+    const Sums& a = sums_[begin];
+    const Sums& b = sums_[end];
+    const auto n = static_cast<double>(end - begin);
+    const double sx = b.x - a.x, sy = b.y - a.y;
+    const double cxx = (b.xx - a.xx) - sx * sx / n;
+    const double cxy = (b.xy - a.xy) - sx * sy / n;
+    const double cyy = (b.yy - a.yy) - sy * sy / n;
+    Fit f;
+    f.slope = cxy / cxx;
+    f.sse = std::max(cyy - f.slope * cxy, 0.0);
+    return f;
+  }
+
+ private:
+  struct Sums {
+    double x = 0, y = 0, xx = 0, xy = 0, yy = 0;
+  };
+  std::vector<Sums> sums_;
+};
+
+// The criterion of one split, or nullopt when the split is not one the rule allows (valid_split,
+// adjacent exponents kMinExponentChange apart).
+std::optional<double> criterion(const std::vector<double>& x, const StretchFits& fits,
+                                const std::vector<std::size_t>& bounds) {
+  if (!valid_split(x, bounds)) return std::nullopt;
   double sse = 0;
+  double last_slope = 0;
   for (std::size_t i = 0; i + 1 < bounds.size(); ++i) {
-    fits.push_back(fit_line(x, y, bounds[i], bounds[i + 1]));
-    sse += fits.back().sse;
+    const StretchFits::Fit f = fits.fit(bounds[i], bounds[i + 1]);
+    if (i > 0 && std::abs(f.slope - last_slope) < kMinExponentChange) return std::nullopt;
+    last_slope = f.slope;
+    sse += f.sse;
   }
   const auto n = static_cast<double>(x.size());
-  const auto regimes = static_cast<double>(fits.size());
+  const auto regimes = static_cast<double>(bounds.size() - 1);
   const double k = 2 * regimes + (regimes - 1);
   return n * std::log(std::max(sse / n, kResidualFloor)) + k * std::log(n);
 }
@@ -93,12 +141,13 @@ bool positive_finite(double v) {
   return std::isfinite(v) && v > 0;
 }
 
-// A param's value as a size: the whole text a finite positive number, else nullopt.
-std::optional<double> parse_size(const std::string& text) {
+// A param's value as a number: the whole text one (NaN, 0 and negatives included), else nullopt.
+// A number that is not a finite positive one is no size.
+std::optional<double> parse_number(const std::string& text) {
   double v = 0;
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  if (ec != std::errc() || ptr != end || !positive_finite(v)) return std::nullopt;
+  if (ec != std::errc() || ptr != end) return std::nullopt;
   return v;
 }
 
@@ -111,18 +160,22 @@ bool usable(const Result& r) {
   return positive_finite(r.summary.device_busy.median_ns);
 }
 
+// The record's comparisons by their two rows, looked up once per point rather than searched.
+using ComparisonIndex = std::map<std::pair<RowKey, RowKey>, const Comparison*>;
+
+ComparisonIndex index_comparisons(const std::vector<Comparison>& comparisons) {
+  ComparisonIndex index;
+  for (const Comparison& c : comparisons) index.emplace(std::pair{c.baseline, c.candidate}, &c);
+  return index;
+}
+
 // +1: the record found the candidate `b` decidedly faster than `a`; -1 decidedly slower; 0 when
 // not compared, or no difference was found (or none above the 1.5x resolution, for wall clock).
-int decided_by(const std::vector<Comparison>& comparisons, const RowKey& a, const RowKey& b) {
-  for (const Comparison& c : comparisons) {
-    int sign = 0;
-    if (c.baseline == a && c.candidate == b) {
-      sign = 1;
-    } else if (c.baseline == b && c.candidate == a) {
-      sign = -1;
-    } else {
-      continue;
-    }
+int decided_by(const ComparisonIndex& comparisons, const RowKey& a, const RowKey& b) {
+  for (const int sign : {1, -1}) {
+    const auto it = comparisons.find(sign > 0 ? std::pair{a, b} : std::pair{b, a});
+    if (it == comparisons.end()) continue;
+    const Comparison& c = *it->second;
     if (!c.compared()) return 0;
     if (c.rule == ComparisonRule::resolution) {
       // P5: the 1.5x rule decides wall clock; the finer interval beside it does not.
@@ -140,6 +193,7 @@ struct Group {
   RowKey row;  // params without the axis
   std::vector<std::pair<double, const Result*>> points;
   bool numeric = true;
+  std::vector<const Result*> not_sizes;  // rows whose value is a number but no size
 };
 
 // Sizes ascending, and whether the group can be fitted: every value a size, one statistic, and
@@ -197,32 +251,47 @@ std::vector<GrowthRegime> fit_growth(const std::vector<double>& sizes,
     throw std::invalid_argument("fit_growth: fewer than 2 distinct sizes");
   }
 
-  // Every split into 1, 2 and 3 regimes: points are tens, so exhaustive search is cheap.
+  // Every split into 1 and 2 regimes, and into 3 every pair of breakpoints up to
+  // kExhaustiveGrowthPoints points; beyond, the pairs of a grid of about that many breakpoints,
+  // then every pair around the best of them (a bounded search: linear in the points, where every
+  // pair of 10,000 points would take seconds).
   const std::size_t n = x.size();
   const auto min = static_cast<std::size_t>(kMinRegimePoints);
+  const StretchFits stretch(x, y);
   double best = std::numeric_limits<double>::infinity();
   std::vector<std::size_t> best_bounds;
-  std::vector<LineFit> best_fits, fits;
   const auto consider = [&](const std::vector<std::size_t>& bounds) {
-    if (!valid_split(x, bounds)) return;
-    const double b = bic(x, y, bounds, fits);
-    for (std::size_t i = 1; i < fits.size(); ++i) {
-      if (std::abs(fits[i].slope - fits[i - 1].slope) < kMinExponentChange) return;
-    }
-    if (b < best) {  // strictly: a tie keeps the fewer regimes, tried first
-      best = b;
+    const std::optional<double> b = criterion(x, stretch, bounds);
+    if (b && *b < best) {  // strictly: a tie keeps the fewer regimes, tried first
+      best = *b;
       best_bounds = bounds;
-      best_fits = fits;
     }
   };
   consider({0, n});
   if (kMaxGrowthRegimes >= 2) {
     for (std::size_t b = min; b + min <= n; ++b) consider({0, b, n});
   }
-  if (kMaxGrowthRegimes >= 3) {
-    for (std::size_t b1 = min; b1 + 2 * min <= n; ++b1) {
-      for (std::size_t b2 = b1 + min; b2 + min <= n; ++b2) consider({0, b1, b2, n});
+  if (kMaxGrowthRegimes >= 3 && n >= 3 * min) {
+    const std::size_t step = std::max<std::size_t>(1, n / kExhaustiveGrowthPoints);
+    // Pairs b1 < b2 from [lo1, hi1] and [lo2, hi2] on a step, each regime at least `min` long.
+    const auto pairs = [&](std::size_t lo1, std::size_t hi1, std::size_t lo2, std::size_t hi2,
+                           std::size_t by) {
+      for (std::size_t b1 = std::max(lo1, min); b1 <= hi1 && b1 + 2 * min <= n; b1 += by) {
+        for (std::size_t b2 = std::max(lo2, b1 + min); b2 <= hi2 && b2 + min <= n; b2 += by) {
+          consider({0, b1, b2, n});
+        }
+      }
+    };
+    pairs(min, n, min, n, step);
+    if (step > 1 && best_bounds.size() == 4) {
+      const std::size_t b1 = best_bounds[1], b2 = best_bounds[2];
+      pairs(b1 > step ? b1 - step : 0, b1 + step, b2 > step ? b2 - step : 0, b2 + step, 1);
     }
+  }
+  // The chosen split's regimes, fitted point by point: the figures a report states.
+  std::vector<LineFit> best_fits;
+  for (std::size_t i = 0; i + 1 < best_bounds.size(); ++i) {
+    best_fits.push_back(fit_line(x, y, best_bounds[i], best_bounds[i + 1]));
   }
 
   std::vector<GrowthRegime> out;
@@ -254,6 +323,7 @@ SweepAnalysis analyze_sweeps(const Record& record) {
     }
   }
 
+  const ComparisonIndex comparisons = index_comparisons(record.comparisons);
   SweepAnalysis out;
   for (const std::string& axis : names) {
     // Groups (case, implementation, other params) and slices (case, other params), each in
@@ -273,8 +343,14 @@ SweepAnalysis analyze_sweeps(const Record& record) {
         g->second.row = key;
         group_order.push_back(key);
       }
-      if (const std::optional<double> size = parse_size(it->second)) {
-        g->second.points.emplace_back(*size, r);
+      // A value that is a number but no size (NaN, 0, a negative) leaves its row out, by name;
+      // the other sizes are still a sweep. A value that is no number makes the param no axis.
+      if (const std::optional<double> number = parse_number(it->second)) {
+        if (positive_finite(*number)) {
+          g->second.points.emplace_back(*number, r);
+        } else {
+          g->second.not_sizes.push_back(r);
+        }
       } else {
         g->second.numeric = false;
       }
@@ -286,7 +362,17 @@ SweepAnalysis analyze_sweeps(const Record& record) {
       }
     }
     std::map<RowKey, bool> fittable;
-    for (const RowKey& key : group_order) fittable[key] = settle(groups[key]);
+    for (const RowKey& key : group_order) {
+      Group& g = groups[key];
+      fittable[key] = settle(g);
+      if (!g.numeric) continue;
+      for (const Result* r : g.not_sizes) {
+        out.left_out.push_back(row_label(r->row) + ": " + axis + "=" + r->row.params.at(axis) +
+                               " is not a size (a finite positive number), so the row is left "
+                               "out of the sweep over " +
+                               axis);
+      }
+    }
 
     bool found = false;
     for (const RowKey& key : group_order) {
@@ -327,14 +413,14 @@ SweepAnalysis analyze_sweeps(const Record& record) {
         for (const auto& [size, ra] : a.points) {
           // A copy: a structured binding cannot be captured before C++20's later compilers.
           const double at = size;
-          const auto rb = std::find_if(b.points.begin(), b.points.end(),
-                                       [at](const auto& p) { return p.first == at; });
-          if (rb == b.points.end()) continue;
+          const auto rb = std::lower_bound(b.points.begin(), b.points.end(), at,
+                                           [](const auto& p, double v) { return p.first < v; });
+          if (rb == b.points.end() || rb->first != at) continue;
           AxisPoint p;
           p.x = size;
           p.first_ns = ra->summary.device_busy.median_ns;
           p.second_ns = rb->second->summary.device_busy.median_ns;
-          p.decided = decided_by(record.comparisons, ra->row, rb->second->row);
+          p.decided = decided_by(comparisons, ra->row, rb->second->row);
           points.push_back(p);
         }
         if (points.size() < 2) continue;

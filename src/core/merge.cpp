@@ -144,7 +144,7 @@ Record merge_records(const std::vector<Record>& in, const MergeOptions& options)
   }
   if (!programs.empty()) {
     out.deviations.push_back(
-        "merged from program runs (" + programs +
+        std::string(kMergedProgramsMark) + programs +
         "): their rows are here, their program sections (processes, instance counts, kernels "
         "outside every range) are in the records merged");
   }

@@ -14,7 +14,7 @@ struct PhaseNames {
 };
 
 // One table for both directions, so a name and its parse can never disagree.
-constexpr std::array<PhaseNames, 16> kPhases{{
+constexpr std::array<PhaseNames, 17> kPhases{{
     {Phase::process_start, "process_start", "process start"},
     {Phase::init, "init", "framework import and init"},
     {Phase::cold_compile, "cold_compile", "cold compile (empty caches)"},
@@ -31,6 +31,7 @@ constexpr std::array<PhaseNames, 16> kPhases{{
     {Phase::graph_capture, "graph_capture", "graph capture"},
     {Phase::graph_replay, "graph_replay", "graph replay"},
     {Phase::downstream, "downstream", "next stage downstream"},
+    {Phase::process_exit, "process_exit", "process exit (last synchronize to exit)"},
 }};
 
 constexpr std::array<std::pair<PhaseSetting, std::string_view>, 3> kSettings{{
@@ -83,7 +84,7 @@ std::optional<PhaseSetting> parse_phase_setting(std::string_view text) {
 bool phase_allows(Phase phase, PhaseSetting setting) {
   // What a fresh process pays happens once per process; the rest is read warm, where a process
   // has paid it already.
-  const bool fresh = phase <= Phase::first_launch;
+  const bool fresh = phase <= Phase::first_launch || phase == Phase::process_exit;
   return fresh == (setting != PhaseSetting::warm_process);
 }
 

@@ -1,5 +1,6 @@
 #include "sequential.hpp"
 
+#include "gpumeter/format.hpp"
 #include "gpumeter/precision_width.hpp"
 #include "passes.hpp"
 
@@ -172,11 +173,11 @@ SequentialPasses run_to_precision(std::size_t n_implementations,
     s.outcome.passes = 2 * rounds;
     s.outcome.reached = width();
     // Only the width decides, never the estimate: stopping cannot make a difference appear.
-    if (rounds >= kPrecisionMinRounds && s.outcome.reached <= target.relative) {
+    if (rounds >= detail::kPrecisionMinRounds && s.outcome.reached <= target.relative) {
       s.outcome.stopped = StopReason::target_reached;
       return s;
     }
-    if (rounds >= kPrecisionMaxRounds) {
+    if (rounds >= detail::kPrecisionMaxRounds) {
       s.outcome.stopped = StopReason::pass_cap;
       return s;
     }
@@ -226,6 +227,135 @@ std::optional<double> precision_reached(const std::vector<const Measurement*>& c
   } catch (const std::invalid_argument&) {
     return std::nullopt;
   }
+}
+
+namespace {
+
+std::string seconds(double ns) {
+  return format_shortest(ns / 1e9) + " s";
+}
+
+}  // namespace
+
+// The stop rule of run_to_precision, replayed on the passes a record holds. The width of an
+// earlier round is read with the row's largest timestamp step (the record keeps no other), which
+// can only widen it: a round found within the target so was within it when it ran. The samples'
+// device time is a lower bound of the wall time they took, so a round whose samples alone would
+// pass the cap was one the rule did not start.
+std::string precision_outcome_problem(const std::vector<const Measurement*>& case_rows,
+                                      const PrecisionOutcome& p) {
+  if (case_rows.empty()) return {};
+  const int rounds = p.passes / 2;
+  std::vector<PassSamples> passes;
+  std::vector<std::vector<double>> logs;
+  for (const Measurement* m : case_rows) {
+    PassSamples ps = passes_of(*m);
+    if (ps.size() != static_cast<std::size_t>(p.passes)) return "passes: not the rows' passes";
+    std::vector<double> l;
+    try {
+      l = detail::log_levels(ps);
+    } catch (const std::invalid_argument&) {
+      return "passes: a pass whose level is not positive";
+    }
+    passes.push_back(std::move(ps));
+    logs.push_back(std::move(l));
+  }
+  const Nanos tick0 = case_rows.front()->timestamp_tick_ns;
+  const auto width_after = [&](int k) {
+    const std::size_t n = 2 * static_cast<std::size_t>(k);
+    const std::vector<double> first(logs[0].begin(), logs[0].begin() + n);
+    if (case_rows.size() == 1) return detail::half_width_of_levels(first, tick0, true);
+    double widest = 0;
+    for (std::size_t i = 1; i < case_rows.size(); ++i) {
+      const std::vector<double> other(logs[i].begin(), logs[i].begin() + n);
+      const Nanos tick = std::max(tick0, case_rows[i]->timestamp_tick_ns);
+      widest = std::max(widest, detail::width_of_levels(first, other, tick, true));
+    }
+    return widest;
+  };
+  // The samples' device time and wall time (latency) after each round, every row together.
+  std::vector<double> busy_after(static_cast<std::size_t>(rounds) + 1, 0.0);
+  double latency = 0;
+  for (std::size_t i = 0; i < case_rows.size(); ++i) {
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < passes[i].size(); ++k) {
+      double busy = 0;
+      for (std::size_t s = at; s < at + passes[i][k].size(); ++s) {
+        busy += static_cast<double>(case_rows[i]->samples[s].device_busy_ns);
+        latency += static_cast<double>(case_rows[i]->samples[s].latency_ns);
+      }
+      at += passes[i][k].size();
+      busy_after[k / 2 + 1] += busy;
+    }
+  }
+  for (std::size_t k = 1; k < busy_after.size(); ++k) busy_after[k] += busy_after[k - 1];
+  const auto cap = static_cast<double>(p.max_time_ns);
+  const std::string after = std::to_string(p.passes) + " passes";
+
+  // Each earlier round: the rule went on, so the target was not met and the next round fit.
+  for (int k = 1; k < rounds; ++k) {
+    if (k >= detail::kPrecisionMinRounds) {
+      const double w = width_after(k);
+      if (w <= p.target) {
+        return "stopped: its passes were within the target " + format_shortest(p.target) +
+               " after " + std::to_string(2 * k) + " passes (" + format_shortest(w) +
+               "), where the rule stops, yet the record goes on to " + after;
+      }
+    }
+    const double spent = busy_after[static_cast<std::size_t>(k)];
+    if (spent + spent / k > cap) {
+      return "stopped: after " + std::to_string(2 * k) + " passes the samples alone had taken " +
+             seconds(spent) + ", so another round would have passed the time cap of " +
+             seconds(cap) + " and the rule would have stopped there, yet the record goes on to " +
+             after;
+    }
+  }
+  const double elapsed = static_cast<double>(p.elapsed_ns);
+  const double own = busy_after.back();
+  // A host clock against the device's: a hundredth apart at most over a run.
+  if (elapsed < 0.99 * own) {
+    return "elapsed_ns: " + seconds(elapsed) + ", less than its samples' own device time (" +
+           seconds(own) + ")";
+  }
+  // The rule starts a round only when the rounds so far say it ends within the cap: the run
+  // overruns by its last round at most, which takes a few times its samples' wall time (each
+  // pass's warm-up and calibration beside them), not a second cap.
+  const double most = 2 * cap + 4 * latency;
+  if (elapsed > most) {
+    return "elapsed_ns: " + seconds(elapsed) + ", more than a run capped at " + seconds(cap) +
+           " with these samples (" + seconds(latency) + " of wall time) can take";
+  }
+  const bool met = rounds >= detail::kPrecisionMinRounds && p.reached <= p.target;
+  switch (p.stopped) {
+    case StopReason::target_reached:
+      if (rounds < detail::kPrecisionMinRounds) {
+        return "stopped: target_reached after " + after +
+               ", but the rule stops on its target "
+               "only after " +
+               std::to_string(2 * detail::kPrecisionMinRounds) + " passes";
+      }
+      return {};  // reached <= target: the caller checked it
+    case StopReason::pass_cap:
+      if (met) return "stopped: pass_cap, yet its passes are within the target";
+      if (rounds != detail::kPrecisionMaxRounds) {
+        return "stopped: pass_cap after " + after + ", but the cap is " +
+               std::to_string(2 * detail::kPrecisionMaxRounds) + " passes";
+      }
+      return {};
+    case StopReason::time_cap: {
+      if (met) return "stopped: time_cap, yet its passes are within the target";
+      if (rounds >= detail::kPrecisionMaxRounds) return "stopped: time_cap at the pass cap";
+      // The rule's own arithmetic: another round at the mean round's time would end past the cap.
+      const Nanos per_round = p.elapsed_ns / rounds;
+      if (!(p.elapsed_ns + per_round > p.max_time_ns)) {
+        return "stopped: the time cap after " + seconds(elapsed) + " of " + seconds(cap) +
+               ", where another round (" + seconds(static_cast<double>(per_round)) +
+               ") would have ended within it";
+      }
+      return {};
+    }
+  }
+  return {};
 }
 
 }  // namespace gpumeter

@@ -87,6 +87,8 @@ TotalN decompose(const RowKey& row, PhaseSetting setting,
   t.fixed.push_back(read_term(readings, Phase::conversion, {setting, other}));
   t.fixed.push_back(read_term(readings, Phase::first_build, {setting, other}));
   t.fixed.push_back(read_term(readings, Phase::graph_capture, {PhaseSetting::warm_process}));
+  // The exit after the last call: a one-shot tool's user waits until the process has gone.
+  t.fixed.push_back(read_term(readings, Phase::process_exit, {setting, other}));
   t.per_call = read_term(readings, Phase::end_to_end, {PhaseSetting::warm_process});
 
   const bool compiles = std::any_of(readings.begin(), readings.end(), [](const PhaseReading* p) {
@@ -116,8 +118,13 @@ TotalN decompose(const RowKey& row, PhaseSetting setting,
     if (t.missing.empty()) at.predicted_ns = fixed_sum + calls * *t.per_call.median_ns;
     at.measured_ns = median_of(samples);
     at.measured_samples = samples.size();
-    if (at.predicted_ns && at.measured_ns && *at.predicted_ns > 0) {
-      at.measured_over_predicted = *at.measured_ns / *at.predicted_ns;
+    // A measured total ends at the synchronize after its N-th call; the exit that follows is
+    // measured in the same processes and added, the synchronize kept beside it.
+    const std::optional<double>& exit = t.fixed.back().median_ns;
+    if (at.measured_ns && exit) at.measured_to_exit_ns = *at.measured_ns + *exit;
+    const std::optional<double> waited = exit ? at.measured_to_exit_ns : at.measured_ns;
+    if (at.predicted_ns && waited && *at.predicted_ns > 0) {
+      at.measured_over_predicted = *waited / *at.predicted_ns;
     }
     t.at.push_back(at);
   }

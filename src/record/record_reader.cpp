@@ -18,11 +18,13 @@
 
 #include <fmt/format.h>
 
+#include "gpumeter/calibration.hpp"
 #include "gpumeter/ceilings.hpp"
 #include "gpumeter/columns.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/escape.hpp"
+#include "gpumeter/merge.hpp"
 #include "gpumeter/phases.hpp"
 #include "gpumeter/precision_width.hpp"
 #include "gpumeter/record_io.hpp"
@@ -525,6 +527,11 @@ void check_precision(const Reader& r, const std::vector<Result>& results) {
                       "(altered record?)",
                       rows.front(), stored, width ? fmt::format("{}", *width) : "none"));
     }
+    // The outcome a table states ("target reached after 64 passes", "the time cap") is what the
+    // stop rule gives for these passes, and its elapsed time what they can have taken.
+    if (const std::string problem = precision_outcome_problem(ms, *first); !problem.empty()) {
+      r.fail(fmt::format("results[{}].precision.{} (altered record?)", rows.front(), problem));
+    }
   }
 }
 
@@ -917,7 +924,7 @@ std::vector<MeasuredTotal> read_totals(const Reader& r, const Doc& doc) {
     r.expect(a[i].is_object(), a[i], w, "an object");
     MeasuredTotal t;
     t.row = read_row(r, a[i], w);
-    t.calls = r.integer<int>(a[i], w, "calls", 1, 1'000'000'000);
+    t.calls = r.integer<int>(a[i], w, "calls", 1, kMaxTotalCalls);
     t.setting = read_named<PhaseSetting>(r, a[i], w, "setting", parse_phase_setting,
                                          "fresh_cold or fresh_cached");
     if (t.setting == PhaseSetting::warm_process) {
@@ -957,6 +964,68 @@ std::vector<CandidateRuntime> read_runtimes(const Reader& r, const Doc& doc) {
     runtimes.push_back(std::move(c));
   }
   return runtimes;
+}
+
+// What the program section states is what its parts can give (docs/records.md): every run had a
+// process that wrote a part, and every kernel group or launch is of a process of its run; a group
+// outside the ranges holds a kernel (copies and fills only when they were counted); and every
+// instance of a range was opened and closed by two of the range events its processes recorded.
+void check_program(const Reader& r, const ProgramRun& p, const std::vector<Result>& results) {
+  std::set<std::pair<std::size_t, long>> known;
+  std::vector<bool> run_seen(p.runs + 1, false);
+  std::size_t events = 0;
+  for (const ProgramProcess& q : p.processes) {
+    known.emplace(q.run, q.pid);
+    run_seen[q.run] = true;
+    events += q.range_events;
+  }
+  for (std::size_t run = 1; run <= p.runs; ++run) {
+    if (!run_seen[run]) {
+      r.fail(
+          fmt::format("program.processes: no process of run {} of {}, whose parts the rows "
+                      "were read from (altered record?)",
+                      run, p.runs));
+    }
+  }
+  const bool copies_counted =
+      std::any_of(results.begin(), results.end(), [](const Result& x) { return x.count_copies; });
+  for (const Result& x : results) {
+    if (x.count_copies != copies_counted) {
+      r.fail(
+          fmt::format("results: the row {} counts copies and another does not, in one run of "
+                      "one program (altered record?)",
+                      record_text(row_label(x.row))));
+    }
+  }
+  for (std::size_t i = 0; i < p.outside.size(); ++i) {
+    const ProgramOutsideKernels& o = p.outside[i];
+    if (known.count({o.run, o.pid}) == 0) {
+      r.fail(fmt::format("program.outside[{}].pid: {} is no process of run {} (altered record?)", i,
+                         o.pid, o.run));
+    }
+    if (o.n_kernels < 1 && !copies_counted) {
+      r.fail(
+          fmt::format("program.outside[{}].n_kernels: 0; a group outside the ranges holds at "
+                      "least one kernel (copies and fills only when counted; altered record?)",
+                      i));
+    }
+  }
+  for (std::size_t i = 0; i < p.launches_without_work.size(); ++i) {
+    const ProgramLaunchesWithoutWork& l = p.launches_without_work[i];
+    if (known.count({l.run, l.pid}) == 0) {
+      r.fail(fmt::format(
+          "program.launches_without_work[{}].pid: {} is no process of run {} (altered record?)", i,
+          l.pid, l.run));
+    }
+  }
+  std::size_t instances = 0;
+  for (const ProgramRange& g : p.ranges) instances += g.instances;
+  if (instances > events / 2) {
+    r.fail(
+        fmt::format("program.ranges: {} instances, but the processes recorded {} range events, "
+                    "and each instance is two (its opening and its closing; altered record?)",
+                    instances, events));
+  }
 }
 
 // A program timed by its NVTX ranges (version 7): its rows are its ranges, so each range row has
@@ -1062,10 +1131,103 @@ std::optional<ProgramRun> read_program(const Reader& r, const Doc& doc,
     l.run = r.integer<std::size_t>(without[i], lw, "run", 1, p.runs);
     p.launches_without_work.push_back(std::move(l));
   }
+  check_program(r, p, results);
   return p;
 }
 
-Record read_document(const Reader& r, const Doc& doc) {
+// The configuration as its writers make it (a table prints it: "iterations [10, 0]"): budgets a
+// user may give (calibration.hpp), at least one iteration and no more below than above.
+void check_config(const Reader& r, const RunConfig& c) {
+  const auto budget = [&](std::string_view key, Nanos ns) {
+    if (static_cast<double>(ns) > ns_of(kMaxBudgetMs)) {
+      r.fail(fmt::format("field config.{}: {} ms, more than the {} ms a budget may be", key,
+                         ms_of(static_cast<double>(ns)), kMaxBudgetMs));
+    }
+  };
+  budget("warmup_ms", c.budget.warmup_ns);
+  budget("measure_ms", c.budget.measure_ns);
+  if (c.budget.max_iterations < 1 || c.budget.min_iterations > c.budget.max_iterations) {
+    r.fail(
+        fmt::format("field config.max_iterations: {} with min_iterations {}; a run takes at "
+                    "least one iteration and no fewer at most than at least (altered record?)",
+                    c.budget.max_iterations, c.budget.min_iterations));
+  }
+}
+
+// A row is measured once in a record: a row twice would be listed twice and counted twice by a
+// comparison's mean (a case line of a journal repeated).
+void check_rows_unique(const Reader& r, const std::vector<Result>& results,
+                       const std::vector<std::string>& where) {
+  std::map<RowKey, std::size_t> seen;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto [at, fresh] = seen.emplace(results[i].row, i);
+    if (!fresh) {
+      r.fail(fmt::format("{}: the row {} appears twice (also at {}; altered record?)", where[i],
+                         record_text(row_label(results[i].row)), where[at->second]));
+    }
+  }
+}
+
+// Phases and totals are of the candidates a record measured: each names a row the record holds
+// (its warm call's result, or the failure that took its place). A phase of no row would be read
+// as a candidate of its own, first of its case and the one the others are read against.
+void check_phase_rows(const Reader& r, const Record& record) {
+  std::set<RowKey> rows;
+  for (const Result& x : record.results) rows.insert(x.row);
+  for (const Failure& f : record.failures) rows.insert(f.row);
+  for (std::size_t i = 0; i < record.phases.size(); ++i) {
+    if (rows.count(record.phases[i].row) == 0) {
+      r.fail(
+          fmt::format("phases[{}]: {} is no row of the record (a candidate it did not measure; "
+                      "altered record?)",
+                      i, record_text(row_label(record.phases[i].row))));
+    }
+  }
+  for (std::size_t i = 0; i < record.totals.size(); ++i) {
+    if (rows.count(record.totals[i].row) == 0) {
+      r.fail(
+          fmt::format("totals[{}]: {} is no row of the record (a candidate it did not measure; "
+                      "altered record?)",
+                      i, record_text(row_label(record.totals[i].row))));
+    }
+  }
+  // A total is one process from its spawn, through every fresh phase of that process, to the
+  // synchronize after its N-th call: no process's total is below the sum of its phases, so the
+  // smallest total is not below the sum of each phase's smallest sample; and a process's total of
+  // more calls is not below its total of fewer.
+  for (std::size_t i = 0; i < record.totals.size(); ++i) {
+    const MeasuredTotal& t = record.totals[i];
+    const Nanos least = *std::min_element(t.samples_ns.begin(), t.samples_ns.end());
+    double parts = 0;
+    std::string names;
+    for (const PhaseReading& p : record.phases) {
+      // The exit comes after the synchronize a total ends at: no part of it.
+      if (p.row != t.row || p.setting != t.setting || p.phase == Phase::process_exit) continue;
+      parts += static_cast<double>(*std::min_element(p.samples_ns.begin(), p.samples_ns.end()));
+      names += (names.empty() ? "" : ", ") + std::string(to_string(p.phase));
+    }
+    if (static_cast<double>(least) < parts) {
+      r.fail(
+          fmt::format("totals[{}].samples_ns: a total of {} ns, below the {} ns of its own "
+                      "process's phases ({}) (altered record?)",
+                      i, least, parts, names));
+    }
+    for (const MeasuredTotal& fewer : record.totals) {
+      if (fewer.row != t.row || fewer.setting != t.setting || fewer.calls >= t.calls) continue;
+      const Nanos below = *std::min_element(fewer.samples_ns.begin(), fewer.samples_ns.end());
+      if (least < below) {
+        r.fail(
+            fmt::format("totals[{}].samples_ns: a total of {} calls of {} ns, below the {} ns "
+                        "its processes took for {} calls (altered record?)",
+                        i, t.calls, least, below, fewer.calls));
+      }
+    }
+  }
+}
+
+// The rows read while the document was parsed (ResultsAsParsed): results[i] is streamed[i] where
+// the document's element was read and dropped (it is null there).
+Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* streamed = nullptr) {
   if (!doc.is_object()) r.fail(fmt::format("top level is {}, not a JSON object", doc.type_name()));
 
   // Identify the schema first: a file of another kind or version gets that message, not a
@@ -1159,6 +1321,7 @@ Record read_document(const Reader& r, const Doc& doc) {
     c.launch_cost_ns = r.optional_integer<Nanos>(config, "config", "launch_cost_ns", 0,
                                                  static_cast<Nanos>(kMaxNanos));
   }
+  check_config(r, c);
 
   const Doc& deviations = r.array(doc, "", "deviations");
   for (std::size_t i = 0; i < deviations.size(); ++i) {
@@ -1167,7 +1330,12 @@ Record read_document(const Reader& r, const Doc& doc) {
   }
 
   const Doc& results = r.array(doc, "", "results");
+  record.results.reserve(results.size());
   for (std::size_t i = 0; i < results.size(); ++i) {
+    if (streamed != nullptr && i < streamed->size() && results[i].is_null()) {
+      record.results.push_back(std::move((*streamed)[i]));
+      continue;
+    }
     record.results.push_back(
         read_result(r, results[i], fmt::format("results[{}]", i), record.ceilings, version));
   }
@@ -1180,6 +1348,14 @@ Record read_document(const Reader& r, const Doc& doc) {
     }
   }
 
+  {
+    std::vector<std::string> where;
+    where.reserve(record.results.size());
+    for (std::size_t i = 0; i < record.results.size(); ++i) {
+      where.push_back(fmt::format("results[{}]", i));
+    }
+    check_rows_unique(r, record.results, where);
+  }
   if (version >= 5) check_precision(r, record.results);
   record.comparisons = compare_results(record.results);
   check_statable(r, record.comparisons);
@@ -1188,8 +1364,28 @@ Record read_document(const Reader& r, const Doc& doc) {
     record.phases = read_phases(r, doc);
     record.totals = read_totals(r, doc);
     record.runtimes = read_runtimes(r, doc);
+    check_phase_rows(r, record);
   }
   if (version >= 7) record.program = read_program(r, doc, record.results);
+  // The program section and the program's schedule come together (run.cpp writes both): rows
+  // without the section are ranges nothing accounts for, unless a merge of program runs says
+  // where their sections are; and a program was run as it is, its L2 never flushed (each row's
+  // reason says so).
+  const bool merged_programs =
+      std::any_of(record.deviations.begin(), record.deviations.end(),
+                  [](const std::string& text) { return text.rfind(kMergedProgramsMark, 0) == 0; });
+  if (record.program.has_value() != (record.config.schedule == "program") &&
+      !(merged_programs && !record.program)) {
+    r.fail(record.program ? "config.schedule: a program's record whose schedule is not \"program\" "
+                            "(altered record?)"
+                          : "program: missing from a record of schedule \"program\" (its "
+                            "ranges, runs and processes; altered record?)");
+  }
+  if (record.config.schedule == "program" && record.config.l2_flush) {
+    r.fail(
+        "config.l2_flush: on, in the record of a program run as it is, whose L2 gpumeter "
+        "never flushes (altered record?)");
+  }
   return record;
 }
 
@@ -1224,9 +1420,74 @@ std::size_t approximate_values(std::string_view text) {
 // Each member is inserted once into an object kept by key, in log time; each element appended to
 // its array. (The library's own builders were quadratic: its ordered objects searched every member
 // per key inserted, and its filtering builder rescanned an array at each element's end.)
+// Each row of a record's `results`, read into its Result as soon as its element closes and the
+// element dropped from the document: the rows are most of a record, and their document (a map node
+// and a key per member, 16 bytes and more per number) took 8 times the file's size (100,000 rows,
+// 141 MB of text: 1.15 GB). It reads a row only once the schema, a readable schema_version and the
+// ceilings it is checked against have been parsed (a record's writer puts them first); otherwise
+// the rows stay in the document and read_document reads them, as strictly either way.
+class ResultsAsParsed {
+ public:
+  explicit ResultsAsParsed(const Reader& r) : r_(r) {}
+
+  // `root` is the document so far (its `results` open), `element` the row just closed. True when
+  // the row was read (and may be dropped).
+  bool take(const Doc& root, const Doc& element) {
+    if (gave_up_) return false;
+    if (!ready_ && !prepare(root)) {
+      gave_up_ = true;
+      return false;
+    }
+    if (rows_.size() != seen_++) return false;  // an element kept before: keep them all
+    try {
+      rows_.push_back(
+          read_result(r_, element, fmt::format("results[{}]", rows_.size()), *ceilings_, version_));
+    } catch (const InvalidRecord&) {
+      // Kept, and refused where read_document reaches it: after the fields it reads first, so a
+      // record with several faults is named by the same one either way.
+      gave_up_ = true;
+      return false;
+    }
+    return true;
+  }
+
+  std::vector<Result>& rows() { return rows_; }
+
+ private:
+  bool prepare(const Doc& root) {
+    const auto schema = root.find("schema");
+    const auto version = root.find("schema_version");
+    const auto ceilings = root.find("ceilings");
+    if (schema == root.end() || version == root.end() || ceilings == root.end()) return false;
+    if (!schema->is_string() || schema->get_ref<const std::string&>() != kRecordSchemaName ||
+        !version->is_number_integer() || !ceilings->is_object()) {
+      return false;
+    }
+    const auto v = version->get<std::int64_t>();
+    if (v < kOldestReadableSchemaVersion || v > kRecordSchemaVersion) return false;
+    version_ = static_cast<int>(v);
+    try {
+      ceilings_ = read_ceilings(r_, *ceilings, version_);
+    } catch (const InvalidRecord&) {
+      return false;  // read_document names it
+    }
+    ready_ = true;
+    return true;
+  }
+
+  const Reader& r_;
+  bool ready_ = false;
+  bool gave_up_ = false;
+  int version_ = 0;
+  std::optional<Ceilings> ceilings_;
+  std::size_t seen_ = 0;
+  std::vector<Result> rows_;
+};
+
 class DocumentBuilder final : public nlohmann::json_sax<Doc> {
  public:
-  explicit DocumentBuilder(const std::string& path) : path_(path) {}
+  explicit DocumentBuilder(const std::string& path, ResultsAsParsed* results = nullptr)
+      : path_(path), results_(results) {}
 
   Doc take() { return std::move(root_); }
 
@@ -1257,6 +1518,7 @@ class DocumentBuilder final : public nlohmann::json_sax<Doc> {
                        record_text(at->first)));
     }
     member_ = &at->second;
+    if (open_.size() == 1) results_key_ = at->first == "results";
     return true;
   }
 
@@ -1305,16 +1567,26 @@ class DocumentBuilder final : public nlohmann::json_sax<Doc> {
       fail(fmt::format("nested deeper than {} levels; no record is", kMaxDepth));
     }
     // A container's address is stable while it is open: its parent grows only after it closes.
+    const bool results = open_.size() == 1 && results_key_ && type == Doc::value_t::array;
     open_.push_back(place(Doc(type)));
+    if (results) results_array_ = open_.back();
     return true;
   }
 
   bool close() {
+    // A row of the top level's `results` array, closed: read, and dropped from the document.
+    if (results_ != nullptr && open_.size() == 3 && results_array_ == open_[1] &&
+        results_->take(root_, *open_[2])) {
+      *open_[2] = Doc();
+    }
     open_.pop_back();
     return true;
   }
 
   const std::string& path_;
+  ResultsAsParsed* results_ = nullptr;
+  bool results_key_ = false;      // the last key of the top level was "results"
+  Doc* results_array_ = nullptr;  // the top level's results, once opened
   Doc root_;
   std::vector<Doc*> open_;  // the containers open, outermost first
   Doc* member_ = nullptr;   // where the value after the last key goes
@@ -1325,7 +1597,8 @@ class DocumentBuilder final : public nlohmann::json_sax<Doc> {
 // counted before anything is built, and no NUL byte. The JSON parser ends its input at a NUL, so
 // whatever followed one (a 100 KB random tail) was ignored; JSON text has none, inside a string or
 // out.
-Doc parse_strict(std::string_view text, const std::string& path) {
+Doc parse_strict(std::string_view text, const std::string& path,
+                 ResultsAsParsed* results = nullptr) {
   if (approximate_values(text) > kMaxValues) {
     throw InvalidRecord(path, fmt::format("holds more than about {} values, the most a record "
                                           "may hold (a real record of the largest size holds "
@@ -1338,7 +1611,7 @@ Doc parse_strict(std::string_view text, const std::string& path) {
                                           nul, text.size()));
   }
   if (text.empty()) throw InvalidRecord(path, "not valid JSON (empty file)");
-  DocumentBuilder builder(path);
+  DocumentBuilder builder(path, results);
   if (!Doc::sax_parse(text.begin(), text.end(), &builder)) {
     const std::size_t at = builder.error_at().value_or(0);
     if (at > text.size()) {
@@ -1413,7 +1686,8 @@ Record record_json::parse_journal(std::string_view text, const std::string& path
       read_header(r, r.object(first, "journal line 1", "record"), "journal line 1.record", version);
 
   std::size_t cases = 0;
-  bool results_stale = false;  // read under ceilings that a later line replaced
+  std::vector<std::string> row_where;  // where each row was read, for a row twice
+  bool results_stale = false;          // read under ceilings that a later line replaced
   for (std::size_t i = 1; i < lines.size(); ++i) {
     const std::string where = fmt::format("journal line {}", i + 1);
     const Doc line = line_doc(i);
@@ -1439,8 +1713,9 @@ Record record_json::parse_journal(std::string_view text, const std::string& path
       const Doc& results = r.array(value, cw, "results");
       for (std::size_t k = 0; k < results.size(); ++k) {
         // Its summary is checked against the ceilings in force when it was written.
-        record.results.push_back(read_result(r, results[k], fmt::format("{}.results[{}]", cw, k),
-                                             record.ceilings, version));
+        row_where.push_back(fmt::format("{}.results[{}]", cw, k));
+        record.results.push_back(
+            read_result(r, results[k], row_where.back(), record.ceilings, version));
       }
       const Doc& failures = r.array(value, cw, "failures");
       for (std::size_t k = 0; k < failures.size(); ++k) {
@@ -1456,6 +1731,7 @@ Record record_json::parse_journal(std::string_view text, const std::string& path
     r.fail(fmt::format("the journal holds {} cases, more than the {} its run planned", cases,
                        planned));
   }
+  check_rows_unique(r, record.results, row_where);
   // Every row's percentages of the run's last ceilings, as the complete record's would be.
   if (results_stale) {
     for (Result& res : record.results) {
@@ -1494,7 +1770,10 @@ Record parse_record(std::string_view text, const std::string& path) {
   }
   // A run's journal starts so, and no record does (a record's first field is its schema).
   if (text.substr(0, kJournalStart.size()) == kJournalStart) return parse_journal(text, path);
-  return read_document(Reader(path), parse_strict(text, path));
+  const Reader r(path);
+  ResultsAsParsed rows(r);
+  const Doc doc = parse_strict(text, path, &rows);
+  return read_document(r, doc, &rows.rows());
 }
 
 }  // namespace gpumeter

@@ -15,9 +15,12 @@
 //   gpumeter_make_record --scaling KIND N
 //                                        print a record for scripts/reader-scaling.sh:
 //                                        KIND keys (the full record with N extra keys), elements
-//                                        (with an extra array of N empty objects) or sweep (a
+//                                        (with an extra array of N empty objects), growth (a
+//                                        sweep of one implementation over N sizes), rows (the
+//                                        same, one sample a row) or sweep (a
 //                                        real-shaped sweep of N MB: cases of two
 //                                        implementations, 200 samples each)
+#include <algorithm>
 #include <cstddef>
 #include <exception>
 #include <iostream>
@@ -71,6 +74,38 @@ std::string sweep_of(std::size_t mb) {
   return gpumeter::serialize(rec);
 }
 
+// A sweep of one implementation over `n` sizes (1,000 to 1,000 n elements), each row 5 samples
+// of one pass: flat at 5 us up to 500,000 elements, then 0.01 ns an element, 0.3% noise. What
+// `gpumeter report` fits a growth to (scripts/growth-scaling.sh).
+std::string growth_of(std::size_t n, int samples = 5) {
+  namespace t = gpumeter::testing;
+  gpumeter::Record rec = t::full_record();
+  rec.results.clear();
+  std::mt19937_64 random(30);
+  const gpumeter::Result base = t::full_result();
+  for (std::size_t i = 0; i < n; ++i) {
+    gpumeter::Result r = base;
+    const double size = 1000.0 * static_cast<double>(i + 1);
+    r.row.case_name = "copy";
+    r.row.params = {{"n", std::to_string(1000 * (i + 1))}};
+    r.row.implementation = "a";
+    gpumeter::Measurement& m = r.measurement;
+    m.null_test.reset();
+    m.samples.clear();
+    const double level = std::max(5'000.0, 0.01 * size);
+    for (int k = 0; k < samples; ++k) {
+      const auto busy = static_cast<gpumeter::Nanos>(
+          level * (1 + 0.003 * (static_cast<double>(random() % 2001) / 1000.0 - 1)));
+      m.samples.push_back(t::sample(busy, busy + 800, 2, 0));
+    }
+    m.pass_sizes = {static_cast<std::size_t>(samples)};
+    m.measure_iterations = static_cast<std::size_t>(samples);
+    rec.results.push_back(std::move(r));
+  }
+  t::derive_summaries(rec);
+  return gpumeter::serialize(rec);
+}
+
 std::string scaling(const std::string& kind, std::size_t n) {
   std::string text = gpumeter::serialize(gpumeter::testing::full_record());
   std::string fill;
@@ -82,6 +117,10 @@ std::string scaling(const std::string& kind, std::size_t n) {
     fill += "], ";
   } else if (kind == "sweep") {
     return sweep_of(n);
+  } else if (kind == "growth") {
+    return growth_of(n);
+  } else if (kind == "rows") {
+    return growth_of(n, 1);  // the same sweep, one sample a row: the most rows a record holds
   } else {
     throw gpumeter::Error("unknown scaling input '" + kind + "'");
   }

@@ -56,6 +56,18 @@ check_record nest 'any("not of an isolated call" in d for d in r["deviations"])'
 [[ $out == *"outer"* ]] || fail "nest: the report does not name the range 'outer': $out"
 "$gpumeter" report "$work"/nest/*.json >/dev/null 2>&1 || fail "nest: gpumeter report cannot read the record"
 
+# --csv and --wide, as the report's own line suggests: CSV rows alone on stdout (the record's path
+# on stderr), every column in markdown; not both.
+run csv --csv -- "$program" nest
+[[ $rc == 0 ]] || fail "csv: exit $rc: $err"
+[[ $(head -n1 <<<"$out") == case,implementation,params,* ]] || fail "csv: stdout is not the CSV table: $out"
+[[ $out != *"record: "* && $err == *"record: $work/csv/"* ]] || fail "csv: the record's path belongs on stderr: $out / $err"
+run wide --wide -- "$program" nest
+[[ $rc == 0 && $out == *"record: $work/wide/"* ]] || fail "wide: exit $rc: $err"
+[[ $out != *"With --wide"* && $out == *"n_kernels (max)"* ]] || fail "wide: the table is not the wide one: $out"
+run both --csv --wide -- "$program" nest
+[[ $rc == 2 ]] || fail "both: --csv with --wide exit $rc, wanted 2"
+
 # --repeat: the command runs that many times into one record, each run's processes named by run.
 run repeat --repeat 3 -- "$program" nest
 [[ $rc == 0 ]] || fail "repeat: exit $rc: $err"

@@ -45,6 +45,13 @@ def sleeper(init_ms: float = 40, compile_ms: float = 60, load_ms: float = 5,
     return steps
 
 
+def slow_exit(exit_ms: float = 150, **kw: Any) -> Dict[str, Callable[[], Any]]:
+    """The sleeper whose process takes exit_ms to exit after its work (a runtime's teardown)."""
+    import atexit
+    atexit.register(time.sleep, exit_ms / 1e3)
+    return sleeper(init_ms=5, compile_ms=5, load_ms=1, call_ms=1, **kw)
+
+
 def fast(**kw: Any) -> Dict[str, Callable[[], Any]]:
     return sleeper(init_ms=5, compile_ms=10, load_ms=1, call_ms=2, **kw)
 

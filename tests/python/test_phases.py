@@ -143,3 +143,24 @@ def test_sweep_measures_close_sizes_again_in_reversed_order():
     growth = r.analysis.growth
     assert sorted(g.row.implementation for g in growth) == ["a", "b"]
     assert all(len(g.sizes) == 3 for g in growth)
+
+
+def test_process_exit_is_a_phase_and_total_n_reaches_it(log):
+    # The exit (from the last synchronize to the exit this parent saw) is each fresh process's
+    # phase; total(N) predicts it and the measured total reaches it, the synchronize beside it.
+    r = run({"exits": "phase_candidates:slow_exit", "fast": "phase_candidates:fast"},
+            name="exit", params={})
+    got = {(p.row.implementation, p.phase, p.setting): p for p in r.record.phases}
+    for setting in ("fresh_cold", "fresh_cached"):
+        slow = got[("exits", "process_exit", setting)]
+        assert slow.statistic == "synchronized_wall_clock" and len(slow.samples_ns) == 2
+        assert min(slow.samples_ns) >= 150e6  # its atexit sleep
+        assert max(got[("fast", "process_exit", setting)].samples_ns) < 150e6
+    t = {(x.row.implementation, x.setting): x for x in r.total_n()}
+    cached = t[("exits", "fresh_cached")]
+    exit_term = [term for term in cached.fixed if term.phase == "process_exit"]
+    assert len(exit_term) == 1 and exit_term[0].median_ns >= 150e6
+    at10 = [a for a in cached.at if a.calls == 10][0]
+    assert at10.measured_to_exit_ns == at10.measured_ns + exit_term[0].median_ns
+    assert at10.measured_over_predicted is not None
+

@@ -52,3 +52,8 @@ add_test(NAME cli_report
   COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/test_report.sh
           $<TARGET_FILE:gpumeter> $<TARGET_FILE:gpumeter_make_record>)
 set_tests_properties(cli_report PROPERTIES LABELS "unit;cli" TIMEOUT 60)
+
+# Records altered to claim what no run gives (precision outcomes, elapsed times, rows twice,
+# program sections, phases of no row, totals below their parts, N and budgets): each refused.
+gpumeter_unit_test(test_impossible_records test_impossible_records.cpp)
+target_link_libraries(test_impossible_records PRIVATE gpumeter_record nlohmann_json::nlohmann_json)

@@ -126,6 +126,11 @@ class Part {
     launch(tid, corr, ns, "cudaMemcpyAsync");
     return device(corr, start_ns, end_ns, "memcpy 64 B", "memcpy");
   }
+  Part& fill(std::uint64_t tid, Nanos ns, Nanos start_ns, Nanos end_ns) {
+    const std::uint64_t corr = next_corr_++;
+    launch(tid, corr, ns, "cudaMemsetAsync");
+    return device(corr, start_ns, end_ns, "memset 8 B", "memset");
+  }
   // Rows written as given, whatever their shape.
   Part& raw_range(const std::string& row) {
     ranges_.push_back(row);
@@ -1051,6 +1056,35 @@ TEST(ReadProgram, CountCopiesCountsThemInTheRange) {
   EXPECT_EQ(busy_of(row(r, "step")), (std::vector<Nanos>{200}));
   EXPECT_TRUE(row(r, "step").count_copies);
   EXPECT_EQ(row(r, "step").measurement.samples[0].n_kernels, std::optional<int>(1));
+}
+
+// T7 for fills, as a training step's optimizer makes them (kernels and cudaMemsetAsync in one
+// range): a fill is no kernel, so a range's kernel count and its kernels outside every range
+// count kernels alone, copies counted or not; its time enters device_busy only when counted.
+TEST(ReadProgram, FillsAreNoKernelsAndUncountedUnlessCopiesAre) {
+  Part part = Part(kCommandPid).push(1, 100, "optimizer");
+  for (int i = 0; i < 4; ++i) {
+    part.kernel(1, 110 + 10 * i, 1000 + 300 * i, 1100 + 300 * i)
+        .fill(1, 115 + 10 * i, 1150 + 300 * i, 1200 + 300 * i);
+  }
+  part.pop(1, 200).fill(1, 210, 3000, 3040).kernel(1, 220, 3100, 3200);
+  for (const bool counted : {false, true}) {
+    SCOPED_TRACE(counted ? "copies counted" : "copies not counted");
+    ProgramOptions o = options();
+    o.ranges.count_copies = counted;
+    const ProgramReading r = read({part}, o);
+    const Result& optimizer = row(r, "optimizer");
+    ASSERT_EQ(optimizer.measurement.samples.size(), 1u);
+    EXPECT_EQ(optimizer.measurement.samples[0].n_kernels, std::optional<int>(4));
+    EXPECT_EQ(optimizer.summary.max_n_kernels, std::optional<int>(4));
+    // Four kernels of 100 ns; counted, four fills of 50 ns beside them.
+    EXPECT_EQ(busy_of(optimizer), (std::vector<Nanos>{counted ? 600 : 400}));
+    int outside_kernels = 0;
+    for (const ProgramOutsideKernels& g : r.program.outside) outside_kernels += g.n_kernels;
+    EXPECT_EQ(outside_kernels, 1);
+    EXPECT_EQ(r.program.outside.size(), counted ? 2u : 1u);  // the fill's own group, counted
+    EXPECT_TRUE(r.program.launches_without_work.empty());
+  }
 }
 
 TEST(ReadProgram, CopyThatCopiedIsNotALaunchWithoutWork) {

@@ -138,6 +138,12 @@ TEST(RunRecorder, JournalBytesAreLinearInTheCases) {
 
 // The checkpoint hands each case to the kernel at once (a crash keeps it); it syncs at most once
 // per interval.
+// The same row at another size: another case (a record holds each row once).
+Result other_size(Result r) {
+  r.row.params["m"] = "8192";
+  return r;
+}
+
 TEST(RunRecorder, CheckpointWritesEveryCaseButSyncsAtMostOncePerInterval) {
   TempDir dir;
   RunRecorder rec(dir.path(), 3, std::chrono::hours(1));
@@ -145,7 +151,7 @@ TEST(RunRecorder, CheckpointWritesEveryCaseButSyncsAtMostOncePerInterval) {
   rec.add({full_result()});
   EXPECT_FALSE(rec.checkpoint());  // begin() synced a moment ago
   EXPECT_EQ(read_record(rec.journal_path()).results.size(), 1u);
-  rec.add({full_result()});
+  rec.add({other_size(full_result())});
   EXPECT_TRUE(rec.checkpoint(true));
   EXPECT_EQ(read_record(rec.journal_path()).results.size(), 2u);
 }
@@ -216,6 +222,15 @@ TEST(RunRecorder, JournalIsReadAsStrictlyAsARecord) {
   EXPECT_NE(read_problem(bad).find("more than the 3 its run planned"), std::string::npos)
       << read_problem(bad);
 
+  // One case line repeated: its row would be listed twice and counted twice by a comparison's
+  // mean ("holds 2 of 3 cases" where one case ran).
+  spit(bad, text + text.substr(text.find('\n') + 1));
+  EXPECT_NE(read_problem(bad).find("journal line 3.case.results[0]: the row "), std::string::npos)
+      << read_problem(bad);
+  EXPECT_NE(read_problem(bad).find("appears twice (also at journal line 2.case.results[0]"),
+            std::string::npos)
+      << read_problem(bad);
+
   std::string version = text;
   version.replace(version.find("\"journal_version\":1"), 19, "\"journal_version\":2");
   spit(bad, version);
@@ -235,7 +250,7 @@ TEST(RunRecorder, CeilingsChangedMidRunSummarizeEveryRowWithTheLast) {
   rec.add({full_result()});
   EXPECT_FALSE(rec.record().results[0].summary.pct_of_peak_flops.has_value());
   rec.set_ceilings(full_record().ceilings);
-  rec.add({full_result()});
+  rec.add({other_size(full_result())});
   rec.checkpoint(true);
   const Record back = read_record(rec.journal_path());
   ASSERT_EQ(back.results.size(), 2u);

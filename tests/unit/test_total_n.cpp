@@ -61,9 +61,9 @@ const TotalAtN& at(const TotalN& t, int calls) {
 TEST(Phases, NamesAndTitlesRoundTrip) {
   // The record's names are the enumerators' names, in declaration order.
   const std::vector<std::string> names = {
-      "process_start", "init",          "cold_compile", "cached_load", "conversion", "first_build",
-      "first_launch",  "warm_build",    "refit",        "rebuild",     "warm_call",  "kernel_call",
-      "end_to_end",    "graph_capture", "graph_replay", "downstream"};
+      "process_start", "init",          "cold_compile", "cached_load", "conversion",  "first_build",
+      "first_launch",  "warm_build",    "refit",        "rebuild",     "warm_call",   "kernel_call",
+      "end_to_end",    "graph_capture", "graph_replay", "downstream",  "process_exit"};
   for (std::size_t i = 0; i < names.size(); ++i) {
     const auto phase = static_cast<Phase>(i);
     EXPECT_EQ(to_string(phase), names[i]);
@@ -104,7 +104,8 @@ TEST(DecomposeTotals, SumsTheMediansOfEachTerm) {
   EXPECT_EQ(t.row, kRow);
   EXPECT_EQ(t.setting, kCached);
   const std::vector<Phase> order = {Phase::process_start, Phase::init,        Phase::cached_load,
-                                    Phase::conversion,    Phase::first_build, Phase::graph_capture};
+                                    Phase::conversion,    Phase::first_build, Phase::graph_capture,
+                                    Phase::process_exit};
   ASSERT_EQ(t.fixed.size(), order.size());
   for (std::size_t i = 0; i < order.size(); ++i) EXPECT_EQ(t.fixed[i].phase, order[i]);
   EXPECT_EQ(t.fixed[1].median_ns, 1e9);
@@ -114,8 +115,8 @@ TEST(DecomposeTotals, SumsTheMediansOfEachTerm) {
   EXPECT_EQ(t.per_call.setting, kWarm);
   EXPECT_EQ(t.per_call.median_ns, 1e4);
   // Conversion, build and capture do not apply to this candidate: left out, said so.
-  EXPECT_EQ(t.absent,
-            (std::vector<Phase>{Phase::conversion, Phase::first_build, Phase::graph_capture}));
+  EXPECT_EQ(t.absent, (std::vector<Phase>{Phase::conversion, Phase::first_build,
+                                          Phase::graph_capture, Phase::process_exit}));
   EXPECT_TRUE(t.missing.empty());
   for (std::size_t i = 3; i < t.fixed.size(); ++i) EXPECT_EQ(t.fixed[i].median_ns, std::nullopt);
 
@@ -135,6 +136,49 @@ TEST(DecomposeTotals, SumsTheMediansOfEachTerm) {
   EXPECT_DOUBLE_EQ(*at(t, 100).measured_over_predicted, 1.32e9 / 1.251e9);
   // Below 1: the loop overlapped what the phases time one by one.
   EXPECT_LT(*at(t, 1000).measured_over_predicted, 1.0);
+}
+
+// The exit (from the last synchronize to the exit the parent sees) is a fixed term of the
+// prediction, and the measured total of N calls reaches the exit: the synchronize after the N-th
+// call plus the median exit, the synchronize kept beside it. Synthetic: a process start of 50 ms,
+// an init of 1 s, an exit of 400 ms, 10 us a call; the processes took 1.1 s to their synchronize
+// after 100 calls.
+TEST(DecomposeTotals, TheProcessExitIsInThePredictionAndTheMeasuredTotal) {
+  const std::vector<PhaseReading> phases = {
+      reading(kRow, Phase::process_start, kCached, around(50 * kMillisecond)),
+      reading(kRow, Phase::init, kCached, around(kSecond)),
+      reading(kRow, Phase::process_exit, kCached, {390'000'000, 400'000'000, 430'000'000}),
+      reading(kRow, Phase::end_to_end, kWarm, around(10 * kMicrosecond)),
+  };
+  const std::vector<MeasuredTotal> totals = {
+      total(kRow, 100, kCached, {1'090'000'000, 1'100'000'000, 1'120'000'000}),
+  };
+  const std::vector<TotalN> out = decompose_totals(phases, totals);
+  ASSERT_EQ(out.size(), 1u);
+  const TotalN& t = out[0];
+  EXPECT_EQ(t.fixed.back().phase, Phase::process_exit);
+  EXPECT_EQ(t.fixed.back().median_ns, 4e8);
+  EXPECT_EQ(t.fixed.back().setting, kCached);
+  const TotalAtN& a = at(t, 100);
+  EXPECT_DOUBLE_EQ(*a.predicted_ns, 5e7 + 1e9 + 4e8 + 100 * 1e4);
+  EXPECT_EQ(a.measured_ns, 1.1e9);  // to the synchronize, beside
+  EXPECT_DOUBLE_EQ(*a.measured_to_exit_ns, 1.1e9 + 4e8);
+  EXPECT_DOUBLE_EQ(*a.measured_over_predicted, 1.5e9 / 1.451e9);
+  // Not measured (a record from before the exit phase): the totals end at the synchronize, and
+  // the prediction leaves the exit out, named.
+  const TotalN old = decompose_totals({phases[0], phases[1], phases[3]}, totals)[0];
+  EXPECT_EQ(at(old, 100).measured_to_exit_ns, std::nullopt);
+  EXPECT_DOUBLE_EQ(*at(old, 100).measured_over_predicted, 1.1e9 / 1.051e9);
+  EXPECT_EQ(old.absent.back(), Phase::process_exit);
+}
+
+// A process exit is a fresh process's phase, in wall clock.
+TEST(Phases, TheProcessExitIsAFreshWallClockPhase) {
+  EXPECT_EQ(parse_phase("process_exit"), Phase::process_exit);
+  EXPECT_TRUE(phase_allows(Phase::process_exit, PhaseSetting::fresh_cold));
+  EXPECT_TRUE(phase_allows(Phase::process_exit, PhaseSetting::fresh_cached));
+  EXPECT_FALSE(phase_allows(Phase::process_exit, PhaseSetting::warm_process));
+  EXPECT_FALSE(phase_allows(Phase::process_exit, Statistic::device_busy));
 }
 
 TEST(DecomposeTotals, ColdCompileAndCachedLoadEachInTheirOwnDecomposition) {
@@ -195,8 +239,8 @@ TEST(DecomposeTotals, ATermNotMeasuredIsNeverZero) {
   EXPECT_EQ(t.fixed[1].median_ns, std::nullopt);
   EXPECT_EQ(t.per_call.median_ns, std::nullopt);
   EXPECT_EQ(t.missing, (std::vector<Phase>{Phase::init, Phase::end_to_end}));
-  EXPECT_EQ(t.absent,
-            (std::vector<Phase>{Phase::conversion, Phase::first_build, Phase::graph_capture}));
+  EXPECT_EQ(t.absent, (std::vector<Phase>{Phase::conversion, Phase::first_build,
+                                          Phase::graph_capture, Phase::process_exit}));
   ASSERT_EQ(t.at.size(), 3u);
   for (const TotalAtN& a : t.at) {
     EXPECT_EQ(a.predicted_ns, std::nullopt) << a.calls;
