@@ -237,3 +237,17 @@ def test_gpu_sample_5_percent_slower_fails_that_test_only(gpu, tmp_path):
     assert failed_tests(p) == ["test_gpu_sample.py::test_gpu_scale"], outcome(p)
     assert re.search(r"Regressions beyond 3% \(1\):\n- scale / add: .*slower", p.stdout), \
         outcome(p)
+
+
+def test_a_session_that_measures_nothing_imports_nothing_of_gpumeter(tmp_path):
+    project = make_project(tmp_path / "p", "test_host_sample.py")
+    (project / "test_plain.py").write_text(
+        "import sys\n"
+        "def test_plain():\n"
+        "    assert 'gpumeter' not in sys.modules\n")
+    p = run_sample(project, "test_plain.py")
+    assert p.returncode == 0, outcome(p)
+    assert not (project / ".gpumeter").exists() and not (project / "gpu.lock").exists()
+    # -p no:gpumeter turns the plugin off: its fixture is then unknown
+    p = run_sample(project, "-p", "no:gpumeter", "test_host_sample.py", "test_plain.py")
+    assert "fixture 'gpumeter' not found" in p.stdout, outcome(p)
