@@ -222,20 +222,20 @@ def test_wrong_options_are_usage_errors(tmp_path, args, says):
 
 def test_gpu_sample_5_percent_slower_fails_that_test_only(gpu, tmp_path):
     """On a GPU: device time's rule resolves 5% (a 95% interval of a fraction of a percent),
-    gated at 3%."""
+    gated at 2%."""
     project = make_project(tmp_path / "gpu", "test_gpu_sample.py")
     p = run_sample(project, "test_gpu_sample.py", "--gpumeter-save", "base", host_lock=False)
     assert p.returncode == 0, outcome(p)
     assert passed_tests(p) == ["test_gpu_sample.py::test_gpu_copy",
                                "test_gpu_sample.py::test_gpu_scale"], outcome(p)
-    gate = ["--gpumeter-compare", "base", "--gpumeter-fail-on-regression", "3"]
+    gate = ["--gpumeter-compare", "base", "--gpumeter-fail-on-regression", "2"]
     p = run_sample(project, "test_gpu_sample.py", *gate, host_lock=False)
     assert p.returncode == 0, outcome(p)  # unchanged: nothing regresses
     p = run_sample(project, "test_gpu_sample.py", *gate, host_lock=False, SAMPLE_SLOW="add",
                    SAMPLE_SLOWDOWN="1.05")
     assert p.returncode == 1, outcome(p)
     assert failed_tests(p) == ["test_gpu_sample.py::test_gpu_scale"], outcome(p)
-    assert re.search(r"Regressions beyond 3% \(1\):\n- scale / add: .*slower", p.stdout), \
+    assert re.search(r"Regressions beyond 2% \(1\):\n- scale / add: .*slower", p.stdout), \
         outcome(p)
 
 
