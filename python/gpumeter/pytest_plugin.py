@@ -325,6 +325,11 @@ class PytestSession:
                     + (" (--gpumeter-allow-missing let them pass)" if self.allow_missing else
                        ": the gate cannot see them, so the session fails; select them, or "
                        "--gpumeter-allow-missing"))
+            if not self.gating:
+                # No gate: the comparisons are the output.
+                for nodeid, verdicts in self.verdicts.items():
+                    for v in verdicts:
+                        tr.write_line(f"\n{nodeid}: {v.message}")
             skipped = sorted(n for n in self.baseline if n in self.deselected)
             if skipped:
                 tr.write_line(f"in the baseline, deselected: {', '.join(skipped)}")
