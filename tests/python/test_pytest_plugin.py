@@ -256,3 +256,12 @@ def test_a_session_that_measures_nothing_imports_nothing_of_gpumeter(tmp_path):
     # -p no:gpumeter turns the plugin off: its fixture is then unknown
     p = run_sample(project, "-p", "no:gpumeter", "test_host_sample.py", "test_plain.py")
     assert "fixture 'gpumeter' not found" in p.stdout, outcome(p)
+
+
+def test_xdist_itself_refused_at_two_workers(tmp_path):
+    pytest.importorskip("xdist")
+    project = make_project(tmp_path / "p", "test_host_sample.py")
+    p = run_sample(project, "test_host_sample.py", "-n", "2")
+    assert p.returncode == 1, outcome(p)
+    assert failed_tests(p) == sorted(HOST_TESTS), outcome(p)
+    assert re.search(r"gpumeter: refused in pytest-xdist worker gw[01] \(one of 2\)", p.stdout)
