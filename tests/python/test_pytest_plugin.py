@@ -265,3 +265,25 @@ def test_xdist_itself_refused_at_two_workers(tmp_path):
     assert p.returncode == 1, outcome(p)
     assert failed_tests(p) == sorted(HOST_TESTS), outcome(p)
     assert re.search(r"gpumeter: refused in pytest-xdist worker gw[01] \(one of 2\)", p.stdout)
+
+
+def test_an_implementation_added_is_a_row_the_gate_cannot_see(tmp_path):
+    project = make_project(tmp_path / "p")
+    test = project / "test_impls.py"
+
+    def write(names):
+        test.write_text(
+            "def test_impls(gpumeter):\n"
+            f"    gpumeter.compare({{n: (lambda: 1) for n in {names!r}}}, timing='host',\n"
+            "                     budget=(1, 5))\n")
+    write(["a", "b"])
+    assert run_sample(project, "--gpumeter-save", "base").returncode == 0
+    write(["a", "b", "c"])
+    args = ["--gpumeter-compare", "base", *HOST_GATE]
+    p = run_sample(project, *args)
+    assert p.returncode == 1, outcome(p)
+    assert failed_tests(p) == ["test_impls.py::test_impls"], outcome(p)
+    assert "gpumeter: test_impls: the gate failed: 1 row of new not in base" in p.stdout
+    assert "- test_impls / c: not in base" in p.stdout
+    p = run_sample(project, *args, "--gpumeter-allow-missing")
+    assert p.returncode == 0, outcome(p)
