@@ -92,6 +92,7 @@ class PytestSession:
         self.deselected: Set[str] = set()
         self.collected: Set[str] = set()
         self.locks: Dict[int, Any] = {}
+        self.lock_errors: Dict[int, BaseException] = {}
         self.gpu_reasons: Dict[int, Optional[str]] = {}
         self.saved = ""
         self.gone: List[str] = []
@@ -164,7 +165,15 @@ class PytestSession:
         """The device's lock, taken at the session's first measurement and held to its end."""
         held = self.locks.get(device)
         if held is None:
-            held = _gpumeter.hold_device_lock(device, self.allow_contended)
+            if device in self.lock_errors:
+                # Refused once for the session: every later test says so at once instead of
+                # waiting again for a device that stayed busy.
+                raise self.lock_errors[device]
+            try:
+                held = _gpumeter.hold_device_lock(device, self.allow_contended)
+            except _gm.Error as e:
+                self.lock_errors[device] = e
+                raise
             self.locks[device] = held
             # Each measure() and compare() on this device finds it held and takes none itself.
             _gm._held_locks[device] = held

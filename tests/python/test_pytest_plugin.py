@@ -287,3 +287,12 @@ def test_an_implementation_added_is_a_row_the_gate_cannot_see(tmp_path):
     assert "- test_impls / c: not in base" in p.stdout
     p = run_sample(project, *args, "--gpumeter-allow-missing")
     assert p.returncode == 0, outcome(p)
+
+
+def test_a_lock_refused_once_is_refused_for_every_test_of_the_session(tmp_path):
+    project = make_project(tmp_path / "p", "test_host_sample.py")
+    p = run_sample(project, "test_host_sample.py",
+                   GPU_LOCK=str(tmp_path / "no-such-folder" / "gpu.lock"))
+    assert p.returncode == 1, outcome(p)
+    assert failed_tests(p) == sorted(HOST_TESTS), outcome(p)
+    assert p.stdout.count("cannot open the device lock file") >= 3, outcome(p)
