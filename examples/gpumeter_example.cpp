@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
   app.footer(
       "Exit codes: 0 every case measured; 1 a case produced no number (the notes say why); 2 a "
       "usage error, or --out cannot be written (nothing measured); 3 an internal error; 4 the "
-      "device stayed busy or another run held its lock (nothing measured). The device lock is "
+      "device stayed busy or another run held its lock (nothing measured); 5 --backend cuda on a "
+      "machine with no usable CUDA GPU (one line says so; nothing measured). The device lock is "
       "$GPU_LOCK, else /tmp/gpumeter-gpu-<uuid>.lock.");
   if (const auto done = gpumeter::testkit::parse_command_line(app, argc, argv)) return *done;
 
@@ -76,7 +77,18 @@ int main(int argc, char** argv) {
   }
 
   try {
-    gpumeter::Session session(session_options(o));
+    const gpumeter::SessionOptions choice = session_options(o);
+    gpumeter::Session::check_timing_is_built(choice);
+    // Said once, before the lock: --backend cuda without a usable GPU has nothing to measure,
+    // and every program says so with the same code (5).
+    if (const std::string why = gpumeter::Session::unusable_device(choice); !why.empty()) {
+      std::fprintf(stderr,
+                   "gpumeter-example: --backend cuda needs a CUDA GPU, and none is usable here; "
+                   "nothing was measured: %s\n",
+                   why.c_str());
+      return gpumeter::kExitNoDevice;
+    }
+    gpumeter::Session session(choice);
     gpumeter::Backend& backend = session.backend();
     const bool on_gpu = backend.device().kind == "cuda";
     gpumeter::example::ExampleWork work;
@@ -115,6 +127,9 @@ int main(int argc, char** argv) {
       return gpumeter::kExitFailed;
     }
     return gpumeter::kExitOk;
+  } catch (const gpumeter::ConfigError& e) {
+    std::fprintf(stderr, "gpumeter-example: %s\n", e.what());
+    return gpumeter::kExitUsage;
   } catch (const gpumeter::DeviceBusy& e) {
     std::fprintf(stderr, "gpumeter-example: %s\n", e.what());
     return gpumeter::kExitBusy;

@@ -14,7 +14,8 @@ else  # a source tree without git
   find include src tests testkit bench examples \( -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' \) -print0
 fi | xargs -0 clang-format --dry-run -Werror
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# Warnings are errors here (GPUMETER_WERROR), never in a user's build: CI sees them first.
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUMETER_WERROR=ON
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
 bash scripts/skipped.sh build  # a skipped test says why, in the log itself
@@ -34,8 +35,11 @@ build-python-venv/bin/python -m pytest -q -rs tests/python
 GPUMETER_PYTHON="$PWD/build-python-venv/bin/python" GPUMETER_PLOT_REQUIRED=1 \
   ctest --test-dir build --output-on-failure -R '^cli_plot_writes$'
 
-# CPU-only under the sanitizers: the CUDA runtime is not built for ASan.
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUMETER_SANITIZE=ON -DGPUMETER_CUDA=OFF
+# CPU-only under the sanitizers: the CUDA runtime is not built for ASan. Built with Clang 14,
+# warnings as errors, so every C++ file is compiled warning-free by both g++ and Clang without a
+# third build.
+CC=clang-14 CXX=clang++-14 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+  -DGPUMETER_SANITIZE=ON -DGPUMETER_CUDA=OFF -DGPUMETER_WERROR=ON
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs"

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "gpumeter/exit_codes.hpp"
+#include "gpumeter/help_format.hpp"
 #include "gpumeter/version.hpp"
 
 namespace gpumeter::testkit {
@@ -21,6 +22,7 @@ namespace gpumeter::testkit {
 // program (help, version, a usage error), or nullopt to go on.
 inline std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
   const std::string name = app.get_name().empty() ? std::string("gpumeter") : app.get_name();
+  use_wrapping_help(app);
   app.set_version_flag("--version", name + " (gpumeter " + std::string(gpumeter::version()) + ")");
   try {
     app.parse(argc, argv);

@@ -16,6 +16,7 @@
 // Each case runs its implementations in A B C C B A order (A A for one) and becomes rows of one
 // record; the record is written case by case, so a crash keeps what was measured.
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -98,6 +99,13 @@ class Setup {
   Setup& reference(std::function<std::vector<double>()> reference,
                    std::function<std::vector<double>()> output, double tolerance,
                    double absolute = 0);
+  // Fresh inputs (docs/rules.md, B11): `generate(seed)` writes new inputs made from `seed` (a
+  // pure function of it) before every call, untimed, with a seed never given before; with a
+  // reference, every call's answer is then checked while timed (every iteration where the check
+  // is cheap, else a sample): the output is read, generate(seed) runs again and the reference is
+  // computed on those inputs. A remembered or copied answer fails as VerificationFailed naming
+  // the iteration. A generator may also poison the output buffers (fill them with NaN).
+  Setup& fresh_inputs(std::function<void(std::uint64_t seed)> generate);
   // A check of one's own, called with the implementation's name after its untimed call. It
   // throws VerificationFailed for a wrong output; anything else it throws fails the case as
   // UserCodeError (as from the setup, a call or a reset).
@@ -127,6 +135,7 @@ class Setup {
   double tolerance_ = 0;
   double absolute_ = 0;
   std::function<void(const std::string&)> check_;
+  std::function<void(std::uint64_t)> generate_;
   std::vector<std::shared_ptr<void>> kept_;
   std::optional<std::string> skip_reason_;
 };

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpumeter/duration.hpp"
+#include "gpumeter/ledger.hpp"
 #include "gpumeter/precision.hpp"
 #include "gpumeter/sample.hpp"
 #include "gpumeter/timestamp_check.hpp"
@@ -42,6 +43,8 @@ struct Measurement {
   // How the timestamps of every phase were checked against the device's own clock, and how many
   // were converted from another unit; nullopt when the method needs no check.
   std::optional<TimestampCheck> timestamp_check;
+  // What every activity record of every phase was, the canaries, fresh inputs and checks (B11).
+  Ledger ledger;
   // Set when the implementation can scale its work (Implementation::scaled).
   std::optional<NullTestSamples> null_test;
   // Set when the measurement ran to a target precision: what was asked, what was reached, how

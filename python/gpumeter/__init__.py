@@ -75,6 +75,7 @@ _preload_cuda_libraries()
 from . import _gpumeter  # noqa: E402  (after the libraries it needs are found)
 from ._errors import (  # noqa: E402
     AttributionError,
+    CollectionStopped,
     ConfigError,
     CuptiUnavailable,
     DeviceBusy,
@@ -89,6 +90,7 @@ from ._errors import (  # noqa: E402
     OffThreadLaunch,
     RecordsLost,
     TimestampUnitMismatch,
+    UnaccountedWork,
     UserCodeError,
     VerificationFailed,
     WrongDevice,
@@ -107,6 +109,7 @@ from ._gpumeter import (  # noqa: E402
     DeviceState,
     Failure,
     HostIdentity,
+    Ledger,
     MemoryUse,
     NullTest,
     RatioVerdict,
@@ -141,13 +144,15 @@ __all__ = [
     "TotalTerm", "TotalAtN", "TotalN", "Crossover", "GrowthRegime", "Growth", "SweepAnalysis",
     # what comes back
     "Result", "CompareResult", "Comparison", "Record", "Summary", "Spread", "Sample",
-    "ClockReading", "ClockSummary", "RowKey", "MemoryUse", "TimestampCheck", "PrecisionOutcome",
-    "NullTest",
+    "ClockReading", "ClockSummary", "RowKey", "MemoryUse", "Ledger", "TimestampCheck",
+    "PrecisionOutcome", "NullTest",
     "RelativeDifference", "RatioVerdict", "HostIdentity", "DeviceIdentity", "DeviceState",
     "Ceilings", "CeilingRun", "RunConfig", "Budget", "Failure", "Timing",
     # errors and warnings
     "Error", "RecordsLost", "OffThreadLaunch", "AttributionError", "CuptiUnavailable",
-    "InputsModified", "VerificationFailed", "MixedTimingMethods", "IncomparableStatistics",
+    "CollectionStopped", "UnaccountedWork", "InputsModified", "VerificationFailed",
+    "MixedTimingMethods",
+    "IncomparableStatistics",
     "WrongDevice", "DeviceError", "DeviceBusy", "InvalidRecord", "ConfigError",
     "TimestampUnitMismatch", "UserCodeError", "GpumeterWarning", "FallbackWarning",
 ]
@@ -264,6 +269,11 @@ class _Runner:
             self._call(fn, k)
         return call
 
+    def wrap_seeded(self, fn: Callable[[int], Any]) -> Callable[[int], None]:
+        def call(seed: int) -> None:
+            self._call(fn, seed)
+        return call
+
     def wrap_value(self, fn: Callable[[], Any]) -> Callable[[], Any]:
         def call() -> Any:
             return self._call(fn)
@@ -345,6 +355,11 @@ def _run(case: Union[_gpumeter.Case, Sequence[_gpumeter.Case]], options: _gpumet
     if error is not None:
         # gpumeter's own errors raised in a callable (the default check's VerificationFailed)
         # keep their cause; Ctrl-C and SystemExit stay what they are.
+        # The core's copy of the same error, when it says more (the iteration whose answer a
+        # check refused), is raised instead, with the callable's as its cause.
+        if (isinstance(raised, Error) and type(error) is type(raised) and
+                str(raised) in str(error) and str(error) != str(raised)):
+            raise error from raised
         if raised is not None and (isinstance(raised, Error) or
                                    not isinstance(raised, Exception)):
             raise raised
@@ -370,7 +385,8 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
             allow_events_fallback: bool = False, name: str = "measure", lock: bool = True,
             allow_contended: bool = False,
             scaled: Optional[Callable[[int], Any]] = None,
-            precision: Optional[float] = None, max_time_s: float = 10.0) -> Result:
+            precision: Optional[float] = None, max_time_s: float = 10.0,
+            fresh_inputs: Optional[Callable[[int], Sequence[Any]]] = None) -> Result:
     """Measures the GPU work of ``fn()`` and returns its typed Result.
 
     ``fn`` is called many times on the calling thread: three calls estimate one, then a warm-up,
@@ -418,6 +434,11 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
             level (the passes' geometric mean) is within +-precision (0.01: 1%), or until
             ``max_time_s``; ``Result.precision`` says what was reached and why it stopped.
         max_time_s: The cap of a run to ``precision``, in seconds (0.1 to 3600; default 10).
+        fresh_inputs: ``fresh_inputs(seed)`` returns the arguments of one call, made from
+            ``seed`` (a pure function of it; checked once); each call is then
+            ``fn(*fresh_inputs(seed))`` with a seed never used before, made untimed, so an
+            answer remembered from an earlier call cannot be returned for nothing. To check the
+            answers too, use :func:`compare` with a reference first.
 
     Returns:
         Result: ``device_busy`` and ``latency`` (median, p10, p90 in ns), ``n_samples``,
@@ -464,14 +485,23 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
     runner = _Runner()
     label = getattr(fn, "__name__", None)  # a partial or a callable object may have none
     label = label if isinstance(label, str) and label else "fn"
+    fresh: Optional[_FreshInputs] = None
+    if fresh_inputs is not None:
+        fresh = _FreshInputs(_callable("fresh_inputs", fresh_inputs, "a callable "
+                                       "fresh_inputs(seed) returning the arguments of one call, "
+                                       "or None"), None)
+        fresh.check_pure()
     # Before timing: a Warp candidate on Warp's CPU device is refused here, not timed.
     runtimes = _runtimes.resolve_runtimes(
-        {label: fn}, 0 if device is None else int(device),
-        resets={label: reset_fn} if reset_fn else None)
-    impl = _gpumeter.Implementation(
-        label, runner.wrap(fn),
-        runner.wrap(reset_fn) if reset_fn else None, None,
-        runner.wrap_scaled(scaled_fn) if scaled_fn else None)
+        {label: fn if fresh is None else (lambda a=fresh.make(0): fn(*a))},
+        0 if device is None else int(device), resets={label: reset_fn} if reset_fn else None)
+    if fresh is not None:
+        impl = _fresh_implementation(runner, fresh, label, fn, [None], None, reset_fn, scaled_fn)
+    else:
+        impl = _gpumeter.Implementation(
+            label, runner.wrap(fn),
+            runner.wrap(reset_fn) if reset_fn else None, None,
+            runner.wrap_scaled(scaled_fn) if scaled_fn else None)
     case = _gpumeter.Case(_text("name", name), [impl], flops=flops_v, bytes=bytes_v,
                           count_copies=_flag("count_copies", count_copies))
     return _run(case, options, runner, runtimes).results[0]
@@ -547,6 +577,97 @@ def _fingerprint(inputs: Sequence[Any]) -> Callable[[], int]:
     return changed
 
 
+def _poison(x: Any) -> None:
+    """Fills an output buffer with a value no right answer holds (B11): NaN for floating point,
+    every bit set otherwise, so an answer left from an earlier call never passes its check."""
+    torch: Any = sys.modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor):
+        if x.is_floating_point() or x.is_complex():
+            x.fill_(float("nan"))
+        elif x.dtype == torch.bool:
+            x.fill_(True)
+        else:
+            x.fill_(-1 if x.dtype.is_signed else torch.iinfo(x.dtype).max)
+        return
+    dtype = getattr(x, "dtype", None)
+    if dtype is None or not hasattr(x, "fill"):
+        raise ConfigError(f"outputs: {_shown(x)} is not a tensor or an array gpumeter can fill",
+                          argument="outputs")
+    import numpy as np
+    if np.issubdtype(dtype, np.inexact):
+        x.fill(np.nan)
+    elif np.issubdtype(dtype, np.bool_):
+        x.fill(True)
+    else:
+        x.fill(np.iinfo(dtype).max if np.issubdtype(dtype, np.unsignedinteger) else -1)
+
+
+def _same_inputs(a: Sequence[Any], b: Sequence[Any]) -> bool:
+    """Whether two argument tuples hold equal values (tensors and arrays compared on their
+    device; anything else by ==)."""
+    if len(a) != len(b):
+        return False
+    torch: Any = sys.modules.get("torch")
+    for x, y in zip(a, b):
+        if torch is not None and isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor):
+            if x.shape != y.shape or x.dtype != y.dtype or not torch.equal(x, y):
+                return False
+            continue
+        if hasattr(x, "shape") or hasattr(y, "shape"):
+            import numpy as np
+            xa, ya = np.asarray(_host(x)), np.asarray(_host(y))
+            if xa.shape != ya.shape or not np.array_equal(xa, ya):
+                return False
+            continue
+        if x != y:
+            return False
+    return True
+
+
+class _FreshInputs:
+    """``fresh_inputs(seed)`` as the core's prepare and check hooks need it (B11): checked once
+    to be a pure function of its seed that renews the inputs, then called before every call."""
+
+    def __init__(self, generate: Callable[[int], Any], outputs: Optional[Sequence[int]]) -> None:
+        self.generate = generate
+        self.outputs: Tuple[int, ...] = tuple(outputs) if outputs is not None else ()
+
+    def make(self, seed: int) -> Tuple[Any, ...]:
+        args = self.generate(seed)
+        if not isinstance(args, (tuple, list)):
+            raise ConfigError("fresh_inputs: must return a tuple or list of the arguments, not "
+                              f"{_shown(args)}", argument="fresh_inputs")
+        args = tuple(args)
+        for k in self.outputs:
+            if not -len(args) <= k < len(args):
+                raise ConfigError(f"outputs: index {k} is not one of fresh_inputs' "
+                                  f"{len(args)} arguments", argument="outputs")
+            _poison(args[k])
+        return args
+
+    def output_of(self, args: Tuple[Any, ...], returned: Any) -> Any:
+        if not self.outputs:
+            return returned
+        written = tuple(args[k] for k in self.outputs)
+        return written[0] if len(written) == 1 else written
+
+    def check_pure(self) -> None:
+        """Same seed, equal inputs; another seed, other inputs: else ConfigError."""
+        first, again, other = self.make(1), self.make(1), self.make(2)
+        written = set(k % len(first) for k in self.outputs) if first else set()
+        keep = [i for i in range(len(first)) if i not in written]
+        pick = (lambda t: tuple(t[i] for i in keep))  # noqa: E731  (outputs hold the poison)
+        if not _same_inputs(pick(first), pick(again)):
+            raise ConfigError("fresh_inputs: two calls with the same seed gave different "
+                              "inputs; it must be a pure function of its seed (seed a generator "
+                              "with it, e.g. torch.Generator().manual_seed(seed)), so a check "
+                              "can rebuild a call's inputs", argument="fresh_inputs")
+        if _same_inputs(pick(first), pick(other)):
+            raise ConfigError("fresh_inputs: two different seeds gave the same inputs, so an "
+                              "answer remembered from an earlier call would still be right; "
+                              "make the inputs from the seed", argument="fresh_inputs")
+
+
 def compare(implementations: Mapping[str, Callable[[], Any]], *,
             reset: Union[None, Callable[[], Any], Mapping[str, Callable[[], Any]]] = None,
             verify: Union[None, bool, Callable[[str, Any, Any], None]] = None,
@@ -557,7 +678,9 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
             allow_events_fallback: bool = False, name: str = "compare", lock: bool = True,
             allow_contended: bool = False,
             scaled: Optional[Mapping[str, Callable[[int], Any]]] = None,
-            precision: Optional[float] = None, max_time_s: float = 10.0) -> CompareResult:
+            precision: Optional[float] = None, max_time_s: float = 10.0,
+            fresh_inputs: Optional[Callable[[int], Sequence[Any]]] = None,
+            outputs: Optional[Sequence[int]] = None) -> CompareResult:
     """Compares implementations of one operation, checked first, timed in A B C C B A order.
 
     Before anything is timed, each implementation is called once (after its reset) and its
@@ -604,6 +727,17 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
             ``max_time_s``. The stop reads only the width, never the estimate, so stopping
             cannot make a difference appear; each sentence ends with what was reached.
         max_time_s: The cap of a run to ``precision``, in seconds (0.1 to 3600; default 10).
+        fresh_inputs: ``fresh_inputs(seed)`` returns the arguments of one call, made from
+            ``seed`` (a pure function of it; checked once). Given, every call of every
+            implementation gets new inputs, ``fn(*fresh_inputs(seed))`` with a seed never used
+            before, made untimed; and every other implementation's answer is checked against
+            the first's on the same inputs after its call returned, outside the timed window:
+            every iteration where the check is cheap, else a sample drawn after each call. A
+            remembered or copied answer then fails as VerificationFailed naming the iteration.
+            ``scaled`` hooks are called ``scaled(k, *args)``.
+        outputs: With ``fresh_inputs``: indices of its arguments that the implementations write
+            into. Each is filled with a poison value (NaN; every bit set for integers) before
+            every call, untimed, and is the output checked instead of the return value.
 
     Returns:
         CompareResult: ``results`` (each implementation's Result, by name), ``comparisons``
@@ -676,11 +810,27 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
                        flops_v is not None or bytes_v is not None, lock, allow_contended,
                        precision, max_time_s)
 
+    fresh: Optional[_FreshInputs] = None
+    if fresh_inputs is not None:
+        generate = _callable("fresh_inputs", fresh_inputs, "a callable fresh_inputs(seed) "
+                             "returning the arguments of one call, or None")
+        if outputs is not None and (isinstance(outputs, (str, builtins.bytes)) or
+                                    not isinstance(outputs, Sequence)):
+            raise _bad("outputs", "a sequence of argument indices", outputs)
+        fresh = _FreshInputs(generate, [_integer("outputs", k, "an argument index")
+                                        for k in (outputs or ())])
+        fresh.check_pure()
+    elif outputs is not None:
+        raise ConfigError("outputs: needs fresh_inputs (the buffers are among its arguments)",
+                          argument="outputs")
+
     # The shared inputs are copied before any call, the untimed call that finds a runtime too.
     fingerprint = _fingerprint(shared) if shared else None
+    # With fresh inputs, the runtime is found on inputs of a seed of its own.
+    found_on = ({n: (lambda f=implementations[n], a=fresh.make(0): f(*a)) for n in names}
+                if fresh is not None else {n: implementations[n] for n in names})
     runtimes = _runtimes.resolve_runtimes(
-        {n: implementations[n] for n in names}, 0 if device is None else int(device),
-        resets=resets)
+        found_on, 0 if device is None else int(device), resets=resets)
     runner = _Runner()
     outputs: Dict[str, List[Any]] = {}
     reference: List[Any] = [None]
@@ -701,6 +851,12 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
             verifier = runner.wrap(check_output)
         r = resets.get(impl_name)
         k_fn = scaled_by.get(impl_name)
+        if fresh is not None:
+            impls.append(_fresh_implementation(
+                runner, fresh, impl_name, implementations[impl_name], keep,
+                None if i == 0 or check is None else (implementations[names[0]], check),
+                r, k_fn))
+            continue
         impls.append(_gpumeter.Implementation(
             impl_name, runner.wrap(implementations[impl_name], keep),
             runner.wrap(r) if r else None, verifier, runner.wrap_scaled(k_fn) if k_fn else None))
@@ -709,6 +865,41 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
         count_copies=_flag("count_copies", count_copies),
         inputs_fingerprint=runner.wrap_value(fingerprint) if fingerprint else None)
     return _gpumeter.compare_result(_run(case, options, runner, runtimes))
+
+
+def _fresh_implementation(runner: _Runner, fresh: _FreshInputs, name: str,
+                          fn: Callable[..., Any], keep: List[Any],
+                          against: Optional[Tuple[Callable[..., Any],
+                                                  Callable[[str, Any, Any], None]]],
+                          reset: Optional[Callable[[], Any]],
+                          scaled: Optional[Callable[..., Any]]) -> _gpumeter.Implementation:
+    """An implementation called on fresh inputs (B11): ``prepare(seed)`` makes its arguments,
+    ``run()`` calls it on them, ``check(seed)`` rebuilds the same inputs, runs the reference on
+    them and checks the answer kept from the call."""
+    slot: List[Tuple[Any, ...]] = [()]
+
+    def prepare(seed: int) -> None:
+        slot[0] = fresh.make(seed)
+
+    def run() -> None:
+        keep[0] = fresh.output_of(slot[0], fn(*slot[0]))
+
+    def check_answer(seed: int) -> None:
+        assert against is not None
+        reference, compare_outputs = against
+        args = fresh.make(seed)
+        expected = fresh.output_of(args, reference(*args))
+        compare_outputs(name, keep[0], expected)
+
+    def scaled_call(k: int) -> None:
+        assert scaled is not None
+        scaled(k, *slot[0])
+
+    return _gpumeter.Implementation(
+        name, runner.wrap(run), runner.wrap(reset) if reset else None, None,
+        runner.wrap_scaled(scaled_call) if scaled else None,
+        prepare=runner.wrap_seeded(prepare),
+        check=runner.wrap_seeded(check_answer) if against is not None else None)
 
 
 # --- records and environment ------------------------------------------------------------------

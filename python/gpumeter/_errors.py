@@ -131,12 +131,30 @@ class CuptiUnavailable(Error):
     """
 
 
+class CollectionStopped(Error):
+    """CUPTI stopped recording while a phase ran: one of gpumeter's canary kernels, or the kernel
+    of a launch CUPTI saw succeed, left no record although none was reported lost.
+
+    Code in the process switched CUPTI's activity records off (``cuptiActivityDisable``,
+    ``cuptiUnsubscribe``, ``cuptiFinalize``) or took them: what would have been timed is not what
+    ran, so nothing is reported.
+    """
+
+
+class UnaccountedWork(Error):
+    """Device work gpumeter has no record of overlapped a timed window: a kernel of an iteration
+    started long after its launch returned while the device ran nothing recorded (records
+    switched off around a launch, or another process's work). Nothing is reported.
+    """
+
+
 class InputsModified(Error):
     """An implementation changed the shared ``inputs`` of a comparison (checked before timing)."""
 
 
 class VerificationFailed(Error):
-    """An implementation's output differs from the first implementation's (checked before timing).
+    """An implementation's output differs from the first implementation's: checked before timing,
+    and with ``fresh_inputs`` also while timed (the message names the iteration).
 
     Raise it from your own ``verify(name, output, reference)`` to refuse an output.
     """

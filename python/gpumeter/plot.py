@@ -842,6 +842,11 @@ def _write_exclusive(fig: Any, path: str, fmt: str) -> None:
             # No date and a fixed hash salt: the same record draws the same SVG.
             metadata = {"Date": None} if fmt == "svg" else None
             fig.savefig(f, format=fmt, dpi=150, bbox_inches="tight", metadata=metadata)
+            # mkstemp makes the file private (0600); a plot is as readable as a record (0644
+            # less the umask).
+            umask = os.umask(0)
+            os.umask(umask)
+            os.fchmod(f.fileno(), 0o644 & ~umask)
         os.link(tmp, path)
     finally:
         os.unlink(tmp)
@@ -960,8 +965,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         written = plot(args.records, args.out, formats, kinds=kinds)
     except ImportError as e:
         return fail(str(e) if str(e) == MISSING_MATPLOTLIB else f"{MISSING_MATPLOTLIB} ({e})")
-    except (Error, OSError) as e:
+    except Error as e:
         return fail(str(e))
+    except OSError as e:
+        # Named by its file and the system's words, not Python's "[Errno 13] ..." text.
+        where = f"{e.filename}: " if e.filename else ""
+        return fail(f"{where}{e.strerror or e}")
     for path in written:
         sys.stdout.write(path + "\n")
     return 0

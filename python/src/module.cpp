@@ -162,6 +162,7 @@ SessionOptions session_options(const Options& o) {
 using Call0 = nb::typed<nb::callable, void()>;
 using CallK = nb::typed<nb::callable, void(int)>;
 using Fingerprint = nb::typed<nb::callable, int()>;
+using CallSeed = nb::typed<nb::callable, void(int)>;
 
 std::function<void()> as_call(const std::optional<Call0>& fn) {
   if (!fn) return {};
@@ -175,12 +176,28 @@ std::function<void()> as_call(const std::optional<Call0>& fn) {
   };
 }
 
+// prepare(seed) and check(seed) (B11): the seed as a Python int.
+std::function<void(std::uint64_t)> as_seeded(const std::optional<CallSeed>& fn) {
+  if (!fn) return {};
+  nb::callable f = *fn;
+  return [f](std::uint64_t seed) {
+    try {
+      f(seed);
+    } catch (const nb::python_error& e) {
+      rethrow_in_core_terms(e);
+    }
+  };
+}
+
 Implementation make_implementation(std::string name, Call0 run, std::optional<Call0> reset,
-                                   std::optional<Call0> verify, std::optional<CallK> scaled) {
+                                   std::optional<Call0> verify, std::optional<CallK> scaled,
+                                   std::optional<CallSeed> prepare, std::optional<CallSeed> check) {
   Implementation i;
   i.name = std::move(name);
   i.call.run = as_call(run);
   i.call.reset = as_call(reset);
+  i.call.prepare = as_seeded(prepare);
+  i.call.check = as_seeded(check);
   i.verify = as_call(verify);
   if (scaled) {  // the null test's hook: scaled(k)
     nb::callable f = *scaled;
@@ -289,7 +306,8 @@ NB_MODULE(_gpumeter, m) {
   nb::class_<Implementation>(m, "Implementation", "One implementation of a case: Python callables.")
       .def(nb::new_(&make_implementation), nb::arg("name"), nb::arg("run"),
            nb::arg("reset") = nb::none(), nb::arg("verify") = nb::none(),
-           nb::arg("scaled") = nb::none())
+           nb::arg("scaled") = nb::none(), nb::arg("prepare") = nb::none(),
+           nb::arg("check") = nb::none())
       .def_ro("name", &Implementation::name);
 
   nb::class_<Case>(m, "Case", "Implementations of one operation, compared A B C C B A.")

@@ -161,6 +161,32 @@ void bind_values(nb::module_& m) {
       .def_ro("min_scale", &TimestampCheck::min_scale, "The smallest units per ns converted.")
       .def_ro("max_scale", &TimestampCheck::max_scale, "The largest units per ns converted.");
 
+  nb::class_<Ledger>(m, "Ledger",
+                     "What every activity record of a row's phases was, the canaries that prove "
+                     "collection was on, and the fresh inputs and answer checks (B11).")
+      .def_ro("iteration_records", &Ledger::iteration_records,
+              "Activity records attributed to an iteration: what the samples are made of.")
+      .def_ro("harness_records", &Ledger::harness_records,
+              "gpumeter's own: resets, fresh inputs, L2 flushes, probes, canaries, checks.")
+      .def_ro("unaccounted_records", &Ledger::unaccounted_records,
+              "Records that are neither (0 in a row with numbers).")
+      .def_ro("canaries_launched", &Ledger::canaries_launched, "Canary kernels launched.")
+      .def_ro("canaries_seen", &Ledger::canaries_seen, "Canary kernels recorded.")
+      .def_ro("iterations", &Ledger::iterations, "Iterations of every phase.")
+      .def_ro("fresh_inputs", &Ledger::fresh_inputs, "Iterations given fresh inputs.")
+      .def_ro("checked_iterations", &Ledger::checked_iterations,
+              "Iterations whose answer was checked while timed.")
+      .def("__repr__", [](const Ledger& l) {
+        return "Ledger(iteration_records=" + std::to_string(l.iteration_records) +
+               ", harness_records=" + std::to_string(l.harness_records) +
+               ", unaccounted_records=" + std::to_string(l.unaccounted_records) +
+               ", canaries=" + std::to_string(l.canaries_seen) + "/" +
+               std::to_string(l.canaries_launched) +
+               ", iterations=" + std::to_string(l.iterations) +
+               ", fresh_inputs=" + std::to_string(l.fresh_inputs) +
+               ", checked_iterations=" + std::to_string(l.checked_iterations) + ")";
+      });
+
   nb::class_<PrecisionOutcome>(m, "PrecisionOutcome",
                                "What a measurement run to a target precision did.")
       .def_ro("target", &PrecisionOutcome::target, "The relative precision asked for.")
@@ -440,6 +466,13 @@ void bind_views(nb::module_& m) {
       .def_prop_ro(
           "retries", [](const ResultRef& r) { return r.get().summary.retries; },
           "Phases measured again after lost records.")
+      .def_prop_ro(
+          "ledger", [](const ResultRef& r) { return r.get().measurement.ledger; },
+          "What every record of the row's phases was, its canaries, fresh inputs and checks.")
+      .def_prop_ro(
+          "checked_iterations",
+          [](const ResultRef& r) { return r.get().measurement.ledger.checked_iterations; },
+          "Iterations whose answer was checked while timed (fresh_inputs).")
       .def_prop_ro(
           "tflops", [](const ResultRef& r) { return r.get().summary.tflops; },
           "TFLOP/s at the median; None without `flops`.")

@@ -292,7 +292,8 @@ Setup& Setup::implementation(std::string name, std::function<void()> run,
                         "'");
     }
   }
-  implementations_.push_back({std::move(name), Call{std::move(run), std::move(reset)}, {}, {}});
+  implementations_.push_back(
+      Implementation{std::move(name), Call{std::move(run), std::move(reset)}, {}, {}});
   return *this;
 }
 
@@ -319,6 +320,13 @@ Setup& Setup::reference(std::function<std::vector<double>()> reference,
   reference_ = std::move(reference);
   output_ = std::move(output);
   tolerance_ = tolerance;
+  return *this;
+}
+
+Setup& Setup::fresh_inputs(std::function<void(std::uint64_t seed)> generate) {
+  if (!generate)
+    throw ConfigError("benchmark '" + benchmark_ + "': fresh_inputs needs a generator");
+  generate_ = std::move(generate);
   return *this;
 }
 
@@ -357,29 +365,46 @@ Case Setup::to_case() const {
     const double tolerance = tolerance_;
     const double absolute = absolute_;
     const auto check = check_;
-    if (reference_ || check_) {
+    // The output against the reference, element by element.
+    const auto compare_outputs = [name, tolerance, absolute](const std::vector<double>& got,
+                                                             const std::vector<double>& want) {
+      if (got.size() != want.size()) {
+        throw VerificationFailed(name + ": output has " + std::to_string(got.size()) +
+                                 " values, the reference " + std::to_string(want.size()));
+      }
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        const double off = std::fabs(got[i] - want[i]);
+        const double err = off / std::max(std::fabs(want[i]), 1e-30);
+        if (!(off <= tolerance * std::fabs(want[i]) + absolute)) {  // NaN fails too
+          throw VerificationFailed(
+              name + ": element " + std::to_string(i) + " is " + format_shortest(got[i]) +
+              ", the reference " + format_shortest(want[i]) + " (relative error " +
+              format_significant(err, 2) + ", tolerance " + format_significant(tolerance, 2) +
+              (absolute > 0 ? " plus " + format_significant(absolute, 2) : std::string()) + ")");
+        }
+      }
+    };
+    if (generate_) {
+      // B11: fresh inputs before every call; the answer read back first, then the same seed's
+      // inputs made again (the call may have written them) and the reference computed on them.
+      const auto generate = generate_;
+      copy.call.prepare = [generate](std::uint64_t seed) { generate(seed); };
+      copy.call.check = [=](std::uint64_t seed) {
+        (void)kept;
+        if (check) check(name);
+        if (!reference) return;
+        const std::vector<double> got = output();
+        generate(seed);
+        compare_outputs(got, reference());
+      };
+      copy.verify = [kept] { (void)kept; };
+    } else if (reference_ || check_) {
       copy.verify = [=] {
         (void)kept;  // the case's buffers live as long as its implementations
         if (check) check(name);
         if (!reference) return;
         if (!expected->has_value()) *expected = reference();
-        const std::vector<double> got = output();
-        const std::vector<double>& want = **expected;
-        if (got.size() != want.size()) {
-          throw VerificationFailed(name + ": output has " + std::to_string(got.size()) +
-                                   " values, the reference " + std::to_string(want.size()));
-        }
-        for (std::size_t i = 0; i < got.size(); ++i) {
-          const double off = std::fabs(got[i] - want[i]);
-          const double err = off / std::max(std::fabs(want[i]), 1e-30);
-          if (!(off <= tolerance * std::fabs(want[i]) + absolute)) {  // NaN fails too
-            throw VerificationFailed(
-                name + ": element " + std::to_string(i) + " is " + format_shortest(got[i]) +
-                ", the reference " + format_shortest(want[i]) + " (relative error " +
-                format_significant(err, 2) + ", tolerance " + format_significant(tolerance, 2) +
-                (absolute > 0 ? " plus " + format_significant(absolute, 2) : std::string()) + ")");
-          }
-        }
+        compare_outputs(output(), **expected);
       };
     } else {
       copy.verify = [kept] { (void)kept; };

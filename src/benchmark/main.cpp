@@ -11,6 +11,7 @@
 #include "gpumeter/benchmark.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
+#include "gpumeter/help_format.hpp"
 #include "gpumeter/session.hpp"
 #include "isolate.hpp"
 #include "options.hpp"
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
                    "axes) runs its implementations in A B C C B A order; the record is "
                    "written case by case, then the table is printed from it.",
                program};
+  use_wrapping_help(app);
   program::add_options(app, o, program);
 
   try {

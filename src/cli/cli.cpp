@@ -8,6 +8,7 @@
 
 #include "compare.hpp"
 #include "env.hpp"
+#include "gpumeter/help_format.hpp"
 #include "gpumeter/table.hpp"
 #include "gpumeter/version.hpp"
 #include "lock.hpp"
@@ -22,8 +23,9 @@ namespace {
 constexpr const char* kFooter =
     "Exit codes: 0 success; 1 a regression (compare --fail-on-regression); 2 bad arguments or\n"
     "a record that cannot be read (one line on stderr names the file and the problem); 3\n"
-    "internal error; 4 the device stays busy or its lock stays held (lock). `lock` otherwise\n"
-    "exits with its command's code.";
+    "internal error; 4 the device stays busy or its lock stays held (lock); 5 no usable CUDA GPU\n"
+    "(run). `lock` and `run` otherwise exit with their command's code. Each command's --help\n"
+    "lists its own.";
 
 // CLI11 says "A subcommand is required" also when the user typed a command that does not
 // exist; name what was typed instead.
@@ -56,9 +58,9 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   Io io{out, err};
   try {
     CLI::App app{"gpumeter: measure GPU work honestly, and report what was measured.", "gpumeter"};
+    use_wrapping_help(app);  // before the subcommands, which inherit it
     app.set_version_flag("--version", std::string("gpumeter ") + gpumeter::version());
     app.require_subcommand(1);
-    app.footer(kFooter);
 
     std::vector<Command> commands;
     commands.push_back(add_report_command(app));
@@ -68,6 +70,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     commands.push_back(add_lock_command(app));
     commands.push_back(add_plot_command(app));
     commands.push_back(add_run_command(app));
+    // After the subcommands, which would otherwise inherit it: each has its own codes.
+    app.footer(kFooter);
 
     // The first word that is not an option names the command (the top level takes only
     // --help and --version). One that names none is an error whatever follows it: CLI11 would

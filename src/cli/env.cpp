@@ -73,6 +73,9 @@ Command add_env_command(CLI::App& app) {
       "env", "Print the host, the device and its state as a record made now would hold them.");
   sub->add_flag("--json", options->json, "JSON, with the field names of a record");
   check_number(sub->add_option("--device", options->device, "CUDA device index"), kDeviceIndex);
+  sub->footer(
+      "Exit codes: 0 printed (a machine without a GPU is described as it is); 2 bad "
+      "arguments; 3 internal error.");
   return {
       sub, [options](Io& io) {
         const Environment env = read_environment(options->device);

@@ -43,7 +43,21 @@ Command add_merge_command(CLI::App& app) {
   sub->add_flag("--allow-mixed", options->allow_mixed,
                 "Join records of different devices, timing methods or budgets (the merged record "
                 "says so)");
+  sub->footer(
+      "Exit codes: 0 the merged record was written (its path on stdout); 2 bad arguments, a "
+      "record that cannot be read, records that are not shards of one sweep, or an output that "
+      "exists; 3 internal error.");
   return {sub, [options](Io& io) -> int {
+            // -o names the file itself: a folder there would otherwise read as "the record
+            // already exists".
+            std::error_code ec;
+            if (fs::is_directory(options->out, ec)) {
+              print_error(io, "merge",
+                          "-o " + options->out +
+                              " is a directory; name the merged record's file (e.g. " +
+                              (fs::path(options->out) / "merged.json").string() + ")");
+              return kExitUsage;
+            }
             std::vector<Record> in;
             try {
               in =

@@ -28,7 +28,18 @@ constexpr const char* kBootstrap =
     "\"\n"
     "                     'or set GPUMETER_PYTHON to a Python that has it\\n')\n"
     "    sys.exit(2)\n"
-    "sys.exit(main(sys.argv[2:]))\n";
+    "try:\n"
+    "    code = main(sys.argv[2:])\n"
+    "except Exception as e:\n"
+    "    sys.stderr.write('gpumeter plot: internal error while drawing: ' + type(e).__name__ +\n"
+    "                     ': ' + ' '.join(str(e).split()) + '\\n')\n"
+    "    code = 3\n"
+    "sys.exit(code)\n";
+
+// The codes the bootstrap above exits with; any other is the interpreter's own failure.
+bool bootstrap_code(int code) {
+  return code == kExitOk || code == kExitUsage || code == kExitInternal;
+}
 
 struct Options {
   std::vector<std::string> records;
@@ -61,7 +72,18 @@ int run_plot(Io& io, const Options& o) {
     return kExitUsage;
   }
   try {
-    return wait_for_child(spawned.pid).shell_code();
+    const ChildExit exit = wait_for_child(spawned.pid);
+    if (!exit.signaled && bootstrap_code(exit.code)) return exit.code;
+    // The interpreter failed before or around the plot (a broken install, a wrapper that is no
+    // Python): one line saying so, whatever it printed or did not.
+    print_error(io, "plot",
+                "the Python interpreter '" + python + "' " +
+                    (exit.signaled ? "was ended by signal " + std::to_string(exit.signal)
+                                   : "exited with code " + std::to_string(exit.code)) +
+                    " without drawing: check that it runs (" + python +
+                    " -c 'import gpumeter.plot'), or set " + kPythonEnv +
+                    " to a Python that has gpumeter and matplotlib");
+    return exit.signaled ? exit.shell_code() : kExitUsage;
   } catch (const Error& e) {
     print_error(io, "plot", e.what());
     return kExitInternal;
@@ -88,7 +110,7 @@ Command add_plot_command(CLI::App& app) {
       "Files: gpumeter-<run_id>-<kind>[-<case>].<format>, never written over an existing file. A "
       "record with nothing to draw for a kind says so in one line. Exit codes: 0 plots written; 2 "
       "bad arguments, a record that cannot be read, nothing to draw, a file that exists, or "
-      "Python, the module or matplotlib missing.");
+      "Python, the module or matplotlib missing or broken; 3 an internal error while drawing.");
   return {sub, [o](Io& io) { return run_plot(io, *o); }};
 }
 

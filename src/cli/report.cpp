@@ -25,6 +25,9 @@ Command add_report_command(CLI::App& app) {
                     "Every column in the markdown table; by default it holds the columns a "
                     "reader decides with, as a benchmark program prints them");
   csv->excludes(wide);
+  sub->footer(
+      "Exit codes: 0 the table was printed; 2 bad arguments or a record that cannot be read "
+      "(one line names the file and the problem; no partial table); 3 internal error.");
   return {sub, [options](Io& io) {
             return report(options->files,
                           options->csv    ? ReportFormat::csv

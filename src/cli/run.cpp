@@ -25,6 +25,7 @@
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/reporter.hpp"
+#include "gpumeter/session.hpp"
 #include "number_option.hpp"
 #include "part_format.hpp"
 #include "program_run.hpp"
@@ -152,7 +153,48 @@ int exit_code_of(const Error& e) {
   return kExitFailed;
 }
 
+// The folders a run made (--out's missing chain, each run's parts-*), removed again when the run
+// ends without a record: a failed run leaves nothing behind but parts worth reading. Only empty
+// folders go (remove() refuses one that is not), deepest first.
+struct MadeFolders {
+  std::vector<fs::path> made;
+  bool keep = false;
+  MadeFolders() = default;
+  MadeFolders(const MadeFolders&) = delete;
+  MadeFolders& operator=(const MadeFolders&) = delete;
+  ~MadeFolders() {
+    if (keep) return;
+    for (auto it = made.rbegin(); it != made.rend(); ++it) {
+      std::error_code ec;
+      fs::remove(*it, ec);
+    }
+  }
+  // Creates `dir` and the folders above it that are missing, remembering each one made.
+  void create(const fs::path& dir, std::error_code& ec) {
+    std::vector<fs::path> missing;
+    for (fs::path p = dir; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+      missing.push_back(p);
+      if (p == p.parent_path()) break;
+    }
+    fs::create_directories(dir, ec);
+    if (ec) return;
+    made.insert(made.end(), missing.rbegin(), missing.rend());
+  }
+};
+
+// Why the command's failure gives no record, with its code: gpumeter run exits with it, so a 3
+// (gpumeter's own code for an internal error) is said to be the command's.
+std::string failed_command_text(const ChildExit& exit) {
+  if (exit.signaled) {
+    return "was ended by signal " + std::to_string(exit.signal) + " (gpumeter run exits " +
+           std::to_string(exit.shell_code()) + ", 128+" + std::to_string(exit.signal) + ")";
+  }
+  return "exited with code " + std::to_string(exit.code) +
+         " (gpumeter run exits with the command's code)";
+}
+
 int run_program(Io& io, const Options& o) {
+  MadeFolders folders;
   // Another tool injected into this environment (Nsight Systems sets both variables for the
   // programs it starts) would be displaced by the collector, or displace it.
   for (const char* name : {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH"}) {
@@ -204,7 +246,7 @@ int run_program(Io& io, const Options& o) {
   }
 
   std::error_code ec;
-  fs::create_directories(o.out, ec);
+  folders.create(o.out, ec);
   if (ec) {
     print_error(io, "run", "cannot create --out " + o.out + ": " + ec.message());
     return kExitUsage;
@@ -224,6 +266,7 @@ int run_program(Io& io, const Options& o) {
         print_error(io, "run", "cannot create " + parts.string() + ": " + ec.message());
         return kExitUsage;
       }
+      folders.made.push_back(parts);
       parts_dirs.push_back(parts);
       const std::string which =
           o.repeat > 1 ? " (run " + std::to_string(k) + " of " + std::to_string(o.repeat) + ")"
@@ -255,12 +298,17 @@ int run_program(Io& io, const Options& o) {
         }
       }
       if (exit.shell_code() != 0) {
+        // A program that failed may have stopped inside a range, so no range of it is trusted.
+        std::error_code empty_ec;
+        const bool has_parts = !fs::is_empty(parts, empty_ec) && !empty_ec;
         print_error(io, "run",
                     "the command (" + command_text(o.command) + ")" + which + " " +
-                        (exit.signaled ? "was ended by signal " + std::to_string(exit.signal)
-                                       : "exited with code " + std::to_string(exit.code)) +
-                        ": no record is written (its ranges may be cut short). Its parts are in " +
-                        parts.string());
+                        failed_command_text(exit) +
+                        ": no record is written, since a program that failed may have stopped "
+                        "inside a range and its ranges would be cut short" +
+                        (has_parts ? ". Its parts are in " + parts.string()
+                                   : std::string(". It wrote no part")));
+        if (has_parts) folders.keep = true;
         return exit.shell_code();
       }
       wait_for_parts(parts, o.child_wait_s);
@@ -295,6 +343,23 @@ int run_program(Io& io, const Options& o) {
   } catch (const Error& e) {
     // A process's failure is named by the rule that failed (RangeLeftOpen...), not by its wrapper.
     const auto* in_process = dynamic_cast<const ProgramProcessError*>(&e);
+    const bool nothing_recorded = dynamic_cast<const NoRangesFound*>(&e) != nullptr ||
+                                  (in_process != nullptr && in_process->cause() == "NoRangesFound");
+    if (nothing_recorded) {
+      // Without a usable GPU a CUDA program has nothing to record: say that first (exit 5, as
+      // every gpumeter program does), not only that no range was found.
+      SessionOptions gpu;
+      gpu.timing = Timing::cupti;
+      gpu.device = o.device;
+      if (const std::string why = Session::unusable_device(gpu); !why.empty()) {
+        print_error(io, "run",
+                    why +
+                        "; the command recorded nothing to time, so no record is written "
+                        "(NoRangesFound: " +
+                        e.what() + ")");
+        return kExitNoDevice;
+      }
+    }
     print_error(io, "run",
                 (in_process != nullptr ? in_process->cause() : std::string(error_name(e))) + ": " +
                     e.what());
@@ -351,6 +416,7 @@ int run_program(Io& io, const Options& o) {
     print_error(io, "run", e.what());
     return kExitUsage;
   }
+  folders.keep = true;
   if (!o.keep_parts) {
     for (const fs::path& parts : parts_dirs) fs::remove_all(parts, ec);
   }
@@ -415,9 +481,10 @@ Command add_run_command(CLI::App& app) {
       "a kernel without its launch, kernel records missing, a part missing, another CUPTI "
       "client, runs that differ): one line names it; 2 bad arguments (including an engine "
       "thread whose ranges are ambiguous, a range name too long for a record, no collector, "
-      "another tool already injected), or a program that recorded no NVTX range; the "
-      "command's own code (128+N for signal N) when it failed; 126 or 127 when it cannot be "
-      "started or is not found.");
+      "another tool already injected), or a program that recorded no NVTX range; 5 no usable "
+      "CUDA GPU here and nothing recorded (one line says so); the command's own code (128+N for "
+      "signal N) when it failed, no record written (so a 3 there is the command's, not an "
+      "internal error); 126 or 127 when it cannot be started or is not found.");
   return {sub, [o](Io& io) { return run_program(io, *o); }};
 }
 

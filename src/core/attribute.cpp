@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "gpumeter/errors.hpp"
+#include "gpumeter/format.hpp"
 
 namespace gpumeter {
 namespace {
@@ -50,13 +54,134 @@ Nanos span_length(const std::vector<Interval>& intervals) {
   return last - first;
 }
 
+void check_hidden_work(const Trace& trace, std::size_t n_iterations) {
+  if (!trace.kernel_launches || trace.device_shared) return;
+  std::unordered_map<std::uint64_t, Nanos> returned;
+  for (const KernelLaunch& l : *trace.kernel_launches) {
+    if (l.returned_ns <= 0) continue;
+    Nanos& r = returned[l.correlation_id];
+    r = std::max(r, l.returned_ns);
+  }
+  if (returned.empty()) return;
+  // Every recorded activity, the harness's too, merged into busy spans in time order.
+  std::vector<Interval> busy;
+  busy.reserve(trace.activities.size());
+  for (const Activity& a : trace.activities) busy.push_back({a.start_ns, a.end_ns});
+  std::sort(busy.begin(), busy.end(),
+            [](const Interval& x, const Interval& y) { return x.start_ns < y.start_ns; });
+  std::vector<Interval> spans;
+  for (const Interval& iv : busy) {
+    if (!spans.empty() && iv.start_ns <= spans.back().end_ns) {
+      spans.back().end_ns = std::max(spans.back().end_ns, iv.end_ns);
+    } else {
+      spans.push_back(iv);
+    }
+  }
+  // The longest stretch of [from, to] in no span.
+  const auto longest_idle = [&](Nanos from, Nanos to) {
+    auto it = std::upper_bound(spans.begin(), spans.end(), from,
+                               [](Nanos t, const Interval& s) { return t < s.end_ns; });
+    Nanos longest = 0;
+    Nanos cursor = from;
+    for (; it != spans.end() && it->start_ns < to; ++it) {
+      longest = std::max(longest, it->start_ns - cursor);
+      cursor = std::max(cursor, it->end_ns);
+    }
+    return std::max(longest, to - cursor);
+  };
+  for (const Activity& a : trace.activities) {
+    if (a.kind != ActivityKind::kernel) continue;
+    const auto id = trace.external_id_of.find(a.correlation_id);
+    if (id == trace.external_id_of.end() || id->second >= n_iterations) continue;
+    const auto launch = returned.find(a.correlation_id);
+    if (launch == returned.end() || a.start_ns - launch->second <= kHiddenWorkNs) continue;
+    const Nanos idle = longest_idle(launch->second, a.start_ns);
+    if (idle <= kHiddenWorkNs) continue;
+    throw UnaccountedWork(
+        "iteration " + std::to_string(id->second) + ": kernel '" + a.name + "' started " +
+        format_significant(static_cast<double>(a.start_ns - launch->second) / 1000.0, 3) +
+        " us after its launch returned, and for " +
+        format_significant(static_cast<double>(idle) / 1000.0, 3) +
+        " us of that the device ran nothing gpumeter has a record of. The device was busy with "
+        "work whose records were switched off (code in the call disabling CUPTI around a launch) "
+        "or with another process's work; it overlaps the timed window, so nothing is reported.");
+  }
+}
+
+std::size_t canaries_seen(const Trace& trace) {
+  if (trace.canaries_launched == 0) return 0;
+  std::size_t seen = 0;
+  for (const Activity& a : trace.activities) {
+    if (a.kind != ActivityKind::kernel || a.name != trace.canary_name) continue;
+    const auto found = trace.external_id_of.find(a.correlation_id);
+    if (found != trace.external_id_of.end() && found->second == kPrepareId) ++seen;
+  }
+  return seen;
+}
+
+void check_collection(const Trace& trace, std::size_t n_iterations) {
+  if (trace.canaries_launched > 0) {
+    const std::size_t seen = canaries_seen(trace);
+    if (seen < trace.canaries_launched) {
+      throw CollectionStopped(
+          "collection stopped while the phase ran: " + std::to_string(seen) + " of the " +
+          std::to_string(trace.canaries_launched) +
+          " canary kernels gpumeter launched around the iterations left a record, and none was "
+          "reported lost. Code in the process switched CUPTI's activity records off "
+          "(cuptiActivityDisable, cuptiUnsubscribe, cuptiFinalize) or took them, so what would "
+          "be timed is not what ran; nothing is reported. Remove that code from the call.");
+    }
+  }
+  if (!trace.kernel_launches) return;
+  // Per iteration: launches through the runtime API, through the driver API, and kernels seen.
+  struct Count {
+    std::size_t runtime = 0;
+    std::size_t driver = 0;
+    std::size_t kernels = 0;
+  };
+  std::vector<Count> counts(n_iterations);
+  const auto iteration_of = [&](std::uint64_t correlation) -> std::optional<std::size_t> {
+    const auto found = trace.external_id_of.find(correlation);
+    if (found == trace.external_id_of.end() || found->second >= n_iterations) return std::nullopt;
+    return static_cast<std::size_t>(found->second);
+  };
+  for (const KernelLaunch& l : *trace.kernel_launches) {
+    if (const auto i = iteration_of(l.correlation_id)) {
+      ++(l.runtime_api ? counts[*i].runtime : counts[*i].driver);
+    }
+  }
+  for (const Activity& a : trace.activities) {
+    if (a.kind != ActivityKind::kernel) continue;
+    if (const auto i = iteration_of(a.correlation_id)) ++counts[*i].kernels;
+  }
+  for (std::size_t i = 0; i < n_iterations; ++i) {
+    const Count& c = counts[i];
+    const std::size_t launches = std::max(c.runtime, c.driver);
+    if (c.kernels >= launches) continue;
+    throw CollectionStopped(
+        "collection stopped while the phase ran: iteration " + std::to_string(i) + " made " +
+        std::to_string(launches) + " kernel launches that succeeded, but only " +
+        std::to_string(c.kernels) +
+        " kernel records came back, and none was reported lost. Code in the call switched "
+        "CUPTI's kernel records off around a launch, so its time is not in the sample; nothing "
+        "is reported. Remove that code from the call.");
+  }
+}
+
 std::vector<Sample> attribute(const Trace& trace, std::size_t n_iterations,
-                              const AttributionOptions& options) {
+                              const AttributionOptions& options, Ledger* ledger) {
   // Lost records first: every other failure could be their consequence (T6).
   if (trace.dropped_records.has_value() && *trace.dropped_records > 0) {
     throw RecordsLost(*trace.dropped_records, 1);
   }
   const bool loss_ruled_out = trace.dropped_records.has_value();
+  // Then a collection that stopped: work it did not record would read as an empty iteration.
+  check_collection(trace, n_iterations);
+  check_hidden_work(trace, n_iterations);
+  Ledger tally;
+  tally.iterations = n_iterations;
+  tally.canaries_launched = trace.canaries_launched;
+  tally.canaries_seen = trace.canaries_launched;  // check_collection proved every one
 
   std::vector<Claimed> claimed(n_iterations);
   std::size_t n_orphans = 0;
@@ -65,11 +190,16 @@ std::vector<Sample> attribute(const Trace& trace, std::size_t n_iterations,
   std::size_t wrong_iteration = 0;
   for (const Activity& a : trace.activities) {
     const auto found = trace.external_id_of.find(a.correlation_id);
-    if (found != trace.external_id_of.end() && found->second == kPrepareId) continue;
+    if (found != trace.external_id_of.end() && found->second == kPrepareId) {
+      ++tally.harness_records;
+      continue;
+    }
     if (found == trace.external_id_of.end() || found->second >= n_iterations) {
+      ++tally.unaccounted_records;
       if (n_orphans++ == 0) orphan_name = a.name.empty() ? to_string(a.kind) : a.name;
       continue;
     }
+    ++tally.iteration_records;
     if (a.end_ns < a.start_ns) {
       throw AttributionError(found->second,
                              "activity '" + a.name + "' ends before it starts (start " +
@@ -120,6 +250,7 @@ std::vector<Sample> attribute(const Trace& trace, std::size_t n_iterations,
     s.uncounted_copy_ns = union_length(c.copies);
     samples.push_back(s);
   }
+  if (ledger != nullptr) *ledger += tally;
   return samples;
 }
 

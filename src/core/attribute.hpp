@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpumeter/backend/trace.hpp"
+#include "gpumeter/ledger.hpp"
 #include "gpumeter/sample.hpp"
 
 namespace gpumeter {
@@ -16,10 +17,32 @@ struct AttributionOptions {
 
 // Maps every activity of `trace` to its iteration through its external correlation id and
 // returns one Sample per iteration 0..n_iterations-1. PREPARE-id work is skipped. Throws
-// RecordsLost, OffThreadLaunch, WrongDevice or AttributionError (in that order of
-// precedence) and then returns nothing.
+// RecordsLost, CollectionStopped, OffThreadLaunch, WrongDevice or AttributionError (in that order
+// of precedence) and then returns nothing. With `ledger`, also counts what each record was.
 std::vector<Sample> attribute(const Trace& trace, std::size_t n_iterations,
-                              const AttributionOptions& options = {});
+                              const AttributionOptions& options = {}, Ledger* ledger = nullptr);
+
+// B11: throws CollectionStopped when the trace proves collection stopped during the phase: a
+// canary missing, or an iteration with fewer kernel records than the kernel launches it made
+// through one API (runtime or driver: a launch may be seen through both, never more kernels than
+// launches through either, so a launch whose kernel went unrecorded shows). Lost records are
+// judged before this (a lost canary is a lost record).
+void check_collection(const Trace& trace, std::size_t n_iterations);
+
+// B11: the longest a kernel of an iteration may wait, after its launch call returned, while the
+// device runs nothing gpumeter recorded. On the H200 a kernel starts within about 15 us of its
+// launch under CUPTI (back-to-back launches start 8 to 15 us apart); 50 us leaves room for the
+// clock's jitter, and any work worth hiding (a GEMM of 196 us) is longer.
+inline constexpr Nanos kHiddenWorkNs = 50'000;
+
+// Throws UnaccountedWork when a kernel of an iteration started more than kHiddenWorkNs after its
+// launch call returned with the device running no recorded activity for that long in between:
+// the device was busy with work whose records were switched off (or another process's, which
+// a trace of a shared device does not count).
+void check_hidden_work(const Trace& trace, std::size_t n_iterations);
+
+// The canaries (Trace::canary_name, under the prepare label) that left a record.
+std::size_t canaries_seen(const Trace& trace);
 
 struct Interval {
   Nanos start_ns;

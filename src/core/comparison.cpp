@@ -1,5 +1,6 @@
 #include "gpumeter/comparison.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
@@ -52,6 +53,37 @@ std::optional<RelativeDifference> difference_of(const Result& base, const Result
 
 }  // namespace
 
+namespace {
+
+// B11, T7: copies a case does not count cannot hide work in a comparison. A side whose uncounted
+// copies (memcpy, memset) exceed the other's by more than the comparison could resolve may have
+// moved its work into a copy (an answer copied in from the device or the host): the two device
+// times are not of the same work. The resolution: the smallest difference the comparison would
+// have seen, in time, and never less than the clock's tick. Returns why, or "".
+std::string copies_differ(const Result& base, const Result& cand,
+                          const std::optional<RelativeDifference>& difference) {
+  if (base.count_copies || cand.count_copies) return "";
+  const double b = base.summary.median_uncounted_copy_ns;
+  const double k = cand.summary.median_uncounted_copy_ns;
+  const double tick = static_cast<double>(
+      std::max(base.measurement.timestamp_tick_ns, cand.measurement.timestamp_tick_ns));
+  double resolution = tick;
+  if (difference && base.summary.device_busy.median_ns > 0) {
+    resolution =
+        std::max(resolution, difference->smallest_detectable * base.summary.device_busy.median_ns);
+  }
+  if (!(std::abs(k - b) > resolution)) return "";
+  const auto us = [](double ns) { return format_significant(ns / 1000.0, 3) + " us"; };
+  return "their uncounted copies differ: " + cand.row.implementation + " copies " + us(k) +
+         " per call (median) and " + base.row.implementation + " " + us(b) +
+         ", more than the comparison resolves (" + us(resolution) +
+         "). device_busy leaves copies out, so the two times may not be of the same work (an "
+         "answer copied in would count nothing). Set "
+         "count_copies on the case to time the copies too";
+}
+
+}  // namespace
+
 Comparison compare_rows(const Result& base, const Result& cand) {
   Comparison c;
   c.baseline = base.row;
@@ -77,6 +109,11 @@ Comparison compare_rows(const Result& base, const Result& cand) {
   }
   std::string why_not;
   c.difference = difference_of(base, cand, why_not);
+  if (const std::string copies = copies_differ(base, cand, c.difference); !copies.empty()) {
+    c.refusal = copies;
+    c.difference.reset();
+    return c;
+  }
   if (c.rule == ComparisonRule::relative_difference) {
     if (!c.difference) c.refusal = why_not;
     return c;

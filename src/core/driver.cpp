@@ -1,8 +1,12 @@
 #include "driver.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <random>
 #include <string>
 
 #include "attribute.hpp"
@@ -23,7 +27,28 @@ void invoke(const std::function<void()>& fn, std::size_t iteration, const char* 
   run_user_code(at(iteration, what), fn);
 }
 
+Nanos steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Draws which iterations are checked: private to the driver, seeded from the OS, so the call
+// cannot predict a draw.
+bool draw(double probability) {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  return std::bernoulli_distribution(std::clamp(probability, 0.0, 1.0))(rng);
+}
+
 }  // namespace
+
+std::uint64_t next_seed() {
+  static std::atomic<std::uint64_t> counter{[] {
+    std::random_device rd;
+    return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+  }()};
+  return counter.fetch_add(1, std::memory_order_relaxed);
+}
 
 PhaseRun run_phase(Backend& backend, const Call& call, const PhaseRequest& request, bool clocks) {
   // The backend's three jobs, each used for its own: the driver decides the order.
@@ -46,12 +71,23 @@ PhaseRun run_phase(Backend& backend, const Call& call, const PhaseRequest& reque
   };
   if (clocks) run.clocks.reserve(request.iterations + 1);
   read_clock();
+  // What the iterations and the checks cost so far, for the probability of the next check.
+  double iteration_ns = 0;
+  double check_ns = 0;
+  std::size_t checks = 0;
   collector.open_phase(request);
   try {
     for (std::size_t i = 0; i < request.iterations; ++i) {
-      // T5: reset, then the cache cleared after it (the reset's writes must not stay in L2),
-      // all under the prepare label, never timed.
+      // B11: fresh inputs first, then T5: reset, then the cache cleared after both (their writes
+      // must not stay in L2), all under the prepare label, never timed.
       collector.begin_prepare(i);
+      std::uint64_t seed = 0;
+      if (call.prepare) {
+        seed = next_seed();
+        run_user_code(at(i, "the call's fresh inputs"), [&] { call.prepare(seed); });
+        steps.after_user_code(i, "the call's fresh inputs");
+        ++run.fresh_inputs;
+      }
       if (call.reset) {
         invoke(call.reset, i, "the call's reset");
         steps.after_user_code(i, "the call's reset");
@@ -62,12 +98,39 @@ PhaseRun run_phase(Backend& backend, const Call& call, const PhaseRequest& reque
       collector.end_prepare(i);
       steps.drain(i, "preparation");
 
+      const Nanos began = steady_ns();
       collector.begin_iteration(i);
       invoke(call.run, i, "the measured call");
       collector.end_iteration(i);
       steps.after_user_code(i, "the measured call");
       steps.drain(i, "the measured call");  // no iteration overlaps the next
+      iteration_ns += static_cast<double>(steady_ns() - began);
       read_clock();  // after the drain: outside the sample, and before the next one
+
+      // B11: the answer of this call, checked after it returned (it cannot know whether), outside
+      // the timed window, before the next call's inputs replace what it wrote.
+      const bool last = i + 1 == request.iterations;
+      const double done = static_cast<double>(i + 1);
+      if (call.check &&
+          ((last && run.checked_iterations == 0) ||
+           draw(check_probability(iteration_ns / done,
+                                  checks == 0 ? 0 : check_ns / static_cast<double>(checks))))) {
+        const Nanos check_began = steady_ns();
+        collector.begin_prepare(i);
+        try {
+          run_user_code(at(i, "the check of its answer"), [&] { call.check(seed); });
+        } catch (const VerificationFailed& e) {
+          throw VerificationFailed("the answer of iteration " + std::to_string(i) + " of " +
+                                   std::to_string(request.iterations) +
+                                   " (checked while timed, on fresh inputs): " + e.what());
+        }
+        steps.after_user_code(i, "the check of its answer");
+        collector.end_prepare(i);
+        steps.drain(i, "the check of its answer");
+        check_ns += static_cast<double>(steady_ns() - check_began);
+        ++checks;
+        ++run.checked_iterations;
+      }
     }
     run.trace = collector.close_phase();
     return run;
@@ -94,7 +157,11 @@ AttributedPhase run_attributed_phase(Backend& backend, const Call& call, std::si
     }
     const Trace& trace = run.trace;
     try {
-      out.samples = attribute(trace, iterations, AttributionOptions{count_copies});
+      Ledger ledger;
+      out.samples = attribute(trace, iterations, AttributionOptions{count_copies}, &ledger);
+      ledger.fresh_inputs = run.fresh_inputs;
+      ledger.checked_iterations = run.checked_iterations;
+      out.ledger = ledger;
       if (run.clocks.size() == iterations + 1) {
         for (std::size_t i = 0; i < iterations; ++i) {
           out.samples[i].clock = around_sample(run.clocks[i], run.clocks[i + 1]);
@@ -109,7 +176,25 @@ AttributedPhase run_attributed_phase(Backend& backend, const Call& call, std::si
       }
       return out;
     } catch (const RecordsLost& lost) {
-      if (attempt + 1 >= kMaxPhaseAttempts) throw RecordsLost(lost.dropped(), attempt + 1);
+      if (attempt + 1 >= kMaxPhaseAttempts) {
+        // Losses that larger buffers did not cure, with canaries missing: CUPTI counts the
+        // records of work in flight as dropped when a call switches their kind off (seen on the
+        // H200), so this is collection stopped by the call, not a host too busy to keep up.
+        const std::size_t seen = canaries_seen(trace);
+        if (seen < trace.canaries_launched) {
+          throw CollectionStopped(
+              "collection stopped while the phase ran: in each of " + std::to_string(attempt + 1) +
+              " attempts records went missing, and in the last " + std::to_string(seen) +
+              " of the " + std::to_string(trace.canaries_launched) +
+              " canary kernels gpumeter launched around the iterations left a record (CUPTI "
+              "counted " +
+              std::to_string(lost.dropped()) +
+              " dropped). Code in the process switched CUPTI's activity records off "
+              "(cuptiActivityDisable, cuptiUnsubscribe, cuptiFinalize), so what would be timed "
+              "is not what ran; nothing is reported. Remove that code from the call.");
+        }
+        throw RecordsLost(lost.dropped(), attempt + 1);
+      }
       ++out.retries;
     }
   }

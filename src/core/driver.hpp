@@ -2,6 +2,7 @@
 // The core's driver (T3, T5, T6): the order of one iteration and of one phase, the same
 // for every backend, and the retry of a phase whose records were lost.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "gpumeter/backend/trace.hpp"
 #include "gpumeter/call.hpp"
 #include "gpumeter/duration.hpp"
+#include "gpumeter/ledger.hpp"
 #include "gpumeter/sample.hpp"
 #include "gpumeter/timestamp_check.hpp"
 
@@ -21,6 +23,8 @@ namespace gpumeter::detail {
 struct PhaseRun {
   Trace trace;
   std::vector<ClockReading> clocks;
+  std::size_t fresh_inputs = 0;        // iterations given fresh inputs (Call::prepare)
+  std::size_t checked_iterations = 0;  // iterations whose answer was checked (Call::check)
 };
 PhaseRun run_phase(Backend& backend, const Call& call, const PhaseRequest& request,
                    bool clocks = false);
@@ -35,6 +39,8 @@ struct AttributedPhase {
   bool drop_counter_live = true;
   // The phase's timestamp check (T14), from its trace; nullopt when the backend has none.
   std::optional<TimestampCheck> timestamp_check;
+  // What the records of the phase's last attempt were, with its fresh inputs and checks (B11).
+  Ledger ledger;
 };
 // With `clocks` (measured phases), each sample carries its clock state (B4) when the backend
 // could read every reading of the phase.
@@ -48,5 +54,9 @@ AttributedPhase run_attributed_phase(Backend& backend, const Call& call, std::si
 // 32 ns steps (544, 576, 608 ns for a 1-block kernel); a host clock fits no step and reads 1.
 // Reads at most the first 512 durations, which bounds its cost to about a millisecond.
 Nanos estimate_tick(const std::vector<Nanos>& durations);
+
+// A seed never given before in this process (Call::prepare): a counter from a random start, so no
+// two calls see the same inputs and no call can know its seed in advance.
+std::uint64_t next_seed();
 
 }  // namespace gpumeter::detail

@@ -115,6 +115,8 @@ const char* error_name(const std::exception& error) {
   if (dynamic_cast<const OffThreadLaunch*>(&error)) return "OffThreadLaunch";
   if (dynamic_cast<const AttributionError*>(&error)) return "AttributionError";
   if (dynamic_cast<const WrongDevice*>(&error)) return "WrongDevice";
+  if (dynamic_cast<const CollectionStopped*>(&error)) return "CollectionStopped";
+  if (dynamic_cast<const UnaccountedWork*>(&error)) return "UnaccountedWork";
   if (dynamic_cast<const CuptiUnavailable*>(&error)) return "CuptiUnavailable";
   if (dynamic_cast<const InputsModified*>(&error)) return "InputsModified";
   if (dynamic_cast<const VerificationFailed*>(&error)) return "VerificationFailed";

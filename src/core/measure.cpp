@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <set>
 #include <string>
@@ -43,6 +44,9 @@ Measurement measure(Backend& backend, const Call& call, const MeasureOptions& op
       calibration.drop_counter_live && warmup.drop_counter_live && measured.drop_counter_live;
   m.timestamp_check = combine(combine(calibration.timestamp_check, warmup.timestamp_check),
                               measured.timestamp_check);
+  m.ledger = calibration.ledger;
+  m.ledger += warmup.ledger;
+  m.ledger += measured.ledger;
   return m;
 }
 
@@ -69,6 +73,7 @@ Measurement merge_passes(const std::vector<Measurement>& passes) {
     merged.measure_iterations += p.measure_iterations;
     merged.drop_counter_live = merged.drop_counter_live && p.drop_counter_live;
     merged.timestamp_check = combine(merged.timestamp_check, p.timestamp_check);
+    merged.ledger += p.ledger;
   }
   return merged;
 }
@@ -106,12 +111,23 @@ auto naming_implementation(const std::string& name, const std::string& how, Run&
 }  // namespace
 
 void verify_untimed(Backend& backend, const Implementation& impl) {
+  std::uint64_t seed = 0;
+  if (impl.call.prepare) {
+    seed = detail::next_seed();
+    run_user_code(implementation_step(impl.name, "its fresh inputs before its untimed call"),
+                  [&] { impl.call.prepare(seed); });
+  }
   if (impl.call.reset) {
     run_user_code(implementation_step(impl.name, "the reset before its untimed call"),
                   impl.call.reset);
   }
   run_user_code(implementation_step(impl.name, "its untimed call before timing"), impl.call.run);
   backend.synchronize();
+  if (impl.call.check) {
+    run_user_code(implementation_step(impl.name, "the check of its untimed answer"),
+                  [&] { impl.call.check(seed); });
+    backend.synchronize();
+  }
   if (impl.verify) run_user_code(implementation_step(impl.name, "its output check"), impl.verify);
 }
 
@@ -135,7 +151,8 @@ void check_inputs(const CompareOptions& options, std::size_t reference, const st
 NullTestSamples run_null_test(Backend& backend, const Implementation& impl, bool count_copies) {
   const std::function<void(int)> scaled = impl.scaled;
   if (!scaled) throw ConfigError("run_null_test: implementation '" + impl.name + "' cannot scale");
-  const Call call{[scaled] { scaled(kNullTestScale); }, impl.call.reset};
+  // Fresh inputs still (the scaled work reads them); no check: its answer is k times the work's.
+  const Call call{[scaled] { scaled(kNullTestScale); }, impl.call.reset, impl.call.prepare, {}};
   const Measurement m =
       measure(backend, call, MeasureOptions{kNullTestBudget, count_copies, /*read_clocks=*/false});
   if (m.method != backend.method()) {

@@ -36,7 +36,8 @@ RowStatus status_of(const Failure& failure) {
   // but no time of it is one gpumeter stands behind.
   for (const char* refusal :
        {"RecordsLost", "OffThreadLaunch", "AttributionError", "WrongDevice", "CuptiUnavailable",
-        "MixedTimingMethods", "IncomparableStatistics", "TimestampUnitMismatch", "DeviceBusy"}) {
+        "CollectionStopped", "UnaccountedWork", "MixedTimingMethods", "IncomparableStatistics",
+        "TimestampUnitMismatch", "DeviceBusy"}) {
     if (e == refusal) return RowStatus::not_measured;
   }
   // The case's own failures (VerificationFailed, InputsModified, UserCodeError, DeviceError,

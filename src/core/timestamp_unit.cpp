@@ -78,6 +78,11 @@ void convert_timestamps(Trace& trace, double scale) {
     a.start_ns = convert(a.start_ns);
     a.end_ns = convert(a.end_ns);
   }
+  if (trace.kernel_launches) {
+    for (KernelLaunch& l : *trace.kernel_launches) {
+      if (l.returned_ns > 0) l.returned_ns = convert(l.returned_ns);
+    }
+  }
   trace.timestamp_unit = TimestampUnit{scale, true};
 }
 

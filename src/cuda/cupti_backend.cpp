@@ -150,9 +150,16 @@ class CuptiBackend final : public CudaBackendBase {
       throw;
     }
     iterations_ = request.iterations;
+    canaries_ = 0;
   }
 
-  void begin_prepare(std::size_t) override { open_label(kPrepareId); }
+  // B11: a canary opens every preparation (so one precedes every call, and each check's), and one
+  // follows the last iteration (close_phase): their records prove collection was on around every
+  // call. On the legacy stream, before the reset and the flush: outside every timed window.
+  void begin_prepare(std::size_t iteration) override {
+    open_label(kPrepareId);
+    launch_canary_now(iteration);
+  }
   void end_prepare(std::size_t) override { close_label(); }
   void begin_iteration(std::size_t iteration) override {
     open_label(tagged_id(phase_->tag(), static_cast<std::uint64_t>(iteration)));
@@ -164,6 +171,11 @@ class CuptiBackend final : public CudaBackendBase {
     // written by now), at least kMinProbeSpanNs after the first began; then wait for it, so its
     // stamps are written and its record is complete before the final flush.
     check(cudaSetDevice(options_.device), "cudaSetDevice", options_.device);
+    {
+      CorrelationLabel label(session_, options_.correlation_kind, phase_->tag(), kPrepareId);
+      launch_canary_now(iterations_);
+      label.close();
+    }
     check(cudaDeviceSynchronize(), "waiting for the first clock probe", options_.device);
     const std::uint64_t first_start = stamps(kFirstProbe)[0];
     launch_probe(phase_->tag(), kLastProbe,
@@ -181,6 +193,10 @@ class CuptiBackend final : public CudaBackendBase {
     check_phase_records(session_.api(), records, iterations_, options_.correlation_kind);
 
     Trace trace;
+    trace.canary_name = kCanaryKernelName;
+    trace.canaries_launched = canaries_;
+    trace.kernel_launches = std::move(records.kernel_launches);
+    trace.device_shared = options_.device_shared;
     trace.activities = std::move(records.activities);
     trace.external_id_of = std::move(records.external_id_of);
     trace.counts_kernels = true;
@@ -221,6 +237,12 @@ class CuptiBackend final : public CudaBackendBase {
     if (options_.release_cupti_after_each_phase) session_.release_subscription();
   }
 
+  void launch_canary_now(std::size_t iteration) {
+    (void)iteration;
+    check(launch_canary(cudaStreamLegacy), "launching gpumeter's canary", options_.device);
+    ++canaries_;
+  }
+
   std::uint64_t* stamps(std::size_t slot) const {
     return static_cast<std::uint64_t*>(stamps_.get()) + 2 * slot;
   }
@@ -251,6 +273,11 @@ class CuptiBackend final : public CudaBackendBase {
     const std::vector<const Activity*> probes =
         find_clock_probes(trace.activities, trace.external_id_of);
     if (probes.size() < kProbeSlots) {
+      // Canaries missing too, with no loss counted: collection stopped, which the core names
+      // (CollectionStopped) before anything that depends on the probes.
+      if (!trace.dropped_records.value_or(0) && canaries_seen(trace) < trace.canaries_launched) {
+        return;
+      }
       // A probe's record is a record like any other: its loss fails the phase as lost records
       // do, and the core repeats it with larger buffers.
       trace.dropped_records = trace.dropped_records.value_or(0) + kProbeSlots - probes.size();
@@ -290,6 +317,12 @@ class CuptiBackend final : public CudaBackendBase {
         session_.clock_owners() +
         "). Nothing was measured: measure while no other CUPTI client starts or changes its "
         "clock.");
+  }
+
+  static std::size_t canaries_seen(const Trace& trace) {
+    std::size_t n = 0;
+    for (const Activity& a : trace.activities) n += a.name == trace.canary_name ? 1 : 0;
+    return n;
   }
 
   void open_label(std::uint64_t id) {
@@ -342,6 +375,7 @@ class CuptiBackend final : public CudaBackendBase {
   std::optional<CuptiSession::Phase> phase_;
   std::optional<CorrelationLabel> label_;
   std::size_t iterations_ = 0;
+  std::size_t canaries_ = 0;  // launched in the open phase
   bool counter_live_ = false;
 };
 

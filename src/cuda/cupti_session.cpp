@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <map>
+#include <mutex>
 #include <string_view>
 #include <utility>
 
@@ -115,6 +117,34 @@ bool is_launch_type_api(std::string_view name) {
   return contains(name, "Launch") || contains(name, "Memcpy") || contains(name, "Memset");
 }
 
+bool is_kernel_launch_api(std::string_view name) {
+  if (!is_launch_type_api(name) || contains(name, "Graph") || contains(name, "MultiDevice")) {
+    return false;
+  }
+  return contains(name, "LaunchKernel") || contains(name, "LaunchCooperativeKernel");
+}
+
+namespace {
+
+// is_kernel_launch_api by callback id, looked up by name once per id.
+bool launches_a_kernel(const CuptiApi& api, bool runtime, CUpti_CallbackId cbid) {
+  static std::mutex mutex;
+  static std::map<std::pair<bool, CUpti_CallbackId>, bool> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_pair(runtime, cbid);
+  if (const auto found = known.find(key); found != known.end()) return found->second;
+  const char* name = nullptr;
+  const CUpti_CallbackDomain domain =
+      runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
+  const bool yes = api.GetCallbackName != nullptr &&
+                   api.GetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name != nullptr &&
+                   is_kernel_launch_api(name);
+  known.emplace(key, yes);
+  return yes;
+}
+
+}  // namespace
+
 // A kernel, copy or fill record as an Activity: the fields every such CUPTI record shares.
 // A record whose timestamps cannot be a real interval counts as lost, not as a reading.
 // Returns whether it was added.
@@ -195,10 +225,13 @@ void parse_activity_buffer(const CuptiApi& api, std::uint8_t* buffer, std::size_
         // Collected so CUPTI emits the correlations above; a failed launch is kept, since a
         // wrapper may have swallowed the error the work's absence would otherwise hide.
         const auto* call = reinterpret_cast<const CUpti_ActivityAPI*>(record);
+        const bool runtime = record->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
         if (call->returnValue != 0) {
-          into.failed_apis.push_back(FailedApi{call->correlationId,
-                                               record->kind == CUPTI_ACTIVITY_KIND_RUNTIME,
-                                               call->cbid, call->returnValue});
+          into.failed_apis.push_back(
+              FailedApi{call->correlationId, runtime, call->cbid, call->returnValue});
+        } else if (launches_a_kernel(api, runtime, call->cbid)) {
+          into.kernel_launches.push_back(
+              KernelLaunch{call->correlationId, runtime, to_nanos(call->end)});
         }
         break;
       }

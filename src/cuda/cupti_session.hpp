@@ -73,6 +73,8 @@ struct PhaseRecords {
   // Launch-type API calls that returned an error, whatever their label (filtered by label
   // after translation).
   std::vector<FailedApi> failed_apis;
+  // Kernel-launch API calls that succeeded (B11): each must have left a kernel record.
+  std::vector<KernelLaunch> kernel_launches;
   // Set by translate_external_ids: activities labelled with our kind by an untagged id, i.e.
   // by code other than gpumeter (the call itself, or another thread) pushing our kind.
   std::size_t untagged_activities = 0;
@@ -83,6 +85,9 @@ struct PhaseRecords {
 // The APIs whose records a phase keeps: those that put work on the device (T2). Exposed for
 // tests, with the two functions below.
 bool is_launch_type_api(std::string_view name);
+// Of those, the ones that launch one kernel (not a graph, copy or fill): each must leave a kernel
+// record (B11).
+bool is_kernel_launch_api(std::string_view name);
 
 // Appends the records of one completed buffer to `into`: kernels, copies and fills as
 // activities, and the external ids of `kind` (no other kind) by correlation id.

@@ -40,6 +40,13 @@ void CudaDeviceSteps::clear_cache(std::size_t iteration) {
   // Persisting lines first: the documented set-aside is used by normal accesses only when no
   // persisting access holds it, so the flush must come after the reset to evict those lines.
   if (reset_persisting_l2_) {
+    // A set-aside the call made keeps its persisting lines through any flush (seen in public
+    // benchmark exploits): it goes back to 0 before the reset, as the context started.
+    std::size_t set_aside = 0;
+    cudaError_t l = cudaDeviceGetLimit(&set_aside, cudaLimitPersistingL2CacheSize);
+    if (l == cudaSuccess && set_aside != 0)
+      l = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+    if (l != cudaSuccess) fail(l, at(iteration, "the persisting-L2 set-aside's reset"));
     const cudaError_t e = cudaCtxResetPersistingL2Cache();
     if (e != cudaSuccess) fail(e, at(iteration, "the persisting-L2 reset"));
   }

@@ -419,6 +419,38 @@ void read_timestamp_check(const Reader& r, const Doc& j, const std::string& wher
   m.timestamp_check = check;
 }
 
+// B11: the ledger of a row (optional: rows measured before it have none). A row with numbers has
+// no unaccounted record and every canary it launched; fresh inputs and checks are of its
+// iterations.
+void read_ledger(const Reader& r, const Doc& j, const std::string& where, Measurement& m) {
+  if (!j.is_object() || !j.contains("ledger")) return;
+  const std::string lw = where + ".ledger";
+  const Doc& lj = r.object(j, where, "ledger");
+  Ledger l;
+  l.iteration_records = r.integer<std::size_t>(lj, lw, "iteration_records", 0, kMaxCount);
+  l.harness_records = r.integer<std::size_t>(lj, lw, "harness_records", 0, kMaxCount);
+  l.unaccounted_records = r.integer<std::size_t>(lj, lw, "unaccounted_records", 0, 0);
+  l.canaries_launched = r.integer<std::size_t>(lj, lw, "canaries_launched", 0, kMaxCount);
+  l.canaries_seen =
+      r.integer<std::size_t>(lj, lw, "canaries_seen", l.canaries_launched, l.canaries_launched);
+  l.iterations = r.integer<std::size_t>(lj, lw, "iterations", 0, kMaxCount);
+  l.fresh_inputs = r.integer<std::size_t>(lj, lw, "fresh_inputs", 0, l.iterations);
+  l.checked_iterations = r.integer<std::size_t>(lj, lw, "checked_iterations", 0, l.iterations);
+  if (l.iterations < m.samples.size()) {
+    r.fail(
+        fmt::format("{}.iterations: {} iterations in all phases, fewer than the row's {} "
+                    "samples (altered record?)",
+                    lw, l.iterations, m.samples.size()));
+  }
+  if (l.iteration_records < m.samples.size()) {
+    r.fail(
+        fmt::format("{}.iteration_records: {} records for {} samples, each of which is made "
+                    "of at least one (altered record?)",
+                    lw, l.iteration_records, m.samples.size()));
+  }
+  m.ledger = l;
+}
+
 // Version 5: a measurement run to a target precision. Its passes must be those the result holds
 // (rounds of two), and the width it reached is checked against the passes once the whole case has
 // been read (check_precision).
@@ -647,6 +679,7 @@ Result read_result(const Reader& r, const Doc& j, const std::string& where,
   if (version >= 3) read_version_3_fields(r, j, where, result);
   if (version >= 4) read_timestamp_check(r, j, where, m);
   if (version >= 5) read_precision(r, j, where, m);
+  if (version >= 7) read_ledger(r, j, where, m);
 
   if (version >= 2) {
     m.timestamp_tick_ns = r.integer<Nanos>(j, where, "timestamp_tick_ns", 1, 1'000'000);

@@ -185,6 +185,19 @@ Json result_json(const Result& result, std::size_t index) {
   }
 
   // T14: how many phases had their timestamp unit checked and how many were converted.
+  // B11: written only when there is something in it (a measurement before it had none).
+  if (m.ledger != Ledger{}) {
+    const Ledger& l = m.ledger;
+    Json& lj = j["ledger"];
+    lj["iteration_records"] = l.iteration_records;
+    lj["harness_records"] = l.harness_records;
+    lj["unaccounted_records"] = l.unaccounted_records;
+    lj["canaries_launched"] = l.canaries_launched;
+    lj["canaries_seen"] = l.canaries_seen;
+    lj["iterations"] = l.iterations;
+    lj["fresh_inputs"] = l.fresh_inputs;
+    lj["checked_iterations"] = l.checked_iterations;
+  }
   if (m.timestamp_check) {
     Json& tc = j["timestamp_check"];
     tc["phases"] = m.timestamp_check->phases;

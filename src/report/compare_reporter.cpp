@@ -2,6 +2,7 @@
 #include "gpumeter/compare_table.hpp"
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "gpumeter/row_status.hpp"
 #include "gpumeter/table.hpp"
 #include "gpumeter/wording.hpp"
+#include "table_parts.hpp"
 
 namespace gpumeter {
 namespace {
@@ -21,6 +23,12 @@ std::string cell(const std::string& text) {
 }
 std::string item(const std::string& text) {
   return "- " + markdown_text(text, MarkdownPlace::line_start) + "\n";
+}
+
+// A statistic as report's table titles name it.
+std::string statistic_name(Statistic s) {
+  return s == Statistic::synchronized_wall_clock ? std::string("wall clock")
+                                                 : std::string(to_string(s));
 }
 
 std::string joined(const std::vector<std::string>& parts) {
@@ -49,16 +57,48 @@ std::string render_record_comparison(const Record& base, const Record& next,
     out += "Note: the new record is partial: " + cell(comparison.next_partial) + "\n";
   }
 
-  out +=
-      "\n| case / implementation (params) | statistic | base median | new median | change | "
-      "finding |\n|---|---|---|---|---|---|\n";
+  // The table is laid out as report's: one column per part of a row's name, every column as
+  // wide as its widest cell; the statistic gets a column only where rows differ in it.
+  std::set<Statistic> statistics;
+  for (const RowPair& p : comparison.pairs) statistics.insert(p.comparison.statistic);
+  const bool statistic_column = statistics.size() > 1;
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"case", "implementation", "params"});
+  if (statistic_column) rows.back().emplace_back("statistic");
+  for (const char* title : {"base median", "new median", "change", "finding"}) {
+    rows.back().emplace_back(title);
+  }
+  std::vector<std::string> findings;
   for (const RowPair& p : comparison.pairs) {
     const Comparison& c = p.comparison;
     const CompareRowWords w = compare_row_words(c);
-    out += "| " + cell(row_label(p.next->row)) + " | " + std::string(to_string(c.statistic)) +
-           " | " + time_text(p.base->summary.device_busy.median_ns) + " | " +
-           time_text(p.next->summary.device_busy.median_ns) + " | " + w.change + " | " +
-           cell(w.finding) + " |\n";
+    const RowKey& row = p.next->row;
+    rows.push_back(
+        {cell(row.case_name), cell(row.implementation), cell(format_params(row.params))});
+    if (statistic_column) rows.back().push_back(statistic_name(c.statistic));
+    rows.back().push_back(time_text(p.base->summary.device_busy.median_ns));
+    rows.back().push_back(time_text(p.next->summary.device_busy.median_ns));
+    rows.back().push_back(w.change);  // the core's figures, no record text
+    rows.back().push_back(cell(w.finding));
+    findings.push_back(row_label(row) + ": " + w.finding);
+  }
+  if (!comparison.pairs.empty()) {
+    if (!statistic_column) {
+      out += "\nEach side's median " + statistic_name(*statistics.begin()) + ", row by row:\n";
+    }
+    // Too wide for a terminal: the findings go under the table, one line each.
+    if (report_parts::widest_line(report_parts::markdown_table(rows)) >
+        report_parts::kNarrowWidth) {
+      for (auto& r : rows) r.pop_back();
+    } else {
+      findings.clear();
+    }
+    out += "\n" + report_parts::markdown_table(rows);
+    if (!findings.empty()) {
+      out += "\nFindings:\n";
+      for (const std::string& f : findings)
+        out += report_parts::wrapped_item("- ", markdown_text(f, MarkdownPlace::line_start));
+    }
   }
   if (comparison.pairs.empty()) out += "\nNo row is in both records: nothing was compared.\n";
 

@@ -121,8 +121,11 @@ std::string render_markdown(const std::vector<Record>& records, TableLayout layo
     }
   }
 
+  // A narrow table is fitted to a terminal where it can be without losing a number.
+  const std::string caption = narrow ? fit_narrow_rows(rows, unit) : std::string();
   std::string out = markdown_table(rows);
   if (rows.size() == 1) out += "\nNo results in these records.\n";
+  if (!caption.empty()) out += "\n" + wrapped_item("", caption);
   if (narrow) out += "\n" + std::string(kNarrowWideHint) + "\n";
 
   // A narrow table's lists are broken into lines a terminal shows whole.

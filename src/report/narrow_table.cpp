@@ -67,7 +67,13 @@ std::vector<std::string> row_flags(const Result& r, int record_mhz) {
     flags.push_back(fmt::format("{} {}", retries, retries == 1 ? "retry" : "retries"));
   }
   const std::optional<double> copy = shown_number_of(column("uncounted_copy_us"), r);
-  if (!r.count_copies && copy && *copy > 0) flags.emplace_back("uncounted copy");
+  // B11: a copy longer than the work it is left out of may be the work (an answer copied in).
+  const std::optional<double> busy = shown_number_of(column("device_busy_median_us"), r);
+  if (!r.count_copies && copy && busy && *copy > *busy) {
+    flags.emplace_back("copy > busy");
+  } else if (!r.count_copies && copy && *copy > 0) {
+    flags.emplace_back("uncounted copy");
+  }
   if (!r.measurement.drop_counter_live) flags.emplace_back("drops unproven");
   return flags;
 }
@@ -119,6 +125,12 @@ std::string flags_legend(const std::vector<Record>& records) {
     parts.emplace_back(
         "\"uncounted copy\": the call also ran copies or fills, which device_busy "
         "does not count (--wide shows how long)");
+  }
+  if (kinds.count("copy > busy") != 0) {
+    parts.emplace_back(
+        "\"copy > busy\": the call's uncounted copies or fills took longer than its "
+        "device_busy: its time may not be its work's (an answer copied in); count_copies times "
+        "them");
   }
   if (kinds.count("drops unproven") != 0) {
     parts.emplace_back("\"drops unproven\": a lost record could have gone unseen");
@@ -286,6 +298,63 @@ std::vector<std::vector<std::string>> narrow_rows(const std::vector<Record>& rec
     }
   }
   return rows;
+}
+
+std::size_t widest_line(std::string_view text) {
+  std::size_t widest = 0, current = 0;
+  for (const char c : text) {
+    if (c == '\n') {
+      widest = std::max(widest, current);
+      current = 0;
+    } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+      ++current;
+    }
+  }
+  return std::max(widest, current);
+}
+
+std::string fit_narrow_rows(std::vector<std::vector<std::string>>& rows, const TimeUnit& unit) {
+  const auto fits = [&rows] { return widest_line(markdown_table(rows)) <= kNarrowWidth; };
+  if (rows.empty() || fits()) return "";
+  std::vector<std::string>& header = rows.front();
+  const auto index_of = [&header](const std::function<bool(const std::string&)>& match) {
+    for (std::size_t i = 0; i < header.size(); ++i) {
+      if (match(header[i])) return static_cast<std::ptrdiff_t>(i);
+    }
+    return static_cast<std::ptrdiff_t>(-1);
+  };
+  std::string caption;
+  // 1. The null test column: each null test is also a line under "Null tests" below.
+  if (const std::ptrdiff_t i = index_of([](const std::string& t) { return t == "null test"; });
+      i >= 0) {
+    for (auto& row : rows) row.erase(row.begin() + i);
+    caption = fmt::format(
+        "The null test column is left out to fit {} columns: each null test is listed below.",
+        kNarrowWidth);
+  }
+  if (fits()) return caption;
+  // 2. The time titles: "device_busy median [p10, p90] (us)" becomes "device_busy", and
+  // "latency (us)" "latency"; the caption says what their cells hold.
+  const std::string time_suffix = fmt::format(" median [p10, p90] ({})", unit.name);
+  const std::string latency_title = fmt::format("latency ({})", unit.name);
+  std::string statistic;
+  bool latency = false;
+  for (std::string& title : header) {
+    if (title.size() > time_suffix.size() &&
+        title.compare(title.size() - time_suffix.size(), time_suffix.size(), time_suffix) == 0) {
+      statistic = title.substr(0, title.size() - time_suffix.size());
+      title = statistic;
+    } else if (title == latency_title) {
+      title = "latency";
+      latency = true;
+    }
+  }
+  if (!statistic.empty()) {
+    caption += fmt::format("{}Times in {}: {} is each row's median [p10, p90]{}.",
+                           caption.empty() ? "" : " ", unit.name, statistic,
+                           latency ? ", latency its median" : "");
+  }
+  return caption;
 }
 
 // A markdown list item (`marker` then `text`) broken at spaces into lines of at most

@@ -90,6 +90,13 @@ inline constexpr std::string_view kNarrowWideHint =
 // a method or device column only when rows differ in it.
 std::vector<std::vector<std::string>> narrow_rows(const std::vector<Record>& records,
                                                   const TimeUnit& unit);
+// Fits a narrow table (narrow_rows' output) to kNarrowWidth where its content allows, by steps
+// that lose no number: the null test column goes (the null tests are listed under the table),
+// then the time titles drop the "median [p10, p90]" and the unit, said once in the caption.
+// Returns the caption to print under the table ("" when nothing was moved).
+std::string fit_narrow_rows(std::vector<std::vector<std::string>>& rows, const TimeUnit& unit);
+// The widest line of `text`, in characters (UTF-8 code points).
+std::size_t widest_line(std::string_view text);
 // The legend of the flags the narrow table's rows show, "" when none.
 std::string flags_legend(const std::vector<Record>& records);
 // A markdown list item (`marker` then `text`) broken at spaces into lines of at most

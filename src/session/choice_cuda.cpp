@@ -46,6 +46,7 @@ Chosen choose_backend(const SessionOptions& o, bool make) {
   options.allow_events_fallback = o.allow_events_fallback;
   options.share_cupti_with_idle_client = o.share_cupti;
   options.release_cupti_after_each_phase = o.release_cupti;
+  options.device_shared = o.lock_options.allow_contended;
   const std::string flags =
       std::string(o.allow_events_fallback ? "+fallback" : "") + (o.release_cupti ? "+release" : "");
   if (o.timing == Timing::events) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -166,6 +168,37 @@ TEST(SetupTest, TheReferenceChecksEveryImplementationWithItsTolerance) {
     }
   }
   EXPECT_EQ(reference_runs, 1);  // computed once, shared
+}
+
+// B11: with fresh inputs, every call's answer is checked against the reference on its own seed's
+// inputs; an answer remembered from the first call is wrong for the next.
+TEST(SetupTest, FreshInputsCheckEachAnswerAgainstTheReferenceOnTheSameInputs) {
+  gpumeter::Setup s("double", {}, {}, 0);
+  double in = 0;
+  double out = 0;
+  std::optional<double> remembered;
+  s.fresh_inputs([&](std::uint64_t seed) { in = static_cast<double>(seed % 1000); });
+  s.implementation("right", [&] { out = 2 * in; });
+  s.implementation("memo", [&] {
+    if (!remembered) remembered = 2 * in;
+    out = *remembered;
+  });
+  s.reference([&] { return std::vector<double>{2 * in}; }, [&] { return std::vector<double>{out}; },
+              0.0);
+  const Case c = s.to_case();
+  for (const Implementation& impl : c.implementations) {
+    ASSERT_TRUE(impl.call.prepare && impl.call.check) << impl.name;
+    for (std::uint64_t seed : {11u, 12u}) {
+      impl.call.prepare(seed);
+      impl.call.run();
+      in = -1;  // the call's inputs overwritten: the check makes them again
+      if (impl.name == "memo" && seed == 12u) {
+        EXPECT_THROW(impl.call.check(seed), VerificationFailed);
+      } else {
+        EXPECT_NO_THROW(impl.call.check(seed)) << impl.name << " seed " << seed;
+      }
+    }
+  }
 }
 
 TEST(SetupTest, SkipKeepsTheReason) {

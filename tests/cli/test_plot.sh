@@ -9,6 +9,7 @@
 #                                            saying why) without them, unless
 #                                            GPUMETER_PLOT_REQUIRED=1
 set -u
+umask 022
 
 gpumeter=$1
 data=$2
@@ -65,6 +66,17 @@ if [[ $mode == missing ]]; then
     echo "python3 not found: the check of an interpreter without gpumeter did not run"
   fi
 
+  # A broken interpreter (it exits 1 saying nothing, or dies on a signal): one line naming it.
+  printf '#!/bin/sh\nexit 1\n' >"$work/broken-python"
+  chmod +x "$work/broken-python"
+  GPUMETER_PYTHON="$work/broken-python" run broken plot "$data/record_v6.json"
+  expect_one_line broken 2 "gpumeter plot: the Python interpreter '$work/broken-python' exited with code 1" \
+    "GPUMETER_PYTHON"
+  printf '#!/bin/sh\nkill -SEGV $$\n' >"$work/crashing-python"
+  chmod +x "$work/crashing-python"
+  GPUMETER_PYTHON="$work/crashing-python" run crashing plot "$data/record_v6.json"
+  expect_one_line crashing 139 "gpumeter plot: the Python interpreter '$work/crashing-python' was ended by signal 11"
+
   # Bad arguments never reach Python.
   GPUMETER_PYTHON="$work/no-such-python" run noargs plot
   [[ $rc -eq 2 ]] || fail "noargs: exit code $rc, expected 2"
@@ -100,6 +112,21 @@ elif [[ $mode == writes ]]; then
   done
   [[ $(wc -l <"$work/both.err") -eq 3 ]] || fail "both: stderr, expected 3 lines: $(cat "$work/both.err")"
   head -c 5 "$out/$sweep-sweep-copy-bytes.png" | grep -q PNG || fail "both: the PNG is not a PNG"
+  # As readable as a record: 0644 under the umask 022, never mkstemp's private 0600.
+  for f in "$out"/*; do
+    [[ $(stat -c %a "$f") == 644 ]] || fail "both: $(basename "$f") has mode $(stat -c %a "$f"), expected 644"
+  done
+
+  # A folder that cannot be written: one line with the system's words, no Python text.
+  mkdir -p "$work/ro.d/locked"
+  chmod 0555 "$work/ro.d/locked"
+  if [[ ! -w "$work/ro.d/locked" ]]; then
+    run ro plot "$data/sweep_crossing.json" --out locked
+    expect_one_line ro 2 "Permission denied"
+    grep -qF "[Errno" "$work/ro.err" && fail "ro: Python's errno text: $(cat "$work/ro.err")"
+  else
+    echo "note: running as a user who writes anywhere; the read-only folder check did not run"
+  fi
 
   # Never over an existing file: the second run writes nothing and names the file.
   before=$(cd "$out" && sha256sum -- *)

@@ -113,7 +113,7 @@ def test_errors_are_named_by_cause_under_one_base():
     for name in ["RecordsLost", "OffThreadLaunch", "AttributionError", "CuptiUnavailable",
                  "InputsModified", "VerificationFailed", "MixedTimingMethods", "WrongDevice",
                  "DeviceError", "InvalidRecord", "ConfigError", "TimestampUnitMismatch",
-                 "UserCodeError"]:
+                 "UserCodeError", "CollectionStopped", "UnaccountedWork"]:
         assert issubclass(getattr(gpumeter, name), gpumeter.Error), name
     assert issubclass(gpumeter.Error, Exception)
     with pytest.raises(gpumeter.ConfigError, match="timing: must be"):

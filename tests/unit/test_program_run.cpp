@@ -19,6 +19,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -254,19 +255,21 @@ CorruptTrace corrupt_part(const Part& p) {
   return thrown<CorruptTrace>([&] { p.parse(); });
 }
 
-const ProgramRange& program_range(const ProgramReading& r, const std::string& name,
-                                  const std::string& domain = "") {
+// Names by value (string_view): a reference parameter bound to a temporary ("step") would make
+// g++ 13 warn that the returned reference may dangle (-Wdangling-reference), though it does not.
+const ProgramRange& program_range(const ProgramReading& r, std::string_view name,
+                                  std::string_view domain = "") {
   for (const ProgramRange& g : r.program.ranges) {
     if (g.name == name && g.domain == domain) return g;
   }
-  throw std::runtime_error("no range " + name);
+  throw std::runtime_error("no range " + std::string(name));
 }
 
-const Result& row(const ProgramReading& r, const std::string& name) {
+const Result& row(const ProgramReading& r, std::string_view name) {
   for (const Result& res : r.results) {
     if (res.row.case_name == name) return res;
   }
-  throw std::runtime_error("no row " + name);
+  throw std::runtime_error("no row " + std::string(name));
 }
 
 std::vector<Nanos> busy_of(const Result& r) {

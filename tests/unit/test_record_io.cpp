@@ -1553,4 +1553,44 @@ TEST(RecordSchema, AProgramReadsBackAndAnInconsistentOneIsRefused) {
             std::string::npos);
 }
 
+// B11: a row's ledger reads back; one with an unaccounted record, a missing canary, fewer records
+// than samples or more checks than iterations is refused.
+TEST(RecordLedger, ReadsBackAndAnOpenLedgerIsRefused) {
+  Record r = full_record();
+  Ledger l;
+  l.iteration_records = 40;
+  l.harness_records = 120;
+  l.canaries_launched = 45;
+  l.canaries_seen = 45;
+  l.iterations = 40;
+  l.fresh_inputs = 40;
+  l.checked_iterations = 12;
+  r.results[0].measurement.ledger = l;
+  const Record back = parse_record(serialize(r), "ledger.json");
+  EXPECT_EQ(back.results[0].measurement.ledger, l);
+  EXPECT_EQ(serialize(back), serialize(r));
+  const auto refused = [&](Ledger altered, const std::string& field) {
+    Record x = r;
+    x.results[0].measurement.ledger = altered;
+    try {
+      (void)parse_record(serialize(x), "x.json");
+      ADD_FAILURE() << "an altered ledger was accepted (" << field << ")";
+    } catch (const InvalidRecord& e) {
+      EXPECT_NE(std::string(e.what()).find("ledger." + field), std::string::npos) << e.what();
+    }
+  };
+  Ledger a = l;
+  a.unaccounted_records = 1;
+  refused(a, "unaccounted_records");
+  a = l;
+  a.canaries_seen = 44;
+  refused(a, "canaries_seen");
+  a = l;
+  a.iteration_records = 2;  // five samples need five records at least
+  refused(a, "iteration_records");
+  a = l;
+  a.checked_iterations = 41;
+  refused(a, "checked_iterations");
+}
+
 }  // namespace gpumeter

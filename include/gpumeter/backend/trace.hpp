@@ -3,6 +3,7 @@
 // never sees it): the device activities it saw and, for each, the identity that says which
 // iteration caused it (docs/rules.md, "attribution by identity"). The core attributes the
 // activities to iterations from this alone.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -39,6 +40,15 @@ struct Activity {
 // largest id can never collide with one.
 inline constexpr std::uint64_t kPrepareId = UINT64_MAX;
 
+// A kernel-launch API call the collector saw succeed: every one must have left a kernel record.
+struct KernelLaunch {
+  std::uint64_t correlation_id = 0;
+  bool runtime_api = true;  // through the runtime API (else the driver API)
+  // When the launch call returned, on the activities' clock; 0: unknown. A kernel that starts
+  // long after it while nothing recorded runs was waiting for work gpumeter has no record of.
+  Nanos returned_ns = 0;
+};
+
 struct Trace {
   std::vector<Activity> activities;
   // CUPTI correlation id -> external correlation id pushed around the launching API call.
@@ -55,6 +65,16 @@ struct Trace {
   // How the timestamps were checked against the device's own clock; nullopt for a backend whose
   // readings need no check (CUDA events, the host clock).
   std::optional<TimestampUnit> timestamp_unit;
+  // Canaries (ledger.hpp): the kernel the backend launched under the prepare label before every
+  // iteration and after the last, and how many it launched; 0 for a backend without them (the host
+  // clock, CUDA events). A canary missing from the records proves collection stopped.
+  std::string canary_name;
+  std::size_t canaries_launched = 0;
+  // The kernel launches the collector saw succeed, where it reports them; nullopt: not reported.
+  std::optional<std::vector<KernelLaunch>> kernel_launches;
+  // Other processes may use the device (a contended run, P1): their work delays the call's
+  // kernels, so a delay is not evidence of hidden work in this process.
+  bool device_shared = false;
 };
 
 }  // namespace gpumeter

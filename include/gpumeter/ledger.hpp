@@ -1,0 +1,52 @@
+#pragma once
+// The ledger of a measurement (B11): what every activity record of its phases was, and what proves
+// collection was on while it ran. A row with numbers has no unaccounted record and every canary.
+#include <cstddef>
+#include <cstdint>
+
+namespace gpumeter {
+
+struct Ledger {
+  std::size_t iteration_records = 0;  // activity records attributed to an iteration (the samples)
+  // gpumeter's own work: resets, fresh inputs, L2 flushes, clock probes, canaries, answer checks.
+  std::size_t harness_records = 0;
+  // Records that are neither: always 0 where numbers were reported (T6 refuses them, by name).
+  std::size_t unaccounted_records = 0;
+  // Canaries: a kernel of gpumeter's before every iteration and after the last, whose records
+  // prove that collection was on around every call. Both 0 for a backend without canaries.
+  std::size_t canaries_launched = 0;
+  std::size_t canaries_seen = 0;
+  std::size_t iterations = 0;          // every iteration of every phase (calibration included)
+  std::size_t fresh_inputs = 0;        // iterations given fresh inputs (Call::prepare)
+  std::size_t checked_iterations = 0;  // iterations whose answer was checked (Call::check)
+
+  Ledger& operator+=(const Ledger& other) {
+    iteration_records += other.iteration_records;
+    harness_records += other.harness_records;
+    unaccounted_records += other.unaccounted_records;
+    canaries_launched += other.canaries_launched;
+    canaries_seen += other.canaries_seen;
+    iterations += other.iterations;
+    fresh_inputs += other.fresh_inputs;
+    checked_iterations += other.checked_iterations;
+    return *this;
+  }
+  bool operator==(const Ledger&) const = default;
+};
+
+// Which iterations have their answer checked (Call::check). Every iteration while a check costs at
+// most kCheapCheckShare of an iteration's own wall time; else each iteration with probability
+// kCheapCheckShare * iteration / check (at least kLeastCheckShare), drawn after the call returned,
+// so a call cannot know whether its answer will be looked at. A phase whose draws chose none checks
+// its last iteration. Half the iteration's time: checks at most make a measurement 1.5x longer when
+// they are expensive, and cost nothing to sampling when they are cheap.
+inline constexpr double kCheapCheckShare = 0.5;
+// At 1/16, a call that answers wrongly in every iteration of a 100-iteration phase goes unseen with
+// probability (15/16)^100, about 0.16%, in each phase; a measurement has three phases.
+inline constexpr double kLeastCheckShare = 1.0 / 16;
+
+// The probability of checking the next iteration, from the mean wall time of an iteration and of a
+// check seen so far in the phase (0 before the first check: check it).
+double check_probability(double mean_iteration_ns, double mean_check_ns);
+
+}  // namespace gpumeter

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Every screen a person reads fits a terminal: each line of `--help` of the gpumeter command, of
+# each subcommand and of the other programs given is at most 100 columns; each line of `gpumeter
+# report` and `gpumeter compare` at most 120, on records made on the host (gpumeter-example's
+# host backend) and on the H200 (gpumeter-example's GPU records, with their null test row).
+#   test_widths.sh GPUMETER SOURCE_DIR [PROGRAM...]
+set -u
+gpumeter=$1
+src=$2
+shift 2
+failures=0
+checked=0
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+# check LIMIT WHAT TEXT: every line of TEXT at most LIMIT characters (UTF-8 code points).
+check() {
+  local limit=$1 what=$2 text=$3
+  checked=$((checked + 1))
+  [[ -n $text ]] || fail "$what printed nothing"
+  local long
+  long=$(printf '%s\n' "$text" | LC_ALL=C.UTF-8 awk -v n="$limit" 'length($0) > n { print length($0) ": " $0 }')
+  [[ -z $long ]] || fail "$what: lines over $limit columns:
+$long"
+}
+
+for sub in "" report compare merge env lock run plot; do
+  # shellcheck disable=SC2086
+  out=$("$gpumeter" $sub --help 2>&1) || fail "gpumeter $sub --help exited $?"
+  check 100 "gpumeter $sub --help" "$out"
+done
+for program in "$@"; do
+  out=$("$program" --help 2>&1) || fail "$program --help exited $?"
+  check 100 "$(basename "$program") --help" "$out"
+done
+
+host_a=$src/tests/data/host_example_a.json
+host_b=$src/tests/data/host_example_b.json
+gpu_a=$src/bench/results/2026-12-01-h200-ba39f1e/records/gpumeter-20261201T014841Z-3264-5e9f2e89.json
+gpu_b=$src/bench/results/2026-12-01-h200-31cc39c/records/gpumeter-20261201T054324Z-16564-7a31af2f.json
+for record in "$host_a" "$gpu_a" "$gpu_b"; do
+  out=$("$gpumeter" report "$record" 2>&1) || fail "report $record exited $?"
+  check 120 "report $(basename "$record")" "$out"
+done
+out=$("$gpumeter" compare "$host_a" "$host_b" 2>&1) || fail "compare of the host records exited $?"
+check 120 "compare of the host records" "$out"
+[[ $out == *"| case "*"| implementation "*"| params "* ]] ||
+  fail "compare's table has no case, implementation and params columns: $out"
+out=$("$gpumeter" compare "$gpu_a" "$gpu_b" 2>&1) || fail "compare of the GPU records exited $?"
+check 120 "compare of the GPU records" "$out"
+# Aligned: every line of the table as long as its header.
+table=$(printf '%s\n' "$out" | grep '^|')
+[[ $(printf '%s\n' "$table" | awk '{ print length($0) }' | sort -u | wc -l) == 1 ]] ||
+  fail "compare's table is not aligned:
+$table"
+
+if [[ $failures -gt 0 ]]; then
+  echo "$failures of $checked checks failed"
+  exit 1
+fi
+echo "widths: $checked texts checked, every line fits"
