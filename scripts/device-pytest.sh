@@ -20,7 +20,7 @@ export PYTHONPATH="$SITE"
 export GPUMETER_SAMPLE_LOG="$OUT/sample-runs.log"
 rm -f "$GPUMETER_SAMPLE_LOG"
 t0=$(date +%s)
-timeout 540 $PY -m pytest -v -rA -p no:cacheprovider tests/python/test_pytest_plugin.py \
+timeout 420 $PY -m pytest -v -rA -p no:cacheprovider tests/python/test_pytest_plugin.py \
   >"$OUT/pytest.log" 2>&1
 echo "pytest: rc=$? ($(( $(date +%s) - t0 )) s)" | tee -a "$OUT/steps.txt"
 echo "total $(( $(date +%s) - start )) s"
