@@ -34,6 +34,8 @@ build-python-venv/bin/python -m pytest -q -rs tests/python
 # The C++ command's plot through that Python: it must draw here, not skip.
 GPUMETER_PYTHON="$PWD/build-python-venv/bin/python" GPUMETER_PLOT_REQUIRED=1 \
   ctest --test-dir build --output-on-failure -R '^cli_plot_writes$'
+GPUMETER_PYTHON="$PWD/build-python-venv/bin/python" \
+  ctest --test-dir build --output-on-failure -R '^cli_evaluate_passes$'
 
 # CPU-only under the sanitizers: the CUDA runtime is not built for ASan. Built with Clang 14,
 # warnings as errors, so every C++ file is compiled warning-free by both g++ and Clang without a

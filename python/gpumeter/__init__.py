@@ -492,9 +492,15 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
                                        "or None"), None)
         fresh.check_pure()
     # Before timing: a Warp candidate on Warp's CPU device is refused here, not timed.
+    found_on: Callable[[], Any] = fn
+    if fresh is not None:
+        some_args = fresh.make(0)
+
+        def found_on() -> Any:
+            return fn(*some_args)
     runtimes = _runtimes.resolve_runtimes(
-        {label: fn if fresh is None else (lambda a=fresh.make(0): fn(*a))},
-        0 if device is None else int(device), resets={label: reset_fn} if reset_fn else None)
+        {label: found_on}, 0 if device is None else int(device),
+        resets={label: reset_fn} if reset_fn else None)
     if fresh is not None:
         impl = _fresh_implementation(runner, fresh, label, fn, [None], None, reset_fn, scaled_fn)
     else:
@@ -656,7 +662,9 @@ class _FreshInputs:
         first, again, other = self.make(1), self.make(1), self.make(2)
         written = set(k % len(first) for k in self.outputs) if first else set()
         keep = [i for i in range(len(first)) if i not in written]
-        pick = (lambda t: tuple(t[i] for i in keep))  # noqa: E731  (outputs hold the poison)
+
+        def pick(t: Tuple[Any, ...]) -> Tuple[Any, ...]:  # the outputs hold the poison
+            return tuple(t[i] for i in keep)
         if not _same_inputs(pick(first), pick(again)):
             raise ConfigError("fresh_inputs: two calls with the same seed gave different "
                               "inputs; it must be a pure function of its seed (seed a generator "
@@ -832,22 +840,22 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
     runtimes = _runtimes.resolve_runtimes(
         found_on, 0 if device is None else int(device), resets=resets)
     runner = _Runner()
-    outputs: Dict[str, List[Any]] = {}
+    kept: Dict[str, List[Any]] = {}
     reference: List[Any] = [None]
     impls = []
     for i, impl_name in enumerate(names):
         keep: List[Any] = [None]
-        outputs[impl_name] = keep
+        kept[impl_name] = keep
         verifier: Optional[Callable[[], None]] = None
         if check is not None and i == 0:
             # A copy of the first output: a later implementation may write the same buffer.
             def keep_reference(n: str = impl_name) -> None:
-                reference[0] = _copy(outputs[n][0])
+                reference[0] = _copy(kept[n][0])
             verifier = runner.wrap(keep_reference)
         elif check is not None:
             def check_output(n: str = impl_name,
                              c: Callable[[str, Any, Any], None] = check) -> None:
-                c(n, outputs[n][0], reference[0])
+                c(n, kept[n][0], reference[0])
             verifier = runner.wrap(check_output)
         r = resets.get(impl_name)
         k_fn = scaled_by.get(impl_name)
@@ -1002,8 +1010,13 @@ def release_cupti() -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """`python -m gpumeter report|compare|merge|env|lock|plot|run ...`: the gpumeter command."""
+    """`python -m gpumeter report|compare|merge|env|lock|plot|run|evaluate ...`: the gpumeter
+    command."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["evaluate"]:
+        # Candidates in processes of their own, judged here; the C++ command's `evaluate` runs
+        # this.
+        return _evaluate.main(args[1:])
     if args[:1] == ["plot"]:
         # Drawn in Python (matplotlib); the C++ command's `plot` runs this.
         from .plot import main as plot_main
@@ -1016,3 +1029,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 from ._phases import PhasesResult, phases  # noqa: E402  (they use the functions above)
 from ._sweep import SweepResult, sweep  # noqa: E402
+from . import _evaluate  # noqa: E402  (gpumeter evaluate: docs/evaluation.md)

@@ -8,6 +8,7 @@
 
 #include "compare.hpp"
 #include "env.hpp"
+#include "evaluate.hpp"
 #include "gpumeter/help_format.hpp"
 #include "gpumeter/table.hpp"
 #include "gpumeter/version.hpp"
@@ -70,6 +71,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     commands.push_back(add_lock_command(app));
     commands.push_back(add_plot_command(app));
     commands.push_back(add_run_command(app));
+    commands.push_back(add_evaluate_command(app));
     // After the subcommands, which would otherwise inherit it: each has its own codes.
     app.footer(kFooter);
 

@@ -189,9 +189,11 @@ AttributedPhase run_attributed_phase(Backend& backend, const Call& call, std::si
               " canary kernels gpumeter launched around the iterations left a record (CUPTI "
               "counted " +
               std::to_string(lost.dropped()) +
-              " dropped). Code in the process switched CUPTI's activity records off "
-              "(cuptiActivityDisable, cuptiUnsubscribe, cuptiFinalize), so what would be timed "
-              "is not what ran; nothing is reported. Remove that code from the call.");
+              " dropped). Code in the process stopped CUPTI's activity records "
+              "(cuptiActivityDisable, "
+              "cuptiUnsubscribe, cuptiFinalize, or a timestamp clock registered while the phase "
+              "ran: seen on the H200 to stop them too), so what would be timed is not what ran; "
+              "nothing is reported. Remove that code from the call.");
         }
         throw RecordsLost(lost.dropped(), attempt + 1);
       }

@@ -225,6 +225,9 @@ TEST_F(CudaBackendTest, AClockChangedDuringAPhaseReadsRightOrFailsClosed) {
   } catch (const RecordsLost& e) {
     // Registering a clock while CUPTI collects drops records (seen on the H200): fail closed too.
     std::printf("KNOWN-ANSWER clock changed in a phase: RecordsLost (%s)\n", e.what());
+  } catch (const CollectionStopped& e) {
+    // The records stop after it, canaries included (seen on the H200): the call changed CUPTI.
+    std::printf("KNOWN-ANSWER clock changed in a phase: CollectionStopped (%s)\n", e.what());
   }
 }
 

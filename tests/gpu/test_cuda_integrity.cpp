@@ -63,6 +63,31 @@ TEST_F(CudaIntegrityTest, AKernelHiddenFromTheRecordsIsCollectionStopped) {
   }
 }
 
+// Everything switched off around the heavy launch (its kernel, API and correlation records), on
+// again for a tiny kernel after it: no canary is missing and no launch record is orphaned, but the
+// tiny kernel waited for the heavy one while nothing recorded ran.
+TEST_F(CudaIntegrityTest, WorkHiddenFromEveryRecordIsUnaccountedWork) {
+  SpinWork heavy(200 * kMicrosecond, cudaStreamLegacy);
+  const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                      CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+                                      CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+  const Call call{[&] {
+    for (CUpti_ActivityKind k : kinds) (void)cuptiActivityDisable(k);
+    heavy.launch();
+    for (CUpti_ActivityKind k : kinds) (void)cuptiActivityEnable(k);
+    launch_empty(cudaStreamLegacy);
+  }};
+  try {
+    const Measurement m = measure(*backend_, call);
+    ADD_FAILURE() << "work hidden from every record was timed: device_busy median "
+                  << median(busy_of(m)) << " ns";
+  } catch (const UnaccountedWork& e) {
+    std::printf("INTEGRITY work hidden from every record: %s\n", e.what());
+  } catch (const CollectionStopped& e) {
+    std::printf("INTEGRITY work hidden from every record (collection stopped): %s\n", e.what());
+  }
+}
+
 // An honest call's ledger: every canary seen, every record an iteration's or the harness's.
 TEST_F(CudaIntegrityTest, AnHonestCallsLedgerIsClosed) {
   SpinWork spin(20 * kMicrosecond, cudaStreamLegacy);

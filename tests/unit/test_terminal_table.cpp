@@ -216,6 +216,18 @@ TEST(TerminalTable, AHostRowsGapAndUncountedCopyReadNotMeasured) {
   EXPECT_EQ(cupti.at(0).at("gap (us)"), "0.855");
 }
 
+// B11: an uncounted copy longer than the row's device_busy may be the work (an answer copied in):
+// flagged as such, and explained under the table.
+TEST(TerminalTable, ACopyLongerThanTheWorkIsFlagged) {
+  Record rec = full_record();
+  for (Sample& s : rec.results[0].measurement.samples) s.uncounted_copy_ns = 40'000;
+  derive_summaries(rec);
+  const std::string narrow = render_markdown({rec}, TableLayout::narrow);
+  EXPECT_EQ(rows_of(narrow).at(0).at("flags"), "clock 2/5, 1 retry, copy > busy");
+  EXPECT_NE(narrow.find("\"copy > busy\": the call's uncounted copies"), std::string::npos)
+      << narrow;
+}
+
 TEST(TerminalTable, MixedMethodsGetAMethodColumnAndThroughputNamesItsUnit) {
   // full_record: a CUPTI GEMM above both ceilings, clock-flagged, retried, with a null test;
   // and a CUDA-events row with no kernel count and no declared work.

@@ -1,0 +1,610 @@
+"""``gpumeter evaluate``: judges candidates against a reference, each in a process of its own,
+with fresh inputs and checked answers, and writes one JSON line per candidate.
+
+    gpumeter evaluate --reference ops.py:gelu_mm --inputs ops.py:make_inputs \\
+        cand/a.py:run cand/b.py:run --program './bench_gelu --case gelu'
+
+A Python candidate (``module:function`` or ``path/to/file.py:function``) runs in a fresh
+interpreter (``gpumeter._evaluate_child``) that compares it with the reference by
+``gpumeter.compare(..., fresh_inputs=...)`` and writes the record into a folder this process
+chose. A program candidate is a command that writes a gpumeter record when given ``--out DIR``
+(a benchmark built with GPUMETER_MAIN whose case holds an implementation named ``reference``):
+it runs as it is, and its record is judged. Either way the verdict is made here, in a process
+no candidate ran in, from the record read back by the strict reader (every derived number
+recomputed from the raw samples). A crash, a hang or a nonzero exit is that candidate's verdict,
+never the batch's.
+
+Candidates run one after another: on one GPU the device lock serializes measurements, so running
+them in parallel would only make them wait (there is no --jobs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+import time
+from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
+
+VERDICTS = ("faster", "slower", "no difference", "wrong", "refused", "crashed", "timeout",
+            "tampered", "not measured")
+
+# Errors that say the candidate's answers or its work are not what they should be: its outputs
+# differ from the reference's, or it changed its inputs.
+_WRONG = {"VerificationFailed": "its output differs from the reference's",
+          "InputsModified": "it changed its inputs"}
+# Errors that say gpumeter cannot stand behind a time for it: what it ran cannot be attributed
+# to its calls, or the collection was stopped.
+_REFUSED = {"CollectionStopped", "OffThreadLaunch", "AttributionError", "WrongDevice",
+            "UnaccountedWork"}
+# Errors of the evaluation, not of the candidate: the device, CUPTI, the arguments.
+_NOT_MEASURED = {"DeviceBusy", "DeviceError", "CuptiUnavailable", "RecordsLost", "ConfigError",
+                 "InvalidRecord", "TimestampUnitMismatch", "MixedTimingMethods",
+                 "IncomparableStatistics"}
+
+EXIT_OK = 0  # every candidate has a verdict (wrong, crashed or tampered ones included)
+EXIT_NOT_MEASURED = 1  # a candidate was not measured for a cause not its own
+EXIT_USAGE = 2  # bad arguments: nothing was run
+EXIT_INTERNAL = 3
+
+
+class UsageError(Exception):
+    pass
+
+
+# --- what was asked -------------------------------------------------------------------------
+
+_NAME = re.compile(r"^([A-Za-z0-9_][A-Za-z0-9_.+-]*)=(.+)$")
+
+
+def parse_python_spec(text: str) -> Dict[str, str]:
+    """``[NAME=]module:function`` or ``[NAME=]path/to/file.py:function`` (the function may be
+    dotted: ``mod:Class.method``)."""
+    name = ""
+    m = _NAME.match(text)
+    spec = text
+    if m and ":" not in m.group(1):
+        name, spec = m.group(1), m.group(2)
+    target, sep, attribute = spec.rpartition(":")
+    if not sep or not target or not attribute or not re.fullmatch(
+            r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", attribute):
+        raise UsageError(f"{text!r} is not 'module:function' or 'path/to/file.py:function'")
+    out = {"text": spec, "attribute": attribute}
+    if target.endswith(".py") or os.sep in target:
+        if not os.path.isfile(target):
+            raise UsageError(f"{text!r}: no file {target!r}")
+        out["path"] = os.path.abspath(target)
+        default = os.path.splitext(os.path.basename(target))[0]
+    else:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", target):
+            raise UsageError(f"{text!r}: {target!r} is not a module name or a .py file")
+        out["module"] = target
+        default = target.rsplit(".", 1)[-1]
+    out["name"] = name or (default if attribute in ("run", "candidate", "forward", "main")
+                           else f"{default}.{attribute}")
+    return out
+
+
+def parse_program(text: str) -> Dict[str, Any]:
+    """``[NAME=]command args...``: the command is run without a shell, with ``--out DIR``
+    added."""
+    name = ""
+    m = _NAME.match(text)
+    command = text
+    if m and "/" not in m.group(1):
+        name, command = m.group(1), m.group(2)
+    try:
+        argv = shlex.split(command)
+    except ValueError as e:
+        raise UsageError(f"--program {text!r}: {e}") from None
+    if not argv:
+        raise UsageError(f"--program {text!r}: no command")
+    return {"name": name or os.path.basename(argv[0]), "argv": argv, "text": command}
+
+
+def _unique(names: List[str]) -> List[str]:
+    seen: Dict[str, int] = {}
+    out = []
+    for n in names:
+        seen[n] = seen.get(n, 0) + 1
+        out.append(n if seen[n] == 1 else f"{n}#{seen[n]}")
+    return out
+
+
+def _folder_name(index: int, name: str) -> str:
+    return f"{index:03d}-" + re.sub(r"[^A-Za-z0-9_.+-]", "_", name)[:60]
+
+
+# --- judging a record -----------------------------------------------------------------------
+
+
+def _speedup(comparison: Any) -> Tuple[Optional[float], Optional[List[float]]]:
+    """Reference time / candidate time, from the record's comparison, by the rule it was judged
+    by: the wall clock's 1.5x rule gives a factor and no interval; device time its difference
+    with its 95% interval."""
+    if comparison.ratio is not None:
+        return float(comparison.ratio.speedup), None
+    d = comparison.difference
+    if d is not None:
+        def inv(x: float) -> Optional[float]:
+            return 1.0 / (1.0 + x) if x > -1.0 else None
+        speedup = inv(d.estimate)
+        low, high = inv(d.high), inv(d.low)
+        interval = [low, high] if low is not None and high is not None else None
+        return speedup, interval
+    return None, None
+
+
+def _direction(comparison: Any, speedup: Optional[float]) -> str:
+    ratio = comparison.ratio
+    if ratio is not None:
+        # The binding says "directional difference" (its docstring "directional_difference").
+        if str(ratio.resolution).replace("_", " ") == "directional difference" and speedup:
+            return "faster" if speedup > 1 else "slower"
+        return "no difference"
+    if comparison.difference is not None:
+        return "faster" if comparison.faster else "slower" if comparison.slower else \
+            "no difference"
+    return "no difference"
+
+
+def _checked(result: Any) -> Optional[int]:
+    value = getattr(result, "checked_iterations", None)
+    return int(value) if isinstance(value, int) else None
+
+
+def judge_record(path: str, candidate: str, reference: str = "reference",
+                 case: Optional[str] = None, require_checks: bool = True) -> Dict[str, Any]:
+    """The verdict of ``candidate`` (in ``case``, or in any) in the record at ``path``: read
+    strictly, here."""
+    import gpumeter
+    try:
+        record = gpumeter.read_record(path)
+    except gpumeter.Error as e:
+        return {"verdict": "refused", "correct": False,
+                "why": f"its record cannot be read: {e}"}
+
+    def ours(row: Any) -> bool:
+        return case is None or row.case_name == case
+    for failure in record.failures:
+        if not ours(failure.row):
+            continue
+        if failure.row.implementation in (candidate, "") or failure.error in _WRONG:
+            verdict, correct = _from_error(failure.error, "gpumeter")
+            return {"verdict": verdict, "correct": correct,
+                    "why": f"{failure.error}: {failure.message}"}
+    rows = {r.name: r for r in record.results if ours(r.row)}
+    if reference not in rows:
+        return {"verdict": "not measured", "correct": False,
+                "why": f"the record has no row named {reference!r}"}
+    if candidate not in rows:
+        return {"verdict": "not measured", "correct": False,
+                "why": f"the record has no row named {candidate!r}"}
+    checked = _checked(rows[candidate])
+    line: Dict[str, Any] = {"checked_iterations": checked}
+    # The candidate's ledger as its record holds it: fresh inputs, checks, records by owner.
+    for r in record.to_dict().get("results", []):
+        row = r.get("row", r)
+        if row.get("implementation") == candidate and (case is None or row.get("case") == case):
+            if isinstance(r.get("ledger"), dict):
+                line["ledger"] = r["ledger"]
+            break
+    comparison = next((c for c in record.comparisons
+                       if c.baseline == reference and c.candidate == candidate
+                       and ours(c.candidate_row)), None)
+    if require_checks and not checked:
+        # Fail closed: a record that does not say its timed answers were checked cannot make
+        # a candidate correct.
+        line.update(verdict="not measured", correct=False,
+                    why="the record says no timed iteration of the candidate was checked "
+                        "(a gpumeter without fresh inputs and checks?)")
+        return line
+    line["correct"] = True
+    if comparison is None:
+        line.update(verdict="refused",
+                    why=f"the record holds no comparison of {candidate!r} with {reference!r}")
+        return line
+    line["sentence"] = str(comparison)
+    if not comparison.compared:
+        line.update(verdict="refused", why=comparison.refusal)
+        return line
+    speedup, interval = _speedup(comparison)
+    line.update(verdict=_direction(comparison, speedup), why=str(comparison), speedup=speedup,
+                interval=interval)
+    return line
+
+
+def _from_error(error_type: str, who: str) -> Tuple[str, bool]:
+    """The verdict of an error, and who raised it: the candidate, gpumeter, or the evaluator's
+    own code (the reference, the input generator, their imports)."""
+    if who in ("reference", "inputs", "evaluator", "internal"):
+        return "not measured", False
+    if error_type in _WRONG:
+        return "wrong", False
+    if error_type in _REFUSED:
+        return "refused", False
+    if error_type in _NOT_MEASURED:
+        return "not measured", False
+    if who == "candidate" or error_type == "UserCodeError":
+        return "crashed", False
+    # A gpumeter error this evaluator does not know yet: no number, never a speedup.
+    return "refused", False
+
+
+# --- running one candidate ------------------------------------------------------------------
+
+
+def _tail(path: str, n: int = 400) -> str:
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - n))
+            return " ".join(f.read().decode(errors="replace").split())
+    except OSError:
+        return ""
+
+
+def _ended(rc: int) -> str:
+    if rc < 0:
+        try:
+            return f"was killed by {signal.Signals(-rc).name}"
+        except ValueError:
+            return f"was killed by signal {-rc}"
+    return f"exited with {rc}"
+
+
+def _run_child(argv: List[str], log: str, timeout_s: float, env: Dict[str, str],
+               pass_fds: Sequence[int] = ()) -> Tuple[Optional[int], float]:
+    """Runs a candidate's process in its own session; returns (exit code or None on timeout,
+    seconds)."""
+    start = time.monotonic()
+    with open(log, "wb") as out:
+        try:
+            proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, env=env, pass_fds=tuple(pass_fds),
+                                    start_new_session=True)
+        finally:
+            for fd in pass_fds:  # the child's copies only: its report ends when it exits
+                os.close(fd)
+        try:
+            rc: Optional[int] = proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            rc = None
+        # The whole session goes: a candidate's own children (a program's workers) too.
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if rc is None:
+            proc.wait()
+    return rc, time.monotonic() - start
+
+
+def _child_environment() -> Dict[str, str]:
+    env = dict(os.environ)
+    paths = [os.getcwd()] + [p for p in sys.path if p]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    return env
+
+
+def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
+                    inputs: Dict[str, str], outputs: Optional[List[int]], case: str,
+                    options: Dict[str, Any], folder: str, timeout_s: float,
+                    python: str) -> Dict[str, Any]:
+    name = candidate["name"]
+    order = {"reference": reference, "inputs": inputs, "candidate": candidate, "name": name,
+             "outputs": outputs, "case": case, "options": options, "out": folder}
+    read_fd, write_fd = os.pipe()
+    log = os.path.join(folder, "output.log")
+    # The report (one line) is read while the process runs: a report larger than the pipe's
+    # buffer would otherwise block its writer until the timeout. One line, not to the end: a
+    # process the candidate started outside its session may hold the pipe open.
+    received: List[bytes] = []
+    report = os.fdopen(read_fd, "rb")
+    reader = threading.Thread(target=lambda: received.append(report.readline()), daemon=True)
+    reader.start()
+    try:
+        rc, seconds = _run_child(
+            [python, "-m", "gpumeter._evaluate_child", str(write_fd), json.dumps(order)],
+            log, timeout_s, _child_environment(), pass_fds=(write_fd,))
+    except OSError as e:
+        return {"verdict": "not measured", "correct": False, "log": log,
+                "why": f"cannot start the Python interpreter {python!r}: {e.strerror}"}
+    finally:
+        reader.join(timeout=10)
+        if not reader.is_alive():  # else it holds the file: closing it under a read would block
+            report.close()
+    text = b"".join(received).decode(errors="replace")
+    line: Dict[str, Any] = {"seconds": round(seconds, 3), "log": log}
+    if rc is None:
+        line.update(verdict="timeout", correct=False,
+                    why=f"did not finish in {timeout_s:g} s and was killed")
+        return line
+    try:
+        result = json.loads(text.splitlines()[0]) if text.strip() else None
+    except (ValueError, IndexError):
+        result = None
+    if not isinstance(result, dict):
+        line.update(verdict="crashed", correct=False,
+                    why=f"its process {_ended(rc)} without a report; its output ends: "
+                        f"{_tail(log)}")
+        return line
+    tampered = [str(t) for t in result.get("tampered", [])]
+    if tampered:
+        line.update(verdict="tampered", correct=False,
+                    why="changed what gpumeter's measurement or its checks call: " +
+                        ", ".join(tampered[:8]) + (" ..." if len(tampered) > 8 else ""),
+                    tampered=tampered)
+        return line
+    if not result.get("ok"):
+        error_type = str(result.get("type", ""))
+        who = str(result.get("who", "candidate"))
+        verdict, correct = _from_error(error_type, who)
+        whose = {"reference": "the reference raised: ", "inputs": "the input generator raised: ",
+                 "evaluator": f"{result.get('step')}: ",
+                 "internal": "gpumeter failed (not the candidate): "}.get(who, "")
+        line.update(verdict=verdict, correct=correct,
+                    why=f"{whose}{error_type}: {result.get('message', '')}",
+                    error=error_type)
+        fields = result.get("fields")
+        if isinstance(fields, dict) and fields:
+            line["error_fields"] = fields
+        return line
+    records = sorted(f for f in os.listdir(folder)
+                     if f.startswith("gpumeter-") and f.endswith(".json"))
+    if len(records) != 1:
+        line.update(verdict="not measured", correct=False,
+                    why=f"its folder holds {len(records)} records, not 1")
+        return line
+    line["record"] = os.path.join(folder, records[0])
+    line.update(judge_record(line["record"], name))
+    return line
+
+
+def evaluate_program(program: Dict[str, Any], *, folder: str, timeout_s: float,
+                     reference: str) -> List[Dict[str, Any]]:
+    """A program's verdicts: one per implementation its record compares with ``reference``."""
+    log = os.path.join(folder, "output.log")
+    try:
+        rc, seconds = _run_child(program["argv"] + ["--out", folder], log, timeout_s,
+                                 dict(os.environ))
+    except OSError as e:
+        return [{"candidate": program["name"], "verdict": "crashed", "correct": False,
+                 "why": f"cannot start {program['argv'][0]!r}: {e.strerror}", "log": log}]
+    base: Dict[str, Any] = {"seconds": round(seconds, 3), "log": log}
+    if rc is None:
+        return [{**base, "candidate": program["name"], "verdict": "timeout", "correct": False,
+                 "why": f"did not finish in {timeout_s:g} s and was killed"}]
+    records = sorted(f for f in os.listdir(folder)
+                     if f.startswith("gpumeter-") and f.endswith(".json")
+                     and not f.endswith(".partial.json"))
+    if len(records) != 1:
+        return [{**base, "candidate": program["name"], "verdict": "crashed", "correct": False,
+                 "why": f"the program {_ended(rc)} and left {len(records)} records (not 1); "
+                        f"its output ends: {_tail(log)}"}]
+    path = os.path.join(folder, records[0])
+    import gpumeter
+    try:
+        record = gpumeter.read_record(path)
+    except gpumeter.Error as e:
+        return [{**base, "candidate": program["name"], "verdict": "refused", "correct": False,
+                 "why": f"its record cannot be read: {e}", "record": path}]
+    lines = []
+    names = []
+    for r in record.results:
+        if r.name != reference and (r.case_name, r.name) not in names:
+            names.append((r.case_name, r.name))
+    for f in record.failures:
+        key = (f.row.case_name, f.row.implementation)
+        if f.row.implementation != reference and key not in names:
+            names.append(key)
+    several = len(names) > 1
+    for case_name, impl in names:
+        label = f"{program['name']}/{case_name}/{impl}" if several else program["name"]
+        failure = next((f for f in record.failures if f.row.case_name == case_name
+                        and f.row.implementation in (impl, "")), None)
+        if failure is not None:
+            verdict, correct = _from_error(failure.error, "gpumeter")
+            lines.append({**base, "candidate": label, "verdict": verdict, "correct": correct,
+                          "why": f"{failure.error}: {failure.message}", "record": path})
+            continue
+        judged = judge_record(path, impl, reference, case=case_name)
+        lines.append({**base, "candidate": label, "record": path, **judged})
+    if not lines:
+        lines.append({**base, "candidate": program["name"], "verdict": "not measured",
+                      "correct": False, "record": path,
+                      "why": f"its record holds no implementation besides {reference!r}"})
+    return lines
+
+
+# --- the command ----------------------------------------------------------------------------
+
+_KEYS = ("candidate", "correct", "verdict", "why", "speedup", "interval", "sentence",
+         "checked_iterations", "ledger", "record", "log", "seconds")
+
+
+def _ordered(line: Dict[str, Any]) -> Dict[str, Any]:
+    out = {k: line.get(k) for k in _KEYS}
+    out.update({k: v for k, v in line.items() if k not in out})
+    return out
+
+
+def _table(lines: Sequence[Dict[str, Any]]) -> str:
+    width = max([len("candidate")] + [len(str(x["candidate"])) for x in lines])
+    rows = [f"{'candidate':<{width}}  {'verdict':<13}  {'correct':<7}  speedup"]
+    for x in lines:
+        s = x.get("speedup")
+        iv = x.get("interval")
+        shown = "-" if s is None else f"{s:.3g}x" + (
+            f" ({iv[0]:.3g}x to {iv[1]:.3g}x)" if iv else "")
+        why = "" if x["verdict"] in ("faster", "slower", "no difference") else \
+            "  " + str(x.get("why", ""))[:100]
+        rows.append(f"{x['candidate']:<{width}}  {x['verdict']:<13}  "
+                    f"{'yes' if x.get('correct') else 'no':<7}  {shown}{why}")
+    return "\n".join(rows)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="gpumeter evaluate",
+        description="Judge candidates against a reference: each runs in a process of its own "
+                    "on fresh inputs, its timed answers checked; the verdict is read from its "
+                    "record here. One JSON line per candidate on stdout (or --jsonl), a table "
+                    "on stderr.",
+        epilog="Exit codes: 0 every candidate has a verdict (wrong, crashed, timed-out and "
+               "tampered candidates included); 1 a candidate was not measured for a cause not "
+               "its own (device busy, CUPTI unavailable, the reference or the input generator "
+               "failed); 2 bad arguments, nothing run; 3 internal error. Candidates run one "
+               "after another: on one GPU the device lock serializes measurements, so there is "
+               "no --jobs.")
+    p.add_argument("candidates", nargs="*", metavar="[NAME=]MODULE:FUNCTION",
+                   help="Python candidates: module:function or path/to/file.py:function")
+    p.add_argument("--reference", metavar="MODULE:FUNCTION",
+                   help="the reference implementation (Python candidates need it)")
+    p.add_argument("--inputs", metavar="MODULE:FUNCTION",
+                   help="the fresh-input generator: inputs(seed) returns the arguments of one "
+                        "call, a pure function of the seed (Python candidates need it)")
+    p.add_argument("--outputs", metavar="I,J",
+                   help="indices of the arguments the implementations write their output into "
+                        "(poisoned before every call); default: the return value")
+    p.add_argument("--program", action="append", default=[], metavar="'[NAME=]CMD ARGS'",
+                   help="a program candidate: a command that writes a gpumeter record when "
+                        "given --out DIR, whose case holds an implementation named by "
+                        "--program-reference (repeatable)")
+    p.add_argument("--program-reference", default="reference", metavar="NAME",
+                   help="the implementation a program's record compares with (default "
+                        "reference)")
+    p.add_argument("--out", default="gpumeter-evaluate", metavar="DIR",
+                   help="folder for the records and logs, one subfolder per candidate "
+                        "(default gpumeter-evaluate)")
+    p.add_argument("--jsonl", metavar="FILE", help="write the JSON lines here, not stdout")
+    p.add_argument("--timeout", type=float, default=600.0, metavar="S",
+                   help="seconds a candidate's process may run before it is killed (default "
+                        "600)")
+    p.add_argument("--name", default="evaluate", help="the case's name in the records")
+    p.add_argument("--timing", default="auto", choices=("auto", "cupti", "events", "host"))
+    p.add_argument("--budget", metavar="WARMUP_MS,MEASURE_MS")
+    p.add_argument("--precision", type=float, metavar="FRACTION")
+    p.add_argument("--max-time", type=float, metavar="S")
+    p.add_argument("--rtol", type=float, default=1e-5)
+    p.add_argument("--atol", type=float, default=1e-8)
+    p.add_argument("--count-copies", action="store_true",
+                   help="count memcpy and memset time as device time for both sides")
+    p.add_argument("--device", type=int, default=0)
+    p.add_argument("--flops", type=float)
+    p.add_argument("--bytes", type=float)
+    p.add_argument("--python", default=sys.executable,
+                   help="the interpreter of the Python candidates' processes (default: this "
+                        "one)")
+    return p
+
+
+def _options(args: argparse.Namespace) -> Dict[str, Any]:
+    options: Dict[str, Any] = {"timing": args.timing, "rtol": args.rtol, "atol": args.atol,
+                               "count_copies": args.count_copies, "device": args.device}
+    if args.budget:
+        try:
+            w, m = (float(x) for x in args.budget.split(","))
+        except ValueError:
+            raise UsageError(f"--budget {args.budget!r}: expected WARMUP_MS,MEASURE_MS such as "
+                             "25,100") from None
+        options["budget"] = (w, m)
+    for key in ("precision", "flops", "bytes"):
+        if getattr(args, key) is not None:
+            options[key] = getattr(args, key)
+    if args.max_time is not None:
+        options["max_time_s"] = args.max_time
+    return options
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as e:  # argparse: --help exits 0, a bad argument 2
+        return int(e.code) if isinstance(e.code, int) else EXIT_USAGE
+    try:
+        return _main(args)
+    except UsageError as e:
+        sys.stderr.write(f"gpumeter evaluate: {' '.join(str(e).split())}\n"
+                         "Run 'gpumeter evaluate --help' for usage.\n")
+        return EXIT_USAGE
+
+
+def _main(args: argparse.Namespace) -> int:
+    if not args.candidates and not args.program:
+        raise UsageError("no candidates: give module:function candidates or --program")
+    python_candidates = [parse_python_spec(c) for c in args.candidates]
+    programs = [parse_program(p) for p in args.program]
+    reference = inputs = None
+    if python_candidates:
+        if not args.reference or not args.inputs:
+            raise UsageError("Python candidates need --reference and --inputs (the fresh-input "
+                             "generator: without fresh inputs a memoized answer passes)")
+        reference = parse_python_spec(args.reference)
+        inputs = parse_python_spec(args.inputs)
+    outputs: Optional[List[int]] = None
+    if args.outputs:
+        try:
+            outputs = [int(x) for x in args.outputs.split(",")]
+        except ValueError:
+            raise UsageError(f"--outputs {args.outputs!r}: expected indices such as 2 or "
+                             "1,2") from None
+        if any(i < 0 for i in outputs):
+            raise UsageError(f"--outputs {args.outputs!r}: indices are >= 0")
+    if not args.timeout > 0:
+        raise UsageError(f"--timeout {args.timeout}: must be more than 0 seconds")
+    options = _options(args)
+    names = _unique([c["name"] for c in python_candidates] + [p["name"] for p in programs])
+    if "reference" in names[:len(python_candidates)]:
+        raise UsageError("a candidate is named 'reference', the reference's name: rename it "
+                         "with NAME=")
+    for c, n in zip(python_candidates, names):
+        c["name"] = n
+    for p, n in zip(programs, names[len(python_candidates):]):
+        p["name"] = n
+    try:
+        os.makedirs(args.out, exist_ok=True)
+        sink: TextIO = open(args.jsonl, "a") if args.jsonl else sys.stdout
+    except OSError as e:
+        raise UsageError(f"cannot write {e.filename}: {e.strerror}") from None
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    root = os.path.join(os.path.abspath(args.out), f"evaluate-{stamp}-{os.getpid()}")
+    os.makedirs(root)
+    lines: List[Dict[str, Any]] = []
+
+    def emit(line: Dict[str, Any]) -> None:
+        line = _ordered(line)
+        lines.append(line)
+        sink.write(json.dumps(line) + "\n")
+        sink.flush()
+        shown = "" if line.get("speedup") is None else f" {line['speedup']:.3g}x"
+        sys.stderr.write(f"gpumeter evaluate: {line['candidate']}: {line['verdict']}{shown}\n")
+
+    index = 0
+    for c in python_candidates:
+        index += 1
+        folder = os.path.join(root, _folder_name(index, c["name"]))
+        os.makedirs(folder)
+        assert reference is not None and inputs is not None
+        line = evaluate_python(c, reference=reference, inputs=inputs, outputs=outputs,
+                               case=args.name, options=options, folder=folder,
+                               timeout_s=args.timeout, python=args.python)
+        emit({"candidate": c["name"], **line})
+    for p in programs:
+        index += 1
+        folder = os.path.join(root, _folder_name(index, p["name"]))
+        os.makedirs(folder)
+        for line in evaluate_program(p, folder=folder, timeout_s=args.timeout,
+                                     reference=args.program_reference):
+            emit(line)
+    if sink is not sys.stdout:
+        sink.close()
+    sys.stderr.write(_table(lines) + "\n")
+    return EXIT_NOT_MEASURED if any(x["verdict"] == "not measured" for x in lines) else EXIT_OK

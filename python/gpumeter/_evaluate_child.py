@@ -1,0 +1,303 @@
+"""The process of one candidate of ``gpumeter evaluate``: compares it with the reference on fresh
+inputs, writes the record into the folder its parent chose, and reports on a pipe.
+
+The order of what happens here is the point of this file. gpumeter, the reference and the input
+generator (the evaluator's own code) are imported first; then the functions this process calls
+and the ones gpumeter's checks call are captured; only then is the candidate imported. After the
+run, every captured name is looked up again: a candidate that replaced one (gpumeter's compare,
+its checks, torch.allclose) is reported as tampered, by name, whatever its times. The verdict
+is not made here: the parent reads the record back with the strict reader and judges it.
+
+Code in this process can still subvert it at the C level or by forging the record; that limit
+is documented in docs/evaluation.md.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import importlib
+import importlib.util
+import json
+import os
+import sys
+import traceback
+import types
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+# Run with -m, the current folder leads sys.path (as for `python -m`): the candidate's modules
+# are imported as the evaluator's shell would import them.
+
+import gpumeter  # noqa: E402  (gpumeter first: before any code under test)
+
+faulthandler.enable()  # a crash leaves its Python stack in the candidate's log
+
+# What the run calls, captured before any candidate code exists in this process.
+_compare = gpumeter.compare
+_write_record = gpumeter.write_record
+_UserCodeError = gpumeter.UserCodeError
+_Error = gpumeter.Error
+_dumps = json.dumps
+_write = os.write
+_exit = os._exit
+
+
+def _load(spec: Dict[str, str]) -> Tuple[Callable[..., Any], Optional[str]]:
+    """The callable a spec names: ``{"module": "pkg.mod"}`` or ``{"path": "dir/file.py"}``,
+    with ``attribute`` (dotted); and the file it was defined in."""
+    if spec.get("path"):
+        path = os.path.abspath(spec["path"])
+        # A file inside a package is imported as the package's module (its relative imports
+        # work); any other file as a module of its own, its folder leading sys.path so that its
+        # sibling modules import as they would beside it.
+        folder, stem = os.path.split(os.path.splitext(path)[0])
+        dotted = [stem]
+        while os.path.isfile(os.path.join(folder, "__init__.py")):
+            folder, package = os.path.split(folder)
+            dotted.insert(0, package)
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+        if len(dotted) > 1:
+            module = importlib.import_module(".".join(dotted))
+        else:
+            name = stem if stem not in sys.modules else f"_gpumeter_evaluate_{stem}"
+            loader = importlib.util.spec_from_file_location(name, path)
+            if loader is None or loader.loader is None:
+                raise ImportError(f"cannot import {path}")
+            module = importlib.util.module_from_spec(loader)
+            sys.modules[name] = module
+            loader.loader.exec_module(module)
+    else:
+        module = importlib.import_module(spec["module"])
+    target: Any = module
+    for part in spec["attribute"].split("."):
+        target = getattr(target, part)
+    if not callable(target):
+        raise TypeError(f"{spec['text']} is not callable")
+    return target, getattr(module, "__file__", None)
+
+
+# --- tamper check: names captured before the candidate, looked up again after the run -------
+
+# Outside gpumeter, what its checks and this process call: replacing one defeats a check without
+# touching gpumeter's own code.
+_WATCHED_ELSEWHERE = {
+    "json": ("dumps", "loads"),
+    "os": ("write", "_exit", "fdopen", "replace", "link", "open"),
+    "numpy": ("allclose", "isclose", "asarray", "array_equal", "array", "abs", "isnan"),
+    "torch": ("allclose", "isclose", "equal", "abs", "max", "isnan", "empty_like", "clone"),
+}
+_WATCHED_TENSOR = ("clone", "copy_", "double", "float", "abs", "max", "item", "fill_",
+                   "allclose", "equal", "__sub__", "cpu", "numpy", "isnan")
+
+
+def _code_of(value: Any) -> Optional[Tuple[Any, ...]]:
+    fn = getattr(value, "__func__", value)
+    if isinstance(fn, types.FunctionType):
+        return (fn.__code__, fn.__defaults__, fn.__kwdefaults__)
+    return None
+
+
+def _ours(name: str) -> bool:
+    """gpumeter's modules, and this one (its captured functions are looked up as globals)."""
+    return name == "gpumeter" or name.startswith("gpumeter.") or name == __name__
+
+
+def _snapshot() -> Dict[str, Any]:
+    """Every attribute of gpumeter's modules and this one (and each function's code, and each
+    class's dict), and the watched names of the modules gpumeter's checks use."""
+    shot: Dict[str, Any] = {}
+    for name, module in list(sys.modules.items()):
+        if module is None or not _ours(name):
+            continue
+        shot[f"sys.modules[{name!r}]"] = module
+        for attr, value in list(vars(module).items()):
+            key = f"{name}.{attr}"
+            shot[key] = value
+            code = _code_of(value)
+            if code is not None:
+                shot[key + ".__code__"] = code
+            if isinstance(value, type) and getattr(value, "__module__", "").startswith("gpumeter"):
+                for cattr, cvalue in list(vars(value).items()):
+                    if cattr in ("__dict__", "__weakref__", "__doc__"):
+                        continue
+                    shot[f"{key}.{cattr}"] = cvalue
+                    ccode = _code_of(cvalue)
+                    if ccode is not None:
+                        shot[f"{key}.{cattr}.__code__"] = ccode
+    for name, attrs in _WATCHED_ELSEWHERE.items():
+        elsewhere = sys.modules.get(name)
+        if elsewhere is None:
+            continue
+        for attr in attrs:
+            if hasattr(elsewhere, attr):
+                shot[f"{name}.{attr}"] = getattr(elsewhere, attr)
+    torch = sys.modules.get("torch")
+    if torch is not None and hasattr(torch, "Tensor"):
+        for attr in _WATCHED_TENSOR:
+            if attr in vars(torch.Tensor):
+                shot[f"torch.Tensor.{attr}"] = vars(torch.Tensor)[attr]
+    return shot
+
+
+def _lookup(key: str) -> Tuple[bool, Any]:
+    """What ``key`` names now: (found, value)."""
+    if key.startswith("sys.modules["):
+        name = key[len("sys.modules["):-1]
+        name = name.strip("'\"")
+        return (name in sys.modules, sys.modules.get(name))
+    code = key.endswith(".__code__")
+    path = key[:-len(".__code__")] if code else key
+    # The longest prefix that is a module in sys.modules, then attributes (class dicts directly:
+    # a property read through getattr would run it).
+    parts = path.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        module = sys.modules.get(".".join(parts[:cut]))
+        if module is None:
+            continue
+        target: Any = module
+        for i, part in enumerate(parts[cut:]):
+            space = vars(target) if isinstance(target, (type, types.ModuleType)) else None
+            if space is None or part not in space:
+                return (False, None)
+            target = space[part]
+        if code:
+            return (True, _code_of(target))
+        return (True, target)
+    return (False, None)
+
+
+def _tampered(before: Dict[str, Any]) -> List[str]:
+    """The names that no longer hold what they held before the candidate was imported, and
+    non-module attributes added to gpumeter's modules."""
+    changed: List[str] = []
+    replaced = set()
+    for key, value in before.items():
+        if key.endswith(".__code__"):
+            continue
+        found, now = _lookup(key)
+        if not found:
+            changed.append(f"{key} (removed)")
+            replaced.add(key)
+        elif now is not value:
+            changed.append(f"{key} (replaced)")
+            replaced.add(key)
+    # A function kept but its code or defaults swapped in place (one replaced whole is named
+    # above).
+    for key, value in before.items():
+        if not key.endswith(".__code__") or key[:-len(".__code__")] in replaced:
+            continue
+        found, now = _lookup(key)
+        if not found or now is None or any(a is not b for a, b in zip(now, value)):
+            changed.append(f"{key[:-len('.__code__')]} (its code or defaults replaced)")
+    # Added names, in the modules there were before (a submodule imported since is new as a
+    # whole; a dunder such as __warningregistry__ is Python's own bookkeeping).
+    for name, module in list(sys.modules.items()):
+        if module is None or not _ours(name) or f"sys.modules[{name!r}]" not in before:
+            continue
+        for attr, value in list(vars(module).items()):
+            if f"{name}.{attr}" not in before and not isinstance(value, types.ModuleType) \
+                    and not (attr.startswith("__") and attr.endswith("__")):
+                changed.append(f"{name}.{attr} (added)")
+    return sorted(set(changed))
+
+
+# --- whose exception ------------------------------------------------------------------------
+
+
+def _blame(error: BaseException, parts: Dict[str, Tuple[Callable[..., Any], Optional[str]]],
+           default: str = "candidate") -> str:
+    """Which part raised the exception behind a UserCodeError: the first frame outside gpumeter
+    is the callable gpumeter called; its code, else its file, names the part. A frame that names
+    none is the candidate's (the evaluator's code is trusted to run); with no frame outside
+    gpumeter, ``default``."""
+    cause = error.__cause__ if error.__cause__ is not None else error
+    package = os.path.dirname(os.path.abspath(gpumeter.__file__)) + os.sep
+    tb = cause.__traceback__
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(package):
+        tb = tb.tb_next
+    if tb is None:
+        return default
+    for part, (fn, _) in parts.items():
+        if getattr(getattr(fn, "__func__", fn), "__code__", None) is tb.tb_frame.f_code:
+            return part
+    frame_file = os.path.abspath(tb.tb_frame.f_code.co_filename)
+    for part in ("candidate", "reference", "inputs"):
+        file = parts[part][1] if part in parts else None
+        if file and os.path.abspath(file) == frame_file:
+            return part
+    return "candidate"
+
+
+def _error_fields(error: BaseException) -> Dict[str, Any]:
+    fields: Dict[str, Any] = {}
+    for key, value in vars(error).items():
+        if isinstance(value, (str, int, float, bool)) or value is None:
+            fields[key] = value
+    return fields
+
+
+def run(order: Dict[str, Any]) -> Dict[str, Any]:
+    parts: Dict[str, Tuple[Callable[..., Any], Optional[str]]] = {}
+    step = "importing the reference"
+    try:
+        # The evaluator's own code first: it may import torch, whose names are then watched.
+        parts["reference"] = _load(order["reference"])
+        step = "importing the input generator"
+        parts["inputs"] = _load(order["inputs"])
+        before = _snapshot()
+        step = "importing the candidate"
+        parts["candidate"] = _load(order["candidate"])
+    except BaseException as e:  # noqa: BLE001  (reported: the parent names whose import failed)
+        who = "candidate" if step == "importing the candidate" else "evaluator"
+        return {"ok": False, "who": who, "step": step, "type": type(e).__name__,
+                "message": " ".join(str(e).split())[:2000],
+                "traceback": traceback.format_exc()[-4000:], "tampered": []}
+    name = order["name"]
+    options = dict(order["options"])
+    result: Dict[str, Any]
+    try:
+        compared = _compare({"reference": parts["reference"][0], name: parts["candidate"][0]},
+                            fresh_inputs=parts["inputs"][0], outputs=order.get("outputs"),
+                            name=order["case"], **options)
+        path = _write_record(compared, order["out"])
+        result = {"ok": True, "record": path}
+    except BaseException as e:  # noqa: BLE001  (the parent judges every outcome)
+        # A callable's exception reaches here as UserCodeError; SystemExit or
+        # KeyboardInterrupt raised by one stays itself; anything else is gpumeter's.
+        # An exception that is not gpumeter's came from code gpumeter called outside its
+        # runner (the input generator, checked before timing), else from gpumeter itself.
+        if isinstance(e, _UserCodeError):
+            who = _blame(e, parts)
+        elif not isinstance(e, Exception):
+            who = "candidate"
+        elif isinstance(e, _Error):
+            who = "gpumeter"
+        else:
+            who = _blame(e, parts, default="internal")
+        result = {"ok": False, "who": who, "step": "the comparison", "type": type(e).__name__,
+                  "message": " ".join(str(e).split())[:4000], "fields": _error_fields(e),
+                  "traceback": traceback.format_exc()[-4000:]}
+    result["tampered"] = _tampered(before)
+    return result
+
+
+def main() -> None:
+    fd = int(sys.argv[1])
+    order = json.loads(sys.argv[2])
+    try:
+        result = run(order)
+    except BaseException as e:  # noqa: BLE001
+        result = {"ok": False, "who": "gpumeter", "step": "evaluate", "type": type(e).__name__,
+                  "message": str(e), "tampered": []}
+    data = (_dumps(result) + "\n").encode()
+    while data:
+        data = data[_write(fd, data):]
+    # Out now: a candidate's threads, atexit handlers and finalizers do not run after its
+    # report (a non-daemon thread would otherwise hold the process until its timeout).
+    sys.stdout.flush()
+    sys.stderr.flush()
+    _exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# `gpumeter evaluate`: the C++ command runs the Python module's evaluate with its arguments.
+#   test_evaluate.sh GPUMETER missing   an interpreter that cannot be started, and one that cannot
+#                                       import gpumeter: one line saying what to install, exit 2
+#   test_evaluate.sh GPUMETER passes    with $GPUMETER_PYTHON (default python3) holding gpumeter:
+#                                       --help and a usage error are the module's, passed
+#                                       through; exit 77 (skipped, saying why) without it
+set -u
+
+gpumeter=$1
+mode=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+run() {
+  local name=$1
+  shift
+  "$gpumeter" "$@" >"$work/$name.out" 2>"$work/$name.err"
+  rc=$?
+}
+
+expect() {  # expect NAME RC STREAM SUBSTRING...
+  local name=$1 want=$2 stream=$3
+  shift 3
+  [[ $rc -eq $want ]] || fail "$name: exit code $rc, expected $want: $(cat "$work/$name.err")"
+  for s in "$@"; do
+    grep -qF -- "$s" "$work/$name.$stream" || fail "$name: $stream does not say '$s': $(cat "$work/$name.$stream")"
+  done
+}
+
+if [[ $mode == missing ]]; then
+  GPUMETER_PYTHON="$work/no-such-python" run absent evaluate --reference m:f x:y
+  expect absent 2 err "gpumeter evaluate: cannot start the Python interpreter" "GPUMETER_PYTHON"
+  [[ $(wc -l <"$work/absent.err") -eq 1 ]] || fail "absent: more than one line: $(cat "$work/absent.err")"
+  if command -v python3 >/dev/null; then
+    printf '#!/bin/sh\nexec %s -I -S "$@"\n' "$(command -v python3)" >"$work/bare-python"
+    chmod +x "$work/bare-python"
+    GPUMETER_PYTHON="$work/bare-python" run bare evaluate x:y
+    expect bare 2 err "cannot import gpumeter" "GPUMETER_PYTHON"
+    [[ $(wc -l <"$work/bare.err") -eq 1 ]] || fail "bare: more than one line: $(cat "$work/bare.err")"
+  fi
+else
+  python=${GPUMETER_PYTHON:-python3}
+  if ! "$python" -c 'import gpumeter._evaluate' 2>/dev/null; then
+    echo "SKIP: $python cannot import gpumeter (set GPUMETER_PYTHON to a Python that has it)"
+    exit 77
+  fi
+  run help evaluate --help
+  expect help 0 out "--reference" "--inputs" "--program" "no --jobs"
+  run empty evaluate
+  expect empty 2 err "gpumeter evaluate: no candidates"
+  run nofile evaluate --reference m:f --inputs m:g no/such/file.py:run
+  expect nofile 2 err "no file 'no/such/file.py'"
+fi
+
+if [[ $failures -gt 0 ]]; then
+  echo "$failures failure(s)" >&2
+  exit 1
+fi
+echo "ok"
