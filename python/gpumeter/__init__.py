@@ -299,6 +299,11 @@ def _cupti_sharing() -> bool:
     return True
 
 
+#: Device locks this process holds across many calls, by device index (the pytest plugin's, held
+#: for its session): a call on such a device takes none itself, which would wait for this one.
+_held_locks: Dict[int, Any] = {}
+
+
 def _options(device: object, budget: object, timing: object, allow_events_fallback: object,
              workload: bool, lock: object, allow_contended: object, precision: object = None,
              max_time_s: object = 10.0, lock_held: bool = False) -> _gpumeter.Options:
@@ -316,7 +321,8 @@ def _options(device: object, budget: object, timing: object, allow_events_fallba
         share_cupti=_cupti_sharing() if timing != "host" else False, lock=_flag("lock", lock),
         allow_contended=_flag("allow_contended", allow_contended),
         precision=_optional_real("precision", precision, "a fraction such as 0.01 (1%) or None"),
-        max_time_s=_real("max_time_s", max_time_s, "a number of seconds"), lock_held=lock_held)
+        max_time_s=_real("max_time_s", max_time_s, "a number of seconds"),
+        lock_held=lock_held or index in _held_locks)
 
 
 def _with_runtimes(record: Record, runtimes: Sequence[_runtimes.RuntimeInfo]) -> Record:

@@ -22,3 +22,6 @@ def gpu():
     if reason is not None:
         pytest.skip(reason)
     return 0
+
+# A sample project's tests, run by test_pytest_plugin.py in a folder of their own: not this run's.
+collect_ignore = ["pytest_sample"]

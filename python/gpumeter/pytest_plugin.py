@@ -1,0 +1,421 @@
+"""Performance tests in pytest: the ``gpumeter`` fixture, the run's records, baselines and the
+gate (docs/pytest.md).
+
+Each measurement a test makes through the fixture is gpumeter.measure or gpumeter.compare,
+unchanged; its record is written into this run's folder, and with ``--gpumeter-compare NAME``
+it is compared with the same test's record in the baseline NAME by ``gpumeter compare`` (the
+core's comparison and gate, through the module): a test whose rows regress beyond
+``--gpumeter-fail-on-regression PCT`` fails with the comparison's sentences, and so does a test
+with a row the gate cannot see, as the command's gate fails.
+
+The device lock is taken once, when the first measurement of the session starts, and held until
+the session ends: no other run gets onto the device between two tests. pytest-xdist workers
+running at once are refused: they share the device and the host, and each would time the
+others' work.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+import time
+from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
+
+import pytest
+
+import gpumeter as _gm
+from gpumeter import _gpumeter
+
+_INDEX = "index.json"
+_INDEX_SCHEMA = "gpumeter.pytest-run"
+
+
+def _usage(message: str) -> pytest.UsageError:
+    return pytest.UsageError(f"gpumeter: {message}")
+
+
+class _Verdict:
+    """One measurement of one test against its baseline."""
+
+    def __init__(self, name: str, fails: bool, message: str, notes: List[str],
+                 headline: str = "") -> None:
+        self.name = name
+        self.fails = fails
+        self.message = message
+        self.notes = notes
+        self.headline = headline or message.split("\n")[0]
+
+
+class PytestSession:
+    """Everything the plugin keeps for one pytest session (one process)."""
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+        root = config.getoption("gpumeter_dir")
+        self.root = root if os.path.isabs(root) else os.path.join(str(config.rootpath), root)
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        self.run_id = f"{stamp}-{os.getpid()}"
+        self.run_dir = os.path.join(self.root, "runs", self.run_id)
+        self.save: Optional[str] = config.getoption("gpumeter_save")
+        self.compare_name: Optional[str] = config.getoption("gpumeter_compare")
+        self.allow_missing: bool = config.getoption("gpumeter_allow_missing")
+        self.allow_contended: bool = config.getoption("gpumeter_allow_contended")
+        pct = config.getoption("gpumeter_fail_on_regression")
+        self.threshold: Optional[str] = None
+        if pct is not None:
+            if self.compare_name is None:
+                raise _usage("--gpumeter-fail-on-regression needs --gpumeter-compare NAME: the "
+                             "baseline to judge against")
+            try:
+                value = float(pct)
+            except ValueError:
+                value = math.nan
+            if not (math.isfinite(value) and value >= 0):
+                raise _usage(f"--gpumeter-fail-on-regression must be a percent >= 0, got {pct}")
+            self.threshold = pct
+        if self.allow_missing and self.threshold is None:
+            raise _usage("--gpumeter-allow-missing needs --gpumeter-fail-on-regression PCT")
+        if self.save is not None:
+            self._check_name("--gpumeter-save", self.save)
+        self.baseline: Dict[str, Dict[str, str]] = {}
+        self.baseline_dir = ""
+        if self.compare_name is not None:
+            self._load_baseline(self.compare_name)
+        # nodeid -> {measurement name -> record file name}, for this run.
+        self.index: Dict[str, Dict[str, Dict[str, Any]]] = {}
+        self.lines: List[Tuple[str, str]] = []  # (nodeid, what was measured) for the summary
+        self.verdicts: Dict[str, List[_Verdict]] = {}
+        self.failed_gate: List[str] = []
+        self.notes: List[str] = []
+        self.deselected: Set[str] = set()
+        self.collected: Set[str] = set()
+        self.locks: Dict[int, Any] = {}
+        self.lock_errors: Dict[int, BaseException] = {}
+        self.gpu_reasons: Dict[int, Optional[str]] = {}
+        self.saved = ""
+        self.gone: List[str] = []
+
+    # --- options and baselines -------------------------------------------------------------
+
+    @staticmethod
+    def _check_name(option: str, name: str) -> None:
+        if not name or name in (".", "..") or "/" in name or "\0" in name:
+            raise _usage(f"{option}: {name!r} is not a baseline name (a file name: letters, "
+                         "digits, '-', '_', '.')")
+
+    def _load_baseline(self, name: str) -> None:
+        folder = name if os.sep in name else os.path.join(self.root, "baselines", name)
+        path = os.path.join(folder, _INDEX)
+        if not os.path.isfile(path):
+            there = os.path.join(self.root, "baselines")
+            saved = sorted(os.listdir(there)) if os.path.isdir(there) else []
+            raise _usage(f"--gpumeter-compare {name}: no baseline at {folder} (saved: "
+                         f"{', '.join(saved) if saved else 'none'}); make it with "
+                         f"--gpumeter-save {name}")
+        try:
+            with open(path, encoding="utf-8") as f:
+                index = json.load(f)
+            if index.get("schema") != _INDEX_SCHEMA or not isinstance(index.get("tests"), dict):
+                raise ValueError(f"not a {_INDEX_SCHEMA} index")
+            tests: Dict[str, Dict[str, str]] = {}
+            for nodeid, calls in index["tests"].items():
+                tests[nodeid] = {n: os.path.join(folder, c["record"]) for n, c in calls.items()}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            raise _usage(f"--gpumeter-compare {name}: {path} cannot be read: {e}; save the "
+                         "baseline again with --gpumeter-save") from None
+        self.baseline = tests
+        self.baseline_dir = folder
+
+    @property
+    def gating(self) -> bool:
+        return self.threshold is not None
+
+    # --- measuring --------------------------------------------------------------------------
+
+    def fixture(self, request: Any) -> "Gpumeter":
+        return Gpumeter(self, request)
+
+    def check_worker(self) -> None:
+        """pytest-xdist workers, named by pytest-xdist in the environment of each."""
+        worker = os.environ.get("PYTEST_XDIST_WORKER")
+        count = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
+        if worker and count != "1":
+            pytest.fail(
+                f"gpumeter: refused in pytest-xdist worker {worker} (one of {count or 'several'}"
+                "): workers run at once on one host and one device, and each would time the "
+                "others' work; run the performance tests in one process (-p no:xdist, or -n 0 "
+                "or -n 1)", pytrace=False)
+
+    def gpu_reason(self, device: int) -> Optional[str]:
+        """Why GPU work cannot be measured on `device` here, or None when it can."""
+        if device not in self.gpu_reasons:
+            reason: Optional[str] = None
+            if not _gpumeter.has_cuda():
+                reason = "this gpumeter was built without the CUDA backend"
+            else:
+                e = _gm.env(device)
+                if e.get("device") is None:
+                    reason = str(e.get("device_unavailable") or "no usable CUDA device")
+            self.gpu_reasons[device] = reason
+        return self.gpu_reasons[device]
+
+    def hold_lock(self, device: int) -> Any:
+        """The device's lock, taken at the session's first measurement and held to its end."""
+        held = self.locks.get(device)
+        if held is None:
+            if device in self.lock_errors:
+                # Refused once for the session: every later test says so at once instead of
+                # waiting again for a device that stayed busy.
+                raise self.lock_errors[device]
+            try:
+                held = _gpumeter.hold_device_lock(device, self.allow_contended)
+            except _gm.Error as e:
+                self.lock_errors[device] = e
+                raise
+            self.locks[device] = held
+            # Each measure() and compare() on this device finds it held and takes none itself.
+            _gm._held_locks[device] = held
+        return held
+
+    def release(self) -> None:
+        for device, held in self.locks.items():
+            _gm._held_locks.pop(device, None)
+            held.release()
+        self.locks.clear()
+
+    def record_path(self, nodeid: str, name: str, result: Any) -> str:
+        os.makedirs(self.run_dir, exist_ok=True)
+        path = _gm.write_record(result, self.run_dir)
+        first = result.results if isinstance(result, _gm.CompareResult) else {name: result}
+        methods = sorted({r.method for r in first.values()})
+        self.index.setdefault(nodeid, {})[name] = {
+            "record": os.path.basename(path), "methods": methods}
+        self._write_index()
+        return path
+
+    def _write_index(self) -> None:
+        index = {"schema": _INDEX_SCHEMA, "version": 1, "run_id": self.run_id,
+                 "gpumeter_version": _gm.__version__, "tests": self.index}
+        fd, tmp = tempfile.mkstemp(dir=self.run_dir, prefix=".index-")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(index, f, indent=1, sort_keys=True)
+            f.write("\n")
+        os.replace(tmp, os.path.join(self.run_dir, _INDEX))
+
+    def against_baseline(self, nodeid: str, name: str, path: str) -> Optional[_Verdict]:
+        """The measurement against the same one of the baseline, by `gpumeter compare`."""
+        if self.compare_name is None:
+            return None
+        base = self.baseline.get(nodeid, {}).get(name)
+        if base is None:
+            return _Verdict(name, self.gating and not self.allow_missing,
+                            f"{name}: not in the baseline {self.compare_name!r} (a row missing "
+                            "from the baseline: the gate cannot judge it)", [])
+        args = ["compare", base, path]
+        if self.threshold is not None:
+            args += ["--fail-on-regression", self.threshold]
+            if self.allow_missing:
+                args.append("--allow-missing")
+        rc, out, err = _gpumeter.cli(args)
+        notes = [line[len("Note: "):] for line in out.splitlines() if line.startswith("Note: ")]
+        text = (err.strip() + "\n\n" if err.strip() else "") + out.rstrip()
+        # 1: the gate failed; 2: a record unreadable or a row that cannot be compared (another
+        # statistic or timing method, a failed null test): neither is a pass; 3: internal.
+        fails = self.threshold is not None and rc != 0
+        # The failure's first line (pytest's short summary): the core's regression list, each
+        # row and its words, else why the gate failed.
+        lines = out.splitlines()
+        regressions = []
+        for i, line in enumerate(lines):
+            if line.startswith("Regressions beyond "):
+                regressions = [x[2:] for x in lines[i + 1:] if x.startswith("- ")]
+                break
+        if regressions:
+            headline = (f"slower than the baseline {self.compare_name!r} beyond "
+                        f"{self.threshold}%: " + "; ".join(regressions))
+        else:
+            headline = f"{name}: " + (err.strip().split(": ", 1)[-1] or f"exit {rc}")
+        return _Verdict(name, fails, f"{name} against the baseline {self.compare_name!r}:\n"
+                        + text, notes, headline)
+
+    # --- judging, saving, the summary -------------------------------------------------------
+
+    def judge(self, item: Any, report: Any) -> None:
+        """Fails a test whose measurements the gate fails, at the end of its call (or of its
+        setup, when it was skipped there): its own assertions run first."""
+        if not self.gating:
+            return
+        if not (report.when == "call" or (report.when == "setup" and report.skipped)):
+            return
+        failing = [v for v in self.verdicts.get(item.nodeid, []) if v.fails]
+        problems = [v.message for v in failing]
+        headlines = [v.headline for v in failing]
+        measured = self.index.get(item.nodeid, {})
+        missing = [n for n in self.baseline.get(item.nodeid, {}) if n not in measured]
+        if missing and not self.allow_missing:
+            how = "it was skipped" if report.skipped else "it did not measure them"
+            if report.skipped and isinstance(report.longrepr, tuple):
+                reason = str(report.longrepr[2])
+                how += f" ({reason[len('Skipped: '):] if reason.startswith('Skipped: ') else reason})"
+            problems.append(
+                f"the baseline {self.compare_name!r} has {', '.join(repr(n) for n in missing)} "
+                f"for this test and this run has not ({how}): a row missing from the new run "
+                "fails the gate; --gpumeter-allow-missing lets it pass")
+            headlines.append(f"not measured in this run: {', '.join(missing)}")
+        if not problems:
+            return
+        self.failed_gate.append(item.nodeid)
+        text = (f"gpumeter: {'; '.join(headlines)}\n\nthe gate (--gpumeter-fail-on-regression "
+                f"{self.threshold}%) failed for {item.nodeid}\n\n" + "\n\n".join(problems))
+        if report.passed or report.skipped:
+            report.outcome = "failed"
+            report.longrepr = text
+            if hasattr(report, "wasxfail"):
+                del report.wasxfail
+        else:
+            report.sections.append(("gpumeter", text))
+
+    def finish(self, session: Any) -> None:
+        self.release()
+        if self.save is not None and self.index:
+            self.saved = self._save(self.save)
+        dist = getattr(self.config.option, "numprocesses", None)
+        if self.gating and not dist and self.collected:
+            # A baseline test this session did not collect at all (deselected ones are
+            # chosen, and named in the summary only).
+            self.gone = sorted(n for n in self.baseline
+                               if n not in self.collected and n not in self.deselected)
+            if self.gone and not self.allow_missing and session.exitstatus == 0:
+                session.exitstatus = 1
+
+    def _save(self, name: str) -> str:
+        """The run's folder copied as the baseline `name`, which it replaces whole."""
+        baselines = os.path.join(self.root, "baselines")
+        os.makedirs(baselines, exist_ok=True)
+        target = os.path.join(baselines, name)
+        tmp = tempfile.mkdtemp(dir=baselines, prefix=f".{name}-")
+        for f in os.listdir(self.run_dir):
+            if f == _INDEX or (f.startswith("gpumeter-") and f.endswith(".json")):
+                shutil.copy2(os.path.join(self.run_dir, f), tmp)
+        old = None
+        if os.path.exists(target):
+            old = tempfile.mkdtemp(dir=baselines, prefix=f".{name}-old-")
+            os.replace(target, os.path.join(old, name))
+        os.replace(tmp, target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+        return target
+
+    def summary(self, tr: Any) -> None:
+        if not self.index and not self.gone and not self.failed_gate:
+            return
+        tr.section("gpumeter")
+        for nodeid, text in self.lines:
+            tr.write_line(f"{nodeid}: {text}")
+        if self.index:
+            n = sum(len(calls) for calls in self.index.values())
+            tr.write_line(f"records: {n} in {self.run_dir}")
+        if self.saved:
+            tr.write_line(f"baseline {self.save!r} saved: {self.saved}")
+        elif self.save is not None:
+            tr.write_line(f"baseline {self.save!r} not saved: nothing was measured")
+        if self.compare_name is not None:
+            gate = (f" (--gpumeter-fail-on-regression {self.threshold}%"
+                    f"{', --gpumeter-allow-missing' if self.allow_missing else ''})"
+                    if self.gating else " (no gate: --gpumeter-fail-on-regression PCT sets one)")
+            tr.write_line(f"compared with the baseline {self.compare_name!r}{gate}: "
+                          f"{len(self.failed_gate)} test(s) failed the gate"
+                          + (": " + ", ".join(self.failed_gate) if self.failed_gate else ""))
+            if self.gone:
+                tr.write_line(
+                    f"in the baseline, not in this session: {', '.join(self.gone)}"
+                    + (" (--gpumeter-allow-missing let them pass)" if self.allow_missing else
+                       ": the gate cannot see them, so the session fails; select them, or "
+                       "--gpumeter-allow-missing"))
+            if not self.gating:
+                # No gate: the comparisons are the output.
+                for nodeid, verdicts in self.verdicts.items():
+                    for v in verdicts:
+                        tr.write_line(f"\n{nodeid}: {v.message}")
+            skipped = sorted(n for n in self.baseline if n in self.deselected)
+            if skipped:
+                tr.write_line(f"in the baseline, deselected: {', '.join(skipped)}")
+        for note in self.notes:
+            tr.write_line(f"Note: {note}")
+
+
+class Gpumeter:
+    """The ``gpumeter`` fixture: ``gpumeter(fn, ...)`` and ``gpumeter.measure(fn, ...)`` are
+    gpumeter.measure, ``gpumeter.compare({...}, ...)`` is gpumeter.compare, each with its
+    arguments and its result; ``name`` defaults to the test's name."""
+
+    def __init__(self, session: PytestSession, request: Any) -> None:
+        self._session = session
+        self._request = request
+        self._names: Set[str] = set()
+
+    def __call__(self, fn: Callable[[], Any], **kwargs: Any) -> Any:
+        return self.measure(fn, **kwargs)
+
+    def measure(self, fn: Callable[[], Any], **kwargs: Any) -> Any:
+        return self._run(_gm.measure, fn, kwargs)
+
+    def compare(self, implementations: Mapping[str, Callable[[], Any]], **kwargs: Any) -> Any:
+        return self._run(_gm.compare, implementations, kwargs)
+
+    def _run(self, how: Callable[..., Any], what: Any, kwargs: Dict[str, Any]) -> Any:
+        s = self._session
+        node = self._request.node
+        if "lock" in kwargs:
+            raise _gm.ConfigError("lock: the pytest plugin holds the device lock for the whole "
+                                  "session; leave lock out", argument="lock")
+        name = kwargs.pop("name", None) or node.name
+        if name in self._names:
+            raise _gm.ConfigError(f"name: {name!r} is measured twice in this test: give each "
+                                  "measurement its own name=", argument="name")
+        timing = kwargs.get("timing", "auto")
+        device = kwargs.get("device")
+        index = 0 if device is None else device
+        s.check_worker()
+        if timing != "host":
+            # GPU work: never timed on the host clock as a fallback, since its baseline and
+            # its rows would then not be the device's.
+            reason = s.gpu_reason(index)
+            if reason is not None:
+                pytest.skip(f"gpumeter: GPU work, and no usable GPU here: {reason} "
+                            "(timing='host' measures host work on the host clock)")
+        held = s.hold_lock(index)
+        self._names.add(name)
+        result = how(what, name=name, **kwargs)
+        result = _with_deviations(result, held.deviations)
+        path = s.record_path(node.nodeid, name, result)
+        rows = result.results.values() if isinstance(result, _gm.CompareResult) else [result]
+        methods = sorted({r.method for r in rows})
+        clock = "host clock" if methods == ["host-wall"] else "/".join(methods)
+        node.user_properties.append((f"gpumeter[{name}]", clock))
+        text = f"{name} [{clock}]: " + "; ".join(str(r) for r in rows)
+        if isinstance(result, _gm.CompareResult):
+            text += "".join(f"; {c}" for c in result.comparisons)
+        s.lines.append((node.nodeid, text))
+        verdict = s.against_baseline(node.nodeid, name, path)
+        if verdict is not None:
+            s.verdicts.setdefault(node.nodeid, []).append(verdict)
+            s.notes += [n for n in verdict.notes if n not in s.notes]
+        return result
+
+
+def _with_deviations(result: Any, deviations: List[str]) -> Any:
+    """The result with what the session's lock found (its idle check) in its record: the
+    measurement took no lock of its own, so its record would not say it."""
+    record = result.record
+    d = record.to_dict()
+    extra = [x for x in deviations if x not in d["deviations"]]
+    if not extra:
+        return result
+    d["deviations"] = list(d["deviations"]) + extra
+    again = _gm.Record.from_json(json.dumps(d), "(the record of this test)")
+    if isinstance(result, _gm.CompareResult):
+        return _gpumeter.compare_result(again)
+    return again.results[0]

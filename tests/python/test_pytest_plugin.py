@@ -1,0 +1,298 @@
+"""The pytest plugin (docs/pytest.md) as a user gets it: the sample project in pytest_sample/
+run by `python -m pytest` in a fresh folder, the plugin loaded through its entry point. A first
+run saves a baseline; a second, with one implementation slower, must fail that test only, naming
+the row, and every blind spot (a test not in the baseline, a baseline test that did not measure)
+must fail unless allowed.
+
+Host work is judged by the host clock's rule, the 1.5x resolution: no slowdown under 1.5x is a
+regression on the host clock (the gate's note says so), so a 5% step cannot be asserted there.
+Across two runs a host row also moves with the machine's load: on this project's loaded 2-core
+machine an unchanged row read 1.7x and 1.8x slower than its baseline taken in a quieter minute.
+So the host sample is slowed 10x and gated at 200% (a row regresses when more than 3x slower):
+an unchanged row stays under 3x and the slowed one over 3x while the load moves either one by
+less than 3x. A 5% step is asserted where the rule resolves it: device time, on a GPU."""
+import importlib.metadata
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SAMPLE = Path(__file__).parent / "pytest_sample"
+HOST_GATE = ["--gpumeter-fail-on-regression", "200"]
+HOST_TESTS = ["test_host_sample.py::test_spin", "test_host_sample.py::test_sum",
+              "test_host_sample.py::test_squares"]
+
+
+def make_project(where: Path, *files: str) -> Path:
+    where.mkdir(parents=True, exist_ok=True)
+    for f in ("conftest.py",) + files:
+        shutil.copy(SAMPLE / f, where / f)
+    return where
+
+
+def run_sample(project: Path, *args: str, host_lock: bool = True, **env_extra: str):
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SAMPLE_", "PYTEST_", "GPUMETER_LOCK"))}
+    if host_lock:
+        # Host work: a lock file of its own, so the other runs of this machine do not wait, and
+        # no NVML or device, so a GPU machine gives the same answers.
+        env["GPU_LOCK"] = str(project / "gpu.lock")
+        env["GPUMETER_NVML_LIBRARY"] = str(project / "no-libnvidia-ml.so.1")
+        env["CUDA_VISIBLE_DEVICES"] = ""
+    env["COLUMNS"] = "400"  # pytest's short summary lines, whole
+    env.update(env_extra)
+    p = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA",
+                        *args], cwd=project, env=env, capture_output=True, text=True,
+                       timeout=900)
+    log = os.environ.get("GPUMETER_SAMPLE_LOG")
+    if log:  # scripts/device-pytest.sh keeps every run's output
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(f"\n$ pytest {' '.join(args)}  ({env_extra})\nrc {p.returncode}\n"
+                    + p.stdout + p.stderr)
+    return p
+
+
+def outcome(p) -> str:
+    return p.stdout + p.stderr
+
+
+def failed_tests(p):
+    return sorted(re.findall(r"^FAILED (\S+)", p.stdout, re.M))
+
+
+def passed_tests(p):
+    return sorted(re.findall(r"^PASSED (\S+)", p.stdout, re.M))
+
+
+def test_the_plugin_is_an_entry_point_of_the_package():
+    eps = importlib.metadata.entry_points()
+    group = (eps.select(group="pytest11") if hasattr(eps, "select")
+             else eps.get("pytest11", []))
+    assert "gpumeter_pytest" in [e.value for e in group if e.name == "gpumeter"]
+
+
+@pytest.fixture(scope="module")
+def host_project(tmp_path_factory):
+    """The sample project with the baseline 'base' saved by its first run."""
+    project = make_project(tmp_path_factory.mktemp("sample"), "test_host_sample.py")
+    p = run_sample(project, "test_host_sample.py", "--gpumeter-save", "base")
+    assert p.returncode == 0, outcome(p)
+    assert passed_tests(p) == sorted(HOST_TESTS), outcome(p)
+    assert "baseline 'base' saved" in p.stdout
+    return project
+
+
+def test_the_baseline_holds_a_record_per_measurement(host_project):
+    folder = host_project / ".gpumeter" / "baselines" / "base"
+    index = json.loads((folder / "index.json").read_text())
+    assert sorted(index["tests"]) == sorted(HOST_TESTS)
+    assert index["tests"]["test_host_sample.py::test_squares"].keys() == {"squares"}
+    assert index["tests"]["test_host_sample.py::test_sum"].keys() == {"test_sum"}
+    for calls in index["tests"].values():
+        for call in calls.values():
+            assert call["methods"] == ["host-wall"]  # marked: the host clock
+            record = json.loads((folder / call["record"]).read_text())
+            assert record["schema"] == "gpumeter.record"
+            # the session's lock, taken once, said what it could not check, in every record
+            assert any(d.startswith("device lock taken") for d in record["deviations"])
+    runs = list((host_project / ".gpumeter" / "runs").iterdir())
+    assert runs and all((r / "index.json").exists() for r in runs)
+
+
+def test_a_slower_implementation_fails_its_test_only_naming_the_row(host_project):
+    p = run_sample(host_project, "test_host_sample.py", "--gpumeter-compare", "base",
+                   *HOST_GATE, SAMPLE_SLOW="loop", SAMPLE_SLOWDOWN="10")
+    assert p.returncode == 1, outcome(p)
+    assert failed_tests(p) == ["test_host_sample.py::test_sum"], outcome(p)
+    assert passed_tests(p) == sorted(set(HOST_TESTS) - {"test_host_sample.py::test_sum"})
+    failure = p.stdout[p.stdout.index("test_sum _"):]
+    assert "gate (--gpumeter-fail-on-regression 200%) failed" in failure
+    # the row, and the comparison's words from the core ("loop: <factor>x slower (...)"), in the
+    # failure's first line (pytest's short summary) and in the core's regression list
+    assert re.search(r"FAILED test_host_sample.py::test_sum - gpumeter: slower than the "
+                     r"baseline 'base' beyond 200%: test_sum / loop: ", p.stdout), p.stdout
+    assert re.search(r"Regressions beyond 200% \(1\):\n- test_sum / loop: .*slower", failure), \
+        failure
+    assert "builtin" not in failure.split("Regressions beyond")[1].split("Gate")[0]
+    assert "1 test(s) failed the gate: test_host_sample.py::test_sum" in p.stdout
+
+
+def test_a_5_percent_step_is_under_the_host_clocks_resolution_and_said_so(host_project):
+    p = run_sample(host_project, "test_host_sample.py", "--gpumeter-compare", "base",
+                   "--gpumeter-fail-on-regression", "5", SAMPLE_SLOW="loop",
+                   SAMPLE_SLOWDOWN="1.05")
+    # Nothing the host clock's rule can call 5% slower; the summary says the gate is blind there.
+    assert "timed by the wall clock: judged by the 1.5x resolution, so a slowdown under 1.5x " \
+           "is not a regression the gate can see" in p.stdout, outcome(p)
+
+
+def test_a_test_not_in_the_baseline_fails_unless_allowed(host_project, tmp_path):
+    project = make_project(tmp_path / "p", "test_host_sample.py")
+    shutil.copytree(host_project / ".gpumeter" / "baselines", project / ".gpumeter" / "baselines")
+    (project / "test_new.py").write_text(
+        "def test_new(gpumeter):\n"
+        "    gpumeter(lambda: sum(range(100)), timing='host', budget=(5, 20))\n")
+    args = ["--gpumeter-compare", "base", *HOST_GATE]
+    p = run_sample(project, *args)
+    assert p.returncode == 1, outcome(p)
+    assert failed_tests(p) == ["test_new.py::test_new"], outcome(p)
+    assert "test_new: not in the baseline 'base'" in p.stdout
+    p = run_sample(project, *args, "--gpumeter-allow-missing")
+    assert p.returncode == 0, outcome(p)
+    assert failed_tests(p) == []
+
+
+def test_a_baseline_test_that_did_not_measure_fails_unless_allowed(host_project):
+    args = ["test_host_sample.py", "--gpumeter-compare", "base", *HOST_GATE]
+    p = run_sample(host_project, *args, SAMPLE_SKIP="test_squares")
+    assert p.returncode == 1, outcome(p)
+    # Skipped at setup, so failed at setup: pytest calls that an error.
+    assert re.findall(r"^ERROR (\S+)", p.stdout, re.M) == ["test_host_sample.py::test_squares"], \
+        outcome(p)
+    assert "the baseline 'base' has 'squares' for this test and this run has not (it was " \
+           "skipped (SAMPLE_SKIP names it))" in p.stdout
+    p = run_sample(host_project, *args, "--gpumeter-allow-missing", SAMPLE_SKIP="test_squares")
+    assert p.returncode == 0, outcome(p)
+    # Deselected: the user's choice, named and not failed.
+    p = run_sample(host_project, *args, "-k", "not squares")
+    assert p.returncode == 0, outcome(p)
+    assert "in the baseline, deselected: test_host_sample.py::test_squares" in p.stdout
+    # Not collected at all: the gate cannot see it, so the session fails.
+    p = run_sample(host_project, *(args[:1] + ["-k", "spin or sum"] + args[1:]))
+    assert p.returncode == 0, outcome(p)  # deselected by -k, still chosen
+    p = run_sample(host_project, "test_host_sample.py::test_spin", *args[1:])
+    assert p.returncode == 1, outcome(p)
+    assert failed_tests(p) == []
+    assert "in the baseline, not in this session: test_host_sample.py::test_squares, " \
+           "test_host_sample.py::test_sum" in p.stdout
+
+
+def test_the_lock_is_held_for_the_whole_session(tmp_path):
+    project = make_project(tmp_path / "p")
+    lock = project / "gpu.lock"
+    (project / "test_lock.py").write_text(
+        "import os\n"
+        "def test_measures(gpumeter):\n"
+        "    gpumeter(lambda: None, timing='host', budget=(1, 2))\n"
+        "def test_between_two_tests_the_lock_names_this_process():\n"
+        f"    assert open({str(lock)!r}).read().split('\\n')[0] == str(os.getpid())\n"
+        "def test_measures_again(gpumeter):\n"
+        "    gpumeter(lambda: None, timing='host', budget=(1, 2))\n")
+    p = run_sample(project, "test_lock.py")
+    assert p.returncode == 0, outcome(p)
+    assert lock.read_text() == ""  # released at the end, its holder cleared
+
+
+def test_xdist_workers_are_refused_by_name(tmp_path):
+    project = make_project(tmp_path / "p", "test_host_sample.py")
+    p = run_sample(project, "test_host_sample.py::test_spin", PYTEST_XDIST_WORKER="gw1",
+                   PYTEST_XDIST_WORKER_COUNT="2")
+    assert p.returncode == 1, outcome(p)
+    assert "gpumeter: refused in pytest-xdist worker gw1 (one of 2)" in p.stdout
+    assert not (project / ".gpumeter").exists()  # nothing measured, nothing recorded
+
+
+def test_gpu_work_is_skipped_with_its_reason_without_a_gpu(tmp_path):
+    project = make_project(tmp_path / "p")
+    (project / "test_gpu_work.py").write_text(
+        "def test_kernel(gpumeter):\n"
+        "    gpumeter(lambda: None)\n")
+    p = run_sample(project, "test_gpu_work.py", CUDA_VISIBLE_DEVICES="")
+    assert p.returncode == 0, outcome(p)
+    assert re.search(r"SKIPPED .*gpumeter: GPU work, and no usable GPU here: .+ "
+                     r"\(timing='host' measures host work on the host clock\)", p.stdout), \
+        outcome(p)
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--gpumeter-fail-on-regression", "5"], "--gpumeter-fail-on-regression needs "
+                                              "--gpumeter-compare NAME"),
+    (["--gpumeter-compare", "nothing"], "--gpumeter-compare nothing: no baseline at"),
+    (["--gpumeter-compare", "x", "--gpumeter-fail-on-regression", "-1"], None),
+    (["--gpumeter-save", "a/b"], "--gpumeter-save: 'a/b' is not a baseline name"),
+])
+def test_wrong_options_are_usage_errors(tmp_path, args, says):
+    project = make_project(tmp_path / "p", "test_host_sample.py")
+    p = run_sample(project, "--collect-only", *args)
+    assert p.returncode == 4, outcome(p)  # pytest's usage error
+    assert "gpumeter: " in p.stderr
+    if says:
+        assert says in p.stderr, p.stderr
+
+
+def test_gpu_sample_5_percent_slower_fails_that_test_only(gpu, tmp_path):
+    """On a GPU: device time's rule resolves 5% (a 95% interval of a fraction of a percent),
+    gated at 2%."""
+    project = make_project(tmp_path / "gpu", "test_gpu_sample.py")
+    p = run_sample(project, "test_gpu_sample.py", "--gpumeter-save", "base", host_lock=False)
+    assert p.returncode == 0, outcome(p)
+    assert passed_tests(p) == ["test_gpu_sample.py::test_gpu_copy",
+                               "test_gpu_sample.py::test_gpu_scale"], outcome(p)
+    gate = ["--gpumeter-compare", "base", "--gpumeter-fail-on-regression", "2"]
+    p = run_sample(project, "test_gpu_sample.py", *gate, host_lock=False)
+    assert p.returncode == 0, outcome(p)  # unchanged: nothing regresses
+    p = run_sample(project, "test_gpu_sample.py", *gate, host_lock=False, SAMPLE_SLOW="add",
+                   SAMPLE_SLOWDOWN="1.05")
+    assert p.returncode == 1, outcome(p)
+    assert failed_tests(p) == ["test_gpu_sample.py::test_gpu_scale"], outcome(p)
+    assert re.search(r"Regressions beyond 2% \(1\):\n- scale / add: .*slower", p.stdout), \
+        outcome(p)
+
+
+def test_a_session_that_measures_nothing_imports_nothing_of_gpumeter(tmp_path):
+    project = make_project(tmp_path / "p", "test_host_sample.py")
+    (project / "test_plain.py").write_text(
+        "import sys\n"
+        "def test_plain():\n"
+        "    assert 'gpumeter' not in sys.modules\n")
+    p = run_sample(project, "test_plain.py")
+    assert p.returncode == 0, outcome(p)
+    assert not (project / ".gpumeter").exists() and not (project / "gpu.lock").exists()
+    # -p no:gpumeter turns the plugin off: its fixture is then unknown
+    p = run_sample(project, "-p", "no:gpumeter", "test_host_sample.py", "test_plain.py")
+    assert "fixture 'gpumeter' not found" in p.stdout, outcome(p)
+
+
+def test_xdist_itself_refused_at_two_workers(tmp_path):
+    pytest.importorskip("xdist")
+    project = make_project(tmp_path / "p", "test_host_sample.py")
+    p = run_sample(project, "test_host_sample.py", "-n", "2")
+    assert p.returncode == 1, outcome(p)
+    assert failed_tests(p) == sorted(HOST_TESTS), outcome(p)
+    assert re.search(r"gpumeter: refused in pytest-xdist worker gw[01] \(one of 2\)", p.stdout)
+
+
+def test_an_implementation_added_is_a_row_the_gate_cannot_see(tmp_path):
+    project = make_project(tmp_path / "p")
+    test = project / "test_impls.py"
+
+    def write(names):
+        test.write_text(
+            "def test_impls(gpumeter):\n"
+            f"    gpumeter.compare({{n: (lambda: 1) for n in {names!r}}}, timing='host',\n"
+            "                     budget=(1, 5))\n")
+    write(["a", "b"])
+    assert run_sample(project, "--gpumeter-save", "base").returncode == 0
+    write(["a", "b", "c"])
+    args = ["--gpumeter-compare", "base", *HOST_GATE]
+    p = run_sample(project, *args)
+    assert p.returncode == 1, outcome(p)
+    assert failed_tests(p) == ["test_impls.py::test_impls"], outcome(p)
+    assert "gpumeter: test_impls: the gate failed: 1 row of new not in base" in p.stdout
+    assert "- test_impls / c: not in base" in p.stdout
+    p = run_sample(project, *args, "--gpumeter-allow-missing")
+    assert p.returncode == 0, outcome(p)
+
+
+def test_a_lock_refused_once_is_refused_for_every_test_of_the_session(tmp_path):
+    project = make_project(tmp_path / "p", "test_host_sample.py")
+    p = run_sample(project, "test_host_sample.py",
+                   GPU_LOCK=str(tmp_path / "no-such-folder" / "gpu.lock"))
+    assert p.returncode == 1, outcome(p)
+    assert failed_tests(p) == sorted(HOST_TESTS), outcome(p)
+    assert p.stdout.count("cannot open the device lock file") >= 3, outcome(p)
