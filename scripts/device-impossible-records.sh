@@ -20,7 +20,7 @@ OUT=${OUT:-$PWD/device-impossible-records-out}
 mkdir -p "$OUT"
 PY=${PYTHON:-python3}
 B=${BUILD:-build-impossible}
-SITE=/tmp/gpumeter-site-30
+SITE=${SITE:-/tmp/gpumeter-site-30}
 start=$(date +%s)
 log() { echo "$*" | tee -a "$OUT/steps.txt"; }
 : >"$OUT/steps.txt"
@@ -34,9 +34,13 @@ t0=$(date +%s)
   >"$OUT/build.log" 2>&1
 log "build: rc=$? ($(( $(date +%s) - t0 )) s)"
 t0=$(date +%s)
-rm -rf "$SITE"
-$PY -m pip install --no-build-isolation --no-deps --target "$SITE" . >"$OUT/pip-install.log" 2>&1
-log "pip install: rc=$? ($(( $(date +%s) - t0 )) s)"
+if [[ -n ${REUSE_SITE:-} && -f $SITE/gpumeter/__init__.py ]]; then
+  log "pip install: reused $SITE"
+else
+  rm -rf "$SITE"
+  $PY -m pip install --no-build-isolation --no-deps --target "$SITE" . >"$OUT/pip-install.log" 2>&1
+  log "pip install: rc=$? ($(( $(date +%s) - t0 )) s)"
+fi
 G=$B/src/cli/gpumeter
 
 # 1. The process exit, beside the parent's own spawn-to-exit.
