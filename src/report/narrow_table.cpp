@@ -188,12 +188,11 @@ std::vector<std::vector<std::string>> narrow_rows(const std::vector<Record>& rec
                    [&unit](const Record& rec, const Result& r, int) {
                      if (shows_no_numbers(r)) return std::string(kNullTestFailedCell);
                      const std::string median =
-                         markdown_value(column("device_busy_median_us"), rec, r, unit, false);
+                         markdown_value(column("time_median_us"), rec, r, unit, false);
                      if (median == kNotMeasured) return median;
                      return median + " [" +
-                            markdown_value(column("device_busy_p10_us"), rec, r, unit, false) +
-                            ", " +
-                            markdown_value(column("device_busy_p90_us"), rec, r, unit, false) + "]";
+                            markdown_value(column("time_p10_us"), rec, r, unit, false) + ", " +
+                            markdown_value(column("time_p90_us"), rec, r, unit, false) + "]";
                    }});
   if (any_kernel_method) {
     cells.push_back(

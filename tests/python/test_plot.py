@@ -195,9 +195,9 @@ def test_sweep_draws_both_series_the_brackets_between_measured_sizes_and_the_exp
     assert "order not established" in text(found[f"bracket-{lo}-{hi}-label"])
     assert len(starting(found, "bracket-")) == 4  # two spans, two labels
     # Each regime's exponent, with its word; a fit that misses a point by 26% says so.
-    assert text(found["exponent-a-0"]) == "x^0.07 (flat)"
-    assert text(found["exponent-a-1"]) == "x^0.96 (linear)"
-    assert text(found["exponent-b-0"]) == "x^0.61 (between), misses by up to 26%"
+    assert text(found["exponent-a-0"]) == "bytes^0.07 (flat)"
+    assert text(found["exponent-a-1"]) == "bytes^0.96 (linear)"
+    assert text(found["exponent-b-0"]) == "bytes^0.61 (between), misses by up to 26%"
     # The exponent's label sits at its regime: between the regime's first and last point.
     # (The label's own x is the middle of the text, its anchor the regime's geometric middle.)
     assert "boundary-a-0" in found and "boundary-b-0" not in found

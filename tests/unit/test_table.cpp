@@ -352,8 +352,8 @@ std::vector<std::map<std::string, std::string>> csv_rows(const std::string& text
 TEST(RenderCsv, HeaderAndCells) {
   const std::string csv = render_csv({full_record()});
   EXPECT_EQ(lines_of(csv).at(0),
-            "case,implementation,params,status,error,timing_method,statistic,device_busy_median_us,"
-            "device_busy_p10_us,device_busy_p90_us,latency_median_us,latency_p10_us,"
+            "case,implementation,params,status,error,timing_method,statistic,time_median_us,"
+            "time_p10_us,time_p90_us,latency_median_us,latency_p10_us,"
             "latency_p90_us,n_samples,max_n_kernels,gap_us,uncounted_copy_us,tflops,tbs,"
             "pct_of_peak_flops,above_flops_ceiling,pct_of_peak_bandwidth,"
             "above_bandwidth_ceiling,retries,null_test,median_sm_clock_mhz,"
@@ -389,8 +389,8 @@ TEST(RenderCsv, HeaderAndCells) {
   EXPECT_EQ(rows[1].at("gpu_workload_mib"), "");
   EXPECT_EQ(gemm.at("case"), "gemm");
   EXPECT_EQ(gemm.at("params"), "dtype=bf16, m=4096");
-  EXPECT_EQ(gemm.at("device_busy_median_us"), "12.345");
-  EXPECT_EQ(gemm.at("device_busy_p10_us"), "12.04");
+  EXPECT_EQ(gemm.at("time_median_us"), "12.345");
+  EXPECT_EQ(gemm.at("time_p10_us"), "12.04");
   EXPECT_EQ(gemm.at("latency_p90_us"), "13.7");
   EXPECT_EQ(gemm.at("n_samples"), "5");
   EXPECT_EQ(gemm.at("max_n_kernels"), "3");
@@ -513,7 +513,7 @@ TEST(RenderTables, ZeroNanosecondRowsRenderWholeInEveryFormat) {
               std::string::npos)
         << comparisons;
     EXPECT_EQ(csv_rows(csv).size(), 2u);
-    EXPECT_EQ(csv_rows(csv)[1].at("device_busy_median_us"), "0");
+    EXPECT_EQ(csv_rows(csv)[1].at("time_median_us"), "0");
   }
 }
 
@@ -711,7 +711,7 @@ TEST(RenderCsv, EveryRowSaysWhatBecameOfItAndWhy) {
     EXPECT_EQ(rows[i].at("error"), want[i].second) << i;
   }
   // The failed null test's times stay out of the CSV, as they stay out of the table.
-  EXPECT_EQ(rows[2].at("device_busy_median_us"), "");
+  EXPECT_EQ(rows[2].at("time_median_us"), "");
 }
 
 // A program's kernels outside every range: a C++ kernel's name of hundreds of characters is cut
