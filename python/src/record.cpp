@@ -129,26 +129,20 @@ void bind_values(nb::module_& m) {
       .def_ro("above_bandwidth_ceiling", &Summary::above_bandwidth_ceiling,
               "Whether the bandwidth percent is above 100; None without a percent.")
       .def_prop_ro(
-          "clock",
-          [](const Summary& s) {
-            return s
-                .clock
-                // Readable, and labelled by its statistic: a host row's reading is a wall clock,
-                // never shown as device time.
-                .def("__repr__", [](const Summary& s) {
-                  const Statistic statistic = statistic_of(s.method);
-                  const std::string name = statistic == Statistic::synchronized_wall_clock
-                                               ? std::string("wall clock")
-                                               : std::string(to_string(statistic));
-                  return "Summary(" + std::string(to_string(s.method)) + ": " + name + " median " +
-                         time_text(s.device_busy.median_ns) + " [p10 " +
-                         time_text(s.device_busy.p10_ns) + ", p90 " +
-                         time_text(s.device_busy.p90_ns) + "], latency median " +
-                         time_text(s.latency.median_ns) + ", " + std::to_string(s.n_samples) +
-                         " samples)";
-                });
-          },
-          "The row's clocks; None where a clock was not read for every sample.");
+          "clock", [](const Summary& s) { return s.clock; },
+          "The row's clocks; None where a clock was not read for every sample.")
+      // Readable, and labelled by its statistic: a host row's reading is a wall clock, never
+      // shown as device time.
+      .def("__repr__", [](const Summary& s) {
+        const Statistic statistic = statistic_of(s.method);
+        const std::string name = statistic == Statistic::synchronized_wall_clock
+                                     ? std::string("wall clock")
+                                     : std::string(to_string(statistic));
+        return "Summary(" + std::string(to_string(s.method)) + ": " + name + " median " +
+               time_text(s.device_busy.median_ns) + " [p10 " + time_text(s.device_busy.p10_ns) +
+               ", p90 " + time_text(s.device_busy.p90_ns) + "], latency median " +
+               time_text(s.latency.median_ns) + ", " + std::to_string(s.n_samples) + " samples)";
+      });
 
   nb::class_<RowKey>(m, "RowKey", "Which row: a case, its parameter values, an implementation.")
       .def_ro("case_name", &RowKey::case_name, "The case.")
