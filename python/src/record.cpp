@@ -453,7 +453,22 @@ void bind_views(nb::module_& m) {
       .def_prop_ro(
           "device_busy", [](const ResultRef& r) { return r.get().summary.device_busy; },
           "The statistic: with CUPTI the union of the call's kernel intervals; the Python call "
-          "between kernels is never in it.")
+          "between kernels is never in it. On a row timed otherwise it holds that row's "
+          "statistic (statistic names it; time and wall_clock read it by that name).")
+      .def_prop_ro(
+          "time", [](const ResultRef& r) { return r.get().summary.device_busy; },
+          "The row's statistic, whichever it is (statistic names it): device_busy with CUPTI, "
+          "the wall clock on the host clock.")
+      .def_prop_ro(
+          "wall_clock",
+          [](const ResultRef& r) {
+            const Result& res = r.get();
+            return statistic_of(res.measurement.method) == Statistic::synchronized_wall_clock
+                       ? std::optional<Spread>(res.summary.device_busy)
+                       : std::nullopt;
+          },
+          "The wall clock around each call, on a row timed by it (the host clock, or the "
+          "synchronized wall clock); None on a row that measured device time.")
       .def_prop_ro(
           "latency", [](const ResultRef& r) { return r.get().summary.latency; },
           "End of the call's last kernel minus start of its first.")

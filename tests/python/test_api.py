@@ -632,3 +632,10 @@ def test_summary_and_compare_result_read_as_what_they_are():
         assert "(relative difference of the passes)" in repr(cmp)
     b, a = c.results["b"].summary.device_busy.median_ns, c.results["a"].summary.device_busy.median_ns
     assert cmp.median_ratio == pytest.approx(b / a, rel=1e-9)
+
+
+def test_a_host_row_reads_as_a_wall_clock():
+    r = gpumeter.measure(spin, timing="host", budget=QUICK)
+    assert r.statistic == "synchronized_wall_clock"
+    assert r.wall_clock is not None and r.wall_clock.median_ns == r.time.median_ns
+    assert r.time.median_ns == r.device_busy.median_ns  # the same numbers, by their name
