@@ -394,6 +394,19 @@ def test_main_writes_and_lists_the_files(tmp_path, capsys):
     rc = gpumeter.main(["plot", str(tmp_path / "missing.json")])
     err = capsys.readouterr().err
     assert rc == 2 and err.count("\n") == 1 and "missing.json" in err
+    # Written as readable as a record (0644 less the umask), never mkstemp's private 0600.
+    mask = os.umask(0)
+    os.umask(mask)
+    for path in written:
+        assert oct(os.stat(path).st_mode & 0o777) == oct(0o644 & ~mask), path
+    # A folder that cannot be made: one line with its path and the system's words, no
+    # "[Errno 20] ..." text of Python's.
+    (tmp_path / "a-file").write_text("")
+    rc = gpumeter.main(["plot", os.path.join(DATA, "sweep_crossing.json"), "--out",
+                        str(tmp_path / "a-file" / "figures"), "--format", "svg"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1, err
+    assert "a-file" in err and "[Errno" not in err and "Traceback" not in err, err
 
 
 # --- the committed records, through the core ---------------------------------------------
