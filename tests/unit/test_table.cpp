@@ -585,7 +585,7 @@ TEST(RenderCsv, NoTextCellIsASpreadsheetFormula) {
   EXPECT_EQ(rows[0].at("device"), "'@NVIDIA (cuda:0)");
   for (const auto& row : rows) {
     for (const Column& c : result_columns()) {
-      const std::string& cell = row.at(std::string(c.id));
+      const std::string cell = row.at(std::string(c.id));
       if (c.kind == ColumnKind::text && !cell.empty()) {
         EXPECT_EQ(std::string_view("=+-@").find(cell.front()), std::string_view::npos) << cell;
       }
