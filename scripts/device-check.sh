@@ -330,7 +330,7 @@ fi
   [ -f "$OUT/ceiling-pause.log" ] && cat "$OUT/ceiling-pause.log"
   [ -f "$OUT/protocol-demo.log" ] && grep -E "null test|FAILED|GPU memory|^\| (null_test|holds_memory)" "$OUT/protocol-demo.log" | cut -c1-260
   # The clock columns by name (their positions move as columns are added).
-  [ -f "$OUT/clock-sweep.log" ] && awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^(case|implementation|params|device_busy_median_us)$/ || $i ~ /clock|_samples$/) k[++n] = i }
+  [ -f "$OUT/clock-sweep.log" ] && awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^(case|implementation|params|time_median_us)$/ || $i ~ /clock|_samples$/) k[++n] = i }
     { s = ""; for (j = 1; j <= n; j++) s = s (j > 1 ? "," : "") $k[j]; print s }' "$OUT/clock-sweep.log" | head -20
   [ -f "$OUT/lock.log" ] && head -3 "$OUT/lock.log"
   echo

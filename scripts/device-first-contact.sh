@@ -21,7 +21,7 @@ export GPUMETER_PROJECT_COMMIT=${GPUMETER_PROJECT_COMMIT:-$(git rev-parse HEAD 2
 
 ROWS=()
 row() { ROWS+=("$(printf '%-30s %s' "$1" "$2")"); }
-left() { echo $((DEADLINE - $(date +%s))); }
+left() { local l=$((DEADLINE - $(date +%s))); echo $((l > 1 ? l : 1)); }
 # widest FILE: the longest line's length in characters (UTF-8 aware).
 widest() { LC_ALL=C.UTF-8 awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$1"; }
 

@@ -184,7 +184,11 @@ def _bad(argument: str, expected: str, value: object) -> ConfigError:
 def _real(argument: str, value: object, expected: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise _bad(argument, expected, value)
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        # An int too large for a float (10**400): named like any other bad value.
+        raise _bad(argument, expected + " within a float's range", value) from None
 
 
 def _optional_real(argument: str, value: object, expected: str) -> Optional[float]:
@@ -203,9 +207,17 @@ def _flag(argument: str, value: object) -> bool:
     return value
 
 
+# The longest name a record holds (kMaxNameBytes in the C++ core), in UTF-8 bytes.
+_MAX_NAME_BYTES = 256
+
+
 def _text(argument: str, value: object) -> str:
     if not isinstance(value, str) or not value:
         raise _bad(argument, "a non-empty string", value)
+    size = len(value.encode("utf-8", "surrogatepass"))
+    if size > _MAX_NAME_BYTES:
+        raise ConfigError(f"{argument}: must be at most {_MAX_NAME_BYTES} bytes (the longest name "
+                          f"a record holds), not a str of {size} bytes", argument=argument)
     return value
 
 
@@ -781,6 +793,7 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
         if not isinstance(impl_name, str) or not impl_name:
             raise ConfigError(f"implementations: every name must be a non-empty string, not "
                               f"{_shown(impl_name)}", argument="implementations")
+        _text("implementations", impl_name)  # a name a record can hold
         _callable(f"implementations[{impl_name!r}]", fn, "a callable")
         names.append(impl_name)
     resets: Dict[str, Callable[..., Any]] = {}

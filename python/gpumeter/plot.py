@@ -309,7 +309,8 @@ def _draw_sweep_panel(record: Any, group: List[Any], crossovers: Sequence[Any]) 
                     gid=ids("fit", impl, i), zorder=1)
             mid = math.sqrt(lo_s * hi_s)
             mid_y = 10 ** (a + regime.exponent * math.log10(mid)) / scale
-            text = f"x^{regime.exponent:.2f} ({_regime_word(str(regime.label))})"
+            # The exponent as the report's sentence writes it: the axis's name, two decimals.
+            text = f"{axis}^{regime.exponent:.2f} ({_regime_word(str(regime.label))})"
             # A fit that misses a point by more than 12% (0.05 in log10) says so; R^2 would
             # flag every flat regime, where there is little variance to explain.
             miss = 10 ** float(regime.max_residual) - 1

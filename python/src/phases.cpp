@@ -138,7 +138,8 @@ void bind_phase_types(nb::module_& m) {
               "Both ends decided by the rule of the statistic; False: the medians change order "
               "within the resolution.");
 
-  nb::class_<GrowthRegime>(m, "GrowthRegime", "A stretch of sizes over which time ~ size^exponent.")
+  nb::class_<GrowthRegime>(m, "GrowthRegime",
+                           "A stretch of sizes over which time grows as size^exponent.")
       .def_ro("low", &GrowthRegime::low)
       .def_ro("high", &GrowthRegime::high)
       .def_ro("points", &GrowthRegime::points)

@@ -130,7 +130,19 @@ void bind_values(nb::module_& m) {
               "Whether the bandwidth percent is above 100; None without a percent.")
       .def_prop_ro(
           "clock", [](const Summary& s) { return s.clock; },
-          "The row's clocks; None where a clock was not read for every sample.");
+          "The row's clocks; None where a clock was not read for every sample.")
+      // Readable, and labelled by its statistic: a host row's reading is a wall clock, never
+      // shown as device time.
+      .def("__repr__", [](const Summary& s) {
+        const Statistic statistic = statistic_of(s.method);
+        const std::string name = statistic == Statistic::synchronized_wall_clock
+                                     ? std::string("wall clock")
+                                     : std::string(to_string(statistic));
+        return "Summary(" + std::string(to_string(s.method)) + ": " + name + " median " +
+               time_text(s.device_busy.median_ns) + " [p10 " + time_text(s.device_busy.p10_ns) +
+               ", p90 " + time_text(s.device_busy.p90_ns) + "], latency median " +
+               time_text(s.latency.median_ns) + ", " + std::to_string(s.n_samples) + " samples)";
+      });
 
   nb::class_<RowKey>(m, "RowKey", "Which row: a case, its parameter values, an implementation.")
       .def_ro("case_name", &RowKey::case_name, "The case.")
@@ -285,7 +297,18 @@ void bind_values(nb::module_& m) {
           [](const Comparison& c) {
             return c.difference ? std::optional<double>(c.difference->estimate) : std::nullopt;
           },
-          "candidate / baseline - 1; None without a difference.")
+          "The relative difference of the passes (candidate / baseline - 1, from each pass's "
+          "level): the centre of the interval [low, high]. Not the ratio of the medians that the "
+          "1.5x rule's sentence states for wall clock (\"4.8x slower\"): that is median_ratio. "
+          "None without a difference.")
+      .def_prop_ro(
+          "median_ratio",
+          [](const Comparison& c) {
+            return c.ratio && c.ratio->speedup > 0 ? std::optional<double>(1 / c.ratio->speedup)
+                                                   : std::nullopt;
+          },
+          "The candidate's median over the baseline's, as the 1.5x rule's sentence states it "
+          "(wall clock: \"4.8x slower\" is 4.8); None where that rule was not applied.")
       .def_prop_ro(
           "low",
           [](const Comparison& c) {
@@ -319,8 +342,18 @@ void bind_values(nb::module_& m) {
           "The sentence a reader sees first: \"b is 2.8% slower than a (95% interval 2.6% to "
           "3.0%)\".")
       .def("__str__", [](const Comparison& c) { return describe(c); })
-      .def("__repr__",
-           [](const Comparison& c) { return "Comparison(" + quoted(describe(c)) + ")"; });
+      .def("__repr__", [](const Comparison& c) {
+        // Each number beside the sentence named for what it is.
+        std::string out = "Comparison(" + quoted(describe(c));
+        if (c.difference) {
+          out += ", estimate=" + format_significant(c.difference->estimate, 3) +
+                 " (relative difference of the passes)";
+        }
+        if (c.ratio && c.ratio->speedup > 0) {
+          out += ", median_ratio=" + format_significant(1 / c.ratio->speedup, 3);
+        }
+        return out + ")";
+      });
 }
 
 void bind_header(nb::module_& m) {
@@ -446,7 +479,22 @@ void bind_views(nb::module_& m) {
       .def_prop_ro(
           "device_busy", [](const ResultRef& r) { return r.get().summary.device_busy; },
           "The statistic: with CUPTI the union of the call's kernel intervals; the Python call "
-          "between kernels is never in it.")
+          "between kernels is never in it. On a row timed otherwise it holds that row's "
+          "statistic (statistic names it; time and wall_clock read it by that name).")
+      .def_prop_ro(
+          "time", [](const ResultRef& r) { return r.get().summary.device_busy; },
+          "The row's statistic, whichever it is (statistic names it): device_busy with CUPTI, "
+          "the wall clock on the host clock.")
+      .def_prop_ro(
+          "wall_clock",
+          [](const ResultRef& r) {
+            const Result& res = r.get();
+            return statistic_of(res.measurement.method) == Statistic::synchronized_wall_clock
+                       ? std::optional<Spread>(res.summary.device_busy)
+                       : std::nullopt;
+          },
+          "The wall clock around each call, on a row timed by it (the host clock, or the "
+          "synchronized wall clock); None on a row that measured device time.")
       .def_prop_ro(
           "latency", [](const ResultRef& r) { return r.get().summary.latency; },
           "End of the call's last kernel minus start of its first.")
@@ -742,6 +790,19 @@ void bind_views(nb::module_& m) {
           "Each implementation against the first, by the rule of their statistic.")
       .def_prop_ro(
           "record", [](const CompareRef& c) { return RecordRef{c.record}; }, "The record.")
+      .def("__repr__",
+           [](const CompareRef& c) {
+             std::string names;
+             for (const Result& r : c.record->results) {
+               names += (names.empty() ? "" : ", ") + quoted(r.row.implementation);
+             }
+             std::string sentences;
+             for (const Comparison& cmp : c.record->comparisons) {
+               sentences += (sentences.empty() ? "" : ", ") + quoted(describe(cmp));
+             }
+             return "CompareResult(results=[" + names + "], comparisons=[" + sentences +
+                    "], run_id=" + quoted(c.record->run_id) + ")";
+           })
       .def("__str__", [](const CompareRef& c) {
         std::string out;
         for (const Result& r : c.record->results) out += describe(r) + "\n";

@@ -1,6 +1,7 @@
 #include "gpumeter/wording.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -276,8 +277,12 @@ std::string describe(const Crossover& c, std::string_view axis) {
 }
 
 std::string describe(const GrowthRegime& r, std::string_view axis) {
-  return "time ~ " + std::string(axis) + "^" + format_significant(r.exponent, 2) + " from " +
-         format_shortest(r.low) + " to " + format_shortest(r.high) + " (" + r.label + "; R^2 " +
+  // "grows as", not "~": a tilde is markup, escaped (\~) wherever the sentence is printed. The
+  // exponent with two decimals, as the plot labels the same fit.
+  char exponent[32];
+  std::snprintf(exponent, sizeof exponent, "%.2f", r.exponent);
+  return "time grows as " + std::string(axis) + "^" + exponent + " from " + format_shortest(r.low) +
+         " to " + format_shortest(r.high) + " (" + r.label + "; R^2 " +
          format_significant(r.r_squared, 3) + ", " + std::to_string(r.points) + " points)";
 }
 

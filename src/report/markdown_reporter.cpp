@@ -53,6 +53,20 @@ std::string render_markdown(const std::vector<Record>& records, TableLayout layo
     rows = narrow_rows(records, unit);
   } else {
     rows.push_back(markdown_header(unit));
+    // The time column by its statistic where every row shares one ("wall clock median ..."),
+    // as the narrow table titles it; "time" where rows differ (the statistic column says).
+    std::set<Statistic> statistics;
+    for (const Record& record : records) {
+      for (const Result& r : record.results) statistics.insert(statistic_of(r.measurement.method));
+    }
+    if (statistics.size() == 1) {
+      const std::string name = *statistics.begin() == Statistic::synchronized_wall_clock
+                                   ? std::string("wall clock")
+                                   : std::string(to_string(*statistics.begin()));
+      for (std::string& title : rows.back()) {
+        if (title.rfind("time median [p10, p90]", 0) == 0) title.replace(0, 4, name);
+      }
+    }
   }
   std::vector<std::string> notes;
   bool any_above_ceiling = false;

@@ -41,7 +41,7 @@ GPUMETER_BENCHMARK(sum)
 
 // Misbehaving cases, one per value of `what`: the runtime must keep the others' numbers.
 void trouble(gpumeter::Setup& s) {
-  const std::string& what = s.get_string("what");
+  const std::string what = s.get_string("what");
   if (what == "skip") {
     s.skip("not on this machine");
     return;

@@ -26,9 +26,11 @@ r=$work
 run slower compare "$r/base.json" "$r/slower.json" --fail-on-regression 5
 [[ $rc -eq 1 ]] || fail "slower: exit code $rc, expected 1 (a regression beyond 5%)"
 # The change and its interval share their figures: two would print "+10% [+10%, +10%]".
-grep -qF '| copy / a (n=1024) | device_busy | 10.0 us | 11.0 us | +10.00% [+9.995%, +10.01%] |' "$work/slower.out" ||
-  fail "slower: copy/a row: $(grep 'copy / a' "$work/slower.out")"
-grep -qE '^\| copy / b .*\| no difference detected' "$work/slower.out" || fail "slower: copy/b row"
+# The table as report's (case, implementation, params; aligned), its findings below it.
+grep -qE '^\| copy +\| a +\| n=1024 +\| 10\.0 us +\| 11\.0 us +\| \+10\.00% \[\+9\.995%, \+10\.01%\] +\|$' "$work/slower.out" ||
+  fail "slower: copy/a row: $(grep '| copy ' "$work/slower.out")"
+grep -qxF -- '- copy / a (n=1024): slower' "$work/slower.out" || fail "slower: copy/a finding"
+grep -qE '^- copy / b \(n=1024\): no difference detected' "$work/slower.out" || fail "slower: copy/b finding"
 grep -qF "Regressions beyond 5.0% (1):" "$work/slower.out" || fail "slower: the gate's list"
 grep -qF -- "- copy / a (n=1024): 10.00% slower (95% interval 9.995% to 10.01%)" "$work/slower.out" ||
   fail "slower: the regression not named: $(grep -- '- copy / a' "$work/slower.out")"
@@ -98,8 +100,10 @@ run disjoint_allowed compare "$r/base.json" "$r/disjoint.json" --fail-on-regress
 # Two host runs of the same code read "-3.7% [-4.8%, -2.6%] | faster".
 run wall compare "$r/wall_base.json" "$r/wall_same.json" --fail-on-regression 1
 [[ $rc -eq 0 ]] || fail "wall: exit code $rc, expected 0 (no direction measured under 1.5x)"
-grep -qF '| sum / a (n=1024) | synchronized_wall_clock | 100 us | 96.3 us | 0.96x the time | no measured difference at this precision (1.5x resolution) |' "$work/wall.out" ||
-  fail "wall: the row: $(grep 'sum / a' "$work/wall.out")"
+grep -qE '^\| sum +\| a +\| n=1024 +\| 100 us +\| 96\.3 us +\| 0\.96x the time +\|' "$work/wall.out" &&
+  grep -qxF -- '- sum / a (n=1024): no measured difference at this precision (1.5x resolution)' "$work/wall.out" &&
+  grep -qxF "Each side's median wall clock, row by row:" "$work/wall.out" ||
+  fail "wall: the row: $(grep 'sum' "$work/wall.out")"
 grep -qE 'faster|slower|%\]' <(grep 'sum / a' "$work/wall.out") && fail "wall: a direction or an interval on a wall-clock row"
 grep -qF "Note: 1 row timed by the wall clock: judged by the 1.5x resolution, so a slowdown under 1.5x is not a regression the gate can see" "$work/wall.out" ||
   fail "wall: the gate's limit is not said"
@@ -112,7 +116,7 @@ grep -qF -- "- sum / a (n=1024): 1.6x slower (directional difference, 1.5x resol
 # A case named with '|', backticks or <script> split the table and passed HTML through.
 run marked compare "$r/marked_base.json" "$r/marked_new.json"
 [[ $rc -eq 0 ]] || fail "marked: exit code $rc"
-marked_row='| x\|y \`rm -rf\` \<script>alert(1)\</script> \*\*bold\*\* / a (n=1024) | device_busy |'
+marked_row='| x\|y \`rm -rf\` \<script>alert(1)\</script> \*\*bold\*\* | a              | n=1024 |'
 grep -qF -- "$marked_row" "$work/marked.out" || fail "marked: the name is not escaped: $(grep 'rm -rf' "$work/marked.out")"
 header_cells=$(grep -m1 '^| case' "$work/marked.out" | sed 's/\\|//g' | tr -cd '|' | wc -c)
 while IFS= read -r line; do
@@ -124,9 +128,9 @@ grep -qE '(^|[^\\])(<script|`|\*\*)' "$work/marked.out" && fail "marked: raw mar
 # --- compare: sides at different clocks are said to be, by the rule that flags a sample --------
 run clocks compare "$r/cool.json" "$r/hot.json"
 [[ $rc -eq 0 ]] || fail "clocks: exit code $rc, expected 0"
-grep -qF '| copy / a (n=1024) | device_busy | 10.0 us | 10.0 us | 0% [' "$work/clocks.out" &&
-  grep -F '| copy / a (n=1024)' "$work/clocks.out" |
-  grep -qE 'no difference detected \(would see [0-9.]+%\); the two ran at different SM clocks \(median 1386 MHz against 1980 MHz\) \|' ||
+grep -qE '^\| copy +\| a +\| n=1024 +\| 10\.0 us +\| 10\.0 us +\| 0% \[' "$work/clocks.out" &&
+  sed ':a;N;$!ba;s/\n  / /g' "$work/clocks.out" | grep -F -- '- copy / a (n=1024)' |
+  grep -qE 'no difference detected \(would see [0-9.]+%\); the two ran at different SM clocks \(median 1386 MHz against 1980 MHz\)$' ||
   fail "clocks: copy/a does not say its clocks: $(grep 'copy / a' "$work/clocks.out")"
 grep -F '| copy / b (n=1024)' "$work/clocks.out" | grep -q 'clock' &&
   fail "clocks: copy/b, the routine power cap a step down, said something: $(grep 'copy / b' "$work/clocks.out")"
@@ -164,6 +168,9 @@ run merged_report report "$r/merged.json"
 grep -qF "merged from 2 records: shard1, shard2" "$work/merged_report.out" || fail "merge: does not say what it joined"
 run merge_again merge "$r/shard1.json" "$r/shard2.json" -o "$r/merged.json"
 expect_bad merge_again "already exists"
+mkdir -p "$r/a-folder"
+run merge_dir merge "$r/shard1.json" "$r/shard2.json" -o "$r/a-folder"
+expect_bad merge_dir "-o $r/a-folder is a directory"
 run merge_dup merge "$r/base.json" "$r/same.json" -o "$r/dup.json"
 expect_bad merge_dup "is in two of the records"
 run merge_mixed merge "$r/shard1.json" "$r/other.json" -o "$r/mixed-merge.json"

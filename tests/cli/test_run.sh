@@ -103,8 +103,23 @@ expect open 1 "RangeLeftOpen"
 [[ $err == *"never_closed"* ]] || fail "open: the range is not named: $err"
 run unbalanced -- "$program" unbalanced
 expect unbalanced 1 "RangeNotOpen"
+# Without a usable GPU, a run that recorded nothing says there is no GPU first: exit 5, as every
+# gpumeter program; with one, it is a program without ranges (exit 2).
+if "$gpumeter" env --json | grep -q '"device": null'; then
+  no_gpu=1
+else
+  no_gpu=0
+fi
 run none -- "$program" none
-expect none 2 "NoRangesFound"
+if ((no_gpu)); then
+  expect none 5 "NoRangesFound"
+  [[ $err == *"no usable CUDA device"* ]] || fail "none: does not say there is no GPU: $err"
+  run true_command -- true
+  expect true-command 5 "no usable CUDA device"
+  [[ $(wc -l <"$work/true_command.err") -eq 1 ]] || fail "true-command: not one line: $err"
+else
+  expect none 2 "NoRangesFound"
+fi
 # Another CUPTI client in the program (a profiler) is named and the run refused.
 run cupti_client -- "$program" cupti-client
 expect cupti-client 1 "CuptiUnavailable"
@@ -122,6 +137,20 @@ run missing -- "$work/no-such-program"
 expect missing 127 "cannot run"
 run failing -- false
 expect failing 1 "exited with code 1"
+# A command's own code is said to be the command's (3 is also gpumeter's internal error), with
+# what it means for the ranges; a failed run leaves no folder it made.
+run exit3 -- sh -c 'exit 3'
+expect exit3 3 "exited with code 3 (gpumeter run exits with the command's code)"
+[[ $err == *"ranges would be cut short"* ]] || fail "exit3: does not say what it means for the ranges: $err"
+[[ -e "$work/exit3" ]] && fail "exit3: left $(find "$work/exit3")"
+[[ -e "$work/failing" ]] && fail "failing: left $(find "$work/failing")"
+[[ -e "$work/missing" ]] && fail "missing: left $(find "$work/missing")"
+"$gpumeter" run --out "$work/nonexistent/a/b" -- sh -c 'exit 3' 2>/dev/null
+[[ -e "$work/nonexistent" ]] && fail "--out nonexistent/a/b: made $(find "$work/nonexistent")"
+# An existing --out stays, without the parts folder of a failed run.
+mkdir -p "$work/kept"
+"$gpumeter" run --out "$work/kept" -- false 2>/dev/null
+[[ -d "$work/kept" && -z $(ls -A "$work/kept") ]] || fail "--out kept: $(ls -A "$work/kept")"
 
 if ((failures > 0)); then
   echo "$failures failure(s)" >&2

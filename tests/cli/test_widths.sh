@@ -55,6 +55,24 @@ table=$(printf '%s\n' "$out" | grep '^|')
   fail "compare's table is not aligned:
 $table"
 
+# Every statistic labelled by what it is: a host row's wall clock is never titled device_busy,
+# in the wide table or in CSV (whose time columns the statistic column names).
+out=$("$gpumeter" report --wide "$host_a" 2>&1)
+header=$(printf '%s\n' "$out" | grep -m1 '^| case')
+[[ $header == *"wall clock median [p10, p90]"* && $header != *device_busy* ]] ||
+  fail "report --wide of a host record: its time is not titled wall clock: $header"
+out=$("$gpumeter" report --wide "$gpu_a" 2>&1)
+header=$(printf '%s\n' "$out" | grep -m1 '^| case')
+[[ $header == *"device_busy median [p10, p90]"* ]] ||
+  fail "report --wide of a GPU record: its time is not titled device_busy: $header"
+out=$("$gpumeter" report --csv "$host_a" 2>&1)
+header=$(printf '%s\n' "$out" | head -n1)
+[[ $header == *",statistic,time_median_us,time_p10_us,time_p90_us,"* && $header != *device_busy* ]] ||
+  fail "report --csv: the time columns are not named by the statistic column: $header"
+[[ $(printf '%s\n' "$out" | sed -n 2p) == *",synchronized_wall_clock,"* ]] ||
+  fail "report --csv of a host record: its rows do not say synchronized_wall_clock"
+checked=$((checked + 4))
+
 if [[ $failures -gt 0 ]]; then
   echo "$failures of $checked checks failed"
   exit 1

@@ -63,6 +63,19 @@ gap=$(grep -E '^\| sum-f64 ' "$work/wide.md" | head -n1 | tr '|' '\n' | sed -n "
 
 # --- programs of GPU work without a GPU ---------------------------------------------------------
 if "$gpumeter" env --json | grep -q '"device": null'; then
+  # The main job asked for the GPU: exit 5 and one line, as every program of GPU work (a build
+  # without the CUDA backend says that instead, a usage error).
+  (cd "$work" && "$example" --backend cuda) >"$work/cuda.out" 2>"$work/cuda.err"
+  rc=$?
+  if grep -qF "needs the CUDA backend" "$work/cuda.err"; then
+    [[ $rc -eq 2 ]] || fail "example --backend cuda (no CUDA backend): exit code $rc, expected 2"
+  else
+    [[ $rc -eq 5 ]] || fail "example --backend cuda: exit code $rc without a GPU, expected 5"
+    [[ $(wc -l <"$work/cuda.err") -eq 1 ]] || fail "example --backend cuda: not one line: $(cat "$work/cuda.err")"
+    grep -qF "gpumeter-example: --backend cuda needs a CUDA GPU, and none is usable here; nothing was measured: " \
+      "$work/cuda.err" || fail "example --backend cuda: $(cat "$work/cuda.err")"
+  fi
+  [[ -s "$work/cuda.out" ]] && fail "example --backend cuda: printed $(head -n3 "$work/cuda.out")"
   for name in time-my-kernel gpumeter-examples gpumeter-fault-demo gpumeter-protocol-demo; do
     program="$examples_dir/$name"
     [[ -x $program ]] || continue

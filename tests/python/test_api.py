@@ -362,6 +362,11 @@ BAD_ARGUMENTS = [
     (lambda: gpumeter.measure(spin, timing="host", bytes=True), "bytes"),
     (lambda: gpumeter.measure(spin, timing="host", name=5), "name"),
     (lambda: gpumeter.measure(spin, timing="host", name=""), "name"),
+    # Too large for a float, too long for a record: named, never a raw OverflowError or None.
+    (lambda: gpumeter.measure(spin, timing="host", flops=10**400), "flops"),
+    (lambda: gpumeter.measure(spin, timing="host", bytes=-10**400), "bytes"),
+    (lambda: gpumeter.measure(spin, timing="host", name="x" * 10**6), "name"),
+    (lambda: gpumeter.compare({"x" * 300: _never_called}, timing="host"), "implementations"),
     (lambda: gpumeter.measure(spin, timing="host", device=-1), "device"),
     (lambda: gpumeter.measure(spin, timing="host", device=1.5), "device"),
     (lambda: gpumeter.measure(spin, timing="host", device="0"), "device"),
@@ -603,3 +608,34 @@ def test_a_bad_precision_is_named(kwargs, argument):
     with pytest.raises(gpumeter.ConfigError) as e:
         gpumeter.measure(spin, timing="host", **kwargs)
     assert e.value.argument == argument
+
+
+# --- what a result reads as ------------------------------------------------------------------
+
+def test_summary_and_compare_result_read_as_what_they_are():
+    r = gpumeter.measure(spin, timing="host", budget=QUICK)
+    text = repr(r.summary)
+    assert "object at 0x" not in text
+    # A host row's reading is labelled a wall clock, never device time.
+    assert text.startswith("Summary(host-wall: wall clock median "), text
+    assert "device_busy" not in text
+    c = gpumeter.compare({"a": spin, "b": lambda: spin(4000)}, timing="host", budget=QUICK)
+    text = repr(c)
+    assert text.startswith("CompareResult(results=['a', 'b'], comparisons=['b is "), text
+    assert "object at 0x" not in text
+    # The sentence's factor is the medians'; estimate is the passes' relative difference, and
+    # each is named so beside the sentence.
+    cmp = c.comparisons[0]
+    assert cmp.median_ratio is not None
+    assert "median_ratio=" in repr(cmp)
+    if cmp.estimate is not None:
+        assert "(relative difference of the passes)" in repr(cmp)
+    b, a = c.results["b"].summary.device_busy.median_ns, c.results["a"].summary.device_busy.median_ns
+    assert cmp.median_ratio == pytest.approx(b / a, rel=1e-9)
+
+
+def test_a_host_row_reads_as_a_wall_clock():
+    r = gpumeter.measure(spin, timing="host", budget=QUICK)
+    assert r.statistic == "synchronized_wall_clock"
+    assert r.wall_clock is not None and r.wall_clock.median_ns == r.time.median_ns
+    assert r.time.median_ns == r.device_busy.median_ns  # the same numbers, by their name

@@ -119,6 +119,12 @@ def test_sweep_records_each_size_and_reads_growth():
     g = r.analysis.growth
     assert len(g) == 1 and g[0].axis == "us" and g[0].row.implementation == "spin"
     assert len(g[0].sizes) == 4
+    # print() of a sweep reads as the terminal report does: the growth sentence has no markdown
+    # escape ("time \\~ us^1.0"), and its exponent two decimals, as the plot labels the fit.
+    text = str(r)
+    assert "\\~" not in text and "time grows as us^" in text, text
+    exponent = text.split("time grows as us^", 1)[1].split(" ", 1)[0]
+    assert len(exponent.split(".")[1]) == 2, exponent
 
 
 def test_sweep_refuses_bad_arguments():

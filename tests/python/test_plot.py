@@ -195,9 +195,9 @@ def test_sweep_draws_both_series_the_brackets_between_measured_sizes_and_the_exp
     assert "order not established" in text(found[f"bracket-{lo}-{hi}-label"])
     assert len(starting(found, "bracket-")) == 4  # two spans, two labels
     # Each regime's exponent, with its word; a fit that misses a point by 26% says so.
-    assert text(found["exponent-a-0"]) == "x^0.07 (flat)"
-    assert text(found["exponent-a-1"]) == "x^0.96 (linear)"
-    assert text(found["exponent-b-0"]) == "x^0.61 (between), misses by up to 26%"
+    assert text(found["exponent-a-0"]) == "bytes^0.07 (flat)"
+    assert text(found["exponent-a-1"]) == "bytes^0.96 (linear)"
+    assert text(found["exponent-b-0"]) == "bytes^0.61 (between), misses by up to 26%"
     # The exponent's label sits at its regime: between the regime's first and last point.
     # (The label's own x is the middle of the text, its anchor the regime's geometric middle.)
     assert "boundary-a-0" in found and "boundary-b-0" not in found
@@ -394,6 +394,19 @@ def test_main_writes_and_lists_the_files(tmp_path, capsys):
     rc = gpumeter.main(["plot", str(tmp_path / "missing.json")])
     err = capsys.readouterr().err
     assert rc == 2 and err.count("\n") == 1 and "missing.json" in err
+    # Written as readable as a record (0644 less the umask), never mkstemp's private 0600.
+    mask = os.umask(0)
+    os.umask(mask)
+    for path in written:
+        assert oct(os.stat(path).st_mode & 0o777) == oct(0o644 & ~mask), path
+    # A folder that cannot be made: one line with its path and the system's words, no
+    # "[Errno 20] ..." text of Python's.
+    (tmp_path / "a-file").write_text("")
+    rc = gpumeter.main(["plot", os.path.join(DATA, "sweep_crossing.json"), "--out",
+                        str(tmp_path / "a-file" / "figures"), "--format", "svg"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1, err
+    assert "a-file" in err and "[Errno" not in err and "Traceback" not in err, err
 
 
 # --- the committed records, through the core ---------------------------------------------

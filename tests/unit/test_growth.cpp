@@ -300,7 +300,7 @@ TEST(AnalyzeSweeps, ThePointsTheRecordDidNotCompareWidenTheBracket) {
   // leaders are decided only at 1000 (b) and 30000 (a).
   Record rec = sweep();
   std::erase_if(rec.comparisons, [](const Comparison& c) {
-    const std::string& n = c.baseline.params.at("n");
+    const std::string n = c.baseline.params.at("n");
     return n == "3000" || n == "1e4";
   });
   const SweepAnalysis s = analyze_sweeps(rec);

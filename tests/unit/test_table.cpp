@@ -104,7 +104,7 @@ TEST(RenderMarkdown, CellsAreTranscribedFromTheRecord) {
   EXPECT_EQ(gemm.at("params"), "dtype=bf16, m=4096");
   EXPECT_EQ(gemm.at("method"), "cupti");
   EXPECT_EQ(gemm.at("statistic"), "device_busy");
-  EXPECT_EQ(gemm.at("device_busy median [p10, p90] (us)"), "12.3 [12.0, 12.7]");
+  EXPECT_EQ(gemm.at("time median [p10, p90] (us)"), "12.3 [12.0, 12.7]");
   EXPECT_EQ(gemm.at("latency median (us)"), "13.2");
   EXPECT_EQ(gemm.at("n"), "5");
   EXPECT_EQ(gemm.at("n_kernels (max)"), "3");
@@ -124,7 +124,7 @@ TEST(RenderMarkdown, CellsAreTranscribedFromTheRecord) {
   EXPECT_EQ(softmax.at("case"), "softmax, fused");
   EXPECT_EQ(softmax.at("method"), "cuda-events");
   EXPECT_EQ(softmax.at("statistic"), "cuda_event");
-  EXPECT_EQ(softmax.at("device_busy median [p10, p90] (us)"), "41.0 [40.2, 42.2]");
+  EXPECT_EQ(softmax.at("time median [p10, p90] (us)"), "41.0 [40.2, 42.2]");
   // Events time one interval: no gap or copy of their own was seen, so none is shown as 0.
   EXPECT_EQ(softmax.at("gap (us)"), "not measured");
   EXPECT_EQ(softmax.at("uncounted copy (us)"), "not measured");
@@ -285,8 +285,8 @@ TEST(RenderMarkdown, LongTimesSwitchTheWholeTableToMilliseconds) {
   Record r = full_record();
   r.results[1].summary.device_busy = {20'000'000, 19'500'000, 21'000'000};
   const auto rows = markdown_rows(render_markdown({r}));
-  EXPECT_EQ(rows[1].at("device_busy median [p10, p90] (ms)"), "20.0 [19.5, 21.0]");
-  EXPECT_EQ(rows[0].at("device_busy median [p10, p90] (ms)"), "0.0123 [0.0120, 0.0127]");
+  EXPECT_EQ(rows[1].at("time median [p10, p90] (ms)"), "20.0 [19.5, 21.0]");
+  EXPECT_EQ(rows[0].at("time median [p10, p90] (ms)"), "0.0123 [0.0120, 0.0127]");
 }
 
 TEST(RenderMarkdown, PipesAndNewlinesCannotBreakTheTable) {
@@ -352,8 +352,8 @@ std::vector<std::map<std::string, std::string>> csv_rows(const std::string& text
 TEST(RenderCsv, HeaderAndCells) {
   const std::string csv = render_csv({full_record()});
   EXPECT_EQ(lines_of(csv).at(0),
-            "case,implementation,params,status,error,timing_method,statistic,device_busy_median_us,"
-            "device_busy_p10_us,device_busy_p90_us,latency_median_us,latency_p10_us,"
+            "case,implementation,params,status,error,timing_method,statistic,time_median_us,"
+            "time_p10_us,time_p90_us,latency_median_us,latency_p10_us,"
             "latency_p90_us,n_samples,max_n_kernels,gap_us,uncounted_copy_us,tflops,tbs,"
             "pct_of_peak_flops,above_flops_ceiling,pct_of_peak_bandwidth,"
             "above_bandwidth_ceiling,retries,null_test,median_sm_clock_mhz,"
@@ -389,8 +389,8 @@ TEST(RenderCsv, HeaderAndCells) {
   EXPECT_EQ(rows[1].at("gpu_workload_mib"), "");
   EXPECT_EQ(gemm.at("case"), "gemm");
   EXPECT_EQ(gemm.at("params"), "dtype=bf16, m=4096");
-  EXPECT_EQ(gemm.at("device_busy_median_us"), "12.345");
-  EXPECT_EQ(gemm.at("device_busy_p10_us"), "12.04");
+  EXPECT_EQ(gemm.at("time_median_us"), "12.345");
+  EXPECT_EQ(gemm.at("time_p10_us"), "12.04");
   EXPECT_EQ(gemm.at("latency_p90_us"), "13.7");
   EXPECT_EQ(gemm.at("n_samples"), "5");
   EXPECT_EQ(gemm.at("max_n_kernels"), "3");
@@ -507,13 +507,16 @@ TEST(RenderTables, ZeroNanosecondRowsRenderWholeInEveryFormat) {
     ASSERT_NO_THROW(csv = render_csv({r}));
     const auto rows = markdown_rows(md);
     ASSERT_EQ(rows.size(), 2u);
-    EXPECT_EQ(rows[1].at("device_busy median [p10, p90] (us)"), "0 [0, 0]");
+    // The time column titled by the rows' one statistic: a wall clock is never device_busy.
+    const std::string title = method == TimingMethod::cupti ? "device_busy median [p10, p90] (us)"
+                                                            : "wall clock median [p10, p90] (us)";
+    EXPECT_EQ(rows[1].at(title), "0 [0, 0]");
     EXPECT_EQ(rows[1].at("TFLOP/s"), "not measured");  // no rate from a zero time
     EXPECT_NE(comparisons.find("- gemm (dtype=bf16, m=4096): other and cublas not compared: "),
               std::string::npos)
         << comparisons;
     EXPECT_EQ(csv_rows(csv).size(), 2u);
-    EXPECT_EQ(csv_rows(csv)[1].at("device_busy_median_us"), "0");
+    EXPECT_EQ(csv_rows(csv)[1].at("time_median_us"), "0");
   }
 }
 
@@ -582,7 +585,7 @@ TEST(RenderCsv, NoTextCellIsASpreadsheetFormula) {
   EXPECT_EQ(rows[0].at("device"), "'@NVIDIA (cuda:0)");
   for (const auto& row : rows) {
     for (const Column& c : result_columns()) {
-      const std::string& cell = row.at(std::string(c.id));
+      const std::string cell = row.at(std::string(c.id));
       if (c.kind == ColumnKind::text && !cell.empty()) {
         EXPECT_EQ(std::string_view("=+-@").find(cell.front()), std::string_view::npos) << cell;
       }
@@ -711,7 +714,7 @@ TEST(RenderCsv, EveryRowSaysWhatBecameOfItAndWhy) {
     EXPECT_EQ(rows[i].at("error"), want[i].second) << i;
   }
   // The failed null test's times stay out of the CSV, as they stay out of the table.
-  EXPECT_EQ(rows[2].at("device_busy_median_us"), "");
+  EXPECT_EQ(rows[2].at("time_median_us"), "");
 }
 
 // A program's kernels outside every range: a C++ kernel's name of hundreds of characters is cut

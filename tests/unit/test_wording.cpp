@@ -11,6 +11,7 @@
 
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/escape.hpp"
+#include "gpumeter/growth.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/row.hpp"
 #include "gpumeter/verdict.hpp"
@@ -218,3 +219,21 @@ TEST(Escape, OneSanitizerQuotesAndFlattens) {
 
 }  // namespace
 }  // namespace gpumeter
+
+// The growth sentence is printed through markdown escaping (report, print() of a sweep): no
+// character in it is markup, so it reads the same in a terminal as rendered. Its exponent has
+// two decimals, as the plot labels the same fit ("n^1.02" in both, never "n^1.0" beside it).
+TEST(Wording, TheGrowthSentenceHasNoMarkupAndTwoDecimals) {
+  gpumeter::GrowthRegime r;
+  r.low = 1000;
+  r.high = 1000000;
+  r.points = 4;
+  r.exponent = 1.0239;
+  r.r_squared = 0.999;
+  r.label = "linear";
+  const std::string s = gpumeter::describe(r, "n");
+  EXPECT_EQ(s.rfind("time grows as n^1.02 from 1000 to ", 0), 0u) << s;
+  EXPECT_EQ(gpumeter::markdown_text(s), s) << "escaped: " << gpumeter::markdown_text(s);
+  r.exponent = 0.934;
+  EXPECT_NE(gpumeter::describe(r, "n").find("n^0.93 "), std::string::npos);
+}
