@@ -244,6 +244,10 @@ def run(order: Dict[str, Any]) -> Dict[str, Any]:
         parts["reference"] = _load(order["reference"])
         step = "importing the input generator"
         parts["inputs"] = _load(order["inputs"])
+        # Called once, so what it imports lazily (torch, whose allclose the checks call) is
+        # imported, and watched, before the candidate exists.
+        step = "calling the input generator"
+        parts["inputs"][0](0)
         before = _snapshot()
         step = "importing the candidate"
         parts["candidate"] = _load(order["candidate"])

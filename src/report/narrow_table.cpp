@@ -69,7 +69,7 @@ std::vector<std::string> row_flags(const Result& r, int record_mhz) {
   }
   const std::optional<double> copy = shown_number_of(column("uncounted_copy_us"), r);
   // B11: a copy longer than the work it is left out of may be the work (an answer copied in).
-  const std::optional<double> busy = shown_number_of(column("device_busy_median_us"), r);
+  const std::optional<double> busy = shown_number_of(column("time_median_us"), r);
   if (!r.count_copies && copy && busy && *copy > *busy) {
     flags.emplace_back("copy > busy");
   } else if (!r.count_copies && copy && *copy > 0) {
