@@ -99,7 +99,7 @@ class Setup {
   Setup& reference(std::function<std::vector<double>()> reference,
                    std::function<std::vector<double>()> output, double tolerance,
                    double absolute = 0);
-  // Fresh inputs (docs/rules.md, B11): `generate(seed)` writes new inputs made from `seed` (a
+  // Fresh inputs (docs/evaluation.md): `generate(seed)` writes new inputs made from `seed` (a
   // pure function of it) before every call, untimed, with a seed never given before; with a
   // reference, every call's answer is then checked while timed (every iteration where the check
   // is cheap, else a sample): the output is read, generate(seed) runs again and the reference is

@@ -65,7 +65,7 @@ struct CudaBackendOptions {
   // its unit against the device's own clock.
   bool register_timestamp_clock = true;
   // Other processes may use the device (a contended run): a kernel's late start is then no
-  // evidence of hidden work in this process (B11).
+  // evidence of hidden work in this process.
   bool device_shared = false;
   bool l2_flush = true;  // off only to study warm-cache behaviour, and recorded as such
   // How the flush leaves L2. write: a device-side memset of twice the L2, which leaves L2

@@ -61,7 +61,7 @@ class AttributionError : public Error {
   bool loss_ruled_out_;
 };
 
-// Collection stopped while a phase ran (B11): a canary of gpumeter's, or the kernel of a launch the
+// Collection stopped while a phase ran: a canary of gpumeter's, or the kernel of a launch the
 // collector saw succeed, left no record although no record was reported lost. Code in the process
 // switched the activity records off (cuptiActivityDisable, cuptiUnsubscribe, cuptiFinalize) or took
 // them; whatever it timed is not what ran, so nothing is reported.
@@ -70,7 +70,7 @@ class CollectionStopped : public Error {
   using Error::Error;
 };
 
-// Device work gpumeter has no record of overlapped a timed window (B11): a kernel of an iteration
+// Device work gpumeter has no record of overlapped a timed window: a kernel of an iteration
 // waited long after its launch while nothing recorded ran. Nothing is reported.
 class UnaccountedWork : public Error {
  public:

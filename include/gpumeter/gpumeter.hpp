@@ -30,6 +30,7 @@
 #include "gpumeter/format.hpp"
 #include "gpumeter/growth.hpp"
 #include "gpumeter/host_backend.hpp"
+#include "gpumeter/ledger.hpp"
 #include "gpumeter/measure.hpp"
 #include "gpumeter/measurement.hpp"
 #include "gpumeter/merge.hpp"

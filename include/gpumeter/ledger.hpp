@@ -1,6 +1,7 @@
 #pragma once
-// The ledger of a measurement (B11): what every activity record of its phases was, and what proves
-// collection was on while it ran. A row with numbers has no unaccounted record and every canary.
+// The ledger of a measurement (docs/evaluation.md): what every activity record of its phases was,
+// and what proves collection was on while it ran. A row with numbers has no unaccounted record and
+// every canary.
 #include <cstddef>
 #include <cstdint>
 
@@ -10,7 +11,8 @@ struct Ledger {
   std::size_t iteration_records = 0;  // activity records attributed to an iteration (the samples)
   // gpumeter's own work: resets, fresh inputs, L2 flushes, clock probes, canaries, answer checks.
   std::size_t harness_records = 0;
-  // Records that are neither: always 0 where numbers were reported (T6 refuses them, by name).
+  // Records that are neither: always 0 where numbers were reported (refused, by name, as work
+  // launched from another thread).
   std::size_t unaccounted_records = 0;
   // Canaries: a kernel of gpumeter's before every iteration and after the last, whose records
   // prove that collection was on around every call. Both 0 for a backend without canaries.

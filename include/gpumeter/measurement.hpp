@@ -43,7 +43,7 @@ struct Measurement {
   // How the timestamps of every phase were checked against the device's own clock, and how many
   // were converted from another unit; nullopt when the method needs no check.
   std::optional<TimestampCheck> timestamp_check;
-  // What every activity record of every phase was, the canaries, fresh inputs and checks (B11).
+  // What every activity record of every phase was, the canaries, fresh inputs and checks.
   Ledger ledger;
   // Set when the implementation can scale its work (Implementation::scaled).
   std::optional<NullTestSamples> null_test;

@@ -72,7 +72,7 @@ struct Trace {
   std::size_t canaries_launched = 0;
   // The kernel launches the collector saw succeed, where it reports them; nullopt: not reported.
   std::optional<std::vector<KernelLaunch>> kernel_launches;
-  // Other processes may use the device (a contended run, P1): their work delays the call's
+  // Other processes may use the device (a contended run): their work delays the call's
   // kernels, so a delay is not evidence of hidden work in this process.
   bool device_shared = false;
 };
