@@ -3,16 +3,13 @@
 // runs the module's evaluate with the arguments as given, and reports what is missing.
 #include "evaluate.hpp"
 
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
-#include "plot.hpp"
-#include "spawn.hpp"
+#include "python_module.hpp"
 
 namespace gpumeter::cli {
 namespace {
@@ -31,21 +28,13 @@ constexpr const char* kBootstrap =
     "sys.exit(main(sys.argv[2:]))\n";
 
 int run_evaluate(Io& io, const std::vector<std::string>& args) {
-  const char* chosen = std::getenv(kPythonEnv);
-  const std::string python = chosen != nullptr && *chosen != '\0' ? chosen : "python3";
-  SpawnRequest request;
-  request.argv = {python, "-c", kBootstrap, python};
-  request.argv.insert(request.argv.end(), args.begin(), args.end());
-  io.out << std::flush;
-  io.err << std::flush;
-  const Spawned spawned = spawn(request);
+  const std::string python = python_interpreter();
+  const Spawned spawned = spawn_python(io, python, kBootstrap, args);
   if (spawned.pid < 0) {
     print_error(io, "evaluate",
-                "cannot start the Python interpreter '" + python + "' (" +
-                    std::strerror(spawned.error) +
-                    "): evaluate runs Python candidates: install python3 and pip install "
-                    "gpumeter, or set " +
-                    kPythonEnv + " to a Python that has it");
+                cannot_start_python(python, spawned.error,
+                                    "evaluate runs Python candidates: install python3 and pip "
+                                    "install gpumeter"));
     return kExitUsage;
   }
   try {

@@ -2,15 +2,13 @@
 // equal); this command finds the interpreter, runs the module's plot and reports what is missing.
 #include "plot.hpp"
 
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
-#include "spawn.hpp"
+#include "python_module.hpp"
 
 namespace gpumeter::cli {
 namespace {
@@ -48,27 +46,16 @@ struct Options {
   std::string kind = "sweep,totals,comparisons";
 };
 
-std::string python_interpreter() {
-  const char* chosen = std::getenv(kPythonEnv);
-  return chosen != nullptr && *chosen != '\0' ? chosen : "python3";
-}
-
 int run_plot(Io& io, const Options& o) {
   const std::string python = python_interpreter();
-  SpawnRequest request;
-  request.argv = {python,     "-c",     kBootstrap, python, "--out", o.out,
-                  "--format", o.format, "--kind",   o.kind, "--"};
-  request.argv.insert(request.argv.end(), o.records.begin(), o.records.end());
-  io.out << std::flush;
-  io.err << std::flush;
-  const Spawned spawned = spawn(request);
+  std::vector<std::string> args = {"--out", o.out, "--format", o.format, "--kind", o.kind, "--"};
+  args.insert(args.end(), o.records.begin(), o.records.end());
+  const Spawned spawned = spawn_python(io, python, kBootstrap, args);
   if (spawned.pid < 0) {
     print_error(io, "plot",
-                "cannot start the Python interpreter '" + python + "' (" +
-                    std::strerror(spawned.error) +
-                    "): plot draws with Python and matplotlib: install python3 and pip install "
-                    "'gpumeter[plot]', or set " +
-                    kPythonEnv + " to a Python that has them");
+                cannot_start_python(python, spawned.error,
+                                    "plot draws with Python and matplotlib: install python3 and "
+                                    "pip install 'gpumeter[plot]'"));
     return kExitUsage;
   }
   try {

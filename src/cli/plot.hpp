@@ -11,7 +11,4 @@ namespace gpumeter::cli {
 
 Command add_plot_command(CLI::App& app);
 
-// The environment variable naming the Python interpreter that draws.
-inline constexpr const char* kPythonEnv = "GPUMETER_PYTHON";
-
 }  // namespace gpumeter::cli

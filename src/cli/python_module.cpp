@@ -1,0 +1,30 @@
+#include "python_module.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace gpumeter::cli {
+
+std::string python_interpreter() {
+  const char* chosen = std::getenv(kPythonEnv);
+  return chosen != nullptr && *chosen != '\0' ? chosen : "python3";
+}
+
+Spawned spawn_python(Io& io, const std::string& python, const char* bootstrap,
+                     const std::vector<std::string>& args) {
+  SpawnRequest request;
+  request.argv = {python, "-c", bootstrap, python};
+  request.argv.insert(request.argv.end(), args.begin(), args.end());
+  io.out << std::flush;
+  io.err << std::flush;
+  return spawn(request);
+}
+
+std::string cannot_start_python(const std::string& python, int error, const std::string& purpose) {
+  return "cannot start the Python interpreter '" + python + "' (" + std::strerror(error) +
+         "): " + purpose + ", or set " + kPythonEnv + " to a Python that has it";
+}
+
+}  // namespace gpumeter::cli

@@ -1,0 +1,26 @@
+#pragma once
+// Subcommands whose work is the Python module's (`plot` draws with matplotlib, `evaluate` runs
+// Python candidates): the one way they find the interpreter, start it and say it did not start.
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "spawn.hpp"
+
+namespace gpumeter::cli {
+
+// The environment variable naming the Python interpreter, and the interpreter it names (default
+// python3).
+inline constexpr const char* kPythonEnv = "GPUMETER_PYTHON";
+std::string python_interpreter();
+
+// Starts `python -c bootstrap python args...` (argv[1] is the interpreter's name for the
+// bootstrap's own messages), the command's output flushed first so the child's follows it.
+Spawned spawn_python(Io& io, const std::string& python, const char* bootstrap,
+                     const std::vector<std::string>& args);
+
+// The one line for an interpreter that could not be started (`error` from the spawn): `purpose`
+// says what the command needs Python for and what to install.
+std::string cannot_start_python(const std::string& python, int error, const std::string& purpose);
+
+}  // namespace gpumeter::cli
