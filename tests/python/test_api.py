@@ -619,7 +619,9 @@ def test_summary_and_compare_result_read_as_what_they_are():
     # A host row's reading is labelled a wall clock, never device time.
     assert text.startswith("Summary(host-wall: wall clock median "), text
     assert "device_busy" not in text
-    c = gpumeter.compare({"a": spin, "b": lambda: spin(4000)}, timing="host", budget=QUICK)
+    # Two amounts of work, so two answers: no output check.
+    c = gpumeter.compare({"a": spin, "b": lambda: spin(4000)}, timing="host", budget=QUICK,
+                         verify=False)
     text = repr(c)
     assert text.startswith("CompareResult(results=['a', 'b'], comparisons=['b is "), text
     assert "object at 0x" not in text
