@@ -27,12 +27,6 @@ void invoke(const std::function<void()>& fn, std::size_t iteration, const char* 
   run_user_code(at(iteration, what), fn);
 }
 
-Nanos steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 // Draws which iterations are checked: private to the driver, seeded from the OS, so the call
 // cannot predict a draw.
 bool draw(double probability) {
@@ -41,6 +35,12 @@ bool draw(double probability) {
 }
 
 }  // namespace
+
+Nanos steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 std::uint64_t next_seed() {
   static std::atomic<std::uint64_t> counter{[] {

@@ -59,4 +59,8 @@ Nanos estimate_tick(const std::vector<Nanos>& durations);
 // two calls see the same inputs and no call can know its seed in advance.
 std::uint64_t next_seed();
 
+// The host's monotonic clock in ns: what the driver's check sampling and a run to a target
+// precision read elapsed time from.
+Nanos steady_ns();
+
 }  // namespace gpumeter::detail

@@ -80,12 +80,6 @@ Measurement merge_passes(const std::vector<Measurement>& passes) {
 
 namespace {
 
-Nanos steady_now() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 std::vector<double> device_busy_of(const Measurement& m) {
   std::vector<double> out;
   out.reserve(m.samples.size());
@@ -211,7 +205,7 @@ std::vector<Measurement> compare(Backend& backend, const std::vector<Implementat
                     const Measurement* m = run_pass(k, pass);
                     return detail::PassRun{device_busy_of(*m), m->timestamp_tick_ns};
                   },
-                  steady_now, *options.precision)
+                  detail::steady_ns, *options.precision)
                   .outcome;
   } else {
     const MeasureOptions pass{comparison_pass_budget(options.budget), options.count_copies};
@@ -251,7 +245,7 @@ Measurement measure_to_precision(Backend& backend, const Call& call, const Preci
         passes.push_back(measure(backend, call, pass));
         return detail::PassRun{device_busy_of(passes.back()), passes.back().timestamp_tick_ns};
       },
-      steady_now, target);
+      detail::steady_ns, target);
   Measurement m = merge_passes(passes);
   m.precision = run.outcome;
   return m;
