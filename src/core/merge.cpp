@@ -138,9 +138,14 @@ Record merge_records(const std::vector<Record>& in, const MergeOptions& options)
   }
   // A record holds one program's section; the rows of several programs merge, their sections
   // (processes, instance counts, kernels outside every range) do not, and the record says so.
+  // A record merged from program runs already says where its sections are: merged again, it
+  // still holds rows of programs without their sections (found by the reader's fuzz target).
   std::string programs;
   for (const Record& r : in) {
-    if (r.program) programs += (programs.empty() ? "" : ", ") + r.run_id;
+    const bool merged_programs =
+        std::any_of(r.deviations.begin(), r.deviations.end(),
+                    [](const std::string& d) { return d.rfind(kMergedProgramsMark, 0) == 0; });
+    if (r.program || merged_programs) programs += (programs.empty() ? "" : ", ") + r.run_id;
   }
   if (!programs.empty()) {
     out.deviations.push_back(
