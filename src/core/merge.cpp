@@ -141,13 +141,17 @@ Record merge_records(const std::vector<Record>& in, const MergeOptions& options)
   // A record merged from program runs already says where its sections are: merged again, it
   // still holds rows of programs without their sections (found by the reader's fuzz target).
   std::string programs;
+  std::size_t program_records = 0;
   for (const Record& r : in) {
     const bool merged_programs =
         std::any_of(r.deviations.begin(), r.deviations.end(),
                     [](const std::string& d) { return d.rfind(kMergedProgramsMark, 0) == 0; });
-    if (r.program || merged_programs) programs += (programs.empty() ? "" : ", ") + r.run_id;
+    if (!r.program && !merged_programs) continue;
+    // Counted, not read off the names: a run id may be empty (found by the fuzz target too).
+    ++program_records;
+    programs += (program_records == 1 ? "" : ", ") + r.run_id;
   }
-  if (!programs.empty()) {
+  if (program_records > 0) {
     out.deviations.push_back(
         std::string(kMergedProgramsMark) + programs +
         "): their rows are here, their program sections (processes, instance counts, kernels "

@@ -99,6 +99,14 @@ TEST(MergeRecords, AMergeOfProgramRunsMergedAgainKeepsItsMark) {
                            return d.rfind("merged from program runs (first)", 0) == 0;
                          }),
             again.deviations.end());
+  // A program record whose run id is empty still marks the merge.
+  Record unnamed = a;
+  unnamed.run_id = "";
+  const Record m = merge_records({unnamed, shard("d", {row("forward", "x", 100)})}, options(true));
+  EXPECT_NE(std::find_if(
+                m.deviations.begin(), m.deviations.end(),
+                [](const std::string& d) { return d.rfind("merged from program runs (", 0) == 0; }),
+            m.deviations.end());
 }
 
 TEST(MergeRecords, ARowInTwoShardsIsRefusedNamingTheShard) {
