@@ -46,6 +46,7 @@
 #include "gpumeter/run_recorder.hpp"
 #include "gpumeter/runner.hpp"
 #include "gpumeter/sample.hpp"
+#include "gpumeter/shard.hpp"
 #include "gpumeter/summary.hpp"
 #include "gpumeter/table.hpp"
 #include "gpumeter/timestamp_check.hpp"

@@ -17,6 +17,10 @@ struct MergeOptions {
   // Join records of different devices, configurations, project commits, timing methods or
   // ceilings; the merged record says which in a deviation, and its header is the first's.
   bool allow_mixed = false;
+  // Merge the shards of a sweep that are here though one is missing or stopped early: the cases
+  // of such a shard become failures (ShardMissing, ShardIncomplete) of the merged record, named,
+  // and the other shards keep their rows. Without it such a merge is refused, naming the shard.
+  bool allow_missing_shards = false;
   // The merged record's identity: a new run id and time, this gpumeter, the command that merged.
   std::string run_id;
   std::string created_utc;
@@ -29,7 +33,10 @@ struct MergeOptions {
 // run any shard saw) and every row's summary and the comparisons recomputed against them, and
 // a deviation naming the records joined. Throws MergeRefused (errors.hpp) when a row is in two
 // of the records, and, unless allow_mixed, when the records differ in what they were measured
-// with.
+// with. Records of shards (Record::shard) must be shards of one sweep: each a shard, of one
+// dealing, run by one program and gpumeter with the same arguments (sweep_arguments), each shard
+// once, none missing or partial unless allow_missing_shards; the merged record is a whole sweep
+// (no shard section) and says which shards it joined.
 Record merge_records(const std::vector<Record>& records, const MergeOptions& options);
 
 }  // namespace gpumeter

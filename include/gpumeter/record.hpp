@@ -16,6 +16,7 @@
 #include "gpumeter/phases.hpp"
 #include "gpumeter/program.hpp"
 #include "gpumeter/row.hpp"
+#include "gpumeter/shard.hpp"
 #include "gpumeter/summary.hpp"
 
 namespace gpumeter {
@@ -41,7 +42,9 @@ namespace gpumeter {
 // version 5 reader would drop, showing a candidate's warm call as all it costs. Version 7 adds the
 // program a run timed by its NVTX ranges (program.hpp: its command, processes, every range's
 // instance counts, the kernels launched outside every range), which a version 6 reader would drop,
-// showing a program's ranges as isolated calls and hiding the kernels no range held.
+// showing a program's ranges as isolated calls and hiding the kernels no range held. Within
+// version 7 (none published with it before), the optional `shard` section of a sweep's shard:
+// which shard, and the dealing of every case.
 inline constexpr int kRecordSchemaVersion = 7;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 inline constexpr const char* kRecordSchemaName = "gpumeter.record";
@@ -155,6 +158,10 @@ struct Record {
   std::vector<CandidateRuntime> runtimes;
   // Set for a program timed by its NVTX ranges (`gpumeter run`); nullopt for every other run.
   std::optional<ProgramRun> program;
+  // Set for one shard of a sweep (--shard K/N, or the scheduler's array index): which shard, and
+  // the dealing of every case of the sweep; nullopt for a whole sweep (a merge of every shard
+  // included).
+  std::optional<ShardPlan> shard;
 };
 
 // A record written while its run was still going (after each case, so that a crash keeps what

@@ -28,4 +28,7 @@ std::string format_params(const Params& params);
 // "case / implementation (k=v, ...)", the implementation "(every implementation)" when empty.
 std::string row_label(const RowKey& row);
 
+// "case (k=v, ...)": the case a row is of, as --filter matches and --list prints it.
+std::string case_label(const RowKey& row);
+
 }  // namespace gpumeter

@@ -485,7 +485,7 @@ std::vector<PlannedCase> plan_cases(const std::vector<const Benchmark*>& benchma
       PlannedCase c;
       c.benchmark = b;
       for (std::size_t i = 0; i < axes.size(); ++i) c.params[axes[i].name] = axes[i].values[at[i]];
-      c.label = b->name() + (c.params.empty() ? "" : " (" + format_params(c.params) + ")");
+      c.label = case_label(RowKey{b->name(), c.params, ""});
       if (!pattern || std::regex_search(c.label, *pattern)) out.push_back(std::move(c));
       bool done = true;
       for (std::size_t k = axes.size(); k-- > 0;) {

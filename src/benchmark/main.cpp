@@ -5,6 +5,7 @@
 
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/help_format.hpp"
 #include "gpumeter/session.hpp"
+#include "gpumeter/shard.hpp"
 #include "isolate.hpp"
 #include "options.hpp"
 #include "sweep.hpp"
@@ -54,6 +56,31 @@ int main(int argc, char** argv) {
     std::vector<PlannedCase> cases = plan_cases(benchmarks, o.axes, o.filter);
     // The same answer with --list as without: a filter that selects nothing is a usage error.
     if (cases.empty()) throw ConfigError("no case matches --filter '" + o.filter + "'");
+    // B10: this task's share of the sweep, dealt from every selected case, so each task of an
+    // array finds its own without the others. A case's process (--isolate) deals the same way.
+    std::optional<ShardPlan> shard;
+    if (const std::optional<Shard> s = resolve_shard(o.shard, process_environment())) {
+      std::vector<RowKey> keys;
+      keys.reserve(cases.size());
+      for (const PlannedCase& c : cases) keys.push_back(RowKey{c.benchmark->name(), c.params, ""});
+      shard = plan_shard(*s, keys);
+      std::vector<PlannedCase> mine;
+      for (std::size_t k = 0; k < cases.size(); ++k) {
+        if (shard->cases[k].shard == s->index) mine.push_back(cases[k]);
+      }
+      if (mine.empty()) {
+        throw ConfigError(shard_label(s->index, s->count) + " (" + s->origin +
+                          ") holds no case: the selected cases are " +
+                          std::to_string(cases.size()) + ", fewer than the shards; use at most " +
+                          std::to_string(cases.size()) + " shards");
+      }
+      if (o.child_case < 0 && !o.quiet && !o.list) {
+        say(program, shard_label(s->index, s->count) + " (" + s->origin +
+                         "): " + std::to_string(mine.size()) + " of the sweep's " +
+                         std::to_string(cases.size()) + " cases");
+      }
+      cases = std::move(mine);
+    }
     if (o.list) {
       for (std::size_t k = 0; k < cases.size(); ++k)
         std::cout << k << '\t' << cases[k].label << '\n';
@@ -66,6 +93,7 @@ int main(int argc, char** argv) {
       program::keep_child_descriptors(o);
       cases = {cases[static_cast<std::size_t>(o.child_case)]};
       o.quiet = true;
+      shard.reset();  // the parent's record is the shard's; a case's process hands it one case
     }
     if (!o.budget.empty())
       (void)program::parse_budget(o.budget);  // a bad budget is a usage error now
@@ -79,7 +107,8 @@ int main(int argc, char** argv) {
         return kExitNoDevice;
       }
     }
-    return program::run_sweep(o, std::vector<std::string>(argv, argv + argc), cases, program);
+    return program::run_sweep(o, std::vector<std::string>(argv, argv + argc), cases, program,
+                              std::move(shard));
   } catch (const ConfigError& e) {
     say(program, e.what());
     std::cerr << "Run '" << program << " --help' for the options.\n";

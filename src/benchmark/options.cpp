@@ -94,6 +94,10 @@ void add_options(CLI::App& app, Options& o, const std::string& program) {
   app.set_version_flag("--version", program + " (gpumeter " + std::string(version()) + ")");
   app.add_flag("--list", o.list, "List the cases the other options select, and exit");
   app.add_option("--filter", o.filter, "Only cases whose label matches this regular expression");
+  app.add_option("--shard", o.shard,
+                 "K/N: measure shard K (from 0) of N of the selected cases, dealt the same way in "
+                 "every task, a case's implementations together; all: every case. By default a "
+                 "Slurm array task's or a Kubernetes indexed Job's index (docs/cluster.md)");
   check_number(app.add_option("--device", o.device, "CUDA device index"), kDeviceIndex);
   app.add_option("--axis", o.axes,
                  "Override an axis: name=v1,v2, name=start:stop[:step], or on an integer axis "

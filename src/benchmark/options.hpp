@@ -16,6 +16,7 @@ namespace gpumeter::program {
 struct Options {
   bool list = false;
   std::string filter;
+  std::string shard;  // --shard K/N or all; "": the scheduler's index, if any
   int device = 0;
   std::vector<std::string> axes;
   std::string timing;

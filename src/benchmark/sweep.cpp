@@ -244,13 +244,15 @@ class Interruption {
 // --- the sweep ----------------------------------------------------------------------------------
 
 int run_sweep(const Options& o, const std::vector<std::string>& argv,
-              const std::vector<PlannedCase>& cases, const std::string& program) {
+              const std::vector<PlannedCase>& cases, const std::string& program,
+              std::optional<ShardPlan> shard) {
   const fs::path out_dir = o.out;
   const bool parent = o.child_case < 0;
   if (parent) check_output_directory(out_dir);
   Record header;
   header.run_id = new_run_id();
   header.argv = argv;
+  header.shard = std::move(shard);
   const std::size_t n = cases.size();
   Progress progress(!o.quiet && ::isatty(STDERR_FILENO) != 0, n);
 
@@ -286,6 +288,8 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
 
   header.deviations =
       session.deviations();  // the lock's; each case's record repeats them: kept once
+  // A shard's table shows one share of the sweep, and says so.
+  if (header.shard) header.deviations.push_back(shard_deviation(*header.shard));
   state.early = header;
   complete_header(state.early);
   std::optional<Interruption> interruption;
@@ -342,11 +346,12 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
       session.use_ceilings(ceilings_from_json(o.child_ceilings, "--gpumeter-child-ceilings"));
     }
     options.ceilings = session.ceilings();
-    options.deviations = session.deviations();
-    options.own_process = !parent;  // --isolate: this process measures one case
+    options.deviations = header.deviations;  // the session's, and the shard's
+    options.own_process = !parent;           // --isolate: this process measures one case
     // The header once per run: host, device, its state, commit, configuration.
     Record measured = run_header(backend, options);
     measured.run_id = header.run_id;
+    measured.shard = header.shard;
     RunFindings findings;
     if (!parent) {
       // A child measures its one case and hands its record to the parent through the

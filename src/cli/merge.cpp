@@ -27,6 +27,7 @@ struct Options {
   std::vector<std::string> files;
   std::string out;
   bool allow_mixed = false;
+  bool allow_missing_shards = false;
 };
 
 }  // namespace
@@ -43,10 +44,13 @@ Command add_merge_command(CLI::App& app) {
   sub->add_flag("--allow-mixed", options->allow_mixed,
                 "Join records of different devices, timing methods or budgets (the merged record "
                 "says so)");
+  sub->add_flag("--allow-missing-shards", options->allow_missing_shards,
+                "Merge the shards of a sweep though one is missing or partial: its cases that did "
+                "not run become failures of the merged record (ShardMissing, ShardIncomplete)");
   sub->footer(
       "Exit codes: 0 the merged record was written (its path on stdout); 2 bad arguments, a "
-      "record that cannot be read, records that are not shards of one sweep, or an output that "
-      "exists; 3 internal error.");
+      "record that cannot be read, records that are not shards of one sweep (a shard missing or "
+      "partial among them), or an output that exists; 3 internal error.");
   return {sub, [options](Io& io) -> int {
             // -o names the file itself: a folder there would otherwise read as "the record
             // already exists".
@@ -68,6 +72,7 @@ Command add_merge_command(CLI::App& app) {
             }
             MergeOptions merge;
             merge.allow_mixed = options->allow_mixed;
+            merge.allow_missing_shards = options->allow_missing_shards;
             merge.run_id = new_run_id();
             merge.created_utc = utc_now_iso();
             merge.gpumeter_version = version();

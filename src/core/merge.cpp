@@ -10,6 +10,7 @@
 #include "gpumeter/ceilings.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/shard.hpp"
 #include "gpumeter/summary.hpp"
 
 namespace gpumeter {
@@ -26,6 +27,138 @@ std::string config_of(const Record& r) {
          "/" + (c.l2_flush ? "flush:" + c.l2_flush_mode : "noflush") + "/" + c.schedule;
 }
 
+// The shards of one sweep, checked and joined: every record a shard of one dealing, run the same
+// way, each shard once; a missing or partial shard refused unless allowed, and then its cases
+// that have no row are failures of the merged record, named. Adds the merge's deviations to `out`.
+// The records of shards by their index (nullptr: missing), after the checks that they are shards of
+// one sweep; empty where no record is a shard. Run before the rows are joined, so a shard given
+// twice is named as such, not by its first row.
+std::vector<const Record*> shards_of_one_sweep(const std::vector<Record>& in) {
+  const auto is_shard = [](const Record& r) { return r.shard.has_value(); };
+  if (std::none_of(in.begin(), in.end(), is_shard)) return {};
+  const Record& first = in.front();
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (!in[i].shard) {
+      throw MergeRefused(
+          "a whole sweep's record among shards: the shards of one sweep merge with each other, "
+          "each run with --shard K/N or under a scheduler's array index",
+          i);
+    }
+  }
+  const ShardPlan& plan = *first.shard;
+  const std::size_t count = plan.shard.count;
+  const std::vector<std::string> arguments = sweep_arguments(first.argv);
+  std::vector<const Record*> by_index(count, nullptr);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const Record& r = in[i];
+    const ShardPlan& p = *r.shard;
+    const std::string which = shard_label(p.shard.index, p.shard.count);
+    if (p.shard.count != count) {
+      throw MergeRefused(which + " is of a sweep dealt into " + std::to_string(p.shard.count) +
+                             " shards, the first record's into " + std::to_string(count) +
+                             ": not shards of one sweep",
+                         i);
+    }
+    if (p.cases != plan.cases) {
+      throw MergeRefused(which +
+                             " was dealt from other cases than the first record's (other "
+                             "axes, filters or benchmarks): not shards of one sweep",
+                         i);
+    }
+    if (sweep_arguments(r.argv) != arguments) {
+      std::string a;
+      for (const std::string& s : sweep_arguments(r.argv)) a += (a.empty() ? "" : " ") + s;
+      std::string b;
+      for (const std::string& s : arguments) b += (b.empty() ? "" : " ") + s;
+      throw MergeRefused(which + " ran as '" + a + "', the first record's shard as '" + b +
+                             "': shards of one sweep run one program with the same options",
+                         i);
+    }
+    if (r.gpumeter_version != first.gpumeter_version) {
+      throw MergeRefused(which + " was measured by gpumeter " + r.gpumeter_version +
+                             ", the first record's shard by " + first.gpumeter_version,
+                         i);
+    }
+    if (by_index[p.shard.index] != nullptr) {
+      throw MergeRefused(which + " is in two of the records", i);
+    }
+    by_index[p.shard.index] = &r;
+  }
+  return by_index;
+}
+
+// What a missing or partial shard left out becomes failures of `out`, named, where allowed; the
+// merge's deviations say which shards it joined.
+void join_shards(const std::vector<const Record*>& by_index, const MergeOptions& options,
+                 Record& out) {
+  if (by_index.empty()) return;
+  const ShardPlan* found = nullptr;
+  for (const Record* r : by_index) {
+    if (r != nullptr) found = &*r->shard;
+  }
+  const ShardPlan& plan = *found;
+  const std::size_t count = plan.shard.count;
+
+  // What each shard left out: a missing shard all its cases, a partial one those it did not
+  // finish (no row and no failure).
+  std::set<RowKey> present;
+  for (const Result& res : out.results)
+    present.insert(RowKey{res.row.case_name, res.row.params, ""});
+  for (const Failure& f : out.failures) present.insert(RowKey{f.row.case_name, f.row.params, ""});
+  std::vector<std::string> problems;
+  std::vector<Failure> lost;
+  for (std::size_t k = 0; k < count; ++k) {
+    const Record* r = by_index[k];
+    const std::string partial = r != nullptr ? partial_record_note(*r) : std::string();
+    if (r != nullptr && partial.empty()) continue;
+    std::size_t dealt = 0;
+    std::size_t missing = 0;
+    std::string first_missing;
+    for (const DealtCase& c : plan.cases) {
+      if (c.shard != k) continue;
+      ++dealt;
+      if (present.count(c.row) != 0) continue;
+      if (missing++ == 0) first_missing = case_label(c.row);
+      lost.push_back(Failure{
+          c.row, r == nullptr ? "ShardMissing" : "ShardIncomplete",
+          r == nullptr
+              ? shard_label(k, count) + " of the sweep is not among the records merged"
+              : shard_label(k, count) + " stopped before this case (its record is partial)"});
+    }
+    const std::string which = shard_label(k, count);
+    problems.push_back(r == nullptr
+                           ? which + " is missing (its " + std::to_string(dealt) + " cases, " +
+                                 first_missing + " first)"
+                           : which + " is partial: " + std::to_string(missing) + " of its " +
+                                 std::to_string(dealt) + " cases did not run (" + first_missing +
+                                 (missing > 1 ? " first)" : ")"));
+  }
+  if (!problems.empty() && !options.allow_missing_shards) {
+    std::string what;
+    for (const std::string& p : problems) what += (what.empty() ? "" : "; ") + p;
+    throw MergeRefused(what +
+                       ". Merge every shard of the sweep, or pass --allow-missing-shards to "
+                       "merge these (the cases that did not run become failures, named)");
+  }
+  // The partial shards' own marks are replaced by what the merge says of them: every case of the
+  // sweep now has a row or a failure.
+  out.deviations.erase(std::remove_if(out.deviations.begin(), out.deviations.end(),
+                                      [](const std::string& d) {
+                                        return d.rfind(kPartialRecordMark, 0) == 0 ||
+                                               d.rfind(kShardRecordMark, 0) == 0;
+                                      }),
+                       out.deviations.end());
+  for (const std::string& p : problems) {
+    out.deviations.push_back(p + "; its cases that did not run are failures of this record");
+  }
+  out.failures.insert(out.failures.end(), lost.begin(), lost.end());
+  out.deviations.push_back("the " + std::to_string(count) + " shards of one sweep of " +
+                           std::to_string(plan.cases.size()) + " cases, " +
+                           (problems.empty()
+                                ? "every shard merged"
+                                : std::to_string(problems.size()) + " of them missing or partial"));
+}
+
 }  // namespace
 
 Record merge_records(const std::vector<Record>& in, const MergeOptions& options) {
@@ -37,6 +170,7 @@ Record merge_records(const std::vector<Record>& in, const MergeOptions& options)
   out.argv = options.argv;
   const Record& first = in.front();
   copy_measured_setup(first, out);
+  const std::vector<const Record*> shards = shards_of_one_sweep(in);
 
   std::vector<std::string> mixed;
   std::set<std::string> methods;
@@ -157,6 +291,7 @@ Record merge_records(const std::vector<Record>& in, const MergeOptions& options)
         "): their rows are here, their program sections (processes, instance counts, kernels "
         "outside every range) are in the records merged");
   }
+  join_shards(shards, options, out);
   out.deviations.push_back("merged from " + std::to_string(in.size()) + " records: " + run_ids);
   out.comparisons = compare_results(out.results);
   return out;

@@ -30,6 +30,12 @@ std::string format_params(const Params& params) {
   return text;
 }
 
+std::string case_label(const RowKey& row) {
+  std::string label = row.case_name;
+  if (!row.params.empty()) label += " (" + format_params(row.params) + ")";
+  return label;
+}
+
 std::string row_label(const RowKey& row) {
   std::string label =
       row.case_name + " / " +

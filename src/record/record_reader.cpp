@@ -287,6 +287,7 @@ constexpr AddedField kAddedFields[] = {
     {Scope::top, "totals", 6},
     {Scope::top, "runtimes", 6},
     {Scope::top, "program", 7},
+    {Scope::top, "shard", 7},
 };
 
 // An older version is read by its own rules, which know nothing of what later versions added:
@@ -1227,7 +1228,95 @@ void check_phase_rows(const Reader& r, const Record& record) {
 
 // The rows read while the document was parsed (ResultsAsParsed): results[i] is streamed[i] where
 // the document's element was read and dropped (it is null there).
-Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* streamed = nullptr) {
+// A shard's section: which shard, and the dealing of the whole sweep, which must be the one
+// deal_cases makes (a case moved to another shard by hand is refused, so a merge can trust it).
+std::optional<ShardPlan> read_shard(const Reader& r, const Doc& doc) {
+  if (!doc.contains("shard")) return std::nullopt;
+  const std::string w = "shard";
+  const Doc& j = r.object(doc, "", "shard");
+  ShardPlan plan;
+  plan.shard.count = r.integer<std::size_t>(j, w, "count", 1, kMaxShards);
+  plan.shard.index = r.integer<std::size_t>(j, w, "index", 0, plan.shard.count - 1);
+  const std::string source = r.text(j, w, "source", kName);
+  bool known = false;
+  for (const ShardSource s : {ShardSource::option, ShardSource::slurm, ShardSource::kubernetes}) {
+    if (to_string(s) == source) {
+      plan.shard.source = s;
+      known = true;
+    }
+  }
+  if (!known) r.fail("field shard.source: " + record_text(source) + " is no source of a shard");
+  plan.shard.origin = r.text(j, w, "origin", kText);
+  const Doc& cases = r.array(j, w, "cases");
+  plan.cases.reserve(cases.size());
+  bool own = false;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string cw = fmt::format("shard.cases[{}]", i);
+    const Doc& c = cases[i];
+    r.expect(c.is_object(), c, cw, "an object");
+    if (c.contains("implementation"))
+      r.fail(cw + ": a case is dealt whole, never by implementation");
+    DealtCase d;
+    d.row.case_name = r.text(c, cw, "case", kName);
+    d.row.params = read_params(r, c, cw);
+    d.cost = r.real(c, cw, "cost", std::numeric_limits<double>::min(),
+                    std::numeric_limits<double>::max());
+    d.shard = r.integer<std::size_t>(c, cw, "shard", 0, plan.shard.count - 1);
+    own = own || d.shard == plan.shard.index;
+    plan.cases.push_back(std::move(d));
+  }
+  if (!own) {
+    r.fail("shard: " + shard_label(plan.shard.index, plan.shard.count) +
+           " holds no case of its dealing (a shard is never run without one; altered record?)");
+  }
+  if (const std::string why = shard_plan_problem(plan); !why.empty()) {
+    r.fail("shard.cases: " + why + " (altered record?)");
+  }
+  return plan;
+}
+
+// A shard's rows and failures are of its own cases; a complete shard's record accounts for each
+// of them (a row or a failure), so a merge can tell a case that ran from one that never did.
+void check_shard_rows(const Reader& r, const Record& record, bool complete) {
+  if (!record.shard) return;
+  const ShardPlan& plan = *record.shard;
+  std::map<RowKey, std::size_t> dealt;
+  for (const DealtCase& c : plan.cases) dealt.emplace(c.row, c.shard);
+  std::set<RowKey> seen;
+  const auto check = [&](RowKey row, const std::string& where) {
+    row.implementation.clear();
+    const auto it = dealt.find(row);
+    if (it == dealt.end()) {
+      r.fail(where + ": " + case_label(row) +
+             " is no case of the sweep this shard was dealt from " + "(altered record?)");
+    }
+    if (it->second != plan.shard.index) {
+      r.fail(where + ": " + case_label(row) + " is a case of " +
+             shard_label(it->second, plan.shard.count) + ", not of this record's " +
+             shard_label(plan.shard.index, plan.shard.count) + " (altered record?)");
+    }
+    seen.insert(std::move(row));
+  };
+  for (std::size_t i = 0; i < record.results.size(); ++i) {
+    check(record.results[i].row, fmt::format("results[{}]", i));
+  }
+  for (std::size_t i = 0; i < record.failures.size(); ++i) {
+    check(record.failures[i].row, fmt::format("failures[{}]", i));
+  }
+  if (!complete) return;
+  for (const DealtCase& c : plan.cases) {
+    if (c.shard == plan.shard.index && seen.count(c.row) == 0) {
+      r.fail("shard: " + case_label(c.row) + " is a case of this " +
+             shard_label(plan.shard.index, plan.shard.count) +
+             " with no row and no failure in a complete record (altered record?)");
+    }
+  }
+}
+
+// journal_header: a journal's header or setup line, whose rows follow in other lines (the
+// journal's reader checks them against the shard).
+Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* streamed = nullptr,
+                     bool journal_header = false) {
   if (!doc.is_object()) r.fail(fmt::format("top level is {}, not a JSON object", doc.type_name()));
 
   // Identify the schema first: a file of another kind or version gets that message, not a
@@ -1367,6 +1456,8 @@ Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* strea
     check_phase_rows(r, record);
   }
   if (version >= 7) record.program = read_program(r, doc, record.results);
+  if (version >= 7) record.shard = read_shard(r, doc);
+  if (!journal_header) check_shard_rows(r, record, partial_record_note(record).empty());
   // The program section and the program's schedule come together (run.cpp writes both): rows
   // without the section are ranges nothing accounts for, unless a merge of program runs says
   // where their sections are; and a program was run as it is, its L2 never flushed (each row's
@@ -1639,7 +1730,7 @@ Record read_header(const Reader& r, const Doc& header, const std::string& where,
   if (v != header.end() && v->is_number_integer() && v->get<long long>() >= 6) {
     for (const char* key : {"phases", "totals", "runtimes"}) whole[key] = Doc::array();
   }
-  Record record = read_document(r, whole);
+  Record record = read_document(r, whole, nullptr, true);
   version = header.at("schema_version").get<int>();  // read_document checked it
   return record;
 }
@@ -1739,6 +1830,7 @@ Record record_json::parse_journal(std::string_view text, const std::string& path
       res.summary = summarize(m.samples, m.method, m.retries, res.workload, record.ceilings);
     }
   }
+  check_shard_rows(r, record, false);  // a journal is partial
   if (version >= 5) check_precision(r, record.results);
   record.comparisons = compare_results(record.results);
   check_statable(r, record.comparisons);

@@ -370,6 +370,24 @@ Json header_json(const Record& record) {
   for (const std::string& deviation : record.deviations) {
     j["deviations"].push_back(fitted(deviation, kText));
   }
+  // Only a shard's record has the section (in the header, so a killed shard's journal has it too).
+  if (record.shard) {
+    const ShardPlan& plan = *record.shard;
+    Json& shard = j["shard"];
+    shard["index"] = plan.shard.index;
+    shard["count"] = plan.shard.count;
+    shard["source"] = std::string(to_string(plan.shard.source));
+    shard["origin"] = fitted(plan.shard.origin, kText);
+    shard["cases"] = Json::array();
+    for (const DealtCase& dealt : plan.cases) {
+      Json one;
+      put_row(one, dealt.row);
+      one.erase("implementation");  // a case is dealt whole
+      one["cost"] = number(dealt.cost, "shard.cases.cost");
+      one["shard"] = dealt.shard;
+      shard["cases"].push_back(std::move(one));
+    }
+  }
   return j;
 }
 

@@ -36,12 +36,6 @@ namespace {
 
 using namespace report_parts;  // NOLINT: the parts of this report
 
-std::string case_label(const RowKey& row) {
-  std::string label = row.case_name;
-  if (!row.params.empty()) label += " (" + format_params(row.params) + ")";
-  return label;
-}
-
 }  // namespace
 
 std::string render_markdown(const std::vector<Record>& records, TableLayout layout) {

@@ -182,3 +182,124 @@ TEST(MergeRecords, ShardsOfDifferentSetupsAreRefusedUnlessAllowed) {
 
 }  // namespace
 }  // namespace gpumeter
+
+// --- the shards of one sweep (B10) -------------------------------------------------------------
+
+namespace gpumeter {
+namespace {
+
+// Shard k of n of a sweep of `cases` copy cases (param n=0..cases-1), dealt round robin, each case
+// measured as one row of implementation "a"; argv as a benchmark program's.
+Record sharded(std::size_t k, std::size_t n, int cases) {
+  std::vector<RowKey> keys;
+  for (int i = 0; i < cases; ++i) keys.push_back(RowKey{"copy", {{"n", std::to_string(i)}}, ""});
+  Record r = shard("s" + std::to_string(k), {});
+  r.gpumeter_version = "0.1.0";
+  r.argv = {"/nodes/" + std::to_string(k) + "/bench",
+            "--shard",
+            std::to_string(k) + "/" + std::to_string(n),
+            "--out",
+            "out" + std::to_string(k),
+            "--budget",
+            "1,2"};
+  r.shard = plan_shard(Shard{k, n, ShardSource::option, "--shard"}, keys);
+  for (const DealtCase& c : r.shard->cases) {
+    if (c.shard != k) continue;
+    Result res = row("copy", "a", 100);
+    res.row.params = c.row.params;
+    r.results.push_back(res);
+  }
+  return r;
+}
+
+TEST(MergeShards, EveryShardOnceGivesTheWholeSweep) {
+  const Record m = merge_records({sharded(2, 3, 8), sharded(0, 3, 8), sharded(1, 3, 8)}, options());
+  EXPECT_EQ(m.results.size(), 8u);
+  EXPECT_TRUE(m.failures.empty());
+  EXPECT_FALSE(m.shard.has_value());  // a whole sweep
+  EXPECT_TRUE(partial_record_note(m).empty());
+  EXPECT_NE(std::find(m.deviations.begin(), m.deviations.end(),
+                      "the 3 shards of one sweep of 8 cases, every shard merged"),
+            m.deviations.end());
+}
+
+std::string refusal(const std::vector<Record>& in, MergeOptions o = options()) {
+  try {
+    (void)merge_records(in, o);
+  } catch (const MergeRefused& e) {
+    return e.what();
+  }
+  return "(merged)";
+}
+
+TEST(MergeShards, AMissingShardIsNamedAndItsCasesFailWhenAllowed) {
+  const std::vector<Record> two{sharded(0, 3, 8), sharded(2, 3, 8)};
+  const std::string why = refusal(two);
+  EXPECT_NE(why.find("shard 1 of 3 is missing (its 3 cases, copy (n=1) first)"), std::string::npos)
+      << why;
+  EXPECT_NE(why.find("--allow-missing-shards"), std::string::npos) << why;
+  MergeOptions allow = options();
+  allow.allow_missing_shards = true;
+  const Record m = merge_records(two, allow);
+  EXPECT_EQ(m.results.size(), 5u);
+  ASSERT_EQ(m.failures.size(), 3u);  // n=1, 4, 7: the missing shard's cases, each named
+  for (const Failure& f : m.failures) {
+    EXPECT_EQ(f.error, "ShardMissing");
+    EXPECT_NE(f.message.find("shard 1 of 3"), std::string::npos);
+  }
+  EXPECT_EQ(m.failures[1].row.params.at("n"), "4");
+}
+
+TEST(MergeShards, APartialShardLosesOnlyTheCasesItDidNotRun) {
+  Record stopped = sharded(1, 2, 6);  // n=1, 3, 5
+  stopped.results.pop_back();         // n=5 never ran
+  stopped.deviations.push_back(partial_record_deviation(2, 3));
+  const std::vector<Record> in{sharded(0, 2, 6), stopped};
+  EXPECT_NE(refusal(in).find("shard 1 of 2 is partial: 1 of its 3 cases did not run"),
+            std::string::npos)
+      << refusal(in);
+  MergeOptions allow = options();
+  allow.allow_missing_shards = true;
+  const Record m = merge_records(in, allow);
+  EXPECT_EQ(m.results.size(), 5u);
+  ASSERT_EQ(m.failures.size(), 1u);
+  EXPECT_EQ(m.failures[0].error, "ShardIncomplete");
+  EXPECT_EQ(m.failures[0].row.params.at("n"), "5");
+  // Every case has a row or a failure: the merge is not partial, and says what it lost.
+  EXPECT_TRUE(partial_record_note(m).empty());
+}
+
+TEST(MergeShards, RecordsThatAreNotShardsOfOneSweepAreRefused) {
+  // A shard twice.
+  EXPECT_NE(refusal({sharded(0, 2, 4), sharded(0, 2, 4)}).find("shard 0 of 2 is in two"),
+            std::string::npos);
+  // Another count.
+  EXPECT_NE(refusal({sharded(0, 2, 4), sharded(1, 3, 4)}).find("dealt into 3 shards"),
+            std::string::npos);
+  // Other cases.
+  EXPECT_NE(refusal({sharded(0, 2, 4), sharded(1, 2, 6)}).find("other cases"), std::string::npos);
+  // Other options (a --budget of its own), even with --allow-mixed.
+  Record other = sharded(1, 2, 4);
+  other.argv.back() = "5,20";
+  EXPECT_NE(refusal({sharded(0, 2, 4), other}, options(true))
+                .find("run one program with the "
+                      "same options"),
+            std::string::npos);
+  // Another gpumeter.
+  Record newer = sharded(1, 2, 4);
+  newer.gpumeter_version = "0.2.0";
+  EXPECT_NE(refusal({sharded(0, 2, 4), newer}).find("gpumeter 0.2.0"), std::string::npos);
+  // A whole sweep among shards.
+  EXPECT_NE(refusal({sharded(0, 2, 4), shard("whole", {row("scan", "a", 100)})})
+                .find("a whole sweep's record among shards"),
+            std::string::npos);
+}
+
+TEST(SweepArguments, WhatShardsOfOneSweepShare) {
+  EXPECT_EQ(sweep_arguments({"/a/b/bench", "--shard", "1/4", "--out=x", "--quiet", "--filter",
+                             "copy", "--shard=2/4", "--out", "y", "--csv"}),
+            (std::vector<std::string>{"bench", "--filter", "copy"}));
+}
+
+}  // namespace
+}  // namespace gpumeter

@@ -125,6 +125,11 @@ void expect_records_equal(const Record& a, const Record& b) {
     EXPECT_EQ(x.synchronized_by, y.synchronized_by);
     EXPECT_EQ(x.notes, y.notes);
   }
+  ASSERT_EQ(a.shard.has_value(), b.shard.has_value());
+  if (a.shard) {
+    EXPECT_EQ(a.shard->shard, b.shard->shard);
+    EXPECT_EQ(a.shard->cases, b.shard->cases);
+  }
   ASSERT_EQ(a.program.has_value(), b.program.has_value());
   if (a.program) {
     const ProgramRun& x = *a.program;
@@ -432,19 +437,26 @@ TEST(RecordSchema, VersionFourFixtureReadsWithoutAPrecision) {
 // The phases a user waits for read back as written, and a phase the record could not have
 // measured (a device clock on an import, a warm cold compile, a phase twice, no samples) is
 // refused by name.
+// `text` edited by `edit` is refused by the reader, saying `words`.
+void expect_edit_refused(const std::string& text, const std::function<void(ordered_json&)>& edit,
+                         const std::string& words) {
+  ordered_json j = ordered_json::parse(text);
+  edit(j);
+  try {
+    (void)parse_record(j.dump(2), "edited");
+    ADD_FAILURE() << "accepted: " << words;
+  } catch (const InvalidRecord& e) {
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
 TEST(RecordSchema, PhasesReadBackAndImpossibleOnesAreRefused) {
   const Record want = testing::phases_record();
   expect_records_equal(parse_record(serialize(want), "phases"), want);
 
+  const std::string text = serialize(want);
   auto refused = [&](const std::function<void(ordered_json&)>& edit, const std::string& words) {
-    ordered_json j = ordered_json::parse(serialize(want));
-    edit(j);
-    try {
-      (void)parse_record(j.dump(2), "edited");
-      ADD_FAILURE() << "accepted: " << words;
-    } catch (const InvalidRecord& e) {
-      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
-    }
+    expect_edit_refused(text, edit, words);
   };
   refused([](ordered_json& j) { j["phases"][1]["statistic"] = "device_busy"; },
           "phase init cannot be taken as device_busy");
@@ -469,6 +481,63 @@ TEST(RecordSchema, PhasesReadBackAndImpossibleOnesAreRefused) {
   // A version 5 record holding phases is a newer record relabelled: its phases would be dropped.
   refused([](ordered_json& j) { j["schema_version"] = 5; },
           "phases is a field of schema version 6");
+}
+
+// Shard 0 of 2 of a sweep whose other cases went to shard 1: the record's own cases first in each
+// pair, so the round robin deals them to shard 0.
+Record shard_record() {
+  Record r = full_record();
+  std::vector<RowKey> own;
+  for (const Result& res : r.results) own.push_back(RowKey{res.row.case_name, res.row.params, ""});
+  for (const Failure& f : r.failures) own.push_back(RowKey{f.row.case_name, f.row.params, ""});
+  std::sort(own.begin(), own.end());
+  own.erase(std::unique(own.begin(), own.end()), own.end());
+  std::vector<RowKey> cases;
+  for (std::size_t i = 0; i < own.size(); ++i) {
+    cases.push_back(own[i]);
+    cases.push_back(RowKey{"elsewhere", {{"n", std::to_string(i)}}, ""});
+  }
+  r.shard = plan_shard(Shard{0, 2, ShardSource::slurm, "SLURM_ARRAY_TASK_ID=0"}, cases);
+  return r;
+}
+
+TEST(RecordSchema, AShardReadsBackAndADealingNotGpumetersIsRefused) {
+  const Record want = shard_record();
+  const std::string text = serialize(want);
+  expect_records_equal(parse_record(text, "shard"), want);
+  EXPECT_EQ(serialize(parse_record(text, "shard")), text);
+
+  auto refused = [&](const std::function<void(ordered_json&)>& edit, const std::string& words) {
+    expect_edit_refused(text, edit, words);
+  };
+  // The record's rows claimed by another shard.
+  refused([](ordered_json& j) { j["shard"]["index"] = 1; }, "not of this record's shard 1 of 2");
+  // A case moved by hand, or a cost changed: not the dealing gpumeter makes.
+  refused([](ordered_json& j) { j["shard"]["cases"][1]["shard"] = 0; },
+          "but the dealing puts it in shard 1 of 2");
+  refused([](ordered_json& j) { j["shard"]["cases"][1]["cost"] = 9; }, "the dealing puts it");
+  refused([](ordered_json& j) { j["shard"]["cases"][0]["shard"] = 2; }, "out of range");
+  refused([](ordered_json& j) { j["shard"]["index"] = 2; }, "out of range");
+  refused([](ordered_json& j) { j["shard"]["count"] = 0; }, "out of range");
+  refused([](ordered_json& j) { j["shard"]["source"] = "cron"; }, "no source of a shard");
+  refused([](ordered_json& j) { j["shard"]["cases"][0]["implementation"] = "a"; }, "dealt whole");
+  // A row of a case the sweep never dealt.
+  refused([](ordered_json& j) { j["results"][0]["case"] = "stranger"; },
+          "is no case of the sweep this shard was dealt from");
+  // A complete record that lost one of its own cases.
+  refused(
+      [](ordered_json& j) {
+        ordered_json& cases = j["shard"]["cases"];
+        cases.insert(
+            cases.begin(),
+            ordered_json{
+                {"case", "lost"}, {"params", ordered_json::object()}, {"cost", 1}, {"shard", 0}});
+        cases.insert(
+            cases.begin() + 1,
+            ordered_json{
+                {"case", "lost2"}, {"params", ordered_json::object()}, {"cost", 1}, {"shard", 1}});
+      },
+      "with no row and no failure in a complete record");
 }
 
 // A measurement run to a target precision keeps what was asked, reached and why it stopped; the

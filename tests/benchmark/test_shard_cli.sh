@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# A sweep split into shards as a cluster's array job runs it (B10), on a program of host work
+# (host_benchmarks.cpp): --shard K/N and the schedulers' variables, the shards run one after
+# another and merged (the same rows as the whole sweep), a missing shard and a killed one named
+# by the merge, an altered shard record refused, and every bad value one line with exit 2. It
+# asserts the plumbing, never a timing ratio.
+#   test_shard_cli.sh BENCHMARK_PROGRAM GPUMETER FAKE_NVML
+set -u
+bench=$1
+gpumeter=$2
+fake_nvml=$3
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  [[ -n ${KEEP:-} ]] || rm -rf "$work"
+}
+trap cleanup EXIT
+export GPU_LOCK="$work/gpu.lock"
+export GPUMETER_NVML_LIBRARY="$fake_nvml"
+export CUDA_VISIBLE_DEVICES=""
+export GPUMETER_FAKE_NVML_PROCESSES=""
+unset GPUMETER_FAKE_NVML_FREE_BYTES GPUMETER_LOCK_HELD GPUMETER_LOCK_NOTE
+# No scheduler of the machine this runs on may deal this test's cases.
+unset SLURM_ARRAY_TASK_ID SLURM_ARRAY_TASK_COUNT SLURM_ARRAY_TASK_MIN SLURM_ARRAY_TASK_MAX \
+  SLURM_ARRAY_TASK_STEP JOB_COMPLETION_INDEX JOB_COMPLETIONS
+failures=0
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+run() {  # NAME ARGS...: the program, leaving $work/NAME.out, $work/NAME.err and $rc
+  local name=$1
+  shift
+  ("$bench" "$@"; exit $?) >"$work/$name.out" 2>"$work/$name.err"
+  rc=$?
+}
+g() {  # NAME ARGS...: gpumeter
+  local name=$1
+  shift
+  "$gpumeter" "$@" >"$work/$name.out" 2>"$work/$name.err"
+  rc=$?
+}
+expect_usage() {  # NAME WORDS: exit 2, the words said, nothing on stdout
+  [[ $rc -eq 2 ]] || fail "$1: exit code $rc, expected 2: $(cat "$work/$1.err")"
+  [[ -s "$work/$1.out" ]] && fail "$1: wrote to stdout"
+  grep -qF -- "$2" "$work/$1.err" || fail "$1: does not say '$2': $(cat "$work/$1.err")"
+}
+# The rows of a record, one line each: case, implementation and params, sorted (CSV's first
+# columns; the times differ from run to run).
+rows() {
+  "$gpumeter" report --csv "$1" | tail -n +2 | cut -d, -f1-4 | sort
+}
+quick=(--budget 1,2 --timing host)
+sweep=(--filter '^sum' --axis n=1:24 "${quick[@]}")  # 24 cases of one implementation each
+
+# --- bad values: one line naming the option or variable, exit 2 --------------------------------
+for bad in 4/4 -1/4 1/0 x abc/4 1/4/4 "1/100001"; do
+  run "bad_$RANDOM" "${sweep[@]}" --shard "$bad" --out "$work/bad"
+  [[ $rc -eq 2 ]] || fail "--shard $bad: exit code $rc, expected 2"
+done
+run too_many "${sweep[@]}" --shard 30/40 --out "$work/bad"
+expect_usage too_many "holds no case: the selected cases are 24, fewer than the shards"
+SLURM_ARRAY_TASK_ID=1 run half_slurm "${sweep[@]}" --out "$work/bad"
+expect_usage half_slurm "SLURM_ARRAY_TASK_COUNT is not"
+SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=4 run conflict "${sweep[@]}" --shard 2/4 --out "$work/bad"
+expect_usage conflict "but the scheduler says shard 1 of 4 (SLURM_ARRAY_TASK_ID=1"
+JOB_COMPLETION_INDEX=2 run no_completions "${sweep[@]}" --out "$work/bad"
+expect_usage no_completions "set JOB_COMPLETIONS"
+[[ -e "$work/bad" && -n $(ls -A "$work/bad") ]] && fail "a refused shard wrote files: $(ls "$work/bad")"
+
+# --- --list: the shard's own cases, dealt round robin -------------------------------------------
+run list "${sweep[@]}" --list --shard 1/4
+[[ $(cut -f2 "$work/list.out" | tr '\n' ';') == "sum (kind=plain, n=2);sum (kind=plain, n=6);sum (kind=plain, n=10);sum (kind=plain, n=14);sum (kind=plain, n=18);sum (kind=plain, n=22);" ]] ||
+  fail "list: not shard 1 of 4's cases: $(cat "$work/list.out")"
+
+# --- the whole sweep, then its 4 shards one after another, merged --------------------------------
+run whole "${sweep[@]}" --quiet --out "$work/whole"
+[[ $rc -eq 0 ]] || fail "whole: exit code $rc: $(cat "$work/whole.err")"
+for k in 0 1 2; do
+  run "shard$k" "${sweep[@]}" --shard "$k/4" --out "$work/s$k"
+  [[ $rc -eq 0 ]] || fail "shard $k: exit code $rc: $(cat "$work/shard$k.err")"
+  grep -qF "shard $k of 4 (--shard $k/4): 6 of the sweep's 24 cases" "$work/shard$k.err" ||
+    fail "shard $k: does not say which shard: $(cat "$work/shard$k.err")"
+done
+# The last one as a Slurm array task would be started (--array=1-4: id 4 is shard 3).
+SLURM_ARRAY_TASK_ID=4 SLURM_ARRAY_TASK_COUNT=4 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=4 \
+  run shard3 "${sweep[@]}" --out "$work/s3"
+[[ $rc -eq 0 ]] || fail "shard 3 (Slurm): exit code $rc: $(cat "$work/shard3.err")"
+grep -qF "shard 3 of 4 (SLURM_ARRAY_TASK_ID=4" "$work/shard3.err" ||
+  fail "shard 3: does not say the Slurm variables: $(cat "$work/shard3.err")"
+grep -qF '"source": "slurm"' "$work"/s3/gpumeter-*.json || fail "shard 3: the record does not say Slurm"
+# A shard's table says it is one share of a sweep.
+g shard_report report "$work"/s1/gpumeter-*.json
+grep -qF "one shard of a sweep: shard 1 of 4 (--shard 1/4), 6 of its 24 cases" \
+  "$work/shard_report.out" || fail "shard report: does not say it is one shard"
+g merge merge "$work"/s{0,1,2,3}/gpumeter-*.json -o "$work/merged.json"
+[[ $rc -eq 0 ]] || fail "merge: exit code $rc: $(cat "$work/merge.err")"
+rows "$work"/whole/gpumeter-*.json >"$work/whole.rows"
+rows "$work/merged.json" >"$work/merged.rows"
+[[ $(wc -l <"$work/whole.rows") -eq 48 ]] || fail "whole: not 48 rows (24 cases of 2 implementations)"
+diff "$work/whole.rows" "$work/merged.rows" >/dev/null || fail "merged: not the whole sweep's rows"
+g merged_report report "$work/merged.json"
+grep -qF "the 4 shards of one sweep of 24 cases, every shard merged" \
+  "$work/merged_report.out" || fail "merged: does not say it joined 4 shards"
+grep -qF "one shard of a sweep" "$work/merged_report.out" && fail "merged: still says it is a shard"
+# A shard in a process per case (--isolate): each case's process deals the same way, so it
+# measures the same cases as the shard in one process.
+run isolated "${sweep[@]}" --isolate --shard 1/4 --out "$work/i1"
+[[ $rc -eq 0 ]] || fail "isolated: exit code $rc: $(cat "$work/isolated.err")"
+diff <(rows "$work"/i1/gpumeter-*.json) <(rows "$work"/s1/gpumeter-*.json) >/dev/null ||
+  fail "isolated: not shard 1's rows"
+# --shard all: every case, though a scheduler's variables are set.
+SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=4 run all "${sweep[@]}" --shard all --list
+[[ $(wc -l <"$work/all.out") -eq 24 ]] || fail "--shard all: not every case: $(wc -l <"$work/all.out")"
+
+# --- merges that are not of one sweep's shards ------------------------------------------------
+g missing merge "$work"/s{0,1,3}/gpumeter-*.json -o "$work/missing.json"
+expect_usage missing "shard 2 of 4 is missing (its 6 cases, sum (kind=plain, n=3) first)"
+[[ -e "$work/missing.json" ]] && fail "missing: wrote a record"
+g missing_allowed merge --allow-missing-shards "$work"/s{0,1,3}/gpumeter-*.json -o "$work/missing.json"
+[[ $rc -eq 0 ]] || fail "missing_allowed: exit code $rc: $(cat "$work/missing_allowed.err")"
+g missing_report report --wide "$work/missing.json"
+[[ $(grep -c "ShardMissing" "$work/missing_report.out") -ge 6 ]] ||
+  fail "missing_allowed: the 6 lost cases are not failures named ShardMissing"
+run again "${sweep[@]}" --shard 0/4 --out "$work/s0b"
+g twice merge "$work"/s{0,0b,1,2,3}/gpumeter-*.json -o "$work/twice.json"
+expect_usage twice "shard 0 of 4 is in two of the records"
+run other_budget --filter '^sum' --axis n=1:24 --budget 1,3 --timing host --shard 2/4 --out "$work/o2"
+g other merge "$work"/s{0,1,3}/gpumeter-*.json "$work"/o2/gpumeter-*.json -o "$work/other.json"
+expect_usage other "shards of one sweep run one program with the same options"
+g whole_among merge "$work"/s{0,1,2,3}/gpumeter-*.json "$work"/whole/gpumeter-*.json -o "$work/w.json"
+expect_usage whole_among "a whole sweep's record among shards"
+
+# --- an altered shard record: a row moved to another shard is refused by the reader -------------
+altered="$work/altered.json"
+sed 's/^  "shard": {$/&/; /^  "shard": {$/,/^  }/ s/"index": 1,/"index": 2,/' "$work"/s1/gpumeter-*.json >"$altered"
+grep -q '"index": 2,' "$altered" || fail "altered: the test's edit did not apply"
+g altered report "$altered"
+expect_usage altered "is a case of shard 1 of 4, not of this record's shard 2 of 4"
+
+# --- a shard killed while it runs: its journal is partial, and the merge names what it lost ------
+# 3 cases dealt to 2 shards: sum n=1000 and trouble what=hang to shard 0, sum n=4000 to shard 1.
+mix=(--filter 'n=1000|n=4000|what=hang' "${quick[@]}")
+run k1 "${mix[@]}" --shard 1/2 --out "$work/k1"
+[[ $rc -eq 0 ]] || fail "killed: shard 1: exit code $rc: $(cat "$work/k1.err")"
+"$bench" "${mix[@]}" --shard 0/2 --out "$work/k0" >"$work/k0.out" 2>"$work/k0.err" &
+pid=$!
+pids+=($pid)
+for _ in $(seq 200); do  # 10 s for its first case to reach the journal
+  [[ $(cat "$work"/k0/*.partial.jsonl 2>/dev/null | wc -l) -ge 2 ]] && break
+  sleep 0.05
+done
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+journal=$(ls "$work"/k0/*.partial.jsonl 2>/dev/null | head -n1)
+[[ -n $journal ]] || fail "killed: no journal of shard 0"
+g killed merge "$journal" "$work"/k1/gpumeter-*.json -o "$work/killed.json"
+expect_usage killed "shard 0 of 2 is partial: 1 of its 2 cases did not run (trouble (what=hang))"
+g killed_allowed merge --allow-missing-shards "$journal" "$work"/k1/gpumeter-*.json -o "$work/killed.json"
+[[ $rc -eq 0 ]] || fail "killed_allowed: exit code $rc: $(cat "$work/killed_allowed.err")"
+g killed_report report --wide "$work/killed.json"
+grep -qE '^\| sum +\| loop ' "$work/killed_report.out" || fail "killed: the finished rows are lost"
+grep -qF "ShardIncomplete" "$work/killed_report.out" || fail "killed: the lost case is not named"
+grep -qF "partial record" "$work/killed_report.out" &&
+  fail "killed: the merge, every case accounted for, still reads as partial"
+
+if [[ $failures -gt 0 ]]; then
+  echo "$failures check(s) failed" >&2
+  exit 1
+fi
+echo "shards: every check passed"

@@ -1,0 +1,252 @@
+// Sharding a sweep (B10): --shard K/N, the schedulers' variables, and the dealing of cases.
+#include "gpumeter/shard.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "gpumeter/errors.hpp"
+
+namespace gpumeter {
+namespace {
+
+EnvLookup env(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](const char* name) -> std::optional<std::string> {
+    const auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+std::string config_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(no ConfigError)";
+}
+
+TEST(ShardOption, ReadsKOfN) {
+  const ShardChoice c = parse_shard_option("2/4");
+  ASSERT_TRUE(c.given && c.shard);
+  EXPECT_EQ(c.shard->index, 2u);
+  EXPECT_EQ(c.shard->count, 4u);
+  EXPECT_EQ(c.shard->source, ShardSource::option);
+  EXPECT_EQ(c.shard->origin, "--shard 2/4");
+  EXPECT_FALSE(parse_shard_option("").given);
+  const ShardChoice all = parse_shard_option("all");
+  EXPECT_TRUE(all.given);
+  EXPECT_FALSE(all.shard);
+}
+
+TEST(ShardOption, RefusesWhatIsNotShardKOfN) {
+  for (const char* bad : {"4/4", "5/4", "0/0", "-1/4", "1/-4", "+1/4", "1/4/2", "1", "/4", "1/",
+                          " 1/4", "1/4 ", "a/4", "1.0/4", "0/100001", "0/99999999999999999999"}) {
+    const std::string why = config_error([&] { (void)parse_shard_option(bad); });
+    EXPECT_EQ(why.rfind("--shard: ", 0), 0u) << bad << ": " << why;
+  }
+  EXPECT_NE(config_error([] { (void)parse_shard_option("4/4"); }).find("below N"),
+            std::string::npos);
+  EXPECT_NO_THROW((void)parse_shard_option("99999/100000"));
+}
+
+TEST(SchedulerShard, NoneWithoutTheVariables) {
+  EXPECT_FALSE(scheduler_shard(env({})));
+  EXPECT_FALSE(scheduler_shard(env({{"SLURM_JOB_ID", "7"}})));  // a job, not an array
+}
+
+TEST(SchedulerShard, SlurmArrayFromZero) {
+  const auto s = scheduler_shard(env({{"SLURM_ARRAY_TASK_ID", "3"},
+                                      {"SLURM_ARRAY_TASK_COUNT", "32"},
+                                      {"SLURM_ARRAY_TASK_MIN", "0"},
+                                      {"SLURM_ARRAY_TASK_MAX", "31"}}));
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->index, 3u);
+  EXPECT_EQ(s->count, 32u);
+  EXPECT_EQ(s->source, ShardSource::slurm);
+  EXPECT_NE(s->origin.find("SLURM_ARRAY_TASK_ID=3"), std::string::npos);
+}
+
+TEST(SchedulerShard, SlurmArrayFromOneAndByStep) {
+  // --array=1-4: ids 1..4 are shards 0..3.
+  auto s = scheduler_shard(env({{"SLURM_ARRAY_TASK_ID", "1"},
+                                {"SLURM_ARRAY_TASK_COUNT", "4"},
+                                {"SLURM_ARRAY_TASK_MIN", "1"},
+                                {"SLURM_ARRAY_TASK_MAX", "4"}}));
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->index, 0u);
+  // --array=0-30:10: ids 0, 10, 20, 30 are shards 0..3.
+  s = scheduler_shard(env({{"SLURM_ARRAY_TASK_ID", "20"},
+                           {"SLURM_ARRAY_TASK_COUNT", "4"},
+                           {"SLURM_ARRAY_TASK_MIN", "0"},
+                           {"SLURM_ARRAY_TASK_MAX", "30"},
+                           {"SLURM_ARRAY_TASK_STEP", "10"}}));
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->index, 2u);
+  EXPECT_EQ(s->count, 4u);
+}
+
+TEST(SchedulerShard, SlurmRefusals) {
+  // Half of the pair: not an array task as Slurm starts one.
+  EXPECT_NE(config_error([] {
+              (void)scheduler_shard(env({{"SLURM_ARRAY_TASK_ID", "1"}}));
+            }).find("SLURM_ARRAY_TASK_COUNT is not"),
+            std::string::npos);
+  // Listed ids (--array=1,5,9): COUNT 3 but MAX-MIN 8: no numbering from the id.
+  EXPECT_NE(config_error([] {
+              (void)scheduler_shard(env({{"SLURM_ARRAY_TASK_ID", "5"},
+                                         {"SLURM_ARRAY_TASK_COUNT", "3"},
+                                         {"SLURM_ARRAY_TASK_MIN", "1"},
+                                         {"SLURM_ARRAY_TASK_MAX", "9"}}));
+            }).find("not one range"),
+            std::string::npos);
+  // An id outside the array, values that are no numbers, a zero step.
+  for (const auto& vars : std::vector<std::map<std::string, std::string>>{
+           {{"SLURM_ARRAY_TASK_ID", "4"}, {"SLURM_ARRAY_TASK_COUNT", "4"}},
+           {{"SLURM_ARRAY_TASK_ID", "x"}, {"SLURM_ARRAY_TASK_COUNT", "4"}},
+           {{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_COUNT", "0"}},
+           {{"SLURM_ARRAY_TASK_ID", "1"},
+            {"SLURM_ARRAY_TASK_COUNT", "4"},
+            {"SLURM_ARRAY_TASK_STEP", "0"}}}) {
+    EXPECT_NE(config_error([&] { (void)scheduler_shard(env(vars)); }), "(no ConfigError)");
+  }
+}
+
+TEST(SchedulerShard, KubernetesIndexedJob) {
+  const auto s = scheduler_shard(env({{"JOB_COMPLETION_INDEX", "5"}, {"JOB_COMPLETIONS", "8"}}));
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->index, 5u);
+  EXPECT_EQ(s->count, 8u);
+  EXPECT_EQ(s->source, ShardSource::kubernetes);
+  // Kubernetes exports the index only: the count must be said, and the message says how.
+  const std::string why = config_error([] {
+    (void)scheduler_shard(env({{"JOB_COMPLETION_INDEX", "5"}}));
+  });
+  EXPECT_NE(why.find("JOB_COMPLETIONS"), std::string::npos) << why;
+  EXPECT_NE(why.find("--shard 5/N"), std::string::npos) << why;
+  EXPECT_NE(config_error([] {
+              (void)scheduler_shard(env({{"JOB_COMPLETION_INDEX", "8"}, {"JOB_COMPLETIONS", "8"}}));
+            }),
+            "(no ConfigError)");
+}
+
+TEST(SchedulerShard, TwoSchedulersMustAgree) {
+  const auto agree = scheduler_shard(env({{"SLURM_ARRAY_TASK_ID", "1"},
+                                          {"SLURM_ARRAY_TASK_COUNT", "4"},
+                                          {"JOB_COMPLETION_INDEX", "1"},
+                                          {"JOB_COMPLETIONS", "4"}}));
+  ASSERT_TRUE(agree);
+  EXPECT_EQ(agree->index, 1u);
+  const std::string why = config_error([] {
+    (void)scheduler_shard(env({{"SLURM_ARRAY_TASK_ID", "1"},
+                               {"SLURM_ARRAY_TASK_COUNT", "4"},
+                               {"JOB_COMPLETION_INDEX", "2"},
+                               {"JOB_COMPLETIONS", "4"}}));
+  });
+  EXPECT_NE(why.find("shard 1 of 4"), std::string::npos) << why;
+  EXPECT_NE(why.find("shard 2 of 4"), std::string::npos) << why;
+}
+
+TEST(ResolveShard, OptionAgainstScheduler) {
+  const auto slurm = env({{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_COUNT", "4"}});
+  // The scheduler's, without the option.
+  auto s = resolve_shard("", slurm);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->source, ShardSource::slurm);
+  // The option's where they agree.
+  s = resolve_shard("1/4", slurm);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->source, ShardSource::option);
+  // Refused where they do not, both named.
+  const std::string why = config_error([&] { (void)resolve_shard("2/4", slurm); });
+  EXPECT_EQ(why.rfind("--shard: ", 0), 0u) << why;
+  EXPECT_NE(why.find("SLURM_ARRAY_TASK_ID=1"), std::string::npos) << why;
+  // --shard all: every case, the scheduler's variables not even read.
+  EXPECT_FALSE(resolve_shard("all", slurm));
+  EXPECT_FALSE(resolve_shard("all", env({{"SLURM_ARRAY_TASK_ID", "1"}})));
+  EXPECT_FALSE(resolve_shard("", env({})));
+}
+
+TEST(DealCases, EqualCostsRoundRobin) {
+  const std::vector<std::size_t> dealt = deal_cases(std::vector<double>(10, 1.0), 4);
+  EXPECT_EQ(dealt, (std::vector<std::size_t>{0, 1, 2, 3, 0, 1, 2, 3, 0, 1}));
+  // Fewer cases than shards: the last shards hold none.
+  EXPECT_EQ(deal_cases({1, 1}, 4), (std::vector<std::size_t>{0, 1}));
+  EXPECT_TRUE(deal_cases({}, 3).empty());
+  EXPECT_EQ(deal_cases({1, 1, 1}, 1), (std::vector<std::size_t>{0, 0, 0}));
+}
+
+TEST(DealCases, BalancedByCost) {
+  // Sizes growing by decades: cut into blocks, one shard would hold almost all the cost.
+  std::vector<double> costs;
+  for (int i = 0; i < 200; ++i) costs.push_back(1.0 + static_cast<double>(i % 20) * 10.0);
+  const std::size_t n = 4;
+  const std::vector<std::size_t> dealt = deal_cases(costs, n);
+  std::vector<double> load(n, 0.0);
+  std::vector<std::size_t> cases(n, 0);
+  for (std::size_t i = 0; i < costs.size(); ++i) {
+    load[dealt[i]] += costs[i];
+    ++cases[dealt[i]];
+  }
+  const double total = std::accumulate(costs.begin(), costs.end(), 0.0);
+  const double largest = *std::max_element(costs.begin(), costs.end());
+  // Greedy largest-first: no shard exceeds the mean by more than the largest case.
+  for (std::size_t s = 0; s < n; ++s) {
+    EXPECT_LE(load[s], total / static_cast<double>(n) + largest) << "shard " << s;
+    EXPECT_GT(cases[s], 0u);
+  }
+  // One costly case among cheap ones gets a shard of its own share.
+  const std::vector<std::size_t> lopsided = deal_cases({100, 1, 1, 1, 1, 1}, 2);
+  EXPECT_EQ(lopsided, (std::vector<std::size_t>{0, 1, 1, 1, 1, 1}));
+}
+
+TEST(DealCases, DeterministicAndRefusals) {
+  const std::vector<double> costs{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5};
+  EXPECT_EQ(deal_cases(costs, 3), deal_cases(costs, 3));
+  EXPECT_THROW((void)deal_cases(costs, 0), ConfigError);
+  EXPECT_THROW((void)deal_cases(costs, kMaxShards + 1), ConfigError);
+  EXPECT_THROW((void)deal_cases({1, 0}, 2), ConfigError);
+  EXPECT_THROW((void)deal_cases({1, -1}, 2), ConfigError);
+  EXPECT_THROW((void)deal_cases({1, std::nan("")}, 2), ConfigError);
+}
+
+std::vector<RowKey> cases(int n) {
+  std::vector<RowKey> out;
+  for (int i = 0; i < n; ++i) out.push_back(RowKey{"copy", {{"n", std::to_string(i)}}, ""});
+  return out;
+}
+
+TEST(ShardPlan, PlannedAndCheckedAgain) {
+  const ShardPlan plan = plan_shard(Shard{1, 3, ShardSource::option, "--shard 1/3"}, cases(7));
+  ASSERT_EQ(plan.cases.size(), 7u);
+  EXPECT_EQ(plan.cases[1].shard, 1u);
+  EXPECT_EQ(plan.cases[4].shard, 1u);
+  EXPECT_EQ(shard_plan_problem(plan), "");
+
+  ShardPlan moved = plan;
+  moved.cases[4].shard = 2;  // a row claimed by another shard than the dealing's
+  EXPECT_NE(shard_plan_problem(moved).find("the dealing puts it in shard 1 of 3"),
+            std::string::npos)
+      << shard_plan_problem(moved);
+  ShardPlan twice = plan;
+  twice.cases[2] = twice.cases[3];
+  EXPECT_NE(shard_plan_problem(twice).find("dealt twice"), std::string::npos);
+  ShardPlan beyond = plan;
+  beyond.shard.index = 3;
+  EXPECT_NE(shard_plan_problem(beyond).find("no such shard"), std::string::npos);
+  ShardPlan split = plan;
+  split.cases[0].row.implementation = "a";
+  EXPECT_NE(shard_plan_problem(split).find("dealt whole"), std::string::npos);
+  ShardPlan costed = plan;
+  costed.cases[0].cost = 50;  // now the costliest goes first to shard 0, and the rest move
+  EXPECT_NE(shard_plan_problem(costed), "");
+}
+
+}  // namespace
+}  // namespace gpumeter
