@@ -334,6 +334,10 @@ inline std::string halves_problem(const Record& record) {
   second.runtimes.clear();
   first.run_id += "-1";
   second.run_id += "-2";
+  // Halves of one shard are no shards of a sweep (each lacks cases the dealing gave it): split,
+  // they are plain records, which merge back row for row.
+  first.shard.reset();
+  second.shard.reset();
   first.comparisons = compare_results(first.results);
   second.comparisons = compare_results(second.results);
   if (std::string p = compare_problem(record, second); !p.empty()) return p;
