@@ -15,6 +15,7 @@
 // work, the CUDA backends of gpumeter/cuda.hpp (when built with CUDA; link gpumeter::cuda). Writing
 // a backend of your own is the extension layer: gpumeter/backend/*.hpp.
 #include "gpumeter/benchmark.hpp"
+#include "gpumeter/board.hpp"
 #include "gpumeter/calibration.hpp"
 #include "gpumeter/call.hpp"
 #include "gpumeter/ceilings.hpp"

@@ -1,6 +1,7 @@
 #pragma once
-// The records of the shards of one sweep (run on one device, one way of timing) joined into one
-// record, so tables and comparisons see the whole sweep (`gpumeter merge`).
+// The records of the shards of one sweep (run on boards of one kind, one way of timing) joined into
+// one record, so tables and comparisons see the whole sweep (`gpumeter merge`); each row keeps the
+// board it ran on.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,8 +15,10 @@ namespace gpumeter {
 inline constexpr std::string_view kMergedProgramsMark = "merged from program runs (";
 
 struct MergeOptions {
-  // Join records of different devices, configurations, project commits, timing methods or
-  // ceilings; the merged record says which in a deviation, and its header is the first's.
+  // Join records of devices of different kinds (names), configurations, project commits, timing
+  // methods or ceilings; the merged record says which in a deviation, and its header is the
+  // first's. Boards of one kind (one name, different uuids) need no leave: each row keeps its own
+  // board, and rows of two boards are never compared.
   bool allow_mixed = false;
   // Merge the shards of a sweep that are here though one is missing or stopped early: the cases
   // of such a shard become failures (ShardMissing, ShardIncomplete) of the merged record, named,
@@ -28,15 +31,17 @@ struct MergeOptions {
   std::vector<std::string> argv;
 };
 
-// Every result and failure of `records`, in order, with every deviation once, the header
-// (host, device, state, configuration, commit) of the first, the ceilings joined (the fastest
+// Every result and failure of `records` (one or more), in order, each row with its board (that of
+// its record's device where it names none), with every deviation once, the header (host, device,
+// state, configuration, commit) of the first, the ceilings joined (the fastest
 // run any shard saw) and every row's summary and the comparisons recomputed against them, and
 // a deviation naming the records joined. Throws MergeRefused (errors.hpp) when a row is in two
 // of the records, and, unless allow_mixed, when the records differ in what they were measured
 // with. Records of shards (Record::shard) must be shards of one sweep: each a shard, of one
 // dealing, run by one program and gpumeter with the same arguments (sweep_arguments), each shard
-// once, none missing or partial unless allow_missing_shards; the merged record is a whole sweep
-// (no shard section) and says which shards it joined.
+// once, none that holds a case missing or partial unless allow_missing_shards (a shard of more
+// shards than cases holds none and is not needed); the merged record is a whole sweep (no shard
+// section), its rows and failures in the sweep's order, and says which shards it joined.
 Record merge_records(const std::vector<Record>& records, const MergeOptions& options);
 
 }  // namespace gpumeter

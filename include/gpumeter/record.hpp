@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpumeter/board.hpp"
 #include "gpumeter/calibration.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/device.hpp"
@@ -44,8 +45,10 @@ namespace gpumeter {
 // instance counts, the kernels launched outside every range), which a version 6 reader would drop,
 // showing a program's ranges as isolated calls and hiding the kernels no range held. Within
 // version 7 (none published with it before), the optional `shard` section of a sweep's shard:
-// which shard, and the dealing of every case.
-inline constexpr int kRecordSchemaVersion = 7;
+// which shard, and the dealing of every case. Version 8 adds each row's board (board.hpp: its
+// device's uuid and name, the clocks read when its run began), which a version 7 reader would
+// drop, taking a merge of runs on two boards of one kind for rows of one board.
+inline constexpr int kRecordSchemaVersion = 8;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 inline constexpr const char* kRecordSchemaName = "gpumeter.record";
 
@@ -120,6 +123,8 @@ struct Result {
   Summary summary;
   Workload workload;
   MemoryUse memory;  // the case's; the same for each of its implementations
+  // The board it ran on; unnamed until its record's assembler fills it (fill_boards).
+  Board board;
 };
 
 // A case (or one implementation of it) that produced no number, and why: the error's type
@@ -194,6 +199,15 @@ inline void copy_measured_setup(const Record& from, Record& to) {
   to.device_state = from.device_state;
   to.ceilings = from.ceilings;
   to.config = from.config;
+}
+
+// A row that names no board of its own ran on its record's device. Whoever assembles a record
+// from a run (the recorder, the runner, the writer) or joins records (merge) fills them so.
+inline void fill_boards(Record& record) {
+  const Board own = board_of(record.device, record.device_state);
+  for (Result& r : record.results) {
+    if (!r.board.known()) r.board = own;
+  }
 }
 
 // Appends the deviations of `from` that `to` does not hold yet, in their order.

@@ -4,9 +4,11 @@
 // the distributed engine; gpumeter only deals the cases and merges the shards' records.
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpumeter/row.hpp"
@@ -33,13 +35,14 @@ struct Shard {
 inline constexpr std::size_t kMaxShards = 100'000;
 
 // "K/N" with 0 <= K < N <= kMaxShards: shard K of N. "all": every case, whatever the scheduler's
-// variables say (returned as a choice with no shard). "" (the option not given): no choice.
-// Throws ConfigError naming --shard for anything else.
+// variables say (returned as a choice with no shard). nullopt (the option not given): no choice.
+// Throws ConfigError naming --shard for anything else, "" included: `--shard "$UNSET"` in a job
+// script must not measure every case in every task.
 struct ShardChoice {
   bool given = false;  // the option was on the command line
   std::optional<Shard> shard;
 };
-ShardChoice parse_shard_option(std::string_view text);
+ShardChoice parse_shard_option(std::optional<std::string_view> text);
 
 // How an environment variable is looked up: nullopt when unset. The scheduler's variables are
 // read through it, so tests give their own.
@@ -60,7 +63,37 @@ std::optional<Shard> scheduler_shard(const EnvLookup& env);
 // both say; the scheduler's where the option is not given; none with --shard all, or where
 // neither says. Throws ConfigError for a disagreement (both values named) and for what the two
 // functions above refuse.
-std::optional<Shard> resolve_shard(std::string_view option, const EnvLookup& env);
+std::optional<Shard> resolve_shard(std::optional<std::string_view> option, const EnvLookup& env);
+
+// The scheduler's variables (Slurm's array and Kubernetes' indexed Job), which a process that
+// deals the shards itself (--devices) keeps from the processes it starts.
+inline constexpr const char* kSchedulerVariables[] = {
+    "SLURM_ARRAY_TASK_ID",  "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN",
+    "SLURM_ARRAY_TASK_MAX", "SLURM_ARRAY_TASK_STEP",  "JOB_COMPLETION_INDEX",
+    "JOB_COMPLETIONS"};
+
+// A device of this host that --devices may name: its index (as --device takes it) and its uuid
+// ("" where it could not be read).
+struct HostDevice {
+  int index = 0;
+  std::string uuid;
+
+  friend bool operator==(const HostDevice&, const HostDevice&) = default;
+};
+
+// --devices: "all" (every device of `available`, in order), or ids "0,1,3" in the order given,
+// each the index of a device of `available`. Throws ConfigError naming --devices for an empty
+// list, what is not an id, an id given twice, an id of no device here (the ones there are named),
+// and two ids of one device (the same uuid: a device listed twice, e.g. by CUDA_VISIBLE_DEVICES).
+std::vector<HostDevice> choose_devices(std::string_view text,
+                                       const std::vector<HostDevice>& available);
+
+// The shard the process of device `d` (0-based among `devices` chosen) measures: shard d of
+// `devices`, or, in a task that is itself shard s of S (a scheduler's array task, or --shard),
+// shard s * devices + d of S * devices. Every task's devices deal the sweep among themselves as
+// the tasks of a larger array would, so a merge of the shards of every task gives the whole
+// sweep. Throws ConfigError when S * devices is above kMaxShards.
+Shard device_shard(const std::optional<Shard>& task, std::size_t d, std::size_t devices);
 
 // Deals cases into `count` shards and returns each case's shard, in the cases' order.
 // Deterministic: every task of an array deals the same list the same way, so each finds its own
@@ -90,6 +123,23 @@ struct ShardPlan {
   std::vector<DealtCase> cases;
 };
 
+// The cases `plan` deals to its own shard (none for a shard of more shards than cases: an empty
+// part of the sweep, which measures nothing and which a merge does not need).
+std::size_t own_cases(const ShardPlan& plan);
+
+// Finds the dealt case a row is of: the case of the row's name whose params are the row's, else
+// the one case whose params are all among the row's. A row may add params of its own (Python's
+// sweep marks a size measured again in reversed order with order=reversed) and stays its case's.
+class DealtCases {
+ public:
+  explicit DealtCases(const ShardPlan& plan);
+  // The index in plan.cases, or nullopt where no case, or more than one, is the row's.
+  std::optional<std::size_t> find(const RowKey& row) const;
+
+ private:
+  std::map<std::pair<std::string, Params>, std::size_t> index_;
+};
+
 // The plan of `shard` for the sweep's cases (their rows, in plan order) at `costs` (empty: all
 // 1), dealt by deal_cases.
 ShardPlan plan_shard(const Shard& shard, const std::vector<RowKey>& cases,
@@ -100,15 +150,18 @@ ShardPlan plan_shard(const Shard& shard, const std::vector<RowKey>& cases,
 std::string shard_plan_problem(const ShardPlan& plan);
 
 // A shard's command line as every shard of its sweep has it: the program by its file name (tasks
-// may run it from different paths), without --shard and --out (each task has its own) and without
-// the options that only choose what is printed (--quiet, --md, --csv, --wide). Two records whose
-// arguments differ here were not run as shards of one sweep.
+// may run it from different paths), without --shard, --out and --device (each task has its own;
+// each row names its board), without --devices and the options a process of --devices is started
+// with, and without the options that only choose what is printed (--quiet, --md, --csv, --wide).
+// Two records whose arguments differ here were not run as shards of one sweep.
 std::vector<std::string> sweep_arguments(const std::vector<std::string>& argv);
 
-// How the deviation of a shard's record starts: a table of it shows one share of a sweep, and says
-// so. A merge of every shard replaces these with its own.
+// What a table of a shard's record says of it, read from its shard section: it shows one share of
+// a sweep. "one shard of a sweep: shard 1 of 4 (--shard 1/4), 6 of its 24 cases; ..."
+std::string describe_shard(const ShardPlan& plan);
+// Records of schema 7 also said it as a deviation starting so; a merge of every shard drops them,
+// and a table of a shard shows the section instead.
 inline constexpr std::string_view kShardRecordMark = "one shard of a sweep: ";
-std::string shard_deviation(const ShardPlan& plan);
 
 // "shard 2 of 4" (numbered from 0, as --shard K/N is).
 std::string shard_label(std::size_t index, std::size_t count);

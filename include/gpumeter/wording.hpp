@@ -32,6 +32,12 @@ inline constexpr int kTableTimeDigits = 3;
 // for where two devices must be told apart (two records compared, a lock held).
 std::string device_label(const DeviceIdentity& device, bool with_uuid = false);
 
+// The device a row ran on, as a table's device column names it: its record's device_label where
+// the row ran on that device, else its own board's name and uuid ("<name> (GPU-...)"): a record
+// joined from runs on several boards keeps each row's.
+std::string row_device_label(const DeviceIdentity& device, const DeviceState& state,
+                             const Board& board);
+
 // From this time on (10 ms) times read in ms, so a long op does not read as 123000 us; below it,
 // kernel times stay in the unit they are usually quoted in. A table takes the unit of its largest
 // median device_busy.

@@ -1,5 +1,6 @@
-// `gpumeter merge`: the records of the shards of one sweep (run on one device, one way of timing)
-// joined into one record, so tables and comparisons see the whole sweep.
+// `gpumeter merge`: the records of the shards of one sweep (run on boards of one kind, one way of
+// timing) joined into one record, so tables and comparisons see the whole sweep; each row keeps its
+// board.
 #include "merge.hpp"
 
 #include <unistd.h>
@@ -36,14 +37,16 @@ Command add_merge_command(CLI::App& app) {
   auto options = std::make_shared<Options>();
   CLI::App* sub =
       app.add_subcommand("merge", "Join the records of the shards of one sweep into one record.");
-  sub->add_option("records", options->files, "Record files, two or more")
+  sub->add_option("records", options->files,
+                  "Record files: the shards of a sweep (one alone where it is the only shard, or "
+                  "a whole sweep's record)")
       ->required()
-      ->expected(2, -1);
+      ->expected(1, -1);
   sub->add_option("-o,--output", options->out, "The merged record to write (never overwritten)")
       ->required();
   sub->add_flag("--allow-mixed", options->allow_mixed,
-                "Join records of different devices, timing methods or budgets (the merged record "
-                "says so)");
+                "Join records of devices of different kinds, timing methods or budgets (the merged "
+                "record says so); boards of one kind need no leave: each row keeps its own");
   sub->add_flag("--allow-missing-shards", options->allow_missing_shards,
                 "Merge the shards of a sweep though one is missing or partial: its cases that did "
                 "not run become failures of the merged record (ShardMissing, ShardIncomplete)");

@@ -93,6 +93,16 @@ Comparison compare_rows(const Result& base, const Result& cand) {
   c.baseline_clock = base.summary.clock;
   c.precision = base.measurement.precision;
   c.candidate_clock = cand.summary.clock;
+  // B10: boards of one kind differ by more than runs on one board vary (a training step read
+  // +1.1% and +2.3% slower on a second H200 board), and a comparison's interval knows only its
+  // own run's spread: rows of two boards are never set against each other.
+  if (!same_board(base.board, cand.board)) {
+    c.refusal = "the rows ran on two boards (" + board_label(base.board) + " and " +
+                board_label(cand.board) +
+                "): boards of one kind differ by a few percent, more than runs on one board "
+                "vary, so rows of two boards are never compared";
+    return c;
+  }
   // P6: a row whose time may not be its work's is not set against another.
   for (const Result* r : {&base, &cand}) {
     if (const std::optional<NullTestOutcome> n = null_test_of(*r); n && n->failed()) {

@@ -16,8 +16,10 @@
 namespace gpumeter {
 namespace {
 
+// The kind of device: boards of one kind merge, each row keeping its own board (B10); devices of
+// two kinds (two names) are mixed.
 std::string device_of(const Record& r) {
-  return r.device.uuid.empty() ? r.device.kind + ":" + r.device.name : r.device.uuid;
+  return r.device.name.empty() ? r.device.kind : r.device.name + " (" + r.device.kind + ")";
 }
 
 std::string config_of(const Record& r) {
@@ -101,23 +103,35 @@ void join_shards(const std::vector<const Record*>& by_index, const MergeOptions&
 
   // What each shard left out: a missing shard all its cases, a partial one those it did not
   // finish (no row and no failure).
-  std::set<RowKey> present;
-  for (const Result& res : out.results)
-    present.insert(RowKey{res.row.case_name, res.row.params, ""});
-  for (const Failure& f : out.failures) present.insert(RowKey{f.row.case_name, f.row.params, ""});
+  const DealtCases dealt_cases(plan);
+  std::vector<bool> present(plan.cases.size(), false);
+  const auto mark = [&](const RowKey& row) {
+    if (const std::optional<std::size_t> i = dealt_cases.find(row)) present[*i] = true;
+  };
+  for (const Result& res : out.results) mark(res.row);
+  for (const Failure& f : out.failures) mark(f.row);
+  std::vector<std::size_t> dealt_to(count, 0);
+  for (const DealtCase& c : plan.cases) ++dealt_to[c.shard];
   std::vector<std::string> problems;
   std::vector<Failure> lost;
+  std::size_t empty = 0;
   for (std::size_t k = 0; k < count; ++k) {
     const Record* r = by_index[k];
+    // A shard of more shards than cases holds none: an empty part, never needed (B10).
+    if (dealt_to[k] == 0) {
+      ++empty;
+      continue;
+    }
     const std::string partial = r != nullptr ? partial_record_note(*r) : std::string();
     if (r != nullptr && partial.empty()) continue;
     std::size_t dealt = 0;
     std::size_t missing = 0;
     std::string first_missing;
-    for (const DealtCase& c : plan.cases) {
+    for (std::size_t i = 0; i < plan.cases.size(); ++i) {
+      const DealtCase& c = plan.cases[i];
       if (c.shard != k) continue;
       ++dealt;
-      if (present.count(c.row) != 0) continue;
+      if (present[i]) continue;
       if (missing++ == 0) first_missing = case_label(c.row);
       lost.push_back(Failure{
           c.row, r == nullptr ? "ShardMissing" : "ShardIncomplete",
@@ -152,17 +166,34 @@ void join_shards(const std::vector<const Record*>& by_index, const MergeOptions&
     out.deviations.push_back(p + "; its cases that did not run are failures of this record");
   }
   out.failures.insert(out.failures.end(), lost.begin(), lost.end());
-  out.deviations.push_back("the " + std::to_string(count) + " shards of one sweep of " +
-                           std::to_string(plan.cases.size()) + " cases, " +
-                           (problems.empty()
-                                ? "every shard merged"
-                                : std::to_string(problems.size()) + " of them missing or partial"));
+  out.deviations.push_back(
+      "the " + std::to_string(count) + " shards of one sweep of " +
+      std::to_string(plan.cases.size()) + " cases, " +
+      (problems.empty() ? "every shard merged"
+                        : std::to_string(problems.size()) + " of them missing or partial") +
+      (empty == 0
+           ? std::string()
+           : " (" + std::to_string(empty) + " of them hold no case: more shards than cases)"));
+
+  // The rows in the sweep's order, as its whole run would hold them: by case, in the dealing's
+  // order, a case's rows in their own order.
+  const auto case_of = [&](const RowKey& row) {
+    return dealt_cases.find(row).value_or(plan.cases.size());
+  };
+  std::stable_sort(out.results.begin(), out.results.end(), [&](const Result& a, const Result& b) {
+    return case_of(a.row) < case_of(b.row);
+  });
+  std::stable_sort(
+      out.failures.begin(), out.failures.end(),
+      [&](const Failure& a, const Failure& b) { return case_of(a.row) < case_of(b.row); });
 }
 
 }  // namespace
 
 Record merge_records(const std::vector<Record>& in, const MergeOptions& options) {
-  if (in.size() < 2) throw MergeRefused("a merge needs two records or more");
+  // One record merges too: a sweep's only shard (a one-task array, or the one that survived) or a
+  // whole sweep, which it copies under the merge's identity.
+  if (in.empty()) throw MergeRefused("a merge needs a record");
   Record out;
   out.run_id = options.run_id;
   out.created_utc = options.created_utc;
@@ -193,7 +224,10 @@ Record merge_records(const std::vector<Record>& in, const MergeOptions& options)
                                " is in two of the records; a sweep's shards hold different rows",
                            i);
       }
+      // B10: each row keeps its board; one that names none is its own record's device's.
       out.results.push_back(res);
+      if (!out.results.back().board.known())
+        out.results.back().board = board_of(r.device, r.device_state);
     }
     out.failures.insert(out.failures.end(), r.failures.begin(), r.failures.end());
     add_deviations_once(r, out);

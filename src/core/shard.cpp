@@ -1,5 +1,6 @@
 #include "gpumeter/shard.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -54,19 +55,35 @@ std::vector<std::string> sweep_arguments(const std::vector<std::string>& argv) {
       out.push_back(slash == std::string::npos ? a : a.substr(slash + 1));
       continue;
     }
-    if (a == "--shard" || a == "--out") {
-      ++i;  // and its value
-      continue;
+    // Each task's own: its shard, its folder, its device (each row names its board), and what
+    // --devices deals and starts.
+    bool own = false;
+    for (const char* option : {"--shard", "--out", "--device", "--devices"}) {
+      if (a == option) {
+        ++i;  // and its value
+        own = true;
+      } else if (a.rfind(std::string(option) + "=", 0) == 0) {
+        own = true;
+      }
     }
-    if (a.rfind("--shard=", 0) == 0 || a.rfind("--out=", 0) == 0) continue;
+    if (own) continue;
+    // The hidden options a program gives the processes it starts (always as --name=value).
+    if (a.rfind("--gpumeter-", 0) == 0) continue;
     if (a == "--quiet" || a == "--md" || a == "--csv" || a == "--wide") continue;
     out.push_back(a);
   }
   return out;
 }
 
-ShardChoice parse_shard_option(std::string_view text) {
-  if (text.empty()) return {};
+ShardChoice parse_shard_option(std::optional<std::string_view> given) {
+  if (!given) return {};
+  const std::string_view text = *given;
+  if (text.empty()) {
+    // An unset variable in a job script (--shard "$TASK"): every task would measure every case.
+    throw ConfigError("--shard",
+                      "is empty; give K/N (shard K of N, numbered from 0, e.g. 0/4), or all for "
+                      "every case (a job script's unset variable?)");
+  }
   if (text == "all") return ShardChoice{true, std::nullopt};
   const auto slash = text.find('/');
   const auto k = whole_number(text.substr(0, slash));
@@ -194,7 +211,7 @@ std::optional<Shard> scheduler_shard(const EnvLookup& env) {
   return slurm ? slurm : job;
 }
 
-std::optional<Shard> resolve_shard(std::string_view option, const EnvLookup& env) {
+std::optional<Shard> resolve_shard(std::optional<std::string_view> option, const EnvLookup& env) {
   const ShardChoice choice = parse_shard_option(option);
   if (choice.given && !choice.shard) return std::nullopt;  // --shard all
   const std::optional<Shard> scheduler = scheduler_shard(env);
@@ -203,11 +220,75 @@ std::optional<Shard> resolve_shard(std::string_view option, const EnvLookup& env
       (scheduler->index != choice.shard->index || scheduler->count != choice.shard->count)) {
     throw ConfigError(
         "--shard",
-        std::string(option) + " is " + shard_label(choice.shard->index, choice.shard->count) +
+        std::string(*option) + " is " + shard_label(choice.shard->index, choice.shard->count) +
             ", but the scheduler says " + shard_label(scheduler->index, scheduler->count) + " (" +
             scheduler->origin + "); give one of them, or --shard all for every case");
   }
   return choice.shard;
+}
+
+std::vector<HostDevice> choose_devices(std::string_view text,
+                                       const std::vector<HostDevice>& available) {
+  std::string there;
+  for (const HostDevice& d : available)
+    there += (there.empty() ? "" : ", ") + std::to_string(d.index);
+  const std::string here =
+      available.empty() ? std::string("this host has none")
+                        : "this host has " + std::to_string(available.size()) + " (" + there + ")";
+  if (text == "all") {
+    if (available.empty()) throw ConfigError("--devices", "all: " + here);
+    return available;
+  }
+  if (text.empty()) {
+    throw ConfigError("--devices", "is empty; give ids (e.g. 0,1) or all (" + here + ")");
+  }
+  std::vector<HostDevice> chosen;
+  for (std::size_t at = 0; at <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string_view id = text.substr(at, comma - at);
+    const std::optional<std::size_t> k = whole_number(id);
+    if (!k) {
+      throw ConfigError(
+          "--devices",
+          "must be device ids separated by commas (e.g. 0,1) or all, got " + quoted(text));
+    }
+    const auto found = std::find_if(available.begin(), available.end(), [&](const HostDevice& d) {
+      return d.index >= 0 && static_cast<std::size_t>(d.index) == *k;
+    });
+    if (found == available.end()) {
+      throw ConfigError("--devices", "device " + std::to_string(*k) + " is not here: " + here);
+    }
+    for (const HostDevice& c : chosen) {
+      if (c.index == found->index) {
+        throw ConfigError("--devices", "device " + std::to_string(*k) +
+                                           " is given twice: each device runs one process");
+      }
+      if (!c.uuid.empty() && c.uuid == found->uuid) {
+        throw ConfigError("--devices", "devices " + std::to_string(c.index) + " and " +
+                                           std::to_string(*k) + " are one device (" + c.uuid +
+                                           "): each device runs one process");
+      }
+    }
+    chosen.push_back(*found);
+    at = comma + 1;
+  }
+  return chosen;
+}
+
+Shard device_shard(const std::optional<Shard>& task, std::size_t d, std::size_t devices) {
+  const std::size_t tasks = task ? task->count : 1;
+  const std::size_t s = task ? task->index : 0;
+  if (devices == 0 || d >= devices || tasks > kMaxShards / devices) {
+    throw ConfigError("--devices", std::to_string(devices) + " devices in each of " +
+                                       std::to_string(tasks) + " tasks make more than " +
+                                       std::to_string(kMaxShards) + " shards");
+  }
+  Shard shard{s * devices + d, tasks * devices, ShardSource::option, ""};
+  shard.origin = "device " + std::to_string(d) + " of the " + std::to_string(devices) +
+                 " of --devices" +
+                 (task ? " in " + shard_label(task->index, task->count) + " (" + task->origin + ")"
+                       : std::string());
+  return shard;
 }
 
 std::vector<std::size_t> deal_cases(const std::vector<double>& costs, std::size_t count) {
@@ -240,13 +321,47 @@ std::vector<std::size_t> deal_cases(const std::vector<double>& costs, std::size_
   return dealt;
 }
 
-std::string shard_deviation(const ShardPlan& plan) {
+std::size_t own_cases(const ShardPlan& plan) {
   std::size_t own = 0;
   for (const DealtCase& c : plan.cases) own += c.shard == plan.shard.index ? 1 : 0;
+  return own;
+}
+
+std::string describe_shard(const ShardPlan& plan) {
   return std::string(kShardRecordMark) + shard_label(plan.shard.index, plan.shard.count) + " (" +
-         plan.shard.origin + "), " + std::to_string(own) + " of its " +
+         plan.shard.origin + "), " + std::to_string(own_cases(plan)) + " of its " +
          std::to_string(plan.cases.size()) +
          " cases; gpumeter merge of every shard's record gives the whole sweep";
+}
+
+DealtCases::DealtCases(const ShardPlan& plan) {
+  for (std::size_t i = 0; i < plan.cases.size(); ++i) {
+    index_.emplace(std::make_pair(plan.cases[i].row.case_name, plan.cases[i].row.params), i);
+  }
+}
+
+std::optional<std::size_t> DealtCases::find(const RowKey& row) const {
+  if (const auto it = index_.find({row.case_name, row.params}); it != index_.end()) {
+    return it->second;
+  }
+  // The row's params less some of them: every proper subset, looked up. A row has a few params;
+  // one of more than this many is no row of a dealt case with params of its own added.
+  constexpr std::size_t kMostParams = 8;
+  if (row.params.empty() || row.params.size() > kMostParams) return std::nullopt;
+  const std::vector<std::pair<std::string, std::string>> all(row.params.begin(), row.params.end());
+  const std::size_t subsets = std::size_t{1} << all.size();
+  std::optional<std::size_t> found;
+  for (std::size_t mask = 0; mask + 1 < subsets; ++mask) {
+    Params some;
+    for (std::size_t b = 0; b < all.size(); ++b) {
+      if ((mask >> b) & 1U) some.insert(all[b]);
+    }
+    const auto it = index_.find({row.case_name, some});
+    if (it == index_.end()) continue;
+    if (found) return std::nullopt;  // two cases could be the row's
+    found = it->second;
+  }
+  return found;
 }
 
 ShardPlan plan_shard(const Shard& shard, const std::vector<RowKey>& cases,

@@ -20,6 +20,13 @@ std::string device_label(const DeviceIdentity& device, bool with_uuid) {
   return device.name + " (" + where + (uuid ? ", " + device.uuid : std::string()) + ")";
 }
 
+std::string row_device_label(const DeviceIdentity& device, const DeviceState& state,
+                             const Board& board) {
+  if (!board.known() || same_board(board, board_of(device, state))) return device_label(device);
+  const std::string name = board.name.empty() ? device.kind : board.name;
+  return board.uuid.empty() ? name : name + " (" + board.uuid + ")";
+}
+
 std::string time_text(double ns) {
   if (!std::isfinite(ns)) return kNotMeasured;
   if (ns >= kMillisecondTimesFromNs) return format_significant(ns / 1e6, kTableTimeDigits) + " ms";

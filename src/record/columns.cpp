@@ -58,7 +58,7 @@ std::string implementation(const Record&, const Result& r) { return r.row.implem
 std::string params(const Record&, const Result& r) { return format_params(r.row.params); }
 std::string method(const Record&, const Result& r) { return std::string(to_string(r.measurement.method)); }
 std::string statistic(const Record&, const Result& r) { return std::string(to_string(statistic_of(r.measurement.method))); }
-std::string device(const Record& rec, const Result&) { return device_label(rec.device); }
+std::string device(const Record& rec, const Result& r) { return row_device_label(rec.device, rec.device_state, r.board); }
 // A result's; a failure's row is written from the failure (render_csv).
 std::string status(const Record&, const Result& r) { return std::string(to_string(status_of(r))); }
 std::string error(const Record&, const Result& r) { return error_of(r); }

@@ -63,7 +63,8 @@ inline double ns_of(double ms) {
 // Writer pieces the run's journal (run_journal.hpp) writes line by line, each as the record holds
 // it. Every one throws Error for what a record cannot hold (record_io.hpp, serialize).
 Json header_json(const Record& record);  // every field but results, failures and comparisons
-Json result_json(const Result& result, std::size_t index);
+// `own`: the board of a row that names none (its record's device's).
+Json result_json(const Result& result, std::size_t index, const Board& own);
 Json failure_json(const Failure& failure);
 Json ceilings_json(const Ceilings& ceilings);
 Json comparison_json(const Comparison& comparison);
@@ -95,7 +96,7 @@ std::string journal_deviation_line(const std::string& deviation);
 std::string journal_ceilings_line(const Ceilings& ceilings);
 // `first_index` is the index of the case's first result in the run (it names them in errors).
 std::string journal_case_line(const std::vector<Result>& results, std::size_t first_index,
-                              const std::vector<Failure>& failures);
+                              const std::vector<Failure>& failures, const Board& own);
 
 // The record a journal holds, marked partial (record_reader.cpp). InvalidRecord names `path`.
 Record parse_journal(std::string_view text, const std::string& path);

@@ -288,6 +288,7 @@ constexpr AddedField kAddedFields[] = {
     {Scope::top, "runtimes", 6},
     {Scope::top, "program", 7},
     {Scope::top, "shard", 7},
+    {Scope::result, "board", 8},
 };
 
 // An older version is read by its own rules, which know nothing of what later versions added:
@@ -587,6 +588,20 @@ void read_version_3_fields(const Reader& r, const Doc& j, const std::string& whe
   result.memory.host_peak_reset = r.boolean(memory, mw, "host_peak_reset");
 }
 
+// B10 (version 8): the board a row ran on, its clocks as read when its run began (whole MHz as
+// NVML reads them, as the device state's).
+Board read_board(const Reader& r, const Doc& j, const std::string& where) {
+  const std::string bw = where + ".board";
+  const Doc& board = r.object(j, where, "board");
+  Board b;
+  b.uuid = r.text_or_empty(board, bw, "uuid", kName);
+  b.name = r.text(board, bw, "name", kName);
+  b.sm_clock_mhz = r.optional_integer<int>(board, bw, "sm_clock_mhz", 0, 1'000'000);
+  b.sm_clock_max_mhz = r.optional_integer<int>(board, bw, "sm_clock_max_mhz", 0, 1'000'000);
+  b.memory_clock_mhz = r.optional_integer<int>(board, bw, "memory_clock_mhz", 0, 1'000'000);
+  return b;
+}
+
 // The stored ratio and pass of a null test are derived: they must be what its samples give.
 void check_null_test(const Reader& r, const Doc& j, const std::string& where,
                      const Result& result) {
@@ -688,6 +703,7 @@ Result read_result(const Reader& r, const Doc& j, const std::string& where,
   if (version >= 4) read_timestamp_check(r, j, where, m);
   if (version >= 5) read_precision(r, j, where, m);
   if (version >= 7) read_ledger(r, j, where, m);
+  if (version >= 8) result.board = read_board(r, j, where);
 
   if (version >= 2) {
     m.timestamp_tick_ns = r.integer<Nanos>(j, where, "timestamp_tick_ns", 1, 1'000'000);
@@ -1249,7 +1265,6 @@ std::optional<ShardPlan> read_shard(const Reader& r, const Doc& doc) {
   plan.shard.origin = r.text(j, w, "origin", kText);
   const Doc& cases = r.array(j, w, "cases");
   plan.cases.reserve(cases.size());
-  bool own = false;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string cw = fmt::format("shard.cases[{}]", i);
     const Doc& c = cases[i];
@@ -1262,13 +1277,9 @@ std::optional<ShardPlan> read_shard(const Reader& r, const Doc& doc) {
     d.cost = r.real(c, cw, "cost", std::numeric_limits<double>::min(),
                     std::numeric_limits<double>::max());
     d.shard = r.integer<std::size_t>(c, cw, "shard", 0, plan.shard.count - 1);
-    own = own || d.shard == plan.shard.index;
     plan.cases.push_back(std::move(d));
   }
-  if (!own) {
-    r.fail("shard: " + shard_label(plan.shard.index, plan.shard.count) +
-           " holds no case of its dealing (a shard is never run without one; altered record?)");
-  }
+  // A shard of more shards than cases holds none: an empty part of the sweep, valid (B10).
   if (const std::string why = shard_plan_problem(plan); !why.empty()) {
     r.fail("shard.cases: " + why + " (altered record?)");
   }
@@ -1276,36 +1287,45 @@ std::optional<ShardPlan> read_shard(const Reader& r, const Doc& doc) {
 }
 
 // A shard's rows and failures are of its own cases; a complete shard's record accounts for each
-// of them (a row or a failure), so a merge can tell a case that ran from one that never did.
+// of them (a row or a failure), so a merge can tell a case that ran from one that never did. A
+// shard ran in one process on one device: its rows are of one board.
 void check_shard_rows(const Reader& r, const Record& record, bool complete) {
   if (!record.shard) return;
   const ShardPlan& plan = *record.shard;
-  std::map<RowKey, std::size_t> dealt;
-  for (const DealtCase& c : plan.cases) dealt.emplace(c.row, c.shard);
-  std::set<RowKey> seen;
-  const auto check = [&](RowKey row, const std::string& where) {
-    row.implementation.clear();
-    const auto it = dealt.find(row);
-    if (it == dealt.end()) {
+  const DealtCases dealt(plan);
+  std::vector<bool> seen(plan.cases.size(), false);
+  const auto check = [&](const RowKey& row, const std::string& where) {
+    // A plain index (GCC 12 takes an optional read after a noreturn branch for uninitialized).
+    const std::size_t i = dealt.find(row).value_or(plan.cases.size());
+    if (i == plan.cases.size()) {
       r.fail(where + ": " + case_label(row) +
-             " is no case of the sweep this shard was dealt from " + "(altered record?)");
+             " is no case of the sweep this shard was dealt from (altered record?)");
     }
-    if (it->second != plan.shard.index) {
-      r.fail(where + ": " + case_label(row) + " is a case of " +
-             shard_label(it->second, plan.shard.count) + ", not of this record's " +
-             shard_label(plan.shard.index, plan.shard.count) + " (altered record?)");
+    const std::size_t in = plan.cases[i].shard;
+    if (in != plan.shard.index) {
+      r.fail(where + ": " + case_label(row) + " is a case of " + shard_label(in, plan.shard.count) +
+             ", not of this record's " + shard_label(plan.shard.index, plan.shard.count) +
+             " (altered record?)");
     }
-    seen.insert(std::move(row));
+    seen[i] = true;
   };
   for (std::size_t i = 0; i < record.results.size(); ++i) {
-    check(record.results[i].row, fmt::format("results[{}]", i));
+    const Result& res = record.results[i];
+    const std::string where = fmt::format("results[{}]", i);
+    check(res.row, where);
+    if (!same_board(res.board, record.results.front().board)) {
+      r.fail(where + ": ran on " + board_label(res.board) + ", results[0] on " +
+             board_label(record.results.front().board) +
+             ": a shard runs in one process on one device (altered record?)");
+    }
   }
   for (std::size_t i = 0; i < record.failures.size(); ++i) {
     check(record.failures[i].row, fmt::format("failures[{}]", i));
   }
   if (!complete) return;
-  for (const DealtCase& c : plan.cases) {
-    if (c.shard == plan.shard.index && seen.count(c.row) == 0) {
+  for (std::size_t i = 0; i < plan.cases.size(); ++i) {
+    const DealtCase& c = plan.cases[i];
+    if (c.shard == plan.shard.index && !seen[i]) {
       r.fail("shard: " + case_label(c.row) + " is a case of this " +
              shard_label(plan.shard.index, plan.shard.count) +
              " with no row and no failure in a complete record (altered record?)");
@@ -1428,6 +1448,8 @@ Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* strea
     record.results.push_back(
         read_result(r, results[i], fmt::format("results[{}]", i), record.ceilings, version));
   }
+  // Before version 8 a record named one device, which ran every row of it.
+  if (version < 8) fill_boards(record);
 
   // Added within version 1: records written before it have no failures field.
   if (version >= 2 || doc.contains("failures")) {
@@ -1829,6 +1851,15 @@ Record record_json::parse_journal(std::string_view text, const std::string& path
       const Measurement& m = res.measurement;
       res.summary = summarize(m.samples, m.method, m.retries, res.workload, record.ceilings);
     }
+  }
+  if (version < 8) fill_boards(record);
+  // A shard's run plans its own cases: a journal that planned another number is of no run of it.
+  if (record.shard && planned != own_cases(*record.shard)) {
+    r.fail(
+        fmt::format("journal line 1: the run planned {} cases, but its {} holds {} (altered "
+                    "journal?)",
+                    planned, shard_label(record.shard->shard.index, record.shard->shard.count),
+                    own_cases(*record.shard)));
   }
   check_shard_rows(r, record, false);  // a journal is partial
   if (version >= 5) check_precision(r, record.results);

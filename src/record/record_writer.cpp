@@ -101,7 +101,7 @@ Json summary_json(const Column& c, const std::optional<double>& value, const std
 }
 }  // namespace
 
-Json result_json(const Result& result, std::size_t index) {
+Json result_json(const Result& result, std::size_t index, const Board& own) {
   const std::string where = fmt::format("results[{}]", index);
   const Measurement& m = result.measurement;
   const Summary& s = result.summary;
@@ -228,6 +228,15 @@ Json result_json(const Result& result, std::size_t index) {
   memory["host_peak_rss_bytes"] = nullable(result.memory.host_peak_rss_bytes);
   memory["own_process"] = result.memory.own_process;
   memory["host_peak_reset"] = result.memory.host_peak_reset;
+
+  // B10 (version 8): the board the row ran on; a row that names none ran on its record's device.
+  const Board& b = result.board.known() ? result.board : own;
+  Json& board = j["board"];
+  board["uuid"] = text_or_null(fitted(b.uuid, kName));
+  board["name"] = fitted(b.name, kName);
+  board["sm_clock_mhz"] = nullable(b.sm_clock_mhz);
+  board["sm_clock_max_mhz"] = nullable(b.sm_clock_max_mhz);
+  board["memory_clock_mhz"] = nullable(b.memory_clock_mhz);
   return j;
 }
 
@@ -423,11 +432,11 @@ std::string journal_ceilings_line(const Ceilings& ceilings) {
 }
 
 std::string journal_case_line(const std::vector<Result>& results, std::size_t first_index,
-                              const std::vector<Failure>& failures) {
+                              const std::vector<Failure>& failures, const Board& own) {
   Json c;
   c["results"] = Json::array();
   for (std::size_t i = 0; i < results.size(); ++i) {
-    c["results"].push_back(result_json(results[i], first_index + i));
+    c["results"].push_back(result_json(results[i], first_index + i, own));
   }
   c["failures"] = Json::array();
   for (const Failure& f : failures) c["failures"].push_back(failure_json(f));
@@ -542,8 +551,9 @@ Json program_json(const std::optional<ProgramRun>& program) {
 std::string serialize(const Record& record) {
   Json j = header_json(record);
   j["results"] = Json::array();
+  const Board own = board_of(record.device, record.device_state);
   for (std::size_t i = 0; i < record.results.size(); ++i) {
-    j["results"].push_back(result_json(record.results[i], i));
+    j["results"].push_back(result_json(record.results[i], i, own));
   }
   j["failures"] = Json::array();
   for (const Failure& f : record.failures) j["failures"].push_back(failure_json(f));

@@ -116,7 +116,12 @@ void RunRecorder::add(std::vector<Result> results, std::vector<Failure> failures
   std::lock_guard<std::mutex> lock(mutex_);
   // Each row summarized once, here, with the ceilings its journal line is read with.
   summarize_all(results, record_.ceilings);
-  append_locked(record_json::journal_case_line(results, record_.results.size(), failures));
+  // B10: a row that names no board ran on this run's device.
+  const Board own = board_of(record_.device, record_.device_state);
+  for (Result& r : results) {
+    if (!r.board.known()) r.board = own;
+  }
+  append_locked(record_json::journal_case_line(results, record_.results.size(), failures, own));
   for (Result& r : results) record_.results.push_back(std::move(r));
   for (Failure& f : failures) record_.failures.push_back(std::move(f));
   ++cases_;

@@ -48,7 +48,9 @@ std::string render_record_comparison(const Record& base, const Record& next,
                     "\n" + "New:  " + cell(next.run_id) + " on " +
                     cell(device_label(next.device, true)) + "\n";
   if (base.device.uuid != next.device.uuid || base.device.name != next.device.name) {
-    out += "Note: the two records were measured on different devices.\n";
+    out +=
+        "Note: the two records were measured on different devices; rows of two boards are "
+        "never compared.\n";
   }
   if (!comparison.base_partial.empty()) {
     out += "Note: the base record is partial: " + cell(comparison.base_partial) + "\n";

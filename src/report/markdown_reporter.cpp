@@ -36,6 +36,34 @@ namespace {
 
 using namespace report_parts;  // NOLINT: the parts of this report
 
+// B10: the boards of a record whose rows ran on more than one, each with its rows and its clocks
+// as read; "" for a record of one board.
+std::string boards_line(const Record& record) {
+  std::vector<std::pair<Board, std::size_t>> boards;  // in the order of their first rows
+  std::map<std::pair<std::string, std::string>, std::size_t> at;  // one board: same_board's key
+  for (const Result& r : record.results) {
+    const auto [it, fresh] = at.try_emplace({r.board.uuid, r.board.name}, boards.size());
+    if (fresh) boards.emplace_back(r.board, 0);
+    ++boards[it->second].second;
+  }
+  if (boards.size() < 2) return "";
+  const auto mhz = [](const std::optional<int>& v) {
+    return v ? std::to_string(*v) + " MHz" : std::string(kNotAvailable);
+  };
+  std::string text = fmt::format(
+      "boards: the rows ran on {} (rows of two boards are never compared): ", boards.size());
+  for (std::size_t i = 0; i < boards.size(); ++i) {
+    const Board& b = boards[i].first;
+    const bool clocks = b.sm_clock_mhz || b.sm_clock_max_mhz || b.memory_clock_mhz;
+    text += fmt::format(
+        "{}{} ({} rows; {})", i == 0 ? "" : "; ", md(board_label(b)), boards[i].second,
+        clocks ? fmt::format("SM clock {} (max {}), memory clock {}, as read", mhz(b.sm_clock_mhz),
+                             mhz(b.sm_clock_max_mhz), mhz(b.memory_clock_mhz))
+               : std::string("clocks not available"));
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string render_markdown(const std::vector<Record>& records, TableLayout layout) {
@@ -143,7 +171,15 @@ std::string render_markdown(const std::vector<Record>& records, TableLayout layo
   out += "\nDeviations:";
   bool any_deviation = false;
   for (const Record& record : records) {
+    // B10: a shard's table shows one share of a sweep, said from its shard section (records of
+    // schema 7 said it as a deviation too: shown once).
+    std::vector<std::string> said;
+    if (record.shard) said.push_back(describe_shard(*record.shard));
     for (const std::string& deviation : record.deviations) {
+      if (record.shard && deviation.rfind(kShardRecordMark, 0) == 0) continue;
+      said.push_back(deviation);
+    }
+    for (const std::string& deviation : said) {
       out += (any_deviation ? "" : "\n") +
              item("- ", md(record.run_id, MdPlace::line_start) + ": " + md(deviation));
       any_deviation = true;
@@ -178,6 +214,9 @@ std::string render_markdown(const std::vector<Record>& records, TableLayout layo
                                     d.uuid.empty() ? kNotAvailable : md(d.uuid), md(d.arch),
                                     md(record.host.hostname)));
     out += item("  - ", "state: " + state_line(record.device_state));
+    if (const std::string boards = boards_line(record); !boards.empty()) {
+      out += item("  - ", boards);
+    }
     out += item("  - ", "config: " + config_line(record.config));
     if (narrow) {
       // The wide table names each row's method; here the record names them once.

@@ -153,9 +153,9 @@ std::vector<std::vector<std::string>> narrow_rows(const std::vector<Record>& rec
        any_bytes = false, any_null_test = false, any_flags = false;
   for (const Record& record : records) {
     const int mhz = highest_clock(record);
-    if (!record.results.empty() || !record.failures.empty())
-      devices.insert(device_label(record.device));
+    if (!record.failures.empty()) devices.insert(device_label(record.device));
     for (const Result& r : record.results) {
+      devices.insert(row_device_label(record.device, record.device_state, r.board));
       methods.insert(r.measurement.method);
       any_params = any_params || !r.row.params.empty();
       any_kernel_method = any_kernel_method || sees_kernels(r.measurement.method);
@@ -268,8 +268,8 @@ std::vector<std::vector<std::string>> narrow_rows(const std::vector<Record>& rec
                      }});
   }
   if (devices.size() > 1) {
-    cells.push_back({"device", [](const Record& rec, const Result&, int) {
-                       return md(device_label(rec.device));
+    cells.push_back({"device", [](const Record& rec, const Result& r, int) {
+                       return md(row_device_label(rec.device, rec.device_state, r.board));
                      }});
   }
 

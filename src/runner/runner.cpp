@@ -159,6 +159,7 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
     for (Failure& f : one.failures) rec.failures.push_back(std::move(f));
     if (options.progress) options.progress(cases[i], i + 1, cases.size());
   }
+  fill_boards(rec);  // B10: every row ran on this run's device
   rec.comparisons = compare_results(rec.results);
   for (std::string& d : findings.deviations()) rec.deviations.push_back(std::move(d));
   return rec;

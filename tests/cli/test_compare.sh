@@ -173,10 +173,21 @@ run merge_dir merge "$r/shard1.json" "$r/shard2.json" -o "$r/a-folder"
 expect_bad merge_dir "-o $r/a-folder is a directory"
 run merge_dup merge "$r/base.json" "$r/same.json" -o "$r/dup.json"
 expect_bad merge_dup "is in two of the records"
-run merge_mixed merge "$r/shard1.json" "$r/other.json" -o "$r/mixed-merge.json"
+# Two boards of one kind (other.json: another H200's uuid) merge, each row keeping its board.
+run merge_boards merge "$r/shard1.json" "$r/other.json" -o "$r/boards.json"
+[[ $rc -eq 0 ]] || fail "merge_boards: rc $rc: $(cat "$work/merge_boards.err")"
+run boards_report report "$r/boards.json"
+grep -qF "boards: the rows ran on 2 (rows of two boards are never compared)" \
+  "$work/boards_report.out" || fail "merge_boards: the report does not list the two boards"
+# other.json's one row keeps its board under the first record's header (GPU-11111111).
+[[ $(grep -c '"uuid": "GPU-99999999' "$r/boards.json") -eq 1 ]] ||
+  fail "merge_boards: other.json's row lost its board"
+# Another kind of device is mixed: refused unless --allow-mixed.
+sed 's/NVIDIA H200/NVIDIA A100/g' "$r/other.json" >"$r/a100.json"
+run merge_mixed merge "$r/shard1.json" "$r/a100.json" -o "$r/mixed-merge.json"
 expect_bad merge_mixed "differ in devices"
 [[ -e "$r/mixed-merge.json" ]] && fail "merge_mixed: wrote a record"
-run merge_allowed merge "$r/shard1.json" "$r/other.json" -o "$r/allowed.json" --allow-mixed
+run merge_allowed merge "$r/shard1.json" "$r/a100.json" -o "$r/allowed.json" --allow-mixed
 [[ $rc -eq 0 ]] || fail "merge_allowed: rc $rc"
 run allowed_report report "$r/allowed.json"
 grep -qF "merged records that differ in devices" "$work/allowed_report.out" || fail "merge_allowed: the deviation is missing"
@@ -188,8 +199,10 @@ run ceilings_report report --wide "$r/ceilings.json"
 grep -qE '^\| copy +\| c .*\| 97\.2% +\|' "$work/ceilings_report.out" || fail "merge_ceilings: copy/c is not 97.2% of the joint ceiling: $(grep -E '^\| copy' "$work/ceilings_report.out")"
 grep -qF "(above the measured ceiling)" "$work/ceilings_report.out" && fail "merge_ceilings: a row is still marked above a ceiling"
 grep -qF "each record measured its own ceilings" "$work/ceilings_report.out" || fail "merge_ceilings: the deviation is missing"
+# One record merges: a whole sweep's, or a sweep's only shard.
 run merge_one merge "$r/shard1.json" -o "$r/one.json"
-expect_bad merge_one "records"
+[[ $rc -eq 0 ]] || fail "merge_one: rc $rc: $(cat "$work/merge_one.err")"
+[[ -s "$r/one.json" ]] || fail "merge_one: no record written"
 
 # --- env: exit 0 and "not available" without a GPU --------------------------------------------
 run env env

@@ -131,6 +131,27 @@ TEST(Comparison, DifferentStatisticsAreNeverCompared) {
   EXPECT_EQ(describe(c).rfind("b and a not compared: ", 0), 0u);
 }
 
+TEST(Comparison, RowsOfTwoBoardsAreNeverCompared) {
+  // Two H200 boards: one kind, two uuids. A clear difference, still refused, both named.
+  Result a = row("op", "a", TimingMethod::cupti, {{100, 100}, {100, 100}});
+  Result b = row("op", "b", TimingMethod::cupti, {{150, 151}, {150, 151}});
+  a.board = Board{"GPU-1", "NVIDIA H200", 1980, 1980, 2619};
+  b.board = Board{"GPU-2", "NVIDIA H200", 1980, 1980, 2619};
+  Comparison c = compare_rows(a, b);
+  EXPECT_FALSE(c.compared());
+  EXPECT_FALSE(c.difference.has_value());
+  EXPECT_NE(c.refusal.find("the rows ran on two boards (NVIDIA H200 GPU-1 and NVIDIA H200 GPU-2)"),
+            std::string::npos)
+      << c.refusal;
+  // The clocks are readings, not the board: one uuid at two clocks is one board.
+  b.board = Board{"GPU-1", "NVIDIA H200", 1755, 1980, 2619};
+  EXPECT_TRUE(compare_rows(a, b).compared());
+  // A board with a uuid and one without (the host CPU's) are two.
+  b.board = Board{"", "NVIDIA H200", {}, {}, {}};
+  EXPECT_FALSE(compare_rows(a, b).compared());
+  EXPECT_TRUE(same_board(Board{"", "host CPU", {}, {}, {}}, Board{"", "host CPU", 1, {}, {}}));
+}
+
 TEST(Comparison, OnePassGivesNoIntervalAndIsRefusedNotGuessed) {
   std::vector<Result> rs{row("op", "a", TimingMethod::cupti, {{100, 101, 102, 100}}),
                          row("op", "b", TimingMethod::cupti, {{200, 201, 202, 200}})};

@@ -31,6 +31,7 @@ Record shard(const std::string& run_id, std::vector<Result> results) {
   Record r;
   r.run_id = run_id;
   r.device.kind = "cuda";
+  r.device.name = "NVIDIA H200";
   r.device.uuid = "GPU-1";
   r.results = std::move(results);
   return r;
@@ -119,7 +120,6 @@ TEST(MergeRecords, ARowInTwoShardsIsRefusedNamingTheShard) {
     EXPECT_NE(std::string(e.what()).find("copy / x is in two of the records"), std::string::npos)
         << e.what();
   }
-  EXPECT_THROW(merge_records({shard("a", {})}, options()), MergeRefused);
 }
 
 // Phases, totals and runtimes are rows too: each joined once, a phase in two shards refused by
@@ -164,20 +164,57 @@ TEST(MergeRecords, ShardsOfDifferentSetupsAreRefusedUnlessAllowed) {
   const Record a = shard("a", {row("copy", "x", 100)});
   Record b = shard("b", {row("copy", "y", 100, TimingMethod::cuda_events)});
   b.device.uuid = "GPU-2";
+  b.device.name = "NVIDIA A100";  // another kind of device
   try {
     merge_records({a, b}, options());
     FAIL() << "merged two devices";
   } catch (const MergeRefused& e) {
     EXPECT_FALSE(e.record().has_value());
-    EXPECT_NE(std::string(e.what()).find("the records differ in devices (GPU-1 and GPU-2); "
-                                         "timing methods (cuda-events, cupti)"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("the records differ in devices (NVIDIA H200 (cuda) and "
+                                   "NVIDIA A100 (cuda)); timing methods (cuda-events, cupti)"),
+        std::string::npos)
         << e.what();
   }
   const Record m = merge_records({a, b}, options(true));
   ASSERT_GE(m.deviations.size(), 2u);
   EXPECT_EQ(m.deviations[0].rfind("merged records that differ in devices", 0), 0u)
       << m.deviations[0];
+}
+
+TEST(MergeRecords, BoardsOfOneKindMergeEachRowKeepingItsOwnAndAreNeverCompared) {
+  // Two H200 boards: a and b of one case, one on each (a merge of records of two boards).
+  Record one = shard("one", {row("copy", "a", 100)});
+  one.device_state.sm_clock_mhz = 1980;
+  Record two = shard("two", {row("copy", "b", 90), row("scan", "a", 50), row("scan", "b", 40)});
+  two.device.uuid = "GPU-2";
+  two.device_state.sm_clock_mhz = 1755;
+  const Record m = merge_records({one, two}, options());  // no --allow-mixed: one kind
+  ASSERT_EQ(m.results.size(), 4u);
+  EXPECT_EQ(m.results[0].board.uuid, "GPU-1");
+  EXPECT_EQ(m.results[0].board.sm_clock_mhz, 1980);
+  EXPECT_EQ(m.results[1].board.uuid, "GPU-2");
+  EXPECT_EQ(m.results[1].board.sm_clock_mhz, 1755);
+  EXPECT_EQ(m.device.uuid, "GPU-1");  // the header is the first's
+  ASSERT_EQ(m.comparisons.size(), 2u);
+  // copy: a on GPU-1 against b on GPU-2, refused with the reason; scan: one board, compared.
+  EXPECT_FALSE(m.comparisons[0].compared());
+  EXPECT_NE(m.comparisons[0].refusal.find("the rows ran on two boards (NVIDIA H200 GPU-1 and "
+                                          "NVIDIA H200 GPU-2)"),
+            std::string::npos)
+      << m.comparisons[0].refusal;
+  EXPECT_TRUE(m.comparisons[1].compared()) << m.comparisons[1].refusal;
+  // Merged again, each row still names its own board.
+  const Record again = merge_records({m}, options());
+  EXPECT_EQ(again.results[1].board.uuid, "GPU-2");
+}
+
+TEST(MergeRecords, OneRecordMerges) {
+  const Record whole = shard("whole", {row("copy", "a", 100)});
+  const Record m = merge_records({whole}, options());
+  EXPECT_EQ(m.run_id, "merged");
+  EXPECT_EQ(m.results.size(), 1u);
+  EXPECT_THROW((void)merge_records({}, options()), MergeRefused);
 }
 
 }  // namespace
@@ -214,7 +251,11 @@ Record sharded(std::size_t k, std::size_t n, int cases) {
 
 TEST(MergeShards, EveryShardOnceGivesTheWholeSweep) {
   const Record m = merge_records({sharded(2, 3, 8), sharded(0, 3, 8), sharded(1, 3, 8)}, options());
-  EXPECT_EQ(m.results.size(), 8u);
+  ASSERT_EQ(m.results.size(), 8u);
+  // In the sweep's order, as its whole run holds them, not in the order of the shards given.
+  for (std::size_t i = 0; i < m.results.size(); ++i) {
+    EXPECT_EQ(m.results[i].row.params.at("n"), std::to_string(i));
+  }
   EXPECT_TRUE(m.failures.empty());
   EXPECT_FALSE(m.shard.has_value());  // a whole sweep
   EXPECT_TRUE(partial_record_note(m).empty());
@@ -230,6 +271,46 @@ std::string refusal(const std::vector<Record>& in, MergeOptions o = options()) {
     return e.what();
   }
   return "(merged)";
+}
+
+TEST(MergeShards, EmptyShardsAreNotNeeded) {
+  // 5 cases in 7 shards: shards 5 and 6 hold none, and the merge of the other five is whole.
+  std::vector<Record> five;
+  for (std::size_t k = 0; k < 5; ++k) five.push_back(sharded(k, 7, 5));
+  const Record m = merge_records(five, options());
+  EXPECT_EQ(m.results.size(), 5u);
+  EXPECT_TRUE(m.failures.empty());
+  EXPECT_NE(std::find(m.deviations.begin(), m.deviations.end(),
+                      "the 7 shards of one sweep of 5 cases, every shard merged (2 of them hold no "
+                      "case: more shards than cases)"),
+            m.deviations.end());
+  // With --allow-missing-shards, a complete merge says no shard is missing.
+  MergeOptions allow = options();
+  allow.allow_missing_shards = true;
+  const Record allowed = merge_records(five, allow);
+  EXPECT_TRUE(allowed.failures.empty());
+  for (const std::string& d : allowed.deviations) {
+    EXPECT_EQ(d.find("missing"), std::string::npos) << d;
+  }
+}
+
+TEST(MergeShards, TheOnlyShardMergesAlone) {
+  // A one-task array: shard 0 of 1 is the whole sweep.
+  const Record m = merge_records({sharded(0, 1, 3)}, options());
+  EXPECT_EQ(m.results.size(), 3u);
+  EXPECT_FALSE(m.shard.has_value());
+  // The one surviving shard: the others named, or their cases failures where allowed.
+  const std::string why = refusal({sharded(1, 3, 6)});
+  EXPECT_NE(why.find("shard 0 of 3 is missing"), std::string::npos) << why;
+  EXPECT_NE(why.find("shard 2 of 3 is missing"), std::string::npos) << why;
+  MergeOptions allow = options();
+  allow.allow_missing_shards = true;
+  const Record survived = merge_records({sharded(1, 3, 6)}, allow);
+  EXPECT_EQ(survived.results.size(), 2u);
+  EXPECT_EQ(survived.failures.size(), 4u);
+  // Failures and rows each in the sweep's order.
+  EXPECT_EQ(survived.failures[0].row.params.at("n"), "0");
+  EXPECT_EQ(survived.failures[1].row.params.at("n"), "2");
 }
 
 TEST(MergeShards, AMissingShardIsNamedAndItsCasesFailWhenAllowed) {
@@ -299,6 +380,11 @@ TEST(SweepArguments, WhatShardsOfOneSweepShare) {
   EXPECT_EQ(sweep_arguments({"/a/b/bench", "--shard", "1/4", "--out=x", "--quiet", "--filter",
                              "copy", "--shard=2/4", "--out", "y", "--csv"}),
             (std::vector<std::string>{"bench", "--filter", "copy"}));
+  // Each task's or device's own: its device, --devices, what --devices tells its processes.
+  EXPECT_EQ(
+      sweep_arguments({"bench", "--device", "1", "--devices=0,1", "--device=3", "--budget", "1,2",
+                       "--gpumeter-shard-origin=device 1 of the 2", "--devices", "all"}),
+      (std::vector<std::string>{"bench", "--budget", "1,2"}));
 }
 
 }  // namespace

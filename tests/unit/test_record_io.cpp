@@ -183,6 +183,11 @@ void expect_records_equal(const Record& a, const Record& b) {
     const Result& x = a.results[i];
     const Result& y = b.results[i];
     EXPECT_EQ(x.row, y.row);
+    // A row that names no board ran on its record's device (fill_boards): so it reads back.
+    const auto board = [](const Record& rec, const Result& r) {
+      return r.board.known() ? r.board : board_of(rec.device, rec.device_state);
+    };
+    EXPECT_EQ(board(a, x), board(b, y));
     EXPECT_EQ(x.count_copies, y.count_copies);
     EXPECT_EQ(x.workload.flops, y.workload.flops);
     EXPECT_EQ(x.workload.bytes, y.workload.bytes);
@@ -385,14 +390,27 @@ TEST(RecordSchema, RefusesWhatItCannotWriteFaithfully) {
 // The checked-in record of the current schema version still reads, and reads as the same
 // record. If this fails after a schema change, bump kRecordSchemaVersion and add a fixture
 // (gpumeter_make_record --stdout program > tests/data/record_vN.json).
-TEST(RecordSchema, VersionSevenFixtureStillReads) {
-  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v7.json";
+TEST(RecordSchema, VersionEightFixtureStillReads) {
+  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v8.json";
   const Record r = read_record(fixture);
   expect_records_equal(r, testing::program_record());
   std::ifstream in(fixture);
   std::stringstream text;
   text << in.rdbuf();
   EXPECT_EQ(serialize(r), text.str());
+  for (const Result& row : r.results) {
+    EXPECT_EQ(row.board.uuid, "GPU-01234567-89ab-cdef-0123-456789abcdef");
+    EXPECT_EQ(row.board.sm_clock_mhz, 1980);
+  }
+}
+
+// A version 7 record reads as the same record: version 8 added each row's board, and a version 7
+// record named one device, which ran every row of it.
+TEST(RecordSchema, VersionSevenFixtureReadsEachRowOnItsDevice) {
+  Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v7.json");
+  expect_records_equal(r, testing::program_record());
+  ASSERT_FALSE(r.results.empty());
+  for (const Result& row : r.results) EXPECT_EQ(row.board, board_of(r.device, r.device_state));
 }
 
 // A version 6 record reads as the same record: version 7 added only the program section, which a
@@ -538,6 +556,58 @@ TEST(RecordSchema, AShardReadsBackAndADealingNotGpumetersIsRefused) {
                 {"case", "lost2"}, {"params", ordered_json::object()}, {"cost", 1}, {"shard", 1}});
       },
       "with no row and no failure in a complete record");
+  // A shard runs in one process on one device: its rows are of one board.
+  refused([](ordered_json& j) { j["results"][1]["board"]["uuid"] = "GPU-elsewhere"; },
+          "a shard runs in one process on one device");
+}
+
+TEST(RecordSchema, AShardDealtNoCaseIsAValidEmptyPart) {
+  Record r = shard_record();
+  r.results.clear();
+  r.failures.clear();
+  r.comparisons.clear();
+  r.shard = plan_shard(Shard{3, 4, ShardSource::option, "--shard 3/4"},
+                       {RowKey{"a", {}, ""}, RowKey{"b", {}, ""}});
+  const Record back = parse_record(serialize(r), "empty");
+  ASSERT_TRUE(back.shard.has_value());
+  EXPECT_EQ(own_cases(*back.shard), 0u);
+}
+
+TEST(RecordSchema, AShardsRowMayAddParamsToItsCases) {
+  // Python's sweep measures a size again in reversed order, its rows marked order=reversed.
+  Record r = shard_record();
+  Result again = r.results[0];
+  again.row.params["order"] = "reversed";
+  r.results.push_back(again);
+  r.comparisons = compare_results(r.results);
+  const Record back = parse_record(serialize(r), "reversed");
+  EXPECT_EQ(back.results.size(), 3u);
+}
+
+// Every row names its board; rows of two boards are never compared, and a board edited onto
+// another's is refused by the comparisons the reader recomputes.
+TEST(RecordSchema, EachRowKeepsItsBoardAndRowsOfTwoBoardsAreNotCompared) {
+  Record r = full_record();
+  fill_boards(r);  // as a run's recorder does before it compares
+  Result other = r.results[0];
+  other.row.implementation = "cutlass";
+  other.board = board_of(r.device, r.device_state);
+  other.board.uuid = "GPU-second-board";
+  other.board.sm_clock_mhz = 1755;
+  r.results.push_back(other);
+  r.comparisons = compare_results(r.results);
+  ASSERT_FALSE(r.comparisons.empty());
+  EXPECT_NE(r.comparisons.back().refusal.find("the rows ran on two boards"), std::string::npos);
+  const std::string text = serialize(r);
+  const Record back = parse_record(text, "boards");
+  EXPECT_EQ(back.results[0].board.uuid, r.device.uuid);
+  EXPECT_EQ(back.results[2].board.uuid, "GPU-second-board");
+  EXPECT_EQ(back.results[2].board.sm_clock_mhz, 1755);
+  expect_edit_refused(
+      text, [](ordered_json& j) { j["results"][2]["board"]["uuid"] = j["device"]["uuid"]; },
+      "comparisons");
+  expect_edit_refused(
+      text, [](ordered_json& j) { j["results"][0].erase("board"); }, "board");
 }
 
 // A measurement run to a target precision keeps what was asked, reached and why it stopped; the
@@ -760,6 +830,7 @@ TEST(RecordSchema, AnOlderVersionHoldingALaterVersionsFieldIsRefused) {
        4},
       {"/results/0/summary/throttle_reason_samples",
        "results[0].summary.throttle_reason_samples.sw_power_cap", 4},
+      {"/results/0/board", "results[0].board", 8},
   };
   for (const Added& a : added) {
     const ordered_json::json_pointer at(a.pointer);
@@ -847,10 +918,10 @@ TEST(RecordStrictReading, TimestampCheckThatContradictsItselfIsRefused) {
 }
 
 TEST(RecordStrictReading, UnsupportedSchemaVersion) {
-  EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 8; }),
-            "dir/rec.json: unsupported schema_version 8 (this gpumeter reads 1 to 7)");
+  EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 9; }),
+            "dir/rec.json: unsupported schema_version 9 (this gpumeter reads 1 to 8)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = -1; }),
-            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 7)");
+            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 8)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = "1"; }),
             "dir/rec.json: field schema_version: expected an integer, found string");
   EXPECT_EQ(what_after([](auto& j) { j.erase("schema_version"); }),
@@ -1362,8 +1433,8 @@ TEST(RecordHostile, ADifferenceNoNumberCanStateIsRefused) {
 TEST(RecordHostile, AKeyTwiceInOneObjectIsRefused) {
   // The JSON library kept the last silently: one file could read two ways.
   const std::string text = serialize(full_record());
-  EXPECT_EQ(what_of(replaced(text, "\"schema_version\": 7,",
-                             "\"schema_version\": 7, \"schema_version\": 1,")),
+  const std::string version = "\"schema_version\": " + std::to_string(kRecordSchemaVersion) + ",";
+  EXPECT_EQ(what_of(replaced(text, version, version + " \"schema_version\": 1,")),
             "dir/rec.json: the key \"schema_version\" appears twice in one object; a record "
             "must read one way");
   EXPECT_EQ(what_of(replaced(text, "\"case\": \"gemm\",", "\"case\": \"gemm\", \"case\": \"x\",")),

@@ -39,7 +39,7 @@ TEST(ShardOption, ReadsKOfN) {
   EXPECT_EQ(c.shard->count, 4u);
   EXPECT_EQ(c.shard->source, ShardSource::option);
   EXPECT_EQ(c.shard->origin, "--shard 2/4");
-  EXPECT_FALSE(parse_shard_option("").given);
+  EXPECT_FALSE(parse_shard_option(std::nullopt).given);
   const ShardChoice all = parse_shard_option("all");
   EXPECT_TRUE(all.given);
   EXPECT_FALSE(all.shard);
@@ -54,6 +54,14 @@ TEST(ShardOption, RefusesWhatIsNotShardKOfN) {
   EXPECT_NE(config_error([] { (void)parse_shard_option("4/4"); }).find("below N"),
             std::string::npos);
   EXPECT_NO_THROW((void)parse_shard_option("99999/100000"));
+}
+
+TEST(ShardOption, AnEmptyValueIsRefusedNotEveryCase) {
+  // `--shard "$TASK"` with TASK unset: every task would measure every case.
+  const std::string why = config_error([] { (void)parse_shard_option(""); });
+  EXPECT_EQ(why.rfind("--shard: is empty", 0), 0u) << why;
+  EXPECT_NE(why.find("unset variable"), std::string::npos) << why;
+  EXPECT_THROW((void)resolve_shard("", env({})), ConfigError);
 }
 
 TEST(SchedulerShard, NoneWithoutTheVariables) {
@@ -156,7 +164,7 @@ TEST(SchedulerShard, TwoSchedulersMustAgree) {
 TEST(ResolveShard, OptionAgainstScheduler) {
   const auto slurm = env({{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_COUNT", "4"}});
   // The scheduler's, without the option.
-  auto s = resolve_shard("", slurm);
+  auto s = resolve_shard(std::nullopt, slurm);
   ASSERT_TRUE(s);
   EXPECT_EQ(s->source, ShardSource::slurm);
   // The option's where they agree.
@@ -170,7 +178,7 @@ TEST(ResolveShard, OptionAgainstScheduler) {
   // --shard all: every case, the scheduler's variables not even read.
   EXPECT_FALSE(resolve_shard("all", slurm));
   EXPECT_FALSE(resolve_shard("all", env({{"SLURM_ARRAY_TASK_ID", "1"}})));
-  EXPECT_FALSE(resolve_shard("", env({})));
+  EXPECT_FALSE(resolve_shard(std::nullopt, env({})));
 }
 
 TEST(DealCases, EqualCostsRoundRobin) {
@@ -246,6 +254,88 @@ TEST(ShardPlan, PlannedAndCheckedAgain) {
   ShardPlan costed = plan;
   costed.cases[0].cost = 50;  // now the costliest goes first to shard 0, and the rest move
   EXPECT_NE(shard_plan_problem(costed), "");
+}
+
+TEST(ShardPlan, MoreShardsThanCasesLeavesEmptyPartsThatAreValid) {
+  // 0/100000 over 5 cases: shard 0 holds case 0, and shards 5 and up hold none.
+  const ShardPlan first = plan_shard(Shard{0, 100'000, ShardSource::option, "--shard"}, cases(5));
+  EXPECT_EQ(own_cases(first), 1u);
+  const ShardPlan empty = plan_shard(Shard{6, 7, ShardSource::option, "--shard"}, cases(5));
+  EXPECT_EQ(own_cases(empty), 0u);
+  EXPECT_EQ(shard_plan_problem(empty), "");
+}
+
+TEST(DealtCases, ARowIsItsCaseEvenWithParamsOfItsOwn) {
+  ShardPlan plan = plan_shard(Shard{0, 2, ShardSource::option, "--shard"}, cases(4));
+  const DealtCases dealt(plan);
+  EXPECT_EQ(dealt.find(RowKey{"copy", {{"n", "2"}}, "a"}), 2u);
+  // A size measured again in reversed order (Python's sweep) stays its size's case.
+  EXPECT_EQ(dealt.find(RowKey{"copy", {{"n", "3"}, {"order", "reversed"}}, "a"}), 3u);
+  EXPECT_FALSE(dealt.find(RowKey{"copy", {{"n", "9"}}, "a"}));
+  EXPECT_FALSE(dealt.find(RowKey{"scan", {{"n", "1"}}, "a"}));
+  EXPECT_FALSE(dealt.find(RowKey{"copy", {}, "a"}));
+  // Two cases a row could be of: none is chosen.
+  plan.cases.push_back(DealtCase{RowKey{"copy", {{"m", "1"}}, ""}, 1, 0});
+  EXPECT_FALSE(DealtCases(plan).find(RowKey{"copy", {{"n", "1"}, {"m", "1"}}, "a"}));
+  // An exact case wins over one whose params are fewer.
+  plan.cases.push_back(DealtCase{RowKey{"copy", {{"n", "1"}, {"m", "1"}}, ""}, 1, 1});
+  EXPECT_EQ(DealtCases(plan).find(RowKey{"copy", {{"n", "1"}, {"m", "1"}}, "a"}), 5u);
+}
+
+std::vector<HostDevice> host(int n) {
+  std::vector<HostDevice> out;
+  for (int k = 0; k < n; ++k) out.push_back(HostDevice{k, "GPU-" + std::to_string(k)});
+  return out;
+}
+
+TEST(ChooseDevices, IdsOrAll) {
+  EXPECT_EQ(choose_devices("all", host(3)), host(3));
+  const std::vector<HostDevice> two = choose_devices("2,0", host(3));
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].index, 2);
+  EXPECT_EQ(two[1].index, 0);
+  EXPECT_EQ(choose_devices("1", host(3)).size(), 1u);
+}
+
+TEST(ChooseDevices, ARepeatedOrMissingIdIsRefused) {
+  std::string why = config_error([] { (void)choose_devices("0,1,0", host(3)); });
+  EXPECT_EQ(why.rfind("--devices: device 0 is given twice", 0), 0u) << why;
+  why = config_error([] { (void)choose_devices("0,5", host(2)); });
+  EXPECT_EQ(why, "--devices: device 5 is not here: this host has 2 (0, 1)");
+  why = config_error([] { (void)choose_devices("all", {}); });
+  EXPECT_NE(why.find("this host has none"), std::string::npos) << why;
+  for (const char* bad : {"", "0,", ",0", "0,,1", "a", "-1", "0 1", " 0", "1.5"}) {
+    EXPECT_EQ(config_error([&] { (void)choose_devices(bad, host(3)); }).rfind("--devices: ", 0), 0u)
+        << bad;
+  }
+  // Two ids of one device (CUDA_VISIBLE_DEVICES=0,0 would list it twice).
+  std::vector<HostDevice> same = host(2);
+  same[1].uuid = same[0].uuid;
+  why = config_error([&] { (void)choose_devices("0,1", same); });
+  EXPECT_NE(why.find("are one device (GPU-0)"), std::string::npos) << why;
+}
+
+TEST(DeviceShard, EachDeviceAShardOfTheTasksSweep) {
+  const Shard alone = device_shard(std::nullopt, 1, 4);
+  EXPECT_EQ(alone.index, 1u);
+  EXPECT_EQ(alone.count, 4u);
+  EXPECT_EQ(alone.origin, "device 1 of the 4 of --devices");
+  // Task 2 of 3 with 4 devices: its devices hold shards 8 to 11 of 12.
+  const Shard task{2, 3, ShardSource::slurm, "SLURM_ARRAY_TASK_ID=2 SLURM_ARRAY_TASK_COUNT=3"};
+  const Shard in_task = device_shard(task, 3, 4);
+  EXPECT_EQ(in_task.index, 11u);
+  EXPECT_EQ(in_task.count, 12u);
+  EXPECT_NE(in_task.origin.find("in shard 2 of 3 (SLURM_ARRAY_TASK_ID=2"), std::string::npos);
+  // Every shard of the larger dealing is some task's device's, once.
+  std::vector<int> seen(12, 0);
+  for (std::size_t s = 0; s < 3; ++s) {
+    for (std::size_t d = 0; d < 4; ++d) {
+      ++seen[device_shard(Shard{s, 3, ShardSource::option, ""}, d, 4).index];
+    }
+  }
+  EXPECT_EQ(seen, std::vector<int>(12, 1));
+  EXPECT_THROW((void)device_shard(Shard{0, kMaxShards, ShardSource::option, ""}, 0, 2),
+               ConfigError);
 }
 
 }  // namespace
