@@ -7,8 +7,10 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "devices.hpp"
 #include "gpumeter/benchmark.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
@@ -58,21 +60,37 @@ int main(int argc, char** argv) {
     if (cases.empty()) throw ConfigError("no case matches --filter '" + o.filter + "'");
     // B10: this task's share of the sweep, dealt from every selected case, so each task of an
     // array finds its own without the others. A case's process (--isolate) deals the same way.
+    std::optional<std::string_view> shard_option;
+    if (o.shard) shard_option = *o.shard;
+    std::optional<Shard> s = resolve_shard(shard_option, process_environment());
+    if (o.devices) {
+      // One process per device, each dealt its shard of this task's sweep (devices.cpp).
+      const SessionOptions choice = program::session_options(o, true);
+      Session::check_timing_is_built(choice);
+      const std::vector<HostDevice> devices =
+          choose_devices(*o.devices, Session::host_devices(choice));
+      return program::run_on_devices(o, std::vector<std::string>(argv, argv + argc), cases, program,
+                                     s, devices);
+    }
     std::optional<ShardPlan> shard;
-    if (const std::optional<Shard> s = resolve_shard(o.shard, process_environment())) {
-      std::vector<RowKey> keys;
-      keys.reserve(cases.size());
-      for (const PlannedCase& c : cases) keys.push_back(RowKey{c.benchmark->name(), c.params, ""});
-      shard = plan_shard(*s, keys);
+    if (s) {
+      // A process of --devices is told which device and task its shard is of.
+      if (!o.shard_origin.empty() && s->source == ShardSource::option) s->origin = o.shard_origin;
+      shard = plan_shard(*s, program::case_keys(cases));
       std::vector<PlannedCase> mine;
       for (std::size_t k = 0; k < cases.size(); ++k) {
         if (shard->cases[k].shard == s->index) mine.push_back(cases[k]);
       }
       if (mine.empty()) {
-        throw ConfigError(shard_label(s->index, s->count) + " (" + s->origin +
-                          ") holds no case: the selected cases are " +
-                          std::to_string(cases.size()) + ", fewer than the shards; use at most " +
-                          std::to_string(cases.size()) + " shards");
+        // More shards than cases: this one is an empty part of the sweep, which a merge of the
+        // others does not need. Nothing is measured, no lock taken, no record written.
+        if (!o.quiet && !o.list) {
+          say(program, shard_label(s->index, s->count) + " (" + s->origin + ") holds none of the " +
+                           std::to_string(cases.size()) +
+                           " selected cases (more shards than cases): nothing to measure, no "
+                           "record written; a merge of the other shards is the whole sweep");
+        }
+        return kExitOk;
       }
       if (o.child_case < 0 && !o.quiet && !o.list) {
         say(program, shard_label(s->index, s->count) + " (" + s->origin +

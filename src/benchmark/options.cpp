@@ -94,11 +94,19 @@ void add_options(CLI::App& app, Options& o, const std::string& program) {
   app.set_version_flag("--version", program + " (gpumeter " + std::string(version()) + ")");
   app.add_flag("--list", o.list, "List the cases the other options select, and exit");
   app.add_option("--filter", o.filter, "Only cases whose label matches this regular expression");
-  app.add_option("--shard", o.shard,
-                 "K/N: measure shard K (from 0) of N of the selected cases, dealt the same way in "
-                 "every task, a case's implementations together; all: every case. By default a "
-                 "Slurm array task's or a Kubernetes indexed Job's index (docs/cluster.md)");
-  check_number(app.add_option("--device", o.device, "CUDA device index"), kDeviceIndex);
+  app.add_option_function<std::string>(
+      "--shard", [&o](const std::string& value) { o.shard = value; },
+      "K/N: measure shard K (from 0) of N of the selected cases, dealt the same way in "
+      "every task, a case's implementations together; all: every case. By default a "
+      "Slurm array task's or a Kubernetes indexed Job's index (docs/cluster.md)");
+  auto* device =
+      check_number(app.add_option("--device", o.device, "CUDA device index"), kDeviceIndex);
+  app.add_option_function<std::string>(
+         "--devices", [&o](const std::string& value) { o.devices = value; },
+         "0,1,...|all: spread the sweep over these devices of this host, one process and "
+         "one device lock each, the cases dealt as for --shard, the parts merged into one "
+         "record (docs/cluster.md)")
+      ->excludes(device);
   app.add_option("--axis", o.axes,
                  "Override an axis: name=v1,v2, name=start:stop[:step], or on an integer axis "
                  "name=2^a:2^b[:factor] (repeatable)");
@@ -145,6 +153,7 @@ void add_options(CLI::App& app, Options& o, const std::string& program) {
   app.add_option("--gpumeter-child-record-fd", o.child_record_fd)->group("");
   app.add_option("--gpumeter-child-lock-fd", o.child_lock_fd)->group("");
   app.add_option("--gpumeter-child-ceilings", o.child_ceilings)->group("");
+  app.add_option("--gpumeter-shard-origin", o.shard_origin)->group("");
   app.footer(
       "Exit codes: 0 every case measured (or skipped by its benchmark); 1 a case produced no "
       "number, or a row failed its null test (the record says why); 2 a usage error; 3 an internal "

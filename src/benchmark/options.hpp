@@ -16,8 +16,11 @@ namespace gpumeter::program {
 struct Options {
   bool list = false;
   std::string filter;
-  std::string shard;  // --shard K/N or all; "": the scheduler's index, if any
+  // --shard K/N or all; not given (nullopt): the scheduler's index, if any.
+  std::optional<std::string> shard;
   int device = 0;
+  // --devices 0,1,...|all: one process per device; not given (nullopt): this process only.
+  std::optional<std::string> devices;
   std::vector<std::string> axes;
   std::string timing;
   bool allow_events_fallback = false;
@@ -40,6 +43,9 @@ struct Options {
   int child_record_fd = -1;
   int child_lock_fd = -1;
   std::string child_ceilings;
+  // Hidden: what a process of --devices is told of its shard (which device, of which task), for
+  // its record's shard section.
+  std::string shard_origin;
 };
 
 // The program's name as the user ran it, for its messages.

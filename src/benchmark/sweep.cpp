@@ -288,8 +288,6 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
 
   header.deviations =
       session.deviations();  // the lock's; each case's record repeats them: kept once
-  // A shard's table shows one share of the sweep, and says so.
-  if (header.shard) header.deviations.push_back(shard_deviation(*header.shard));
   state.early = header;
   complete_header(state.early);
   std::optional<Interruption> interruption;
@@ -346,8 +344,9 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
       session.use_ceilings(ceilings_from_json(o.child_ceilings, "--gpumeter-child-ceilings"));
     }
     options.ceilings = session.ceilings();
-    options.deviations = header.deviations;  // the session's, and the shard's
-    options.own_process = !parent;           // --isolate: this process measures one case
+    // The session's: its lock's, its backend's (a stand-in device) and its ceilings'.
+    options.deviations = session.deviations();
+    options.own_process = !parent;  // --isolate: this process measures one case
     // The header once per run: host, device, its state, commit, configuration.
     Record measured = run_header(backend, options);
     measured.run_id = header.run_id;
@@ -363,6 +362,7 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
       }
       measured.results = std::move(one.results);
       measured.failures = std::move(one.failures);
+      fill_boards(measured);
       for (std::string& d : findings.deviations()) measured.deviations.push_back(std::move(d));
       measured.comparisons = compare_results(measured.results);
       write_child_record(o.child_record_fd, serialize(measured));
@@ -390,7 +390,12 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
   interruption.reset();
 
   // Everything printed is the record just written, as written: serialized once, not read back.
-  const std::vector<Record> records{recorder.take_record()};
+  return finish_sweep(o, recorder.take_record(), path, program);
+}
+
+int finish_sweep(const Options& o, Record record, const fs::path& path,
+                 const std::string& program) {
+  const std::vector<Record> records{std::move(record)};
   const std::string text = make_reporter(o.csv    ? ReportFormat::csv
                                          : o.wide ? ReportFormat::wide_markdown
                                                   : ReportFormat::markdown)

@@ -5,6 +5,8 @@
 #include <cstdint>
 
 #include <chrono>
+#include <optional>
+#include <string>
 
 #include "gpumeter/backend/trace.hpp"
 
@@ -13,13 +15,16 @@ namespace {
 
 class HostBackend final : public Backend {
  public:
+  explicit HostBackend(std::optional<int> stand_in = std::nullopt) : stand_in_(stand_in) {}
+
   TimingMethod method() const override { return TimingMethod::host_wall; }
 
   DeviceIdentity device() const override {
     DeviceIdentity id;
     id.kind = "host";
-    id.index = 0;
+    id.index = stand_in_.value_or(0);
     id.name = "host CPU";
+    if (stand_in_) id.uuid = "stand-in-" + std::to_string(*stand_in_);
     utsname u{};
     if (uname(&u) == 0) id.arch = u.machine;
     return id;
@@ -62,6 +67,7 @@ class HostBackend final : public Backend {
 
  private:
   using Clock = std::chrono::steady_clock;
+  std::optional<int> stand_in_;
   Trace trace_;
   Clock::time_point start_;
 };
@@ -70,6 +76,10 @@ class HostBackend final : public Backend {
 
 std::unique_ptr<Backend> make_host_backend() {
   return std::make_unique<HostBackend>();
+}
+
+std::unique_ptr<Backend> make_host_stand_in_backend(int index) {
+  return std::make_unique<HostBackend>(index);
 }
 
 }  // namespace gpumeter

@@ -13,6 +13,8 @@ namespace gpumeter::session_detail {
 
 void check_timing_is_built(const SessionOptions& options);
 std::string unusable_device(const SessionOptions& options);
+// Throws ConfigError where this build cannot spread a sweep over GPUs (no CUDA backend).
+void check_devices_are_built(const SessionOptions& options);
 
 struct Chosen {
   std::unique_ptr<Backend> backend;

@@ -17,6 +17,12 @@ void check_timing_is_built(const SessionOptions& o) {
   }
 }
 
+void check_devices_are_built(const SessionOptions& o) {
+  throw ConfigError("--devices spreads a sweep over the GPUs of a host, and " +
+                    std::string(kNoCuda) + " (" + o.spelling.host +
+                    " times host work in one process)");
+}
+
 std::string unusable_device(const SessionOptions&) {
   return "";  // the host clock, the only choice check_timing_is_built lets through
 }

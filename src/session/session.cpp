@@ -1,12 +1,17 @@
 // Session: the lock, the backend, the ceilings and the deviations of one front end's run.
 #include "gpumeter/session.hpp"
 
+#include <cstdlib>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "choice.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/escape.hpp"
+#include "gpumeter/host_backend.hpp"
 #include "gpumeter/measurement.hpp"
 #include "gpumeter/timing_method.hpp"
 
@@ -24,7 +29,51 @@ KeptBackends& kept_backends() {
   return *kept;
 }
 
+// kStandInDevicesEnv's count, or nullopt when unset. Stand-ins are the host CPU: asked for under
+// another timing they would replace a GPU's device time, so they are refused there.
+std::optional<int> stand_in_devices(const SessionOptions& o) {
+  const char* text = std::getenv(kStandInDevicesEnv);
+  if (text == nullptr) return std::nullopt;
+  const std::string value = text;
+  const bool digits = !value.empty() && value.size() <= 3 &&
+                      value.find_first_not_of("0123456789") == std::string::npos;
+  const int n = digits ? std::atoi(value.c_str()) : 0;
+  if (n < 1 || n > kMaxStandInDevices) {
+    throw ConfigError(std::string(kStandInDevicesEnv) + "='" + inert_text(value) +
+                      "': the number of stand-in devices, 1 to " +
+                      std::to_string(kMaxStandInDevices));
+  }
+  if (o.timing != Timing::host && o.timing != Timing::host_only) {
+    throw ConfigError(std::string(kStandInDevicesEnv) +
+                      " stands in devices for tests under the host clock only: give " +
+                      o.spelling.host + ", or unset it");
+  }
+  if (o.device < 0 || o.device >= n) {
+    throw ConfigError("device " + std::to_string(o.device) + ": " + kStandInDevicesEnv + "=" +
+                      value + " stands in devices 0 to " + std::to_string(n - 1));
+  }
+  return n;
+}
+
+std::string stand_in_uuid(int index) {
+  return "stand-in-" + std::to_string(index);
+}
+
 }  // namespace
+
+std::vector<HostDevice> Session::host_devices(const SessionOptions& options) {
+  std::vector<HostDevice> out;
+  SessionOptions first = options;
+  first.device = 0;
+  if (const std::optional<int> n = stand_in_devices(first)) {
+    for (int k = 0; k < *n; ++k) out.push_back(HostDevice{k, stand_in_uuid(k)});
+    return out;
+  }
+  session_detail::check_devices_are_built(options);
+  const int count = cuda_device_count();
+  for (int k = 0; k < count; ++k) out.push_back(HostDevice{k, cuda_device_uuid(k)});
+  return out;
+}
 
 std::unique_ptr<DeviceLock> take_device_lock(int device, const DeviceLockOptions& options) {
   return std::make_unique<DeviceLock>(device, cuda_device_uuid(device), options);
@@ -40,10 +89,14 @@ std::string Session::unusable_device(const SessionOptions& options) {
 
 Session::Session(SessionOptions options) : options_(std::move(options)) {
   session_detail::check_timing_is_built(options_);
-  // The lock before anything touches the device (P1).
+  stand_in_ = stand_in_devices(options_).has_value();
+  // The lock before anything touches the device (P1); a stand-in's is its own, by its uuid.
   switch (options_.lock) {
     case LockChoice::take:
-      lock_ = take_device_lock(options_.device, options_.lock_options);
+      lock_ = stand_in_
+                  ? std::make_unique<DeviceLock>(options_.device, stand_in_uuid(options_.device),
+                                                 options_.lock_options)
+                  : take_device_lock(options_.device, options_.lock_options);
       deviations_ = lock_->deviations();
       break;
     case LockChoice::skip:
@@ -58,6 +111,7 @@ Session::Session(SessionOptions options) : options_(std::move(options)) {
 Session::Session(Session&& other) noexcept
     : options_(std::move(other.options_)),
       lock_(std::move(other.lock_)),
+      stand_in_(other.stand_in_),
       owned_(std::move(other.owned_)),
       backend_(other.backend_),
       ceilings_done_(other.ceilings_done_),
@@ -76,6 +130,16 @@ Session::~Session() {
 
 Backend& Session::backend() {
   if (backend_ != nullptr) return *backend_;
+  if (stand_in_) {
+    // Made here, never kept: a stand-in is for a benchmark program's process of its own.
+    owned_ = make_host_stand_in_backend(options_.device);
+    backend_ = owned_.get();
+    deviations_.push_back("device " + std::to_string(options_.device) + " is a stand-in (" +
+                          kStandInDevicesEnv +
+                          "): the host CPU timed by the host clock under a device id and uuid of "
+                          "its own, for tests of spreading a sweep over devices; no GPU was used");
+    return *backend_;
+  }
   std::vector<std::string> said;
   if (options_.keep_backend) {
     KeptBackends& kept = kept_backends();

@@ -99,7 +99,8 @@ std::string seconds(double s) {
 // The device as every report names it, with its uuid where known: "device cuda:0 (GPU-...)".
 std::string device_named(int index, const std::string& uuid) {
   DeviceIdentity device;
-  device.kind = "cuda";
+  // A stand-in device id (tests of --devices, session.hpp) is the host CPU's.
+  device.kind = uuid.rfind("stand-in-", 0) == 0 ? "host" : "cuda";
   device.index = index;
   device.uuid = uuid;
   return "device " + gpumeter::device_label(device, true);
@@ -355,6 +356,32 @@ std::string cuda_device_uuid(int index, std::string* why) {
     return fail("cuDeviceGetUuid returned " + std::to_string(rc));
   }
   return format_gpu_uuid(u);
+}
+
+int cuda_device_count(std::string* why) {
+  auto fail = [&](std::string reason) {
+    if (why != nullptr) *why = std::move(reason);
+    return 0;
+  };
+  void* lib = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  if (lib == nullptr) {
+    const char* e = ::dlerror();
+    return fail(one_line(e != nullptr ? e : "libcuda.so.1: not loadable", kMaxCauseChars));
+  }
+  using InitFn = int(unsigned int);
+  using CountFn = int(int*);
+  auto* init = reinterpret_cast<InitFn*>(::dlsym(lib, "cuInit"));
+  auto* count = reinterpret_cast<CountFn*>(::dlsym(lib, "cuDeviceGetCount"));
+  ::dlclose(lib);
+  if (init == nullptr || count == nullptr) {
+    return fail("libcuda.so.1 does not export cuInit and cuDeviceGetCount");
+  }
+  if (const int rc = init(0); rc != 0) return fail("cuInit returned " + std::to_string(rc));
+  int n = 0;
+  if (const int rc = count(&n); rc != 0) {
+    return fail("cuDeviceGetCount returned " + std::to_string(rc));
+  }
+  return n;
 }
 
 LockHolder read_lock_holder(const std::string& path) {

@@ -120,6 +120,21 @@ Spawned spawn(const SpawnRequest& request) {
   return out;
 }
 
+namespace {
+
+ChildExit exit_of(int status) {
+  ChildExit out;
+  if (WIFSIGNALED(status)) {
+    out.signaled = true;
+    out.signal = WTERMSIG(status);
+  } else if (WIFEXITED(status)) {
+    out.code = WEXITSTATUS(status);
+  }
+  return out;
+}
+
+}  // namespace
+
 ChildExit wait_for_child(pid_t pid, double timeout_s) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
@@ -142,13 +157,19 @@ ChildExit wait_for_child(pid_t pid, double timeout_s) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
   }
-  if (WIFSIGNALED(status)) {
-    out.signaled = true;
-    out.signal = WTERMSIG(status);
-  } else if (WIFEXITED(status)) {
-    out.code = WEXITSTATUS(status);
+  return exit_of(status);
+}
+
+std::optional<ChildExit> poll_child(pid_t pid) {
+  int status = 0;
+  for (;;) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) return exit_of(status);
+    if (done == 0) return std::nullopt;
+    if (errno != EINTR) {
+      throw Error(std::string("waiting for a child process failed: ") + std::strerror(errno));
+    }
   }
-  return out;
 }
 
 }  // namespace gpumeter

@@ -1,8 +1,10 @@
 #pragma once
 // Starting a program as a child process and waiting for it: the one spawn-and-wait of gpumeter
-// (a case's process under --isolate, the command `gpumeter lock` runs).
+// (a case's process under --isolate, a device's under --devices, the command `gpumeter lock`
+// runs).
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,5 +55,9 @@ struct ChildExit {
 // deadline (a hung kernel does not answer politely) and reaps it. Throws Error when waitpid
 // fails otherwise.
 ChildExit wait_for_child(pid_t pid, double timeout_s = 0);
+
+// How `pid` ended, reaping it, or nullopt while it runs (never waits). Throws Error when waitpid
+// fails otherwise.
+std::optional<ChildExit> poll_child(pid_t pid);
 
 }  // namespace gpumeter

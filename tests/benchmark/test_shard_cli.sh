@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # A sweep split into shards as a cluster's array job runs it (B10), on a program of host work
 # (host_benchmarks.cpp): --shard K/N and the schedulers' variables, the shards run one after
-# another and merged (the same rows as the whole sweep), a missing shard and a killed one named
-# by the merge, an altered shard record refused, and every bad value one line with exit 2. It
-# asserts the plumbing, never a timing ratio.
+# another and merged (the same rows as the whole sweep, in its order), a missing shard and a
+# killed one named by the merge, empty shards (more shards than cases) valid and not needed, a
+# merge of one record, an altered shard record or journal refused, and every bad value one line
+# with exit 2. It asserts the plumbing, never a timing ratio.
 #   test_shard_cli.sh BENCHMARK_PROGRAM GPUMETER FAKE_NVML
 set -u
 bench=$1
@@ -60,8 +61,8 @@ for bad in 4/4 -1/4 1/0 x abc/4 1/4/4 "1/100001"; do
   run "bad_$RANDOM" "${sweep[@]}" --shard "$bad" --out "$work/bad"
   [[ $rc -eq 2 ]] || fail "--shard $bad: exit code $rc, expected 2"
 done
-run too_many "${sweep[@]}" --shard 30/40 --out "$work/bad"
-expect_usage too_many "holds no case: the selected cases are 24, fewer than the shards"
+run empty_option "${sweep[@]}" --shard '' --out "$work/bad"
+expect_usage empty_option "--shard: is empty"
 SLURM_ARRAY_TASK_ID=1 run half_slurm "${sweep[@]}" --out "$work/bad"
 expect_usage half_slurm "SLURM_ARRAY_TASK_COUNT is not"
 SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=4 run conflict "${sweep[@]}" --shard 2/4 --out "$work/bad"
@@ -69,6 +70,26 @@ expect_usage conflict "but the scheduler says shard 1 of 4 (SLURM_ARRAY_TASK_ID=
 JOB_COMPLETION_INDEX=2 run no_completions "${sweep[@]}" --out "$work/bad"
 expect_usage no_completions "set JOB_COMPLETIONS"
 [[ -e "$work/bad" && -n $(ls -A "$work/bad") ]] && fail "a refused shard wrote files: $(ls "$work/bad")"
+
+# --- more shards than cases: an empty shard is a valid empty part, measured by no one ----------
+run too_many "${sweep[@]}" --shard 30/40 --out "$work/empty"
+[[ $rc -eq 0 ]] || fail "too_many: exit code $rc, expected 0: $(cat "$work/too_many.err")"
+grep -qF "shard 30 of 40 (--shard 30/40) holds none of the 24 selected cases" "$work/too_many.err" ||
+  fail "too_many: does not say the shard is empty: $(cat "$work/too_many.err")"
+[[ -e "$work/empty" ]] && fail "too_many: an empty shard wrote files"
+# 5 cases in 7 shards: shards 5 and 6 hold none, and the merge of the other five is the whole.
+few=(--filter '^sum' --axis n=1:5 "${quick[@]}")
+for k in 0 1 2 3 4 5 6; do
+  run "few$k" "${few[@]}" --shard "$k/7" --out "$work/few$k"
+  [[ $rc -eq 0 ]] || fail "few $k of 7: exit code $rc: $(cat "$work/few$k.err")"
+done
+[[ -e "$work/few5" || -e "$work/few6" ]] && fail "few: an empty shard wrote a record"
+g few_merge merge --allow-missing-shards "$work"/few?/gpumeter-*.json -o "$work/few.json"
+[[ $rc -eq 0 ]] || fail "few_merge: exit code $rc: $(cat "$work/few_merge.err")"
+g few_report report "$work/few.json"
+grep -qF "the 7 shards of one sweep of 5 cases, every shard merged (2 of them hold no case" \
+  "$work/few_report.out" || fail "few_merge: does not say every shard merged"
+grep -qE "missing|ShardMissing" "$work/few_report.out" && fail "few_merge: says a shard is missing"
 
 # --- --list: the shard's own cases, dealt round robin -------------------------------------------
 run list "${sweep[@]}" --list --shard 1/4
@@ -91,16 +112,23 @@ SLURM_ARRAY_TASK_ID=4 SLURM_ARRAY_TASK_COUNT=4 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRA
 grep -qF "shard 3 of 4 (SLURM_ARRAY_TASK_ID=4" "$work/shard3.err" ||
   fail "shard 3: does not say the Slurm variables: $(cat "$work/shard3.err")"
 grep -qF '"source": "slurm"' "$work"/s3/gpumeter-*.json || fail "shard 3: the record does not say Slurm"
-# A shard's table says it is one share of a sweep.
+# A shard's table says it is one share of a sweep, read from its shard section (no deviation
+# of the writer's says it).
 g shard_report report "$work"/s1/gpumeter-*.json
 grep -qF "one shard of a sweep: shard 1 of 4 (--shard 1/4), 6 of its 24 cases" \
   "$work/shard_report.out" || fail "shard report: does not say it is one shard"
-g merge merge "$work"/s{0,1,2,3}/gpumeter-*.json -o "$work/merged.json"
+grep -qF '"one shard of a sweep' "$work"/s1/gpumeter-*.json &&
+  fail "shard record: the writer still says it in a deviation"
+g merge merge "$work"/s{3,1,0,2}/gpumeter-*.json -o "$work/merged.json"
 [[ $rc -eq 0 ]] || fail "merge: exit code $rc: $(cat "$work/merge.err")"
 rows "$work"/whole/gpumeter-*.json >"$work/whole.rows"
 rows "$work/merged.json" >"$work/merged.rows"
 [[ $(wc -l <"$work/whole.rows") -eq 48 ]] || fail "whole: not 48 rows (24 cases of 2 implementations)"
 diff "$work/whole.rows" "$work/merged.rows" >/dev/null || fail "merged: not the whole sweep's rows"
+# In the whole sweep's order, whatever order the shards were given in.
+diff <("$gpumeter" report --csv "$work"/whole/gpumeter-*.json | cut -d, -f1-4) \
+  <("$gpumeter" report --csv "$work/merged.json" | cut -d, -f1-4) >/dev/null ||
+  fail "merged: the rows are not in the whole sweep's order"
 g merged_report report "$work/merged.json"
 grep -qF "the 4 shards of one sweep of 24 cases, every shard merged" \
   "$work/merged_report.out" || fail "merged: does not say it joined 4 shards"
@@ -132,6 +160,16 @@ g other merge "$work"/s{0,1,3}/gpumeter-*.json "$work"/o2/gpumeter-*.json -o "$w
 expect_usage other "shards of one sweep run one program with the same options"
 g whole_among merge "$work"/s{0,1,2,3}/gpumeter-*.json "$work"/whole/gpumeter-*.json -o "$work/w.json"
 expect_usage whole_among "a whole sweep's record among shards"
+# One record: a one-task array's only shard is the whole sweep; a lone surviving shard names the
+# others, or keeps its rows with theirs as failures.
+run only "${sweep[@]}" --shard 0/1 --quiet --out "$work/only"
+g only_merge merge "$work"/only/gpumeter-*.json -o "$work/only.json"
+[[ $rc -eq 0 ]] || fail "only_merge: exit code $rc: $(cat "$work/only_merge.err")"
+[[ $(rows "$work/only.json" | wc -l) -eq 48 ]] || fail "only_merge: not the 48 rows"
+g lone merge "$work"/s1/gpumeter-*.json -o "$work/lone.json"
+expect_usage lone "shard 0 of 4 is missing"
+g lone_allowed merge --allow-missing-shards "$work"/s1/gpumeter-*.json -o "$work/lone.json"
+[[ $rc -eq 0 ]] || fail "lone_allowed: exit code $rc: $(cat "$work/lone_allowed.err")"
 
 # --- an altered shard record: a row moved to another shard is refused by the reader -------------
 altered="$work/altered.json"
@@ -156,6 +194,11 @@ kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 journal=$(ls "$work"/k0/*.partial.jsonl 2>/dev/null | head -n1)
 [[ -n $journal ]] || fail "killed: no journal of shard 0"
+# A journal whose planned count is not its shard's cases is of no run of it.
+sed '1 s/"cases":2,/"cases":3,/' "$journal" >"$work/replanned.partial.jsonl"
+cmp -s "$journal" "$work/replanned.partial.jsonl" && fail "replanned: the test's edit did not apply"
+g replanned report "$work/replanned.partial.jsonl"
+expect_usage replanned "the run planned 3 cases, but its shard 0 of 2 holds 2"
 g killed merge "$journal" "$work"/k1/gpumeter-*.json -o "$work/killed.json"
 expect_usage killed "shard 0 of 2 is partial: 1 of its 2 cases did not run (trouble (what=hang))"
 g killed_allowed merge --allow-missing-shards "$journal" "$work"/k1/gpumeter-*.json -o "$work/killed.json"

@@ -33,7 +33,7 @@ check() {
 # and the studies under bench/ time one backend on purpose.
 check "a backend chooser" '\bchoose(_backend)?[[:space:]]*\(' '^src/session/'
 check "a backend made by a front end" \
-  '\bmake_(cuda_|cuda_events_|cuda_wall_|host_)backend[[:space:]]*\(' \
+  '\bmake_(cuda_|cuda_events_|cuda_wall_|host_|host_stand_in_)backend[[:space:]]*\(' \
   '^(include/gpumeter|src/session|src/cuda|src/host|bench|tests)/'
 
 # The lock taker: take_device_lock (src/session). DeviceLock is constructed there, and by the

@@ -69,6 +69,11 @@ std::string default_lock_path(int device_index, const std::string& gpu_uuid);
 // device; `why` (when given) then says why. Never throws.
 std::string cuda_device_uuid(int index, std::string* why = nullptr);
 
+// How many CUDA devices the driver lists (cuDeviceGetCount, as CUDA_VISIBLE_DEVICES presents
+// them), also without a context; 0 when there is no driver, and `why` (when given) says why.
+// Never throws.
+int cuda_device_count(std::string* why = nullptr);
+
 // A compute process on the device, as NVML lists it.
 struct ComputeProcess {
   unsigned int pid = 0;

@@ -11,6 +11,7 @@
 #include "gpumeter/backend/backend.hpp"
 #include "gpumeter/device_lock.hpp"
 #include "gpumeter/record.hpp"
+#include "gpumeter/shard.hpp"
 #include "gpumeter/summary.hpp"
 
 namespace gpumeter {
@@ -68,6 +69,13 @@ struct SessionOptions {
   OptionSpelling spelling;
 };
 
+// Stands in device ids, for tests of --devices on a machine without GPUs: "N" (1 to
+// kMaxStandInDevices) gives devices 0 to N-1, each the host CPU timed by the host clock under a
+// uuid of its own ("stand-in-K"), each with its own device lock. Honoured under the host clock
+// only (Timing::host, host_only): no GPU is opened, and every record measured so says so.
+inline constexpr const char* kStandInDevicesEnv = "GPUMETER_STAND_IN_DEVICES";
+inline constexpr int kMaxStandInDevices = 64;
+
 // The one lock taker: the device lock on `device` (its uuid read through the driver, no
 // context created), with the idle check. `gpumeter lock` and every session take it here.
 // Throws DeviceBusy or ConfigError as DeviceLock does.
@@ -89,6 +97,11 @@ class Session {
   // Why the options cannot be measured on this machine: they need a CUDA device and none is
   // usable; "" when they can. Creates no context (a sweep's parent stays off the device).
   static std::string unusable_device(const SessionOptions& options);
+  // The devices of this host a sweep may be spread over (--devices), by index: the stand-ins of
+  // kStandInDevicesEnv where it is set, else the CUDA devices the driver lists, their uuids read
+  // without a context. Throws ConfigError for stand-ins under another timing, and where a build
+  // without the CUDA backend has no stand-ins.
+  static std::vector<HostDevice> host_devices(const SessionOptions& options);
 
   // The backend, chosen and made on first use. Throws DeviceError when the device the choice
   // needs cannot be used, CuptiUnavailable when CUPTI cannot and no fallback is allowed.
@@ -112,6 +125,7 @@ class Session {
  private:
   SessionOptions options_;
   std::unique_ptr<DeviceLock> lock_;
+  bool stand_in_ = false;  // the device is one of kStandInDevicesEnv's
   std::unique_ptr<Backend> owned_;
   Backend* backend_ = nullptr;
   bool ceilings_done_ = false;
