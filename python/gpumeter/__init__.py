@@ -950,6 +950,9 @@ def write_record(result: Union[Result, CompareResult, "PhasesResult", "SweepResu
     if not isinstance(directory, (str, os.PathLike)):
         raise _bad("directory", "a path", directory)
     record: Record
+    if isinstance(result, SweepResult) and result.record is None:
+        raise ConfigError(f"result: {result}; there is no record to write",
+                          argument="result")
     if isinstance(result, (Result, CompareResult, PhasesResult, SweepResult)):
         record = result.record
     elif isinstance(result, Record):

@@ -5,6 +5,11 @@ all under one device lock. Where two implementations land close together (no dif
 size's comparison could state), the size is measured again with the implementations in reversed
 order, as the protocol asks where order could matter; those rows carry ``order=reversed``. The
 growth exponents per regime and the crossover brackets come from the core, read from the record.
+
+A sweep can be split across the tasks of a cluster's array job as a benchmark program's is
+(docs/cluster.md): ``shard="K/N"``, else a Slurm array task's or a Kubernetes indexed Job's index;
+each task measures the sizes the core deals it, and ``gpumeter merge`` of every task's record gives
+the whole sweep.
 """
 
 from __future__ import annotations
@@ -25,17 +30,27 @@ REVERSED_ORDER_PARAM = "order"
 class SweepResult:
     """What gpumeter.sweep() returns: the record, and the core's reading of it."""
 
-    def __init__(self, record: Any, reversed_sizes: List[Any]) -> None:
+    def __init__(self, record: Any, reversed_sizes: List[Any], shard: Any = None) -> None:
+        #: The record; None for a shard dealt no size (an empty part of the sweep: nothing was
+        #: measured, and a merge of the other shards is the whole sweep).
         self.record = record
         #: Sizes measured again in reversed order because the implementations landed close.
         self.reversed_sizes = reversed_sizes
+        #: The shard this task measured (ShardPlan: which shard, the dealing of every size), or
+        #: None for the whole sweep.
+        self.shard = shard
 
     @property
     def analysis(self) -> Any:
         """Growth per implementation and regime, and crossover brackets (SweepAnalysis)."""
+        if self.record is None:
+            raise ConfigError(f"{self.shard}: this shard measured no size, so it has no "
+                              "analysis; merge the other shards' records")
         return self.record.sweeps()
 
     def __str__(self) -> str:
+        if self.record is None:
+            return f"{self.shard}: no size was dealt to this shard; nothing was measured"
         return str(self.record.markdown())
 
 
@@ -62,7 +77,8 @@ def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],
           verify: bool = True,
           rtol: float = 1e-5, atol: float = 1e-8, reverse_when_close: bool = True,
           device: Optional[int] = None, budget: Optional[Any] = None, timing: str = "auto",
-          lock: bool = True, allow_contended: bool = False) -> SweepResult:
+          lock: bool = True, allow_contended: bool = False,
+          shard: Optional[str] = None) -> SweepResult:
     """Times each implementation at each size and says how its cost grows.
 
     Args:
@@ -87,10 +103,17 @@ def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],
         timing: As for :func:`gpumeter.measure`.
         lock: As for :func:`gpumeter.measure`: held for the whole sweep.
         allow_contended: As for :func:`gpumeter.measure`.
+        shard: ``"K/N"``: measure shard K (from 0) of N of the sizes, dealt as a benchmark
+            program's ``--shard`` deals cases (round robin in the sizes' order), the same way in
+            every task of an array; ``"all"``: every size. None: a Slurm array task's or a
+            Kubernetes indexed Job's index where one is set (docs/cluster.md), else every size.
+            The record of a shard holds its shard section; ``gpumeter merge`` of every shard's
+            record gives the whole sweep.
 
     Returns:
         SweepResult: ``record``, ``analysis`` (growth exponents per regime with their fit
-        quality, crossover brackets), ``reversed_sizes``.
+        quality, crossover brackets), ``reversed_sizes``, ``shard``. A shard dealt no size (more
+        shards than sizes) measures nothing: its ``record`` is None.
 
     Raises:
         ConfigError: an argument of the wrong type or value, named in ``argument``.
@@ -116,6 +139,14 @@ def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],
     if not isinstance(axis, str) or not axis or axis == REVERSED_ORDER_PARAM:
         raise ConfigError(f"axis: must be a param name other than {REVERSED_ORDER_PARAM!r}, "
                           f"not {axis!r}", argument="axis")
+    if shard is not None and not isinstance(shard, str):
+        raise ConfigError(f"shard: must be 'K/N' or 'all', not {shard!r}", argument="shard")
+    # The core deals the sizes, and reads the scheduler's variables, as for benchmark programs.
+    plan = _gpumeter.sweep_shard(shard, [(name, {axis: _size_text(s)}) for s in sizes])
+    if plan is not None:
+        sizes = [s for s, dealt in zip(sizes, plan.cases) if dealt.shard == plan.shard.index]
+        if not sizes:
+            return SweepResult(None, [], plan)
     index = 0 if device is None else device
     check = _default_verify(rtol, atol) if verify else None
     names = list(implementations)
@@ -174,7 +205,9 @@ def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],
             d["deviations"] = list(d["deviations"]) + [
                 x for x in held.deviations if x not in d["deviations"]]
             record = _gpumeter.Record.from_json(json.dumps(d), "(sweep)")
-        return SweepResult(record, reversed_sizes)
+        if plan is not None:
+            record = _gpumeter.with_shard(record, plan)
+        return SweepResult(record, reversed_sizes, plan)
     finally:
         if held is not None:
             held.release()

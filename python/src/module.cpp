@@ -20,6 +20,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -35,6 +36,7 @@
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/runner.hpp"
 #include "gpumeter/session.hpp"
+#include "gpumeter/shard.hpp"
 #include "gpumeter/summary.hpp"
 #include "gpumeter/version.hpp"
 #ifdef GPUMETER_HAVE_CUDA
@@ -365,6 +367,34 @@ NB_MODULE(_gpumeter, m) {
       nb::arg("records"), nb::arg("argv"),
       "The records of one run's parts as one record (`gpumeter merge`): rows, phases and "
       "totals each once.");
+  m.def(
+      "sweep_shard",
+      [](std::optional<std::string> option,
+         const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& cases)
+          -> std::optional<ShardPlan> {
+        std::optional<std::string_view> given;
+        if (option) given = *option;
+        const std::optional<Shard> shard = resolve_shard(given, process_environment());
+        if (!shard) return std::nullopt;
+        std::vector<RowKey> keys;
+        for (const auto& [name, params] : cases) keys.push_back(RowKey{name, params, ""});
+        return plan_shard(*shard, keys);
+      },
+      nb::arg("option").none(), nb::arg("cases"),
+      "The shard this process measures of a sweep's cases (name, params), dealt as a benchmark "
+      "program's --shard deals them: `option` (\"K/N\" or \"all\"), else a Slurm array task's "
+      "or a Kubernetes indexed Job's index; None for every case.\n\nRaises:\n    ConfigError: "
+      "a value that is not a shard, or the option and the scheduler disagreeing.");
+  m.def(
+      "with_shard",
+      [](const RecordRef& record, const ShardPlan& plan) {
+        Record r = *record.record;
+        r.shard = plan;
+        // Read back as strictly as a file: its rows are the shard's own cases.
+        return RecordRef{std::make_shared<const Record>(parse_record(serialize(r), "(sweep)"))};
+      },
+      nb::arg("record"), nb::arg("plan"),
+      "The record as one shard's of a sweep (its shard section), read back strictly.");
   m.def("version", [] { return std::string(version()); });
   m.def("has_cuda", [] {
 #ifdef GPUMETER_HAVE_CUDA

@@ -25,6 +25,7 @@
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/reporter.hpp"
 #include "gpumeter/row.hpp"
+#include "gpumeter/shard.hpp"
 #include "gpumeter/timing_method.hpp"
 #include "gpumeter/total_n.hpp"
 #include "gpumeter/wording.hpp"
@@ -376,6 +377,43 @@ void bind_header(nb::module_& m) {
           "label", [](const DeviceIdentity& d) { return device_label(d, true); },
           "The device as every report names it: \"NVIDIA H200 (cuda:0, GPU-...)\".");
 
+  nb::class_<Board>(m, "Board",
+                    "The board a row ran on: its device's uuid and name, and its clocks as read "
+                    "when its run began (None: not read). Rows of two boards are never compared.")
+      .def_ro("uuid", &Board::uuid, "\"\" when the device has none (the host CPU).")
+      .def_ro("name", &Board::name)
+      .def_ro("sm_clock_mhz", &Board::sm_clock_mhz)
+      .def_ro("sm_clock_max_mhz", &Board::sm_clock_max_mhz)
+      .def_ro("memory_clock_mhz", &Board::memory_clock_mhz)
+      .def_prop_ro(
+          "label", [](const Board& b) { return board_label(b); },
+          "\"NVIDIA H200 GPU-...\": the name, then the uuid where there is one.");
+
+  nb::class_<Shard>(m, "Shard", "Which share of a sweep one task measured.")
+      .def_ro("index", &Shard::index, "Numbered from 0: shard 0 of 4 is the first.")
+      .def_ro("count", &Shard::count)
+      .def_prop_ro(
+          "source", [](const Shard& s) { return std::string(to_string(s.source)); },
+          "\"option\" (shard=, --shard), \"slurm\" or \"kubernetes\".")
+      .def_ro("origin", &Shard::origin, "What was read, as read.");
+
+  nb::class_<DealtCase>(m, "DealtCase",
+                        "One case of a sharded sweep and the shard it was dealt to.")
+      .def_prop_ro(
+          "row", [](const DealtCase& c) { return c.row; }, "The case (implementation \"\").")
+      .def_ro("cost", &DealtCase::cost)
+      .def_ro("shard", &DealtCase::shard);
+
+  nb::class_<ShardPlan>(m, "ShardPlan",
+                        "A shard's part of a record: which shard, and the dealing of every case of "
+                        "the sweep.")
+      .def_ro("shard", &ShardPlan::shard)
+      .def_ro("cases", &ShardPlan::cases, "Every case of the whole sweep, with its shard.")
+      .def_prop_ro(
+          "own_cases", [](const ShardPlan& p) { return own_cases(p); },
+          "How many cases were dealt to this shard (0: an empty part of the sweep).")
+      .def("__str__", [](const ShardPlan& p) { return describe_shard(p); });
+
   nb::class_<DeviceState>(m, "DeviceState",
                           "The device's state when the record was made; None: not available.")
       .def_ro("driver_version", &DeviceState::driver_version)
@@ -589,6 +627,9 @@ void bind_views(nb::module_& m) {
           "memory", [](const ResultRef& r) { return r.get().memory; },
           "The case's memory, each figure in its own domain.")
       .def_prop_ro(
+          "board", [](const ResultRef& r) { return r.get().board; },
+          "The board the row ran on (a record joined from several boards keeps each row's).")
+      .def_prop_ro(
           "gpu_workload_bytes",
           [](const ResultRef& r) { return r.get().memory.gpu_workload_bytes(); },
           "This process's device memory above its context floor after the case (NVML; whatever "
@@ -721,6 +762,10 @@ void bind_views(nb::module_& m) {
       .def_prop_ro(
           "runtimes", [](const RecordRef& r) { return r.record->runtimes; },
           "The runtime each candidate launched through (version, device, architecture).")
+      .def_prop_ro(
+          "shard", [](const RecordRef& r) { return r.record->shard; },
+          "For one shard of a sweep: which shard, and the dealing of every case; None for a "
+          "whole sweep (a merge of every shard included).")
       .def(
           "total_n",
           [](const RecordRef& r) { return decompose_totals(r.record->phases, r.record->totals); },
