@@ -18,8 +18,13 @@
 //    "before" at 10,000 cases would take hours (it is quadratic): its per-case cost is timed over
 //    the last 10 cases of a run of 10,000 only, with the first 9,990 added without checkpoints.
 //
-//   gpumeter-host-sweep OUT_DIR [--sizes 100,1000,10000] [--skip-runtime]
+//   gpumeter-host-sweep OUT_DIR [--sizes 100,1000,10000] [--skip-runtime] [--shard K/N|all]
 // writes OUT_DIR/host_sweep.json and OUT_DIR/host_sweep.csv and prints the CSV.
+//
+// In a cluster's array job the sizes are dealt as a benchmark program's cases are (B10,
+// docs/cluster.md): --shard K/N, else a Slurm array task's or a Kubernetes indexed Job's index;
+// each size costs its number of cases, so the dealing balances the tasks' time. The runtime part's
+// own sweep is every case of its size (--shard all): the array's index is this program's.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -29,16 +34,20 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpumeter/benchmark.hpp"
 #include "gpumeter/comparison.hpp"
+#include "gpumeter/errors.hpp"
 #include "gpumeter/host_backend.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/run_recorder.hpp"
 #include "gpumeter/runner.hpp"
+#include "gpumeter/shard.hpp"
 #include "gpumeter/summary.hpp"
 #include "temporary_file.hpp"
 
@@ -81,9 +90,19 @@ const gpumeter::Budget kTinyBudget{1000, 1000, 2, 1000};  // 1 us each: a few sa
 nlohmann::ordered_json run_runtime(std::size_t n, const fs::path& out) {
   const fs::path dir = out / ("runtime-" + std::to_string(n));
   fs::remove_all(dir);
-  std::vector<std::string> args = {
-      "gpumeter-host-sweep",      "--timing", "host",      "--budget", "0.001,0.001", "--axis",
-      "n=1:" + std::to_string(n), "--quiet",  "--no-lock", "--out",    dir.string()};
+  std::vector<std::string> args = {"gpumeter-host-sweep",
+                                   "--timing",
+                                   "host",
+                                   "--budget",
+                                   "0.001,0.001",
+                                   "--axis",
+                                   "n=1:" + std::to_string(n),
+                                   "--quiet",
+                                   "--no-lock",
+                                   "--out",
+                                   dir.string(),
+                                   "--shard",
+                                   "all"};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   const std::uint64_t before = written_bytes();
@@ -267,16 +286,20 @@ std::string cell(const nlohmann::ordered_json& v) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: gpumeter-host-sweep OUT_DIR [--sizes 100,1000,10000] [--skip-runtime]\n";
+    std::cerr << "usage: gpumeter-host-sweep OUT_DIR [--sizes 100,1000,10000] [--skip-runtime] "
+                 "[--shard K/N|all]\n";
     return 2;
   }
   const fs::path out = argv[1];
   std::vector<std::size_t> sizes = {100, 1000, 10000};
   bool runtime = true;
+  std::optional<std::string> shard_option;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--skip-runtime") {
       runtime = false;
+    } else if (a == "--shard" && i + 1 < argc) {
+      shard_option = argv[++i];
     } else if (a == "--sizes" && i + 1 < argc) {
       sizes.clear();
       std::stringstream list(argv[++i]);
@@ -285,6 +308,33 @@ int main(int argc, char** argv) {
       std::cerr << "gpumeter-host-sweep: unknown argument " << a << '\n';
       return 2;
     }
+  }
+  // This task's sizes, dealt by the core as a benchmark program's cases are, by their cost.
+  std::string shard_text = "all";
+  try {
+    std::optional<std::string_view> given;
+    if (shard_option) given = *shard_option;
+    if (const std::optional<gpumeter::Shard> shard =
+            gpumeter::resolve_shard(given, gpumeter::process_environment())) {
+      std::vector<gpumeter::RowKey> keys;
+      std::vector<double> costs;
+      for (const std::size_t n : sizes) {
+        keys.push_back(gpumeter::RowKey{"host_sweep", {{"cases", std::to_string(n)}}, ""});
+        costs.push_back(static_cast<double>(n));
+      }
+      const gpumeter::ShardPlan plan = gpumeter::plan_shard(*shard, keys, costs);
+      std::vector<std::size_t> mine;
+      for (std::size_t k = 0; k < sizes.size(); ++k) {
+        if (plan.cases[k].shard == shard->index) mine.push_back(sizes[k]);
+      }
+      shard_text = gpumeter::shard_label(shard->index, shard->count) + " (" + shard->origin + ")";
+      std::cerr << "gpumeter-host-sweep: " << shard_text << ": " << mine.size() << " of the "
+                << sizes.size() << " sizes\n";
+      sizes = std::move(mine);
+    }
+  } catch (const gpumeter::ConfigError& e) {
+    std::cerr << "gpumeter-host-sweep: " << e.what() << '\n';
+    return 2;
   }
   fs::create_directories(out);
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
@@ -318,6 +368,7 @@ int main(int argc, char** argv) {
       rows.push_back(run_runtime(n, out));
     }
   }
+  for (auto& r : rows) r["shard"] = shard_text;
 
   gpumeter::write_file_atomically(out / "host_sweep.json", rows.dump(2) + "\n", true);
   const std::vector<std::string> columns = {"part",
@@ -332,7 +383,8 @@ int main(int argc, char** argv) {
                                             "bytes_per_case_last10",
                                             "wall_us_per_case",
                                             "bytes_written_per_case",
-                                            "exit_code"};
+                                            "exit_code",
+                                            "shard"};
   std::ostringstream csv;
   for (std::size_t i = 0; i < columns.size(); ++i) csv << (i ? "," : "") << columns[i];
   csv << '\n';
