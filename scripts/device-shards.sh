@@ -5,8 +5,10 @@
 # are merged. Checked and printed: the merged rows are the whole run's, in its order; each row's
 # median lies within the whole run's [p10, p90] of that row (its spread), widened by one
 # timestamp tick; the wall time of each shard; and `gpumeter compare` of the two records (every
-# row on one board, so every row compared). Logs, records and the per-row table go under $OUT;
-# a short table comes last.
+# row on one board, so every row compared). Then --devices on the one GPU there is: `--devices 0`
+# (one process under its own lock, its one part merged) gives the whole run's rows, and
+# `--devices 0,0` is refused. Logs, records and the per-row table go under $OUT; a short table
+# comes last.
 #   OUT=DIR bash scripts/device-shards.sh            on the GPU machine (about 3 minutes)
 #   SHARDS_HOST=1 OUT=DIR bash scripts/device-shards.sh
 #                                                    the same logic on the host backend, in a
@@ -144,6 +146,29 @@ row "gpumeter compare whole merged" "exit $rc"
 [ "$rc" = 0 ] || ok=0
 summary=$(grep -m1 '^Geometric mean' "$OUT/compare.md")
 [ -n "$summary" ] && row "" "$summary"
+
+# --- --devices on the one GPU: one process, its part merged; a repeated id refused --------------
+if [ -n "${SHARDS_HOST:-}" ]; then export GPUMETER_STAND_IN_DEVICES=1; fi
+rm -rf "$OUT/devices"
+t=$(now)
+"$PROGRAM" "${ARGS[@]}" --devices 0 --out "$OUT/devices" >"$OUT/devices.log" 2>&1
+rc=$?
+devices=$(ls "$OUT"/devices/gpumeter-*.json 2>/dev/null | head -n1)
+same=no
+if [ -n "$devices" ]; then
+  python3 - "$whole" "$devices" <<'EOF2' && same=yes
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+key = lambda r: (r["case"], r["implementation"], sorted(r["params"].items()))
+sys.exit(0 if [key(r) for r in a["results"]] == [key(r) for r in b["results"]] else 1)
+EOF2
+fi
+row "--devices 0" "exit $rc, $(since "$t") s, the whole run's rows in its order: $same"
+[ "$rc" = 0 ] && [ "$same" = yes ] || ok=0
+"$PROGRAM" "${ARGS[@]}" --devices 0,0 --out "$OUT/devices-bad" >"$OUT/devices-bad.log" 2>&1
+rc=$?
+row "--devices 0,0" "exit $rc (2 expected): $(head -c 80 "$OUT/devices-bad.log")"
+[ "$rc" = 2 ] || ok=0
 
 row "total" "$(($(date +%s) - START)) s"
 echo
