@@ -36,9 +36,21 @@ struct Options {
   std::string commits;
 };
 
+// A site this command wrote (its regressions.json says so in its first bytes): a history kept
+// beside the records it was built from is no record, and no reason to list a file as left out.
+bool history_site_json(const fs::path& file) {
+  if (file.filename() != "regressions.json") return false;
+  std::ifstream in(file, std::ios::binary);
+  std::string head(256, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head.find(std::string("\"schema\": \"") + kHistoryJsonSchema + "\"") != std::string::npos;
+}
+
 // What a run, a shard, a merge or an interrupted run leaves: records (*.json) and journals
 // (*.jsonl), under any depth of folders. A file given by name is read whatever its name. Folder
-// links are not followed (a link back up would walk forever); the site's own folder is skipped.
+// links are not followed (a link back up would walk forever); the site being written, and the JSON
+// of a site written before, are skipped.
 std::vector<fs::path> record_files(const std::vector<std::string>& folders, const fs::path& site,
                                    std::vector<LeftOut>& left_out) {
   std::vector<fs::path> files;
@@ -71,7 +83,7 @@ std::vector<fs::path> record_files(const std::vector<std::string>& folders, cons
         continue;
       }
       const std::string ext = p.extension().string();
-      if (ext == ".json" || ext == ".jsonl") files.push_back(p);
+      if ((ext == ".json" || ext == ".jsonl") && !history_site_json(p)) files.push_back(p);
     }
   }
   std::sort(files.begin(), files.end());

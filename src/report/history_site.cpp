@@ -459,13 +459,13 @@ std::string moves_table(const History& history, const std::vector<std::string>& 
   return out + "</tbody></table>\n";
 }
 
-nlohmann::json move_json(const History& history, const std::vector<std::string>& pages,
-                         const HistoryMove& m) {
+nlohmann::ordered_json move_json(const History& history, const std::vector<std::string>& pages,
+                                 const HistoryMove& m) {
   const HistorySeries& s = history.series[m.series];
   const HistoryPoint& p = s.points[m.point];
   const Comparison& c = *p.comparison;
   const MoveView v = move_view(history, pages, m);
-  nlohmann::json j;
+  nlohmann::ordered_json j;
   j["row"] = v.row;
   j["case"] = s.row.case_name;
   j["params"] = s.row.params;
@@ -488,37 +488,37 @@ nlohmann::json move_json(const History& history, const std::vector<std::string>&
     j["low"] = nullptr;
     j["high"] = nullptr;
   }
-  j["time_ratio"] = c.ratio        ? nlohmann::json(1 / c.ratio->speedup)
-                    : c.difference ? nlohmann::json(1 + c.difference->estimate)
-                                   : nlohmann::json(nullptr);
+  j["time_ratio"] = c.ratio        ? nlohmann::ordered_json(1 / c.ratio->speedup)
+                    : c.difference ? nlohmann::ordered_json(1 + c.difference->estimate)
+                                   : nlohmann::ordered_json(nullptr);
   j["board"] = v.board;
   j["timing_method"] = v.timing;
   j["page"] = v.page + "#" + v.anchor;
   return j;
 }
 
-std::string json_text(const nlohmann::json& j) {
+std::string json_text(const nlohmann::ordered_json& j) {
   // Record text is valid UTF-8 (the reader refuses any other); replace, never throw, regardless.
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 std::string regressions_json(const History& history, const std::vector<std::string>& pages) {
-  nlohmann::json j;
+  nlohmann::ordered_json j;
   j["schema"] = kHistoryJsonSchema;
   j["schema_version"] = kHistoryJsonVersion;
   j["gpumeter_version"] = version();
   j["records"] = history.records.size();
-  j["commits"] = nlohmann::json::array();
+  j["commits"] = nlohmann::ordered_json::array();
   for (const HistoryCommit& c : history.commits) j["commits"].push_back(c.commit);
-  j["regressions"] = nlohmann::json::array();
+  j["regressions"] = nlohmann::ordered_json::array();
   for (const HistoryMove& m : history.regressions) {
     j["regressions"].push_back(move_json(history, pages, m));
   }
-  j["improvements"] = nlohmann::json::array();
+  j["improvements"] = nlohmann::ordered_json::array();
   for (const HistoryMove& m : history.improvements) {
     j["improvements"].push_back(move_json(history, pages, m));
   }
-  j["left_out"] = nlohmann::json::array();
+  j["left_out"] = nlohmann::ordered_json::array();
   for (const LeftOut& l : history.left_out) {
     j["left_out"].push_back({{"source", l.source}, {"reason", l.reason}});
   }
