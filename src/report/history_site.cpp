@@ -47,7 +47,11 @@ nav { font-size: .95em; margin-bottom: .8em; }
 nav a { margin-right: 1em; }
 table { border-collapse: collapse; margin: .5em 0; }
 th, td { border-bottom: 1px solid #e3e7ec; padding: .25em .55em; text-align: left;
-         vertical-align: top; overflow-wrap: anywhere; }
+         vertical-align: top; overflow-wrap: break-word; }
+td code, td .file { overflow-wrap: anywhere; }
+td.commit code { overflow-wrap: normal; white-space: nowrap; }
+#points td { font-size: .92em; }
+.file { color: #4f5966; }
 th { background: #f3f5f7; position: sticky; top: 0; }
 td.num { text-align: right; white-space: nowrap; }
 tr.slower td.move, li.slower, span.slower { color: #b3261e; font-weight: 600; }
@@ -142,6 +146,12 @@ const std::string kRule =
     "never compared: where a series changes either, its line breaks. A move between two records "
     "of one commit is the machine's or the method's, not the code's, and is not listed as a "
     "regression.</p>\n";
+
+// The last part of a path, as a page names a record's file (the whole path is its title).
+std::string file_name(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
 
 std::string time_cell(double ns) {
   return h(time_text(ns));
@@ -240,7 +250,7 @@ std::vector<std::vector<std::size_t>> segments_of(const HistorySeries& s) {
   return out;
 }
 
-std::string sparkline(const HistorySeries& s) {
+std::string sparkline(const History& history, const HistorySeries& s) {
   constexpr double kW = 180;
   constexpr double kH = 30;
   const Scale sc = scale_of(s, 3, kH - 3);
@@ -271,6 +281,10 @@ std::string sparkline(const HistorySeries& s) {
   for (std::size_t i = 0; i < s.points.size(); ++i) {
     const HistoryPoint& p = s.points[i];
     if (p.movement == Movement::none || !drawn(p)) continue;
+    // Moves of the code only: a repeat's (two records of one commit) is on the series' page.
+    if (history.records[s.points[*p.previous].record].commit == history.records[p.record].commit) {
+      continue;
+    }
     out += "<circle cx=\"" + px(x(i)) + "\" cy=\"" +
            px(sc.y(p.result->summary.device_busy.median_ns)) + "\" r=\"2.6\" fill=\"" +
            (p.movement == Movement::slower ? kSlowerColor : kFasterColor) + "\"/>";
@@ -374,15 +388,22 @@ std::string chart(const History& history, const HistorySeries& s) {
     const std::string tip = "#" + std::to_string(i + 1) + " " + commit_text(commit) + ": median " +
                             time_text(p.result->summary.device_busy.median_ns);
     const char* color = line_color(lines.at({p.board.key, p.method}));
+    // A move within one commit (a repeat) is drawn hollow: shown, not a move of the code.
+    const bool repeat = p.previous && history.records[s.points[*p.previous].record].commit ==
+                                          history.records[p.record].commit;
+    const auto fill = [&](const char* c) {
+      return repeat ? std::string("fill=\"none\" stroke-width=\"1.5\" stroke=\"") + c + "\""
+                    : std::string("fill=\"") + c + "\"";
+    };
     std::string mark;
     if (p.movement == Movement::slower) {
       mark = "<path class=\"mark-slower\" d=\"M" + px(cx) + " " + px(cy - 7) + "L" + px(cx + 6) +
-             " " + px(cy + 4) + "L" + px(cx - 6) + " " + px(cy + 4) + "Z\" fill=\"" + kSlowerColor +
-             "\">";
+             " " + px(cy + 4) + "L" + px(cx - 6) + " " + px(cy + 4) + "Z\" " + fill(kSlowerColor) +
+             ">";
     } else if (p.movement == Movement::faster) {
       mark = "<path class=\"mark-faster\" d=\"M" + px(cx) + " " + px(cy + 7) + "L" + px(cx + 6) +
-             " " + px(cy - 4) + "L" + px(cx - 6) + " " + px(cy - 4) + "Z\" fill=\"" + kFasterColor +
-             "\">";
+             " " + px(cy - 4) + "L" + px(cx - 6) + " " + px(cy - 4) + "Z\" " + fill(kFasterColor) +
+             ">";
     } else {
       mark = "<circle cx=\"" + px(cx) + "\" cy=\"" + px(cy) + "\" r=\"3\" fill=\"" + color + "\">";
     }
@@ -581,7 +602,7 @@ std::string index_page(const History& history, const std::vector<std::string>& p
     body += "<tr id=\"s" + std::to_string(si + 1) + "\"><td><a class=\"series-link\" href=\"" +
             pages[si] + "\">" + h(s.row.case_name) + "</a></td><td>" +
             h(format_params(s.row.params)) + "</td><td>" + h(row_names(s.row)) + "</td><td>" +
-            sparkline(s) + "</td><td class=\"num\">" +
+            sparkline(history, s) + "</td><td class=\"num\">" +
             (latest ? time_cell(*latest) : std::string(kNotMeasured)) + "</td><td class=\"num\">" +
             std::to_string(measured) + " of " + std::to_string(s.points.size()) + "</td><td>" +
             (moves.empty() ? "none" : moves) + "</td><td class=\"num\">" +
@@ -611,7 +632,8 @@ std::string series_page(const History& history, std::size_t si) {
   body += chart(history, s);
   body +=
       "<p class=\"note\">Each point: its median (a dot; a red triangle where it is slower than "
-      "the previous point of its line, a green one where faster) and a bar from its 10th to its "
+      "the previous point of its line, a green one where faster; hollow where both are of one "
+      "commit) and a bar from its 10th to its "
       "90th percentile; a cross on the axis where the row has no time. Time on a log "
       "scale. Select a point for its row below.</p>\n";
 
@@ -674,9 +696,9 @@ std::string series_page(const History& history, std::size_t si) {
   // Every point.
   body +=
       "<h2>Points</h2>\n<table id=\"points\">\n<thead><tr><th>#</th><th>commit</th>"
-      "<th>created (UTC)</th><th>run</th><th>board</th><th>timing</th><th>median</th>"
-      "<th>10th to 90th percentile</th><th>samples</th><th>clocks</th>"
-      "<th>against</th><th>change</th><th>finding</th><th>record</th></tr></thead>\n<tbody>\n";
+      "<th>run</th><th>median</th><th>10th to 90th percentile</th><th>samples</th>"
+      "<th>against</th><th>change</th><th>finding</th><th>board, timing and clocks</th></tr>"
+      "</thead>\n<tbody>\n";
   for (std::size_t i = 0; i < s.points.size(); ++i) {
     const HistoryPoint& p = s.points[i];
     const HistoryRecord& rec = history.records[p.record];
@@ -685,18 +707,36 @@ std::string series_page(const History& history, std::size_t si) {
     if (p.movement != Movement::none) cls = std::string(to_string(p.movement));
     if (!p.line_break.empty()) cls += cls.empty() ? "break" : " break";
     if (!drawn(p)) cls += cls.empty() ? "failed" : " failed";
+    // The run: its id, when, and the file it was read from (its name; the whole path on hover).
+    std::string run = "<code>" + h(record.run_id) + "</code><br>" + h(record.created_utc) +
+                      (rec.partial ? " (partial record)" : "");
+    const std::string file = file_name(rec.source);
+    // A record's usual name says nothing its run id does not; any other is shown.
+    const bool usual = file == "gpumeter-" + record.run_id + ".json";
+    run += "<br><span class=\"file\" title=\"" + h(rec.source) + "\">" +
+           (usual ? std::string("(file)") : h(file)) + "</span>";
+    for (const std::string& other : p.also_in) {
+      run += "<br><span class=\"note\" title=\"" + h(other) +
+             "\">the same measurement is also in " + h(file_name(other)) + "</span>";
+    }
     body += "<tr id=\"p" + std::to_string(i + 1) + "\"" +
             (cls.empty() ? std::string() : " class=\"" + cls + "\"") + "><td class=\"num\">" +
-            std::to_string(i + 1) + "</td><td><code>" +
-            h(commit_text(history.commits[rec.commit].commit)) + "</code></td><td>" +
-            h(record.created_utc) + "</td><td><code>" + h(record.run_id) + "</code>" +
-            (rec.partial ? " (partial record)" : "") + "</td>";
+            std::to_string(i + 1) + "</td><td class=\"commit\"><code>" +
+            h(commit_text(history.commits[rec.commit].commit)) + "</code></td><td>" + run + "</td>";
+    std::string where;
+    if (p.result != nullptr) {
+      where = h(p.board.label) + "; " + h(std::string(to_string(p.method))) + "; " +
+              h(clock_words(p, record));
+    }
+    if (!p.line_break.empty()) {
+      where +=
+          "<br><span class=\"break-note\">the line breaks here: " + h(p.line_break) + "</span>";
+    }
     if (p.result == nullptr) {
-      body += "<td colspan=\"10\">" + h(describe(*p.failure)) + "</td>";
+      body += "<td colspan=\"7\">" + h(describe(*p.failure)) + "</td>";
     } else if (!drawn(p)) {
-      body += "<td>" + h(p.board.label) + "</td><td>" + h(std::string(to_string(p.method))) +
-              "</td><td colspan=\"8\">" + h(null_test_failed_words(*null_test_of(*p.result))) +
-              "</td>";
+      body += "<td colspan=\"6\">" + h(null_test_failed_words(*null_test_of(*p.result))) +
+              "</td><td>" + where + "</td>";
     } else {
       const Summary& sm = p.result->summary;
       std::string against = "none (the first point of its line)";
@@ -709,22 +749,15 @@ std::string series_page(const History& history, std::size_t si) {
         change = h(w.change);
         finding = h(w.finding);
       }
-      body += "<td>" + h(p.board.label) + "</td><td>" + h(std::string(to_string(p.method))) +
-              "</td><td class=\"num\">" + time_cell(sm.device_busy.median_ns) +
+      body += "<td class=\"num\">" + time_cell(sm.device_busy.median_ns) +
               "</td><td class=\"num\">" + time_cell(sm.device_busy.p10_ns) + " to " +
               time_cell(sm.device_busy.p90_ns) + "</td><td class=\"num\">" +
               std::to_string(sm.n_samples) + " in " +
               count(p.result->measurement.pass_sizes.size(), "pass", "passes") + "</td><td>" +
-              h(clock_words(p, record)) + "</td><td>" + against + "</td><td class=\"num move\">" +
-              change + "</td><td class=\"move\">" + finding + "</td>";
+              against + "</td><td class=\"num move\">" + change + "</td><td class=\"move\">" +
+              finding + "</td><td>" + where + "</td>";
     }
-    std::string sources = "<code>" + h(rec.source) + "</code>";
-    for (const std::string& other : p.also_in) {
-      sources += "; the same measurement is in <code>" + h(other) + "</code>";
-    }
-    if (!p.line_break.empty())
-      sources += "<br><span class=\"break-note\">line breaks here: " + h(p.line_break) + "</span>";
-    body += "<td>" + sources + "</td></tr>\n";
+    body += "</tr>\n";
   }
   body += "</tbody></table>\n";
   return page(row_label(s.row) + " - performance history", body, history.records.size());
