@@ -66,6 +66,9 @@ struct HistoryPoint {
   std::size_t record = 0;            // index into History::records
   const Result* result = nullptr;    // nullptr: the row did not produce a time in this record
   const Failure* failure = nullptr;  // set when result is nullptr
+  // The row's null test failed: its time may not be its work's, so it is shown as such, never
+  // drawn, and no baseline for the points after it.
+  bool null_test_failed = false;
   Board board;
   TimingMethod method = TimingMethod::cupti;
   // The point of its line it was compared with (an index into its series' points), and how.

@@ -198,6 +198,7 @@ History build_history(const std::vector<HistoryInput>& inputs, const HistoryOpti
       HistoryPoint p;
       p.record = ri;
       p.result = &r;
+      p.null_test_failed = null_test_failed(r);
       p.board = board_of(record, r);
       p.method = r.measurement.method;
       s.points.push_back(std::move(p));
@@ -252,7 +253,7 @@ History build_history(const std::vector<HistoryInput>& inputs, const HistoryOpti
         if (across_commits && p.movement == Movement::slower) h.regressions.push_back({si, pi});
         if (across_commits && p.movement == Movement::faster) h.improvements.push_back({si, pi});
       }
-      if (!null_test_failed(*p.result)) baseline[key] = pi;
+      if (!p.null_test_failed) baseline[key] = pi;
     }
   }
   // In record order, so the list reads as the history ran.

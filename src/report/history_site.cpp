@@ -111,9 +111,7 @@ std::string px(double v) {
 }
 
 bool drawn(const HistoryPoint& p) {
-  if (p.result == nullptr) return false;
-  const std::optional<NullTestOutcome> n = null_test_of(*p.result);
-  return !(n && n->failed());
+  return p.result != nullptr && !p.null_test_failed;
 }
 
 std::string page(const std::string& title, const std::string& body, std::size_t records) {

@@ -205,6 +205,8 @@ TEST(History, APointWhoseNullTestFailedIsNoBaseline) {
   const HistorySeries& s = h.series[0];
   ASSERT_TRUE(s.points[1].comparison);
   EXPECT_FALSE(s.points[1].comparison->compared());  // refused: its time may not be its work's
+  EXPECT_TRUE(s.points[1].null_test_failed);
+  EXPECT_FALSE(s.points[0].null_test_failed);
   EXPECT_EQ(s.points[1].movement, Movement::none);
   ASSERT_TRUE(s.points[2].previous);
   EXPECT_EQ(*s.points[2].previous, 0u);
