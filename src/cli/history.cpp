@@ -188,7 +188,12 @@ void write_site(const std::vector<SiteFile>& files, const fs::path& site) {
   }
 }
 
-int run_history(Io& io, const Options& o) {
+int run_history(Io& io, const Options& options_given) {
+  Options o = options_given;
+  // "site/" names the folder site, not an entry inside it.
+  fs::path out = fs::path(o.out).lexically_normal();
+  if (!out.has_filename() && out.has_parent_path()) out = out.parent_path();
+  o.out = out.string();
   HistoryOptions options;
   try {
     if (!o.commits.empty()) options.commit_order = read_commit_order(o.commits);

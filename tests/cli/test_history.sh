@@ -90,6 +90,8 @@ grep -qF "is not in the commit order given" "$work/order.err" || fail "--commits
 one=$(find "$work/records/c1" -name '*.json' | head -n 1)
 run file history "$one" --out "$work/site4"
 [[ $rc -eq 0 ]] && grep -qF "1 records over 1 commits" "$work/file.out" || fail "a record file: $(cat "$work/file.out" "$work/file.err")"
+run slash history "$one" --out "$work/site8/"
+[[ $rc -eq 0 && -f $work/site8/index.html ]] || fail "--out with a trailing slash: exit $rc: $(cat "$work/slash.err")"
 run exists history "$work/records" --out "$work/site"
 [[ $rc -eq 2 ]] || fail "an existing site: exit $rc, expected 2"
 grep -qF "exists and is not an empty folder" "$work/exists.err" || fail "an existing site: $(cat "$work/exists.err")"
