@@ -8,6 +8,9 @@ pkgs=(cmake ninja-build g++ git clang-format nlohmann-json3-dev libcli11-dev lib
 # The record reader's fuzz target (tests/fuzz/run.sh): Clang 14, its libFuzzer and sanitizer
 # runtimes, and llvm-symbolizer for readable reports.
 pkgs+=(clang-14 libclang-rt-14-dev llvm-14)
+# gpumeter history's browser test (tests/browser): a headless Chromium and its WebDriver, from
+# Debian's packages (a browser download of its own, as Playwright's, needs a host CI may not reach).
+pkgs+=(chromium chromium-driver)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -28,14 +28,19 @@ bash tests/consumer/run.sh
 rm -rf build-python-venv
 python3 -m venv build-python-venv
 build-python-venv/bin/python -m pip install -q --upgrade pip
-# matplotlib: gpumeter plot's tests (the package's "plot" extra).
-build-python-venv/bin/python -m pip install -q ".[plot]" pytest mypy  # mypy: the typing tests
+# matplotlib: gpumeter plot's tests (the package's "plot" extra); selenium: the history site's
+# browser test (below).
+build-python-venv/bin/python -m pip install -q ".[plot]" pytest mypy selenium  # mypy: the typing tests
 build-python-venv/bin/python -m pytest -q -rs tests/python
 # The C++ command's plot through that Python: it must draw here, not skip.
 GPUMETER_PYTHON="$PWD/build-python-venv/bin/python" GPUMETER_PLOT_REQUIRED=1 \
   ctest --test-dir build --output-on-failure -R '^cli_plot_writes$'
 GPUMETER_PYTHON="$PWD/build-python-venv/bin/python" \
   ctest --test-dir build --output-on-failure -R '^cli_evaluate_passes$'
+# gpumeter history's pages in a headless Chromium (scripts/setup.sh installs it): it must run here,
+# not skip.
+GPUMETER_PYTHON="$PWD/build-python-venv/bin/python" GPUMETER_BROWSER_REQUIRED=1 \
+  ctest --test-dir build --output-on-failure -R '^cli_history_browser$'
 
 # CPU-only under the sanitizers: the CUDA runtime is not built for ASan. Built with Clang 14,
 # warnings as errors, so every C++ file is compiled warning-free by both g++ and Clang without a

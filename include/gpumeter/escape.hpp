@@ -4,7 +4,7 @@
 // every renderer and message: `gpumeter report`, `compare` and `merge`, the benchmark programs'
 // tables, a record reader's errors, the device lock's notes, and a report of your own. The only
 // sanitizer: nothing else escapes text. A record adds no line, cell, block, emphasis, code span,
-// link, HTML or formula to what gpumeter prints; every character it holds is shown.
+// link, HTML, script or formula to what gpumeter prints; every character it holds is shown.
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -36,6 +36,11 @@ std::string markdown_text(std::string_view text, MarkdownPlace place = MarkdownP
 // prefixed with ' (a spreadsheet that opens the file runs no formula from a record), and RFC
 // 4180 quoting where the cell holds a comma or a quote.
 std::string csv_cell(std::string_view text);
+
+// For HTML and the SVG inside it, as element text or a quoted attribute's value: controls as
+// inert_text() shows them, then & < > " ' as character references, so record text opens no tag,
+// attribute, entity or script, and reads as it was written.
+std::string html_text(std::string_view text);
 
 // For a message that quotes record text or a value: in double quotes, '"' and '\' escaped with a
 // backslash, controls as inert_text() shows them, and text beyond `max_bytes` cut and marked

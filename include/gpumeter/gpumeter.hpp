@@ -30,6 +30,7 @@
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/format.hpp"
 #include "gpumeter/growth.hpp"
+#include "gpumeter/history.hpp"
 #include "gpumeter/host_backend.hpp"
 #include "gpumeter/ledger.hpp"
 #include "gpumeter/measure.hpp"

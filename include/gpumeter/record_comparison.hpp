@@ -58,6 +58,11 @@ struct RecordComparison {
 // -2.6%]"). The result points into `base` and `next`, which must outlive it.
 RecordComparison compare_records(const Record& base, const Record& next);
 
+// One row of a run against the same row of another run, as compare_records judges each pair (and
+// a history each point against the one before it): compare_rows, less a wall-clock row's finer
+// statement, which passes of two runs cannot support (above).
+Comparison compare_across_runs(const Result& base, const Result& next);
+
 // Why a row is on one side only: what the other record says of it ("crashed: the case's process
 // was killed by signal 11 (in new)", "skipped: needs bf16 (in new)"), else "not in new, whose
 // record is partial (its run stopped before the end)", or "not in new".
@@ -89,6 +94,13 @@ struct GateOptions {
 // when its whole interval lies above it (the low end > threshold); wall clock when the 1.5x
 // resolution calls it slower (a directional difference) by a factor above 1 + threshold.
 bool is_regression(const Comparison& comparison, double threshold);
+
+// Which way a comparison says the candidate moved, by the rule of its statistic: device time when
+// its whole interval lies on one side of zero; wall clock when the 1.5x resolution calls it a
+// directional difference. `none` for a refused comparison and for no difference found.
+enum class Movement { none, slower, faster };
+std::string_view to_string(Movement movement);  // "none", "slower", "faster"
+Movement movement_of(const Comparison& comparison);
 
 struct GateOutcome {
   std::vector<const RowPair*> regressions;

@@ -1026,8 +1026,8 @@ def release_cupti() -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """`python -m gpumeter report|compare|merge|env|lock|plot|run|evaluate ...`: the gpumeter
-    command."""
+    """`python -m gpumeter report|compare|merge|env|lock|plot|run|evaluate|history ...`: the
+    gpumeter command."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["evaluate"]:
         # Candidates in processes of their own, judged here; the C++ command's `evaluate` runs

@@ -1,5 +1,5 @@
-"""python -m gpumeter report|compare|merge|env|lock|plot|run ...: the gpumeter command, from the
-module."""
+"""python -m gpumeter report|compare|merge|env|lock|plot|run|history ...: the gpumeter command,
+from the module."""
 import sys
 
 from . import main

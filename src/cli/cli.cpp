@@ -12,6 +12,7 @@
 #include "gpumeter/help_format.hpp"
 #include "gpumeter/table.hpp"
 #include "gpumeter/version.hpp"
+#include "history.hpp"
 #include "lock.hpp"
 #include "merge.hpp"
 #include "plot.hpp"
@@ -70,6 +71,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     commands.push_back(add_env_command(app));
     commands.push_back(add_lock_command(app));
     commands.push_back(add_plot_command(app));
+    commands.push_back(add_history_command(app));
     commands.push_back(add_run_command(app));
     commands.push_back(add_evaluate_command(app));
     // After the subcommands, which would otherwise inherit it: each has its own codes.

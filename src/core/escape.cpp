@@ -118,6 +118,34 @@ std::string csv_cell(std::string_view text) {
   return out + "\"";
 }
 
+std::string html_text(std::string_view text) {
+  const std::string shown = inert_text(text);
+  std::string out;
+  out.reserve(shown.size() + shown.size() / 8);
+  for (const char c : shown) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
 std::string quoted_text(std::string_view text, std::size_t max_bytes) {
   const bool cut = text.size() > max_bytes;
   if (cut) text = text.substr(0, max_bytes);

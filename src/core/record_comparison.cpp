@@ -53,10 +53,7 @@ RecordComparison compare_records(const Record& base, const Record& next) {
   for (const Result& r : next.results) {
     const auto it = in_base.find(r.row);
     if (it == in_base.end()) continue;
-    RowPair pair{it->second, &r, compare_rows(*it->second, r)};
-    // P5 across runs: the 1.5x resolution alone (see the header).
-    if (pair.comparison.rule == ComparisonRule::resolution) pair.comparison.difference.reset();
-    out.pairs.push_back(std::move(pair));
+    out.pairs.push_back({it->second, &r, compare_across_runs(*it->second, r)});
   }
   for (const Result& r : base.results) {
     if (in_next.count(r.row) == 0) {
@@ -77,6 +74,13 @@ RecordComparison compare_records(const Record& base, const Record& next) {
     }
   }
   return out;
+}
+
+Comparison compare_across_runs(const Result& base, const Result& next) {
+  Comparison c = compare_rows(base, next);
+  // P5 across runs: the 1.5x resolution alone (see the header).
+  if (c.rule == ComparisonRule::resolution) c.difference.reset();
+  return c;
 }
 
 std::string describe(const MissingRow& m) {
@@ -134,6 +138,32 @@ bool is_regression(const Comparison& c, double threshold) {
            c.ratio->speedup < 1 && 1 / c.ratio->speedup - 1 > threshold;
   }
   return c.difference && c.difference->low > threshold;
+}
+
+std::string_view to_string(Movement movement) {
+  switch (movement) {
+    case Movement::slower:
+      return "slower";
+    case Movement::faster:
+      return "faster";
+    case Movement::none:
+      break;
+  }
+  return "none";
+}
+
+Movement movement_of(const Comparison& c) {
+  if (!c.compared()) return Movement::none;
+  if (c.rule == ComparisonRule::resolution) {
+    // P5: only a directional difference has a direction; below 1.5x none is claimed.
+    if (!c.ratio || c.ratio->resolution != Resolution::directional_difference)
+      return Movement::none;
+    return c.ratio->speedup < 1 ? Movement::slower : Movement::faster;
+  }
+  if (!c.difference) return Movement::none;
+  return c.difference->slower()   ? Movement::slower
+         : c.difference->faster() ? Movement::faster
+                                  : Movement::none;
 }
 
 GateOutcome judge_gate(const RecordComparison& comparison, const GateOptions& options) {

@@ -1,0 +1,115 @@
+#pragma once
+// Records over commits: every row's points in commit and time order, each compared with the
+// previous point of its line (the same board and timing method) by the comparison of two runs
+// (record_comparison.hpp), and the moves that comparison calls between two commits. Pure: the
+// records are read, and the pages written, by the caller (gpumeter history).
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpumeter/comparison.hpp"
+#include "gpumeter/record.hpp"
+#include "gpumeter/record_comparison.hpp"
+#include "gpumeter/row.hpp"
+#include "gpumeter/timing_method.hpp"
+
+namespace gpumeter {
+
+// The machine a point ran on. Two points are compared only on one board: a time moves with the
+// board as much as with the code.
+struct Board {
+  std::string key;    // what points are compared within
+  std::string label;  // how a page names it
+
+  friend bool operator==(const Board& a, const Board& b) { return a.key == b.key; }
+};
+
+// The board of one row. Until a row names its own board, it is its record's device: its uuid where
+// the record has one, else its kind, index and name on the named host (two hosts' CPUs, or two
+// GPUs without a uuid, are not one board).
+Board board_of(const Record& record, const Result& result);
+
+// A record read, and the file it came from (named on the pages).
+struct HistoryInput {
+  const Record* record = nullptr;
+  std::string source;
+};
+
+struct HistoryOptions {
+  // The project's commits, oldest first (`git rev-list --reverse HEAD`). Empty: commits in the
+  // order of their first record's creation time. Given: a record of a commit not in it is left out.
+  std::vector<std::string> commit_order;
+};
+
+// A record or file not placed among the points, and why.
+struct LeftOut {
+  std::string source;
+  std::string reason;
+};
+
+struct HistoryCommit {
+  std::string commit;
+  std::size_t records = 0;
+};
+
+// A record placed in the history, in order: by commit, then creation time, then run id.
+struct HistoryRecord {
+  const Record* record = nullptr;
+  std::string source;
+  std::size_t commit = 0;  // index into History::commits
+  bool partial = false;    // the run stopped before its end: rows it lacks may not have run
+};
+
+// One row in one record: a measurement, or the record's failure for it.
+struct HistoryPoint {
+  std::size_t record = 0;            // index into History::records
+  const Result* result = nullptr;    // nullptr: the row did not produce a time in this record
+  const Failure* failure = nullptr;  // set when result is nullptr
+  // The row's null test failed: its time may not be its work's, so it is shown as such, never
+  // drawn, and no baseline for the points after it.
+  bool null_test_failed = false;
+  Board board;
+  TimingMethod method = TimingMethod::cupti;
+  // The point of its line it was compared with (an index into its series' points), and how.
+  std::optional<std::size_t> previous;
+  std::optional<Comparison> comparison;
+  Movement movement = Movement::none;
+  // The line (board, timing method) is not that of the series' previous measured point: the line
+  // breaks here, and this says how ("board changed from A to B").
+  std::string line_break;
+  // Other records holding the very same measurement (a shard and the merge of its sweep): their
+  // sources. The point is counted once.
+  std::vector<std::string> also_in;
+};
+
+// Every point of one row (case, params, implementation), in record order.
+struct HistorySeries {
+  RowKey row;
+  std::vector<HistoryPoint> points;
+};
+
+// A point whose comparison with the previous point of its line, of another commit, found a move.
+struct HistoryMove {
+  std::size_t series = 0;
+  std::size_t point = 0;
+};
+
+struct History {
+  std::vector<HistoryCommit> commits;     // in order
+  std::vector<HistoryRecord> records;     // in order
+  std::vector<HistorySeries> series;      // by row
+  std::vector<LeftOut> left_out;          // in the order given
+  std::vector<HistoryMove> regressions;   // slower, in record order
+  std::vector<HistoryMove> improvements;  // faster, in record order
+};
+
+// Places every record: a record without a project commit, of a commit outside commit_order, or
+// given twice (one run id) is left out, saying why. Within each series a measured point is
+// compared with the latest earlier measured point of its board and timing method whose null test
+// did not fail (a time that may not be its work's is no baseline), by compare_across_runs. A move
+// between two points of one commit is a repeat's, not the code's, and is not listed as a regression
+// or an improvement (the page still shows it). The inputs' records must outlive the history.
+History build_history(const std::vector<HistoryInput>& inputs, const HistoryOptions& options = {});
+
+}  // namespace gpumeter

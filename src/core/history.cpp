@@ -1,0 +1,269 @@
+#include "gpumeter/history.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "gpumeter/row_status.hpp"
+#include "gpumeter/wording.hpp"
+
+namespace gpumeter {
+namespace {
+
+// The same measurement in two records (a shard's row copied into the merge of its sweep): the same
+// row, pass boundaries and samples. Read twice, it would be a second point that agrees with itself.
+bool same_measurement(const Result& a, const Result& b) {
+  const Measurement& x = a.measurement;
+  const Measurement& y = b.measurement;
+  if (x.method != y.method || x.pass_sizes != y.pass_sizes ||
+      x.samples.size() != y.samples.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < x.samples.size(); ++i) {
+    if (x.samples[i].device_busy_ns != y.samples[i].device_busy_ns ||
+        x.samples[i].latency_ns != y.samples[i].latency_ns) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A cheap key to find candidates for same_measurement without comparing every pair.
+std::uint64_t fingerprint(const Result& r) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+  const auto mix = [&h](std::uint64_t v) {
+    h ^= v;
+    h *= 1099511628211ull;
+  };
+  mix(static_cast<std::uint64_t>(r.measurement.method));
+  for (const Sample& s : r.measurement.samples) {
+    mix(static_cast<std::uint64_t>(s.device_busy_ns));
+    mix(static_cast<std::uint64_t>(s.latency_ns));
+  }
+  return h;
+}
+
+bool null_test_failed(const Result& r) {
+  const std::optional<NullTestOutcome> n = null_test_of(r);
+  return n && n->failed();
+}
+
+std::string line_break_words(const HistoryPoint& before, const HistoryPoint& now) {
+  std::string words;
+  if (!(before.board == now.board)) {
+    words = "board changed from " + before.board.label + " to " + now.board.label;
+  }
+  if (before.method != now.method) {
+    if (!words.empty()) words += "; ";
+    words += "timing method changed from " + std::string(to_string(before.method)) + " to " +
+             std::string(to_string(now.method));
+  }
+  return words;
+}
+
+}  // namespace
+
+Board board_of(const Record& record, const Result& result) {
+  static_cast<void>(result);  // rows name no board of their own yet: the record's device is it
+  const DeviceIdentity& d = record.device;
+  if (!d.uuid.empty()) return {"uuid " + d.uuid, device_label(d, true)};
+  // Without a uuid, one host's device of one kind, index and name: another host's is another
+  // board even where the name is the same (two machines' CPUs, two GPUs of one model).
+  const std::string host = record.host.hostname.empty() ? "an unnamed host" : record.host.hostname;
+  return {d.kind + ":" + std::to_string(d.index) + " " + d.name + " on " + host,
+          device_label(d) + " on " + host};
+}
+
+History build_history(const std::vector<HistoryInput>& inputs, const HistoryOptions& options) {
+  History h;
+
+  // Which records can be placed, and each one's commit.
+  std::map<std::string, std::size_t> order_of;
+  for (std::size_t i = 0; i < options.commit_order.size(); ++i) {
+    order_of.emplace(options.commit_order[i], i);  // a commit listed twice keeps its first place
+  }
+  std::map<std::string, std::string> run_ids;  // run id -> the source it came from
+  std::vector<const HistoryInput*> placed;
+  for (const HistoryInput& in : inputs) {
+    const Record& r = *in.record;
+    if (r.project_commit.empty()) {
+      h.left_out.push_back({in.source,
+                            "the record names no project commit, so it has no place among commits "
+                            "(a benchmark run records its checkout's commit; set "
+                            "GPUMETER_PROJECT_COMMIT where it runs outside one)"});
+      continue;
+    }
+    if (!order_of.empty() && order_of.count(r.project_commit) == 0) {
+      h.left_out.push_back(
+          {in.source, "its commit " + r.project_commit + " is not in the commit order given"});
+      continue;
+    }
+    if (const auto [it, fresh] = run_ids.emplace(r.run_id, in.source); !fresh) {
+      h.left_out.push_back({in.source, "the same record (run id " + r.run_id + ") as " +
+                                           it->second + ", read once"});
+      continue;
+    }
+    placed.push_back(&in);
+  }
+
+  // Commits in order: as given, else by their first record's creation time (ISO 8601 in UTC
+  // sorts as text), the commit's name breaking a tie.
+  std::map<std::string, std::string> first_created;
+  for (const HistoryInput* in : placed) {
+    const Record& r = *in->record;
+    const auto [it, fresh] = first_created.emplace(r.project_commit, r.created_utc);
+    if (!fresh && r.created_utc < it->second) it->second = r.created_utc;
+  }
+  std::vector<std::string> commits;
+  for (const auto& [commit, created] : first_created) commits.push_back(commit);
+  const auto rank = [&](const std::string& c) {
+    return order_of.empty()
+               ? std::tuple<std::size_t, std::string, std::string>{0, first_created[c], c}
+               : std::tuple<std::size_t, std::string, std::string>{order_of[c], "", c};
+  };
+  std::sort(commits.begin(), commits.end(),
+            [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
+  std::map<std::string, std::size_t> commit_index;
+  for (const std::string& c : commits) {
+    commit_index.emplace(c, h.commits.size());
+    h.commits.push_back({c, 0});
+  }
+
+  // Records in order: commit, then creation time, then run id (unique by now).
+  std::sort(placed.begin(), placed.end(), [&](const HistoryInput* a, const HistoryInput* b) {
+    const Record& x = *a->record;
+    const Record& y = *b->record;
+    return std::tie(commit_index[x.project_commit], x.created_utc, x.run_id) <
+           std::tie(commit_index[y.project_commit], y.created_utc, y.run_id);
+  });
+  for (const HistoryInput* in : placed) {
+    const std::size_t c = commit_index[in->record->project_commit];
+    ++h.commits[c].records;
+    h.records.push_back({in->record, in->source, c, !partial_record_note(*in->record).empty()});
+  }
+
+  // Every row that has a series: each measured row, and each failed one.
+  std::map<RowKey, std::size_t> series_of;
+  const auto series_for = [&](const RowKey& row) { series_of.emplace(row, 0); };
+  for (const HistoryRecord& rec : h.records) {
+    for (const Result& r : rec.record->results) series_for(r.row);
+  }
+  for (const HistoryRecord& rec : h.records) {
+    for (const Failure& f : rec.record->failures) {
+      if (!f.row.implementation.empty()) {
+        series_for(f.row);
+        continue;
+      }
+      // A case that failed as a whole fails every implementation of it that has a series; where
+      // none has, the case itself gets one.
+      const bool any = std::any_of(series_of.begin(), series_of.end(), [&](const auto& entry) {
+        const RowKey& row = entry.first;
+        return row.case_name == f.row.case_name && row.params == f.row.params &&
+               !row.implementation.empty();
+      });
+      if (!any) series_for(f.row);
+    }
+  }
+  for (auto& [row, index] : series_of) {
+    index = h.series.size();
+    h.series.push_back({row, {}});
+  }
+
+  // Points, in record order; a measurement or failure already seen in another record of the same
+  // commit is counted once, the other record named on it.
+  std::map<std::tuple<std::size_t, std::size_t, std::uint64_t>, std::vector<std::size_t>> seen;
+  std::map<std::tuple<std::size_t, std::size_t, std::string, std::string>, std::size_t>
+      seen_failures;
+  for (std::size_t ri = 0; ri < h.records.size(); ++ri) {
+    const HistoryRecord& rec = h.records[ri];
+    const Record& record = *rec.record;
+    for (const Result& r : record.results) {
+      const std::size_t si = series_of.at(r.row);
+      HistorySeries& s = h.series[si];
+      auto& same = seen[{rec.commit, si, fingerprint(r)}];
+      const auto earlier = std::find_if(same.begin(), same.end(), [&](std::size_t p) {
+        return same_measurement(*s.points[p].result, r);
+      });
+      if (earlier != same.end()) {
+        s.points[*earlier].also_in.push_back(rec.source);
+        continue;
+      }
+      same.push_back(s.points.size());
+      HistoryPoint p;
+      p.record = ri;
+      p.result = &r;
+      p.null_test_failed = null_test_failed(r);
+      p.board = board_of(record, r);
+      p.method = r.measurement.method;
+      s.points.push_back(std::move(p));
+    }
+    for (const Failure& f : record.failures) {
+      std::vector<std::size_t> targets;
+      if (!f.row.implementation.empty() || series_of.count(f.row) != 0) {
+        targets.push_back(series_of.at(f.row));
+      } else {
+        for (const auto& [row, index] : series_of) {
+          if (row.case_name == f.row.case_name && row.params == f.row.params) {
+            targets.push_back(index);
+          }
+        }
+      }
+      for (const std::size_t si : targets) {
+        HistorySeries& s = h.series[si];
+        const auto [it, fresh] =
+            seen_failures.emplace(std::tuple{rec.commit, si, f.error, f.message}, s.points.size());
+        if (!fresh) {
+          s.points[it->second].also_in.push_back(rec.source);
+          continue;
+        }
+        HistoryPoint p;
+        p.record = ri;
+        p.failure = &f;
+        p.board = {"", ""};
+        p.method = TimingMethod::cupti;
+        s.points.push_back(std::move(p));
+      }
+    }
+  }
+
+  // Lines and comparisons: each measured point against the latest earlier one of its board and
+  // timing method that can be a baseline.
+  for (std::size_t si = 0; si < h.series.size(); ++si) {
+    HistorySeries& s = h.series[si];
+    std::map<std::pair<std::string, TimingMethod>, std::size_t> baseline;
+    std::optional<std::size_t> last_measured;
+    for (std::size_t pi = 0; pi < s.points.size(); ++pi) {
+      HistoryPoint& p = s.points[pi];
+      if (p.result == nullptr) continue;
+      if (last_measured) p.line_break = line_break_words(s.points[*last_measured], p);
+      last_measured = pi;
+      const auto key = std::make_pair(p.board.key, p.method);
+      if (const auto it = baseline.find(key); it != baseline.end()) {
+        const HistoryPoint& before = s.points[it->second];
+        p.previous = it->second;
+        p.comparison = compare_across_runs(*before.result, *p.result);
+        p.movement = movement_of(*p.comparison);
+        const bool across_commits = h.records[before.record].commit != h.records[p.record].commit;
+        if (across_commits && p.movement == Movement::slower) h.regressions.push_back({si, pi});
+        if (across_commits && p.movement == Movement::faster) h.improvements.push_back({si, pi});
+      }
+      if (!p.null_test_failed) baseline[key] = pi;
+    }
+  }
+  // In record order, so the list reads as the history ran.
+  const auto by_record = [&](const HistoryMove& a, const HistoryMove& b) {
+    return std::tie(h.series[a.series].points[a.point].record, a.series) <
+           std::tie(h.series[b.series].points[b.point].record, b.series);
+  };
+  std::stable_sort(h.regressions.begin(), h.regressions.end(), by_record);
+  std::stable_sort(h.improvements.begin(), h.improvements.end(), by_record);
+  return h;
+}
+
+}  // namespace gpumeter
