@@ -18,17 +18,18 @@ namespace gpumeter {
 
 // The machine a point ran on. Two points are compared only on one board: a time moves with the
 // board as much as with the code.
-struct Board {
+struct HistoryBoard {
   std::string key;    // what points are compared within
   std::string label;  // how a page names it
 
-  friend bool operator==(const Board& a, const Board& b) { return a.key == b.key; }
+  friend bool operator==(const HistoryBoard& a, const HistoryBoard& b) { return a.key == b.key; }
 };
 
-// The board of one row. Until a row names its own board, it is its record's device: its uuid where
-// the record has one, else its kind, index and name on the named host (two hosts' CPUs, or two
-// GPUs without a uuid, are not one board).
-Board board_of(const Record& record, const Result& result);
+// The board of one row: its own (a record merged from runs on several boards keeps each row's),
+// which is its record's device unless it names another. A board with a uuid is that uuid; one
+// without is its kind, index and name on the named host (two hosts' CPUs, or two GPUs without a
+// uuid, are not one board).
+HistoryBoard history_board_of(const Record& record, const Result& result);
 
 // A record read, and the file it came from (named on the pages).
 struct HistoryInput {
@@ -69,7 +70,7 @@ struct HistoryPoint {
   // The row's null test failed: its time may not be its work's, so it is shown as such, never
   // drawn, and no baseline for the points after it.
   bool null_test_failed = false;
-  Board board;
+  HistoryBoard board;
   TimingMethod method = TimingMethod::cupti;
   // The point of its line it was compared with (an index into its series' points), and how.
   std::optional<std::size_t> previous;

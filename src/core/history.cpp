@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpumeter/board.hpp"
 #include "gpumeter/row_status.hpp"
 #include "gpumeter/wording.hpp"
 
@@ -69,13 +70,17 @@ std::string line_break_words(const HistoryPoint& before, const HistoryPoint& now
 
 }  // namespace
 
-Board board_of(const Record& record, const Result& result) {
-  static_cast<void>(result);  // rows name no board of their own yet: the record's device is it
+HistoryBoard history_board_of(const Record& record, const Result& result) {
+  const std::string host = record.host.hostname.empty() ? "an unnamed host" : record.host.hostname;
+  const Board& row = result.board;
+  if (row.known() && !same_board(row, board_of(record.device, record.device_state))) {
+    if (!row.uuid.empty()) return {"uuid " + row.uuid, board_label(row)};
+    return {row.name + " on " + host, row.name + " on " + host};
+  }
   const DeviceIdentity& d = record.device;
   if (!d.uuid.empty()) return {"uuid " + d.uuid, device_label(d, true)};
   // Without a uuid, one host's device of one kind, index and name: another host's is another
   // board even where the name is the same (two machines' CPUs, two GPUs of one model).
-  const std::string host = record.host.hostname.empty() ? "an unnamed host" : record.host.hostname;
   return {d.kind + ":" + std::to_string(d.index) + " " + d.name + " on " + host,
           device_label(d) + " on " + host};
 }
@@ -199,7 +204,7 @@ History build_history(const std::vector<HistoryInput>& inputs, const HistoryOpti
       p.record = ri;
       p.result = &r;
       p.null_test_failed = null_test_failed(r);
-      p.board = board_of(record, r);
+      p.board = history_board_of(record, r);
       p.method = r.measurement.method;
       s.points.push_back(std::move(p));
     }

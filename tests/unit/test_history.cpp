@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gpumeter/board.hpp"
 #include "gpumeter/record_comparison.hpp"
 #include "history_records.hpp"
 
@@ -151,13 +152,23 @@ TEST(History, BoardsWithoutAUuidAreTheirHostsDevices) {
   Record a = history_record("r1", "aaa", "2026-12-01T00:00:00Z", {history_row("a", 1000)}, "");
   Record b = a;
   b.host.hostname = "node2";
-  EXPECT_FALSE(board_of(a, a.results[0]) == board_of(b, b.results[0]));
-  EXPECT_EQ(board_of(a, a.results[0]).label, "NVIDIA H200 (cuda:0) on node1");
+  EXPECT_FALSE(history_board_of(a, a.results[0]) == history_board_of(b, b.results[0]));
+  EXPECT_EQ(history_board_of(a, a.results[0]).label, "NVIDIA H200 (cuda:0) on node1");
   Record c = a;
   c.device.uuid = "GPU-1";
   Record d = c;
   d.host.hostname = "node2";  // a uuid names one board wherever it is read
-  EXPECT_TRUE(board_of(c, c.results[0]) == board_of(d, d.results[0]));
+  EXPECT_TRUE(history_board_of(c, c.results[0]) == history_board_of(d, d.results[0]));
+  // A row of a record merged from runs on two boards names its own board: that is its board.
+  Record e = c;
+  e.results[0].board.uuid = "GPU-2";
+  e.results[0].board.name = "NVIDIA H200";
+  EXPECT_EQ(history_board_of(e, e.results[0]).key, "uuid GPU-2");
+  EXPECT_FALSE(history_board_of(e, e.results[0]) == history_board_of(c, c.results[0]));
+  // A row naming its record's own board is the record's device, as before.
+  Record f = c;
+  f.results[0].board = board_of(f.device, f.device_state);
+  EXPECT_TRUE(history_board_of(f, f.results[0]) == history_board_of(c, c.results[0]));
 }
 
 TEST(History, AnotherTimingMethodBreaksTheLine) {
