@@ -82,10 +82,8 @@ int main(int argc, char** argv) {
     // Said once, before the lock: --backend cuda without a usable GPU has nothing to measure,
     // and every program says so with the same code (5).
     if (const std::string why = gpumeter::Session::unusable_device(choice); !why.empty()) {
-      std::fprintf(stderr,
-                   "gpumeter-example: --backend cuda needs a CUDA GPU, and none is usable here; "
-                   "nothing was measured: %s\n",
-                   why.c_str());
+      std::fprintf(stderr, "gpumeter-example: %s\n",
+                   gpumeter::Session::no_usable_gpu(choice, why).c_str());
       return gpumeter::kExitNoDevice;
     }
     gpumeter::Session session(choice);

@@ -41,6 +41,10 @@ GPUMETER_PYTHON="$PWD/build-python-venv/bin/python" \
 # not skip.
 GPUMETER_PYTHON="$PWD/build-python-venv/bin/python" GPUMETER_BROWSER_REQUIRED=1 \
   ctest --test-dir build --output-on-failure -R '^cli_history_browser$'
+# The no-GPU table's Python rows (evaluate, the API) and the module's evaluate --help beside the
+# command's copy of it.
+GPUMETER_PYTHON="$PWD/build-python-venv/bin/python" GPUMETER_NO_GPU_PYTHON_REQUIRED=1 \
+  ctest --test-dir build --output-on-failure -R '^integration[.](no_gpu|readme_and_help)$'
 
 # CPU-only under the sanitizers: the CUDA runtime is not built for ASan. Built with Clang 14,
 # warnings as errors, so every C++ file is compiled warning-free by both g++ and Clang without a

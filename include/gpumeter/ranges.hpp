@@ -49,6 +49,11 @@ struct LaunchEvent {
 // or an empty graph may legitimately have none.
 bool is_kernel_launch_api(std::string_view api);
 
+// Whether an API call by this name copies or fills memory (cudaMemcpyAsync, cudaMemsetAsync,
+// cuMemsetD32Async, ...): its device work is a copy or a fill, never a kernel, even when the
+// driver does it with a kernel of its own.
+bool is_copy_or_fill_api(std::string_view api);
+
 // Everything the collector saw in one run of the program.
 struct RangeTrace {
   std::vector<RangeEvent> ranges;  // each thread's events in the order it made them
@@ -88,9 +93,12 @@ struct RangeInstance {
   bool process_wide = false;  // start/end (covers every thread) rather than push/pop
   Nanos open_ns = 0;          // host clock
   Nanos close_ns = 0;
-  Nanos device_busy_ns = 0;         // union of its kernels' intervals; 0 when it launched none
-  std::optional<Nanos> latency_ns;  // last end minus first start; nullopt when it launched none
-  int n_kernels = 0;
+  // Union of its counted intervals (its kernels', and its copies' and fills' under count_copies);
+  // 0 when it counted none.
+  Nanos device_busy_ns = 0;
+  std::optional<Nanos> latency_ns;  // last end minus first start; nullopt when it counted none
+  int n_kernels = 0;                // kernels only: a copy or a fill is never a kernel
+  Nanos uncounted_copy_ns = 0;      // union of its copies and fills not counted
 };
 
 // Every instance of one range (a domain and a name).

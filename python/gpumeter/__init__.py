@@ -27,12 +27,14 @@ from __future__ import annotations
 import builtins
 import ctypes
 import glob
+import inspect
 import json
 import numbers
 import os
 import sys
 import warnings
-from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
+from typing import (Any, Callable, Dict, List, Literal, Mapping, NoReturn, Optional, Sequence,
+                    Tuple, Union)
 
 
 def _preload_cuda_libraries() -> None:
@@ -221,10 +223,65 @@ def _text(argument: str, value: object) -> str:
     return value
 
 
+def _lazy_kind(fn: object) -> Optional[str]:
+    """What calling ``fn`` makes instead of doing its work, when its definition says so: a
+    generator function, an ``async def`` function or an async generator function (a partial,
+    a method or a callable object of one included)."""
+    for f in (fn, getattr(type(fn), "__call__", None)):
+        if f is None:
+            continue
+        if inspect.isasyncgenfunction(f):
+            return "an async generator function (async def with yield)"
+        if inspect.iscoroutinefunction(f):
+            return "an async def function"
+        if inspect.isgeneratorfunction(f):
+            return "a generator function (def with yield)"
+    return None
+
+
+def _lazy_result(value: object) -> Optional[str]:
+    """What a call returned in place of its work: a generator, a coroutine or an awaitable,
+    none of whose body ran."""
+    if inspect.isgenerator(value):
+        return "a generator"
+    if inspect.iscoroutine(value):
+        return "a coroutine"
+    if inspect.isasyncgen(value):
+        return "an async generator"
+    if inspect.isawaitable(value):
+        return f"an awaitable ({type(value).__name__})"
+    return None
+
+
+def _lazy_refusal(argument: str, what: str) -> ConfigError:
+    return ConfigError(
+        f"{argument}: {what}: calling it runs none of its body, it only makes an object that "
+        "would do the work later, so gpumeter would time making that object; pass a function "
+        "that does the work when called (await or iterate inside it)", argument=argument)
+
+
 def _callable(argument: str, value: object, expected: str) -> Callable[..., Any]:
     if not callable(value):
         raise _bad(argument, expected, value)
+    lazy = _lazy_kind(value)
+    if lazy is not None:
+        raise _lazy_refusal(argument, f"{_shown(value)} is {lazy}")
     return value
+
+
+def _refuse_lazy_result(argument: str, value: object) -> None:
+    """Raises the ConfigError for a call that returned a generator, a coroutine or an
+    awaitable (closed first: Python would warn of a coroutine never awaited)."""
+    lazy = _lazy_result(value)
+    if lazy is None:
+        return
+    close = getattr(value, "close", None)
+    if callable(close):
+        try:
+            close()
+        except Exception:  # noqa: BLE001  (the refusal says what matters)
+            pass
+    raise _lazy_refusal(argument, f"it returned {lazy}")
 
 
 def _budget(value: object) -> Optional[Tuple[float, float]]:
@@ -269,9 +326,27 @@ class _Runner:
                 self.raised = e
             raise
 
-    def wrap(self, fn: Callable[[], Any], keep: Optional[List[Any]] = None) -> Callable[[], None]:
+    def refuse(self, error: BaseException) -> NoReturn:
+        """Raises `error` from inside a call, as the error of the run (not the user's code)."""
+        if self.raised is None:
+            self.raised = error
+        raise error
+
+    def wrap(self, fn: Callable[[], Any], keep: Optional[List[Any]] = None,
+             argument: Optional[str] = None) -> Callable[[], None]:
+        """`fn` for the core. With `argument`, its first call's result (the untimed call, before
+        any timing) is checked for a generator, a coroutine or an awaitable: a call that made
+        one did none of its work."""
+        first = [argument is not None]
+
         def call() -> None:
             out = self._call(fn)
+            if first[0]:
+                first[0] = False
+                try:
+                    _refuse_lazy_result(argument or "", out)
+                except ConfigError as e:
+                    self.refuse(e)
             if keep is not None:
                 keep[0] = out
         return call
@@ -458,7 +533,9 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
         null test, the raw ``samples``, and ``record`` (write it with ``write_record``).
 
     Raises:
-        ConfigError: an argument of the wrong type or value, named in ``argument``.
+        ConfigError: an argument of the wrong type or value, named in ``argument``; a
+            callable that does no work when called (a generator or ``async def`` function, or
+            one that returned a generator, a coroutine or an awaitable), refused before timing.
         UserCodeError: ``fn``, ``reset`` or ``scaled`` raised; that exception is the
             ``__cause__``, and ``step`` says which call of which iteration.
         OffThreadLaunch: kernels launched from another thread (PyTorch's autograd backward:
@@ -514,11 +591,12 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
         {label: found_on}, 0 if device is None else int(device),
         resets={label: reset_fn} if reset_fn else None)
     if fresh is not None:
-        impl = _fresh_implementation(runner, fresh, label, fn, [None], None, reset_fn, scaled_fn)
+        impl = _fresh_implementation(runner, fresh, label, fn, [None], None, reset_fn, scaled_fn,
+                                     argument="fn")
     else:
         impl = _gpumeter.Implementation(
-            label, runner.wrap(fn),
-            runner.wrap(reset_fn) if reset_fn else None, None,
+            label, runner.wrap(fn, argument="fn"),
+            runner.wrap(reset_fn, argument="reset") if reset_fn else None, None,
             runner.wrap_scaled(scaled_fn) if scaled_fn else None)
     case = _gpumeter.Case(_text("name", name), [impl], flops=flops_v, bytes=bytes_v,
                           count_copies=_flag("count_copies", count_copies))
@@ -768,7 +846,9 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
         WrongDevice: as for :func:`measure`, naming the implementation.
         InputsModified: an implementation changed the shared ``inputs``.
         ConfigError: an argument of the wrong type or value (a list instead of a dict, a
-            ``reset`` or ``scaled`` key that names no implementation), named in ``argument``.
+            ``reset`` or ``scaled`` key that names no implementation, an implementation that
+            does no work when called: a generator or ``async def`` function, or one that
+            returned a generator, a coroutine or an awaitable), named in ``argument``.
         UserCodeError: a callable (an implementation, a reset, ``verify`` itself) raised; that
             exception is the ``__cause__``.
         Error: as for :func:`measure`: OffThreadLaunch, AttributionError, RecordsLost,
@@ -876,11 +956,13 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
             impls.append(_fresh_implementation(
                 runner, fresh, impl_name, implementations[impl_name], keep,
                 None if i == 0 or check is None else (implementations[names[0]], check),
-                r, k_fn))
+                r, k_fn, argument=f"implementations[{impl_name!r}]"))
             continue
         impls.append(_gpumeter.Implementation(
-            impl_name, runner.wrap(implementations[impl_name], keep),
-            runner.wrap(r) if r else None, verifier, runner.wrap_scaled(k_fn) if k_fn else None))
+            impl_name, runner.wrap(implementations[impl_name], keep,
+                                   argument=f"implementations[{impl_name!r}]"),
+            runner.wrap(r, argument="reset") if r else None, verifier,
+            runner.wrap_scaled(k_fn) if k_fn else None))
     case = _gpumeter.Case(
         _text("name", name), impls, flops=flops_v, bytes=bytes_v,
         count_copies=_flag("count_copies", count_copies),
@@ -893,7 +975,8 @@ def _fresh_implementation(runner: _Runner, fresh: _FreshInputs, name: str,
                           against: Optional[Tuple[Callable[..., Any],
                                                   Callable[[str, Any, Any], None]]],
                           reset: Optional[Callable[[], Any]],
-                          scaled: Optional[Callable[..., Any]]) -> _gpumeter.Implementation:
+                          scaled: Optional[Callable[..., Any]],
+                          argument: str = "fn") -> _gpumeter.Implementation:
     """An implementation called on fresh inputs (B11): ``prepare(seed)`` makes its arguments,
     ``run()`` calls it on them, ``check(seed)`` rebuilds the same inputs, runs the reference on
     them and checks the answer kept from the call."""
@@ -902,8 +985,17 @@ def _fresh_implementation(runner: _Runner, fresh: _FreshInputs, name: str,
     def prepare(seed: int) -> None:
         slot[0] = fresh.make(seed)
 
+    first = [True]
+
     def run() -> None:
-        keep[0] = fresh.output_of(slot[0], fn(*slot[0]))
+        out = fn(*slot[0])
+        if first[0]:  # the untimed call, before any timing
+            first[0] = False
+            try:
+                _refuse_lazy_result(argument, out)
+            except ConfigError as e:
+                runner.refuse(e)
+        keep[0] = fresh.output_of(slot[0], out)
 
     def check_answer(seed: int) -> None:
         assert against is not None
@@ -917,7 +1009,7 @@ def _fresh_implementation(runner: _Runner, fresh: _FreshInputs, name: str,
         scaled(k, *slot[0])
 
     return _gpumeter.Implementation(
-        name, runner.wrap(run), runner.wrap(reset) if reset else None, None,
+        name, runner.wrap(run), runner.wrap(reset, argument="reset") if reset else None, None,
         runner.wrap_scaled(scaled_call) if scaled else None,
         prepare=runner.wrap_seeded(prepare),
         check=runner.wrap_seeded(check_answer) if against is not None else None)

@@ -52,6 +52,7 @@ EXIT_OK = 0  # every candidate has a verdict (wrong, crashed or tampered ones in
 EXIT_NOT_MEASURED = 1  # a candidate was not measured for a cause not its own
 EXIT_USAGE = 2  # bad arguments: nothing was run
 EXIT_INTERNAL = 3
+EXIT_NO_DEVICE = 5  # GPU timing asked for (--timing cupti or events) and no usable CUDA GPU
 
 
 class UsageError(Exception):
@@ -227,7 +228,7 @@ def _from_error(error_type: str, who: str) -> Tuple[str, bool]:
         return "not measured", False
     if error_type in _WRONG:
         return "wrong", False
-    if error_type in _REFUSED:
+    if error_type in _REFUSED or (who == "candidate" and error_type == "ConfigError"):
         return "refused", False
     if error_type in _NOT_MEASURED:
         return "not measured", False
@@ -450,6 +451,18 @@ def _table(lines: Sequence[Dict[str, Any]]) -> str:
     return "\n".join(rows)
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Lines of 100 columns, as every gpumeter --help (whatever the terminal's width), and
+    "(default 600)" never cut at its space."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=100, max_help_position=32)
+
+    def _split_lines(self, text: str, width: int) -> List[str]:
+        glued = text.replace("(default ", "(default\0")
+        return [line.replace("\0", " ") for line in super()._split_lines(glued, width)]
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="gpumeter evaluate",
@@ -457,12 +470,15 @@ def _parser() -> argparse.ArgumentParser:
                     "on fresh inputs, its timed answers checked; the verdict is read from its "
                     "record here. One JSON line per candidate on stdout (or --jsonl), a table "
                     "on stderr.",
-        epilog="Exit codes: 0 every candidate has a verdict (wrong, crashed, timed-out and "
-               "tampered candidates included); 1 a candidate was not measured for a cause not "
-               "its own (device busy, CUPTI unavailable, the reference or the input generator "
-               "failed); 2 bad arguments, nothing run; 3 internal error. Candidates run one "
-               "after another: on one GPU the device lock serializes measurements, so there is "
-               "no --jobs.")
+        epilog="Exit codes: 0 every candidate has a verdict (wrong, refused, crashed, "
+               "timed-out and tampered candidates included); 1 a candidate was not measured for "
+               "a cause not its own (device busy, CUPTI unavailable, the reference or the input "
+               "generator failed); 2 bad arguments, nothing run; 3 internal error; 5 --timing "
+               "cupti or events and no usable CUDA GPU, nothing run (without a GPU, the default "
+               "--timing auto times the candidates on the host clock and says so on its first "
+               "line). Candidates run one after another: on one GPU the device lock serializes "
+               "measurements, so there is no --jobs.",
+        formatter_class=_HelpFormatter)
     p.add_argument("candidates", nargs="*", metavar="[NAME=]MODULE:FUNCTION",
                    help="Python candidates: module:function or path/to/file.py:function")
     p.add_argument("--reference", metavar="MODULE:FUNCTION",
@@ -487,18 +503,30 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=600.0, metavar="S",
                    help="seconds a candidate's process may run before it is killed (default "
                         "600)")
-    p.add_argument("--name", default="evaluate", help="the case's name in the records")
-    p.add_argument("--timing", default="auto", choices=("auto", "cupti", "events", "host"))
-    p.add_argument("--budget", metavar="WARMUP_MS,MEASURE_MS")
-    p.add_argument("--precision", type=float, metavar="FRACTION")
-    p.add_argument("--max-time", type=float, metavar="S")
-    p.add_argument("--rtol", type=float, default=1e-5)
-    p.add_argument("--atol", type=float, default=1e-8)
+    p.add_argument("--name", default="evaluate",
+                   help="the case's name in the records (default evaluate)")
+    p.add_argument("--timing", default="auto", choices=("auto", "cupti", "events", "host"),
+                   help="how the candidates are timed: auto (CUPTI's device time where a CUDA "
+                        "GPU is usable, else the host clock, said on the first line), cupti, "
+                        "events (CUDA event pairs) or host (the host clock); default auto")
+    p.add_argument("--budget", metavar="WARMUP_MS,MEASURE_MS",
+                   help="warm-up and measurement budget of each candidate's comparison, in ms "
+                        "(default 25,100)")
+    p.add_argument("--precision", type=float, metavar="FRACTION",
+                   help="measure in rounds until the comparison resolves this fraction (0.01: "
+                        "1%%) or --max-time; default: one budget")
+    p.add_argument("--max-time", type=float, metavar="S",
+                   help="with --precision: the most seconds a comparison may take (default 10)")
+    p.add_argument("--rtol", type=float, default=1e-5,
+                   help="relative tolerance of the answers' check (default 1e-5)")
+    p.add_argument("--atol", type=float, default=1e-8,
+                   help="absolute tolerance of the answers' check (default 1e-8)")
     p.add_argument("--count-copies", action="store_true",
                    help="count memcpy and memset time as device time for both sides")
-    p.add_argument("--device", type=int, default=0)
-    p.add_argument("--flops", type=float)
-    p.add_argument("--bytes", type=float)
+    p.add_argument("--device", type=int, default=0, help="CUDA device index (default 0)")
+    p.add_argument("--flops", type=float,
+                   help="floating-point operations of one call: TFLOP/s in the records")
+    p.add_argument("--bytes", type=float, help="bytes one call moves: TB/s in the records")
     p.add_argument("--python", default=sys.executable,
                    help="the interpreter of the Python candidates' processes (default: this "
                         "one)")
@@ -565,6 +593,19 @@ def _main(args: argparse.Namespace) -> int:
     if "reference" in names[:len(python_candidates)]:
         raise UsageError("a candidate is named 'reference', the reference's name: rename it "
                          "with NAME=")
+    if python_candidates:
+        # The session's word, before anything runs: GPU timing asked for and no usable GPU
+        # ends here (exit 5, one line); the host clock taken for want of one is said first.
+        import gpumeter
+        try:
+            no_gpu, fallbacks = gpumeter._gpumeter.timing_plan(args.timing, args.device)
+        except gpumeter.ConfigError as e:
+            raise UsageError(str(e)) from None
+        if no_gpu:
+            sys.stderr.write(f"gpumeter evaluate: {no_gpu}\n")
+            return EXIT_NO_DEVICE
+        for note in fallbacks:
+            sys.stderr.write(f"gpumeter evaluate: {note}\n")
     for c, n in zip(python_candidates, names):
         c["name"] = n
     for p, n in zip(programs, names[len(python_candidates):]):

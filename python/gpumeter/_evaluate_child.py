@@ -35,6 +35,7 @@ faulthandler.enable()  # a crash leaves its Python stack in the candidate's log
 _compare = gpumeter.compare
 _write_record = gpumeter.write_record
 _UserCodeError = gpumeter.UserCodeError
+_ConfigError = gpumeter.ConfigError
 _Error = gpumeter.Error
 _dumps = json.dumps
 _write = os.write
@@ -272,6 +273,11 @@ def run(order: Dict[str, Any]) -> Dict[str, Any]:
         # runner (the input generator, checked before timing), else from gpumeter itself.
         if isinstance(e, _UserCodeError):
             who = _blame(e, parts)
+        elif isinstance(e, _ConfigError) and getattr(e, "argument", None) == \
+                f"implementations[{name!r}]":
+            # The candidate itself was refused (a coroutine or a generator where a call does
+            # its work): its own doing, not the evaluation's.
+            who = "candidate"
         elif not isinstance(e, Exception):
             who = "candidate"
         elif isinstance(e, _Error):

@@ -44,13 +44,58 @@ def _step(steps: Any, name: str) -> Optional[Callable[[], Any]]:
 
 _current_step = ["set-up"]  # the phase running, for an error's report
 
+# Code flags of a generator, a coroutine and an async generator function (the inspect module's
+# CO_* values, read without importing it: this process imports nothing it does not need).
+_LAZY_FLAGS = {0x20: "a generator function (def with yield)", 0x80: "an async def function",
+               0x200: "an async generator function (async def with yield)"}
+
+
+class _Lazy(Exception):
+    """A step that does none of its work when called (the parent raises it as ConfigError)."""
+
+
+def _lazy_definition(fn: Any) -> Optional[str]:
+    for _ in range(8):  # a partial of a partial...: a few levels
+        inner = getattr(fn, "func", None)  # functools.partial
+        if inner is None or not callable(inner):
+            break
+        fn = inner
+    for f in (fn, getattr(type(fn), "__call__", None)):
+        code = getattr(getattr(f, "__func__", f), "__code__", None)
+        flags = getattr(code, "co_flags", 0)
+        for flag, words in _LAZY_FLAGS.items():
+            if isinstance(flags, int) and flags & flag:
+                return words
+    return None
+
+
+def _refuse_lazy(what: str, fn: Any) -> None:
+    lazy = _lazy_definition(fn)
+    if lazy is not None:
+        raise _Lazy(f"{what} is {lazy}")
+
+
+def _refuse_lazy_result(what: str, out: Any) -> None:
+    kind = type(out).__name__
+    if kind in ("generator", "coroutine", "async_generator") or hasattr(out, "__await__"):
+        close = getattr(out, "close", None)
+        if callable(close):
+            close()
+        raise _Lazy(f"{what} returned a {kind}")
+
 
 def run(order: Dict[str, Any]) -> Dict[str, Any]:
     """Runs the phases in order; returns each phase's nanoseconds and the totals of N calls."""
     spawned_ns = int(order["spawned_ns"])
     phases: Dict[str, int] = {"process_start": _START_NS - spawned_ns}
     factory = _resolve(order["candidate"])
+    _refuse_lazy("the candidate's function", factory)
     steps = factory(**order.get("params", {}))
+    _refuse_lazy_result("the candidate's function", steps)
+    for name in ("init", "compile", "convert", "build", "call", "kernel", "capture", "sync"):
+        fn = _step(steps, name)
+        if fn is not None:
+            _refuse_lazy(f"its {name!r} step", fn)
     sync_holder: List[Callable[[], None]] = []
 
     def sync() -> None:
@@ -67,10 +112,12 @@ def run(order: Dict[str, Any]) -> Dict[str, Any]:
             return
         _current_step[0] = phase
         t = time.monotonic_ns()
-        fn()
+        out = fn()
         if synchronize:
             sync()
         phases[phase] = time.monotonic_ns() - t
+        if out is not None:  # a step that made a coroutine or a generator did no work
+            _refuse_lazy_result(f"its {phase} step", out)
 
     # Importing the framework launches nothing: it is not synchronized (a sync would initialise
     # a CUDA context the framework may not create until its compile or first launch).
@@ -109,6 +156,9 @@ def main() -> int:
     order = json.loads(sys.argv[2])
     try:
         result: Dict[str, Any] = {"ok": True, **run(order)}
+    except _Lazy as e:
+        result = {"ok": False, "type": "ConfigError", "message": str(e),
+                  "step": _current_step[0], "traceback": ""}
     except BaseException as e:  # noqa: BLE001  (reported to the parent, which raises it)
         result = {"ok": False, "type": type(e).__name__, "message": str(e),
                   "step": _current_step[0], "traceback": traceback.format_exc()}

@@ -120,6 +120,12 @@ class _Child:
             raise Error(f"a fresh process of {self.candidate} exited with {self._proc.returncode} "
                         f"before reporting its phases; its last output:\n{text[-2000:]}")
         result: Dict[str, Any] = json.loads(line)
+        if not result.get("ok") and result.get("type") == "ConfigError":
+            # A step that makes a coroutine or a generator: refused, never timed.
+            raise ConfigError(
+                f"candidates: {self.candidate}: {result.get('message')}: calling it runs none "
+                "of its body, so gpumeter would time making the object that would; give each "
+                "step a function that does the work when called", argument="candidates")
         if not result.get("ok"):
             step = str(result.get("step", ""))
             raise UserCodeError(
@@ -352,7 +358,8 @@ def _measure_kernels(kernels: Mapping[str, Callable[[], Any]], name: str,
                      params: Mapping[str, str], options: Any) -> Any:
     from . import _Runner, _run  # the module's own runner: errors raised as measure() raises
     runner = _Runner()
-    impls = [_gpumeter.Implementation(n, runner.wrap(fn), None, None, None)
+    impls = [_gpumeter.Implementation(n, runner.wrap(fn, argument=f"candidates[{n!r}]"), None,
+                                      None, None)
              for n, fn in kernels.items()]
     case = _gpumeter.Case(name, impls, params=dict(params))
     return _run(case, options, runner)
@@ -399,7 +406,9 @@ def phases(candidates: Mapping[str, str], *, name: str = "phases",
         ``crossovers()``, and ``str()`` the report.
 
     Raises:
-        ConfigError: an argument of the wrong type or value, named in ``argument``.
+        ConfigError: an argument of the wrong type or value, named in ``argument``; a
+            callable that does no work when called (a generator or ``async def`` function, or
+            one that returned a generator, a coroutine or an awaitable), refused before timing.
         UserCodeError: a candidate raised, in a fresh process or here.
         WrongDevice: a Warp candidate resolved to Warp's CPU device (before timing).
         VerificationFailed: the candidates' outputs differ.

@@ -116,11 +116,13 @@ def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],
         shards than sizes) measures nothing: its ``record`` is None.
 
     Raises:
-        ConfigError: an argument of the wrong type or value, named in ``argument``.
+        ConfigError: an argument of the wrong type or value, named in ``argument``; a
+            callable that does no work when called (a generator or ``async def`` function, or
+            one that returned a generator, a coroutine or an awaitable), refused before timing.
         VerificationFailed: an implementation's output differs from the first's at a size.
         Error: as for :func:`gpumeter.compare`.
     """
-    from . import _Runner, _default_verify, _options, _run
+    from . import _Runner, _callable, _default_verify, _options, _refuse_lazy_result, _run
     if not isinstance(implementations, Mapping) or not implementations:
         raise ConfigError("implementations: must be a non-empty dict of names to factories "
                           "factory(size) -> call", argument="implementations")
@@ -128,6 +130,7 @@ def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],
         if not isinstance(n, str) or not n or not callable(f):
             raise ConfigError(f"implementations: {n!r} must name a factory(size) -> call",
                               argument="implementations")
+        _callable(f"implementations[{n!r}]", f, "a factory(size) -> call")
     if isinstance(sizes, (str, builtins.bytes)) or not isinstance(sizes, Sequence) or len(sizes) < 1:
         raise ConfigError(f"sizes: must be a list of sizes, not {sizes!r}", argument="sizes")
     for s in sizes:
@@ -167,16 +170,19 @@ def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],
                     if not callable(calls[n]):
                         raise ConfigError(f"implementations[{n!r}]({size!r}) returned "
                                           f"{calls[n]!r}, not a call", argument="implementations")
+                    _callable(f"implementations[{n!r}]({size!r})", calls[n], "a call")
                 if check is not None:
                     reference = None
                     for i, n in enumerate(names):  # against the first implementation, always
                         out = calls[n]()
+                        _refuse_lazy_result(f"implementations[{n!r}]({size!r})", out)
                         if i == 0:
                             reference = out
                         else:
                             check(f"{n} at {axis}={_size_text(size)}", out, reference)
-                impls = [_gpumeter.Implementation(n, runner.wrap(calls[n]), None, None, None)
-                         for n in order]
+                impls = [_gpumeter.Implementation(
+                    n, runner.wrap(calls[n], argument=f"implementations[{n!r}]({size!r})"),
+                    None, None, None) for n in order]
                 cases.append(_gpumeter.Case(
                     name, impls, params={axis: _size_text(size), **extra},
                     bytes=None if bytes is None else float(bytes(size)),

@@ -27,13 +27,14 @@ import math
 import os
 import re
 import sys
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ._errors import ConfigError, Error
 
 MISSING_MATPLOTLIB = ("gpumeter plot draws with matplotlib: pip install matplotlib "
-                      "(or pip install 'gpumeter[plot]')")
+                      "(or, in the gpumeter checkout, pip install '.[plot]')")
 
 FORMATS = ("svg", "png", "pdf")
 KINDS = ("sweep", "totals", "comparisons")
@@ -677,10 +678,19 @@ def _ratio_ticks(ax: Any, reach: float) -> None:
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.2g}x"))
 
 
-def comparison_figures(record: Any) -> List[Figure]:
-    """One figure of every comparison of the record: a panel per statistic and rule."""
-    from matplotlib.ticker import FuncFormatter
+# A page names each comparison it draws: at most this many, so a page stays readable and its
+# drawing cost is bounded (1,001 comparisons on one page took 27.7 s and 1.35 GB, and 10,001 a
+# PNG 825,453 px tall).
+COMPARISONS_PER_PAGE = 40
+# Up to this many pages; beyond, one summary of every comparison (each a point and its interval,
+# drawn as one collection) and a page of the largest changes take their place.
+COMPARISON_PAGES = 5
+# Refused comparisons the caption names one by one; the rest are counted.
+REFUSALS_NAMED = 10
 
+
+def _comparison_panels(record: Any) -> Tuple[Dict[Tuple[str, str], List[Any]], List[str]]:
+    """The record's compared comparisons by (statistic, rule), and the refused ones' lines."""
     panels: Dict[Tuple[str, str], List[Any]] = {}
     refused: List[str] = []
     for c in record.comparisons:
@@ -693,8 +703,133 @@ def comparison_figures(record: Any) -> List[Figure]:
             panels.setdefault((str(c.statistic), "ratio"), []).append(c)
         elif c.difference is not None:
             panels.setdefault((str(c.statistic), "difference"), []).append(c)
+    return panels, refused
+
+
+def _refusal_caption(refused: Sequence[str]) -> List[str]:
+    if not refused:
+        return []
+    named = "; ".join(refused[:REFUSALS_NAMED])
+    more = len(refused) - REFUSALS_NAMED
+    return ["Not compared: " + named + (f"; and {more} more (the record names each)" if more > 0
+                                        else "") + "."]
+
+
+def _change(kind: str, c: Any) -> float:
+    """How far a comparison is from no change, on the axis its panel draws (log of the ratio)."""
+    if kind == "ratio":
+        return abs(math.log(max(float(c.ratio.speedup), 1e-300)))
+    d = float(c.difference.estimate)
+    return abs(math.log(max(1 + d, 1e-300)))
+
+
+def comparison_figures(record: Any) -> List[Figure]:
+    """The record's comparisons: one page of every comparison, a panel per statistic and rule;
+    more than a page's worth as pages ("-p1of3"); more than COMPARISON_PAGES pages' worth as a
+    summary of every comparison ("-summary") and a page of the largest changes ("-largest")."""
+    panels, refused = _comparison_panels(record)
     if not panels:
         return []
+    caption = _refusal_caption(refused)
+    entries = [(key, c) for key, comps in panels.items() for c in comps]
+    if len(entries) <= COMPARISONS_PER_PAGE:
+        return [Figure("comparisons", "", _comparison_page(panels, caption))]
+    pages = [entries[i:i + COMPARISONS_PER_PAGE]
+             for i in range(0, len(entries), COMPARISONS_PER_PAGE)]
+    if len(pages) <= COMPARISON_PAGES:
+        out = []
+        for i, page in enumerate(pages, 1):
+            grouped: Dict[Tuple[str, str], List[Any]] = {}
+            for key, c in page:
+                grouped.setdefault(key, []).append(c)
+            out.append(Figure("comparisons", f"-p{i}of{len(pages)}", _comparison_page(
+                grouped, [f"Page {i} of {len(pages)} of the record's {len(entries)} "
+                          "comparisons, in the record's order."] + caption)))
+        return out
+    largest = sorted(entries, key=lambda e: -_change(e[0][1], e[1]))[:COMPARISONS_PER_PAGE]
+    grouped = {}
+    for key, c in largest:
+        grouped.setdefault(key, []).append(c)
+    return [Figure("comparisons", "-summary", _comparison_summary(panels, caption)),
+            Figure("comparisons", "-largest", _comparison_page(
+                grouped, [f"The {len(largest)} largest changes of the record's {len(entries)} "
+                          "comparisons (all of them: the summary figure)."] + caption))]
+
+
+def _comparison_summary(panels: Dict[Tuple[str, str], List[Any]],
+                        caption: Sequence[str]) -> Any:
+    """Every comparison as a point and its interval, sorted by the change, one panel per
+    statistic and rule: a fixed size and a few collections whatever their number."""
+    from matplotlib.ticker import FuncFormatter
+
+    ids = _Ids()
+    fig = _new_figure(10.5, 3.6 * len(panels) + 0.9)
+    axes = fig.subplots(len(panels), 1, squeeze=False)[:, 0]
+    color_of = {"slower": "tab:orange", "faster": "tab:blue", "none": "0.45"}
+    counts_all: Dict[str, int] = {"slower": 0, "faster": 0, "none": 0}
+    for ax, ((statistic, kind), comps) in zip(axes, panels.items()):
+        ax.set_gid(ids("summary", statistic, kind))
+        rows = []
+        for c in comps:
+            if kind == "ratio":
+                r = 1.0 / float(c.ratio.speedup)
+                resolved = str(getattr(c.ratio, "resolution", "")) == "directional_difference"
+                verdict = "none" if not resolved else "slower" if r > 1 else "faster"
+                d = c.difference
+                lo, hi = ((1 + d.low, 1 + d.high) if d is not None and 1 + d.low > 0
+                          else (r, r))
+                rows.append((r, lo, hi, verdict))
+            else:
+                d = c.difference
+                verdict = "slower" if d.low > 0 else "faster" if d.high < 0 else "none"
+                rows.append((1 + d.estimate, 1 + d.low, 1 + d.high, verdict))
+        rows.sort(key=lambda x: x[0])
+        ys = list(range(len(rows)))
+        for verdict, col in color_of.items():
+            mine = [(y, x) for y, x in zip(ys, rows) if x[3] == verdict]
+            counts_all[verdict] += len(mine)
+            if not mine:
+                continue
+            ax.hlines([y for y, _ in mine], [max(x[1], 1e-12) for _, x in mine],
+                      [max(x[2], 1e-12) for _, x in mine], colors=[col], linewidth=0.6,
+                      alpha=0.5, gid=ids("intervals", verdict))
+            words = "no difference" if verdict == "none" else verdict
+            ax.scatter([max(x[0], 1e-12) for _, x in mine], [y for y, _ in mine], s=4,
+                       color=col, gid=ids("estimates", verdict), label=f"{words} ({len(mine)})")
+        ax.set_xscale("log")
+        ax.axvline(1, color="0.3", linewidth=0.8)
+        if kind == "ratio":
+            ax.axvspan(1 / RESOLUTION_RATIO, RESOLUTION_RATIO, color="0.88", linewidth=0,
+                       zorder=0)
+        finite = [v for x in rows for v in x[:3] if v > 0 and math.isfinite(v)]
+        reach = max(max(finite + [1.0]), 1 / min(finite + [1.0]), RESOLUTION_RATIO) * 1.2
+        ax.set_xlim(1 / reach, reach)
+        _ratio_ticks(ax, reach)
+        ax.set_ylim(-1, max(len(rows), 1))
+        ax.set_yticks([])
+        ax.set_ylabel(f"{len(rows)} comparisons, sorted", fontsize=9)
+        ax.legend(loc="lower right", fontsize=8)
+        ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+        ax.set_xlabel("candidate time / baseline time (log scale): right of 1x slower, left "
+                      "faster; lines: 95% interval", fontsize=9)
+        rule = "time ratio by the 1.5x rule" if kind == "ratio" else \
+            "relative difference with its 95% interval"
+        ax.set_title(f"{_statistic_words(statistic)}: {rule}, every comparison", fontsize=10)
+    total = sum(counts_all.values())
+    words = (f"Every one of the record's {total} compared comparisons, against its case's first "
+             f"implementation: {counts_all['slower']} slower, {counts_all['faster']} faster, "
+             f"{counts_all['none']} with no difference detected. Too many to name one by one: "
+             "the largest are named on the -largest page, and `gpumeter report` lists them all.")
+    lines = textwrap.wrap(words, 120) + [w for c in caption for w in textwrap.wrap(c, 120)]
+    _caption(fig, lines, "caption")
+    return fig
+
+
+def _comparison_page(panels: Dict[Tuple[str, str], List[Any]],
+                     caption_lines: Sequence[str]) -> Any:
+    """One figure naming each comparison it is given: a panel per statistic and rule."""
+    from matplotlib.ticker import FuncFormatter
+
     ids = _Ids()
     heights = [max(len(v), 1) * 0.55 + 1.3 for v in panels.values()]
     fig = _new_figure(10.5, sum(heights) + 0.9)
@@ -804,10 +939,8 @@ def comparison_figures(record: Any) -> List[Figure]:
                          fontsize=10)
     caption = ["Every point is a comparison the record holds, against its case's first "
                "implementation; device time and wall clock are never on one axis."]
-    if refused:
-        caption.append("Not compared: " + "; ".join(refused) + ".")
-    _caption(fig, caption, "caption")
-    return [Figure("comparisons", "", fig)]
+    _caption(fig, caption + list(caption_lines), "caption")
+    return fig
 
 
 # --- files ---------------------------------------------------------------------------------

@@ -36,6 +36,82 @@ def _usage(message: str) -> pytest.UsageError:
     return pytest.UsageError(f"gpumeter: {message}")
 
 
+# A baseline's index is read as strictly as a record (B7): an index this plugin writes holds a
+# few levels (tests, their measurements, each one's fields) and a few kilobytes a test; past
+# these bounds it is no index of ours, and is refused before Python's parser recurses or grows.
+_INDEX_MAX_BYTES = 64 << 20
+_INDEX_MAX_DEPTH = 8
+
+
+def _shown(text: object) -> str:
+    """Text from a file as plain text: control characters escaped by the core's rule, so a test
+    id cannot forge a line of the summary."""
+    return _gpumeter.inert_text(str(text))
+
+
+def _nesting(text: str) -> int:
+    """How deep the JSON text's arrays and objects nest (strings skipped), without parsing."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > _INDEX_MAX_DEPTH:
+                break  # refused whatever follows
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _read_index(folder: str, path: str) -> Dict[str, Dict[str, str]]:
+    """The baseline's tests: test id -> measurement name -> the record's path, every path a file
+    of `folder` itself. Raises ValueError saying what is wrong."""
+    size = os.path.getsize(path)
+    if size > _INDEX_MAX_BYTES:
+        raise ValueError(f"{size} bytes, more than the {_INDEX_MAX_BYTES} an index may be")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    depth = _nesting(text)
+    if depth > _INDEX_MAX_DEPTH:
+        raise ValueError(f"nested more than {_INDEX_MAX_DEPTH} levels deep, deeper than an "
+                         "index is")
+    index = json.loads(text)
+    if not isinstance(index, dict) or index.get("schema") != _INDEX_SCHEMA or \
+            not isinstance(index.get("tests"), dict):
+        raise ValueError(f"not a {_INDEX_SCHEMA} index")
+    home = os.path.realpath(folder)
+    tests: Dict[str, Dict[str, str]] = {}
+    for nodeid, calls in index["tests"].items():
+        if not isinstance(calls, dict):
+            raise ValueError(f"test {_shown(nodeid)!r}: not an object of measurements")
+        tests[nodeid] = {}
+        for name, call in calls.items():
+            record = call.get("record") if isinstance(call, dict) else None
+            where = f"test {_shown(nodeid)!r}, measurement {_shown(name)!r}"
+            # A record of the baseline is a file of its folder, named as this plugin names it:
+            # never a path elsewhere (absolute, ../..), nor a link out of the folder.
+            if not isinstance(record, str) or not record or record in (".", "..") or \
+                    "/" in record or os.sep in record or "\0" in record:
+                raise ValueError(f"{where}: record {_shown(record)!r} is not a file name in the "
+                                 "baseline's folder")
+            full = os.path.join(folder, record)
+            if os.path.dirname(os.path.realpath(full)) != home:
+                raise ValueError(f"{where}: record {_shown(record)!r} leads out of the "
+                                 "baseline's folder")
+            tests[nodeid][name] = full
+    return tests
+
+
 class _Verdict:
     """One measurement of one test against its baseline."""
 
@@ -115,16 +191,10 @@ class PytestSession:
                          f"{', '.join(saved) if saved else 'none'}); make it with "
                          f"--gpumeter-save {name}")
         try:
-            with open(path, encoding="utf-8") as f:
-                index = json.load(f)
-            if index.get("schema") != _INDEX_SCHEMA or not isinstance(index.get("tests"), dict):
-                raise ValueError(f"not a {_INDEX_SCHEMA} index")
-            tests: Dict[str, Dict[str, str]] = {}
-            for nodeid, calls in index["tests"].items():
-                tests[nodeid] = {n: os.path.join(folder, c["record"]) for n, c in calls.items()}
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-            raise _usage(f"--gpumeter-compare {name}: {path} cannot be read: {e}; save the "
-                         "baseline again with --gpumeter-save") from None
+            tests = _read_index(folder, path)
+        except (OSError, ValueError, RecursionError) as e:
+            raise _usage(f"--gpumeter-compare {name}: {path} cannot be read: {_shown(e)}; save "
+                         "the baseline again with --gpumeter-save") from None
         self.baseline = tests
         self.baseline_dir = folder
 
@@ -260,10 +330,11 @@ class PytestSession:
                 reason = str(report.longrepr[2])
                 how += f" ({reason[len('Skipped: '):] if reason.startswith('Skipped: ') else reason})"
             problems.append(
-                f"the baseline {self.compare_name!r} has {', '.join(repr(n) for n in missing)} "
+                f"the baseline {self.compare_name!r} has "
+                f"{', '.join(repr(_shown(n)) for n in missing)} "
                 f"for this test and this run has not ({how}): a row missing from the new run "
                 "fails the gate; --gpumeter-allow-missing lets it pass")
-            headlines.append(f"not measured in this run: {', '.join(missing)}")
+            headlines.append(f"not measured in this run: {', '.join(_shown(n) for n in missing)}")
         if not problems:
             return
         self.failed_gate.append(item.nodeid)
@@ -330,7 +401,8 @@ class PytestSession:
                           + (": " + ", ".join(self.failed_gate) if self.failed_gate else ""))
             if self.gone:
                 tr.write_line(
-                    f"in the baseline, not in this session: {', '.join(self.gone)}"
+                    "in the baseline, not in this session: "
+                    f"{', '.join(_shown(n) for n in self.gone)}"
                     + (" (--gpumeter-allow-missing let them pass)" if self.allow_missing else
                        ": the gate cannot see them, so the session fails; select them, or "
                        "--gpumeter-allow-missing"))
@@ -341,7 +413,8 @@ class PytestSession:
                         tr.write_line(f"\n{nodeid}: {v.message}")
             skipped = sorted(n for n in self.baseline if n in self.deselected)
             if skipped:
-                tr.write_line(f"in the baseline, deselected: {', '.join(skipped)}")
+                tr.write_line(
+                    f"in the baseline, deselected: {', '.join(_shown(n) for n in skipped)}")
         for note in self.notes:
             tr.write_line(f"Note: {note}")
 

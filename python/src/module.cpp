@@ -29,6 +29,7 @@
 #include "cli.hpp"
 #include "gpumeter/calibration.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/escape.hpp"
 #include "gpumeter/format.hpp"
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/merge.hpp"
@@ -395,6 +396,26 @@ NB_MODULE(_gpumeter, m) {
       },
       nb::arg("record"), nb::arg("plan"),
       "The record as one shard's of a sweep (its shard section), read back strictly.");
+      "timing_plan",
+      [](const std::string& timing, int device) {
+        // A command's options (`gpumeter evaluate --timing ...`): spelled as on its command line.
+        SessionOptions s;
+        s.device = device;
+        s.timing = timing == "cupti"    ? Timing::cupti
+                   : timing == "events" ? Timing::events
+                   : timing == "host"   ? Timing::host
+                                        : Timing::automatic;
+        Session::check_timing_is_built(s);
+        const std::string why = Session::unusable_device(s);
+        return std::make_tuple(why.empty() ? std::string() : Session::no_usable_gpu(s, why),
+                               Session::planned_fallbacks(s));
+      },
+      nb::arg("timing"), nb::arg("device"),
+      "What a command asked for this timing on this device will meet, before it runs anything: "
+      "(the session's one line for no usable GPU, or \"\"; the fallbacks it will take).");
+  m.def(
+      "inert_text", [](const std::string& text) { return inert_text(text); }, nb::arg("text"),
+      "Text from a file shown as plain text: control characters escaped (the core's rule).");
   m.def("version", [] { return std::string(version()); });
   m.def("has_cuda", [] {
 #ifdef GPUMETER_HAVE_CUDA

@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
     if (o.child_case < 0) {
       // Said once, before the lock or any case: every case would fail without a device.
       if (const std::string why = Session::unusable_device(choice); !why.empty()) {
-        say(program, "needs a CUDA GPU, and none is usable here; nothing was measured: " + why);
+        say(program, Session::no_usable_gpu(choice, why));
         return kExitNoDevice;
       }
     }

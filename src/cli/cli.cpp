@@ -26,8 +26,8 @@ constexpr const char* kFooter =
     "Exit codes: 0 success; 1 a regression (compare --fail-on-regression); 2 bad arguments or\n"
     "a record that cannot be read (one line on stderr names the file and the problem); 3\n"
     "internal error; 4 the device stays busy or its lock stays held (lock); 5 no usable CUDA GPU\n"
-    "(run). `lock` and `run` otherwise exit with their command's code. Each command's --help\n"
-    "lists its own.";
+    "(run, evaluate --timing cupti). `lock` and `run` otherwise exit with their command's code.\n"
+    "Each command's --help lists its own.";
 
 // CLI11 says "A subcommand is required" also when the user typed a command that does not
 // exist; name what was typed instead.

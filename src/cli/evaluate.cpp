@@ -9,36 +9,74 @@
 
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
+#include "gpumeter/help_format.hpp"
 #include "python_module.hpp"
 
 namespace gpumeter::cli {
 namespace {
 
+// Without the module, --help exits with this code and says nothing: the command prints the
+// options itself (kEvaluateHelp), so the help never depends on an install.
+constexpr int kHelpWithoutModule = 100;
 // What the interpreter runs: the module's evaluate, or one line naming what it could not import.
-// argv[1] is the interpreter's name for that line; evaluate's arguments follow it.
+// argv[1] is the interpreter's name for that line, argv[2] what installs the module; evaluate's
+// arguments follow them.
 constexpr const char* kBootstrap =
     "import sys\n"
     "try:\n"
     "    from gpumeter._evaluate import main\n"
     "except ImportError as e:\n"
+    "    if '-h' in sys.argv[2:] or '--help' in sys.argv[2:]:\n"
+    "        sys.exit(100)\n"
     "    sys.stderr.write('gpumeter evaluate: ' + sys.argv[1] + ' cannot import gpumeter (' +\n"
-    "                     ' '.join(str(e).split()) + '): pip install gpumeter into it, '\n"
+    "                     ' '.join(str(e).split()) + '): ' + sys.argv[2] + ', '\n"
     "                     'or set GPUMETER_PYTHON to a Python that has it\\n')\n"
     "    sys.exit(2)\n"
-    "sys.exit(main(sys.argv[2:]))\n";
+    "sys.exit(main(sys.argv[3:]))\n";
+
+// The Python module's `gpumeter evaluate --help`, as its parser prints it (checked against it by
+// tests/python/test_cli_help.py).
+constexpr const char* kEvaluateHelp =
+#include "evaluate_help.inc"
+    ;
+
+bool asks_for_help(const std::vector<std::string>& args) {
+  for (const std::string& a : args) {
+    if (a == "-h" || a == "--help") return true;
+  }
+  return false;
+}
+
+// The help without the module: its options, then what to install to run them.
+int help_without_module(Io& io, const std::string& why) {
+  io.out << kEvaluateHelp << "\n"
+         << wrap_help_text("(" + why + ": " + install_hint("") + " to run it, or set " +
+                           kPythonEnv + " to a Python that has it)")
+         << "\n";
+  return kExitOk;
+}
 
 int run_evaluate(Io& io, const std::vector<std::string>& args) {
   const std::string python = python_interpreter();
-  const Spawned spawned = spawn_python(io, python, kBootstrap, args);
+  std::vector<std::string> argv = {install_hint("")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const Spawned spawned = spawn_python(io, python, kBootstrap, argv);
   if (spawned.pid < 0) {
+    if (asks_for_help(args)) {
+      return help_without_module(io, "the Python interpreter '" + python + "' cannot be started");
+    }
     print_error(io, "evaluate",
-                cannot_start_python(python, spawned.error,
-                                    "evaluate runs Python candidates: install python3 and pip "
-                                    "install gpumeter"));
+                cannot_start_python(
+                    python, spawned.error,
+                    "evaluate runs Python candidates: install python3 and " + install_hint("")));
     return kExitUsage;
   }
   try {
-    return wait_for_child(spawned.pid).shell_code();
+    const ChildExit exit = wait_for_child(spawned.pid);
+    if (!exit.signaled && exit.code == kHelpWithoutModule && asks_for_help(args)) {
+      return help_without_module(io, "'" + python + "' cannot import gpumeter");
+    }
+    return exit.shell_code();
   } catch (const Error& e) {
     print_error(io, "evaluate", e.what());
     return kExitInternal;
@@ -60,9 +98,10 @@ Command add_evaluate_command(CLI::App& app) {
   sub->prefix_command();
   sub->allow_extras();
   sub->footer(
-      "Exit codes: 0 every candidate has a verdict (wrong, crashed and tampered ones included); "
-      "1 a candidate was not measured for a cause not its own; 2 bad arguments, or Python or the "
-      "module missing; 3 internal error.");
+      "Exit codes: 0 every candidate has a verdict (wrong, refused, crashed and tampered ones "
+      "included); 1 a candidate was not measured for a cause not its own; 2 bad arguments, or "
+      "Python or the module missing; 3 internal error; 5 GPU timing asked for and no usable "
+      "CUDA GPU.");
   CLI::App* raw = sub;
   return {sub, [args, raw](Io& io) {
             *args = raw->remaining();

@@ -92,7 +92,8 @@ Command add_lock_command(CLI::App& app) {
       "Run a command holding the device's exclusive lock: first check that no other compute "
       "process uses the device and its free memory is not low (waiting up to --idle-timeout), "
       "then wait up to --timeout for the lock (flock on $GPU_LOCK, else "
-      "/tmp/gpumeter-gpu-<uuid>.lock). Benchmark programs and the Python module take the lock "
+      "/tmp/gpumeter-gpu-<uuid>.lock, or -<index>.lock where no CUDA driver gives the uuid; "
+      "written by its creator only). Benchmark programs and the Python module take the lock "
       "themselves, and find it held for them under this command.");
   check_number(sub->add_option("--timeout", o->timeout_s,
                                "Seconds to wait for another run's lock before giving up (default " +

@@ -15,19 +15,19 @@ namespace {
 
 // What the interpreter runs: the module's plot, or one line naming what it could not import
 // (python -m would say "No module named gpumeter" and exit 1, like any failure of the plot).
-// argv[1] is the interpreter's name for that line; the plot's arguments follow it.
+// argv[1] is the interpreter's name for that line, argv[2] what installs the module; the plot's
+// arguments follow them.
 constexpr const char* kBootstrap =
     "import sys\n"
     "try:\n"
     "    from gpumeter.plot import main\n"
     "except ImportError as e:\n"
     "    sys.stderr.write('gpumeter plot: ' + sys.argv[1] + ' cannot import gpumeter.plot (' +\n"
-    "                     ' '.join(str(e).split()) + \"): pip install 'gpumeter[plot]' into it, "
-    "\"\n"
+    "                     ' '.join(str(e).split()) + '): ' + sys.argv[2] + ', '\n"
     "                     'or set GPUMETER_PYTHON to a Python that has it\\n')\n"
     "    sys.exit(2)\n"
     "try:\n"
-    "    code = main(sys.argv[2:])\n"
+    "    code = main(sys.argv[3:])\n"
     "except Exception as e:\n"
     "    sys.stderr.write('gpumeter plot: internal error while drawing: ' + type(e).__name__ +\n"
     "                     ': ' + ' '.join(str(e).split()) + '\\n')\n"
@@ -48,14 +48,15 @@ struct Options {
 
 int run_plot(Io& io, const Options& o) {
   const std::string python = python_interpreter();
-  std::vector<std::string> args = {"--out", o.out, "--format", o.format, "--kind", o.kind, "--"};
+  std::vector<std::string> args = {
+      install_hint("plot"), "--out", o.out, "--format", o.format, "--kind", o.kind, "--"};
   args.insert(args.end(), o.records.begin(), o.records.end());
   const Spawned spawned = spawn_python(io, python, kBootstrap, args);
   if (spawned.pid < 0) {
     print_error(io, "plot",
                 cannot_start_python(python, spawned.error,
-                                    "plot draws with Python and matplotlib: install python3 and "
-                                    "pip install 'gpumeter[plot]'"));
+                                    "plot draws with Python and matplotlib: install python3 and " +
+                                        install_hint("plot")));
     return kExitUsage;
   }
   try {

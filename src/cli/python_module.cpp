@@ -22,6 +22,12 @@ Spawned spawn_python(Io& io, const std::string& python, const char* bootstrap,
   return spawn(request);
 }
 
+std::string install_hint(const std::string& extra) {
+  const std::string target =
+      std::string(GPUMETER_SOURCE_DIR) + (extra.empty() ? "" : "[" + extra + "]");
+  return "pip install '" + target + "' (the gpumeter checkout this command was built from)";
+}
+
 std::string cannot_start_python(const std::string& python, int error, const std::string& purpose) {
   return "cannot start the Python interpreter '" + python + "' (" + std::strerror(error) +
          "): " + purpose + ", or set " + kPythonEnv + " to a Python that has it";

@@ -19,6 +19,12 @@ std::string python_interpreter();
 Spawned spawn_python(Io& io, const std::string& python, const char* bootstrap,
                      const std::vector<std::string>& args);
 
+// What installs the Python module, from this repository (the package named gpumeter on the
+// public index is another project): "pip install '<checkout>'", the checkout this command was
+// built from, with `extra` ("plot") as its extra when given. The one install hint of the C++
+// commands; tests/structure/install_hints.sh fails on any that names the index's package.
+std::string install_hint(const std::string& extra);
+
 // The one line for an interpreter that could not be started (`error` from the spawn): `purpose`
 // says what the command needs Python for and what to install.
 std::string cannot_start_python(const std::string& python, int error, const std::string& purpose);

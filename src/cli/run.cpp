@@ -357,7 +357,8 @@ int run_program(Io& io, const Options& o) {
         print_error(io, "run",
                     why +
                         "; the command recorded nothing to time, so no record is written "
-                        "(NoRangesFound: " +
+                        "(gpumeter run times a program's CUDA work and has no host clock; "
+                        "NoRangesFound: " +
                         e.what() + ")");
         return kExitNoDevice;
       }

@@ -29,6 +29,7 @@ struct Instance {
   bool closed = false;
   bool selected = false;  // passes the domain and name filters
   std::vector<Interval> counted;
+  std::vector<Interval> uncounted;  // copies and fills without count_copies
   int n_kernels = 0;
 };
 
@@ -268,6 +269,12 @@ bool is_kernel_launch_api(std::string_view api) {
   return api.find("Kernel", launch) != std::string_view::npos;
 }
 
+bool is_copy_or_fill_api(std::string_view api) {
+  // cudaMemcpyAsync, cudaMemsetAsync, cuMemcpyHtoDAsync_v2, cuMemsetD32Async, cudaMemcpy2D, ...
+  return api.find("Memcpy") != std::string_view::npos ||
+         api.find("Memset") != std::string_view::npos;
+}
+
 void check_collector_records(const RangeTrace& trace) {
   check_records_of(trace);
 }
@@ -302,11 +309,19 @@ RangeReport attribute_ranges(const RangeTrace& trace, const RangeOptions& option
       if (n_unmatched++ == 0) unmatched = &a;
       continue;
     }
-    const bool kernel = a.kind == ActivityKind::kernel;
-    if (kernel) has_kernel[found->second] = true;
-    if (!kernel && !options.count_copies) continue;
+    // A fill or copy call's work is a fill or a copy, whatever record it came back as (a driver
+    // may fill with a kernel of its own): the call says what the user asked the device for.
+    const bool kernel =
+        a.kind == ActivityKind::kernel && !is_copy_or_fill_api(trace.launches[found->second].api);
+    if (a.kind == ActivityKind::kernel) has_kernel[found->second] = true;
     const Interval iv{a.start_ns, a.end_ns};
     const std::vector<std::size_t>& m = members[found->second];
+    // T7: a copy or a fill is kept apart from the kernels: counted toward device_busy only with
+    // count_copies, never toward the kernel count, and its time shown as uncounted otherwise.
+    if (!kernel && !options.count_copies) {
+      for (const std::size_t i : m) instances[i].uncounted.push_back(iv);
+      continue;
+    }
     for (const std::size_t i : m) {
       instances[i].counted.push_back(iv);
       if (kernel) ++instances[i].n_kernels;
@@ -342,6 +357,7 @@ RangeReport attribute_ranges(const RangeTrace& trace, const RangeOptions& option
       out.device_busy_ns = union_length(inst.counted);
       out.latency_ns = span_length(inst.counted);
     }
+    if (!inst.uncounted.empty()) out.uncounted_copy_ns = union_length(inst.uncounted);
     stats.instances.push_back(out);
   }
   for (auto& [key, stats] : by_name) {

@@ -523,7 +523,8 @@ ProgramReading read_program(const std::vector<ProcessPart>& parts, const Program
     std::vector<Sample> samples;
     for (const RangeInstance& inst : m.instances) {
       if (inst.n_kernels == 0 || !inst.latency_ns) continue;
-      samples.emplace_back(inst.device_busy_ns, *inst.latency_ns, inst.n_kernels, 0);
+      samples.emplace_back(inst.device_busy_ns, *inst.latency_ns, inst.n_kernels,
+                           inst.uncounted_copy_ns);
     }
     g.with_device_work = samples.size();
     if (g.name.size() > kMaxNameBytes) {

@@ -28,6 +28,7 @@
 #include "gpumeter/phases.hpp"
 #include "gpumeter/precision_width.hpp"
 #include "gpumeter/record_io.hpp"
+#include "gpumeter/row_checks.hpp"
 #include "gpumeter/summary.hpp"
 #include "gpumeter/timing_method.hpp"
 #include "gpumeter/wording.hpp"
@@ -1335,6 +1336,28 @@ void check_shard_rows(const Reader& r, const Record& record, bool complete) {
 
 // journal_header: a journal's header or setup line, whose rows follow in other lines (the
 // journal's reader checks them against the shard).
+// Each row holds only what its timing method and device measure, and iteration counts its run's
+// budget gives (row_checks.hpp): a kernel count on a host-wall row, or a budget edited after the
+// run, is refused, never shown. Version 1 kept no passes, so its counts are not checked.
+void check_rows_measurable(const Reader& r, const Record& record, int version) {
+  for (std::size_t i = 0; i < record.results.size(); ++i) {
+    const Result& x = record.results[i];
+    if (const std::string why = unmeasurable_value(x, record.device); !why.empty()) {
+      r.fail(
+          fmt::format("results[{}] ({}) holds what its measurement cannot have measured: {} "
+                      "(altered record?)",
+                      i, record_text(row_label(x.row)), why));
+    }
+    if (version < 2) continue;
+    if (const std::string why = iteration_count_problem(x, record.config); !why.empty()) {
+      r.fail(
+          fmt::format("results[{}] ({}): config holds a budget this row's run cannot have "
+                      "used: {} (altered record?)",
+                      i, record_text(row_label(x.row)), why));
+    }
+  }
+}
+
 Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* streamed = nullptr,
                      bool journal_header = false) {
   if (!doc.is_object()) r.fail(fmt::format("top level is {}, not a JSON object", doc.type_name()));
@@ -1499,6 +1522,7 @@ Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* strea
         "config.l2_flush: on, in the record of a program run as it is, whose L2 gpumeter "
         "never flushes (altered record?)");
   }
+  check_rows_measurable(r, record, version);
   return record;
 }
 

@@ -38,7 +38,7 @@ Chosen choose_backend(const SessionOptions& o, bool make) {
     if (o.timing == Timing::automatic) {
       out.deviations.push_back("host backend instead of a GPU: " + gpu.reason);
     } else if (o.timing != Timing::host) {
-      throw DeviceError(gpu.reason);
+      throw DeviceError(Session::no_usable_gpu(o, gpu.reason));
     }
     // Host work: timed by the host clock.
     out.key = "host";

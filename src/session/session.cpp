@@ -87,6 +87,29 @@ std::string Session::unusable_device(const SessionOptions& options) {
   return session_detail::unusable_device(options);
 }
 
+std::string Session::no_usable_gpu(const SessionOptions& options, const std::string& why) {
+  return why + "; nothing was measured; " + options.spelling.host +
+         " times host work on the host clock";
+}
+
+namespace {
+// The user's warning for a deviation of the backend choice (the host clock taken for want of a
+// GPU): what was measured instead and the two options that decide it.
+std::string fallback_line(const SessionOptions& o, const std::string& deviation) {
+  return "measured with the host clock, not the GPU's device time (" + deviation + "); " +
+         o.spelling.cupti + " requires a GPU, " + o.spelling.host + " asks for the host clock";
+}
+}  // namespace
+
+std::vector<std::string> Session::planned_fallbacks(const SessionOptions& options) {
+  std::vector<std::string> out;
+  if (options.timing == Timing::host_only || !unusable_device(options).empty()) return out;
+  for (const std::string& d : session_detail::choose_backend(options, false).deviations) {
+    out.push_back(fallback_line(options, d));
+  }
+  return out;
+}
+
 Session::Session(SessionOptions options) : options_(std::move(options)) {
   session_detail::check_timing_is_built(options_);
   stand_in_ = stand_in_devices(options_).has_value();
@@ -163,11 +186,7 @@ Backend& Session::backend() {
   session_detail::set_cupti_sharing(options_.share_cupti);
   for (std::string& d : said) {
     // The choice departs only by taking the host clock in place of a GPU's device time.
-    if (options_.timing != Timing::host_only) {
-      fallbacks_.push_back("measured with the host clock, not the GPU's device time (" + d + "); " +
-                           options_.spelling.cupti + " requires a GPU, " + options_.spelling.host +
-                           " asks for the host clock");
-    }
+    if (options_.timing != Timing::host_only) fallbacks_.push_back(fallback_line(options_, d));
     deviations_.push_back(std::move(d));
   }
   return *backend_;

@@ -270,11 +270,11 @@ int open_lock_file(const std::string& path, bool default_path) {
       fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | nofollow);
       if (fd >= 0) return fd;
     } else if (errno == ENOENT) {
-      fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | nofollow, 0666);
-      if (fd >= 0) {
-        (void)::fchmod(fd, 0666);  // every user of the device takes the same lock
-        return fd;
-      }
+      // Written by its owner only (0644 less the umask): another user's run opens it read-only
+      // above, which is all flock needs, and cannot write into it what this user's runs would
+      // print as its holder. Not 0600: a user who cannot open it could not take the lock.
+      fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | nofollow, 0644);
+      if (fd >= 0) return fd;
       if (errno == EEXIST) continue;  // another process made it first: open theirs
     }
     break;

@@ -19,7 +19,8 @@
 //                                        sweep of one implementation over N sizes), rows (the
 //                                        same, one sample a row) or sweep (a
 //                                        real-shaped sweep of N MB: cases of two
-//                                        implementations, 200 samples each)
+//                                        implementations, 200 samples each), or comparisons (one
+//                                        case of N + 1 implementations: N comparisons)
 #include <algorithm>
 #include <cstddef>
 #include <exception>
@@ -106,6 +107,29 @@ std::string growth_of(std::size_t n, int samples = 5) {
   return gpumeter::serialize(rec);
 }
 
+// One case of n + 1 implementations, full_result's samples each scaled by its own factor (up to
+// +-5%): n comparisons against the first, for gpumeter plot's bounds (issue 36).
+std::string comparisons_of(std::size_t n) {
+  namespace t = gpumeter::testing;
+  gpumeter::Record rec = t::full_record();
+  rec.results.clear();
+  const gpumeter::Result base = t::full_result();
+  for (std::size_t i = 0; i <= n; ++i) {
+    gpumeter::Result r = base;
+    r.row.implementation = i == 0 ? "base" : "c" + std::to_string(i);
+    r.measurement.null_test.reset();
+    const double factor = 1.0 + 0.01 * static_cast<double>(static_cast<long long>(i % 11) - 5);
+    for (gpumeter::Sample& s : r.measurement.samples) {
+      s.device_busy_ns =
+          static_cast<gpumeter::Nanos>(static_cast<double>(s.device_busy_ns) * factor);
+      s.latency_ns = s.device_busy_ns + 900;
+    }
+    rec.results.push_back(std::move(r));
+  }
+  t::derive_summaries(rec);
+  return gpumeter::serialize(rec);
+}
+
 std::string scaling(const std::string& kind, std::size_t n) {
   std::string text = gpumeter::serialize(gpumeter::testing::full_record());
   std::string fill;
@@ -121,6 +145,8 @@ std::string scaling(const std::string& kind, std::size_t n) {
     return growth_of(n);
   } else if (kind == "rows") {
     return growth_of(n, 1);  // the same sweep, one sample a row: the most rows a record holds
+  } else if (kind == "comparisons") {
+    return comparisons_of(n);
   } else {
     throw gpumeter::Error("unknown scaling input '" + kind + "'");
   }
@@ -152,9 +178,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc != 2 && argc != 3) {
-    std::cerr << "usage: gpumeter_make_record DIR "
-                 "[full|zero-device|zero-wall|hostile-text|markup-and-failures|sweep-crossing] | "
-                 "--stdout [sweep-crossing|program] | --scaling keys|elements|sweep N\n";
+    std::cerr
+        << "usage: gpumeter_make_record DIR "
+           "[full|zero-device|zero-wall|hostile-text|markup-and-failures|sweep-crossing] | "
+           "--stdout [sweep-crossing|program] | --scaling keys|elements|sweep|comparisons N\n";
     return 2;
   }
   try {

@@ -37,13 +37,20 @@ expect() {  # expect NAME RC STREAM SUBSTRING...
 if [[ $mode == missing ]]; then
   GPUMETER_PYTHON="$work/no-such-python" run absent evaluate --reference m:f x:y
   expect absent 2 err "gpumeter evaluate: cannot start the Python interpreter" "GPUMETER_PYTHON"
+  GPUMETER_PYTHON="$work/no-such-python" run absenthelp evaluate -h
+  expect absenthelp 0 out "--reference MODULE:FUNCTION" "cannot be started"
   [[ $(wc -l <"$work/absent.err") -eq 1 ]] || fail "absent: more than one line: $(cat "$work/absent.err")"
   if command -v python3 >/dev/null; then
     printf '#!/bin/sh\nexec %s -I -S "$@"\n' "$(command -v python3)" >"$work/bare-python"
     chmod +x "$work/bare-python"
     GPUMETER_PYTHON="$work/bare-python" run bare evaluate x:y
-    expect bare 2 err "cannot import gpumeter" "GPUMETER_PYTHON"
+    expect bare 2 err "cannot import gpumeter" "pip install '" "(the gpumeter checkout" \
+      "GPUMETER_PYTHON"
     [[ $(wc -l <"$work/bare.err") -eq 1 ]] || fail "bare: more than one line: $(cat "$work/bare.err")"
+    # --help needs no module (issue 36): the options, exit 0.
+    GPUMETER_PYTHON="$work/bare-python" run barehelp evaluate --help
+    expect barehelp 0 out "--reference MODULE:FUNCTION" "--timing" "Exit codes:" "refused" \
+      "cannot import gpumeter: pip install '"
   fi
 else
   python=${GPUMETER_PYTHON:-python3}

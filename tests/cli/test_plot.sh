@@ -13,6 +13,7 @@ umask 022
 
 gpumeter=$1
 data=$2
+src=$(cd "$data/../.." && pwd)  # the checkout the command was built from: its install hint
 mode=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -53,7 +54,7 @@ expect_one_line() {
 if [[ $mode == missing ]]; then
   GPUMETER_PYTHON="$work/no-such-python" run absent plot "$data/record_v6.json"
   expect_one_line absent 2 "gpumeter plot: cannot start the Python interpreter '$work/no-such-python'" \
-    "No such file or directory" "pip install 'gpumeter[plot]'" "GPUMETER_PYTHON"
+    "No such file or directory" "pip install '$src[plot]' (the gpumeter checkout" "GPUMETER_PYTHON"
 
   # An interpreter that starts but has no gpumeter (no site-packages, no PYTHONPATH).
   if command -v python3 >/dev/null; then
@@ -61,7 +62,7 @@ if [[ $mode == missing ]]; then
     chmod +x "$work/bare-python"
     GPUMETER_PYTHON="$work/bare-python" run bare plot "$data/record_v6.json"
     expect_one_line bare 2 "gpumeter plot: $work/bare-python cannot import gpumeter.plot" \
-      "No module named 'gpumeter'" "pip install 'gpumeter[plot]'"
+      "No module named 'gpumeter'" "pip install '$src[plot]' (the gpumeter checkout"
   else
     echo "python3 not found: the check of an interpreter without gpumeter did not run"
   fi

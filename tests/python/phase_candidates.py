@@ -66,3 +66,21 @@ def wrong_result() -> Dict[str, Callable[[], Any]]:
     s = sleeper(init_ms=1, compile_ms=1, load_ms=1)
     s["result"] = lambda: [1.0, 3.0]
     return s
+
+
+def async_call() -> Dict[str, Callable[[], Any]]:
+    """A candidate whose call is an async def function: calling it runs none of its body."""
+    async def call() -> None:
+        time.sleep(0.001)
+    s = sleeper(init_ms=1, compile_ms=1, load_ms=1)
+    s["call"] = call
+    return s
+
+
+def coroutine_call() -> Dict[str, Callable[[], Any]]:
+    """A call that returns a coroutine from a plain function (no definition says so)."""
+    async def work() -> None:
+        time.sleep(0.001)
+    s = sleeper(init_ms=1, compile_ms=1, load_ms=1)
+    s["call"] = lambda: work()
+    return s

@@ -296,3 +296,65 @@ def test_a_lock_refused_once_is_refused_for_every_test_of_the_session(tmp_path):
     assert p.returncode == 1, outcome(p)
     assert failed_tests(p) == sorted(HOST_TESTS), outcome(p)
     assert p.stdout.count("cannot open the device lock file") >= 3, outcome(p)
+
+
+# --- the baseline's index, read as strictly as a record (issue 36) --------------------------
+
+
+def edited_baseline(host_project, tmp_path, edit):
+    """A project holding host_project's baseline 'base' with its index edited by `edit`."""
+    project = make_project(tmp_path / "p", "test_host_sample.py")
+    shutil.copytree(host_project / ".gpumeter" / "baselines", project / ".gpumeter" / "baselines")
+    index_path = project / ".gpumeter" / "baselines" / "base" / "index.json"
+    index = json.loads(index_path.read_text())
+    text = edit(index, index_path.parent)
+    index_path.write_text(text if isinstance(text, str) else json.dumps(index))
+    return project
+
+
+def test_a_deeply_nested_index_is_a_usage_error_not_a_traceback(host_project, tmp_path):
+    # Before: Python's parser recursed into an INTERNALERROR traceback.
+    project = edited_baseline(host_project, tmp_path,
+                              lambda index, _: '{"tests": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    p = run_sample(project, "--collect-only", "--gpumeter-compare", "base")
+    assert p.returncode == 4, outcome(p)
+    assert "INTERNALERROR" not in outcome(p)
+    assert "nested more than 8 levels deep" in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("record", ["/etc/passwd", "../../../../etc/passwd", "..", "sub/x.json"])
+def test_a_record_path_outside_the_baseline_folder_is_refused(host_project, tmp_path, record):
+    def edit(index, _):
+        calls = index["tests"]["test_host_sample.py::test_sum"]
+        next(iter(calls.values()))["record"] = record
+    project = edited_baseline(host_project, tmp_path, edit)
+    p = run_sample(project, "--collect-only", "--gpumeter-compare", "base")
+    assert p.returncode == 4, outcome(p)
+    assert "is not a file name in the baseline's folder" in p.stderr, p.stderr
+
+
+def test_a_record_linked_out_of_the_baseline_folder_is_refused(host_project, tmp_path):
+    def edit(index, folder):
+        calls = index["tests"]["test_host_sample.py::test_sum"]
+        outside = tmp_path / "elsewhere.json"
+        outside.write_text("{}")
+        (folder / "link.json").symlink_to(outside)
+        next(iter(calls.values()))["record"] = "link.json"
+    project = edited_baseline(host_project, tmp_path, edit)
+    p = run_sample(project, "--collect-only", "--gpumeter-compare", "base")
+    assert p.returncode == 4, outcome(p)
+    assert "leads out of the baseline's folder" in p.stderr, p.stderr
+
+
+def test_test_ids_from_the_index_are_printed_escaped(host_project, tmp_path):
+    # Before: a newline in a test id forged a line of the summary.
+    forged = "test_x.py::t\n1 test(s) failed the gate: none\x1b[2J"
+
+    def edit(index, _):
+        index["tests"][forged] = index["tests"]["test_host_sample.py::test_sum"]
+    project = edited_baseline(host_project, tmp_path, edit)
+    p = run_sample(project, "test_host_sample.py::test_spin", "--gpumeter-compare", "base",
+                   *HOST_GATE)
+    assert "\n1 test(s) failed the gate: none" not in p.stdout, p.stdout
+    assert "\x1b" not in p.stdout
+    assert "test_x.py::t\\x0a1 test(s) failed the gate: none\\x1b[2J" in p.stdout, p.stdout

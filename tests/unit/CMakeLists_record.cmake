@@ -57,3 +57,11 @@ set_tests_properties(cli_report PROPERTIES LABELS "unit;cli" TIMEOUT 60)
 # program sections, phases of no row, totals below their parts, N and budgets): each refused.
 gpumeter_unit_test(test_impossible_records test_impossible_records.cpp)
 target_link_libraries(test_impossible_records PRIVATE gpumeter_record nlohmann_json::nlohmann_json)
+
+# Rows holding what their method or device cannot measure, and budgets their counts cannot come
+# from (issue 36): each refused; every committed record still reads.
+gpumeter_unit_test(test_measurable_rows test_measurable_rows.cpp)
+target_link_libraries(test_measurable_rows PRIVATE gpumeter_record nlohmann_json::nlohmann_json)
+target_compile_definitions(test_measurable_rows
+  PRIVATE GPUMETER_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data"
+          GPUMETER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

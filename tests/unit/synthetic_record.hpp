@@ -7,6 +7,7 @@
 #include <string>
 #include <tuple>
 
+#include "gpumeter/calibration.hpp"
 #include "gpumeter/ceilings.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/precision_width.hpp"
@@ -37,9 +38,12 @@ inline Result full_result() {
   m.pass_sizes = {2, 3};
   m.timestamp_tick_ns = 32;
   m.retries = 1;
-  m.warmup_iterations = 7;
+  // T4: what full_record's budget gives a call of 12.5 ms, each pass run with half of it (6.25 ms
+  // of warm-up, 25 ms measured, [2, 50] iterations): 2 then 2 warm-up iterations, 2 measured in
+  // the first pass; 3 in the second fits an estimate of 6.25 to 8.33 ms, which warms up 2.
+  m.warmup_iterations = 4;
   m.measure_iterations = 5;
-  m.estimate_ns = 13'123;
+  m.estimate_ns = 12'500'000;
   m.drop_counter_live = true;
   // B4: the second sample ran below 95% of the row's highest clock (flagged); the third
   // power-capped a step down (routine, not flagged); the fourth saw the GPU idle (a state, not a
@@ -91,9 +95,10 @@ inline Result fallback_result() {
   m.pass_sizes = {3};
   m.timestamp_tick_ns = 1;
   m.retries = 0;
-  m.warmup_iterations = 10;
+  // One pass of half full_record's budget: a call of 7 ms measures 3 and warms up 2.
+  m.warmup_iterations = 2;
   m.measure_iterations = 3;
-  m.estimate_ns = 41'000;
+  m.estimate_ns = 7'000'000;
   m.drop_counter_live = false;
   Summary& s = r.summary;
   s.method = TimingMethod::cuda_events;
@@ -252,7 +257,10 @@ inline Record sweep_crossing_record(const std::string& run_id = "20261201T090000
       }
       m.pass_sizes = {8, 8, 8, 8};
       m.measure_iterations = 32;
-      m.estimate_ns = static_cast<Nanos>(t);
+      // What gives 8 samples a pass under half the budget (an estimate of 2.78 to 3.13 ms, each
+      // pass warming up 2), not the sweep's own times: only the counts are under test here.
+      m.warmup_iterations = 8;
+      m.estimate_ns = 3'000'000;
       rec.results.push_back(std::move(r));
     }
   }
@@ -331,6 +339,7 @@ inline Record zero_sample_record(TimingMethod method,
   for (Sample& s : a.measurement.samples) {
     s = sample(0, 0, method == TimingMethod::cupti ? std::optional<int>(1) : std::nullopt, 0);
   }
+  if (!sees_kernels(method)) a.measurement.retries = 0;  // only CUPTI repeats a phase
   Result b = a;
   b.row.implementation = "other";
   rec.results = {a, b};
@@ -397,6 +406,7 @@ inline Record sparse_record(const std::string& run_id = "20261129T112651Z-4243-0
   rec.device.index = 0;
   rec.device.name = "";
   rec.device.arch = "x86_64";
+  rec.config.budget = {12'500'000, 50'000'000, 5, 100};  // fallback_result's samples' budget
   rec.results = {fallback_result()};
   derive_summaries(rec);
   return rec;
@@ -406,6 +416,9 @@ inline Record sparse_record(const std::string& run_id = "20261129T112651Z-4243-0
 // two passes give (the rule reads the spread at its upper bound), and it stopped at the time cap.
 inline Record precision_record(const std::string& run_id = "20261129T112655Z-4247-00000003") {
   Record rec = full_record(run_id);
+  // A run to a precision records the budget each pass ran with: half full_record's, which its
+  // row's counts were made for.
+  rec.config.budget = comparison_pass_budget(rec.config.budget);
   rec.results.resize(1);
   Measurement& m = rec.results[0].measurement;
   PrecisionOutcome p;

@@ -9,6 +9,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -232,6 +233,25 @@ TEST_F(DeviceLockTest, AnIdleDeviceIsLockedAndTheFileNamesTheHolder) {
   EXPECT_TRUE(free_now());
   EXPECT_FALSE(read_lock_holder(path_).named);
   const DeviceLock again(0, "", quick());
+}
+
+// Issue 36: the lock file is its creator's to write (it was world-writable: any user could write
+// what every run prints as the holder); other users still take the lock through a read-only
+// descriptor.
+TEST_F(DeviceLockTest, TheLockFileIsWrittenByItsOwnerOnly) {
+  const mode_t old = ::umask(0);  // the mode the code asks for, whatever the test's umask
+  {
+    const DeviceLock lock(0, "", quick());
+    struct stat st {};
+    ASSERT_EQ(::stat(path_.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0644u);
+  }
+  ::umask(old);
+  // A read-only descriptor (another user's) takes the lock as well.
+  const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+  ::close(fd);
 }
 
 TEST_F(DeviceLockTest, WithoutNvmlTheLockIsTakenAndTheRecordSaysSo) {

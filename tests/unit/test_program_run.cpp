@@ -1087,6 +1087,55 @@ TEST(ReadProgram, FillsAreNoKernelsAndUncountedUnlessCopiesAre) {
   }
 }
 
+// Issue 36: a range's fills and copies not counted are its uncounted copy time (the union of
+// their intervals), as a measured call's are; counted, they are inside device_busy and none is
+// left uncounted. The kernel count stays the kernels'.
+TEST(ReadProgram, UncountedFillsAndCopiesAreTheRangesUncountedCopyTime) {
+  Part part = Part(kCommandPid).push(1, 100, "optimizer");
+  for (int i = 0; i < 4; ++i) {
+    part.kernel(1, 110 + 10 * i, 1000 + 300 * i, 1100 + 300 * i)
+        .fill(1, 115 + 10 * i, 1150 + 300 * i, 1200 + 300 * i);
+  }
+  part.copy(1, 160, 2500, 2600).pop(1, 200);
+  for (const bool counted : {false, true}) {
+    SCOPED_TRACE(counted ? "copies counted" : "copies not counted");
+    ProgramOptions o = options();
+    o.ranges.count_copies = counted;
+    const ProgramReading r = read({part}, o);
+    const Result& optimizer = row(r, "optimizer");
+    ASSERT_EQ(optimizer.measurement.samples.size(), 1u);
+    const Sample& s = optimizer.measurement.samples[0];
+    EXPECT_EQ(s.n_kernels, std::optional<int>(4));
+    // Four fills of 50 ns and a copy of 100 ns.
+    EXPECT_EQ(s.uncounted_copy_ns, counted ? 0 : 300);
+    EXPECT_EQ(s.device_busy_ns, counted ? 700 : 400);
+    EXPECT_EQ(optimizer.summary.median_uncounted_copy_ns, counted ? 0 : 300);
+  }
+}
+
+// A fill or copy call whose device record comes back as a kernel (a driver filling with a kernel
+// of its own) did what the call asked: a fill, not one of the program's kernels. Counted apart
+// from the kernels by the call, so 32 kernels and 16 fills never read as 48 kernels.
+TEST(ReadProgram, AFillCallsKernelRecordIsAFill) {
+  Part part = Part(kCommandPid).push(1, 100, "optimizer").kernel(1, 110, 1000, 1100);
+  part.launch(1, 900, 120, "cudaMemsetAsync")
+      .device(900, 1200, 1250, "void fill_kernel<unsigned char>(...)")
+      .launch(1, 901, 130, "cuMemcpyHtoDAsync_v2")
+      .device(901, 1300, 1320, "copy_kernel")
+      .pop(1, 200);
+  for (const bool counted : {false, true}) {
+    SCOPED_TRACE(counted ? "copies counted" : "copies not counted");
+    ProgramOptions o = options();
+    o.ranges.count_copies = counted;
+    const ProgramReading r = read({part}, o);
+    const Sample& s = row(r, "optimizer").measurement.samples[0];
+    EXPECT_EQ(s.n_kernels, std::optional<int>(1));
+    EXPECT_EQ(s.device_busy_ns, counted ? 170 : 100);
+    EXPECT_EQ(s.uncounted_copy_ns, counted ? 0 : 70);
+    EXPECT_TRUE(r.program.launches_without_work.empty());
+  }
+}
+
 TEST(ReadProgram, CopyThatCopiedIsNotALaunchWithoutWork) {
   // A copy's record is a copy, not a kernel: the copy did put work on the device, counted or not.
   const Part part = Part(kCommandPid)

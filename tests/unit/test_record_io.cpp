@@ -294,6 +294,7 @@ TEST(RecordRoundTrip, SummaryValuesStayWithinAnUlpAcrossMilliseconds) {
   // a nanosecond, which must survive the trip through milliseconds.
   r.results[0].measurement.samples.pop_back();
   r.results[0].measurement.pass_sizes = {2, 2};
+  r.results[0].measurement.measure_iterations = 4;  // the same budget gives 2 and 2
   testing::derive_summaries(r);
   ASSERT_NE(r.results[0].summary.device_busy.median_ns,
             static_cast<double>(static_cast<Nanos>(r.results[0].summary.device_busy.median_ns)));
@@ -342,7 +343,7 @@ TEST(RecordSchema, FieldsNamesAndUnits) {
   EXPECT_EQ(r0["case"], "gemm");
   EXPECT_EQ(r0["timing_method"], "cupti");
   EXPECT_EQ(r0["statistic"], "device_busy");
-  EXPECT_DOUBLE_EQ(r0["estimate_ms"].get<double>(), 0.013123);
+  EXPECT_DOUBLE_EQ(r0["estimate_ms"].get<double>(), 12.5);
   EXPECT_DOUBLE_EQ(r0["summary"]["device_busy_ms"]["median"].get<double>(), 0.012345);
   EXPECT_DOUBLE_EQ(r0["summary"]["latency_ms"]["p90"].get<double>(), 0.0137);
   EXPECT_DOUBLE_EQ(r0["summary"]["gap_ms"].get<double>(), 0.000855);
@@ -1411,6 +1412,10 @@ TEST(RecordHostile, ADifferenceNoNumberCanStateIsRefused) {
   slow.measurement.pass_sizes = {1, 1};
   slow.measurement.timestamp_tick_ns = 1000;
   slow.measurement.null_test.reset();  // a null test would refuse the comparison first
+  // One sample a pass: what a budget of [2, 2] iterations gives (each pass one, warming up one).
+  r.config.budget = {12'500'000, 50'000'000, 2, 2};
+  slow.measurement.warmup_iterations = 2;
+  slow.measurement.measure_iterations = 2;
   Result fast = slow;
   fast.row.implementation = "fast";
   fast.measurement.samples = {testing::sample(1, 1, 1, 0), testing::sample(1, 1, 1, 0)};

@@ -51,6 +51,11 @@ inline std::string wrap_line(const std::string& line, std::size_t width) {
   std::istringstream words(line.substr(hang));
   std::string word;
   while (words >> word) {
+    // "(default 30)" is read as one: a line never ends in "(default" with its value on the next.
+    if (word.size() >= 8 && word.compare(word.size() - 8, 8, "(default") == 0) {
+      std::string value;
+      if (words >> value) word += ' ' + value;
+    }
     const std::size_t needed = columns(current) + (current_has_word ? 1 : 0) + columns(word);
     if (current_has_word && needed > width) {
       out += current + '\n';

@@ -102,6 +102,15 @@ class Session {
   // without a context. Throws ConfigError for stand-ins under another timing, and where a build
   // without the CUDA backend has no stand-ins.
   static std::vector<HostDevice> host_devices(const SessionOptions& options);
+  // The one line every tool prints, with exit code 5 (kExitNoDevice), when it was asked for GPU
+  // timing (explicitly, or by default for GPU work) and no CUDA GPU is usable: that nothing was
+  // measured, why (`why`, unusable_device's words), and the option that times host work on the
+  // host clock. docs/cli.md's table of "no usable GPU" says which tool does what.
+  static std::string no_usable_gpu(const SessionOptions& options, const std::string& why);
+  // What a session of `options` will say when it falls back to the host clock for want of a GPU
+  // (the lines fallbacks() gives), known before anything runs, so a tool whose own work is
+  // host work can say it on its first line; empty when it will not fall back. Makes nothing.
+  static std::vector<std::string> planned_fallbacks(const SessionOptions& options);
 
   // The backend, chosen and made on first use. Throws DeviceError when the device the choice
   // needs cannot be used, CuptiUnavailable when CUPTI cannot and no fallback is allowed.
