@@ -1,12 +1,14 @@
 #pragma once
 // Synthetic records over commits for the history's tests: rows of known level, board and timing
 // method, so what the history must find is known.
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gpumeter/record.hpp"
 #include "gpumeter/summary.hpp"
+#include "gpumeter/timing_method.hpp"
 
 namespace gpumeter::testing {
 
@@ -24,10 +26,18 @@ inline Result history_row(const std::string& impl, double ns,
     const double level = ns * (1.0 + (pass % 2 == 0 ? pass_step : -pass_step));
     for (int i = 0; i < 20; ++i) {
       const auto v = static_cast<Nanos>(level * (1.0 + 0.001 * ((i + seed) % 5 - 2)) + seed % 3);
-      r.measurement.samples.push_back({v, v, 1, 0});
+      // A kernel count only where the method counts kernels (the reader refuses one elsewhere).
+      r.measurement.samples.push_back(
+          {v, v, sees_kernels(method) ? std::optional<int>(1) : std::nullopt, 0});
     }
     r.measurement.pass_sizes.push_back(20);
   }
+  // The counts the default budget gives a call of 2.5 ms (each pass 12.5 ms of warm-up, 50 ms
+  // measured): 5 warm-up and 20 measured iterations a pass. Only the counts are read back
+  // strictly; the samples' times are the row's own.
+  r.measurement.measure_iterations = 80;
+  r.measurement.warmup_iterations = 20;
+  r.measurement.estimate_ns = 2'500'000;
   r.summary = summarize(r.measurement.samples, method, 0);
   return r;
 }
