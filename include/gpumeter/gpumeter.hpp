@@ -51,6 +51,7 @@
 #include "gpumeter/table.hpp"
 #include "gpumeter/timestamp_check.hpp"
 #include "gpumeter/timing_method.hpp"
+#include "gpumeter/tolerance.hpp"
 #include "gpumeter/total_n.hpp"
 #include "gpumeter/verdict.hpp"
 #include "gpumeter/version.hpp"

@@ -45,7 +45,9 @@ namespace gpumeter {
 // showing a program's ranges as isolated calls and hiding the kernels no range held. Within
 // version 7 (none published with it before), the optional `shard` section of a sweep's shard:
 // which shard, and the dealing of every case.
-inline constexpr int kRecordSchemaVersion = 7;
+inline constexpr int kRecordSchemaVersion = 8;
+static_assert(kComparisonRulesVersion == kRecordSchemaVersion,
+              "comparison.hpp's rules are those of the current record schema");
 inline constexpr int kOldestReadableSchemaVersion = 1;
 inline constexpr const char* kRecordSchemaName = "gpumeter.record";
 
