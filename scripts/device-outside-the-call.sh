@@ -55,6 +55,16 @@ if [[ $PART == 1 ]]; then
     grep -E "^(FAILED|ERROR)" "$OUT/python-gpu.log" | cut -c1-300
   } >"$OUT/tails.txt" 2>&1
 else
+  # A fresh machine (the first part's was given back): build and install what this part runs.
+  if [[ ! -x $B/bench/cuda/gpumeter-a-vs-a ]]; then
+    step configure 120 cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DGPUMETER_CUDA=ON
+    step build 300 cmake --build "$B" -j 16 --target gpumeter-a-vs-a
+  fi
+  if [[ ! -f $SITE/gpumeter/_evaluate.py ]]; then
+    step pip 240 env CMAKE_BUILD_PARALLEL_LEVEL=16 "$PY" -m pip install --no-build-isolation \
+      --no-deps --target "$SITE" .
+  fi
   export PYTHONPATH="$SITE:$PWD/tests/python"
   export GPUMETER_EXPLOIT_N=4096
   common=(--timing cupti --rtol 2e-2 --atol 1e-1 --timeout 120 --out "$OUT/records"

@@ -70,7 +70,7 @@ struct Comparison {
   bool compared() const { return refusal.empty(); }
 };
 
-// B11: work moved between calls. Calls of one work on fresh inputs share it about evenly: half of
+// Work moved between calls. Calls of one work on fresh inputs share it about evenly: half of
 // their device time is held by about half of them. A side whose half is held by fewer than this
 // share of its calls, while the ratio of the two sides' means lies outside the interval of the
 // comparison (which judges by levels a few heavy calls barely move), is refused by name. Device
@@ -81,7 +81,8 @@ struct Comparison {
 inline constexpr double kConcentratedCallShare = 0.25;
 inline constexpr std::size_t kConcentratedPasses = 2;
 // A "faster" on fixed inputs by this factor or more is what a call returning a remembered answer
-// reads like (a tiny kernel in front of a stored result: 180x and more on an H200); its sentence
+// reads like (a tiny kernel in front of a stored result reads far faster still:
+// docs/measured-figures.md); its sentence
 // says so and names fresh inputs and `gpumeter evaluate`.
 inline constexpr double kRememberedAnswerFactor = 10.0;
 

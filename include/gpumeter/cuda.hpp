@@ -68,10 +68,11 @@ struct CudaBackendOptions {
   // Other processes may use the device (a contended run): a kernel's late start is then no
   // evidence of hidden work in this process.
   bool device_shared = false;
-  // B11: the other processes on the device that a measured phase tolerates (pids as NVML lists
-  // them): by default those there when the backend is made (the device lock's idle check judged
-  // them); given, these, read before any code under test ran (gpumeter evaluate reads them before
-  // it starts a candidate, whose helpers then count whenever they came).
+  // Against work in another process: the other processes on the device that a measured phase
+  // tolerates (pids as NVML lists them): by default those there when the backend is made (the
+  // device lock's idle check judged them); given, these, read before any code under test ran
+  // (gpumeter evaluate reads them before it starts a candidate, whose helpers then count whenever
+  // they came).
   std::optional<std::vector<long>> tolerated_device_processes;
   bool l2_flush = true;  // off only to study warm-cache behaviour, and recorded as such
   // How the flush leaves L2. write: a device-side memset of twice the L2, which leaves L2
@@ -116,11 +117,11 @@ std::unique_ptr<Backend> make_cuda_wall_backend(const CudaBackendOptions& option
 // The device as every record names it. Throws DeviceError.
 DeviceIdentity cuda_device_identity(int device);
 
-// B11: the CUDA settings of this process on `device` that code in it can change and that change
-// how other work there runs (the device's scheduling flags, its limits, its cache preference),
-// by name, as read now: `gpumeter evaluate` reads them before and after a candidate ran. The
-// persisting-L2 set-aside is not among them: gpumeter puts it back to 0 before every call.
-// Empty when the device cannot be read. Never throws.
+// Against a slowed reference: the CUDA settings of this process on `device` that code in it can
+// change and that change how other work there runs (the device's scheduling flags, its limits, its
+// cache preference), by name, as read now: `gpumeter evaluate` reads them before and after a
+// candidate ran. The persisting-L2 set-aside is not among them: gpumeter puts it back to 0 before
+// every call. Empty when the device cannot be read. Never throws.
 std::vector<std::pair<std::string, long long>> read_cuda_settings(int device);
 
 // CUPTI as this process found it, for the environment record. Loads and subscribes on first use

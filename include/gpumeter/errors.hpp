@@ -117,14 +117,14 @@ class WrongDevice : public Error {
   std::uint32_t ran_on_;
   std::uint32_t measured_;
 };
-// B11: the call returned its answer as an object that runs code of its own when it is read (a
+// The call returned its answer as an object that runs code of its own when it is read (a
 // subclass of the framework's array or tensor type, a proxy, a lazy value): the check would run
 // that code outside the timed window, where it could do the work the call skipped. Names the type.
 class AnswerNotPlain : public Error {
  public:
   using Error::Error;
 };
-// B11: a process other than this one held a compute context on the measured device while a phase
+// A process other than this one held a compute context on the measured device while a phase
 // ran, and was not there when the run began (or, where the run asked, belongs to this process's
 // own session: a helper a candidate started). Work it did is not in any reading. Names it.
 class OtherProcessOnDevice : public Error {

@@ -68,7 +68,7 @@ inline constexpr double kLeastCheckShare = 1.0 / 16;
 // check seen so far in the phase (0 before the first check: check it).
 double check_probability(double mean_iteration_ns, double mean_check_ns);
 
-// B11: work a call moved out of its timed window into the harness's work that follows or precedes
+// Work a call moved out of its timed window into the harness's work that follows or precedes
 // it. The reference's fresh inputs and checks are made by the same generator, reference and
 // comparison as a candidate's, so per fresh input and per check the candidate's device work
 // should be the reference's; a candidate whose inputs or checks do more did that work where it is

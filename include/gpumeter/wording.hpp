@@ -77,7 +77,8 @@ PercentText percent_text(const RelativeDifference& difference);
 // pair: "b and a not compared: WHY". A compared pair ends with its means per call and its
 // inputs (means_words, inputs_words).
 std::string describe(const Comparison& comparison);
-// "mean per call b 12.3 us, a 12.4 us": beside the medians, where work moved between calls shows.
+// "; mean per call b 12.3 us, a 12.4 us" (or "" where a row has no mean): beside the medians,
+// where work moved between calls shows.
 std::string means_words(const Comparison& comparison);
 // "; on fresh inputs" or "; on fixed inputs" (with, for a "faster" of kRememberedAnswerFactor or
 // more, what a remembered answer reads like and what to measure with); "" where a row does not

@@ -128,13 +128,13 @@ std::string describe(const Comparison& c) {
   const std::string clocks = clock_difference_words(c, a, b);
   return describe_difference(c) +
          (clocks.empty() ? "" : "; " + clocks + ", so part of the difference may be the clock's") +
-         (c.precision ? "; " + precision_words(*c.precision) : "") + "; " + means_words(c) +
+         (c.precision ? "; " + precision_words(*c.precision) : "") + means_words(c) +
          inputs_words(c);
 }
 
 std::string means_words(const Comparison& c) {
   if (!(c.baseline_mean_ns > 0) || !(c.candidate_mean_ns > 0)) return {};
-  return "mean per call " + c.candidate.implementation + " " + time_text(c.candidate_mean_ns) +
+  return "; mean per call " + c.candidate.implementation + " " + time_text(c.candidate_mean_ns) +
          ", " + c.baseline.implementation + " " + time_text(c.baseline_mean_ns);
 }
 

@@ -465,8 +465,10 @@ void read_ledger(const Reader& r, const Doc& j, const std::string& where, Measur
     role("reset_records", "reset_busy_ns", l.iterations, l.reset_records, l.reset_busy_ns);
     role("check_records", "check_busy_ns", l.checked_iterations, l.check_records, l.check_busy_ns);
     if (l.inputs_records + l.reset_records + l.check_records > l.harness_records) {
-      r.fail(fmt::format("{}: more records by role than the harness's {} (altered record?)", lw,
-                         l.harness_records));
+      r.fail(
+          fmt::format("{}.harness_records: {} records, fewer than those of its roles (altered "
+                      "record?)",
+                      lw, l.harness_records));
     }
     // B11: CUPTI's rows launch a canary before every iteration and check and after every phase;
     // a row with fewer proves nothing about collection being on while it ran.

@@ -25,6 +25,7 @@
 #include "gpumeter/errors.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/summary.hpp"
+#include "gpumeter/wording.hpp"
 
 namespace gpumeter::test {
 namespace {
@@ -152,8 +153,10 @@ TEST_F(CudaIntegrityTest, TheLedgerTimesFreshInputsAndChecksByRole) {
   const Ledger& l = m.ledger;
   ASSERT_GT(l.fresh_inputs, 0u);
   ASSERT_GT(l.checked_iterations, 0u);
-  const double per_input = static_cast<double>(l.inputs_busy_ns) / l.fresh_inputs;
-  const double per_check = static_cast<double>(l.check_busy_ns) / l.checked_iterations;
+  const double per_input =
+      static_cast<double>(l.inputs_busy_ns) / static_cast<double>(l.fresh_inputs);
+  const double per_check =
+      static_cast<double>(l.check_busy_ns) / static_cast<double>(l.checked_iterations);
   EXPECT_EQ(l.inputs_records, l.fresh_inputs);
   EXPECT_EQ(l.check_records, l.checked_iterations);
   EXPECT_NEAR(per_input, 10000.0, 1500.0);

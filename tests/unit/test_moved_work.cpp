@@ -440,7 +440,7 @@ TEST(Verdicts, AReferenceSlowerBesideTheCandidateThanAloneIsTampering) {
   in.reference_alone = &alone_record;
   const CandidateVerdict v = judge_candidate(in);
   EXPECT_EQ(v.verdict, Verdict::tampered) << v.why;
-  EXPECT_EQ(v.why.rfind("the reference ran 2.2x slower beside the candidate (44.5 us) than in a "
+  EXPECT_EQ(v.why.rfind("the reference ran 2.216x slower beside the candidate (44.5 us) than in a "
                         "process of its own (20.1 us",
                         0),
             0u)
@@ -450,6 +450,43 @@ TEST(Verdicts, AReferenceSlowerBesideTheCandidateThanAloneIsTampering) {
   const Record same = record_of(alone, cand);
   in.record = &same;
   EXPECT_EQ(judge_candidate(in).verdict, Verdict::no_difference);
+}
+
+Result on_wall_clock(Result r) {
+  r.measurement.method = TimingMethod::host_wall;
+  r.summary = summarize(r.measurement.samples, TimingMethod::host_wall, 0);
+  return r;
+}
+
+TEST(Verdicts, OnTheWallClockTheReferenceSlowdownIsJudgedByTheResolution) {
+  // Host work timed in two processes on a busy machine differs by more than any interval
+  // says: 1.3x slower beside the candidate is noise at the wall clock's 1.5x resolution, 2x is
+  // tampering.
+  const Result alone = on_wall_clock(
+      checked(row_of("reference", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)})));
+  const Result cand = on_wall_clock(
+      checked(row_of("candidate", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)})));
+  Record alone_record;
+  alone_record.results = {alone};
+  VerdictInputs in;
+  in.candidate = "candidate";
+  in.reference_alone = &alone_record;
+  const Record noisy = record_of(
+      on_wall_clock(
+          checked(row_of("reference", {honest_pass(26000, 50, 32), honest_pass(26000, 50, 32)}))),
+      cand);
+  in.record = &noisy;
+  const CandidateVerdict v = judge_candidate(in);
+  EXPECT_NE(v.verdict, Verdict::tampered) << v.why;
+  EXPECT_TRUE(v.correct) << v.why;
+  const Record slowed = record_of(
+      on_wall_clock(
+          checked(row_of("reference", {honest_pass(40000, 50, 32), honest_pass(40000, 50, 32)}))),
+      cand);
+  in.record = &slowed;
+  const CandidateVerdict t = judge_candidate(in);
+  EXPECT_EQ(t.verdict, Verdict::tampered) << t.why;
+  EXPECT_NE(t.why.find("rule: 1.5x resolution"), std::string::npos) << t.why;
 }
 
 TEST(Verdicts, FasterOnTheDeviceButSlowerEndToEndIsRefused) {

@@ -385,14 +385,22 @@ TEST(RecordSchema, RefusesWhatItCannotWriteFaithfully) {
 // The checked-in record of the current schema version still reads, and reads as the same
 // record. If this fails after a schema change, bump kRecordSchemaVersion and add a fixture
 // (gpumeter_make_record --stdout program > tests/data/record_vN.json).
-TEST(RecordSchema, VersionSevenFixtureStillReads) {
-  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v7.json";
+TEST(RecordSchema, VersionEightFixtureStillReads) {
+  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v8.json";
   const Record r = read_record(fixture);
   expect_records_equal(r, testing::program_record());
   std::ifstream in(fixture);
   std::stringstream text;
   text << in.rdbuf();
   EXPECT_EQ(serialize(r), text.str());
+}
+
+// A version 7 record reads as the same record: version 8 added each comparison's means and inputs
+// and the ledger's work by role, which a version 7 run never measured (its comparisons are
+// recomputed by version 7's rules).
+TEST(RecordSchema, VersionSevenFixtureReadsByItsOwnRules) {
+  const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v7.json");
+  expect_records_equal(r, testing::program_record());
 }
 
 // A version 6 record reads as the same record: version 7 added only the program section, which a
@@ -847,10 +855,10 @@ TEST(RecordStrictReading, TimestampCheckThatContradictsItselfIsRefused) {
 }
 
 TEST(RecordStrictReading, UnsupportedSchemaVersion) {
-  EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 8; }),
-            "dir/rec.json: unsupported schema_version 8 (this gpumeter reads 1 to 7)");
+  EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 9; }),
+            "dir/rec.json: unsupported schema_version 9 (this gpumeter reads 1 to 8)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = -1; }),
-            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 7)");
+            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 8)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = "1"; }),
             "dir/rec.json: field schema_version: expected an integer, found string");
   EXPECT_EQ(what_after([](auto& j) { j.erase("schema_version"); }),
@@ -1362,8 +1370,8 @@ TEST(RecordHostile, ADifferenceNoNumberCanStateIsRefused) {
 TEST(RecordHostile, AKeyTwiceInOneObjectIsRefused) {
   // The JSON library kept the last silently: one file could read two ways.
   const std::string text = serialize(full_record());
-  EXPECT_EQ(what_of(replaced(text, "\"schema_version\": 7,",
-                             "\"schema_version\": 7, \"schema_version\": 1,")),
+  EXPECT_EQ(what_of(replaced(text, "\"schema_version\": 8,",
+                             "\"schema_version\": 8, \"schema_version\": 1,")),
             "dir/rec.json: the key \"schema_version\" appears twice in one object; a record "
             "must read one way");
   EXPECT_EQ(what_of(replaced(text, "\"case\": \"gemm\",", "\"case\": \"gemm\", \"case\": \"x\",")),
@@ -1635,11 +1643,15 @@ TEST(RecordLedger, ReadsBackAndAnOpenLedgerIsRefused) {
   Ledger l;
   l.iteration_records = 40;
   l.harness_records = 120;
-  l.canaries_launched = 45;
-  l.canaries_seen = 45;
+  l.canaries_launched = 60;  // one before each of 40 iterations and 12 checks, one per phase
+  l.canaries_seen = 60;
   l.iterations = 40;
   l.fresh_inputs = 40;
   l.checked_iterations = 12;
+  l.inputs_records = 40;
+  l.inputs_busy_ns = 400'000;
+  l.check_records = 24;
+  l.check_busy_ns = 960'000;
   r.results[0].measurement.ledger = l;
   const Record back = parse_record(serialize(r), "ledger.json");
   EXPECT_EQ(back.results[0].measurement.ledger, l);
@@ -1666,6 +1678,40 @@ TEST(RecordLedger, ReadsBackAndAnOpenLedgerIsRefused) {
   a = l;
   a.checked_iterations = 41;
   refused(a, "checked_iterations");
+  // Version 8: the work by role is part of the harness's, and timed only where it has records.
+  a = l;
+  a.check_records = 100;
+  refused(a, "harness_records");
+  a = l;
+  a.inputs_records = 0;
+  refused(a, "inputs_busy_ns");
+  a = l;
+  a.fresh_inputs = 0;
+  refused(a, "inputs_records");
+  // A CUPTI row whose canaries could not have covered its iterations and checks.
+  a = l;
+  a.canaries_launched = 45;
+  a.canaries_seen = 45;
+  refused(a, "canaries_launched");
+}
+
+TEST(RecordStrictReading, ARowIsAResultOrAFailureNeverBoth) {
+  Record r = full_record();
+  Failure f;
+  f.row = r.results[1].row;
+  f.error = "VerificationFailed";
+  f.message = "wrong";
+  r.failures.push_back(f);
+  try {
+    (void)parse_record(serialize(r), "both.json");
+    ADD_FAILURE() << "a row both measured and failed was accepted";
+  } catch (const InvalidRecord& e) {
+    EXPECT_NE(std::string(e.what()).find("is also a result of the record"), std::string::npos)
+        << e.what();
+  }
+  // A failure of the whole case beside a result of that case, too.
+  r.failures.back().row.implementation = "";
+  EXPECT_THROW((void)parse_record(serialize(r), "both.json"), InvalidRecord);
 }
 
 }  // namespace gpumeter

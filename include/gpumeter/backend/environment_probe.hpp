@@ -37,10 +37,10 @@ class EnvironmentProbe {
   // What the backend's instrumentation adds to each launch on the launching thread (CUPTI's
   // records), measured once; nullopt when the backend adds nothing it can measure.
   virtual std::optional<Nanos> launch_cost() { return std::nullopt; }
-  // B11: the processes that hold a compute context on the measured device now and were not there
-  // when the backend was made (or, where it was made to, that belong to this process's own
-  // session, whenever they came): work they do is in no reading. Read before and after every
-  // measured phase. nullopt when the backend cannot list them.
+  // Against work done in another process: the processes that hold a compute context on the measured
+  // device now and were not there when the backend was made (or, where it was made to, that belong
+  // to this process's own session, whenever they came): work they do is in no reading. Read before
+  // and after every measured phase. nullopt when the backend cannot list them.
   virtual std::optional<std::vector<DeviceProcess>> new_device_processes() { return std::nullopt; }
 };
 

@@ -37,7 +37,7 @@ struct Activity {
 
 // The external correlation ids a collector labels the harness's work with, so the core can tell
 // it from an iteration's work and never time it. Iteration ids are 0..n-1, so these largest ids
-// can never collide with one. Each role has its own (B11): the ledger then says how much device
+// can never collide with one. Each role has its own: the ledger then says how much device
 // work the fresh inputs and the checks did, and work a call moves into one of them shows there.
 inline constexpr std::uint64_t kPrepareId = UINT64_MAX;     // gpumeter's own: canaries, flush
 inline constexpr std::uint64_t kInputsId = UINT64_MAX - 2;  // the call's fresh inputs
