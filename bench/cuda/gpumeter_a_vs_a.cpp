@@ -8,12 +8,13 @@
 //     the smallest difference found 19 times in 20.
 // Writes one record per group under --out and a summary JSON; prints a table last.
 //
-//   gpumeter-a-vs-a --out DIR [--repeat 20]
+//   gpumeter-a-vs-a --out DIR [--repeat 20] [--checks] [--no-sweep]
 #include <CLI/CLI.hpp>
 #include <cstddef>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -40,13 +41,33 @@ struct Group {
   std::vector<gpumeter::Case> cases;
 };
 
+// With --checks, every call runs as a candidate's does: fresh inputs before it (a fill of a small
+// buffer under the inputs label) and its answer checked after it (a tiny kernel under the check
+// label, drawn as the driver draws), so the comparisons pass through every check gpumeter makes.
+struct Checks {
+  bool on = false;
+  void* buffer = nullptr;
+};
+
+gpumeter::Call call_of(std::function<void()> run, const Checks& checks) {
+  gpumeter::Call call{std::move(run), {}};
+  if (!checks.on) return call;
+  void* buffer = checks.buffer;
+  call.prepare = [buffer](std::uint64_t seed) {
+    cuda_ok(cudaMemsetAsync(buffer, static_cast<int>(seed & 0xff), 4096, cudaStreamLegacy),
+            "fresh inputs");
+  };
+  call.check = [](std::uint64_t) { gpumeter::testkit::launch_empty(cudaStreamLegacy); };
+  return call;
+}
+
 gpumeter::Case pair_case(const std::string& name, int repeat, std::function<void()> a,
-                         std::function<void()> b, const std::string& b_name) {
+                         std::function<void()> b, const std::string& b_name, const Checks& checks) {
   gpumeter::Case c;
   c.name = name;
   c.params = {{"repeat", std::to_string(repeat)}};
-  c.implementations.push_back({"A", gpumeter::Call{std::move(a), {}}, {}});
-  c.implementations.push_back({b_name, gpumeter::Call{std::move(b), {}}, {}});
+  c.implementations.push_back({"A", call_of(std::move(a), checks), {}});
+  c.implementations.push_back({b_name, call_of(std::move(b), checks), {}});
   return c;
 }
 
@@ -88,6 +109,11 @@ int main(int argc, char** argv) {
   app.add_option("--out", out_dir, "directory for the records and summary.json");
   gpumeter::check_number(app.add_option("--repeat", repeat, "comparisons per kind"),
                          gpumeter::kPositiveCount);
+  Checks checks;
+  bool no_sweep = false;
+  app.add_flag("--checks", checks.on,
+               "fresh inputs before every call and its answer checked, as for a candidate");
+  app.add_flag("--no-sweep", no_sweep, "leave out the 1-block sweep of longer copies");
   if (const auto done = gpumeter::testkit::parse_command_line(app, argc, argv)) return *done;
   try {
     gpumeter::prepare_output_directory(out_dir);  // before anything is measured
@@ -107,6 +133,8 @@ int main(int argc, char** argv) {
     DeviceMemory in(each_way);
     DeviceMemory out(each_way);
     cuda_ok(cudaMemset(in.get(), 1, each_way), "cudaMemset");
+    DeviceMemory fresh(4096);
+    checks.buffer = fresh.get();
     void* pin = in.get();
     void* pout = out.get();
     const auto copy = [=] {
@@ -136,23 +164,24 @@ int main(int argc, char** argv) {
     std::vector<Group> groups;
     Group avsa{"a-vs-a", "A against A", {}};
     for (const auto& [name, fn] : same) {
-      for (int r = 0; r < repeat; ++r) avsa.cases.push_back(pair_case(name, r, fn, fn, "A-again"));
+      for (int r = 0; r < repeat; ++r)
+        avsa.cases.push_back(pair_case(name, r, fn, fn, "A-again", checks));
     }
     groups.push_back(std::move(avsa));
     Group longer{"one-percent", "20 us kernel against one 1% longer", {}};
     for (int r = 0; r < repeat; ++r) {
-      longer.cases.push_back(
-          pair_case("spin_20us_vs_1pct", r, spin_ns(20000), spin_ns(20200), "B-1pct-longer"));
+      longer.cases.push_back(pair_case("spin_20us_vs_1pct", r, spin_ns(20000), spin_ns(20200),
+                                       "B-1pct-longer", checks));
     }
     groups.push_back(std::move(longer));
     Group sweep{"one-block-sweep", "1-block kernel against longer copies", {}};
     for (const long long k : extra_cycles) {
       for (int r = 0; r < repeat; ++r) {
         sweep.cases.push_back(pair_case("spin_cycles_plus_" + std::to_string(k), r, spin_cycles(0),
-                                        spin_cycles(k), "B-longer"));
+                                        spin_cycles(k), "B-longer", checks));
       }
     }
-    groups.push_back(std::move(sweep));
+    if (!no_sweep) groups.push_back(std::move(sweep));
 
     nlohmann::json summary;
     std::vector<std::string> lines;
@@ -201,6 +230,7 @@ int main(int argc, char** argv) {
     // The smallest sweep difference found in at least 19 of 20 (95%) comparisons.
     double smallest = -1;
     for (const long long k : extra_cycles) {
+      if (no_sweep) break;
       const nlohmann::json& s = summary["one-block-sweep"]["spin_cycles_plus_" + std::to_string(k)];
       if (s["found_slower"].get<int>() * 20 >= 19 * s["compared"].get<int>()) {
         smallest = s["median_estimate"].get<double>();

@@ -12,9 +12,9 @@ namespace gpumeter {
 //
 // Against a call that does not do its work (docs/evaluation.md), two more hooks:
 //   - `prepare(seed)` makes fresh inputs before every call, untimed, under the prepare label, with
-//     a seed never given before in the process: an answer remembered from an earlier call (by
-//     pointer or by content) is then the answer to other inputs. It must be a pure function of the
-//     seed, so the check below can rebuild the same inputs.
+//     a seed drawn from the OS's random source for each call: an answer remembered from an earlier
+//     call (by pointer or by content) is then the answer to other inputs. It must be a pure
+//     function of the seed, so the check below can rebuild the same inputs.
 //   - `check(seed)` checks the answer of the call just made on the inputs of `seed` (the reference
 //     computed on prepare(seed)'s inputs), after the call returned and the device drained, untimed,
 //     under the prepare label; it throws VerificationFailed for a wrong answer. The driver chooses

@@ -10,6 +10,7 @@
 //     the finer statement the samples may support under it.
 // Two different statistics are never compared. A record stores each comparison with the rule
 // that applied; a reader recomputes them and refuses a record whose stored ones differ.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,12 @@
 namespace gpumeter {
 
 struct Result;  // record.hpp, which holds Comparisons
+
+// The record schema version whose comparison rules are the current ones (record.hpp's
+// kRecordSchemaVersion, which cannot be included here).
+inline constexpr int kComparisonRulesVersion = 8;
+// The version from which the rules of moved work apply.
+inline constexpr int kMovedWorkRulesSince = 8;
 
 enum class ComparisonRule {
   relative_difference,  // device time: a percent with its interval
@@ -50,9 +57,34 @@ struct Comparison {
   // (clocks_differ) or either has flagged samples, by the rule that flags a sample.
   std::optional<ClockSummary> baseline_clock;
   std::optional<ClockSummary> candidate_clock;
+  // The mean time per call of each side, over every sample of every pass, stated beside the
+  // medians: work a side moved between calls (a few calls doing the work of many) leaves its
+  // median light and its mean where the work is.
+  double baseline_mean_ns = 0;
+  double candidate_mean_ns = 0;
+  // Whether both sides had fresh inputs before every call (true), either did not (false: fixed
+  // inputs, on which a remembered answer reads as a speed-up), or a row does not say (nullopt:
+  // a record from before ledgers).
+  std::optional<bool> fresh_inputs;
 
   bool compared() const { return refusal.empty(); }
 };
+
+// Work moved between calls. Calls of one work on fresh inputs share it about evenly: half of
+// their device time is held by about half of them. A side whose half is held by fewer than this
+// share of its calls, while the ratio of the two sides' means lies outside the interval of the
+// comparison (which judges by levels a few heavy calls barely move), is refused by name. Device
+// time only: a host clock's preempted calls look the same (comparison.cpp).
+// Those few calls must fall in at least kConcentratedPasses of its passes: work moved between
+// calls recurs, while one stray reading (a host preemption of 4 ms among calls of 0.17 ms, seen
+// on the 2-core build machine) lands in one pass.
+inline constexpr double kConcentratedCallShare = 0.25;
+inline constexpr std::size_t kConcentratedPasses = 2;
+// A "faster" on fixed inputs by this factor or more is what a call returning a remembered answer
+// reads like (a tiny kernel in front of a stored result reads far faster still:
+// docs/measured-figures.md); its sentence
+// says so and names fresh inputs and `gpumeter evaluate`.
+inline constexpr double kRememberedAnswerFactor = 10.0;
 
 // A row's null test: the median of its scaled work's samples against the median of its own.
 struct NullTestOutcome {
@@ -71,11 +103,16 @@ std::optional<NullTestOutcome> null_test_of(const Result& result);
 // One row against another (two implementations of a case in one record, or one row of a
 // baseline record against the same row of a new one): the rule of their statistic applied, or
 // why they were not compared. Two different statistics are never compared.
-Comparison compare_rows(const Result& baseline, const Result& candidate);
+// `schema_version`: the rules of that version of the record (a stored comparison is recomputed by
+// the rules it was made with; the rules of work moved between calls and into the harness's work
+// came with version 8).
+Comparison compare_rows(const Result& baseline, const Result& candidate,
+                        int schema_version = kComparisonRulesVersion);
 
 // Every comparison of `results` (one record's rows, in record order): rows are grouped by case
 // and params, the first of a group is the baseline. A row whose null test failed is refused.
-std::vector<Comparison> compare_results(const std::vector<Result>& results);
+std::vector<Comparison> compare_results(const std::vector<Result>& results,
+                                        int schema_version = kComparisonRulesVersion);
 std::vector<NullTestOutcome> null_tests(const std::vector<Result>& results);
 
 // The sentences that word a comparison or a null test (describe()) are in wording.hpp.

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpumeter/backend/backend.hpp"
@@ -67,6 +68,12 @@ struct CudaBackendOptions {
   // Other processes may use the device (a contended run): a kernel's late start is then no
   // evidence of hidden work in this process.
   bool device_shared = false;
+  // Against work in another process: the other processes on the device that a measured phase
+  // tolerates (pids as NVML lists them): by default those there when the backend is made (the
+  // device lock's idle check judged them); given, these, read before any code under test ran
+  // (gpumeter evaluate reads them before it starts a candidate, whose helpers then count whenever
+  // they came).
+  std::optional<std::vector<long>> tolerated_device_processes;
   bool l2_flush = true;  // off only to study warm-cache behaviour, and recorded as such
   // How the flush leaves L2. write: a device-side memset of twice the L2, which leaves L2
   // full of dirty lines the measured call must write back as it evicts them. write_read: the
@@ -109,6 +116,13 @@ std::unique_ptr<Backend> make_cuda_wall_backend(const CudaBackendOptions& option
 
 // The device as every record names it. Throws DeviceError.
 DeviceIdentity cuda_device_identity(int device);
+
+// Against a slowed reference: the CUDA settings of this process on `device` that code in it can
+// change and that change how other work there runs (the device's scheduling flags, its limits, its
+// cache preference), by name, as read now: `gpumeter evaluate` reads them before and after a
+// candidate ran. The persisting-L2 set-aside is not among them: gpumeter puts it back to 0 before
+// every call. Empty when the device cannot be read. Never throws.
+std::vector<std::pair<std::string, long long>> read_cuda_settings(int device);
 
 // CUPTI as this process found it, for the environment record. Loads and subscribes on first use
 // (once per process); never throws.

@@ -117,6 +117,26 @@ class WrongDevice : public Error {
   std::uint32_t ran_on_;
   std::uint32_t measured_;
 };
+// The call returned its answer as an object that runs code of its own when it is read (a
+// subclass of the framework's array or tensor type, a proxy, a lazy value): the check would run
+// that code outside the timed window, where it could do the work the call skipped. Names the type.
+class AnswerNotPlain : public Error {
+ public:
+  using Error::Error;
+};
+// A process other than this one held a compute context on the measured device while a phase
+// ran, and was not there when the run began (or, where the run asked, belongs to this process's
+// own session: a helper a candidate started). Work it did is not in any reading. Names it.
+class OtherProcessOnDevice : public Error {
+ public:
+  OtherProcessOnDevice(std::string message, bool own_session)
+      : Error(std::move(message)), own_session_(own_session) {}
+  // Whether a process named belongs to this process's session (or descends from it).
+  bool own_session() const { return own_session_; }
+
+ private:
+  bool own_session_ = false;
+};
 // CUPTI's timestamps were not nanoseconds (another CUPTI client in the process registered its own
 // clock) and could not be converted by a scale gpumeter stands behind, or the unit changed while a
 // phase ran. Nothing was measured.

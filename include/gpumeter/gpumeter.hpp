@@ -10,7 +10,8 @@
 //                                                     escape.hpp (record text made inert)
 //   - per-range statistics of a program's NVTX ranges (the core's bookkeeping; its collector is
 //     not built yet):                                ranges.hpp
-//   - errors, each named by its cause:               errors.hpp
+//   - errors, each named by its cause, and their classes: errors.hpp, error_class.hpp
+//   - the verdict on a candidate, from records:      candidate_verdict.hpp
 // A backend to measure with: make_host_backend() (host_backend.hpp, included here) or, for GPU
 // work, the CUDA backends of gpumeter/cuda.hpp (when built with CUDA; link gpumeter::cuda). Writing
 // a backend of your own is the extension layer: gpumeter/backend/*.hpp.
@@ -18,6 +19,7 @@
 #include "gpumeter/board.hpp"
 #include "gpumeter/calibration.hpp"
 #include "gpumeter/call.hpp"
+#include "gpumeter/candidate_verdict.hpp"
 #include "gpumeter/ceilings.hpp"
 #include "gpumeter/clock_state.hpp"
 #include "gpumeter/compare_table.hpp"
@@ -25,6 +27,7 @@
 #include "gpumeter/device.hpp"
 #include "gpumeter/difference.hpp"
 #include "gpumeter/duration.hpp"
+#include "gpumeter/error_class.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/escape.hpp"
 #include "gpumeter/exit_codes.hpp"
@@ -53,6 +56,7 @@
 #include "gpumeter/table.hpp"
 #include "gpumeter/timestamp_check.hpp"
 #include "gpumeter/timing_method.hpp"
+#include "gpumeter/tolerance.hpp"
 #include "gpumeter/total_n.hpp"
 #include "gpumeter/verdict.hpp"
 #include "gpumeter/version.hpp"

@@ -47,8 +47,12 @@ namespace gpumeter {
 // version 7 (none published with it before), the optional `shard` section of a sweep's shard:
 // which shard, and the dealing of every case. Version 8 adds each row's board (board.hpp: its
 // device's uuid and name, the clocks read when its run began), which a version 7 reader would
-// drop, taking a merge of runs on two boards of one kind for rows of one board.
+// drop, taking a merge of runs on two boards of one kind for rows of one board; and the work of
+// the harness's roles in each ledger (inputs, reset, check) and each comparison's means per call
+// and inputs, which the rules of kComparisonRulesVersion 8 judge.
 inline constexpr int kRecordSchemaVersion = 8;
+static_assert(kComparisonRulesVersion == kRecordSchemaVersion,
+              "comparison.hpp's rules are those of the current record schema");
 inline constexpr int kOldestReadableSchemaVersion = 1;
 inline constexpr const char* kRecordSchemaName = "gpumeter.record";
 

@@ -80,8 +80,16 @@ PercentText percent_text(const RelativeDifference& difference);
 // 0.43% would have been seen; ...)", "b is 1.6x faster than a (directional difference; ...)",
 // and under 1.5x on the wall clock, where no direction was measured, "no measured difference at
 // this precision between b and a (b took 1.0x the time of a, by their medians; ...)". A refused
-// pair: "b and a not compared: WHY".
+// pair: "b and a not compared: WHY". A compared pair ends with its means per call and its
+// inputs (means_words, inputs_words).
 std::string describe(const Comparison& comparison);
+// "; mean per call b 12.3 us, a 12.4 us" (or "" where a row has no mean): beside the medians,
+// where work moved between calls shows.
+std::string means_words(const Comparison& comparison);
+// "; on fresh inputs" or "; on fixed inputs" (with, for a "faster" of kRememberedAnswerFactor or
+// more, what a remembered answer reads like and what to measure with); "" where a row does not
+// say.
+std::string inputs_words(const Comparison& comparison);
 
 // A run to a target precision in words: "target 2% reached after 24 passes, 0.6 s", or "target
 // 1% not reached: 1.8% after 64 passes, 10 s (the time cap)". describe() ends a comparison run

@@ -76,6 +76,7 @@ _preload_cuda_libraries()
 
 from . import _gpumeter  # noqa: E402  (after the libraries it needs are found)
 from ._errors import (  # noqa: E402
+    AnswerNotPlain,
     AttributionError,
     CollectionStopped,
     ConfigError,
@@ -90,6 +91,7 @@ from ._errors import (  # noqa: E402
     InvalidRecord,
     MixedTimingMethods,
     OffThreadLaunch,
+    OtherProcessOnDevice,
     RecordsLost,
     TimestampUnitMismatch,
     UnaccountedWork,
@@ -153,7 +155,7 @@ __all__ = [
     # errors and warnings
     "Error", "RecordsLost", "OffThreadLaunch", "AttributionError", "CuptiUnavailable",
     "CollectionStopped", "UnaccountedWork", "InputsModified", "VerificationFailed",
-    "MixedTimingMethods",
+    "AnswerNotPlain", "OtherProcessOnDevice", "MixedTimingMethods",
     "IncomparableStatistics",
     "WrongDevice", "DeviceError", "DeviceBusy", "InvalidRecord", "ConfigError",
     "TimestampUnitMismatch", "UserCodeError", "GpumeterWarning", "FallbackWarning",
@@ -333,10 +335,12 @@ class _Runner:
         raise error
 
     def wrap(self, fn: Callable[[], Any], keep: Optional[List[Any]] = None,
-             argument: Optional[str] = None) -> Callable[[], None]:
+             argument: Optional[str] = None, plain: Optional[str] = None) -> Callable[[], None]:
         """`fn` for the core. With `argument`, its first call's result (the untimed call, before
         any timing) is checked for a generator, a coroutine or an awaitable: a call that made
-        one did none of its work."""
+        one did none of its work. ``keep[0]`` receives the call's return value; with ``plain``
+        (the implementation's name), only a plain answer, checked inside the call
+        (AnswerNotPlain otherwise)."""
         first = [argument is not None]
 
         def call() -> None:
@@ -348,7 +352,7 @@ class _Runner:
                 except ConfigError as e:
                     self.refuse(e)
             if keep is not None:
-                keep[0] = out
+                keep[0] = out if plain is None else self._call(_plain_answer, plain, out)
         return call
 
     def wrap_scaled(self, fn: Callable[[int], Any]) -> Callable[[int], None]:
@@ -390,6 +394,11 @@ def _cupti_sharing() -> bool:
 #: for its session): a call on such a device takes none itself, which would wait for this one.
 _held_locks: Dict[int, Any] = {}
 
+#: The other processes a measured phase tolerates on the device (B11), as NVML lists them: None,
+#: those there when the backend is made. ``gpumeter evaluate`` sets the list it read before any
+#: candidate code ran, so a helper process a candidate starts counts whenever it came.
+_tolerated_device_processes: Optional[List[int]] = None
+
 
 def _options(device: object, budget: object, timing: object, allow_events_fallback: object,
              workload: bool, lock: object, allow_contended: object, precision: object = None,
@@ -409,7 +418,8 @@ def _options(device: object, budget: object, timing: object, allow_events_fallba
         allow_contended=_flag("allow_contended", allow_contended),
         precision=_optional_real("precision", precision, "a fraction such as 0.01 (1%) or None"),
         max_time_s=_real("max_time_s", max_time_s, "a number of seconds"),
-        lock_held=lock_held or index in _held_locks)
+        lock_held=lock_held or index in _held_locks,
+        tolerated_device_processes=_tolerated_device_processes)
 
 
 def _with_runtimes(record: Record, runtimes: Sequence[_runtimes.RuntimeInfo]) -> Record:
@@ -625,6 +635,66 @@ def _default_verify(rtol: float, atol: float) -> Callable[[str, Any, Any], None]
                 f"{name}: output differs from the first implementation's (shape {o.shape} vs "
                 f"{r.shape}; rtol {rtol}, atol {atol})")
     return verify
+
+
+#: Nested tuples and lists an answer may hold before it is refused as unreadable.
+_MAX_ANSWER_DEPTH = 8
+
+
+def _not_plain(x: Any, depth: int = 0) -> Optional[str]:
+    """What of an answer runs code of its own when read, or None when nothing does (B11).
+
+    The answer of a call is read by the check after the call, outside the timed window: an object
+    that computes when read (a subclass of the framework's type with ``__torch_function__``, a
+    proxy, a lazy value) would do its work there. Only the frameworks' plain types, Python's
+    numbers and tuples or lists of them are read; their types are looked up with ``type()``, which
+    no object can change, and nothing of the object is called."""
+    t = type(x)
+    if x is None or t in (bool, int, float, complex, str, builtins.bytes):
+        return None
+    if t in (tuple, list):
+        if depth >= _MAX_ANSWER_DEPTH:
+            return f"tuples or lists nested more than {_MAX_ANSWER_DEPTH} deep"
+        for v in x:
+            problem = _not_plain(v, depth + 1)
+            if problem is not None:
+                return problem
+        return None
+    plain = []
+    for module, names in (("torch", ("Tensor",)), ("numpy", ("ndarray",)),
+                          ("cupy", ("ndarray",)), ("warp.types", ("array",)),
+                          ("jax", ("Array",))):
+        m = sys.modules.get(module)
+        if m is None:
+            continue
+        for name in names:
+            cls = getattr(m, name, None)
+            if isinstance(cls, type):
+                plain.append(cls)
+    if any(t is cls for cls in plain):
+        return None
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and issubclass(t, numpy.generic) and t.__module__ == "numpy":
+        return None  # a NumPy scalar (numpy.float32...): NumPy's own types
+    jax = sys.modules.get("jax")
+    if jax is not None and t.__module__.startswith("jaxlib") and issubclass(
+            t, getattr(jax, "Array", ())):
+        return None  # JAX's concrete array class lives in jaxlib
+    return f"{t.__module__}.{t.__qualname__}"
+
+
+def _plain_answer(name: str, x: Any) -> Any:
+    """The answer itself when it is plain (checked inside the timed call), else AnswerNotPlain."""
+    problem = _not_plain(x)
+    if problem is not None:
+        raise AnswerNotPlain(
+            f"{name}: the call returned its answer as {problem}, an object that can run code of "
+            "its own when it is read; gpumeter reads answers after the call, outside the timed "
+            "window, where such code would do work the timing never sees. Return the framework's "
+            "plain type (torch.Tensor, numpy.ndarray, cupy.ndarray, a Warp array, or a tuple or "
+            "list of them) computed inside the call, e.g. out.as_subclass(torch.Tensor) after "
+            "materializing it")
+    return x
 
 
 def _is_warp_array(x: Any) -> bool:
@@ -886,9 +956,17 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
     scaled_by = {} if scaled is None else _per_name(
         "scaled", scaled, names, "a dict of implementation names to scaled(k) callables")
     check: Optional[Callable[[str, Any, Any], None]]
-    if verify is None or verify is True:
-        check = _default_verify(
-            _real("rtol", rtol, "a number >= 0"), _real("atol", atol, "a number >= 0"))
+    # The default check reads answers gpumeter knows how to read without running the call's code
+    # (B11); a verify of the user's own reads what the call returned, as it is.
+    plain_answers = verify is None or verify is True
+    if plain_answers:
+        rtol_v = _real("rtol", rtol, "a number >= 0")
+        atol_v = _real("atol", atol, "a number >= 0")
+        problem = _gpumeter.tolerance_problem(rtol_v, atol_v)
+        if problem:
+            raise ConfigError(f"{problem}", argument="rtol" if problem.startswith("rtol")
+                              else "atol")
+        check = _default_verify(rtol_v, atol_v)
     elif verify is False:
         check = None
     elif callable(verify):
@@ -953,14 +1031,20 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
         r = resets.get(impl_name)
         k_fn = scaled_by.get(impl_name)
         if fresh is not None:
+            # The first implementation is checked too, against itself run again on the same
+            # seed: what its checks cost the device is what a check costs where no other
+            # implementation's work is in it (the moved-work rule's reference).
             impls.append(_fresh_implementation(
                 runner, fresh, impl_name, implementations[impl_name], keep,
-                None if i == 0 or check is None else (implementations[names[0]], check),
-                r, k_fn, argument=f"implementations[{impl_name!r}]"))
+                None if check is None else (implementations[names[0]], check),
+                r, k_fn, impl_name if plain_answers else None,
+                argument=f"implementations[{impl_name!r}]"))
             continue
         impls.append(_gpumeter.Implementation(
             impl_name, runner.wrap(implementations[impl_name], keep,
-                                   argument=f"implementations[{impl_name!r}]"),
+                                   argument=f"implementations[{impl_name!r}]",
+                                   plain=impl_name if plain_answers and check is not None
+                                   else None),
             runner.wrap(r, argument="reset") if r else None, verifier,
             runner.wrap_scaled(k_fn) if k_fn else None))
     case = _gpumeter.Case(
@@ -976,6 +1060,7 @@ def _fresh_implementation(runner: _Runner, fresh: _FreshInputs, name: str,
                                                   Callable[[str, Any, Any], None]]],
                           reset: Optional[Callable[[], Any]],
                           scaled: Optional[Callable[..., Any]],
+                          plain: Optional[str] = None,
                           argument: str = "fn") -> _gpumeter.Implementation:
     """An implementation called on fresh inputs (B11): ``prepare(seed)`` makes its arguments,
     ``run()`` calls it on them, ``check(seed)`` rebuilds the same inputs, runs the reference on
@@ -995,7 +1080,8 @@ def _fresh_implementation(runner: _Runner, fresh: _FreshInputs, name: str,
                 _refuse_lazy_result(argument, out)
             except ConfigError as e:
                 runner.refuse(e)
-        keep[0] = fresh.output_of(slot[0], out)
+        out = fresh.output_of(slot[0], out)
+        keep[0] = out if plain is None else _plain_answer(plain, out)
 
     def check_answer(seed: int) -> None:
         assert against is not None

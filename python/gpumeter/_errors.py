@@ -160,6 +160,23 @@ class VerificationFailed(Error):
     """
 
 
+class AnswerNotPlain(Error):
+    """An implementation returned its answer as an object that runs code of its own when read (a
+    subclass of ``torch.Tensor`` or ``numpy.ndarray``, a proxy, a lazy value): the check would run
+    that code outside the timed window, where it could do the work the call skipped. Return the
+    framework's plain type (``torch.Tensor``, ``numpy.ndarray``, ``cupy.ndarray``, a Warp array, or
+    a tuple or list of them), computed inside the call. Raised while the call is timed."""
+
+
+class OtherProcessOnDevice(Error):
+    """A process other than this one held a compute context on the measured device while a
+    measurement phase ran (read from NVML before and after each measured phase), and was not
+    there when the run began: work it did is in no reading. ``own_session`` says whether it
+    belongs to this process's session (a helper the code under test started)."""
+
+    own_session: bool
+
+
 class MixedTimingMethods(Error):
     """The passes of one implementation were timed by different methods and cannot be merged."""
 

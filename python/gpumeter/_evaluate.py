@@ -35,18 +35,10 @@ from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 VERDICTS = ("faster", "slower", "no difference", "wrong", "refused", "crashed", "timeout",
             "tampered", "not measured")
 
-# Errors that say the candidate's answers or its work are not what they should be: its outputs
-# differ from the reference's, or it changed its inputs.
-_WRONG = {"VerificationFailed": "its output differs from the reference's",
-          "InputsModified": "it changed its inputs"}
-# Errors that say gpumeter cannot stand behind a time for it: what it ran cannot be attributed
-# to its calls, or the collection was stopped.
-_REFUSED = {"CollectionStopped", "OffThreadLaunch", "AttributionError", "WrongDevice",
-            "UnaccountedWork"}
-# Errors of the evaluation, not of the candidate: the device, CUPTI, the arguments.
-_NOT_MEASURED = {"DeviceBusy", "DeviceError", "CuptiUnavailable", "RecordsLost", "ConfigError",
-                 "InvalidRecord", "TimestampUnitMismatch", "MixedTimingMethods",
-                 "IncomparableStatistics"}
+# Which verdict an error gives is the core's (error_class.hpp, candidate_verdict.hpp): one table
+# for records, reports and this command.
+_WHOSE = {"candidate": "candidate", "gpumeter": "gpumeter", "reference": "evaluator",
+          "inputs": "evaluator", "evaluator": "evaluator", "internal": "evaluator"}
 
 EXIT_OK = 0  # every candidate has a verdict (wrong, crashed or tampered ones included)
 EXIT_NOT_MEASURED = 1  # a candidate was not measured for a cause not its own
@@ -125,117 +117,59 @@ def _folder_name(index: int, name: str) -> str:
 # --- judging a record -----------------------------------------------------------------------
 
 
-def _speedup(comparison: Any) -> Tuple[Optional[float], Optional[List[float]]]:
-    """Reference time / candidate time, from the record's comparison, by the rule it was judged
-    by: the wall clock's 1.5x rule gives a factor and no interval; device time its difference
-    with its 95% interval."""
-    if comparison.ratio is not None:
-        return float(comparison.ratio.speedup), None
-    d = comparison.difference
-    if d is not None:
-        def inv(x: float) -> Optional[float]:
-            return 1.0 / (1.0 + x) if x > -1.0 else None
-        speedup = inv(d.estimate)
-        low, high = inv(d.high), inv(d.low)
-        interval = [low, high] if low is not None and high is not None else None
-        return speedup, interval
-    return None, None
-
-
-def _direction(comparison: Any, speedup: Optional[float]) -> str:
-    ratio = comparison.ratio
-    if ratio is not None:
-        # The binding says "directional difference" (its docstring "directional_difference").
-        if str(ratio.resolution).replace("_", " ") == "directional difference" and speedup:
-            return "faster" if speedup > 1 else "slower"
-        return "no difference"
-    if comparison.difference is not None:
-        return "faster" if comparison.faster else "slower" if comparison.slower else \
-            "no difference"
-    return "no difference"
-
-
-def _checked(result: Any) -> Optional[int]:
-    value = getattr(result, "checked_iterations", None)
-    return int(value) if isinstance(value, int) else None
+def _read(path: Optional[str]) -> Any:
+    import gpumeter
+    return None if path is None else gpumeter.read_record(path)
 
 
 def judge_record(path: str, candidate: str, reference: str = "reference",
-                 case: Optional[str] = None, require_checks: bool = True) -> Dict[str, Any]:
-    """The verdict of ``candidate`` (in ``case``, or in any) in the record at ``path``: read
-    strictly, here."""
+                 case: Optional[str] = None, require_checks: bool = True,
+                 reference_alone: Optional[str] = None,
+                 end_to_end: Optional[str] = None) -> Dict[str, Any]:
+    """The verdict of ``candidate`` (in ``case``, or in any) in the record at ``path``, read
+    strictly here and judged by the core's rule (judge_candidate): against the reference measured
+    alone and the pair timed end to end, where their records are given."""
     import gpumeter
     try:
         record = gpumeter.read_record(path)
+        alone = _read(reference_alone)
+        wall = _read(end_to_end)
     except gpumeter.Error as e:
         return {"verdict": "refused", "correct": False,
                 "why": f"its record cannot be read: {e}"}
-
-    def ours(row: Any) -> bool:
-        return case is None or row.case_name == case
-    for failure in record.failures:
-        if not ours(failure.row):
-            continue
-        if failure.row.implementation in (candidate, "") or failure.error in _WRONG:
-            verdict, correct = _from_error(failure.error, "gpumeter")
-            return {"verdict": verdict, "correct": correct,
-                    "why": f"{failure.error}: {failure.message}"}
-    rows = {r.name: r for r in record.results if ours(r.row)}
-    if reference not in rows:
-        return {"verdict": "not measured", "correct": False,
-                "why": f"the record has no row named {reference!r}"}
-    if candidate not in rows:
-        return {"verdict": "not measured", "correct": False,
-                "why": f"the record has no row named {candidate!r}"}
-    checked = _checked(rows[candidate])
-    line: Dict[str, Any] = {"checked_iterations": checked}
-    # The candidate's ledger as its record holds it: fresh inputs, checks, records by owner.
-    for r in record.to_dict().get("results", []):
-        row = r.get("row", r)
-        if row.get("implementation") == candidate and (case is None or row.get("case") == case):
-            if isinstance(r.get("ledger"), dict):
-                line["ledger"] = r["ledger"]
-            break
-    comparison = next((c for c in record.comparisons
-                       if c.baseline == reference and c.candidate == candidate
-                       and ours(c.candidate_row)), None)
-    if require_checks and not checked:
-        # Fail closed: a record that does not say its timed answers were checked cannot make
-        # a candidate correct.
-        line.update(verdict="not measured", correct=False,
-                    why="the record says no timed iteration of the candidate was checked "
-                        "(a gpumeter without fresh inputs and checks?)")
-        return line
-    line["correct"] = True
-    if comparison is None:
-        line.update(verdict="refused",
-                    why=f"the record holds no comparison of {candidate!r} with {reference!r}")
-        return line
-    line["sentence"] = str(comparison)
-    if not comparison.compared:
-        line.update(verdict="refused", why=comparison.refusal)
-        return line
-    speedup, interval = _speedup(comparison)
-    line.update(verdict=_direction(comparison, speedup), why=str(comparison), speedup=speedup,
-                interval=interval)
+    v = gpumeter._gpumeter.judge_candidate(record, candidate, reference, case, require_checks,
+                                           alone, wall)
+    line: Dict[str, Any] = {"verdict": v.verdict, "correct": v.correct, "why": v.why}
+    if v.checked_iterations is not None:
+        line["checked_iterations"] = v.checked_iterations
+    if v.ledger is not None:
+        line["ledger"] = {k: getattr(v.ledger, k) for k in _LEDGER_FIELDS}
+    if v.sentence:
+        line["sentence"] = v.sentence
+    if v.speedup is not None:
+        line["speedup"] = v.speedup
+        line["interval"] = list(v.interval) if v.interval is not None else None
+    if v.end_to_end_speedup is not None:
+        line["end_to_end_speedup"] = v.end_to_end_speedup
+        line["end_to_end_sentence"] = v.end_to_end_sentence
+    if v.reference_alone_ns is not None:
+        line["reference_alone_ns"] = v.reference_alone_ns
+        line["reference_beside_ns"] = v.reference_beside_ns
     return line
+
+
+_LEDGER_FIELDS = ("iteration_records", "harness_records", "unaccounted_records",
+                  "canaries_launched", "canaries_seen", "iterations", "fresh_inputs",
+                  "checked_iterations", "inputs_records", "inputs_busy_ns", "reset_records",
+                  "reset_busy_ns", "check_records", "check_busy_ns")
 
 
 def _from_error(error_type: str, who: str) -> Tuple[str, bool]:
     """The verdict of an error, and who raised it: the candidate, gpumeter, or the evaluator's
     own code (the reference, the input generator, their imports)."""
-    if who in ("reference", "inputs", "evaluator", "internal"):
-        return "not measured", False
-    if error_type in _WRONG:
-        return "wrong", False
-    if error_type in _REFUSED or (who == "candidate" and error_type == "ConfigError"):
-        return "refused", False
-    if error_type in _NOT_MEASURED:
-        return "not measured", False
-    if who == "candidate" or error_type == "UserCodeError":
-        return "crashed", False
-    # A gpumeter error this evaluator does not know yet: no number, never a speedup.
-    return "refused", False
+    import gpumeter
+    verdict = gpumeter._gpumeter.verdict_of_error(error_type, _WHOSE.get(who, "candidate"))
+    return verdict, False
 
 
 # --- running one candidate ------------------------------------------------------------------
@@ -294,13 +228,10 @@ def _child_environment() -> Dict[str, str]:
     return env
 
 
-def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
-                    inputs: Dict[str, str], outputs: Optional[List[int]], case: str,
-                    options: Dict[str, Any], folder: str, timeout_s: float,
-                    python: str) -> Dict[str, Any]:
-    name = candidate["name"]
-    order = {"reference": reference, "inputs": inputs, "candidate": candidate, "name": name,
-             "outputs": outputs, "case": case, "options": options, "out": folder}
+def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: str,
+                 env: Dict[str, str]) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]]]:
+    """Runs one ``gpumeter._evaluate_child`` with its order; returns the line so far (its seconds,
+    its log, and a verdict when the process itself decided one) and its report, if it gave one."""
     read_fd, write_fd = os.pipe()
     log = os.path.join(folder, "output.log")
     # The report (one line) is read while the process runs: a report larger than the pipe's
@@ -313,10 +244,10 @@ def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
     try:
         rc, seconds = _run_child(
             [python, "-m", "gpumeter._evaluate_child", str(write_fd), json.dumps(order)],
-            log, timeout_s, _child_environment(), pass_fds=(write_fd,))
+            log, timeout_s, env, pass_fds=(write_fd,))
     except OSError as e:
         return {"verdict": "not measured", "correct": False, "log": log,
-                "why": f"cannot start the Python interpreter {python!r}: {e.strerror}"}
+                "why": f"cannot start the Python interpreter {python!r}: {e.strerror}"}, None
     finally:
         reader.join(timeout=10)
         if not reader.is_alive():  # else it holds the file: closing it under a read would block
@@ -326,7 +257,7 @@ def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
     if rc is None:
         line.update(verdict="timeout", correct=False,
                     why=f"did not finish in {timeout_s:g} s and was killed")
-        return line
+        return line, None
     try:
         result = json.loads(text.splitlines()[0]) if text.strip() else None
     except (ValueError, IndexError):
@@ -335,36 +266,93 @@ def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
         line.update(verdict="crashed", correct=False,
                     why=f"its process {_ended(rc)} without a report; its output ends: "
                         f"{_tail(log)}")
+        return line, None
+    return line, result
+
+
+def _failed(line: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
+    error_type = str(result.get("type", ""))
+    who = str(result.get("who", "candidate"))
+    verdict, correct = _from_error(error_type, who)
+    whose = {"reference": "the reference raised: ", "inputs": "the input generator raised: ",
+             "evaluator": f"{result.get('step')}: ",
+             "internal": "gpumeter failed (not the candidate): "}.get(who, "")
+    line.update(verdict=verdict, correct=correct,
+                why=f"{whose}{error_type}: {result.get('message', '')}", error=error_type)
+    fields = result.get("fields")
+    if isinstance(fields, dict) and fields:
+        line["error_fields"] = fields
+    return line
+
+
+def _one_record(folder: str) -> Tuple[Optional[str], str]:
+    records = sorted(f for f in os.listdir(folder)
+                     if f.startswith("gpumeter-") and f.endswith(".json"))
+    if len(records) != 1:
+        return None, f"its folder holds {len(records)} records, not 1"
+    return os.path.join(folder, records[0]), ""
+
+
+def measure_reference_alone(*, reference: Dict[str, str], inputs: Dict[str, str],
+                            outputs: Optional[List[int]], case: str, options: Dict[str, Any],
+                            folder: str, timeout_s: float, python: str,
+                            tolerated: Optional[List[int]],
+                            env: Dict[str, str]) -> Dict[str, Any]:
+    """B11: the reference measured in a process with no candidate code, once per evaluation: what
+    every candidate's reference is held to (a slowed reference is tampering), and what its fresh
+    inputs and checks cost where nothing of a candidate's can reach them."""
+    order = {"mode": "alone", "reference": reference, "inputs": inputs, "name": "reference",
+             "outputs": outputs, "case": case, "options": options, "out": folder,
+             "tolerated": tolerated}
+    line, result = _spawn_child(order, folder, timeout_s, python, env)
+    if result is None:
+        return line
+    if not result.get("ok"):
+        line = _failed(line, result)
+        line["verdict"] = "not measured"  # whoever raised it, no candidate ran here
+        return line
+    path, why = _one_record(folder)
+    if path is None:
+        line.update(verdict="not measured", correct=False, why=why)
+        return line
+    line["record"] = path
+    return line
+
+
+def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
+                    inputs: Dict[str, str], outputs: Optional[List[int]], case: str,
+                    options: Dict[str, Any], folder: str, timeout_s: float,
+                    python: str, reference_alone: Optional[str] = None,
+                    tolerated: Optional[List[int]] = None,
+                    env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    name = candidate["name"]
+    order = {"reference": reference, "inputs": inputs, "candidate": candidate, "name": name,
+             "outputs": outputs, "case": case, "options": options, "out": folder,
+             "tolerated": tolerated, "end_to_end": True}
+    line, result = _spawn_child(order, folder, timeout_s, python,
+                                env if env is not None else _child_environment())
+    if result is None:
         return line
     tampered = [str(t) for t in result.get("tampered", [])]
     if tampered:
         line.update(verdict="tampered", correct=False,
-                    why="changed what gpumeter's measurement or its checks call: " +
-                        ", ".join(tampered[:8]) + (" ..." if len(tampered) > 8 else ""),
+                    why="changed what gpumeter's measurement, its checks or the reference call "
+                        "or run under: " + ", ".join(tampered[:8]) +
+                        (" ..." if len(tampered) > 8 else ""),
                     tampered=tampered)
         return line
     if not result.get("ok"):
-        error_type = str(result.get("type", ""))
-        who = str(result.get("who", "candidate"))
-        verdict, correct = _from_error(error_type, who)
-        whose = {"reference": "the reference raised: ", "inputs": "the input generator raised: ",
-                 "evaluator": f"{result.get('step')}: ",
-                 "internal": "gpumeter failed (not the candidate): "}.get(who, "")
-        line.update(verdict=verdict, correct=correct,
-                    why=f"{whose}{error_type}: {result.get('message', '')}",
-                    error=error_type)
-        fields = result.get("fields")
-        if isinstance(fields, dict) and fields:
-            line["error_fields"] = fields
+        return _failed(line, result)
+    path, why = _one_record(folder)
+    if path is None:
+        line.update(verdict="not measured", correct=False, why=why)
         return line
-    records = sorted(f for f in os.listdir(folder)
-                     if f.startswith("gpumeter-") and f.endswith(".json"))
-    if len(records) != 1:
-        line.update(verdict="not measured", correct=False,
-                    why=f"its folder holds {len(records)} records, not 1")
-        return line
-    line["record"] = os.path.join(folder, records[0])
-    line.update(judge_record(line["record"], name))
+    line["record"] = path
+    end_to_end = result.get("end_to_end")
+    if isinstance(end_to_end, str):
+        line["end_to_end_record"] = end_to_end
+    line.update(judge_record(path, name, reference_alone=reference_alone,
+                             end_to_end=end_to_end if isinstance(end_to_end, str) else None))
     return line
 
 
@@ -436,7 +424,16 @@ def _ordered(line: Dict[str, Any]) -> Dict[str, Any]:
     return out
 
 
+def _inert(text: Any) -> str:
+    """Text from a candidate (its name, a message) as a terminal shows it: the core's rule, so a
+    name holding a newline or an escape sequence cannot forge a line."""
+    import gpumeter
+    return gpumeter._gpumeter.inert_text(str(text))
+
+
 def _table(lines: Sequence[Dict[str, Any]]) -> str:
+    lines = [dict(x, candidate=_inert(x["candidate"]), why=_inert(x.get("why", "")))
+             for x in lines]
     width = max([len("candidate")] + [len(str(x["candidate"])) for x in lines])
     rows = [f"{'candidate':<{width}}  {'verdict':<13}  {'correct':<7}  speedup"]
     for x in lines:
@@ -534,6 +531,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _options(args: argparse.Namespace) -> Dict[str, Any]:
+    import gpumeter
+    # A verdict its inputs cannot bend: tolerances that pass every answer are refused (B11).
+    problem = gpumeter._gpumeter.tolerance_problem(args.rtol, args.atol)
+    if problem:
+        raise UsageError(f"--{problem}")
     options: Dict[str, Any] = {"timing": args.timing, "rtol": args.rtol, "atol": args.atol,
                                "count_copies": args.count_copies, "device": args.device}
     if args.budget:
@@ -626,18 +628,58 @@ def _main(args: argparse.Namespace) -> int:
         sink.write(json.dumps(line) + "\n")
         sink.flush()
         shown = "" if line.get("speedup") is None else f" {line['speedup']:.3g}x"
-        sys.stderr.write(f"gpumeter evaluate: {line['candidate']}: {line['verdict']}{shown}\n")
+        sys.stderr.write(f"gpumeter evaluate: {_inert(line['candidate'])}: "
+                         f"{line['verdict']}{shown}\n")
 
     index = 0
-    for c in python_candidates:
-        index += 1
-        folder = os.path.join(root, _folder_name(index, c["name"]))
-        os.makedirs(folder)
-        assert reference is not None and inputs is not None
-        line = evaluate_python(c, reference=reference, inputs=inputs, outputs=outputs,
-                               case=args.name, options=options, folder=folder,
-                               timeout_s=args.timeout, python=args.python)
-        emit({"candidate": c["name"], **line})
+    env = _child_environment()
+    held = None
+    tolerated: Optional[List[int]] = None
+    if python_candidates and args.timing != "host":
+        import gpumeter
+        # B11: the processes on the device before any candidate exists; the device lock is held
+        # for the whole evaluation (its children inherit it), so none that comes later is
+        # another run's.
+        tolerated = gpumeter._gpumeter.device_processes(args.device)
+        if tolerated is not None:
+            held = gpumeter._gpumeter.hold_device_lock(args.device, False)
+            env["GPUMETER_LOCK_HELD"] = f"{os.getpid()}:{held.path}"
+            tolerated = gpumeter._gpumeter.device_processes(args.device)
+    try:
+        alone_record: Optional[str] = None
+        alone_failed: Optional[Dict[str, Any]] = None
+        if python_candidates:
+            assert reference is not None and inputs is not None
+            folder = os.path.join(root, "000-reference-alone")
+            os.makedirs(folder)
+            alone = measure_reference_alone(
+                reference=reference, inputs=inputs, outputs=outputs, case=args.name,
+                options=options, folder=folder, timeout_s=args.timeout, python=args.python,
+                tolerated=tolerated, env=env)
+            alone_record = alone.get("record")
+            if alone_record is None:
+                alone_failed = alone
+        for c in python_candidates:
+            index += 1
+            folder = os.path.join(root, _folder_name(index, c["name"]))
+            os.makedirs(folder)
+            assert reference is not None and inputs is not None
+            if alone_failed is not None:
+                # Fail closed: without the reference alone, a slowed reference cannot be seen.
+                emit({"candidate": c["name"], "verdict": "not measured", "correct": False,
+                      "why": "the reference measured alone (no candidate code) failed, so what a "
+                             "candidate's reference is held to is unknown: " +
+                             str(alone_failed.get("why", "")),
+                      "log": alone_failed.get("log")})
+                continue
+            line = evaluate_python(c, reference=reference, inputs=inputs, outputs=outputs,
+                                   case=args.name, options=options, folder=folder,
+                                   timeout_s=args.timeout, python=args.python,
+                                   reference_alone=alone_record, tolerated=tolerated, env=env)
+            emit({"candidate": c["name"], **line})
+    finally:
+        if held is not None:
+            held.release()
     for p in programs:
         index += 1
         folder = os.path.join(root, _folder_name(index, p["name"]))

@@ -2,11 +2,18 @@
 inputs, writes the record into the folder its parent chose, and reports on a pipe.
 
 The order of what happens here is the point of this file. gpumeter, the reference and the input
-generator (the evaluator's own code) are imported first; then the functions this process calls
-and the ones gpumeter's checks call are captured; only then is the candidate imported. After the
-run, every captured name is looked up again: a candidate that replaced one (gpumeter's compare,
-its checks, torch.allclose) is reported as tampered, by name, whatever its times. The verdict
-is not made here: the parent reads the record back with the strict reader and judges it.
+generator (the evaluator's own code) are imported first; then the functions this process calls,
+the ones gpumeter's checks call, the namespaces the reference can reach and the settings it runs
+under (the framework's flags, this process's CUDA settings) are captured; only then is the
+candidate imported. After the run, every captured name and setting is looked up again: a
+candidate that replaced one (gpumeter's compare, its checks, torch.allclose, an activation the
+reference calls, TF32) is reported as tampered, by name, whatever its times. The pair is then
+timed again end to end (the synchronized wall clock), so work gpumeter does not see still shows.
+The verdict is not made here: the parent reads the records back with the strict reader and
+judges them.
+
+Run with ``"mode": "alone"``, the process measures the reference by itself, with no candidate
+code: what the reference costs where nothing of a candidate's can reach it.
 
 Code in this process can still subvert it at the C level or by forging the record; that limit
 is documented in docs/evaluation.md.
@@ -91,6 +98,70 @@ _WATCHED_TENSOR = ("clone", "copy_", "double", "float", "abs", "max", "item", "f
                    "allclose", "equal", "__sub__", "cpu", "numpy", "isnan")
 
 
+# B11: what the reference can reach, watched whole: the frameworks' namespaces (functions an
+# activation or an operator is looked up in when the reference runs) and the C modules behind them.
+_WATCHED_NAMESPACES = (
+    "torch", "torch.nn.functional", "torch.nn", "torch.linalg", "torch.fft", "torch.special",
+    "torch.cuda", "torch.backends", "torch._C._nn", "torch._C._VariableFunctions",
+    "torch._C._linalg", "torch._C._fft", "torch._C._special", "numpy", "numpy.linalg", "cupy",
+    "cupy.linalg", "cupyx", "warp")
+_WATCHED_CLASSES = (("torch", "Tensor"), ("torch._C", "TensorBase"))
+
+
+def _settings(device: int) -> Dict[str, Any]:
+    """The settings the reference runs under that code in this process can change: PyTorch's
+    global flags and modes, the allocator's and the launch's environment, and this process's CUDA
+    settings on the device. Each read as it is now (what cannot be read says why)."""
+    out: Dict[str, Any] = {}
+
+    def put(name: str, read: Callable[[], Any]) -> None:
+        try:
+            out[name] = repr(read())
+        except Exception as e:  # noqa: BLE001  (a setting this version lacks)
+            out[name] = f"unreadable ({type(e).__name__})"
+    for var in ("PYTORCH_CUDA_ALLOC_CONF", "CUDA_LAUNCH_BLOCKING", "CUBLAS_WORKSPACE_CONFIG",
+                "NVIDIA_TF32_OVERRIDE", "CUDA_DEVICE_MAX_CONNECTIONS"):
+        out[f"os.environ[{var!r}]"] = repr(os.environ.get(var))
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        b = torch.backends
+        put("torch.backends.cuda.matmul.allow_tf32", lambda: b.cuda.matmul.allow_tf32)
+        put("torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction",
+            lambda: b.cuda.matmul.allow_fp16_reduced_precision_reduction)
+        put("torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction",
+            lambda: b.cuda.matmul.allow_bf16_reduced_precision_reduction)
+        put("torch.backends.cudnn.enabled", lambda: b.cudnn.enabled)
+        put("torch.backends.cudnn.benchmark", lambda: b.cudnn.benchmark)
+        put("torch.backends.cudnn.deterministic", lambda: b.cudnn.deterministic)
+        put("torch.backends.cudnn.allow_tf32", lambda: b.cudnn.allow_tf32)
+        put("torch.get_float32_matmul_precision()", torch.get_float32_matmul_precision)
+        put("torch.are_deterministic_algorithms_enabled()",
+            torch.are_deterministic_algorithms_enabled)
+        put("torch.get_default_dtype()", torch.get_default_dtype)
+        put("torch.is_grad_enabled()", torch.is_grad_enabled)
+        put("torch.is_inference_mode_enabled()", torch.is_inference_mode_enabled)
+        put("torch.is_autocast_enabled('cuda')", lambda: torch.is_autocast_enabled("cuda"))
+        put("torch function modes", torch._C._len_torch_function_stack)
+        put("torch dispatch modes", torch._C._len_torch_dispatch_stack)
+        put("torch.get_num_threads()", torch.get_num_threads)
+        if torch.cuda.is_initialized():
+            put("torch.cuda.current_device()", torch.cuda.current_device)
+            put("torch.cuda.current_stream()",
+                lambda: (torch.cuda.current_stream().cuda_stream,
+                         torch.cuda.current_stream().priority))
+            put("torch.cuda.get_allocator_backend()", torch.cuda.get_allocator_backend)
+            put("torch.cuda.memory fraction", lambda: torch.cuda.get_per_process_memory_fraction(
+                device) if hasattr(torch.cuda, "get_per_process_memory_fraction") else None)
+    for name, value in gpumeter._gpumeter.cuda_settings(device):
+        out[f"CUDA {name}"] = repr(value)
+    return out
+
+
+def _settings_changed(before: Dict[str, Any], after: Dict[str, Any]) -> List[str]:
+    return sorted(f"{k} (was {before[k]}, now {after.get(k, 'gone')})"
+                  for k in before if after.get(k) != before[k])
+
+
 def _code_of(value: Any) -> Optional[Tuple[Any, ...]]:
     fn = getattr(value, "__func__", value)
     if isinstance(fn, types.FunctionType):
@@ -137,7 +208,31 @@ def _snapshot() -> Dict[str, Any]:
         for attr in _WATCHED_TENSOR:
             if attr in vars(torch.Tensor):
                 shot[f"torch.Tensor.{attr}"] = vars(torch.Tensor)[attr]
+    # B11: whole namespaces the reference can reach, and the tensor classes' methods.
+    for name in _WATCHED_NAMESPACES:
+        module = sys.modules.get(name)
+        if not isinstance(module, types.ModuleType):
+            continue
+        # What is called, not data a run may update (a lazily set flag): functions and classes.
+        for attr, value in list(vars(module).items()):
+            if callable(value) and not isinstance(value, types.ModuleType):
+                _watch(shot, f"{name}.{attr}", value)
+    for module_name, class_name in _WATCHED_CLASSES:
+        cls = getattr(sys.modules.get(module_name), class_name, None)
+        if isinstance(cls, type):
+            for attr, value in list(vars(cls).items()):
+                if attr not in ("__dict__", "__weakref__", "__doc__"):
+                    _watch(shot, f"{module_name}.{class_name}.{attr}", value)
     return shot
+
+
+def _watch(shot: Dict[str, Any], key: str, value: Any) -> None:
+    """A name and what it holds, and a function's code and defaults (replaced in place, the
+    object stays the same)."""
+    shot[key] = value
+    code = _code_of(value)
+    if code is not None:
+        shot[key + ".__code__"] = code
 
 
 def _lookup(key: str) -> Tuple[bool, Any]:
@@ -237,8 +332,41 @@ def _error_fields(error: BaseException) -> Dict[str, Any]:
     return fields
 
 
+def _blamed(e: BaseException, parts: Dict[str, Tuple[Callable[..., Any], Optional[str]]],
+            step: str, candidate: str) -> Dict[str, Any]:
+    """The report of an exception the comparison raised, and whose code raised it."""
+    # A callable's exception reaches here as UserCodeError; SystemExit or KeyboardInterrupt
+    # raised by one stays itself; anything else is gpumeter's. An exception that is not
+    # gpumeter's came from code gpumeter called outside its runner (the input generator, checked
+    # before timing), else from gpumeter itself.
+    if isinstance(e, _UserCodeError):
+        who = _blame(e, parts)
+    elif isinstance(e, _ConfigError) and \
+            getattr(e, "argument", None) == f"implementations[{candidate!r}]":
+        # The candidate itself was refused (a coroutine or a generator where a call does its
+        # work): its own doing, not the evaluation's.
+        who = "candidate"
+    elif not isinstance(e, Exception):
+        who = "candidate"
+    elif isinstance(e, _Error):
+        who = "gpumeter"
+    else:
+        who = _blame(e, parts, default="internal")
+    return {"ok": False, "who": who, "step": step, "type": type(e).__name__,
+            "message": " ".join(str(e).split())[:4000], "fields": _error_fields(e),
+            "traceback": traceback.format_exc()[-4000:]}
+
+
+def _statistic(compared: Any) -> str:
+    results = list(compared.record.results)
+    return str(results[0].statistic) if results else ""
+
+
 def run(order: Dict[str, Any]) -> Dict[str, Any]:
     parts: Dict[str, Tuple[Callable[..., Any], Optional[str]]] = {}
+    alone = order.get("mode") == "alone"
+    options = dict(order["options"])
+    device = int(options.get("device", 0))
     step = "importing the reference"
     try:
         # The evaluator's own code first: it may import torch, whose names are then watched.
@@ -249,45 +377,50 @@ def run(order: Dict[str, Any]) -> Dict[str, Any]:
         # imported, and watched, before the candidate exists.
         step = "calling the input generator"
         parts["inputs"][0](0)
+        # B11: the processes the parent found on the device before any candidate ran; one that
+        # comes later (a helper the candidate starts, at import or in a call) is refused.
+        tolerated = order.get("tolerated")
+        if tolerated is not None:
+            gpumeter._tolerated_device_processes = [int(p) for p in tolerated]
         before = _snapshot()
-        step = "importing the candidate"
-        parts["candidate"] = _load(order["candidate"])
+        settings = _settings(device)
+        if not alone:
+            step = "importing the candidate"
+            parts["candidate"] = _load(order["candidate"])
     except BaseException as e:  # noqa: BLE001  (reported: the parent names whose import failed)
         who = "candidate" if step == "importing the candidate" else "evaluator"
         return {"ok": False, "who": who, "step": step, "type": type(e).__name__,
                 "message": " ".join(str(e).split())[:2000],
                 "traceback": traceback.format_exc()[-4000:], "tampered": []}
     name = order["name"]
-    options = dict(order["options"])
+    implementations = {"reference": parts["reference"][0]}
+    if not alone:
+        implementations[name] = parts["candidate"][0]
     result: Dict[str, Any]
     try:
-        compared = _compare({"reference": parts["reference"][0], name: parts["candidate"][0]},
-                            fresh_inputs=parts["inputs"][0], outputs=order.get("outputs"),
-                            name=order["case"], **options)
-        path = _write_record(compared, order["out"])
-        result = {"ok": True, "record": path}
+        compared = _compare(implementations, fresh_inputs=parts["inputs"][0],
+                            outputs=order.get("outputs"), name=order["case"], **options)
+        result = {"ok": True, "record": _write_record(compared, order["out"])}
     except BaseException as e:  # noqa: BLE001  (the parent judges every outcome)
-        # A callable's exception reaches here as UserCodeError; SystemExit or
-        # KeyboardInterrupt raised by one stays itself; anything else is gpumeter's.
-        # An exception that is not gpumeter's came from code gpumeter called outside its
-        # runner (the input generator, checked before timing), else from gpumeter itself.
-        if isinstance(e, _UserCodeError):
-            who = _blame(e, parts)
-        elif isinstance(e, _ConfigError) and getattr(e, "argument", None) == \
-                f"implementations[{name!r}]":
-            # The candidate itself was refused (a coroutine or a generator where a call does
-            # its work): its own doing, not the evaluation's.
-            who = "candidate"
-        elif not isinstance(e, Exception):
-            who = "candidate"
-        elif isinstance(e, _Error):
-            who = "gpumeter"
-        else:
-            who = _blame(e, parts, default="internal")
-        result = {"ok": False, "who": who, "step": "the comparison", "type": type(e).__name__,
-                  "message": " ".join(str(e).split())[:4000], "fields": _error_fields(e),
-                  "traceback": traceback.format_exc()[-4000:]}
-    result["tampered"] = _tampered(before)
+        result = _blamed(e, parts, "the comparison", name)
+    # B11: the same pair end to end, by the synchronized wall clock, where the first was device
+    # time: a candidate faster on the device but slower for its caller does work gpumeter does
+    # not see.
+    if result["ok"] and not alone and order.get("end_to_end") and \
+            _statistic(compared) != "synchronized_wall_clock":
+        wall = dict(options, timing="host")
+        wall.pop("precision", None)
+        wall.pop("max_time_s", None)
+        folder = os.path.join(order["out"], "end-to-end")
+        try:
+            os.makedirs(folder, exist_ok=True)
+            timed = _compare(implementations, fresh_inputs=parts["inputs"][0],
+                             outputs=order.get("outputs"), name=order["case"], **wall)
+            result["end_to_end"] = _write_record(timed, folder)
+        except BaseException as e:  # noqa: BLE001
+            result = _blamed(e, parts, "the end-to-end comparison", name)
+    result["tampered"] = [] if alone else \
+        _tampered(before) + _settings_changed(settings, _settings(device))
     return result
 
 

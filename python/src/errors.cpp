@@ -54,6 +54,8 @@ void translate(const std::exception_ptr& thrown, void*) {
     set_python_error("WrongDevice", e, nb::arg("iteration") = e.iteration(),
                      nb::arg("kernel") = e.kernel(), nb::arg("ran_on") = e.ran_on(),
                      nb::arg("measured") = e.measured());
+  } catch (const OtherProcessOnDevice& e) {
+    set_python_error("OtherProcessOnDevice", e, nb::arg("own_session") = e.own_session());
   } catch (const InvalidRecord& e) {
     set_python_error("InvalidRecord", e, nb::arg("path") = e.path(),
                      nb::arg("problem") = e.problem());
@@ -81,6 +83,7 @@ const std::map<std::string, void (*)(const std::string&)>& raisable_errors() {
       {"CuptiUnavailable", &throw_as<CuptiUnavailable>},
       {"InputsModified", &throw_as<InputsModified>},
       {"VerificationFailed", &throw_as<VerificationFailed>},
+      {"AnswerNotPlain", &throw_as<AnswerNotPlain>},
       {"MixedTimingMethods", &throw_as<MixedTimingMethods>},
       {"IncomparableStatistics", &throw_as<IncomparableStatistics>},
       {"DeviceError", &throw_as<DeviceError>},

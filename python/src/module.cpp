@@ -28,6 +28,8 @@
 #include "binding.hpp"
 #include "cli.hpp"
 #include "gpumeter/calibration.hpp"
+#include "gpumeter/candidate_verdict.hpp"
+#include "gpumeter/error_class.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/escape.hpp"
 #include "gpumeter/format.hpp"
@@ -39,6 +41,7 @@
 #include "gpumeter/session.hpp"
 #include "gpumeter/shard.hpp"
 #include "gpumeter/summary.hpp"
+#include "gpumeter/tolerance.hpp"
 #include "gpumeter/version.hpp"
 #ifdef GPUMETER_HAVE_CUDA
 #include "gpumeter/cuda.hpp"
@@ -64,13 +67,15 @@ struct Options {
   // The caller holds the device lock already (a DeviceLock of hold_device_lock, around a run of
   // several measurements and fresh processes): nothing is taken and nothing said here.
   bool lock_held = false;
+  // SessionOptions::tolerated_device_processes (B11): None, those there when the backend is made.
+  std::optional<std::vector<long>> tolerated_device_processes;
 };
 
 Options make_options(int device, std::string timing, bool allow_events_fallback,
                      std::optional<std::pair<double, double>> budget_ms,
                      std::vector<std::string> argv, bool ceilings, bool share_cupti, bool lock,
                      bool allow_contended, std::optional<double> precision, double max_time_s,
-                     bool lock_held) {
+                     bool lock_held, std::optional<std::vector<long>> tolerated_device_processes) {
   if (timing != "auto" && timing != "cupti" && timing != "events" && timing != "host") {
     throw ConfigError("timing",
                       "must be 'auto', 'cupti', 'events' or 'host', not '" + timing + "'");
@@ -125,6 +130,7 @@ Options make_options(int device, std::string timing, bool allow_events_fallback,
   o.precision = precision;
   o.max_time_s = max_time_s;
   o.lock_held = lock_held;
+  o.tolerated_device_processes = std::move(tolerated_device_processes);
   return o;
 }
 
@@ -148,6 +154,7 @@ SessionOptions session_options(const Options& o) {
   s.ceilings = o.ceilings;
   s.lock = o.lock_held ? LockChoice::held_by_parent : o.lock ? LockChoice::take : LockChoice::skip;
   s.lock_options.allow_contended = o.allow_contended;
+  s.tolerated_device_processes = o.tolerated_device_processes;
   // Waiting for the lock lets other Python threads run and answers Ctrl-C.
   s.lock_options.while_waiting = [] {
     nb::gil_scoped_acquire gil;
@@ -299,6 +306,7 @@ NB_MODULE(_gpumeter, m) {
            nb::arg("ceilings") = false, nb::arg("share_cupti") = false, nb::arg("lock") = true,
            nb::arg("allow_contended") = false, nb::arg("precision") = nb::none(),
            nb::arg("max_time_s") = 10.0, nb::arg("lock_held") = false,
+           nb::arg("tolerated_device_processes") = nb::none(),
            "Raises:\n    ConfigError: a timing, device or budget that cannot be used, naming it.")
       .def_ro("device", &python::Options::device)
       .def_ro("timing", &python::Options::timing)
@@ -338,6 +346,35 @@ NB_MODULE(_gpumeter, m) {
                    [](const HeldLock& h) { return h.lock ? h.lock->path() : std::string(); })
       .def(
           "release", [](HeldLock& h) { h.lock.reset(); }, "Gives the lock back.");
+  m.def(
+      "cuda_settings",
+      [](int device) {
+#ifdef GPUMETER_HAVE_CUDA
+        return read_cuda_settings(device);
+#else
+        (void)device;
+        return std::vector<std::pair<std::string, long long>>{};
+#endif
+      },
+      nb::arg("device"),
+      "The CUDA settings of this process on `device` that code can change and that change how "
+      "other work runs there (flags, limits, cache preference), by name; [] when unreadable.");
+  m.def(
+      "device_processes",
+      [](int device) -> std::optional<std::vector<long>> {
+        // Through the driver and NVML only: no CUDA context is made (a parent stays off the
+        // device), so the list is of processes other than this one.
+        const std::string uuid = cuda_device_uuid(device);
+        if (uuid.empty()) return std::nullopt;
+        const DeviceOccupancy occupancy = read_device_occupancy(uuid, device);
+        if (!occupancy.processes) return std::nullopt;
+        std::vector<long> pids;
+        for (const ComputeProcess& p : *occupancy.processes) pids.push_back(p.pid);
+        return pids;
+      },
+      nb::arg("device"),
+      "The pids of the processes with a compute context on CUDA device `device` (NVML), or None "
+      "when they cannot be listed.");
   m.def(
       "hold_device_lock",
       [](int device, bool allow_contended) {
@@ -396,6 +433,7 @@ NB_MODULE(_gpumeter, m) {
       },
       nb::arg("record"), nb::arg("plan"),
       "The record as one shard's of a sweep (its shard section), read back strictly.");
+  m.def(
       "timing_plan",
       [](const std::string& timing, int device) {
         // A command's options (`gpumeter evaluate --timing ...`): spelled as on its command line.
@@ -413,9 +451,66 @@ NB_MODULE(_gpumeter, m) {
       nb::arg("timing"), nb::arg("device"),
       "What a command asked for this timing on this device will meet, before it runs anything: "
       "(the session's one line for no usable GPU, or \"\"; the fallbacks it will take).");
+  nb::class_<CandidateVerdict>(m, "CandidateVerdict",
+                               "The verdict on a candidate against a reference, made from "
+                               "records only (the core's judge_candidate).")
+      .def_prop_ro(
+          "verdict", [](const CandidateVerdict& v) { return std::string(to_string(v.verdict)); },
+          "faster, slower, no difference, wrong, refused, crashed, timeout, tampered, not "
+          "measured.")
+      .def_ro("correct", &CandidateVerdict::correct)
+      .def_ro("why", &CandidateVerdict::why)
+      .def_ro("sentence", &CandidateVerdict::sentence)
+      .def_ro("speedup", &CandidateVerdict::speedup)
+      .def_ro("interval", &CandidateVerdict::interval)
+      .def_ro("checked_iterations", &CandidateVerdict::checked_iterations)
+      .def_ro("ledger", &CandidateVerdict::ledger)
+      .def_ro("end_to_end_speedup", &CandidateVerdict::end_to_end_speedup)
+      .def_ro("end_to_end_sentence", &CandidateVerdict::end_to_end_sentence)
+      .def_ro("reference_alone_ns", &CandidateVerdict::reference_alone_ns)
+      .def_ro("reference_beside_ns", &CandidateVerdict::reference_beside_ns);
+  m.def(
+      "judge_candidate",
+      [](const RecordRef& record, const std::string& candidate, const std::string& reference,
+         const std::optional<std::string>& case_name, bool require_checks,
+         const std::optional<RecordRef>& alone, const std::optional<RecordRef>& end_to_end) {
+        VerdictInputs in;
+        in.record = record.record.get();
+        in.candidate = candidate;
+        in.reference = reference;
+        in.case_name = case_name;
+        in.require_checks = require_checks;
+        if (alone) in.reference_alone = alone->record.get();
+        if (end_to_end) in.end_to_end = end_to_end->record.get();
+        return judge_candidate(in);
+      },
+      nb::arg("record"), nb::arg("candidate"), nb::arg("reference") = "reference",
+      nb::arg("case_name") = nb::none(), nb::arg("require_checks") = true,
+      nb::arg("reference_alone") = nb::none(), nb::arg("end_to_end") = nb::none(),
+      "The verdict on `candidate` in `record` (read strictly), against the reference measured "
+      "alone and the pair timed end to end where given.");
+  m.def(
+      "verdict_of_error",
+      [](const std::string& name, const std::string& whose) {
+        const Whose w = whose == "candidate"   ? Whose::candidate
+                        : whose == "evaluator" ? Whose::evaluator
+                                               : Whose::gpumeter;
+        return std::string(to_string(verdict_of_error(name, w)));
+      },
+      nb::arg("name"), nb::arg("whose"),
+      "The verdict an error gives, by whose code raised it (candidate, evaluator, gpumeter).");
+  m.def(
+      "error_class",
+      [](const std::string& name) { return std::string(to_string(error_class_of(name))); },
+      nb::arg("name"),
+      "The class of an error by its name: wrong, refused, not measured or failed.");
   m.def(
       "inert_text", [](const std::string& text) { return inert_text(text); }, nb::arg("text"),
-      "Text from a file shown as plain text: control characters escaped (the core's rule).");
+      "Text made inert for a terminal or a log: controls and bidirectional marks shown as "
+      "escapes (the core's one rule).");
+  m.def("tolerance_problem", &tolerance_problem, nb::arg("rtol"), nb::arg("atol"),
+        "Why rtol and atol cannot make a verdict (not finite, negative, rtol of 1 or more), or "
+        "'' when they can.");
   m.def("version", [] { return std::string(version()); });
   m.def("has_cuda", [] {
 #ifdef GPUMETER_HAVE_CUDA

@@ -189,6 +189,14 @@ void bind_values(nb::module_& m) {
       .def_ro("fresh_inputs", &Ledger::fresh_inputs, "Iterations given fresh inputs.")
       .def_ro("checked_iterations", &Ledger::checked_iterations,
               "Iterations whose answer was checked while timed.")
+      .def_ro("inputs_records", &Ledger::inputs_records,
+              "Records of the work that made fresh inputs.")
+      .def_ro("inputs_busy_ns", &Ledger::inputs_busy_ns,
+              "Device time of the work that made fresh inputs, in ns.")
+      .def_ro("reset_records", &Ledger::reset_records, "Records of the resets' work.")
+      .def_ro("reset_busy_ns", &Ledger::reset_busy_ns, "Device time of the resets, in ns.")
+      .def_ro("check_records", &Ledger::check_records, "Records of the checks' work.")
+      .def_ro("check_busy_ns", &Ledger::check_busy_ns, "Device time of the checks, in ns.")
       .def("__repr__", [](const Ledger& l) {
         return "Ledger(iteration_records=" + std::to_string(l.iteration_records) +
                ", harness_records=" + std::to_string(l.harness_records) +
@@ -330,6 +338,18 @@ void bind_values(nb::module_& m) {
           },
           "The smallest difference the run would have found; None without a difference.")
       .def_ro("refusal", &Comparison::refusal, "Why the two were not compared; \"\" if they were.")
+      .def_ro("baseline_mean_ns", &Comparison::baseline_mean_ns,
+              "The baseline's mean time per call over every sample, in ns.")
+      .def_ro("candidate_mean_ns", &Comparison::candidate_mean_ns,
+              "The candidate's mean time per call over every sample, in ns.")
+      .def_prop_ro(
+          "inputs",
+          [](const Comparison& c) -> std::optional<std::string> {
+            if (!c.fresh_inputs) return std::nullopt;
+            return std::string(*c.fresh_inputs ? "fresh" : "fixed");
+          },
+          "\"fresh\" (both sides got new inputs before every call), \"fixed\", or None where a "
+          "row does not say.")
       .def_prop_ro(
           "compared", [](const Comparison& c) { return c.compared(); }, "Not refused.")
       .def_prop_ro(

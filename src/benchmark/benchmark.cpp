@@ -14,6 +14,7 @@
 #include "gpumeter/errors.hpp"
 #include "gpumeter/format.hpp"
 #include "gpumeter/summary.hpp"
+#include "gpumeter/tolerance.hpp"
 
 namespace gpumeter {
 namespace {
@@ -312,9 +313,12 @@ Setup& Setup::scalable_implementation(std::string name, std::function<void(int k
 Setup& Setup::reference(std::function<std::vector<double>()> reference,
                         std::function<std::vector<double>()> output, double tolerance,
                         double absolute) {
-  if (!reference || !output || !(tolerance >= 0) || !(absolute >= 0)) {
+  if (!reference || !output) {
     throw ConfigError("benchmark '" + benchmark_ +
-                      "': a reference needs a reference, an output and tolerances >= 0");
+                      "': a reference needs a reference and an output");
+  }
+  if (const std::string problem = tolerance_problem(tolerance, absolute); !problem.empty()) {
+    throw ConfigError("benchmark '" + benchmark_ + "': the reference's tolerance: " + problem);
   }
   absolute_ = absolute;
   reference_ = std::move(reference);

@@ -184,14 +184,31 @@ std::vector<Sample> attribute(const Trace& trace, std::size_t n_iterations,
   tally.canaries_seen = trace.canaries_launched;  // check_collection proved every one
 
   std::vector<Claimed> claimed(n_iterations);
+  // B11: the harness's work by role, whose device time the ledger keeps.
+  std::vector<Interval> inputs;
+  std::vector<Interval> resets;
+  std::vector<Interval> checks;
   std::size_t n_orphans = 0;
   std::string orphan_name;
   const Activity* wrong_device = nullptr;
   std::size_t wrong_iteration = 0;
   for (const Activity& a : trace.activities) {
     const auto found = trace.external_id_of.find(a.correlation_id);
-    if (found != trace.external_id_of.end() && found->second == kPrepareId) {
+    const std::optional<HarnessRole> role =
+        found != trace.external_id_of.end() ? harness_role(found->second) : std::nullopt;
+    if (role) {
       ++tally.harness_records;
+      const Interval iv{a.start_ns, std::max(a.start_ns, a.end_ns)};
+      if (*role == HarnessRole::inputs) {
+        ++tally.inputs_records;
+        inputs.push_back(iv);
+      } else if (*role == HarnessRole::reset) {
+        ++tally.reset_records;
+        resets.push_back(iv);
+      } else if (*role == HarnessRole::check) {
+        ++tally.check_records;
+        checks.push_back(iv);
+      }
       continue;
     }
     if (found == trace.external_id_of.end() || found->second >= n_iterations) {
@@ -250,6 +267,9 @@ std::vector<Sample> attribute(const Trace& trace, std::size_t n_iterations,
     s.uncounted_copy_ns = union_length(c.copies);
     samples.push_back(s);
   }
+  tally.inputs_busy_ns = union_length(std::move(inputs));
+  tally.reset_busy_ns = union_length(std::move(resets));
+  tally.check_busy_ns = union_length(std::move(checks));
   if (ledger != nullptr) *ledger += tally;
   return samples;
 }

@@ -13,6 +13,7 @@
 
 #include "gpumeter/clock_state.hpp"
 #include "gpumeter/format.hpp"
+#include "gpumeter/ledger.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/wording.hpp"
 #include "passes.hpp"
@@ -82,9 +83,103 @@ std::string copies_differ(const Result& base, const Result& cand,
          "count_copies on the case to time the copies too";
 }
 
+double mean_of(const Result& r) {
+  const std::vector<Sample>& samples = r.measurement.samples;
+  if (samples.empty()) return 0;
+  double total = 0;
+  for (const Sample& s : samples) total += static_cast<double>(s.device_busy_ns);
+  return total / static_cast<double>(samples.size());
+}
+
+std::optional<bool> fresh_inputs_of(const Result& r) {
+  const Ledger& l = r.measurement.ledger;
+  if (l.iterations == 0) return std::nullopt;  // no ledger: a record from before them
+  return l.fresh_inputs == l.iterations;
+}
+
+// The fewest of a row's calls that hold half of its device time, the share of its time those
+// calls hold, and how many of its passes they fall in.
+struct Concentration {
+  std::size_t calls = 0;
+  std::size_t holding_half = 0;
+  double share_held = 0;
+  std::size_t passes = 0;
+};
+
+Concentration concentration_of(const Result& r) {
+  const std::vector<Sample>& samples = r.measurement.samples;
+  std::vector<std::size_t> order(samples.size());
+  double total = 0;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    order[i] = i;
+    total += static_cast<double>(samples[i].device_busy_ns);
+  }
+  Concentration c;
+  c.calls = samples.size();
+  if (samples.empty() || !(total > 0)) return c;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return samples[a].device_busy_ns > samples[b].device_busy_ns;
+  });
+  // Which pass each sample belongs to (pass_sizes in the order the passes ran).
+  std::vector<std::size_t> pass_of(samples.size(), 0);
+  std::size_t at = 0;
+  for (std::size_t p = 0; p < r.measurement.pass_sizes.size(); ++p) {
+    for (std::size_t k = 0; k < r.measurement.pass_sizes[p] && at < samples.size(); ++k) {
+      pass_of[at++] = p;
+    }
+  }
+  std::vector<bool> seen(std::max<std::size_t>(1, r.measurement.pass_sizes.size()), false);
+  double held = 0;
+  for (const std::size_t i : order) {
+    held += static_cast<double>(samples[i].device_busy_ns);
+    ++c.holding_half;
+    if (!seen[pass_of[i]]) {
+      seen[pass_of[i]] = true;
+      ++c.passes;
+    }
+    if (held >= 0.5 * total) break;
+  }
+  c.share_held = held / total;
+  return c;
+}
+
+// B11: the refusal of work moved between calls, or "".
+std::string moved_between_calls(const Comparison& c, const Result& base, const Result& cand) {
+  if (!c.difference || !(c.baseline_mean_ns > 0) || !(c.candidate_mean_ns > 0)) return "";
+  // Device time only: on a host clock a call the OS preempted reads 10 to 20 times its work, and
+  // two such calls among twenty (seen on the 2-core build machine under load) look like this.
+  if (c.statistic == Statistic::synchronized_wall_clock) return "";
+  const double by_means = c.candidate_mean_ns / c.baseline_mean_ns - 1.0;
+  if (by_means >= c.difference->low && by_means <= c.difference->high) return "";
+  for (const Result* r : {&cand, &base}) {
+    const Concentration k = concentration_of(*r);
+    // A few calls, and in more than one pass: one stray reading (a preemption of the host, the
+    // first call of a pass) is not work moved between calls, which recurs.
+    if (k.calls == 0 || k.passes < kConcentratedPasses ||
+        !(static_cast<double>(k.holding_half) <
+          kConcentratedCallShare * static_cast<double>(k.calls))) {
+      continue;
+    }
+    const double mean = r == &cand ? c.candidate_mean_ns : c.baseline_mean_ns;
+    const auto us = [](double ns) { return format_significant(ns / 1000.0, 3) + " us"; };
+    return "work moved between calls: " + std::to_string(k.holding_half) + " of " +
+           r->row.implementation + "'s " + std::to_string(k.calls) + " calls (" +
+           format_significant(
+               100.0 * static_cast<double>(k.holding_half) / static_cast<double>(k.calls), 2) +
+           "%) hold " + format_significant(100.0 * k.share_held, 2) +
+           "% of its device time: its mean per call is " + us(mean) + " and its median " +
+           us(r->summary.device_busy.median_ns) + ". By their means " + cand.row.implementation +
+           " takes " + format_significant(c.candidate_mean_ns / c.baseline_mean_ns, 3) +
+           "x the time of " + base.row.implementation +
+           ", outside the interval of the comparison by levels; a call that does the work of "
+           "several while the others do little is not faster, so nothing is compared";
+  }
+  return "";
+}
+
 }  // namespace
 
-Comparison compare_rows(const Result& base, const Result& cand) {
+Comparison compare_rows(const Result& base, const Result& cand, int schema_version) {
   Comparison c;
   c.baseline = base.row;
   c.candidate = cand.row;
@@ -93,6 +188,11 @@ Comparison compare_rows(const Result& base, const Result& cand) {
   c.baseline_clock = base.summary.clock;
   c.precision = base.measurement.precision;
   c.candidate_clock = cand.summary.clock;
+  c.baseline_mean_ns = mean_of(base);
+  c.candidate_mean_ns = mean_of(cand);
+  const std::optional<bool> base_fresh = fresh_inputs_of(base);
+  const std::optional<bool> cand_fresh = fresh_inputs_of(cand);
+  if (base_fresh && cand_fresh) c.fresh_inputs = *base_fresh && *cand_fresh;
   // B10: boards of one kind differ by more than runs on one board vary (a training step read
   // +1.1% and +2.3% slower on a second H200 board), and a comparison's interval knows only its
   // own run's spread: rows of two boards are never set against each other.
@@ -123,6 +223,20 @@ Comparison compare_rows(const Result& base, const Result& cand) {
     c.refusal = copies;
     c.difference.reset();
     return c;
+  }
+  if (schema_version >= kMovedWorkRulesSince) {
+    // B11: work the candidate moved into its checks or its inputs, or between its calls.
+    const Nanos tick =
+        std::max(base.measurement.timestamp_tick_ns, cand.measurement.timestamp_tick_ns);
+    std::string moved = moved_work(base.measurement.ledger, cand.measurement.ledger,
+                                   cand.summary.device_busy.median_ns, tick,
+                                   base.row.implementation, cand.row.implementation);
+    if (moved.empty()) moved = moved_between_calls(c, base, cand);
+    if (!moved.empty()) {
+      c.refusal = moved;
+      c.difference.reset();
+      return c;
+    }
   }
   if (c.rule == ComparisonRule::relative_difference) {
     if (!c.difference) c.refusal = why_not;
@@ -159,7 +273,7 @@ ComparisonRule rule_for(Statistic statistic) {
                                                          : ComparisonRule::relative_difference;
 }
 
-std::vector<Comparison> compare_results(const std::vector<Result>& results) {
+std::vector<Comparison> compare_results(const std::vector<Result>& results, int schema_version) {
   std::vector<Comparison> out;
   // Groups in order of first appearance; the first row of a group is its baseline.
   std::vector<std::pair<std::string, Params>> order;
@@ -173,7 +287,9 @@ std::vector<Comparison> compare_results(const std::vector<Result>& results) {
   for (const auto& key : order) {
     const auto& rows = groups[key];
     if (rows.size() < 2 || key.second.count(kLegacyNullTestParam) != 0) continue;
-    for (std::size_t i = 1; i < rows.size(); ++i) out.push_back(compare_rows(*rows[0], *rows[i]));
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+      out.push_back(compare_rows(*rows[0], *rows[i], schema_version));
+    }
   }
   return out;
 }

@@ -1,7 +1,6 @@
 #include "driver.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -9,9 +8,16 @@
 #include <random>
 #include <string>
 
+#if defined(__linux__)
+#include <sys/random.h>
+
+#include <cerrno>
+#endif
+
 #include "attribute.hpp"
 #include "gpumeter/backend/trace.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/escape.hpp"
 #include "gpumeter/measure.hpp"
 
 namespace gpumeter::detail {
@@ -43,11 +49,49 @@ Nanos steady_ns() {
 }
 
 std::uint64_t next_seed() {
-  static std::atomic<std::uint64_t> counter{[] {
-    std::random_device rd;
-    return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
-  }()};
-  return counter.fetch_add(1, std::memory_order_relaxed);
+  // B11: drawn from the OS's random source for every call, never from a counter or a generator
+  // kept in this process: a candidate that learns one seed (by wrapping a function the input
+  // generator calls) could otherwise compute every later one and do future calls' work now.
+  std::uint64_t seed = 0;
+#if defined(__linux__)
+  auto* bytes = reinterpret_cast<unsigned char*>(&seed);
+  std::size_t got = 0;
+  while (got < sizeof(seed)) {
+    const ssize_t n = ::getrandom(bytes + got, sizeof(seed) - got, 0);
+    if (n > 0) {
+      got += static_cast<std::size_t>(n);
+    } else if (n < 0 && errno != EINTR) {
+      break;  // no getrandom (a kernel before 3.17): the C++ library's device below
+    }
+  }
+  if (got == sizeof(seed)) return seed;
+#endif
+  std::random_device rd;  // the OS's source where the library has one
+  seed = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+  return seed;
+}
+
+void check_device_processes(EnvironmentProbe& probe, const char* when) {
+  const std::optional<std::vector<DeviceProcess>> found = probe.new_device_processes();
+  if (!found || found->empty()) return;
+  std::string named;
+  bool own = false;
+  for (const DeviceProcess& p : *found) {
+    named += (named.empty() ? "" : ", ") + std::string("pid ") + std::to_string(p.pid) + " (" +
+             (p.command.empty() ? std::string("its command not visible from here")
+                                : one_line(p.command, kMaxProcessCommandChars)) +
+             (p.own_session ? ", of this process's own session" : "") + ")";
+    own = own || p.own_session;
+  }
+  throw OtherProcessOnDevice(
+      std::string(when) + ", another process held a compute context on the measured device that " +
+          "was not there when the run began: " + named +
+          ". Work it does is in no reading (gpumeter times this process's work), so nothing is "
+          "reported. " +
+          (own ? "It belongs to this process's session: the code under test started it; do the "
+                 "work in the call itself."
+               : "Measure while no other process computes on the device."),
+      own);
 }
 
 PhaseRun run_phase(Backend& backend, const Call& call, const PhaseRequest& request, bool clocks) {
@@ -70,6 +114,8 @@ PhaseRun run_phase(Backend& backend, const Call& call, const PhaseRequest& reque
     }
   };
   if (clocks) run.clocks.reserve(request.iterations + 1);
+  // B11: measured phases are watched for other processes on the device, before and after.
+  if (clocks) check_device_processes(probe, "before a measured phase");
   read_clock();
   // What the iterations and the checks cost so far, for the probability of the next check.
   double iteration_ns = 0;
@@ -80,20 +126,24 @@ PhaseRun run_phase(Backend& backend, const Call& call, const PhaseRequest& reque
     for (std::size_t i = 0; i < request.iterations; ++i) {
       // B11: fresh inputs first, then T5: reset, then the cache cleared after both (their writes
       // must not stay in L2), all under the prepare label, never timed.
+      // Each under its role's label, so the ledger says what the inputs and the reset cost.
       collector.begin_prepare(i);
       std::uint64_t seed = 0;
       if (call.prepare) {
         seed = next_seed();
+        collector.label_prepare(HarnessRole::inputs);
         run_user_code(at(i, "the call's fresh inputs"), [&] { call.prepare(seed); });
         steps.after_user_code(i, "the call's fresh inputs");
         ++run.fresh_inputs;
       }
       if (call.reset) {
+        collector.label_prepare(HarnessRole::reset);
         invoke(call.reset, i, "the call's reset");
         steps.after_user_code(i, "the call's reset");
         // The reset may run on a stream the flush does not wait for: finish it first.
         steps.drain(i, "the call's reset");
       }
+      if (call.prepare || call.reset) collector.label_prepare(HarnessRole::own);
       steps.clear_cache(i);
       collector.end_prepare(i);
       steps.drain(i, "preparation");
@@ -117,6 +167,7 @@ PhaseRun run_phase(Backend& backend, const Call& call, const PhaseRequest& reque
                                   checks == 0 ? 0 : check_ns / static_cast<double>(checks))))) {
         const Nanos check_began = steady_ns();
         collector.begin_prepare(i);
+        collector.label_prepare(HarnessRole::check);
         try {
           run_user_code(at(i, "the check of its answer"), [&] { call.check(seed); });
         } catch (const VerificationFailed& e) {
@@ -133,11 +184,12 @@ PhaseRun run_phase(Backend& backend, const Call& call, const PhaseRequest& reque
       }
     }
     run.trace = collector.close_phase();
-    return run;
   } catch (...) {
     collector.abandon_phase();
     throw;
   }
+  if (clocks) check_device_processes(probe, "after a measured phase");
+  return run;
 }
 
 AttributedPhase run_attributed_phase(Backend& backend, const Call& call, std::size_t iterations,

@@ -29,6 +29,11 @@ struct PhaseRun {
 PhaseRun run_phase(Backend& backend, const Call& call, const PhaseRequest& request,
                    bool clocks = false);
 
+// B11: throws OtherProcessOnDevice naming the processes the probe lists as new on the device
+// (EnvironmentProbe::new_device_processes); `when` says at which point of the phase.
+inline constexpr std::size_t kMaxProcessCommandChars = 200;
+void check_device_processes(EnvironmentProbe& probe, const char* when);
+
 // Runs one phase and attributes it, repeating the whole phase on RecordsLost.
 struct AttributedPhase {
   std::vector<Sample> samples;
@@ -55,8 +60,9 @@ AttributedPhase run_attributed_phase(Backend& backend, const Call& call, std::si
 // Reads at most the first 512 durations, which bounds its cost to about a millisecond.
 Nanos estimate_tick(const std::vector<Nanos>& durations);
 
-// A seed never given before in this process (Call::prepare): a counter from a random start, so no
-// two calls see the same inputs and no call can know its seed in advance.
+// The seed of one call's fresh inputs (Call::prepare): 64 bits from the OS's random source, drawn
+// per call, so no call can know or compute the seed of another (two calls share one with
+// probability 2^-64).
 std::uint64_t next_seed();
 
 // The host's monotonic clock in ns: what the driver's check sampling and a run to a target

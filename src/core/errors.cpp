@@ -117,6 +117,8 @@ const char* error_name(const std::exception& error) {
   if (dynamic_cast<const WrongDevice*>(&error)) return "WrongDevice";
   if (dynamic_cast<const CollectionStopped*>(&error)) return "CollectionStopped";
   if (dynamic_cast<const UnaccountedWork*>(&error)) return "UnaccountedWork";
+  if (dynamic_cast<const AnswerNotPlain*>(&error)) return "AnswerNotPlain";
+  if (dynamic_cast<const OtherProcessOnDevice*>(&error)) return "OtherProcessOnDevice";
   if (dynamic_cast<const CuptiUnavailable*>(&error)) return "CuptiUnavailable";
   if (dynamic_cast<const InputsModified*>(&error)) return "InputsModified";
   if (dynamic_cast<const VerificationFailed*>(&error)) return "VerificationFailed";

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "gpumeter/comparison.hpp"
+#include "gpumeter/error_class.hpp"
 #include "gpumeter/wording.hpp"
 
 namespace gpumeter {
@@ -32,13 +33,15 @@ RowStatus status_of(const Failure& failure) {
   if (e == kSkippedFailure) return RowStatus::skipped;
   if (e == kCrashedFailure) return RowStatus::crashed;
   if (e == kTimeoutFailure) return RowStatus::timed_out;
-  // T6: the measurement's own refusals (error_name in errors.cpp): the work may well be right,
-  // but no time of it is one gpumeter stands behind.
-  for (const char* refusal :
-       {"RecordsLost", "OffThreadLaunch", "AttributionError", "WrongDevice", "CuptiUnavailable",
-        "CollectionStopped", "UnaccountedWork", "MixedTimingMethods", "IncomparableStatistics",
-        "TimestampUnitMismatch", "DeviceBusy"}) {
-    if (e == refusal) return RowStatus::not_measured;
+  // T6: the measurement's own refusals and failures (error_class.hpp): the work may well be
+  // right, but no time of it is one gpumeter stands behind.
+  switch (error_class_of(e)) {
+    case ErrorClass::refused:
+    case ErrorClass::not_measured:
+      return RowStatus::not_measured;
+    case ErrorClass::wrong:
+    case ErrorClass::failed:
+      break;
   }
   // The case's own failures (VerificationFailed, InputsModified, UserCodeError, DeviceError,
   // ConfigError), and any name a later version may add.

@@ -135,7 +135,33 @@ std::string describe(const Comparison& c) {
   const std::string clocks = clock_difference_words(c, a, b);
   return describe_difference(c) +
          (clocks.empty() ? "" : "; " + clocks + ", so part of the difference may be the clock's") +
-         (c.precision ? "; " + precision_words(*c.precision) : "");
+         (c.precision ? "; " + precision_words(*c.precision) : "") + means_words(c) +
+         inputs_words(c);
+}
+
+std::string means_words(const Comparison& c) {
+  if (!(c.baseline_mean_ns > 0) || !(c.candidate_mean_ns > 0)) return {};
+  return "; mean per call " + c.candidate.implementation + " " + time_text(c.candidate_mean_ns) +
+         ", " + c.baseline.implementation + " " + time_text(c.baseline_mean_ns);
+}
+
+std::string inputs_words(const Comparison& c) {
+  if (!c.fresh_inputs) return {};
+  if (*c.fresh_inputs) return "; on fresh inputs";
+  std::string s = "; on fixed inputs";
+  // B11: the factor a remembered answer behind a tiny kernel reads as.
+  double factor = 0;
+  if (c.difference && c.difference->faster()) {
+    factor = 1.0 / (1.0 + c.difference->estimate);
+  } else if (c.ratio && c.ratio->speedup > 1) {
+    factor = c.ratio->speedup;
+  }
+  if (factor >= kRememberedAnswerFactor) {
+    s += " (a call that returns an answer remembered from an earlier call reads like this: "
+         "measure with fresh inputs, fresh_inputs= in Python or Setup::fresh_inputs in C++, or "
+         "judge candidates with gpumeter evaluate)";
+  }
+  return s;
 }
 
 std::string precision_words(const PrecisionOutcome& p) {

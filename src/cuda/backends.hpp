@@ -43,6 +43,7 @@ class CudaBackendBase : public Backend {
   std::optional<ClockReading> read_clock() override;
   std::optional<long long> process_device_memory() override;
   std::optional<long long> context_floor_memory() const override { return context_floor_; }
+  std::optional<std::vector<DeviceProcess>> new_device_processes() override;
 
  protected:
   // The device steps for these options, for one phase: from open_phase until close or abandon.
@@ -57,6 +58,8 @@ class CudaBackendBase : public Backend {
   std::optional<CudaDeviceSteps> steps_;
   std::unique_ptr<detail::NvmlWatch> watch_;
   std::optional<long long> context_floor_;
+  // The other processes on the device when the backend was made (nullopt: not listed).
+  std::optional<std::vector<long>> processes_at_start_;
 };
 
 std::unique_ptr<Backend> make_cupti_backend(const CudaBackendOptions& options,

@@ -1,7 +1,8 @@
 // The CUPTI collector (T1-T3, T6, T13): the core's driver runs every iteration; this
 // backend labels each iteration's call with an external correlation id whose low 32 bits are
 // its iteration number and whose high bits tag the phase (translated back to the number for
-// the core), labels preparation kPrepareId, and joins the records of the whole phase once,
+// the core), labels the harness's work by its role (gpumeter's own, fresh inputs, reset, check;
+// tagged the same way), and joins the records of the whole phase once,
 // after the final forced flush.
 #include <cuda_runtime.h>
 #include <cstddef>
@@ -19,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "attribute.hpp"
 #include "backends.hpp"
 #include "clock_probe.hpp"
 #include "cuda_process.hpp"
@@ -129,7 +131,7 @@ class CuptiBackend final : public CudaBackendBase {
   TimingMethod method() const override { return TimingMethod::cupti; }
 
   void open_phase(const PhaseRequest& request) override {
-    if (request.iterations >= kGuardLow) {
+    if (request.iterations >= kFirstReservedLow) {
       throw ConfigError("too many iterations in one phase: " + std::to_string(request.iterations));
     }
     const std::size_t buffer =
@@ -157,8 +159,12 @@ class CuptiBackend final : public CudaBackendBase {
   // follows the last iteration (close_phase): their records prove collection was on around every
   // call. On the legacy stream, before the reset and the flush: outside every timed window.
   void begin_prepare(std::size_t iteration) override {
-    open_label(kPrepareId);
+    open_label(own_id());
     launch_canary_now(iteration);
+  }
+  void label_prepare(HarnessRole role) override {
+    close_label();
+    open_label(tagged_id(phase_->tag(), harness_low(role)));
   }
   void end_prepare(std::size_t) override { close_label(); }
   void begin_iteration(std::size_t iteration) override {
@@ -172,7 +178,7 @@ class CuptiBackend final : public CudaBackendBase {
     // stamps are written and its record is complete before the final flush.
     check(cudaSetDevice(options_.device), "cudaSetDevice", options_.device);
     {
-      CorrelationLabel label(session_, options_.correlation_kind, phase_->tag(), kPrepareId);
+      CorrelationLabel label(session_, options_.correlation_kind, phase_->tag(), own_id());
       launch_canary_now(iterations_);
       label.close();
     }
@@ -250,7 +256,8 @@ class CuptiBackend final : public CudaBackendBase {
   // A clock probe on the legacy stream under the prepare label (never timed), writing its
   // stamps to `slot`.
   void launch_probe(std::uint32_t tag, std::size_t slot, std::uint64_t not_before) {
-    CorrelationLabel label(session_, options_.correlation_kind, tag, kPrepareId);
+    CorrelationLabel label(session_, options_.correlation_kind, tag,
+                           tagged_id(tag, harness_low(HarnessRole::own)));
     std::uint64_t* s = stamps(slot);
     s[0] = 0;
     s[1] = 0;
@@ -275,7 +282,9 @@ class CuptiBackend final : public CudaBackendBase {
     if (probes.size() < kProbeSlots) {
       // Canaries missing too, with no loss counted: collection stopped, which the core names
       // (CollectionStopped) before anything that depends on the probes.
-      if (!trace.dropped_records.value_or(0) && canaries_seen(trace) < trace.canaries_launched) {
+      // The core's one definition of a canary seen (under gpumeter's own label).
+      if (!trace.dropped_records.value_or(0) &&
+          gpumeter::canaries_seen(trace) < trace.canaries_launched) {
         return;
       }
       // A probe's record is a record like any other: its loss fails the phase as lost records
@@ -319,11 +328,8 @@ class CuptiBackend final : public CudaBackendBase {
         "clock.");
   }
 
-  static std::size_t canaries_seen(const Trace& trace) {
-    std::size_t n = 0;
-    for (const Activity& a : trace.activities) n += a.name == trace.canary_name ? 1 : 0;
-    return n;
-  }
+  // gpumeter's own work (canaries, the flush, the clock probes) in the open phase.
+  std::uint64_t own_id() const { return tagged_id(phase_->tag(), harness_low(HarnessRole::own)); }
 
   void open_label(std::uint64_t id) {
     label_.emplace(session_, options_.correlation_kind, phase_->tag(), id);

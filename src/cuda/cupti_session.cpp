@@ -257,7 +257,7 @@ void translate_external_ids(PhaseRecords& records, std::uint32_t tag) {
   for (const Activity& a : records.activities) {
     const auto found = records.external_id_of.find(a.correlation_id);
     if (found == records.external_id_of.end()) continue;
-    if ((found->second >> kIterationBits) == 0 && found->second != kPrepareId) {
+    if ((found->second >> kIterationBits) == 0) {
       if (records.untagged_activities++ == 0) {
         records.untagged_example_id = found->second;
         records.untagged_example_name = a.name.empty() ? to_string(a.kind) : a.name;
@@ -265,9 +265,20 @@ void translate_external_ids(PhaseRecords& records, std::uint32_t tag) {
     }
   }
   for (auto& [correlation, id] : records.external_id_of) {
-    if (id == kPrepareId) continue;
-    const bool ours = (id >> kIterationBits) == tag && (id & kIterationMask) != kGuardLow;
-    id = ours ? (id & kIterationMask) : kForeignId;
+    const std::uint64_t low = id & kIterationMask;
+    if ((id >> kIterationBits) != tag) {
+      id = kForeignId;
+      continue;
+    }
+    if (low < kFirstReservedLow) {
+      id = low;
+      continue;
+    }
+    id = kForeignId;  // the guard, unless a harness role's low bits below say otherwise
+    for (const HarnessRole role :
+         {HarnessRole::own, HarnessRole::inputs, HarnessRole::reset, HarnessRole::check}) {
+      if (low == harness_low(role)) id = harness_id(role);
+    }
   }
 }
 

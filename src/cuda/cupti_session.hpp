@@ -41,9 +41,28 @@ inline constexpr std::uint64_t kIterationBits = 32;
 inline constexpr std::uint64_t kIterationMask = (std::uint64_t{1} << kIterationBits) - 1;
 // Low bits reserved for the guard id pushed under each label (never an iteration).
 inline constexpr std::uint64_t kGuardLow = kIterationMask;
+// The harness's labels (gpumeter's own work, fresh inputs, resets, checks) carry the phase's tag
+// like an iteration's, with these low bits: an id pushed by other code cannot pass for one
+// (B11), as it cannot pass for an iteration. Iterations stay below kFirstReservedLow.
+inline constexpr std::uint64_t kFirstReservedLow = kGuardLow - 4;
+constexpr std::uint64_t harness_low(HarnessRole role) {
+  switch (role) {
+    case HarnessRole::own:
+      return kGuardLow - 1;
+    case HarnessRole::inputs:
+      return kGuardLow - 2;
+    case HarnessRole::reset:
+      return kGuardLow - 3;
+    case HarnessRole::check:
+      return kGuardLow - 4;
+  }
+  return kGuardLow - 1;
+}
 // What an id of our kind that is not this phase's becomes in the Trace: >= any iteration
-// count and not kPrepareId, so the core reports its work as an orphan (OffThreadLaunch).
+// count and none of the harness's ids, so the core reports its work as an orphan
+// (OffThreadLaunch).
 inline constexpr std::uint64_t kForeignId = kPrepareId - 1;
+static_assert(kForeignId != kInputsId && kForeignId != kResetId && kForeignId != kCheckId);
 
 constexpr std::uint64_t tagged_id(std::uint32_t tag, std::uint64_t low) {
   return (std::uint64_t{tag} << kIterationBits) | (low & kIterationMask);
@@ -99,8 +118,9 @@ void parse_activity_buffer(const CuptiApi& api, std::uint8_t* buffer, std::size_
 void resolve_copy_ids(PhaseRecords& records);
 
 // After resolve_copy_ids: maps external ids to what the core attributes by. This phase's
-// tagged ids become their iteration number, kPrepareId stays, every other id (another tag,
-// the guard, untagged) becomes kForeignId; activities carrying an untagged id are counted.
+// tagged ids become their iteration number or their harness role's id (kPrepareId, kInputsId,
+// ...), every other id (another tag, the guard, untagged) becomes kForeignId; activities
+// carrying an untagged id are counted.
 void translate_external_ids(PhaseRecords& records, std::uint32_t tag);
 
 // After translation, the failures the records show that the core cannot name; both are

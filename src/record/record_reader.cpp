@@ -427,7 +427,8 @@ void read_timestamp_check(const Reader& r, const Doc& j, const std::string& wher
 // B11: the ledger of a row (optional: rows measured before it have none). A row with numbers has
 // no unaccounted record and every canary it launched; fresh inputs and checks are of its
 // iterations.
-void read_ledger(const Reader& r, const Doc& j, const std::string& where, Measurement& m) {
+void read_ledger(const Reader& r, const Doc& j, const std::string& where, Measurement& m,
+                 int version) {
   if (!j.is_object() || !j.contains("ledger")) return;
   const std::string lw = where + ".ledger";
   const Doc& lj = r.object(j, where, "ledger");
@@ -452,6 +453,35 @@ void read_ledger(const Reader& r, const Doc& j, const std::string& where, Measur
         fmt::format("{}.iteration_records: {} records for {} samples, each of which is made "
                     "of at least one (altered record?)",
                     lw, l.iteration_records, m.samples.size()));
+  }
+  if (version >= 8) {
+    // The harness's work by role: a part of its records, each role's time only with records, and
+    // inputs and checks only where there were some.
+    const auto role = [&](const char* records_key, const char* busy_key, std::size_t occurrences,
+                          std::size_t& records, std::int64_t& busy) {
+      records = r.integer<std::size_t>(lj, lw, records_key, 0, occurrences > 0 ? kMaxCount : 0);
+      busy = r.integer<std::int64_t>(lj, lw, busy_key, 0,
+                                     records > 0 ? static_cast<std::int64_t>(kMaxNanos) : 0);
+    };
+    role("inputs_records", "inputs_busy_ns", l.fresh_inputs, l.inputs_records, l.inputs_busy_ns);
+    role("reset_records", "reset_busy_ns", l.iterations, l.reset_records, l.reset_busy_ns);
+    role("check_records", "check_busy_ns", l.checked_iterations, l.check_records, l.check_busy_ns);
+    if (l.inputs_records + l.reset_records + l.check_records > l.harness_records) {
+      r.fail(
+          fmt::format("{}.harness_records: {} records, fewer than those of its roles (altered "
+                      "record?)",
+                      lw, l.harness_records));
+    }
+    // B11: CUPTI's rows launch a canary before every iteration and check and after every phase;
+    // a row with fewer proves nothing about collection being on while it ran.
+    if (m.method == TimingMethod::cupti &&
+        l.canaries_launched < l.iterations + l.checked_iterations + 1) {
+      r.fail(fmt::format(
+          "{}.canaries_launched: {} canaries for {} iterations and {} checks, where CUPTI's "
+          "timing launches one before each and one after every phase: nothing proves collection "
+          "was on while the row ran (altered record?)",
+          lw, l.canaries_launched, l.iterations, l.checked_iterations));
+    }
   }
   m.ledger = l;
 }
@@ -703,7 +733,7 @@ Result read_result(const Reader& r, const Doc& j, const std::string& where,
   if (version >= 3) read_version_3_fields(r, j, where, result);
   if (version >= 4) read_timestamp_check(r, j, where, m);
   if (version >= 5) read_precision(r, j, where, m);
-  if (version >= 7) read_ledger(r, j, where, m);
+  if (version >= 7) read_ledger(r, j, where, m, version);
   if (version >= 8) result.board = read_board(r, j, where);
 
   if (version >= 2) {
@@ -736,7 +766,8 @@ void check_statable(const Reader& r, const std::vector<Comparison>& derived) {
 }
 
 // Stored comparisons must be exactly the ones the results give (they are derived values).
-void check_comparisons(const Reader& r, const Doc& doc, const std::vector<Comparison>& derived) {
+void check_comparisons(const Reader& r, const Doc& doc, const std::vector<Comparison>& derived,
+                       int version) {
   const Doc& stored = r.array(doc, "", "comparisons");
   if (stored.size() != derived.size()) {
     r.fail(
@@ -779,6 +810,22 @@ void check_comparisons(const Reader& r, const Doc& doc, const std::vector<Compar
       }
       if (r.integer<Nanos>(d, dw, "timestamp_tick_ns", 1, 1'000'000) != w.timestamp_tick_ns) {
         mismatch("difference.timestamp_tick_ns");
+      }
+    }
+    if (version >= kMovedWorkRulesSince) {
+      const double most = std::numeric_limits<double>::max();
+      if (!same(r.real(j, where, "baseline_mean_ns", 0, most), want.baseline_mean_ns)) {
+        mismatch("baseline_mean_ns");
+      }
+      if (!same(r.real(j, where, "candidate_mean_ns", 0, most), want.candidate_mean_ns)) {
+        mismatch("candidate_mean_ns");
+      }
+      const Doc& inputs = r.field(j, where, "inputs");
+      const std::string want_inputs =
+          want.fresh_inputs ? (*want.fresh_inputs ? "fresh" : "fixed") : "";
+      if (inputs.is_null() != want_inputs.empty()) mismatch("inputs");
+      if (!want_inputs.empty() && r.text(j, where, "inputs", kName) != want_inputs) {
+        mismatch("inputs");
       }
     }
     const Doc& ratio = r.field(j, where, "ratio");
@@ -1186,6 +1233,28 @@ void check_rows_unique(const Reader& r, const std::vector<Result>& results,
   }
 }
 
+// B11: a row is a result or a failure, never both: a failure beside a result of the same row (or
+// of its whole case) would let a reader take the numbers and a verdict take the failure, or the
+// other way round.
+void check_results_not_failed(const Reader& r, const Record& record) {
+  std::set<RowKey> rows;
+  std::set<std::pair<std::string, Params>> cases;
+  for (const Result& x : record.results) {
+    rows.insert(x.row);
+    cases.insert({x.row.case_name, x.row.params});
+  }
+  for (std::size_t i = 0; i < record.failures.size(); ++i) {
+    const RowKey& row = record.failures[i].row;
+    const bool whole_case = row.implementation.empty();
+    if (whole_case ? cases.count({row.case_name, row.params}) != 0 : rows.count(row) != 0) {
+      r.fail(
+          fmt::format("failures[{}]: {} is also a result of the record: a row is measured or "
+                      "failed, not both (altered record?)",
+                      i, record_text(row_label(row))));
+    }
+  }
+}
+
 // Phases and totals are of the candidates a record measured: each names a row the record holds
 // (its warm call's result, or the failure that took its place). A phase of no row would be read
 // as a candidate of its own, first of its case and the one the others are read against.
@@ -1490,10 +1559,12 @@ Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* strea
     }
     check_rows_unique(r, record.results, where);
   }
+  check_results_not_failed(r, record);
   if (version >= 5) check_precision(r, record.results);
-  record.comparisons = compare_results(record.results);
+  // By the comparison rules of the record's version: a stored comparison is the one its rules gave.
+  record.comparisons = compare_results(record.results, std::min(version, kRecordSchemaVersion));
   check_statable(r, record.comparisons);
-  if (version >= 2) check_comparisons(r, doc, record.comparisons);
+  if (version >= 2) check_comparisons(r, doc, record.comparisons, version);
   if (version >= 6) {
     record.phases = read_phases(r, doc);
     record.totals = read_totals(r, doc);
@@ -1887,7 +1958,7 @@ Record record_json::parse_journal(std::string_view text, const std::string& path
   }
   check_shard_rows(r, record, false);  // a journal is partial
   if (version >= 5) check_precision(r, record.results);
-  record.comparisons = compare_results(record.results);
+  record.comparisons = compare_results(record.results, std::min(version, kRecordSchemaVersion));
   check_statable(r, record.comparisons);
   std::string note = std::string(kPartialRecordMark) + "read from the run's journal, which holds " +
                      std::to_string(cases) + " of " + std::to_string(planned) +

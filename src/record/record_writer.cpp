@@ -197,6 +197,12 @@ Json result_json(const Result& result, std::size_t index, const Board& own) {
     lj["iterations"] = l.iterations;
     lj["fresh_inputs"] = l.fresh_inputs;
     lj["checked_iterations"] = l.checked_iterations;
+    lj["inputs_records"] = l.inputs_records;
+    lj["inputs_busy_ns"] = l.inputs_busy_ns;
+    lj["reset_records"] = l.reset_records;
+    lj["reset_busy_ns"] = l.reset_busy_ns;
+    lj["check_records"] = l.check_records;
+    lj["check_busy_ns"] = l.check_busy_ns;
   }
   if (m.timestamp_check) {
     Json& tc = j["timestamp_check"];
@@ -296,6 +302,9 @@ Json comparison_json(const Comparison& c) {
     j["ratio"] = nullptr;
   }
   j["refusal"] = c.refusal;
+  j["baseline_mean_ns"] = number(c.baseline_mean_ns, "comparison baseline_mean_ns");
+  j["candidate_mean_ns"] = number(c.candidate_mean_ns, "comparison candidate_mean_ns");
+  j["inputs"] = c.fresh_inputs ? Json(*c.fresh_inputs ? "fresh" : "fixed") : Json(nullptr);
   return j;
 }
 

@@ -51,8 +51,13 @@ Chosen choose_backend(const SessionOptions& o, bool make) {
   options.share_cupti_with_idle_client = o.share_cupti;
   options.release_cupti_after_each_phase = o.release_cupti;
   options.device_shared = o.lock_options.allow_contended;
-  const std::string flags =
+  options.tolerated_device_processes = o.tolerated_device_processes;
+  std::string flags =
       std::string(o.allow_events_fallback ? "+fallback" : "") + (o.release_cupti ? "+release" : "");
+  if (o.tolerated_device_processes) {
+    flags += "+tolerating";
+    for (const long pid : *o.tolerated_device_processes) flags += ":" + std::to_string(pid);
+  }
   if (o.timing == Timing::events) {
     out.key = "events" + flags;
     if (make) {

@@ -42,7 +42,7 @@ constexpr auto kLockPoll = std::chrono::milliseconds(50);   // flock, while anot
 // so that each stays readable and bounded whatever the source holds:
 // - a command line: the program and its first arguments, which tell one run from another; a
 //   message may name several processes, each with its command;
-constexpr std::size_t kMaxCommandChars = 300;
+using detail::kMaxCommandChars;
 // - why something could not be read (NVML's reasons, about 80 characters a value, or a loader's
 //   error naming the path it tried): room for several;
 constexpr std::size_t kMaxCauseChars = 600;
@@ -55,30 +55,9 @@ constexpr std::size_t kMaxReadBytes = 8192;
 // /proc/locks lists every lock on the machine, a line each (about 60 bytes).
 constexpr std::size_t kMaxProcLocksBytes = 1 << 20;
 constexpr const char* kContendedPrefix = "contended: ";
-constexpr long kPidMaxLimit = 4194304;  // PID_MAX_LIMIT: no pid of this kernel is larger
 
-// The command line of "self" or a pid of this PID namespace (its name in brackets for a kernel
-// thread, which has none), or "" when it cannot be read.
-std::string command_of(const std::string& process) {
-  const std::string proc = "/proc/" + process;
-  std::string cmd =
-      one_line(detail::read_bounded(proc + "/cmdline", kMaxReadBytes), kMaxCommandChars);
-  if (cmd.empty()) {
-    const std::string comm =
-        one_line(detail::read_bounded(proc + "/comm", kMaxReadBytes), kMaxCommandChars);
-    if (!comm.empty()) cmd = "[" + comm + "]";
-  }
-  return cmd;
-}
-
-// A process of this PID namespace that has not exited: a zombie (exited, not yet reaped) holds
-// no lock and no CUDA context any more.
-bool process_exists(long pid) {
-  if (pid <= 0 || pid > kPidMaxLimit) return false;  // never kill(-1, 0) for a huge NVML pid
-  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
-  const std::optional<detail::ProcStat> stat = detail::read_stat(pid);
-  return !stat || stat->state != 'Z';
-}
+using detail::command_of;
+using detail::process_exists;
 
 bool descends_from(long pid, long ancestor) {
   if (ancestor <= 0) return false;

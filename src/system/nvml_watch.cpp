@@ -62,4 +62,15 @@ std::optional<long long> NvmlWatch::process_memory(const std::set<long>& pids) c
   return (*processes)[*mine].used_bytes;
 }
 
+std::optional<std::vector<long>> NvmlWatch::device_pids() const {
+  if (device_ == nullptr) return std::nullopt;
+  std::string why;
+  const auto processes = nvml::compute_processes(*lib_, device_, why);
+  if (!processes) return std::nullopt;
+  std::vector<long> pids;
+  pids.reserve(processes->size());
+  for (const ComputeProcess& p : *processes) pids.push_back(static_cast<long>(p.pid));
+  return pids;
+}
+
 }  // namespace gpumeter::detail

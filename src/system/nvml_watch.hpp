@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "gpumeter/clock_state.hpp"
 #include "nvml_library.hpp"
@@ -30,6 +31,9 @@ class NvmlWatch {
   // with its own /proc cannot know), two listed (which is this one cannot be told), or the count
   // unavailable.
   std::optional<long long> process_memory(const std::set<long>& pids) const;
+  // The pids of every process with a compute context on the device now, as NVML lists them;
+  // nullopt when the list cannot be read.
+  std::optional<std::vector<long>> device_pids() const;
   // "" when both can be read.
   const std::string& why_not() const { return why_not_; }
 

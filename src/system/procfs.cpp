@@ -1,8 +1,13 @@
 #include "procfs.hpp"
 
+#include <signal.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <fstream>
 #include <sstream>
+
+#include "gpumeter/escape.hpp"
 
 namespace gpumeter::detail {
 namespace {
@@ -45,8 +50,28 @@ std::optional<ProcStat> read_stat(long pid) {
   if (close == std::string::npos) return std::nullopt;
   std::istringstream fields(stat.substr(close + 1));
   ProcStat s;
-  if (!(fields >> s.state >> s.ppid)) return std::nullopt;
+  if (!(fields >> s.state >> s.ppid >> s.pgrp >> s.session)) return std::nullopt;
   return s;
+}
+
+std::string command_of(const std::string& process) {
+  constexpr std::size_t kMaxReadBytes = 8192;
+  const std::string proc = "/proc/" + process;
+  std::string cmd = one_line(read_bounded(proc + "/cmdline", kMaxReadBytes), kMaxCommandChars);
+  if (cmd.empty()) {
+    const std::string comm =
+        one_line(read_bounded(proc + "/comm", kMaxReadBytes), kMaxCommandChars);
+    if (!comm.empty()) cmd = "[" + comm + "]";
+  }
+  return cmd;
+}
+
+bool process_exists(long pid) {
+  constexpr long kPidMaxLimit = 4194304;  // PID_MAX_LIMIT: no pid of this kernel is larger
+  if (pid <= 0 || pid > kPidMaxLimit) return false;  // never kill(-1, 0) for a huge NVML pid
+  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
+  const std::optional<ProcStat> stat = read_stat(pid);
+  return !stat || stat->state != 'Z';
 }
 
 std::vector<long> lineage(long pid) {

@@ -27,12 +27,25 @@ std::optional<std::string_view> status_field(std::string_view status, std::strin
 struct ProcStat {
   char state = '?';
   long ppid = 0;
+  long pgrp = 0;
+  long session = 0;  // the process's session: the pid of its session leader
 };
 std::optional<ProcStat> read_stat(long pid);
 
 // How far up the process tree a walk goes: far deeper than any real chain of shells and
 // launchers, and a bound should /proc ever show a loop.
 inline constexpr int kMaxAncestry = 128;
+
+// A command line as records and messages show it, at most this long.
+inline constexpr std::size_t kMaxCommandChars = 300;
+
+// The command line of "self" or a pid of this PID namespace, on one line (its name in brackets
+// for a kernel thread, which has none), or "" when it cannot be read.
+std::string command_of(const std::string& process);
+
+// A process of this PID namespace that has not exited: a zombie (exited, not yet reaped) holds
+// no lock and no CUDA context any more.
+bool process_exists(long pid);
 
 // `pid`, its parent, their parent, ... up to init (left out), as far as /proc shows them.
 std::vector<long> lineage(long pid);

@@ -5,17 +5,27 @@
 #include <cuda_runtime.h>
 #include <cupti.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "gpu_support.hpp"
+#include "gpumeter/comparison.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/record.hpp"
+#include "gpumeter/summary.hpp"
+#include "gpumeter/wording.hpp"
 
 namespace gpumeter::test {
 namespace {
@@ -128,6 +138,105 @@ TEST_F(CudaIntegrityTest, FreshInputsAndChecksLeaveAKnownAnswerUnchanged) {
       "KNOWN-ANSWER spin 20000 ns with fresh inputs and checks: device_busy median %lld "
       "ns, own stamps %lld ns, %zu of %zu iterations checked\n",
       static_cast<long long>(busy), static_cast<long long>(stamps), checks, m.ledger.iterations);
+}
+
+// Issue 38: the harness's work by role, a known answer: fresh inputs launch a 10 us spin and each
+// check a 30 us spin, and the ledger's device time per fresh input and per check is theirs.
+TEST_F(CudaIntegrityTest, TheLedgerTimesFreshInputsAndChecksByRole) {
+  SpinWork spin(20 * kMicrosecond, cudaStreamLegacy);
+  SpinWork inputs(10 * kMicrosecond, cudaStreamLegacy);
+  SpinWork check(30 * kMicrosecond, cudaStreamLegacy);
+  Call call = spin.call();
+  call.prepare = [&](std::uint64_t) { inputs.launch(); };
+  call.check = [&](std::uint64_t) { check.launch(); };
+  const Measurement m = measure(*backend_, call);
+  const Ledger& l = m.ledger;
+  ASSERT_GT(l.fresh_inputs, 0u);
+  ASSERT_GT(l.checked_iterations, 0u);
+  const double per_input =
+      static_cast<double>(l.inputs_busy_ns) / static_cast<double>(l.fresh_inputs);
+  const double per_check =
+      static_cast<double>(l.check_busy_ns) / static_cast<double>(l.checked_iterations);
+  EXPECT_EQ(l.inputs_records, l.fresh_inputs);
+  EXPECT_EQ(l.check_records, l.checked_iterations);
+  EXPECT_NEAR(per_input, 10000.0, 1500.0);
+  EXPECT_NEAR(per_check, 30000.0, 1500.0);
+  EXPECT_NEAR(static_cast<double>(median(busy_of(m))), 20000.0, 1500.0);
+  std::printf(
+      "KNOWN-ANSWER harness roles: %.0f ns per fresh input (10000), %.0f ns per check "
+      "(30000), call %lld ns (20000)\n",
+      per_input, per_check, static_cast<long long>(median(busy_of(m))));
+}
+
+// Issue 38: a candidate whose answer is computed while the check reads it (a 100 us spin in the
+// check, a 2 us call) reads 10x faster by itself; the ledger shows the work its checks did beyond
+// the reference's, and the comparison is refused.
+TEST_F(CudaIntegrityTest, WorkDoneWhileTheAnswerIsCheckedIsRefused) {
+  SpinWork ref_call(100 * kMicrosecond, cudaStreamLegacy);
+  SpinWork tiny(2 * kMicrosecond, cudaStreamLegacy);
+  SpinWork ref_check(30 * kMicrosecond, cudaStreamLegacy);
+  SpinWork lazy_work(100 * kMicrosecond, cudaStreamLegacy);
+  Call reference = ref_call.call();
+  reference.prepare = [](std::uint64_t) {};
+  reference.check = [&](std::uint64_t) { ref_check.launch(); };
+  Call lazy = tiny.call();
+  lazy.prepare = [](std::uint64_t) {};
+  lazy.check = [&](std::uint64_t) {
+    ref_check.launch();
+    lazy_work.launch();  // the deferred answer, computed as it is read
+  };
+  const std::vector<Measurement> passes = compare(
+      *backend_, {Implementation{"reference", reference}, Implementation{"lazy", lazy}}, {});
+  std::vector<Result> rows;
+  for (std::size_t k = 0; k < passes.size(); ++k) {
+    Result r;
+    r.row = {"lazy-check", {}, k == 0 ? "reference" : "lazy"};
+    r.measurement = passes[k];
+    r.summary = summarize(passes[k].samples, passes[k].method, 0);
+    rows.push_back(r);
+  }
+  const Comparison c = compare_rows(rows[0], rows[1]);
+  EXPECT_FALSE(c.compared()) << describe(c);
+  EXPECT_EQ(c.refusal.rfind("work done while its answer was checked", 0), 0u) << c.refusal;
+  std::printf("INTEGRITY lazy answer: %s\n", c.refusal.substr(0, 200).c_str());
+}
+
+// Issue 38: another process that takes a compute context on the device after the backend was made
+// (a helper doing the work through CUDA IPC) refuses the next measured phase, by name.
+TEST_F(CudaIntegrityTest, AProcessThatAppearsOnTheDeviceIsRefused) {
+  const char* helper = GPUMETER_CUDA_HELPER;
+  SpinWork spin(20 * kMicrosecond, cudaStreamLegacy);
+  EXPECT_NO_THROW((void)measure(*backend_, spin.call()));
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::execl(helper, helper, "6", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // its context made
+  try {
+    (void)measure(*backend_, spin.call());
+    ADD_FAILURE() << "a new process on the device was not refused";
+  } catch (const OtherProcessOnDevice& e) {
+    EXPECT_TRUE(e.own_session());  // started from this process
+    std::printf("INTEGRITY another process: %s\n", e.what());
+  }
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+}
+
+// Issue 38: what reading the device's processes costs a measured phase (two reads each).
+TEST_F(CudaIntegrityTest, ReadingTheDevicesProcessesCostsLittle) {
+  constexpr int kReads = 200;
+  ASSERT_TRUE(backend_->new_device_processes().has_value()) << "NVML's process list unreadable";
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int k = 0; k < kReads; ++k) (void)backend_->new_device_processes();
+  const double us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+      kReads;
+  std::printf("COST NVML process list: %.1f us per read, two per measured phase\n", us);
+  EXPECT_LT(us, 5000.0);
 }
 
 // A call that sets aside persisting L2 and marks its input persisting (an access-policy window)

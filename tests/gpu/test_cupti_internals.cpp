@@ -227,12 +227,13 @@ TEST(ActivityBufferTest, CopyKeepsItsDriverIdWhenThatOneIsLabelled) {
   EXPECT_EQ(r.activities[0].correlation_id, 20u);
 }
 
-// Tags: this phase's ids become their iteration number; another phase's, the guard and
-// untagged ids of our kind become an orphan the core refuses; PREPARE stays PREPARE.
+// Tags: this phase's ids become their iteration number or their harness role's id; another
+// phase's, the guard, untagged ids of our kind and an untagged PREPARE id (which anyone could push)
+// become an orphan the core refuses.
 TEST(ExternalIdTest, OurTagIsTheIterationEverythingElseOfOurKindIsAnOrphan) {
   constexpr std::uint32_t kTag = 5;
   PhaseRecords r;
-  for (std::uint64_t corr = 1; corr <= 6; ++corr) {
+  for (std::uint64_t corr = 1; corr <= 10; ++corr) {
     Activity a;
     a.correlation_id = corr;
     a.start_ns = 100;
@@ -246,13 +247,21 @@ TEST(ExternalIdTest, OurTagIsTheIterationEverythingElseOfOurKindIsAnOrphan) {
   r.external_id_of[4] = kPrepareId;
   r.external_id_of[5] = tagged_id(kTag, kGuardLow);
   r.external_id_of[6] = tagged_id(kTag, 0);
+  r.external_id_of[7] = tagged_id(kTag, harness_low(HarnessRole::own));
+  r.external_id_of[8] = tagged_id(kTag, harness_low(HarnessRole::inputs));
+  r.external_id_of[9] = tagged_id(kTag, harness_low(HarnessRole::check));
+  r.external_id_of[10] = tagged_id(kTag + 1, harness_low(HarnessRole::check));
   translate_external_ids(r, kTag);
   EXPECT_EQ(r.external_id_of.at(1), 1u);
   EXPECT_EQ(r.external_id_of.at(2), kForeignId);
   EXPECT_EQ(r.external_id_of.at(3), kForeignId);
-  EXPECT_EQ(r.external_id_of.at(4), kPrepareId);
+  EXPECT_EQ(r.external_id_of.at(4), kForeignId);
   EXPECT_EQ(r.external_id_of.at(5), kForeignId);
   EXPECT_EQ(r.external_id_of.at(6), 0u);
+  EXPECT_EQ(r.external_id_of.at(7), kPrepareId);
+  EXPECT_EQ(r.external_id_of.at(8), kInputsId);
+  EXPECT_EQ(r.external_id_of.at(9), kCheckId);
+  EXPECT_EQ(r.external_id_of.at(10), kForeignId);
   EXPECT_EQ(r.untagged_activities, 1u);
   EXPECT_EQ(r.untagged_example_id, 1u);
   EXPECT_EQ(r.untagged_example_name, "k3");
@@ -277,9 +286,9 @@ TEST(ExternalIdTest, OurTagIsTheIterationEverythingElseOfOurKindIsAnOrphan) {
     (void)attribute(t, 2);
     ADD_FAILURE() << "expected OffThreadLaunch";
   } catch (const OffThreadLaunch& e) {
-    EXPECT_EQ(e.n_orphans(), 3u);
+    EXPECT_EQ(e.n_orphans(), 5u);
   }
-  t.activities = {r.activities[0], r.activities[3], r.activities[5]};
+  t.activities = {r.activities[0], r.activities[6], r.activities[5]};
   const std::vector<Sample> samples = attribute(t, 2);
   ASSERT_EQ(samples.size(), 2u);
   EXPECT_EQ(samples[0].n_kernels, 1);
@@ -376,7 +385,7 @@ TEST(ActivityBufferTest, AFailedLaunchOfAnIterationIsDeviceErrorNamingTheApi) {
   add_call(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 1, 0);
   add_label(1, tagged_id(kTag, 0));
   add_call(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 2, 1);
-  add_label(2, kPrepareId);  // ours: its errors are checked where it is issued
+  add_label(2, tagged_id(kTag, harness_low(HarnessRole::own)));  // ours: checked where issued
   add_call(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 3, 1);
   add_label(3, tagged_id(kTag + 1, 0));  // another phase's: not this phase's failure
   PhaseRecords r;

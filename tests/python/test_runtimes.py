@@ -470,8 +470,21 @@ class WarpArray:
 WarpArray.__module__ = "warp.types"
 
 
+def test_an_array_that_only_names_itself_warps_is_not_plain(monkeypatch):
+    monkeypatch.delitem(sys.modules, "warp", raising=False)
+    monkeypatch.delitem(sys.modules, "warp.types", raising=False)
+    with pytest.raises(gpumeter.AnswerNotPlain, match="warp.types.WarpArray"):
+        gpumeter.compare({"a": lambda: WarpArray([1, 2, 3]), "b": lambda: WarpArray([1, 2, 3])},
+                         timing="host", budget=QUICK)
+
+
 def test_compare_checks_warp_arrays_as_outputs_and_inputs(monkeypatch):
     monkeypatch.delitem(sys.modules, "warp", raising=False)
+    # Warp's array class is where Warp keeps it (warp.types.array): only that class is read as a
+    # plain answer, never one that merely names itself so (issue 38).
+    types_module = types.ModuleType("warp.types")
+    types_module.array = WarpArray  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "warp.types", types_module)
     shared = WarpArray([1, 2, 3])
     c = gpumeter.compare({"a": lambda: WarpArray([1, 2, 3]), "b": lambda: WarpArray([1, 2, 3])},
                          inputs=[shared], timing="host", budget=QUICK)

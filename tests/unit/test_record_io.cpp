@@ -405,9 +405,11 @@ TEST(RecordSchema, VersionEightFixtureStillReads) {
   }
 }
 
-// A version 7 record reads as the same record: version 8 added each row's board, and a version 7
-// record named one device, which ran every row of it.
-TEST(RecordSchema, VersionSevenFixtureReadsEachRowOnItsDevice) {
+// A version 7 record reads as the same record: version 8 added each row's board (a version 7
+// record named one device, which ran every row of it), each comparison's means and inputs and
+// the ledger's work by role, which a version 7 run never measured (its comparisons are
+// recomputed by version 7's rules).
+TEST(RecordSchema, VersionSevenFixtureReadsEachRowOnItsDeviceByItsOwnRules) {
   Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v7.json");
   expect_records_equal(r, testing::program_record());
   ASSERT_FALSE(r.results.empty());
@@ -1711,11 +1713,15 @@ TEST(RecordLedger, ReadsBackAndAnOpenLedgerIsRefused) {
   Ledger l;
   l.iteration_records = 40;
   l.harness_records = 120;
-  l.canaries_launched = 45;
-  l.canaries_seen = 45;
+  l.canaries_launched = 60;  // one before each of 40 iterations and 12 checks, one per phase
+  l.canaries_seen = 60;
   l.iterations = 40;
   l.fresh_inputs = 40;
   l.checked_iterations = 12;
+  l.inputs_records = 40;
+  l.inputs_busy_ns = 400'000;
+  l.check_records = 24;
+  l.check_busy_ns = 960'000;
   r.results[0].measurement.ledger = l;
   const Record back = parse_record(serialize(r), "ledger.json");
   EXPECT_EQ(back.results[0].measurement.ledger, l);
@@ -1742,6 +1748,40 @@ TEST(RecordLedger, ReadsBackAndAnOpenLedgerIsRefused) {
   a = l;
   a.checked_iterations = 41;
   refused(a, "checked_iterations");
+  // Version 8: the work by role is part of the harness's, and timed only where it has records.
+  a = l;
+  a.check_records = 100;
+  refused(a, "harness_records");
+  a = l;
+  a.inputs_records = 0;
+  refused(a, "inputs_busy_ns");
+  a = l;
+  a.fresh_inputs = 0;
+  refused(a, "inputs_records");
+  // A CUPTI row whose canaries could not have covered its iterations and checks.
+  a = l;
+  a.canaries_launched = 45;
+  a.canaries_seen = 45;
+  refused(a, "canaries_launched");
+}
+
+TEST(RecordStrictReading, ARowIsAResultOrAFailureNeverBoth) {
+  Record r = full_record();
+  Failure f;
+  f.row = r.results[1].row;
+  f.error = "VerificationFailed";
+  f.message = "wrong";
+  r.failures.push_back(f);
+  try {
+    (void)parse_record(serialize(r), "both.json");
+    ADD_FAILURE() << "a row both measured and failed was accepted";
+  } catch (const InvalidRecord& e) {
+    EXPECT_NE(std::string(e.what()).find("is also a result of the record"), std::string::npos)
+        << e.what();
+  }
+  // A failure of the whole case beside a result of that case, too.
+  r.failures.back().row.implementation = "";
+  EXPECT_THROW((void)parse_record(serialize(r), "both.json"), InvalidRecord);
 }
 
 }  // namespace gpumeter

@@ -4,9 +4,9 @@
 // and says when each label starts and ends; the collector only records.
 #include <cstddef>
 
-namespace gpumeter {
+#include "gpumeter/backend/trace.hpp"
 
-struct Trace;
+namespace gpumeter {
 
 struct PhaseRequest {
   std::size_t iterations = 0;
@@ -24,6 +24,10 @@ class Collector {
   // timed) or the call of `iteration`.
   virtual void begin_prepare(std::size_t iteration) = 0;
   virtual void end_prepare(std::size_t iteration) = 0;
+  // Within an open preparation: the work launched from here on, until the next call or
+  // end_prepare, is the harness's `role` (begin_prepare starts with gpumeter's own). A collector
+  // that labels nothing ignores it.
+  virtual void label_prepare(HarnessRole role) { (void)role; }
   virtual void begin_iteration(std::size_t iteration) = 0;
   virtual void end_iteration(std::size_t iteration) = 0;
   // After the last iteration's drain: closes the phase and hands back what it saw, every activity

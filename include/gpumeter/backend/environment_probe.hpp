@@ -3,12 +3,21 @@
 // taken between iterations (never inside one) or around a run, for the record. Each has a default
 // that reads nothing, so a backend with nothing to read overrides none.
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "gpumeter/clock_state.hpp"
 #include "gpumeter/device.hpp"
 #include "gpumeter/duration.hpp"
 
 namespace gpumeter {
+
+// Another process on the measured device, as the environment probe lists it.
+struct DeviceProcess {
+  long pid = 0;
+  std::string command;       // its command line, "" when it cannot be read (another namespace)
+  bool own_session = false;  // it belongs to this process's session (or was started from it)
+};
 
 class EnvironmentProbe {
  public:
@@ -28,6 +37,11 @@ class EnvironmentProbe {
   // What the backend's instrumentation adds to each launch on the launching thread (CUPTI's
   // records), measured once; nullopt when the backend adds nothing it can measure.
   virtual std::optional<Nanos> launch_cost() { return std::nullopt; }
+  // Against work done in another process: the processes that hold a compute context on the measured
+  // device now and were not there when the backend was made (or, where it was made to, that belong
+  // to this process's own session, whenever they came): work they do is in no reading. Read before
+  // and after every measured phase. nullopt when the backend cannot list them.
+  virtual std::optional<std::vector<DeviceProcess>> new_device_processes() { return std::nullopt; }
 };
 
 }  // namespace gpumeter

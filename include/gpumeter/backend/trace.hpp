@@ -35,10 +35,20 @@ struct Activity {
   std::string name;
 };
 
-// The external correlation id a collector labels preparation work with (reset, L2 flush), so the
-// core can tell it from an iteration's work and never time it. Iteration ids are 0..n-1, so the
-// largest id can never collide with one.
-inline constexpr std::uint64_t kPrepareId = UINT64_MAX;
+// The external correlation ids a collector labels the harness's work with, so the core can tell
+// it from an iteration's work and never time it. Iteration ids are 0..n-1, so these largest ids
+// can never collide with one. Each role has its own: the ledger then says how much device
+// work the fresh inputs and the checks did, and work a call moves into one of them shows there.
+inline constexpr std::uint64_t kPrepareId = UINT64_MAX;     // gpumeter's own: canaries, flush
+inline constexpr std::uint64_t kInputsId = UINT64_MAX - 2;  // the call's fresh inputs
+inline constexpr std::uint64_t kResetId = UINT64_MAX - 3;   // the call's reset
+inline constexpr std::uint64_t kCheckId = UINT64_MAX - 4;   // the check of the call's answer
+
+enum class HarnessRole { own, inputs, reset, check };
+std::uint64_t harness_id(HarnessRole role);
+// The role of an id that is one of the four above; nullopt for any other.
+std::optional<HarnessRole> harness_role(std::uint64_t id);
+const char* to_string(HarnessRole role);  // "gpumeter's own", "fresh inputs", "reset", "check"
 
 // A kernel-launch API call the collector saw succeed: every one must have left a kernel record.
 struct KernelLaunch {

@@ -66,6 +66,8 @@ struct SessionOptions {
   bool ceilings = true;
   LockChoice lock = LockChoice::take;
   DeviceLockOptions lock_options;  // its timeouts, allow_contended, while_waiting
+  // CudaBackendOptions::tolerated_device_processes: nullopt, those there when the backend is made.
+  std::optional<std::vector<long>> tolerated_device_processes;
   OptionSpelling spelling;
 };
 

@@ -1,0 +1,86 @@
+#pragma once
+// The verdict on a candidate implementation against a reference (docs/evaluation.md), made from
+// records only, outside the process the candidate ran in: `gpumeter evaluate` and anything else
+// that judges candidates read it from here.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "gpumeter/ledger.hpp"
+#include "gpumeter/record.hpp"
+
+namespace gpumeter {
+
+enum class Verdict {
+  faster,         // the comparison says so, by the rule of its statistic
+  slower,         //
+  no_difference,  // no difference detected / none at the wall clock's resolution
+  wrong,          // its answers differ from the reference's, or it changed its inputs
+  refused,        // gpumeter cannot stand behind a time for it (its work moved or hidden)
+  crashed,        // its process or its code failed
+  timeout,        // killed at the evaluation's time limit
+  tampered,       // it changed what the measurement or the reference runs
+  not_measured,   // a cause not the candidate's
+};
+// "faster", "slower", "no difference", "wrong", "refused", "crashed", "timeout", "tampered",
+// "not measured".
+std::string_view to_string(Verdict verdict);
+
+// Whose code raised an error: the candidate's, the evaluator's (the reference, the input
+// generator, their imports) or gpumeter's own.
+enum class Whose { candidate, evaluator, gpumeter };
+
+// The verdict an error gives (error_class.hpp): the evaluator's errors are "not measured"; a wrong
+// answer "wrong"; a refusal "refused"; the measurement's own means "not measured"; a failure of the
+// candidate's code "crashed", and of gpumeter's (a bad argument) "not measured". A ConfigError
+// raised against the candidate's own callable (one that made a generator or a coroutine) is
+// "refused".
+Verdict verdict_of_error(std::string_view error_name, Whose whose);
+
+// The reference measured beside a candidate (in its process) reads slower than the reference
+// measured alone (a process with no candidate code) when the interval of the difference lies
+// wholly above this: a candidate that slowed the reference (a library function it calls,
+// replaced with a slower one; a global flag) made itself look faster. Runs of one kernel in two
+// fresh processes read within a small fraction of this (docs/measured-figures.md); the rest is
+// room for a reference of many kernels. On the wall clock (host work), where noise between two
+// processes has no interval, the slowdown must reach the 1.5x resolution that wall-clock claims
+// are judged by.
+inline constexpr double kReferenceSlowdownTolerance = 0.02;
+
+struct CandidateVerdict {
+  Verdict verdict = Verdict::not_measured;
+  bool correct = false;  // the run finished and every checked answer matched the reference's
+  std::string why;       // the sentence behind the verdict
+  std::string sentence;  // the device-time comparison's, as a report prints it
+  std::optional<double> speedup;                      // reference time / candidate time
+  std::optional<std::pair<double, double>> interval;  // its 95% interval; none on the 1.5x rule
+  std::optional<std::size_t> checked_iterations;
+  std::optional<Ledger> ledger;  // the candidate's
+  // End to end: the synchronized wall clock's speed-up and its sentence, where measured.
+  std::optional<double> end_to_end_speedup;
+  std::string end_to_end_sentence;
+  // The reference's median time alone and beside the candidate, where measured alone.
+  std::optional<double> reference_alone_ns;
+  std::optional<double> reference_beside_ns;
+};
+
+// What a verdict is made from: the record of the candidate's run (the reference and the candidate
+// compared on fresh inputs), and, where measured, the reference alone (a record whose row named
+// `reference` ran in a process without candidate code) and the same pair timed end to end (a
+// record of the synchronized wall clock).
+struct VerdictInputs {
+  const Record* record = nullptr;
+  std::string candidate;
+  std::string reference = "reference";
+  std::optional<std::string> case_name;  // nullopt: any case
+  // Fail closed: a record that says no timed answer was checked cannot make a candidate correct.
+  bool require_checks = true;
+  const Record* reference_alone = nullptr;
+  const Record* end_to_end = nullptr;
+};
+
+CandidateVerdict judge_candidate(const VerdictInputs& inputs);
+
+}  // namespace gpumeter

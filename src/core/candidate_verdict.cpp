@@ -1,0 +1,258 @@
+#include "gpumeter/candidate_verdict.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "gpumeter/comparison.hpp"
+#include "gpumeter/error_class.hpp"
+#include "gpumeter/format.hpp"
+#include "gpumeter/wording.hpp"
+
+namespace gpumeter {
+namespace {
+
+bool in_case(const RowKey& row, const std::optional<std::string>& case_name) {
+  return !case_name || row.case_name == *case_name;
+}
+
+const Result* row_named(const Record& record, const std::string& name,
+                        const std::optional<std::string>& case_name) {
+  for (const Result& r : record.results) {
+    if (r.row.implementation == name && in_case(r.row, case_name)) return &r;
+  }
+  return nullptr;
+}
+
+const Failure* failure_of(const Record& record, const std::string& name,
+                          const std::optional<std::string>& case_name) {
+  for (const Failure& f : record.failures) {
+    if (in_case(f.row, case_name) && (f.row.implementation == name || f.row.implementation.empty()))
+      return &f;
+  }
+  return nullptr;
+}
+
+const Comparison* comparison_of(const Record& record, const std::string& reference,
+                                const std::string& candidate,
+                                const std::optional<std::string>& case_name) {
+  for (const Comparison& c : record.comparisons) {
+    if (c.baseline.implementation == reference && c.candidate.implementation == candidate &&
+        in_case(c.candidate, case_name)) {
+      return &c;
+    }
+  }
+  return nullptr;
+}
+
+// Reference time / candidate time and its interval, by the rule the comparison was judged by.
+void speedup_of(const Comparison& c, CandidateVerdict& v) {
+  if (c.ratio) {
+    v.speedup = c.ratio->speedup;
+    return;
+  }
+  if (!c.difference) return;
+  const auto inverse = [](double x) -> std::optional<double> {
+    if (!(x > -1.0)) return std::nullopt;
+    return 1.0 / (1.0 + x);
+  };
+  v.speedup = inverse(c.difference->estimate);
+  const std::optional<double> low = inverse(c.difference->high);
+  const std::optional<double> high = inverse(c.difference->low);
+  if (low && high) v.interval = std::make_pair(*low, *high);
+}
+
+Verdict direction_of(const Comparison& c) {
+  if (c.ratio) {
+    if (c.ratio->resolution != Resolution::directional_difference) return Verdict::no_difference;
+    return c.ratio->speedup > 1 ? Verdict::faster : Verdict::slower;
+  }
+  if (c.difference) {
+    if (c.difference->faster()) return Verdict::faster;
+    if (c.difference->slower()) return Verdict::slower;
+  }
+  return Verdict::no_difference;
+}
+
+bool slower_end_to_end(const Comparison& c) {
+  if (c.difference) return c.difference->slower();
+  return c.ratio && c.ratio->resolution == Resolution::directional_difference &&
+         c.ratio->speedup < 1;
+}
+
+CandidateVerdict ending(CandidateVerdict v, Verdict verdict, std::string why) {
+  v.verdict = verdict;
+  v.why = std::move(why);
+  if (verdict != Verdict::faster && verdict != Verdict::slower &&
+      verdict != Verdict::no_difference) {
+    v.speedup.reset();
+    v.interval.reset();
+  }
+  return v;
+}
+
+std::string us(double ns) {
+  return format_significant(ns / 1000.0, 3) + " us";
+}
+
+}  // namespace
+
+std::string_view to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::faster:
+      return "faster";
+    case Verdict::slower:
+      return "slower";
+    case Verdict::no_difference:
+      return "no difference";
+    case Verdict::wrong:
+      return "wrong";
+    case Verdict::refused:
+      return "refused";
+    case Verdict::crashed:
+      return "crashed";
+    case Verdict::timeout:
+      return "timeout";
+    case Verdict::tampered:
+      return "tampered";
+    case Verdict::not_measured:
+      return "not measured";
+  }
+  return "not measured";
+}
+
+Verdict verdict_of_error(std::string_view error_name, Whose whose) {
+  if (whose == Whose::evaluator) return Verdict::not_measured;
+  // The candidate's callable itself refused by its argument's name (it made a generator, a
+  // coroutine or an awaitable, so a call did none of its work): no time to stand behind.
+  if (whose == Whose::candidate && error_name == "ConfigError") return Verdict::refused;
+  switch (error_class_of(error_name)) {
+    case ErrorClass::wrong:
+      return Verdict::wrong;
+    case ErrorClass::refused:
+      return Verdict::refused;
+    case ErrorClass::not_measured:
+      return Verdict::not_measured;
+    case ErrorClass::failed:
+      break;
+  }
+  // The candidate's own code failed; gpumeter's failures (a bad argument, a CUDA error outside the
+  // call) are not the candidate's.
+  return whose == Whose::candidate || error_name == "UserCodeError" ? Verdict::crashed
+                                                                    : Verdict::not_measured;
+}
+
+CandidateVerdict judge_candidate(const VerdictInputs& in) {
+  CandidateVerdict v;
+  if (in.record == nullptr) return ending(v, Verdict::not_measured, "no record to judge");
+  const Record& record = *in.record;
+  if (const Failure* f = failure_of(record, in.reference, in.case_name);
+      f != nullptr && !f->row.implementation.empty()) {
+    return ending(v, Verdict::not_measured,
+                  "the reference failed (not the candidate): " + f->error + ": " + f->message);
+  }
+  if (const Failure* f = failure_of(record, in.candidate, in.case_name)) {
+    return ending(v, verdict_of_error(f->error, Whose::gpumeter), f->error + ": " + f->message);
+  }
+  const Result* reference = row_named(record, in.reference, in.case_name);
+  const Result* candidate = row_named(record, in.candidate, in.case_name);
+  if (reference == nullptr)
+    return ending(v, Verdict::not_measured, "the record has no row named " + in.reference);
+  if (candidate == nullptr)
+    return ending(v, Verdict::not_measured, "the record has no row named " + in.candidate);
+  const Ledger& ledger = candidate->measurement.ledger;
+  if (ledger.iterations > 0) {
+    v.ledger = ledger;
+    v.checked_iterations = ledger.checked_iterations;
+  }
+  if (in.require_checks && v.checked_iterations.value_or(0) == 0) {
+    return ending(v, Verdict::not_measured,
+                  "the record says no timed iteration of the candidate was checked (a gpumeter "
+                  "without fresh inputs and checks?)");
+  }
+  v.correct = true;
+  const Comparison* c = comparison_of(record, in.reference, in.candidate, in.case_name);
+  if (c == nullptr) {
+    return ending(v, Verdict::refused,
+                  "the record holds no comparison of " + in.candidate + " with " + in.reference);
+  }
+  v.sentence = describe(*c);
+  if (!c->compared()) return ending(v, Verdict::refused, c->refusal);
+  speedup_of(*c, v);
+  const Verdict direction = direction_of(*c);
+
+  // B11: the reference out of the candidate's reach, measured where no candidate code ran.
+  if (in.reference_alone != nullptr) {
+    const Result* alone = row_named(*in.reference_alone, in.reference, std::nullopt);
+    if (alone == nullptr) {
+      return ending(v, Verdict::not_measured,
+                    "the reference measured alone left no row named " + in.reference);
+    }
+    v.reference_alone_ns = alone->summary.device_busy.median_ns;
+    v.reference_beside_ns = reference->summary.device_busy.median_ns;
+    const std::int64_t tick =
+        std::max(alone->measurement.timestamp_tick_ns, candidate->measurement.timestamp_tick_ns);
+    const std::string moved =
+        moved_work(alone->measurement.ledger, ledger, candidate->summary.device_busy.median_ns,
+                   tick, in.reference + " alone", in.candidate);
+    if (!moved.empty()) return ending(v, Verdict::refused, moved);
+    const Comparison beside = compare_rows(*alone, *reference);
+    if (!beside.compared()) {
+      return ending(
+          v, Verdict::not_measured,
+          "the reference alone and beside the candidate could not be compared: " + beside.refusal);
+    }
+    // Beyond noise, by the rule of the clock: device time by its interval; the wall clock, whose
+    // between-process noise no interval bounds (a busy host), by its 1.5x resolution, the rule
+    // by which its "faster" is claimed at all.
+    std::string slowdown;
+    if (beside.rule == ComparisonRule::resolution) {
+      if (beside.ratio && beside.ratio->resolution == Resolution::directional_difference &&
+          beside.ratio->speedup < 1) {
+        slowdown = beside.ratio->wording + " beside the candidate (" + us(*v.reference_beside_ns) +
+                   ") than in a process of its own (" + us(*v.reference_alone_ns) + "; " +
+                   beside.ratio->label + ", rule: 1.5x resolution)";
+      }
+    } else if (beside.difference && beside.difference->low > kReferenceSlowdownTolerance) {
+      slowdown = difference_words(*beside.difference).change + " beside the candidate (" +
+                 us(*v.reference_beside_ns) + ") than in a process of its own (" +
+                 us(*v.reference_alone_ns) + "; " + difference_words(*beside.difference).interval +
+                 ")";
+    }
+    if (!slowdown.empty()) {
+      return ending(v, Verdict::tampered,
+                    "the reference ran " + slowdown +
+                        ": the candidate changed what the reference runs (a library function or a "
+                        "setting it uses), which makes the candidate look faster");
+    }
+  }
+
+  // B11: end to end beside device time: work gpumeter does not see still takes the caller's time.
+  if (in.end_to_end != nullptr && direction == Verdict::faster) {
+    if (const Failure* f = failure_of(*in.end_to_end, in.candidate, in.case_name)) {
+      return ending(v, verdict_of_error(f->error, Whose::gpumeter),
+                    "end to end: " + f->error + ": " + f->message);
+    }
+    const Comparison* e = comparison_of(*in.end_to_end, in.reference, in.candidate, in.case_name);
+    if (e == nullptr || !e->compared()) {
+      return ending(v, Verdict::refused,
+                    "faster on the device, and its end-to-end time could not be compared: " +
+                        (e == nullptr ? std::string("no comparison") : e->refusal));
+    }
+    v.end_to_end_sentence = describe(*e);
+    CandidateVerdict wall;
+    speedup_of(*e, wall);
+    v.end_to_end_speedup = wall.speedup;
+    if (slower_end_to_end(*e)) {
+      return ending(v, Verdict::refused,
+                    "faster on the device, slower end to end: work gpumeter does not see (another "
+                    "process, the host) takes the caller's time. Device time: " +
+                        v.sentence + ". End to end: " + v.end_to_end_sentence);
+    }
+  }
+  return ending(v, direction, v.sentence);
+}
+
+}  // namespace gpumeter

@@ -1,0 +1,539 @@
+// B11, issue 38: no candidate work outside its timed call can count for it. The harness's work by
+// role in the ledger (fresh inputs, resets, checks), the rule of work moved into them, seeds drawn
+// from the OS, work moved between calls, comparisons that say whether their inputs were fresh,
+// other processes on the device, tolerances that can make a verdict, one table of error classes,
+// and the verdict on a candidate made from records. Synthetic traces and results: no GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "attribute.hpp"
+#include "driver.hpp"
+#include "gpumeter/candidate_verdict.hpp"
+#include "gpumeter/comparison.hpp"
+#include "gpumeter/error_class.hpp"
+#include "gpumeter/errors.hpp"
+#include "gpumeter/ledger.hpp"
+#include "gpumeter/measure.hpp"
+#include "gpumeter/record.hpp"
+#include "gpumeter/summary.hpp"
+#include "gpumeter/tolerance.hpp"
+#include "gpumeter/wording.hpp"
+
+namespace gpumeter {
+namespace {
+
+// A backend that records one kernel per call and labels the harness's work by role, as the CUPTI
+// backend does: each role's work is one activity of the given length, `check_extra_ns` more in
+// every check (a result that computes when the check reads it).
+class RoleBackend final : public Backend {
+ public:
+  Nanos inputs_ns = 3000;
+  Nanos check_ns = 8000;
+  Nanos check_extra_ns = 0;
+  Nanos call_ns = 1000;
+  std::vector<std::vector<DeviceProcess>> processes;  // what new_device_processes answers, in turn
+  std::size_t process_reads = 0;
+
+  TimingMethod method() const override { return TimingMethod::cupti; }
+  DeviceIdentity device() const override { return DeviceIdentity{}; }
+  void open_phase(const PhaseRequest&) override { trace_ = Trace{}; }
+  void begin_prepare(std::size_t) override { role_ = HarnessRole::own; }
+  void label_prepare(HarnessRole role) override { role_ = role; }
+  void end_prepare(std::size_t) override {}
+  void begin_iteration(std::size_t i) override { add(i, call_ns); }
+  void end_iteration(std::size_t) override {}
+  Trace close_phase() override { return trace_; }
+  void abandon_phase() noexcept override {}
+  void drain(std::size_t, const char*) override {}
+  void synchronize(const char*) override {}
+  void clear_cache(std::size_t) override {}
+  void after_user_code(std::size_t, const char* what) override {
+    // The user code that just ran launched its work under the current label.
+    const std::string w = what;
+    if (w == "the call's fresh inputs") add(harness_id(role_), inputs_ns);
+    if (w == "the check of its answer") add(harness_id(role_), check_ns + check_extra_ns);
+  }
+  std::optional<std::vector<DeviceProcess>> new_device_processes() override {
+    if (processes.empty()) return std::nullopt;
+    const std::size_t k = std::min(process_reads++, processes.size() - 1);
+    return processes[k];
+  }
+
+ private:
+  void add(std::uint64_t id, Nanos ns) {
+    Activity a;
+    a.kind = ActivityKind::kernel;
+    a.start_ns = clock_;
+    a.end_ns = clock_ + ns;
+    a.correlation_id = next_++;
+    a.name = "k";
+    trace_.external_id_of[a.correlation_id] = id;
+    trace_.activities.push_back(a);
+    clock_ += ns + 100;
+  }
+  Trace trace_;
+  HarnessRole role_ = HarnessRole::own;
+  Nanos clock_ = 0;
+  std::uint64_t next_ = 1;
+};
+
+const MeasureOptions kEight{Budget{0, 0, 8, 8}, false};
+
+Call checked_call() {
+  return Call{[] {}, {}, [](std::uint64_t) {}, [](std::uint64_t) {}};
+}
+
+Result result_of(const std::string& impl, const Measurement& m) {
+  Result r;
+  r.row = {"gelu", {}, impl};
+  r.measurement = m;
+  r.summary = summarize(m.samples, m.method, 0);
+  return r;
+}
+
+// Two passes of one implementation measured on `b`, as compare() merges them.
+Measurement two_passes(RoleBackend& b) {
+  const Call call = checked_call();
+  return merge_passes({measure(b, call, kEight), measure(b, call, kEight)});
+}
+
+TEST(HarnessRoles, TheLedgerKeepsWhatFreshInputsAndChecksCostTheDevice) {
+  RoleBackend b;
+  const Measurement m = measure(b, checked_call(), kEight);
+  const Ledger& l = m.ledger;
+  EXPECT_EQ(l.fresh_inputs, l.iterations);
+  EXPECT_EQ(l.inputs_records, l.fresh_inputs);
+  EXPECT_EQ(l.inputs_busy_ns, static_cast<std::int64_t>(l.fresh_inputs) * 3000);
+  ASSERT_GT(l.checked_iterations, 0u);
+  EXPECT_EQ(l.check_records, l.checked_iterations);
+  EXPECT_EQ(l.check_busy_ns, static_cast<std::int64_t>(l.checked_iterations) * 8000);
+  EXPECT_EQ(l.reset_records, 0u);
+  EXPECT_EQ(l.harness_records, l.inputs_records + l.check_records);
+  // The call's samples hold the call's work alone.
+  for (const Sample& s : m.samples) EXPECT_EQ(s.device_busy_ns, 1000);
+}
+
+TEST(MovedWork, WorkDoneWhileTheAnswerIsCheckedRefusesTheComparison) {
+  RoleBackend ref;
+  RoleBackend lazy;
+  lazy.call_ns = 100;           // its call launches one tiny kernel
+  lazy.check_extra_ns = 50000;  // and its answer computes when the check reads it
+  const Result a = result_of("reference", two_passes(ref));
+  const Result b = result_of("lazy", two_passes(lazy));
+  const Comparison c = compare_rows(a, b);
+  ASSERT_FALSE(c.compared());
+  EXPECT_EQ(c.refusal.rfind("work done while its answer was checked: lazy's checks ran 58.0 us", 0),
+            0u)
+      << c.refusal;
+  // The same rule, from the ledgers alone.
+  EXPECT_FALSE(
+      moved_work(a.measurement.ledger, b.measurement.ledger, 100, 1, "reference", "lazy").empty());
+}
+
+TEST(MovedWork, WorkDoneWhileTheInputsAreMadeRefusesTheComparison) {
+  RoleBackend ref;
+  RoleBackend cand;
+  cand.inputs_ns = 40000;  // the generator's functions, replaced, also do the candidate's work
+  const Comparison c = compare_rows(result_of("reference", two_passes(ref)),
+                                    result_of("candidate", two_passes(cand)));
+  ASSERT_FALSE(c.compared());
+  EXPECT_EQ(c.refusal.rfind("work done while its inputs were made:", 0), 0u) << c.refusal;
+}
+
+TEST(MovedWork, TheSameHarnessWorkIsNoRefusalAndNoiseIsNot) {
+  RoleBackend ref;
+  RoleBackend same;
+  same.check_extra_ns = 500;  // 6% more per check: the same records, within the noise allowed
+  const Comparison c = compare_rows(result_of("reference", two_passes(ref)),
+                                    result_of("candidate", two_passes(same)));
+  EXPECT_TRUE(c.compared()) << c.refusal;
+  // Less than kMovedWorkShare of the candidate's own call: too little to matter, whatever it is.
+  Ledger base;
+  base.checked_iterations = 10;
+  base.check_records = 10;
+  base.check_busy_ns = 10 * 8000;
+  Ledger cand = base;
+  cand.check_records = 20;
+  cand.check_busy_ns = 10 * 8000 + 10 * 40;  // 40 ns more per check, beside a 1 ms call
+  EXPECT_EQ(moved_work(base, cand, 1e6, 32, "a", "b"), "");
+  // A side without checks gives nothing to judge by.
+  EXPECT_EQ(moved_work(Ledger{}, cand, 100, 32, "a", "b"), "");
+}
+
+TEST(MovedWork, OlderRecordsAreComparedByTheirOwnRules) {
+  RoleBackend ref;
+  RoleBackend lazy;
+  lazy.check_extra_ns = 50000;
+  const Result a = result_of("reference", two_passes(ref));
+  const Result b = result_of("lazy", two_passes(lazy));
+  EXPECT_FALSE(compare_rows(a, b).compared());
+  EXPECT_TRUE(compare_rows(a, b, kMovedWorkRulesSince - 1).compared());
+}
+
+TEST(Seeds, EachCallsSeedIsDrawnFromTheOsNotCounted) {
+  std::set<std::uint64_t> seeds;
+  std::size_t consecutive = 0;
+  std::uint64_t last = detail::next_seed();
+  for (int i = 0; i < 2000; ++i) {
+    const std::uint64_t s = detail::next_seed();
+    if (s == last + 1 || s + 1 == last) ++consecutive;
+    seeds.insert(s);
+    last = s;
+  }
+  EXPECT_EQ(seeds.size(), 2000u);  // 2^-64 per pair: a repeat is a broken source
+  // Under a counter every pair is consecutive; drawn at random, none in 2000 but by a 2^-63 chance.
+  EXPECT_EQ(consecutive, 0u);
+  // Both halves vary: not a 32-bit draw, not a counter in the low bits.
+  std::set<std::uint64_t> high;
+  for (std::uint64_t s : seeds) high.insert(s >> 32);
+  EXPECT_GT(high.size(), 1990u);
+}
+
+// Results whose samples are given by pass; device_busy = latency.
+Result row_of(const std::string& impl, const std::vector<std::vector<Nanos>>& passes,
+              std::size_t fresh = 0) {
+  Result r;
+  r.row = {"op", {}, impl};
+  r.measurement.method = TimingMethod::cupti;
+  r.measurement.timestamp_tick_ns = 32;
+  for (const auto& pass : passes) {
+    for (Nanos b : pass) r.measurement.samples.push_back({b, b, 1, 0});
+    r.measurement.pass_sizes.push_back(pass.size());
+  }
+  r.measurement.ledger.iterations = r.measurement.samples.size();
+  r.measurement.ledger.fresh_inputs = fresh;
+  r.summary = summarize(r.measurement.samples, r.measurement.method, 0);
+  return r;
+}
+
+std::vector<Nanos> honest_pass(Nanos level, std::size_t n, Nanos wobble) {
+  std::vector<Nanos> out;
+  for (std::size_t i = 0; i < n; ++i) out.push_back(level + static_cast<Nanos>(i % 5) * wobble);
+  return out;
+}
+
+// One call in `period` does `period` calls' work; the others return at once (`light` ns).
+std::vector<Nanos> burst_pass(Nanos work, Nanos light, std::size_t n, std::size_t period) {
+  std::vector<Nanos> out;
+  for (std::size_t i = 0; i < n; ++i) out.push_back(i % period == 0 ? work * period : light);
+  return out;
+}
+
+TEST(MovedBetweenCalls, AFewCallsDoingTheWorkOfManyAreRefusedByName) {
+  const Result a =
+      row_of("reference", {honest_pass(200000, 64, 100), honest_pass(200000, 64, 100)});
+  const Result b =
+      row_of("burst", {burst_pass(200000, 1200, 64, 16), burst_pass(200000, 1200, 64, 16)});
+  const Comparison c = compare_rows(a, b);
+  ASSERT_FALSE(c.compared());
+  EXPECT_EQ(c.refusal.rfind("work moved between calls: 5 of burst's 128 calls (3.9%) hold 62% ", 0),
+            0u)
+      << c.refusal;
+  EXPECT_NE(c.refusal.find("its mean per call is"), std::string::npos) << c.refusal;
+  EXPECT_NEAR(c.candidate_mean_ns / c.baseline_mean_ns, 1.0, 0.05);
+}
+
+TEST(MovedBetweenCalls, OneStrayReadingInOnePassIsNoMovedWork) {
+  // A host preempted once: one call of 4 ms among calls of 0.17 ms, in one pass.
+  std::vector<Nanos> p1 = honest_pass(170000, 10, 1000);
+  p1[3] = 4000000;
+  const Result a =
+      row_of("reference", {honest_pass(170000, 10, 1000), honest_pass(170000, 10, 1000)});
+  const Result b = row_of("honest", {p1, honest_pass(170000, 10, 1000)});
+  const Comparison c = compare_rows(a, b);
+  EXPECT_TRUE(c.compared()) << c.refusal;
+}
+
+TEST(MovedBetweenCalls, HonestRowsAreComparedAndTheirMeansStated) {
+  const Result a = row_of("a", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)});
+  const Result b = row_of("b", {honest_pass(20600, 50, 32), honest_pass(20600, 50, 32)});
+  const Comparison c = compare_rows(a, b);
+  ASSERT_TRUE(c.compared()) << c.refusal;
+  EXPECT_DOUBLE_EQ(c.baseline_mean_ns, 20064.0);
+  EXPECT_DOUBLE_EQ(c.candidate_mean_ns, 20664.0);
+  const std::string text = describe(c);
+  EXPECT_NE(text.find("; mean per call b 20.7 us, a 20.1 us"), std::string::npos) << text;
+}
+
+TEST(FixedInputs, AComparisonSaysWhetherItsInputsWereFresh) {
+  const auto passes =
+      std::vector<std::vector<Nanos>>{honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)};
+  const Comparison fresh = compare_rows(row_of("a", passes, 100), row_of("b", passes, 100));
+  ASSERT_TRUE(fresh.fresh_inputs.has_value());
+  EXPECT_TRUE(*fresh.fresh_inputs);
+  EXPECT_NE(describe(fresh).find("; on fresh inputs"), std::string::npos) << describe(fresh);
+  const Comparison fixed = compare_rows(row_of("a", passes, 100), row_of("b", passes, 0));
+  ASSERT_TRUE(fixed.fresh_inputs.has_value());
+  EXPECT_FALSE(*fixed.fresh_inputs);
+  EXPECT_NE(describe(fixed).find("; on fixed inputs"), std::string::npos);
+  EXPECT_EQ(describe(fixed).find("remembered"), std::string::npos);
+  // A row without a ledger (an older record) says nothing of its inputs.
+  Result old = row_of("b", passes, 0);
+  old.measurement.ledger = Ledger{};
+  EXPECT_FALSE(compare_rows(row_of("a", passes, 0), old).fresh_inputs.has_value());
+}
+
+TEST(FixedInputs, AFasterOfTenfoldOnFixedInputsSaysWhatARememberedAnswerReadsLike) {
+  const Comparison c = compare_rows(
+      row_of("reference", {honest_pass(195000, 40, 100), honest_pass(195000, 40, 100)}),
+      row_of("remembered", {honest_pass(1030, 40, 32), honest_pass(1030, 40, 32)}));
+  ASSERT_TRUE(c.compared()) << c.refusal;
+  ASSERT_TRUE(c.difference && c.difference->faster());
+  const std::string text = describe(c);
+  EXPECT_NE(text.find("on fixed inputs (a call that returns an answer remembered from an earlier "
+                      "call reads like this"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("gpumeter evaluate"), std::string::npos) << text;
+}
+
+TEST(OtherProcesses, AProcessThatAppearsOnTheDeviceRefusesTheMeasuredPhase) {
+  RoleBackend b;
+  b.processes = {{}, {DeviceProcess{4242, "python helper.py", true}}};
+  try {
+    measure(b, checked_call(), kEight);
+    FAIL() << "a new process on the device was not refused";
+  } catch (const OtherProcessOnDevice& e) {
+    EXPECT_TRUE(e.own_session());
+    const std::string what = e.what();
+    EXPECT_NE(what.find("pid 4242 (python helper.py, of this process's own session)"),
+              std::string::npos)
+        << what;
+    EXPECT_EQ(std::string(error_name(e)), "OtherProcessOnDevice");
+  }
+  // None new: measured. A probe that cannot list them is no refusal (nothing is known).
+  RoleBackend quiet;
+  quiet.processes = {{}};
+  EXPECT_NO_THROW(measure(quiet, checked_call(), kEight));
+  RoleBackend unread;
+  EXPECT_NO_THROW(measure(unread, checked_call(), kEight));
+  // Only measured phases are read: calibration and warm-up are not reported.
+  EXPECT_EQ(quiet.process_reads, 2u);
+}
+
+TEST(Tolerances, OnlyFiniteNonNegativeSaneTolerancesMakeAVerdict) {
+  EXPECT_EQ(tolerance_problem(1e-5, 1e-8), "");
+  EXPECT_EQ(tolerance_problem(0, 0), "");
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const auto& [rtol, atol] : std::vector<std::pair<double, double>>{
+           {inf, 0}, {nan, 0}, {-1, 0}, {0, inf}, {0, nan}, {0, -1e-9}, {1.0, 0}, {5.0, 0}}) {
+    EXPECT_NE(tolerance_problem(rtol, atol), "") << rtol << " " << atol;
+  }
+  EXPECT_EQ(tolerance_problem(inf, 0).rfind("rtol inf is not a finite number >= 0", 0), 0u)
+      << tolerance_problem(inf, 0);
+}
+
+TEST(ErrorTable, EveryErrorNameIsClassedOnce) {
+  std::set<std::string> names;
+  for (const ErrorEntry& e : error_table()) {
+    EXPECT_TRUE(names.insert(std::string(e.name)).second) << e.name << " twice";
+  }
+  // Every class errors.hpp defines, by the name a record states.
+  const std::vector<std::string> thrown{
+      error_name(RecordsLost(1, 1)),
+      error_name(OffThreadLaunch(1, "k", true)),
+      error_name(AttributionError(0, "why", true)),
+      error_name(WrongDevice(0, "k", 1, 0)),
+      error_name(CollectionStopped("x")),
+      error_name(UnaccountedWork("x")),
+      error_name(AnswerNotPlain("x")),
+      error_name(OtherProcessOnDevice("x", false)),
+      error_name(CuptiUnavailable("x")),
+      error_name(InputsModified("x")),
+      error_name(VerificationFailed("x")),
+      error_name(MixedTimingMethods("x")),
+      error_name(IncomparableStatistics("x")),
+      error_name(TimestampUnitMismatch("x")),
+      error_name(DeviceError("x")),
+      error_name(DeviceBusy("x")),
+      error_name(InvalidRecord("p", "x")),
+      error_name(MergeRefused("x")),
+      error_name(ConfigError("x")),
+      error_name(UserCodeError("step", "T", "m")),
+      error_name(Error("x")),
+  };
+  for (const std::string& n : thrown) EXPECT_EQ(names.count(n), 1u) << n << " has no class";
+  EXPECT_EQ(error_class_of("VerificationFailed"), ErrorClass::wrong);
+  EXPECT_EQ(error_class_of("CollectionStopped"), ErrorClass::refused);
+  EXPECT_EQ(error_class_of("OffThreadLaunch"), ErrorClass::refused);
+  EXPECT_EQ(error_class_of("DeviceBusy"), ErrorClass::not_measured);
+  EXPECT_EQ(error_class_of("ConfigError"), ErrorClass::failed);
+  EXPECT_EQ(error_class_of("SomethingLater"), ErrorClass::failed);
+}
+
+TEST(ErrorTable, VerdictsOfErrorsFollowTheirClassAndWhoseCodeRaisedThem) {
+  EXPECT_EQ(verdict_of_error("VerificationFailed", Whose::gpumeter), Verdict::wrong);
+  EXPECT_EQ(verdict_of_error("CollectionStopped", Whose::gpumeter), Verdict::refused);
+  EXPECT_EQ(verdict_of_error("AnswerNotPlain", Whose::candidate), Verdict::refused);
+  EXPECT_EQ(verdict_of_error("DeviceBusy", Whose::gpumeter), Verdict::not_measured);
+  EXPECT_EQ(verdict_of_error("UserCodeError", Whose::candidate), Verdict::crashed);
+  EXPECT_EQ(verdict_of_error("UserCodeError", Whose::gpumeter), Verdict::crashed);
+  EXPECT_EQ(verdict_of_error("UserCodeError", Whose::evaluator), Verdict::not_measured);
+  EXPECT_EQ(verdict_of_error("ConfigError", Whose::gpumeter), Verdict::not_measured);
+  EXPECT_EQ(verdict_of_error("ConfigError", Whose::candidate), Verdict::refused);
+  EXPECT_EQ(verdict_of_error("VerificationFailed", Whose::evaluator), Verdict::not_measured);
+}
+
+// A record of the reference and a candidate compared, as a candidate's process writes it.
+Record record_of(const Result& reference, const Result& candidate) {
+  Record r;
+  r.results = {reference, candidate};
+  r.comparisons = compare_results(r.results);
+  return r;
+}
+
+Result checked(Result r) {
+  r.measurement.ledger.checked_iterations = 10;
+  r.measurement.ledger.fresh_inputs = r.measurement.ledger.iterations;
+  return r;
+}
+
+TEST(Verdicts, AFasterCandidateWithCheckedAnswersIsFaster) {
+  const Result ref =
+      checked(row_of("reference", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)}));
+  const Result fast =
+      checked(row_of("fast", {honest_pass(10000, 50, 32), honest_pass(10000, 50, 32)}));
+  const Record rec = record_of(ref, fast);
+  VerdictInputs in;
+  in.record = &rec;
+  in.candidate = "fast";
+  const CandidateVerdict v = judge_candidate(in);
+  EXPECT_EQ(v.verdict, Verdict::faster) << v.why;
+  EXPECT_TRUE(v.correct);
+  ASSERT_TRUE(v.speedup && v.interval);
+  EXPECT_NEAR(*v.speedup, 2.0, 0.01);
+  EXPECT_LT(v.interval->first, *v.speedup);
+  EXPECT_GT(v.interval->second, *v.speedup);
+  // Unchecked answers never make a candidate correct.
+  const Record unchecked =
+      record_of(row_of("reference", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)}),
+                row_of("fast", {honest_pass(10000, 50, 32), honest_pass(10000, 50, 32)}));
+  in.record = &unchecked;
+  EXPECT_EQ(judge_candidate(in).verdict, Verdict::not_measured);
+}
+
+TEST(Verdicts, AReferenceSlowerBesideTheCandidateThanAloneIsTampering) {
+  const Result alone =
+      checked(row_of("reference", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)}));
+  const Result beside =
+      checked(row_of("reference", {honest_pass(44400, 50, 32), honest_pass(44400, 50, 32)}));
+  const Result cand =
+      checked(row_of("candidate", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)}));
+  Record alone_record;
+  alone_record.results = {alone};
+  const Record rec = record_of(beside, cand);
+  VerdictInputs in;
+  in.record = &rec;
+  in.candidate = "candidate";
+  EXPECT_EQ(judge_candidate(in).verdict, Verdict::faster);  // 2.22x faster, by itself
+  in.reference_alone = &alone_record;
+  const CandidateVerdict v = judge_candidate(in);
+  EXPECT_EQ(v.verdict, Verdict::tampered) << v.why;
+  EXPECT_EQ(v.why.rfind("the reference ran 2.216x slower beside the candidate (44.5 us) than in a "
+                        "process of its own (20.1 us",
+                        0),
+            0u)
+      << v.why;
+  EXPECT_FALSE(v.speedup.has_value());
+  // Alone and beside alike: no tampering, the comparison stands.
+  const Record same = record_of(alone, cand);
+  in.record = &same;
+  EXPECT_EQ(judge_candidate(in).verdict, Verdict::no_difference);
+}
+
+Result on_wall_clock(Result r) {
+  r.measurement.method = TimingMethod::host_wall;
+  r.summary = summarize(r.measurement.samples, TimingMethod::host_wall, 0);
+  return r;
+}
+
+TEST(Verdicts, OnTheWallClockTheReferenceSlowdownIsJudgedByTheResolution) {
+  // Host work timed in two processes on a busy machine differs by more than any interval
+  // says: 1.3x slower beside the candidate is noise at the wall clock's 1.5x resolution, 2x is
+  // tampering.
+  const Result alone = on_wall_clock(
+      checked(row_of("reference", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)})));
+  const Result cand = on_wall_clock(
+      checked(row_of("candidate", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)})));
+  Record alone_record;
+  alone_record.results = {alone};
+  VerdictInputs in;
+  in.candidate = "candidate";
+  in.reference_alone = &alone_record;
+  const Record noisy = record_of(
+      on_wall_clock(
+          checked(row_of("reference", {honest_pass(26000, 50, 32), honest_pass(26000, 50, 32)}))),
+      cand);
+  in.record = &noisy;
+  const CandidateVerdict v = judge_candidate(in);
+  EXPECT_NE(v.verdict, Verdict::tampered) << v.why;
+  EXPECT_TRUE(v.correct) << v.why;
+  const Record slowed = record_of(
+      on_wall_clock(
+          checked(row_of("reference", {honest_pass(40000, 50, 32), honest_pass(40000, 50, 32)}))),
+      cand);
+  in.record = &slowed;
+  const CandidateVerdict t = judge_candidate(in);
+  EXPECT_EQ(t.verdict, Verdict::tampered) << t.why;
+  EXPECT_NE(t.why.find("rule: 1.5x resolution"), std::string::npos) << t.why;
+}
+
+TEST(Verdicts, FasterOnTheDeviceButSlowerEndToEndIsRefused) {
+  const Result ref =
+      checked(row_of("reference", {honest_pass(195000, 50, 32), honest_pass(195000, 50, 32)}));
+  const Result cand =
+      checked(row_of("helper", {honest_pass(1200, 50, 32), honest_pass(1200, 50, 32)}));
+  const Record device = record_of(ref, cand);
+  Result wall_ref =
+      row_of("reference", {honest_pass(210000, 50, 100), honest_pass(210000, 50, 100)});
+  Result wall_cand = row_of("helper", {honest_pass(221000, 50, 100), honest_pass(221000, 50, 100)});
+  wall_ref.measurement.method = wall_cand.measurement.method = TimingMethod::host_wall;
+  wall_ref.summary = summarize(wall_ref.measurement.samples, TimingMethod::host_wall, 0);
+  wall_cand.summary = summarize(wall_cand.measurement.samples, TimingMethod::host_wall, 0);
+  const Record wall = record_of(wall_ref, wall_cand);
+  VerdictInputs in;
+  in.record = &device;
+  in.candidate = "helper";
+  EXPECT_EQ(judge_candidate(in).verdict, Verdict::faster);
+  in.end_to_end = &wall;
+  const CandidateVerdict v = judge_candidate(in);
+  EXPECT_EQ(v.verdict, Verdict::refused) << v.why;
+  EXPECT_EQ(v.why.rfind("faster on the device, slower end to end", 0), 0u) << v.why;
+  ASSERT_TRUE(v.end_to_end_speedup.has_value());
+  EXPECT_LT(*v.end_to_end_speedup, 1.0);
+}
+
+TEST(Verdicts, FailuresGiveTheirClasssVerdictAndTheReferencesAreNotTheCandidates) {
+  Record rec;
+  rec.results = {
+      checked(row_of("reference", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)}))};
+  rec.failures = {Failure{{"op", {}, "lazy"}, "AnswerNotPlain", "returned a LazyTensor"}};
+  VerdictInputs in;
+  in.record = &rec;
+  in.candidate = "lazy";
+  CandidateVerdict v = judge_candidate(in);
+  EXPECT_EQ(v.verdict, Verdict::refused);
+  EXPECT_FALSE(v.correct);
+  EXPECT_EQ(v.why, "AnswerNotPlain: returned a LazyTensor");
+  Record ref_failed;
+  ref_failed.failures = {
+      Failure{{"op", {}, "reference"}, "VerificationFailed", "not deterministic"}};
+  in.record = &ref_failed;
+  v = judge_candidate(in);
+  EXPECT_EQ(v.verdict, Verdict::not_measured) << v.why;
+}
+
+}  // namespace
+}  // namespace gpumeter
