@@ -13,7 +13,8 @@ The verdict is not made here: the parent reads the records back with the strict 
 judges them.
 
 Run with ``"mode": "alone"``, the process measures the reference by itself, with no candidate
-code: what the reference costs where nothing of a candidate's can reach it.
+code: what the reference costs where nothing of a candidate's can reach it (a second copy of the
+reference takes the candidate's place, so the protocol is the same).
 
 Code in this process can still subvert it at the C level or by forging the record; that limit
 is documented in docs/evaluation.md.
@@ -394,8 +395,11 @@ def run(order: Dict[str, Any]) -> Dict[str, Any]:
                 "traceback": traceback.format_exc()[-4000:], "tampered": []}
     name = order["name"]
     implementations = {"reference": parts["reference"][0]}
-    if not alone:
-        implementations[name] = parts["candidate"][0]
+    # Alone, the reference takes the candidate's place too: the same protocol (two
+    # implementations' passes interleaved, each checked), so what differs beside a candidate is
+    # the candidate's code, not the order of the work (host work reads cache and allocator state).
+    implementations[name if not alone else "reference (again)"] = \
+        parts["candidate"][0] if not alone else parts["reference"][0]
     result: Dict[str, Any]
     try:
         compared = _compare(implementations, fresh_inputs=parts["inputs"][0],
