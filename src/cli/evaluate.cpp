@@ -3,7 +3,14 @@
 // runs the module's evaluate with the arguments as given, and reports what is missing.
 #include "evaluate.hpp"
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,20 +26,29 @@ namespace {
 // options itself (kEvaluateHelp), so the help never depends on an install.
 constexpr int kHelpWithoutModule = 100;
 // What the interpreter runs: the module's evaluate, or one line naming what it could not import.
-// argv[1] is the interpreter's name for that line, argv[2] what installs the module; evaluate's
-// arguments follow them.
+// argv[1] is the interpreter's name for that line, argv[2] what installs the module, argv[3] a
+// file it writes when it ends having run this (its report, kReportMark); evaluate's arguments
+// follow them.
 constexpr const char* kBootstrap =
     "import sys\n"
     "try:\n"
-    "    from gpumeter._evaluate import main\n"
-    "except ImportError as e:\n"
-    "    if '-h' in sys.argv[2:] or '--help' in sys.argv[2:]:\n"
-    "        sys.exit(100)\n"
-    "    sys.stderr.write('gpumeter evaluate: ' + sys.argv[1] + ' cannot import gpumeter (' +\n"
-    "                     ' '.join(str(e).split()) + '): ' + sys.argv[2] + ', '\n"
-    "                     'or set GPUMETER_PYTHON to a Python that has it\\n')\n"
-    "    sys.exit(2)\n"
-    "sys.exit(main(sys.argv[3:]))\n";
+    "    try:\n"
+    "        from gpumeter._evaluate import main\n"
+    "    except ImportError as e:\n"
+    "        if '-h' in sys.argv[4:] or '--help' in sys.argv[4:]:\n"
+    "            sys.exit(100)\n"
+    "        sys.stderr.write('gpumeter evaluate: ' + sys.argv[1] + ' cannot import gpumeter (' +\n"
+    "                         ' '.join(str(e).split()) + '): ' + sys.argv[2] + ', '\n"
+    "                         'or set GPUMETER_PYTHON to a Python that has it\\n')\n"
+    "        sys.exit(2)\n"
+    "    sys.exit(main(sys.argv[4:]))\n"
+    "finally:\n"
+    "    with open(sys.argv[3], 'w') as f:\n"
+    "        f.write('reported')\n";
+// An interpreter that exits without running the bootstrap to its end (a program that is no
+// Python, a Python that exits at once) printed nothing of evaluate's: without this mark its exit
+// code, 0 included, says nothing about any candidate.
+constexpr const char* kReportMark = "reported";
 
 // The Python module's `gpumeter evaluate --help`, as its parser prints it (checked against it by
 // tests/python/test_cli_help.py).
@@ -56,9 +72,38 @@ int help_without_module(Io& io, const std::string& why) {
   return kExitOk;
 }
 
+// A file for the bootstrap's mark, made empty here (removed when evaluate ends).
+struct ReportFile {
+  std::string path;
+  ReportFile() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "gpumeter-evaluate-XXXXXX").string();
+    const int fd = mkstemp(pattern.data());
+    if (fd < 0) throw Error("cannot create a temporary file for evaluate's report mark");
+    close(fd);
+    path = pattern;
+  }
+  ~ReportFile() { std::filesystem::remove(path); }
+  ReportFile(const ReportFile&) = delete;
+  ReportFile& operator=(const ReportFile&) = delete;
+  bool marked() const {
+    std::ifstream in(path);
+    std::string text;
+    std::getline(in, text);
+    return text == kReportMark;
+  }
+};
+
 int run_evaluate(Io& io, const std::vector<std::string>& args) {
   const std::string python = python_interpreter();
-  std::vector<std::string> argv = {install_hint("")};
+  std::optional<ReportFile> report;
+  try {
+    report.emplace();
+  } catch (const std::exception& e) {
+    print_error(io, "evaluate", e.what());
+    return kExitInternal;
+  }
+  std::vector<std::string> argv = {install_hint(""), report->path};
   argv.insert(argv.end(), args.begin(), args.end());
   const Spawned spawned = spawn_python(io, python, kBootstrap, argv);
   if (spawned.pid < 0) {
@@ -75,6 +120,16 @@ int run_evaluate(Io& io, const std::vector<std::string>& args) {
     const ChildExit exit = wait_for_child(spawned.pid);
     if (!exit.signaled && exit.code == kHelpWithoutModule && asks_for_help(args)) {
       return help_without_module(io, "'" + python + "' cannot import gpumeter");
+    }
+    if (!report->marked()) {
+      print_error(io, "evaluate",
+                  "the Python interpreter '" + python + "' " +
+                      (exit.signaled ? "was killed by signal " + std::to_string(exit.signal)
+                                     : "exited with code " + std::to_string(exit.code)) +
+                      " without evaluate's report: no candidate was judged (is it a Python "
+                      "with gpumeter? set " +
+                      kPythonEnv + " to one)");
+      return kExitUsage;
     }
     return exit.shell_code();
   } catch (const Error& e) {

@@ -40,6 +40,15 @@ if [[ $mode == missing ]]; then
   GPUMETER_PYTHON="$work/no-such-python" run absenthelp evaluate -h
   expect absenthelp 0 out "--reference MODULE:FUNCTION" "cannot be started"
   [[ $(wc -l <"$work/absent.err") -eq 1 ]] || fail "absent: more than one line: $(cat "$work/absent.err")"
+  # An interpreter that exits without evaluate's report (no Python; a Python that exits at once)
+  # judged nothing: a named failure, never exit 0 and silence (issue 38).
+  GPUMETER_PYTHON=true run silent evaluate --reference m:f --inputs m:g x=m:h
+  expect silent 2 err "the Python interpreter 'true' exited with code 0 without evaluate's report" \
+    "GPUMETER_PYTHON"
+  printf '#!/bin/sh\nkill -9 $$\n' >"$work/killed-python"
+  chmod +x "$work/killed-python"
+  GPUMETER_PYTHON="$work/killed-python" run killed evaluate --reference m:f --inputs m:g x=m:h
+  expect killed 2 err "was killed by signal 9 without evaluate's report"
   if command -v python3 >/dev/null; then
     printf '#!/bin/sh\nexec %s -I -S "$@"\n' "$(command -v python3)" >"$work/bare-python"
     chmod +x "$work/bare-python"
