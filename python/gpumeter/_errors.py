@@ -176,6 +176,10 @@ class OtherProcessOnDevice(Error):
 
     own_session: bool
 
+    def __init__(self, message: str, *, own_session: bool = False) -> None:
+        super().__init__(message)
+        self.own_session = own_session
+
 
 class MixedTimingMethods(Error):
     """The passes of one implementation were timed by different methods and cannot be merged."""

@@ -137,6 +137,9 @@ void raise_example_error(const std::string& name) {
   if (name == "UserCodeError")
     throw UserCodeError("iteration 3, the measured call", "KeyError", "'k'");
   if (name == "DeviceBusy") throw DeviceBusy("CUDA device 0 is locked by another run");
+  if (name == "OtherProcessOnDevice")
+    throw OtherProcessOnDevice("another process held a compute context on the measured device",
+                               true);
   if (name == "Error") throw Error("an error");
   throw std::invalid_argument("no example of " + name);
 }

@@ -455,6 +455,7 @@ def test_every_core_error_reaches_python_with_its_fields():
         "UserCodeError": {"step": "iteration 3, the measured call", "exception_type": "KeyError",
                           "exception_message": "'k'"},
         "DeviceBusy": {},
+        "OtherProcessOnDevice": {"own_session": True},
         "Error": {},
     }
     for name, fields in expected.items():
