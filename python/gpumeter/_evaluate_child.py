@@ -211,11 +211,11 @@ def _snapshot() -> Dict[str, Any]:
                 shot[f"torch.Tensor.{attr}"] = vars(torch.Tensor)[attr]
     # B11: whole namespaces the reference can reach, and the tensor classes' methods.
     for name in _WATCHED_NAMESPACES:
-        module = sys.modules.get(name)
-        if not isinstance(module, types.ModuleType):
+        namespace = sys.modules.get(name)
+        if not isinstance(namespace, types.ModuleType):
             continue
         # What is called, not data a run may update (a lazily set flag): functions and classes.
-        for attr, value in list(vars(module).items()):
+        for attr, value in list(vars(namespace).items()):
             if callable(value) and not isinstance(value, types.ModuleType):
                 _watch(shot, f"{name}.{attr}", value)
     for module_name, class_name in _WATCHED_CLASSES:
