@@ -175,9 +175,11 @@ def _ours(name: str) -> bool:
     return name == "gpumeter" or name.startswith("gpumeter.") or name == __name__
 
 
-def _snapshot() -> Dict[str, Any]:
+def _snapshot(evaluator_modules: Tuple[str, ...] = ()) -> Dict[str, Any]:
     """Every attribute of gpumeter's modules and this one (and each function's code, and each
-    class's dict), and the watched names of the modules gpumeter's checks use."""
+    class's dict), the watched names of the modules gpumeter's checks use, and the functions and
+    classes of the evaluator's own modules (the reference's and the input generator's), which
+    the reference looks up when it runs."""
     shot: Dict[str, Any] = {}
     for name, module in list(sys.modules.items()):
         if module is None or not _ours(name):
@@ -210,7 +212,7 @@ def _snapshot() -> Dict[str, Any]:
             if attr in vars(torch.Tensor):
                 shot[f"torch.Tensor.{attr}"] = vars(torch.Tensor)[attr]
     # B11: whole namespaces the reference can reach, and the tensor classes' methods.
-    for name in _WATCHED_NAMESPACES:
+    for name in _WATCHED_NAMESPACES + tuple(m for m in evaluator_modules if not _ours(m)):
         namespace = sys.modules.get(name)
         if not isinstance(namespace, types.ModuleType):
             continue
@@ -383,7 +385,8 @@ def run(order: Dict[str, Any]) -> Dict[str, Any]:
         tolerated = order.get("tolerated")
         if tolerated is not None:
             gpumeter._tolerated_device_processes = [int(p) for p in tolerated]
-        before = _snapshot()
+        before = _snapshot(tuple(str(getattr(parts[k][0], "__module__", "") or "")
+                                 for k in ("reference", "inputs")))
         settings = _settings(device)
         if not alone:
             step = "importing the candidate"

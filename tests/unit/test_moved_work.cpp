@@ -459,10 +459,9 @@ Result on_wall_clock(Result r) {
   return r;
 }
 
-TEST(Verdicts, OnTheWallClockTheReferenceSlowdownIsJudgedByTheResolution) {
-  // Host work timed in two processes on a busy machine differs by more than any interval
-  // says: 1.3x slower beside the candidate is noise at the wall clock's 1.5x resolution, 2x is
-  // tampering.
+TEST(Verdicts, OnTheWallClockTheReferenceAloneIsReportedNotJudged) {
+  // Host work timed in two processes on a busy machine read 1.5x apart with no candidate code
+  // changing it: no interval bounds that, so the wall clock makes no tampering verdict from it.
   const Result alone = on_wall_clock(
       checked(row_of("reference", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)})));
   const Result cand = on_wall_clock(
@@ -472,22 +471,18 @@ TEST(Verdicts, OnTheWallClockTheReferenceSlowdownIsJudgedByTheResolution) {
   VerdictInputs in;
   in.candidate = "candidate";
   in.reference_alone = &alone_record;
-  const Record noisy = record_of(
-      on_wall_clock(
-          checked(row_of("reference", {honest_pass(26000, 50, 32), honest_pass(26000, 50, 32)}))),
-      cand);
-  in.record = &noisy;
-  const CandidateVerdict v = judge_candidate(in);
-  EXPECT_NE(v.verdict, Verdict::tampered) << v.why;
-  EXPECT_TRUE(v.correct) << v.why;
-  const Record slowed = record_of(
-      on_wall_clock(
-          checked(row_of("reference", {honest_pass(40000, 50, 32), honest_pass(40000, 50, 32)}))),
-      cand);
-  in.record = &slowed;
-  const CandidateVerdict t = judge_candidate(in);
-  EXPECT_EQ(t.verdict, Verdict::tampered) << t.why;
-  EXPECT_NE(t.why.find("rule: 1.5x resolution"), std::string::npos) << t.why;
+  for (const Nanos beside : {Nanos{26000}, Nanos{40000}}) {
+    const Record rec =
+        record_of(on_wall_clock(checked(row_of(
+                      "reference", {honest_pass(beside, 50, 32), honest_pass(beside, 50, 32)}))),
+                  cand);
+    in.record = &rec;
+    const CandidateVerdict v = judge_candidate(in);
+    EXPECT_NE(v.verdict, Verdict::tampered) << v.why;
+    EXPECT_TRUE(v.correct) << v.why;
+    ASSERT_TRUE(v.reference_alone_ns && v.reference_beside_ns);
+    EXPECT_GT(*v.reference_beside_ns, *v.reference_alone_ns);
+  }
 }
 
 TEST(Verdicts, FasterOnTheDeviceButSlowerEndToEndIsRefused) {
