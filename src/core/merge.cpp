@@ -10,6 +10,7 @@
 #include "gpumeter/ceilings.hpp"
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/row_checks.hpp"
 #include "gpumeter/shard.hpp"
 #include "gpumeter/summary.hpp"
 
@@ -223,6 +224,18 @@ Record merge_records(const std::vector<Record>& in, const MergeOptions& options)
         throw MergeRefused("the row " + row_label(res.row) +
                                " is in two of the records; a sweep's shards hold different rows",
                            i);
+      }
+      // A merged record holds one configuration (the first record's): a row another budget or
+      // schedule ran (allowed mixed) would read as a count its config cannot give, which the
+      // reader refuses; refused here instead, naming the row.
+      if (config_of(r) != config_of(first)) {
+        if (const std::string why = iteration_count_problem(res, out.config); !why.empty()) {
+          throw MergeRefused("the row " + row_label(res.row) +
+                                 " ran with another configuration than the first record's, "
+                                 "which the merged record keeps: " +
+                                 why,
+                             i);
+        }
       }
       // B10: each row keeps its board; one that names none is its own record's device's.
       out.results.push_back(res);

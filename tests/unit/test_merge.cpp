@@ -10,6 +10,7 @@
 
 #include "gpumeter/errors.hpp"
 #include "gpumeter/program.hpp"
+#include "gpumeter/row_checks.hpp"
 #include "gpumeter/summary.hpp"
 
 namespace gpumeter {
@@ -385,6 +386,40 @@ TEST(SweepArguments, WhatShardsOfOneSweepShare) {
       sweep_arguments({"bench", "--device", "1", "--devices=0,1", "--device=3", "--budget", "1,2",
                        "--gpumeter-shard-origin=device 1 of the 2", "--devices", "all"}),
       (std::vector<std::string>{"bench", "--budget", "1,2"}));
+}
+
+}  // namespace
+}  // namespace gpumeter
+
+namespace gpumeter {
+namespace {
+
+// A merged record keeps the first record's configuration; a row another configuration ran (a
+// program's instances, merged with --allow-mixed into a budgeted sweep) would read as counts that
+// configuration cannot give, which the reader refuses: merge refuses it first, naming the row
+// (found by the record reader's fuzzer).
+TEST(MergeRecords, ARowOfAnotherConfigurationThatTheMergedOneCannotHoldIsRefused) {
+  const Record a = shard("a", {row("copy", "x", 100)});
+  Result instance;
+  instance.row = {"forward", {}, "train"};
+  instance.measurement.method = TimingMethod::cupti;
+  instance.measurement.timestamp_tick_ns = 1;
+  for (int i = 0; i < 10; ++i) instance.measurement.samples.push_back({208000, 208000, 1, 0});
+  instance.measurement.pass_sizes = {5, 5};
+  instance.measurement.measure_iterations = 10;
+  instance.measurement.estimate_ns = 208000;
+  instance.summary = summarize(instance.measurement.samples, TimingMethod::cupti, 0);
+  Record program = shard("p", {instance});
+  program.config.schedule = "program";
+  EXPECT_TRUE(iteration_count_problem(instance, program.config).empty());
+  ASSERT_FALSE(iteration_count_problem(instance, a.config).empty());
+  try {
+    merge_records({a, program}, options(true));
+    ADD_FAILURE() << "merged";
+  } catch (const MergeRefused& e) {
+    EXPECT_NE(std::string(e.what()).find("forward / train"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("another configuration"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
