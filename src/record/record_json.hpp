@@ -31,6 +31,9 @@ constexpr int kMaxDepth = 32;
 // of 204 MB), so this admits any real record up to the size limit and bounds the parse to about
 // 3 GB.
 constexpr std::size_t kMaxValues = std::size_t{64} << 20;
+// A clock in MHz, of the device state or a row's board (which an older record's rows take from
+// the device state): a million MHz is beyond any chip, and no clock reads below zero.
+constexpr int kMaxClockMhz = 1'000'000;
 // A duration: 10^15 ns is 11.6 days, beyond any call gpumeter would time.
 constexpr double kMaxNanos = 1e15;
 // Declared work per call and measured ceilings: 10^24 (a yotta-op per call) is beyond any GPU.

@@ -5,7 +5,8 @@
 // second record) it must account for every row and fail its gate on what it cannot see; merged
 // (`merge`: its halves, and the two records) it must read back (record_property.hpp). Anything
 // else aborts, and libFuzzer keeps the input as a crash. Built with GPUMETER_FUZZ=ON under Clang
-// (tests/fuzz/run.sh), with AddressSanitizer and UndefinedBehaviorSanitizer.
+// (tests/fuzz/run.sh), with AddressSanitizer and UndefinedBehaviorSanitizer. Every input is
+// also read by the reader's JSON scanner and the JSON library's parser, which must agree.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "json_scan_property.hpp"
 #include "record_property.hpp"
 
 extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t max_size);
@@ -98,6 +100,11 @@ bool mutate_leaf(std::string_view text, std::minstd_rand& random, std::string& o
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
+  // The reader's JSON scanner reads every input as the JSON library does.
+  if (const std::string problem = gpumeter::testing::json_scan_problem(text); !problem.empty()) {
+    std::fprintf(stderr, "JSON scanner differs from the library: %s\n", problem.c_str());
+    std::abort();
+  }
   const gpumeter::testing::PropertyCheck check = gpumeter::testing::check_records_property(text);
   if (!check.violation.empty()) {
     std::fprintf(stderr, "record property violated: %s\n", check.violation.c_str());

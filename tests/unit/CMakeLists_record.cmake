@@ -65,3 +65,10 @@ target_link_libraries(test_measurable_rows PRIVATE gpumeter_record nlohmann_json
 target_compile_definitions(test_measurable_rows
   PRIVATE GPUMETER_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data"
           GPUMETER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+
+# The reader's JSON scanner against the JSON library's parser, its oracle.
+gpumeter_unit_test(test_json_scan test_json_scan.cpp)
+target_link_libraries(test_json_scan PRIVATE nlohmann_json::nlohmann_json)
+target_include_directories(test_json_scan
+  PRIVATE ${PROJECT_SOURCE_DIR}/src/record ${PROJECT_SOURCE_DIR}/tests/fuzz)
+target_compile_definitions(test_json_scan PRIVATE GPUMETER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

@@ -1013,6 +1013,35 @@ TEST(RecordRoundTrip, FailuresSurviveAndOlderRecordsHaveNone) {
   EXPECT_THROW((void)parse_record(j.dump(), "x.json"), InvalidRecord);  // fields missing
 }
 
+// A version 1 record keeps no passes, but its measured iterations are its samples: a count
+// edited after the run is refused, as it is in later versions, so that a record read, written
+// again as the current version and read back stays readable (found by the fuzzer).
+TEST(RecordStrictReading, VersionOneIterationCountMustMatchItsSamples) {
+  auto j = ordered_json::parse(read_file(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v1.json"));
+  ASSERT_EQ(j["results"][0]["measure_iterations"], 5);
+  const Record r = parse_record(j.dump(), "x.json");
+  EXPECT_NO_THROW((void)parse_record(serialize(r), "back.json"));
+  j["results"][0]["measure_iterations"] = 7;
+  EXPECT_NE(what_of(j.dump()).find("it counts 7 measured iterations and holds 5 samples"),
+            std::string::npos)
+      << what_of(j.dump());
+}
+
+// The device state's clocks are read in the range a row's board holds (a record before version 8
+// gives its rows the device state's clocks as their board): a negative clock was accepted there
+// and refused once written as a board (found by the fuzzer).
+TEST(RecordStrictReading, DeviceStateClocksAreInTheBoardsRange) {
+  auto j = ordered_json::parse(read_file(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v1.json"));
+  for (const char* clock : {"sm_clock_mhz", "sm_clock_max_mhz", "memory_clock_mhz"}) {
+    auto bad = j;
+    bad["device_state"][clock] = -2619;
+    EXPECT_NE(what_of(bad.dump()).find(std::string("device_state.") + clock), std::string::npos)
+        << what_of(bad.dump());
+    bad["device_state"][clock] = 1'000'001;
+    EXPECT_NE(what_of(bad.dump()).find("out of range"), std::string::npos) << clock;
+  }
+}
+
 TEST(RecordStrictReading, FlushModeAddedWithinVersionOneIsOptional) {
   // Records written before config.l2_flush_mode existed still read; the mode is unknown.
   auto j = ordered_json::parse(read_file(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v1.json"));
