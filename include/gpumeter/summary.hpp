@@ -30,6 +30,9 @@ struct Spread {
   double p10_ns = 0;
   double p90_ns = 0;
 };
+// The median, p10 and p90 of `values` by the quantile rule, sorted once. Throws
+// std::invalid_argument for no values.
+Spread spread_of(std::vector<double> values);
 
 struct Summary {
   TimingMethod method = TimingMethod::cupti;

@@ -16,7 +16,7 @@
 namespace gpumeter::cli {
 namespace {
 
-struct Options {
+struct CompareArguments {
   std::string base;
   std::string next;
   std::optional<double> fail_on_regression_pct;
@@ -26,7 +26,7 @@ struct Options {
 }  // namespace
 
 Command add_compare_command(CLI::App& app) {
-  auto options = std::make_shared<Options>();
+  auto options = std::make_shared<CompareArguments>();
   CLI::App* sub = app.add_subcommand(
       "compare",
       "Compare every row of NEW with the same row (case, params, implementation) of BASE.");

@@ -29,7 +29,7 @@ constexpr int kHelpWithoutModule = 100;
 // argv[1] is the interpreter's name for that line, argv[2] what installs the module, argv[3] a
 // file it writes when it ends having run this (its report, kReportMark); evaluate's arguments
 // follow them.
-constexpr const char* kBootstrap =
+constexpr const char* kEvaluateBootstrap =
     "import sys\n"
     "try:\n"
     "    try:\n"
@@ -105,7 +105,7 @@ int run_evaluate(Io& io, const std::vector<std::string>& args) {
   }
   std::vector<std::string> argv = {install_hint(""), report->path};
   argv.insert(argv.end(), args.begin(), args.end());
-  const Spawned spawned = spawn_python(io, python, kBootstrap, argv);
+  const Spawned spawned = spawn_python(io, python, kEvaluateBootstrap, argv);
   if (spawned.pid < 0) {
     if (asks_for_help(args)) {
       return help_without_module(io, "the Python interpreter '" + python + "' cannot be started");

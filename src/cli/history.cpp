@@ -30,7 +30,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Options {
+struct HistoryArguments {
   std::vector<std::string> folders;
   std::string out;
   std::string commits;
@@ -188,8 +188,8 @@ void write_site(const std::vector<SiteFile>& files, const fs::path& site) {
   }
 }
 
-int run_history(Io& io, const Options& options_given) {
-  Options o = options_given;
+int run_history(Io& io, const HistoryArguments& options_given) {
+  HistoryArguments o = options_given;
   // "site/" names the folder site, not an entry inside it.
   fs::path out = fs::path(o.out).lexically_normal();
   if (!out.has_filename() && out.has_parent_path()) out = out.parent_path();
@@ -241,7 +241,7 @@ int run_history(Io& io, const Options& options_given) {
 }  // namespace
 
 Command add_history_command(CLI::App& app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<HistoryArguments>();
   CLI::App* sub = app.add_subcommand(
       "history",
       "Every record under the folders, over commits, as one static site (HTML, CSS and SVG; no "

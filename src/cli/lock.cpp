@@ -25,7 +25,7 @@ extern char** environ;
 namespace gpumeter::cli {
 namespace {
 
-struct Options {
+struct LockArguments {
   double timeout_s = kDefaultLockTimeoutS;
   double idle_timeout_s = kDefaultIdleTimeoutS;
   int device = 0;
@@ -57,7 +57,7 @@ std::vector<std::string> child_environment(const DeviceLock& lock) {
   return env;
 }
 
-int run_command(Io& io, const Options& o, const DeviceLock& lock) {
+int run_command(Io& io, const LockArguments& o, const DeviceLock& lock) {
   SpawnRequest request;
   request.argv = o.command;
   request.inherit_environment = false;
@@ -86,7 +86,7 @@ int run_command(Io& io, const Options& o, const DeviceLock& lock) {
 }  // namespace
 
 Command add_lock_command(CLI::App& app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<LockArguments>();
   CLI::App* sub = app.add_subcommand(
       "lock",
       "Run a command holding the device's exclusive lock: first check that no other compute "

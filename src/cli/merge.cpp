@@ -24,7 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Options {
+struct MergeArguments {
   std::vector<std::string> files;
   std::string out;
   bool allow_mixed = false;
@@ -34,7 +34,7 @@ struct Options {
 }  // namespace
 
 Command add_merge_command(CLI::App& app) {
-  auto options = std::make_shared<Options>();
+  auto options = std::make_shared<MergeArguments>();
   CLI::App* sub =
       app.add_subcommand("merge", "Join the records of the shards of one sweep into one record.");
   sub->add_option("records", options->files,

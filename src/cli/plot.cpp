@@ -17,7 +17,7 @@ namespace {
 // (python -m would say "No module named gpumeter" and exit 1, like any failure of the plot).
 // argv[1] is the interpreter's name for that line, argv[2] what installs the module; the plot's
 // arguments follow them.
-constexpr const char* kBootstrap =
+constexpr const char* kPlotBootstrap =
     "import sys\n"
     "try:\n"
     "    from gpumeter.plot import main\n"
@@ -39,19 +39,19 @@ bool bootstrap_code(int code) {
   return code == kExitOk || code == kExitUsage || code == kExitInternal;
 }
 
-struct Options {
+struct PlotArguments {
   std::vector<std::string> records;
   std::string out = ".";
   std::string format = "svg,png";
   std::string kind = "sweep,totals,comparisons";
 };
 
-int run_plot(Io& io, const Options& o) {
+int run_plot(Io& io, const PlotArguments& o) {
   const std::string python = python_interpreter();
   std::vector<std::string> args = {
       install_hint("plot"), "--out", o.out, "--format", o.format, "--kind", o.kind, "--"};
   args.insert(args.end(), o.records.begin(), o.records.end());
-  const Spawned spawned = spawn_python(io, python, kBootstrap, args);
+  const Spawned spawned = spawn_python(io, python, kPlotBootstrap, args);
   if (spawned.pid < 0) {
     print_error(io, "plot",
                 cannot_start_python(python, spawned.error,
@@ -81,7 +81,7 @@ int run_plot(Io& io, const Options& o) {
 }  // namespace
 
 Command add_plot_command(CLI::App& app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<PlotArguments>();
   CLI::App* sub = app.add_subcommand(
       "plot",
       "Draw records as SVG and PNG: time against size with growth exponents and crossover "

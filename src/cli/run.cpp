@@ -38,7 +38,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Options {
+struct RunArguments {
   std::string range_regex;
   std::string domain;
   bool domain_given = false;
@@ -131,7 +131,7 @@ std::string command_text(const std::vector<std::string>& command) {
 }
 
 // The options that shape the readings, as given: the record says how it was made.
-std::vector<std::string> command_line(const Options& o) {
+std::vector<std::string> command_line(const RunArguments& o) {
   std::vector<std::string> argv{"gpumeter", "run"};
   const auto add = [&argv](const char* name, const std::string& value) {
     argv.emplace_back(name);
@@ -195,7 +195,7 @@ std::string failed_command_text(const ChildExit& exit) {
          " (gpumeter run exits with the command's code)";
 }
 
-int run_program(Io& io, const Options& o) {
+int run_program(Io& io, const RunArguments& o) {
   MadeFolders folders;
   // Another tool injected into this environment (Nsight Systems sets both variables for the
   // programs it starts) would be displaced by the collector, or displace it.
@@ -441,7 +441,7 @@ int run_program(Io& io, const Options& o) {
 }  // namespace
 
 Command add_run_command(CLI::App& app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<RunArguments>();
   CLI::App* sub = app.add_subcommand(
       "run",
       "Run a program unmodified with gpumeter's collector injected, and report the device time "

@@ -236,14 +236,6 @@ std::vector<std::vector<std::size_t>> members_of_launches(const RangeTrace& trac
   return members;
 }
 
-Spread spread_of(const std::vector<double>& values) {
-  Spread s;
-  s.p10_ns = quantile(values, 0.1);
-  s.median_ns = quantile(values, 0.5);
-  s.p90_ns = quantile(values, 0.9);
-  return s;
-}
-
 }  // namespace
 
 const char* to_string(RangeEventKind kind) {

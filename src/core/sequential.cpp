@@ -64,14 +64,14 @@ std::vector<double> log_levels(const PassSamples& passes) {
   return out;
 }
 
-struct Spread {
+struct LogSpread {
   double mean = 0;
   double squares = 0;  // sum of squared deviations from the mean
   std::size_t n = 0;
 };
 
-Spread spread_of(const std::vector<double>& logs) {
-  Spread s;
+LogSpread log_spread_of(const std::vector<double>& logs) {
+  LogSpread s;
   s.n = logs.size();
   s.mean = std::accumulate(logs.begin(), logs.end(), 0.0) / static_cast<double>(s.n);
   for (double l : logs) s.squares += (l - s.mean) * (l - s.mean);
@@ -94,8 +94,8 @@ double spread_upper_factor(int df) {
 
 double width_of_levels(const std::vector<double>& a_logs, const std::vector<double>& b_logs,
                        Nanos tick_ns, bool bound) {
-  const Spread a = spread_of(a_logs);
-  const Spread b = spread_of(b_logs);
+  const LogSpread a = log_spread_of(a_logs);
+  const LogSpread b = log_spread_of(b_logs);
   const int df = static_cast<int>(a.n + b.n - 2);
   const double pooled = (a.squares + b.squares) / df;
   double se = std::sqrt(pooled * (1.0 / static_cast<double>(a.n) + 1.0 / static_cast<double>(b.n)));
@@ -105,7 +105,7 @@ double width_of_levels(const std::vector<double>& a_logs, const std::vector<doub
 }
 
 double half_width_of_levels(const std::vector<double>& logs, Nanos tick_ns, bool bound) {
-  const Spread l = spread_of(logs);
+  const LogSpread l = log_spread_of(logs);
   const int df = static_cast<int>(l.n - 1);
   double se = std::sqrt(l.squares / df / static_cast<double>(l.n));
   if (bound) se *= spread_upper_factor(df);

@@ -11,15 +11,31 @@ bool work_per_call_valid(double per_call) {
   return std::isfinite(per_call) && per_call >= 0;
 }
 
+namespace {
+
+// The quantile rule on values already sorted.
+double sorted_quantile(const std::vector<double>& sorted, double q) {
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  const double frac = pos - static_cast<double>(lo);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+}  // namespace
+
 double quantile(std::vector<double> values, double q) {
   if (values.empty()) throw std::invalid_argument("quantile of no values");
   if (!(q >= 0.0 && q <= 1.0)) throw std::invalid_argument("quantile outside [0, 1]");
   std::sort(values.begin(), values.end());
-  const double pos = q * static_cast<double>(values.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(pos));
-  const std::size_t hi = std::min(lo + 1, values.size() - 1);
-  const double frac = pos - static_cast<double>(lo);
-  return values[lo] + (values[hi] - values[lo]) * frac;
+  return sorted_quantile(values, q);
+}
+
+Spread spread_of(std::vector<double> values) {
+  if (values.empty()) throw std::invalid_argument("spread of no values");
+  std::sort(values.begin(), values.end());
+  return Spread{sorted_quantile(values, 0.5), sorted_quantile(values, 0.1),
+                sorted_quantile(values, 0.9)};
 }
 
 namespace {
@@ -29,10 +45,6 @@ std::vector<ClockReading> clock_readings(const std::vector<Sample>& samples) {
   readings.reserve(samples.size());
   for (const Sample& s : samples) readings.push_back(*s.clock);
   return readings;
-}
-
-Spread spread_of(const std::vector<double>& v) {
-  return Spread{quantile(v, 0.5), quantile(v, 0.1), quantile(v, 0.9)};
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <fmt/format.h>
@@ -28,24 +29,23 @@ namespace {
 
 using record_json::record_text;
 
-std::string errno_text(int error) {
-  return std::strerror(error);
-}
-
 }  // namespace
 
 Record read_record(const std::filesystem::path& file) {
   const std::string name = file.string();
   // Non-blocking: opening a FIFO with no writer must not wait; it is refused below anyway.
   const int raw = ::open(name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (raw < 0) throw InvalidRecord(name, fmt::format("cannot open ({})", errno_text(errno)));
+  if (raw < 0)
+    throw InvalidRecord(name,
+                        fmt::format("cannot open ({})", std::generic_category().message(errno)));
   struct FdCloser {
     int fd;
     ~FdCloser() { ::close(fd); }
   } closer{raw};
   struct stat st {};
   if (::fstat(raw, &st) != 0) {
-    throw InvalidRecord(name, fmt::format("cannot read ({})", errno_text(errno)));
+    throw InvalidRecord(name,
+                        fmt::format("cannot read ({})", std::generic_category().message(errno)));
   }
   if (!S_ISREG(st.st_mode)) {
     throw InvalidRecord(name,
@@ -62,7 +62,8 @@ Record read_record(const std::filesystem::path& file) {
     const ssize_t n = ::read(raw, buffer, sizeof buffer);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw InvalidRecord(name, fmt::format("cannot read ({})", errno_text(errno)));
+      throw InvalidRecord(name,
+                          fmt::format("cannot read ({})", std::generic_category().message(errno)));
     }
     if (n == 0) break;
     // The file may grow while it is read: the limit holds for what is read, not what was seen.

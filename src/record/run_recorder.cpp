@@ -22,10 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-std::string errno_text(int error) {
-  return std::error_code(error, std::generic_category()).message();
-}
-
 void summarize_all(std::vector<Result>& results, const Ceilings& ceilings) {
   for (Result& r : results) {
     const Measurement& m = r.measurement;
@@ -73,7 +69,8 @@ void RunRecorder::begin(Record header) {
   // The journal's name is the run's own (run-unique): O_EXCL, it is never another's.
   journal_fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
   if (journal_fd_ < 0) {
-    throw Error("cannot create the run's journal " + path.string() + ": " + errno_text(errno));
+    throw Error("cannot create the run's journal " + path.string() + ": " +
+                std::generic_category().message(errno));
   }
   // Held while the run lives: a reader can tell a live run's journal from a dead one's.
   (void)::flock(journal_fd_, LOCK_EX | LOCK_NB);
@@ -149,7 +146,7 @@ void RunRecorder::write_pending_locked() {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       throw Error("cannot write the run's journal " + journal_path().string() + ": " +
-                  errno_text(errno));
+                  std::generic_category().message(errno));
     }
     left.remove_prefix(static_cast<std::size_t>(n));
   }
@@ -163,7 +160,7 @@ void RunRecorder::sync_locked() {
   // nothing written: the kernel holds it).
   if (::fdatasync(journal_fd_) != 0) {
     throw Error("cannot write the run's journal " + journal_path().string() + ": " +
-                errno_text(errno));
+                std::generic_category().message(errno));
   }
   unsynced_ = false;
   last_sync_ = Clock::now();

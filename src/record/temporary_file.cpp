@@ -20,10 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string errno_text(int error) {
-  return std::error_code(error, std::generic_category()).message();
-}
-
 std::string random_suffix() {
   std::random_device random;  // the OS's random source (getrandom) in libstdc++
   const std::uint64_t bits = (static_cast<std::uint64_t>(random()) << 32) | random();
@@ -81,7 +77,7 @@ TemporaryFile::TemporaryFile(const fs::path& dir, std::string_view purpose) {
     return;
   }
   throw Error("cannot create a temporary file in " + dir.string() + ": " +
-              errno_text(last_error != 0 ? last_error : EEXIST));
+              std::generic_category().message(last_error != 0 ? last_error : EEXIST));
 }
 
 TemporaryFile::~TemporaryFile() {
@@ -94,17 +90,19 @@ void TemporaryFile::write_synced(std::string_view text, const std::string& what)
     const ssize_t n = ::write(fd_, text.data(), text.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw Error("cannot write " + what + ": " + errno_text(errno));
+      throw Error("cannot write " + what + ": " + std::generic_category().message(errno));
     }
     text.remove_prefix(static_cast<std::size_t>(n));
   }
-  if (::fsync(fd_) != 0) throw Error("cannot write " + what + ": " + errno_text(errno));
+  if (::fsync(fd_) != 0)
+    throw Error("cannot write " + what + ": " + std::generic_category().message(errno));
 }
 
 void TemporaryFile::publish(const fs::path& target, bool replace) {
   if (replace) {
     if (::rename(path_.c_str(), target.c_str()) != 0) {
-      throw Error("cannot write record " + target.string() + ": " + errno_text(errno));
+      throw Error("cannot write record " + target.string() + ": " +
+                  std::generic_category().message(errno));
     }
   } else if (::link(path_.c_str(), target.c_str()) == 0) {
     // link() fails with EEXIST rather than replace: a record is never overwritten (P10).
@@ -122,7 +120,8 @@ void TemporaryFile::publish(const fs::path& target, bool replace) {
       throw Error("record " + target.string() + " already exists; records are never overwritten");
     }
     if (error != 0) {
-      throw Error("cannot create record " + target.string() + ": " + errno_text(error));
+      throw Error("cannot create record " + target.string() + ": " +
+                  std::generic_category().message(error));
     }
   }
   published_ = true;
@@ -144,7 +143,8 @@ int anonymous_file(const fs::path& dir) {
   // between leaves it unlocked, and the next run removes it.
   const int error = errno;
   if (error != EOPNOTSUPP && error != EISDIR && error != EINVAL) {
-    throw Error("cannot create a temporary file in " + dir.string() + ": " + errno_text(error));
+    throw Error("cannot create a temporary file in " + dir.string() + ": " +
+                std::generic_category().message(error));
   }
   for (int attempt = 0; attempt < 16; ++attempt) {
     const fs::path path = dir / (std::string(kTemporaryPrefix) + "anonymous-" + random_suffix());
@@ -156,7 +156,8 @@ int anonymous_file(const fs::path& dir) {
     }
     if (errno != EEXIST && errno != EINTR) break;
   }
-  throw Error("cannot create a temporary file in " + dir.string() + ": " + errno_text(errno));
+  throw Error("cannot create a temporary file in " + dir.string() + ": " +
+              std::generic_category().message(errno));
 }
 
 void prepare_output_directory(const fs::path& dir) {

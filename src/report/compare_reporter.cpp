@@ -17,10 +17,9 @@
 namespace gpumeter {
 namespace {
 
-// Record text in a table cell or the rest of a line; at the start of a list item's text.
-std::string cell(const std::string& text) {
-  return markdown_text(text);
-}
+using report_parts::md;
+
+// Record text at the start of a list item's text (in a cell or the rest of a line: md).
 std::string item(const std::string& text) {
   return "- " + markdown_text(text, MarkdownPlace::line_start) + "\n";
 }
@@ -44,19 +43,19 @@ std::string render_record_comparison(const Record& base, const Record& next,
                                      const std::optional<GateOptions>& gate) {
   // Each record's device by the one label every report uses, with its uuid: two boards of one
   // model are told apart.
-  std::string out = "Base: " + cell(base.run_id) + " on " + cell(device_label(base.device, true)) +
-                    "\n" + "New:  " + cell(next.run_id) + " on " +
-                    cell(device_label(next.device, true)) + "\n";
+  std::string out = "Base: " + md(base.run_id) + " on " + md(device_label(base.device, true)) +
+                    "\n" + "New:  " + md(next.run_id) + " on " +
+                    md(device_label(next.device, true)) + "\n";
   if (base.device.uuid != next.device.uuid || base.device.name != next.device.name) {
     out +=
         "Note: the two records were measured on different devices; rows of two boards are "
         "never compared.\n";
   }
   if (!comparison.base_partial.empty()) {
-    out += "Note: the base record is partial: " + cell(comparison.base_partial) + "\n";
+    out += "Note: the base record is partial: " + md(comparison.base_partial) + "\n";
   }
   if (!comparison.next_partial.empty()) {
-    out += "Note: the new record is partial: " + cell(comparison.next_partial) + "\n";
+    out += "Note: the new record is partial: " + md(comparison.next_partial) + "\n";
   }
 
   // The table is laid out as report's: one column per part of a row's name, every column as
@@ -75,13 +74,12 @@ std::string render_record_comparison(const Record& base, const Record& next,
     const Comparison& c = p.comparison;
     const CompareRowWords w = compare_row_words(c);
     const RowKey& row = p.next->row;
-    rows.push_back(
-        {cell(row.case_name), cell(row.implementation), cell(format_params(row.params))});
+    rows.push_back({md(row.case_name), md(row.implementation), md(format_params(row.params))});
     if (statistic_column) rows.back().push_back(statistic_name(c.statistic));
     rows.back().push_back(time_text(p.base->summary.device_busy.median_ns));
     rows.back().push_back(time_text(p.next->summary.device_busy.median_ns));
     rows.back().push_back(w.change);  // the core's figures, no record text
-    rows.back().push_back(cell(w.finding));
+    rows.back().push_back(md(w.finding));
     findings.push_back(row_label(row) + ": " + w.finding);
   }
   if (!comparison.pairs.empty()) {
@@ -140,19 +138,19 @@ std::string render_record_comparison(const Record& base, const Record& next,
     out += "\nGate (--fail-on-regression " + threshold + "): ";
     if (!g.passed) {
       if (!gate->allow_missing) failed.insert(failed.end(), g.unseen.begin(), g.unseen.end());
-      out += "FAILED: " + cell(joined(failed)) +
+      out += "FAILED: " + md(joined(failed)) +
              (g.unseen.empty() || gate->allow_missing
                   ? ""
                   : " (a gate fails on what it cannot see; --allow-missing lets rows missing, "
                     "failed or not run pass)");
     } else if (!g.unseen.empty()) {
       out += "passed with --allow-missing, which let pass what it could not see: " +
-             cell(joined(g.unseen));
+             md(joined(g.unseen));
     } else {
       out += "passed: no row slower beyond " + threshold + ", none missing, failed or not run";
     }
     out += "\n";
-    for (const std::string& n : g.notes) out += "Note: " + cell(n) + "\n";
+    for (const std::string& n : g.notes) out += "Note: " + md(n) + "\n";
   }
   return out;
 }
