@@ -149,11 +149,30 @@ ShardPlan plan_shard(const Shard& shard, const std::vector<RowKey>& cases,
 // twice, a case dealt elsewhere than deal_cases deals it. What a reader refuses in a record.
 std::string shard_plan_problem(const ShardPlan& plan);
 
+// What a benchmark program's command-line option is to a sweep and to the processes a program
+// starts, in one table (shard.cpp) that the sweep's identity and the case processes of
+// --isolate both read, so the two cannot list them differently.
+enum class OptionRole {
+  identity,    // what is measured and how: shards differing in it are not one sweep
+  task,        // each task's own (--shard, --device, --devices): not the sweep's identity
+  output,      // where and how results are printed: the parent's alone, not the identity
+  wait,        // how long the parent waits (--timeout, --lock-timeout): the parent's alone
+  conditions,  // how the parent runs its cases (--isolate, --no-lock, --allow-contended): the
+               // parent's alone, and the sweep's identity (they change what a reading means)
+  internal,    // --gpumeter-*: given by a program to the processes it starts
+};
+// The role of one argument (`--name`, `--name=value` or a value); identity for any other.
+OptionRole option_role(std::string_view argument);
+// Whether the option takes the next argument as its value when not given as --name=value.
+bool option_takes_value(std::string_view name);
+// Whether a case's process (--isolate) is started without the option: the parent's alone.
+bool parent_only(OptionRole role);
+
 // A shard's command line as every shard of its sweep has it: the program by its file name (tasks
-// may run it from different paths), without --shard, --out and --device (each task has its own;
-// each row names its board), without --devices and the options a process of --devices is started
-// with, and without the options that only choose what is printed (--quiet, --md, --csv, --wide).
-// Two records whose arguments differ here were not run as shards of one sweep.
+// may run it from different paths), and only its options of role identity (each task's own
+// shard, device and output, the parent's waits and the options a program gives the processes it
+// starts are left out). Two records whose arguments differ here were not run as shards of one
+// sweep.
 std::vector<std::string> sweep_arguments(const std::vector<std::string>& argv);
 
 // What a table of a shard's record says of it, read from its shard section: it shows one share of

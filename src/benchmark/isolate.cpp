@@ -8,7 +8,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <set>
 #include <sstream>
 #include <string_view>
 
@@ -18,6 +17,7 @@
 #include "gpumeter/format.hpp"
 #include "gpumeter/record_io.hpp"
 #include "gpumeter/row_status.hpp"
+#include "gpumeter/shard.hpp"
 #include "spawn.hpp"
 #include "temporary_file.hpp"
 
@@ -151,16 +151,11 @@ bool has_ceilings(const Ceilings& c) {
 // The arguments a child gets: the parent's, less what only the parent does, plus its case.
 std::vector<std::string> child_args(const std::vector<std::string>& argv, std::size_t k,
                                     bool with_lock, const Ceilings& ceilings) {
-  static const std::set<std::string> parent_only_flags{
-      "--isolate", "--md", "--csv", "--wide", "--quiet", "--no-lock", "--allow-contended"};
-  static const std::set<std::string> parent_only_options{"--timeout", "--out", "--lock-timeout"};
   std::vector<std::string> out{argv.front()};
   for (std::size_t i = 1; i < argv.size(); ++i) {
     const std::string& a = argv[i];
-    const std::string key = a.substr(0, a.find('='));
-    if (parent_only_flags.count(a) != 0) continue;
-    if (parent_only_options.count(key) != 0) {
-      if (a.find('=') == std::string::npos) ++i;  // its value is the next argument
+    if (parent_only(option_role(a))) {
+      if (option_takes_value(a)) ++i;  // its value is the next argument
       continue;
     }
     out.push_back(a);

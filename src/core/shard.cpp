@@ -46,6 +46,59 @@ std::string shard_label(std::size_t index, std::size_t count) {
   return "shard " + std::to_string(index) + " of " + std::to_string(count);
 }
 
+namespace {
+
+struct OptionEntry {
+  std::string_view name;
+  bool takes_value;
+  OptionRole role;
+};
+
+// Every option of a benchmark program that is not of role identity. --timeout is a wait, not
+// the identity: two shards run with different limits are one sweep (the case processes and the
+// sweep once read two lists, and merge refused such shards).
+constexpr OptionEntry kOptionRoles[] = {
+    {"--shard", true, OptionRole::task},
+    {"--device", true, OptionRole::task},
+    {"--devices", true, OptionRole::task},
+    {"--out", true, OptionRole::output},
+    {"--md", false, OptionRole::output},
+    {"--csv", false, OptionRole::output},
+    {"--wide", false, OptionRole::output},
+    {"--quiet", false, OptionRole::output},
+    {"--timeout", true, OptionRole::wait},
+    {"--lock-timeout", true, OptionRole::wait},
+    {"--isolate", false, OptionRole::conditions},
+    {"--no-lock", false, OptionRole::conditions},
+    {"--allow-contended", false, OptionRole::conditions},
+};
+
+const OptionEntry* entry_of(std::string_view argument) {
+  const std::string_view name = argument.substr(0, argument.find('='));
+  for (const OptionEntry& e : kOptionRoles) {
+    if (e.name == name) return &e;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+OptionRole option_role(std::string_view argument) {
+  // The hidden options a program gives the processes it starts (always as --name=value).
+  if (argument.rfind("--gpumeter-", 0) == 0) return OptionRole::internal;
+  const OptionEntry* e = entry_of(argument);
+  return e ? e->role : OptionRole::identity;
+}
+
+bool option_takes_value(std::string_view name) {
+  const OptionEntry* e = entry_of(name);
+  return e && e->takes_value && name.find('=') == std::string_view::npos;
+}
+
+bool parent_only(OptionRole role) {
+  return role == OptionRole::output || role == OptionRole::wait || role == OptionRole::conditions;
+}
+
 std::vector<std::string> sweep_arguments(const std::vector<std::string>& argv) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < argv.size(); ++i) {
@@ -55,22 +108,12 @@ std::vector<std::string> sweep_arguments(const std::vector<std::string>& argv) {
       out.push_back(slash == std::string::npos ? a : a.substr(slash + 1));
       continue;
     }
-    // Each task's own: its shard, its folder, its device (each row names its board), and what
-    // --devices deals and starts.
-    bool own = false;
-    for (const char* option : {"--shard", "--out", "--device", "--devices"}) {
-      if (a == option) {
-        ++i;  // and its value
-        own = true;
-      } else if (a.rfind(std::string(option) + "=", 0) == 0) {
-        own = true;
-      }
+    const OptionRole role = option_role(a);
+    if (role == OptionRole::identity || role == OptionRole::conditions) {
+      out.push_back(a);
+    } else if (option_takes_value(a)) {
+      ++i;  // and its value
     }
-    if (own) continue;
-    // The hidden options a program gives the processes it starts (always as --name=value).
-    if (a.rfind("--gpumeter-", 0) == 0) continue;
-    if (a == "--quiet" || a == "--md" || a == "--csv" || a == "--wide") continue;
-    out.push_back(a);
   }
   return out;
 }

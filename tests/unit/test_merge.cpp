@@ -388,6 +388,38 @@ TEST(SweepArguments, WhatShardsOfOneSweepShare) {
       (std::vector<std::string>{"bench", "--budget", "1,2"}));
 }
 
+// How long the program waits is no part of the sweep (shards run with different --timeout were
+// refused as different sweeps while the sweep and --isolate's case processes read two lists);
+// how it runs its cases is.
+TEST(SweepArguments, WaitsAreNotTheSweepsIdentityConditionsAre) {
+  EXPECT_EQ(sweep_arguments({"bench", "--timeout", "30", "--lock-timeout=5", "--filter", "x"}),
+            sweep_arguments({"bench", "--timeout=90", "--filter", "x", "--lock-timeout", "60"}));
+  EXPECT_EQ(sweep_arguments({"bench", "--timeout", "30", "--filter", "x"}),
+            (std::vector<std::string>{"bench", "--filter", "x"}));
+  EXPECT_EQ(sweep_arguments({"bench", "--isolate", "--no-lock", "--allow-contended"}),
+            (std::vector<std::string>{"bench", "--isolate", "--no-lock", "--allow-contended"}));
+}
+
+// One table gives each option its role; a case process of --isolate is started without the
+// parent's options (output, waits, conditions) and with each task's own and the identity.
+TEST(OptionRoles, OneTableForTheSweepAndTheCaseProcesses) {
+  EXPECT_EQ(option_role("--timeout=3"), OptionRole::wait);
+  EXPECT_EQ(option_role("--out"), OptionRole::output);
+  EXPECT_EQ(option_role("--device=1"), OptionRole::task);
+  EXPECT_EQ(option_role("--isolate"), OptionRole::conditions);
+  EXPECT_EQ(option_role("--gpumeter-child=2"), OptionRole::internal);
+  EXPECT_EQ(option_role("--filter"), OptionRole::identity);
+  for (const OptionRole role : {OptionRole::output, OptionRole::wait, OptionRole::conditions}) {
+    EXPECT_TRUE(parent_only(role));
+  }
+  for (const OptionRole role : {OptionRole::identity, OptionRole::task, OptionRole::internal}) {
+    EXPECT_FALSE(parent_only(role));
+  }
+  EXPECT_TRUE(option_takes_value("--timeout"));
+  EXPECT_FALSE(option_takes_value("--timeout=3"));
+  EXPECT_FALSE(option_takes_value("--quiet"));
+}
+
 }  // namespace
 }  // namespace gpumeter
 
