@@ -1927,6 +1927,7 @@ Record record_json::parse_journal(std::string_view text, const std::string& path
                        planned));
   }
   check_rows_unique(r, record.results, row_where);
+  check_results_not_failed(r, record);
   // Every row's percentages of the run's last ceilings, as the complete record's would be.
   if (results_stale) {
     for (Result& res : record.results) {
@@ -1944,6 +1945,9 @@ Record record_json::parse_journal(std::string_view text, const std::string& path
                     own_cases(*record.shard)));
   }
   check_shard_rows(r, record, false);  // a journal is partial
+  // Its rows as strictly as a record's: the journal read is a record, written and read again
+  // (a row whose counts its header's budget cannot give was accepted here and refused there).
+  check_rows_measurable(r, record);
   if (version >= 5) check_precision(r, record.results);
   record.comparisons = compare_results(record.results, std::min(version, kRecordSchemaVersion));
   check_statable(r, record.comparisons);

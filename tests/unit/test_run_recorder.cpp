@@ -311,5 +311,26 @@ TEST(RunRecorder, CommittedJournalReads) {
   EXPECT_NE(note_of(r).find("cut short"), std::string::npos) << note_of(r);
 }
 
+// A journal's rows are read as strictly as a record's: a row whose iteration counts its header's
+// budget cannot give, or a row that is both a result and a failure, is refused (the journal read
+// back was accepted and the record written from it refused; found by the fuzzer).
+TEST(RunRecorder, AJournalsRowsAreCheckedAsARecordsAre) {
+  const std::string text = slurp(fs::path(GPUMETER_TEST_DATA_DIR) / "journal_v1.partial.jsonl");
+  TempDir dir;
+  const fs::path journal = dir.path() / "j.partial.jsonl";
+  const auto refusal = [&](const std::string& lines) {
+    spit(journal, lines);
+    return read_problem(journal);
+  };
+  ASSERT_EQ(refusal(text), "(no InvalidRecord thrown)");
+  const std::string budget = "\"warmup_ms\":12.5";
+  ASSERT_NE(text.find(budget), std::string::npos);
+  std::string changed = text;
+  changed.replace(changed.find(budget), budget.size(), "\"warmup_ms\":69.5");
+  EXPECT_NE(refusal(changed).find("config holds a budget this row's run cannot have used"),
+            std::string::npos)
+      << refusal(changed);
+}
+
 }  // namespace
 }  // namespace gpumeter
