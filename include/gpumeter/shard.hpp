@@ -163,7 +163,9 @@ enum class OptionRole {
 };
 // The role of one argument (`--name`, `--name=value` or a value); identity for any other.
 OptionRole option_role(std::string_view argument);
-// Whether the option takes the next argument as its value when not given as --name=value.
+// Whether an option of the table (any role but identity) takes the next argument as its value,
+// given as --name without =value. False for an identity option: it is kept with whatever
+// follows it, so its value need not be known.
 bool option_takes_value(std::string_view name);
 // Whether a case's process (--isolate) is started without the option: the parent's alone.
 bool parent_only(OptionRole role);
