@@ -10,9 +10,11 @@
 //     CSV lines of the header's number of fields and no text cell a spreadsheet would run;
 //   - it writes and reads back to the same record: serialize(parse(serialize(r))) is
 //     serialize(r), and the record read back renders the same tables.
+#include <algorithm>
 #include <cctype>
 #include <cstddef>
 #include <exception>
+#include <iterator>
 #include <set>
 #include <string>
 #include <string_view>
@@ -139,9 +141,23 @@ inline std::string markdown_problem(const Record& record, const std::string& md)
       "Deviations:",   "Notes:",       "Sources:", "No results in these records.",
       "Comparisons (", "Null tests (", "- ",       "  - ",
       "    - ",        "With --wide: "};
+  // A narrow table fitted to its width is followed by the renderer's caption: one paragraph of
+  // fixed words (wrapped, so its later lines start anywhere) up to the next empty line.
+  static const char* const kCaptionStarts[] = {"The null test column is left out to fit ",
+                                               "Times in "};
+  bool caption_may_follow = true;  // only before the first list or section
   for (; i < lines.size(); ++i) {
     const std::string& line = lines[i];
     if (line.empty()) continue;
+    const bool caption = caption_may_follow && lines[i - 1].empty() &&
+                         std::any_of(std::begin(kCaptionStarts), std::end(kCaptionStarts),
+                                     [&](const char* s) { return line.rfind(s, 0) == 0; });
+    if (caption) {
+      while (i + 1 < lines.size() && !lines[i + 1].empty()) ++i;
+      caption_may_follow = false;
+      continue;
+    }
+    if (line != "No results in these records.") caption_may_follow = false;
     // A narrow table's list item broken into lines: the continuation is indented, and its first
     // character opens no block (neither does an ordered list's "1." or "1)").
     if (line.rfind("  ", 0) == 0) {

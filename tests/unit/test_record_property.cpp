@@ -223,5 +223,30 @@ TEST(RecordProperty, VariantsOfRealRecordsAreRefusedOrKeepTheProperty) {
   EXPECT_GE(accepted, tried / 8) << accepted << " of " << tried << " variants accepted";
 }
 
+// A narrow table fitted to its width by shortening its time titles carries a caption saying what
+// the cells hold ("Times in us: ..."), wrapped into lines of any start: the property knows it
+// as the renderer writes it (the fuzzer found a fitted table of one host-wall row it refused).
+TEST(RecordProperty, ANarrowTablesCaptionIsALineTheRendererWrites) {
+  int captions = 0;
+  for (const fs::path& file : corpus_files()) {
+    if (file.extension() == ".jsonl") continue;
+    const Record seed = parse_record(read_file(file), file.string());
+    if (seed.results.empty()) continue;
+    for (std::size_t extra = 0; extra <= 80; extra += 2) {
+      Record wide = seed;
+      for (Result& r : wide.results) r.row.case_name += std::string(extra, 'x');
+      const std::string narrow = testing::property_detail::render(wide).narrow;
+      if (narrow.find("\nTimes in ") == std::string::npos &&
+          narrow.find("\nThe null test column") == std::string::npos) {
+        continue;
+      }
+      ++captions;
+      EXPECT_EQ(testing::property_detail::markdown_problem(wide, narrow), "")
+          << file.filename() << " with case names " << extra << " characters longer";
+    }
+  }
+  EXPECT_GT(captions, 0) << "no seed record gave a fitted narrow table";
+}
+
 }  // namespace
 }  // namespace gpumeter
