@@ -231,9 +231,12 @@ if [ -x "$BIN/gpumeter-a-vs-a" ] && wanted a-vs-a; then
   run_step a-vs-a 300 "$OUT/a-vs-a.log" "$BIN/gpumeter-a-vs-a" --out "$OUT/a-vs-a"
 fi
 
-# Comparisons run to a target precision: A against A and 2%/5% longer copies, three kernels.
+# Comparisons run to a target precision, every check on: time to an answer by kernel size and
+# target, A against A, 1% longer copies at 1 and 20 us, and whether levels follow changes far
+# below a timestamp step. Fewer repeats than the program's defaults, to fit the budget.
 if [ -x "$BIN/gpumeter-precision" ] && wanted precision; then
-  run_step precision 420 "$OUT/precision.log" "$BIN/gpumeter-precision" --out "$OUT/precision"
+  run_step precision 420 "$OUT/precision.log" "$BIN/gpumeter-precision" --out "$OUT/precision" \
+    --repeat 10 --changes 5 --time-repeat 2
 fi
 
 # --- the evaluation protocol -------------------------------------------------------------------

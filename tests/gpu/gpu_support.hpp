@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda_memory.hpp"
@@ -72,15 +73,23 @@ class SpinWork {
 
   // Durations the kernel measured itself, for the last `n` calls, oldest first.
   std::vector<Nanos> last_durations(std::size_t n) const {
+    std::vector<Nanos> out;
+    for (const auto& [start, end] : last_spans(n)) out.push_back(end - start);
+    return out;
+  }
+
+  // The global-timer stamps the kernel read when it began and when it ended, for the last `n`
+  // calls, oldest first: an account of when it ran that is not CUPTI's.
+  std::vector<std::pair<Nanos, Nanos>> last_spans(std::size_t n) const {
     if (n > calls_ || n > kSlots) throw std::invalid_argument("not that many calls recorded");
     std::vector<std::uint64_t> host(kSlots * 2);
     cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     cuda_ok(cudaMemcpy(host.data(), stamps_.get(), stamps_.bytes(), cudaMemcpyDeviceToHost),
             "cudaMemcpy");
-    std::vector<Nanos> out;
+    std::vector<std::pair<Nanos, Nanos>> out;
     for (std::size_t k = calls_ - n; k < calls_; ++k) {
       const std::size_t slot = k % kSlots;
-      out.push_back(static_cast<Nanos>(host[2 * slot + 1] - host[2 * slot]));
+      out.emplace_back(static_cast<Nanos>(host[2 * slot]), static_cast<Nanos>(host[2 * slot + 1]));
     }
     return out;
   }
