@@ -109,7 +109,29 @@ inline std::string json_scan_problem(std::string_view text) {
       }
       return false;
     }();
-    if (scanner_early != library_early && !error->number_out_of_range) {
+    // The library reads a whole token before it checks where the token may stand, so a token
+    // cut short by the end of the text where none may stand (`{"a": "x" "y`) ends its input
+    // early, while the scanner stops at the token's first byte: the same text, refused for the
+    // misplaced token by one and for its cut by the other.
+    const bool misplaced_token_cut_short = [&] {
+      // Positions are of the byte after the offending one, as the library counts.
+      if (scanner_early || !library_early || error->position == 0 ||
+          error->position > text.size()) {
+        return false;
+      }
+      const std::string_view rest = text.substr(error->position - 1);
+      try {
+        const nlohmann::json parsed = nlohmann::json::parse(rest.begin(), rest.end());
+        (void)parsed;
+      } catch (const nlohmann::json::parse_error& e) {
+        return e.byte > rest.size();
+      } catch (const nlohmann::json::exception&) {
+        return false;
+      }
+      return false;
+    }();
+    if (scanner_early != library_early && !error->number_out_of_range &&
+        !misplaced_token_cut_short) {
       return scanner_early ? "the scanner says the text ended early; the library does not"
                            : "the library says the text ended early; the scanner does not";
     }
