@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "gpumeter/ledger.hpp"
 #include "gpumeter/record.hpp"
@@ -82,5 +83,49 @@ struct VerdictInputs {
 };
 
 CandidateVerdict judge_candidate(const VerdictInputs& inputs);
+
+// How a candidate's run under `gpumeter evaluate` (each candidate in a process of its own) ended
+// where no record of it can be judged. Each end has one verdict, here, so every front end that
+// runs candidates gives the same one: the candidate's own process or program failing is
+// "crashed", gpumeter's runner failing is "not measured" (no candidate code is to blame).
+enum class RunEnd {
+  runner_not_started,      // gpumeter's process that runs the candidate could not start
+  program_not_started,     // the candidate's own program could not start
+  timed_out,               // killed at the evaluation's time limit
+  ended_without_report,    // the candidate's process ended before it reported
+  runner_left_no_record,   // gpumeter's runner reported success, yet left no single record
+  program_left_no_record,  // the candidate's program did not leave exactly one record
+  record_unreadable,       // the record it left is refused by the strict reader
+  nothing_to_judge,        // its record holds no implementation besides the reference
+  tampering_seen,          // it changed what the measurement, its checks or the reference run
+  reference_alone_failed,  // the reference measured alone failed: no candidate ran there
+};
+inline constexpr RunEnd kRunEnds[] = {
+    RunEnd::runner_not_started,    RunEnd::program_not_started,   RunEnd::timed_out,
+    RunEnd::ended_without_report,  RunEnd::runner_left_no_record, RunEnd::program_left_no_record,
+    RunEnd::record_unreadable,     RunEnd::nothing_to_judge,      RunEnd::tampering_seen,
+    RunEnd::reference_alone_failed};
+std::string_view to_string(RunEnd end);  // the enumerator's name
+
+// The verdict of a run that ended so (never correct), with `why`, the front end's account of what
+// happened (the command it could not start, the time limit, the end of the output), as its why.
+CandidateVerdict verdict_of_run_end(RunEnd end, std::string why);
+
+// Whether the verdict is a comparison's answer (faster, slower, no difference), which carries a
+// speed-up and its sentence; every other verdict says instead why there is none.
+bool verdict_compares(Verdict verdict);
+
+// The verdict named so by to_string, or nullopt.
+std::optional<Verdict> parse_verdict(std::string_view name);
+
+// The exit code of an evaluation (exit_codes.hpp): kExitFailed when a candidate was not measured
+// for a cause not its own (the evaluation could not answer for it), else kExitOk: every candidate
+// has a verdict, wrong, crashed or tampered ones included (those are answers).
+int evaluation_exit_code(const std::vector<Verdict>& verdicts);
+
+// Every verdict, in the order of the enumeration: what a front end lists or validates against.
+inline constexpr Verdict kVerdicts[] = {Verdict::faster,  Verdict::slower,   Verdict::no_difference,
+                                        Verdict::wrong,   Verdict::refused,  Verdict::crashed,
+                                        Verdict::timeout, Verdict::tampered, Verdict::not_measured};
 
 }  // namespace gpumeter

@@ -32,19 +32,14 @@ import threading
 import time
 from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
-VERDICTS = ("faster", "slower", "no difference", "wrong", "refused", "crashed", "timeout",
-            "tampered", "not measured")
-
-# Which verdict an error gives is the core's (error_class.hpp, candidate_verdict.hpp): one table
-# for records, reports and this command.
+# Which verdict an error or a run's end gives is the core's (error_class.hpp,
+# candidate_verdict.hpp): one table for records, reports and this command, which spells none.
 _WHOSE = {"candidate": "candidate", "gpumeter": "gpumeter", "reference": "evaluator",
           "inputs": "evaluator", "evaluator": "evaluator", "internal": "evaluator"}
 
-EXIT_OK = 0  # every candidate has a verdict (wrong, crashed or tampered ones included)
-EXIT_NOT_MEASURED = 1  # a candidate was not measured for a cause not its own
-EXIT_USAGE = 2  # bad arguments: nothing was run
-EXIT_INTERNAL = 3
-EXIT_NO_DEVICE = 5  # GPU timing asked for (--timing cupti or events) and no usable CUDA GPU
+# The exit codes are the command line's (exit_codes.hpp), read from the core where used: 0 when
+# every candidate has a verdict (wrong, crashed or tampered ones included), 1 when a candidate was
+# not measured for a cause not its own, 2 for bad arguments, 5 for GPU timing without a GPU.
 
 
 class UsageError(Exception):
@@ -135,8 +130,7 @@ def judge_record(path: str, candidate: str, reference: str = "reference",
         alone = _read(reference_alone)
         wall = _read(end_to_end)
     except gpumeter.Error as e:
-        return {"verdict": "refused", "correct": False,
-                "why": f"its record cannot be read: {e}"}
+        return _run_ended("record_unreadable", f"its record cannot be read: {e}")
     v = gpumeter._gpumeter.judge_candidate(record, candidate, reference, case, require_checks,
                                            alone, wall)
     line: Dict[str, Any] = {"verdict": v.verdict, "correct": v.correct, "why": v.why}
@@ -162,6 +156,14 @@ _LEDGER_FIELDS = ("iteration_records", "harness_records", "unaccounted_records",
                   "canaries_launched", "canaries_seen", "iterations", "fresh_inputs",
                   "checked_iterations", "inputs_records", "inputs_busy_ns", "reset_records",
                   "reset_busy_ns", "check_records", "check_busy_ns")
+
+
+def _run_ended(end: str, why: str) -> Dict[str, Any]:
+    """The verdict of a run that ended where no record of it can be judged (``end`` names a
+    RunEnd): the core's table, with ``why`` as its account."""
+    import gpumeter
+    v = gpumeter._gpumeter.verdict_of_run_end(getattr(gpumeter._gpumeter.RunEnd, end), why)
+    return {"verdict": v.verdict, "correct": v.correct, "why": v.why}
 
 
 def _from_error(error_type: str, who: str) -> Tuple[str, bool]:
@@ -246,8 +248,9 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
             [python, "-m", "gpumeter._evaluate_child", str(write_fd), json.dumps(order)],
             log, timeout_s, env, pass_fds=(write_fd,))
     except OSError as e:
-        return {"verdict": "not measured", "correct": False, "log": log,
-                "why": f"cannot start the Python interpreter {python!r}: {e.strerror}"}, None
+        return {**_run_ended("runner_not_started",
+                             f"cannot start the Python interpreter {python!r}: {e.strerror}"),
+                "log": log}, None
     finally:
         reader.join(timeout=10)
         if not reader.is_alive():  # else it holds the file: closing it under a read would block
@@ -255,17 +258,16 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
     text = b"".join(received).decode(errors="replace")
     line: Dict[str, Any] = {"seconds": round(seconds, 3), "log": log}
     if rc is None:
-        line.update(verdict="timeout", correct=False,
-                    why=f"did not finish in {timeout_s:g} s and was killed")
+        line.update(_run_ended("timed_out", f"did not finish in {timeout_s:g} s and was killed"))
         return line, None
     try:
         result = json.loads(text.splitlines()[0]) if text.strip() else None
     except (ValueError, IndexError):
         result = None
     if not isinstance(result, dict):
-        line.update(verdict="crashed", correct=False,
-                    why=f"its process {_ended(rc)} without a report; its output ends: "
-                        f"{_tail(log)}")
+        line.update(_run_ended("ended_without_report",
+                               f"its process {_ended(rc)} without a report; its output ends: "
+                               f"{_tail(log)}"))
         return line, None
     return line, result
 
@@ -308,12 +310,12 @@ def measure_reference_alone(*, reference: Dict[str, str], inputs: Dict[str, str]
     if result is None:
         return line
     if not result.get("ok"):
-        line = _failed(line, result)
-        line["verdict"] = "not measured"  # whoever raised it, no candidate ran here
+        # Whoever raised it, no candidate ran here.
+        line.update(_run_ended("reference_alone_failed", str(_failed(line, result)["why"])))
         return line
     path, why = _one_record(folder)
     if path is None:
-        line.update(verdict="not measured", correct=False, why=why)
+        line.update(_run_ended("runner_left_no_record", why))
         return line
     line["record"] = path
     return line
@@ -335,17 +337,17 @@ def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
         return line
     tampered = [str(t) for t in result.get("tampered", [])]
     if tampered:
-        line.update(verdict="tampered", correct=False,
-                    why="changed what gpumeter's measurement, its checks or the reference call "
-                        "or run under: " + ", ".join(tampered[:8]) +
-                        (" ..." if len(tampered) > 8 else ""),
+        line.update(_run_ended("tampering_seen",
+                               "changed what gpumeter's measurement, its checks or the reference "
+                               "call or run under: " + ", ".join(tampered[:8]) +
+                               (" ..." if len(tampered) > 8 else "")),
                     tampered=tampered)
         return line
     if not result.get("ok"):
         return _failed(line, result)
     path, why = _one_record(folder)
     if path is None:
-        line.update(verdict="not measured", correct=False, why=why)
+        line.update(_run_ended("runner_left_no_record", why))
         return line
     line["record"] = path
     end_to_end = result.get("end_to_end")
@@ -364,26 +366,28 @@ def evaluate_program(program: Dict[str, Any], *, folder: str, timeout_s: float,
         rc, seconds = _run_child(program["argv"] + ["--out", folder], log, timeout_s,
                                  dict(os.environ))
     except OSError as e:
-        return [{"candidate": program["name"], "verdict": "crashed", "correct": False,
-                 "why": f"cannot start {program['argv'][0]!r}: {e.strerror}", "log": log}]
+        return [{"candidate": program["name"], "log": log,
+                 **_run_ended("program_not_started",
+                              f"cannot start {program['argv'][0]!r}: {e.strerror}")}]
     base: Dict[str, Any] = {"seconds": round(seconds, 3), "log": log}
     if rc is None:
-        return [{**base, "candidate": program["name"], "verdict": "timeout", "correct": False,
-                 "why": f"did not finish in {timeout_s:g} s and was killed"}]
+        return [{**base, "candidate": program["name"],
+                 **_run_ended("timed_out", f"did not finish in {timeout_s:g} s and was killed")}]
     records = sorted(f for f in os.listdir(folder)
                      if f.startswith("gpumeter-") and f.endswith(".json")
                      and not f.endswith(".partial.json"))
     if len(records) != 1:
-        return [{**base, "candidate": program["name"], "verdict": "crashed", "correct": False,
-                 "why": f"the program {_ended(rc)} and left {len(records)} records (not 1); "
-                        f"its output ends: {_tail(log)}"}]
+        return [{**base, "candidate": program["name"],
+                 **_run_ended("program_left_no_record",
+                              f"the program {_ended(rc)} and left {len(records)} records (not 1); "
+                              f"its output ends: {_tail(log)}")}]
     path = os.path.join(folder, records[0])
     import gpumeter
     try:
         record = gpumeter.read_record(path)
     except gpumeter.Error as e:
-        return [{**base, "candidate": program["name"], "verdict": "refused", "correct": False,
-                 "why": f"its record cannot be read: {e}", "record": path}]
+        return [{**base, "candidate": program["name"], "record": path,
+                 **_run_ended("record_unreadable", f"its record cannot be read: {e}")}]
     lines = []
     names = []
     for r in record.results:
@@ -406,9 +410,9 @@ def evaluate_program(program: Dict[str, Any], *, folder: str, timeout_s: float,
         judged = judge_record(path, impl, reference, case=case_name)
         lines.append({**base, "candidate": label, "record": path, **judged})
     if not lines:
-        lines.append({**base, "candidate": program["name"], "verdict": "not measured",
-                      "correct": False, "record": path,
-                      "why": f"its record holds no implementation besides {reference!r}"})
+        lines.append({**base, "candidate": program["name"], "record": path,
+                      **_run_ended("nothing_to_judge",
+                                   f"its record holds no implementation besides {reference!r}")})
     return lines
 
 
@@ -432,6 +436,7 @@ def _inert(text: Any) -> str:
 
 
 def _table(lines: Sequence[Dict[str, Any]]) -> str:
+    import gpumeter
     lines = [dict(x, candidate=_inert(x["candidate"]), why=_inert(x.get("why", "")))
              for x in lines]
     width = max([len("candidate")] + [len(str(x["candidate"])) for x in lines])
@@ -441,7 +446,7 @@ def _table(lines: Sequence[Dict[str, Any]]) -> str:
         iv = x.get("interval")
         shown = "-" if s is None else f"{s:.3g}x" + (
             f" ({iv[0]:.3g}x to {iv[1]:.3g}x)" if iv else "")
-        why = "" if x["verdict"] in ("faster", "slower", "no difference") else \
+        why = "" if gpumeter._gpumeter.verdict_compares(str(x["verdict"])) else \
             "  " + str(x.get("why", ""))[:100]
         rows.append(f"{x['candidate']:<{width}}  {x['verdict']:<13}  "
                     f"{'yes' if x.get('correct') else 'no':<7}  {shown}{why}")
@@ -553,18 +558,24 @@ def _options(args: argparse.Namespace) -> Dict[str, Any]:
     return options
 
 
+def _exit_code(name: str) -> int:
+    """One of the command line's exit codes (exit_codes.hpp), by its name there."""
+    import gpumeter
+    return int(getattr(gpumeter._gpumeter, name))
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     except SystemExit as e:  # argparse: --help exits 0, a bad argument 2
-        return int(e.code) if isinstance(e.code, int) else EXIT_USAGE
+        return int(e.code) if isinstance(e.code, int) else _exit_code("EXIT_USAGE")
     try:
         return _main(args)
     except UsageError as e:
         sys.stderr.write(f"gpumeter evaluate: {' '.join(str(e).split())}\n"
                          "Run 'gpumeter evaluate --help' for usage.\n")
-        return EXIT_USAGE
+        return _exit_code("EXIT_USAGE")
 
 
 def _main(args: argparse.Namespace) -> int:
@@ -605,7 +616,7 @@ def _main(args: argparse.Namespace) -> int:
             raise UsageError(str(e)) from None
         if no_gpu:
             sys.stderr.write(f"gpumeter evaluate: {no_gpu}\n")
-            return EXIT_NO_DEVICE
+            return _exit_code("EXIT_NO_DEVICE")
         for note in fallbacks:
             sys.stderr.write(f"gpumeter evaluate: {note}\n")
     for c, n in zip(python_candidates, names):
@@ -666,11 +677,11 @@ def _main(args: argparse.Namespace) -> int:
             assert reference is not None and inputs is not None
             if alone_failed is not None:
                 # Fail closed: without the reference alone, a slowed reference cannot be seen.
-                emit({"candidate": c["name"], "verdict": "not measured", "correct": False,
-                      "why": "the reference measured alone (no candidate code) failed, so what a "
-                             "candidate's reference is held to is unknown: " +
-                             str(alone_failed.get("why", "")),
-                      "log": alone_failed.get("log")})
+                emit({"candidate": c["name"], "log": alone_failed.get("log"),
+                      **_run_ended("reference_alone_failed",
+                                   "the reference measured alone (no candidate code) failed, so "
+                                   "what a candidate's reference is held to is unknown: " +
+                                   str(alone_failed.get("why", "")))})
                 continue
             line = evaluate_python(c, reference=reference, inputs=inputs, outputs=outputs,
                                    case=args.name, options=options, folder=folder,
@@ -690,4 +701,5 @@ def _main(args: argparse.Namespace) -> int:
     if sink is not sys.stdout:
         sink.close()
     sys.stderr.write(_table(lines) + "\n")
-    return EXIT_NOT_MEASURED if any(x["verdict"] == "not measured" for x in lines) else EXIT_OK
+    import gpumeter
+    return int(gpumeter._gpumeter.evaluation_exit_code([str(x["verdict"]) for x in lines]))

@@ -32,6 +32,7 @@
 #include "gpumeter/error_class.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/escape.hpp"
+#include "gpumeter/exit_codes.hpp"
 #include "gpumeter/format.hpp"
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/merge.hpp"
@@ -489,6 +490,55 @@ NB_MODULE(_gpumeter, m) {
       nb::arg("reference_alone") = nb::none(), nb::arg("end_to_end") = nb::none(),
       "The verdict on `candidate` in `record` (read strictly), against the reference measured "
       "alone and the pair timed end to end where given.");
+  {
+    auto run_end = nb::enum_<RunEnd>(m, "RunEnd",
+                                     "How a candidate's run under evaluate ended where no record "
+                                     "of it can be judged (the core's RunEnd).");
+    for (const RunEnd end : kRunEnds) {
+      const std::string name(to_string(end));
+      run_end.value(name.c_str(), end);
+    }
+  }
+  m.def("verdict_of_run_end", &verdict_of_run_end, nb::arg("end"), nb::arg("why"),
+        "The verdict of a run that ended so (never correct), with `why` as its account: the "
+        "core's one table of ends and verdicts.");
+  m.def(
+      "verdicts",
+      [] {
+        std::vector<std::string> names;
+        for (const Verdict v : kVerdicts) names.emplace_back(to_string(v));
+        return names;
+      },
+      "Every verdict's name, in the core's order.");
+  m.def(
+      "verdict_compares",
+      [](const std::string& name) {
+        const std::optional<Verdict> v = parse_verdict(name);
+        if (!v) throw ConfigError("verdict", "no verdict is named '" + name + "'");
+        return verdict_compares(*v);
+      },
+      nb::arg("verdict"),
+      "Whether the verdict is a comparison's answer (faster, slower, no difference), which "
+      "carries a speed-up; every other verdict says why there is none.");
+  m.def(
+      "evaluation_exit_code",
+      [](const std::vector<std::string>& names) {
+        std::vector<Verdict> verdicts;
+        for (const std::string& name : names) {
+          const std::optional<Verdict> v = parse_verdict(name);
+          if (!v) throw ConfigError("verdicts", "no verdict is named '" + name + "'");
+          verdicts.push_back(*v);
+        }
+        return evaluation_exit_code(verdicts);
+      },
+      nb::arg("verdicts"), "The exit code of an evaluation whose candidates got these verdicts.");
+  // The command line's exit codes (exit_codes.hpp): one table for the C++ command and Python's.
+  m.attr("EXIT_OK") = kExitOk;
+  m.attr("EXIT_FAILED") = kExitFailed;
+  m.attr("EXIT_USAGE") = kExitUsage;
+  m.attr("EXIT_INTERNAL") = kExitInternal;
+  m.attr("EXIT_BUSY") = kExitBusy;
+  m.attr("EXIT_NO_DEVICE") = kExitNoDevice;
   m.def(
       "verdict_of_error",
       [](const std::string& name, const std::string& whose) {

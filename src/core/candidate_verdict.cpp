@@ -5,9 +5,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/error_class.hpp"
+#include "gpumeter/exit_codes.hpp"
 #include "gpumeter/format.hpp"
 #include "gpumeter/wording.hpp"
 
@@ -85,8 +88,7 @@ bool slower_end_to_end(const Comparison& c) {
 CandidateVerdict ending(CandidateVerdict v, Verdict verdict, std::string why) {
   v.verdict = verdict;
   v.why = std::move(why);
-  if (verdict != Verdict::faster && verdict != Verdict::slower &&
-      verdict != Verdict::no_difference) {
+  if (!verdict_compares(verdict)) {
     v.speedup.reset();
     v.interval.reset();
   }
@@ -142,6 +144,79 @@ Verdict verdict_of_error(std::string_view error_name, Whose whose) {
   // call) are not the candidate's.
   return whose == Whose::candidate || error_name == "UserCodeError" ? Verdict::crashed
                                                                     : Verdict::not_measured;
+}
+
+bool verdict_compares(Verdict verdict) {
+  return verdict == Verdict::faster || verdict == Verdict::slower ||
+         verdict == Verdict::no_difference;
+}
+
+std::optional<Verdict> parse_verdict(std::string_view name) {
+  for (const Verdict v : kVerdicts) {
+    if (to_string(v) == name) return v;
+  }
+  return std::nullopt;
+}
+
+int evaluation_exit_code(const std::vector<Verdict>& verdicts) {
+  const bool unanswered =
+      std::find(verdicts.begin(), verdicts.end(), Verdict::not_measured) != verdicts.end();
+  return unanswered ? kExitFailed : kExitOk;
+}
+
+std::string_view to_string(RunEnd end) {
+  switch (end) {
+    case RunEnd::runner_not_started:
+      return "runner_not_started";
+    case RunEnd::program_not_started:
+      return "program_not_started";
+    case RunEnd::timed_out:
+      return "timed_out";
+    case RunEnd::ended_without_report:
+      return "ended_without_report";
+    case RunEnd::runner_left_no_record:
+      return "runner_left_no_record";
+    case RunEnd::program_left_no_record:
+      return "program_left_no_record";
+    case RunEnd::record_unreadable:
+      return "record_unreadable";
+    case RunEnd::nothing_to_judge:
+      return "nothing_to_judge";
+    case RunEnd::tampering_seen:
+      return "tampering_seen";
+    case RunEnd::reference_alone_failed:
+      return "reference_alone_failed";
+  }
+  return "runner_not_started";
+}
+
+CandidateVerdict verdict_of_run_end(RunEnd end, std::string why) {
+  const Verdict verdict = [end] {
+    switch (end) {
+      // The candidate's program or process is its own code: its failure is the candidate's.
+      case RunEnd::program_not_started:
+      case RunEnd::ended_without_report:
+      case RunEnd::program_left_no_record:
+        return Verdict::crashed;
+      case RunEnd::timed_out:
+        return Verdict::timeout;
+      // A record the strict reader refuses holds nothing gpumeter can stand behind.
+      case RunEnd::record_unreadable:
+        return Verdict::refused;
+      case RunEnd::tampering_seen:
+        return Verdict::tampered;
+      // gpumeter's own runner, a record with no candidate in it, or the reference alone (no
+      // candidate ran there): a cause not the candidate's.
+      case RunEnd::runner_not_started:
+      case RunEnd::runner_left_no_record:
+      case RunEnd::nothing_to_judge:
+      case RunEnd::reference_alone_failed:
+        return Verdict::not_measured;
+    }
+    return Verdict::not_measured;
+  }();
+  CandidateVerdict v;
+  return ending(v, verdict, std::move(why));
 }
 
 CandidateVerdict judge_candidate(const VerdictInputs& in) {

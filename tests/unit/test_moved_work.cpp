@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <set>
@@ -23,6 +24,7 @@
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/error_class.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/exit_codes.hpp"
 #include "gpumeter/ledger.hpp"
 #include "gpumeter/measure.hpp"
 #include "gpumeter/record.hpp"
@@ -384,6 +386,46 @@ TEST(ErrorTable, VerdictsOfErrorsFollowTheirClassAndWhoseCodeRaisedThem) {
   EXPECT_EQ(verdict_of_error("ConfigError", Whose::gpumeter), Verdict::not_measured);
   EXPECT_EQ(verdict_of_error("ConfigError", Whose::candidate), Verdict::refused);
   EXPECT_EQ(verdict_of_error("VerificationFailed", Whose::evaluator), Verdict::not_measured);
+}
+
+// Issue 37: how a candidate's run ended has one verdict, the core's, whichever front end ran it:
+// the candidate's own process or program failing is the candidate's; gpumeter's runner failing, a
+// record with no candidate in it and the reference alone failing are causes not its own.
+TEST(ErrorTable, EveryRunEndHasOneVerdictAndIsNeverCorrect) {
+  const std::pair<RunEnd, Verdict> table[] = {
+      {RunEnd::runner_not_started, Verdict::not_measured},
+      {RunEnd::program_not_started, Verdict::crashed},
+      {RunEnd::timed_out, Verdict::timeout},
+      {RunEnd::ended_without_report, Verdict::crashed},
+      {RunEnd::runner_left_no_record, Verdict::not_measured},
+      {RunEnd::program_left_no_record, Verdict::crashed},
+      {RunEnd::record_unreadable, Verdict::refused},
+      {RunEnd::nothing_to_judge, Verdict::not_measured},
+      {RunEnd::tampering_seen, Verdict::tampered},
+      {RunEnd::reference_alone_failed, Verdict::not_measured}};
+  ASSERT_EQ(std::size(table), std::size(kRunEnds)) << "a run end without its row here";
+  for (const auto& [end, verdict] : table) {
+    const CandidateVerdict v = verdict_of_run_end(end, "what happened");
+    EXPECT_EQ(v.verdict, verdict) << to_string(end);
+    EXPECT_FALSE(v.correct) << to_string(end);
+    EXPECT_EQ(v.why, "what happened") << to_string(end);
+    EXPECT_FALSE(v.speedup.has_value()) << to_string(end);
+  }
+}
+
+TEST(ErrorTable, AnEvaluationExitsFailedOnlyWhenACandidateWasNotMeasured) {
+  EXPECT_EQ(evaluation_exit_code({}), kExitOk);
+  EXPECT_EQ(evaluation_exit_code({Verdict::faster, Verdict::wrong, Verdict::crashed,
+                                  Verdict::timeout, Verdict::tampered, Verdict::refused}),
+            kExitOk);
+  EXPECT_EQ(evaluation_exit_code({Verdict::faster, Verdict::not_measured}), kExitFailed);
+  for (const Verdict v : kVerdicts) {
+    EXPECT_EQ(parse_verdict(to_string(v)), v);
+    EXPECT_EQ(verdict_compares(v),
+              v == Verdict::faster || v == Verdict::slower || v == Verdict::no_difference);
+  }
+  EXPECT_EQ(parse_verdict("not_measured"), std::nullopt);
+  EXPECT_EQ(parse_verdict(""), std::nullopt);
 }
 
 // A record of the reference and a candidate compared, as a candidate's process writes it.
