@@ -114,4 +114,17 @@ struct GateOutcome {
 };
 GateOutcome judge_gate(const RecordComparison& comparison, const GateOptions& options);
 
+// What two records compared conclude, the gate's outcome included where there is a gate: one
+// judgement for `gpumeter compare` and the pytest plugin's gate, so both say the same.
+struct CompareConclusion {
+  // exit_codes.hpp: kExitOk; kExitFailed when the gate failed; kExitUsage when a row could not be
+  // compared (another statistic or timing method, a failed null test...), which is no pass.
+  int exit_code = 0;
+  std::string why;  // one line when exit_code is not kExitOk: "the gate failed: 1 regression(s)"
+  std::vector<std::string> regressions;  // beyond the gate, each "row: its words"
+  std::vector<std::string> notes;        // what the gate sees less finely
+};
+CompareConclusion conclude(const RecordComparison& comparison,
+                           const std::optional<GateOptions>& gate);
+
 }  // namespace gpumeter

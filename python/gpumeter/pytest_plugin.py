@@ -3,8 +3,8 @@ gate (docs/pytest.md).
 
 Each measurement a test makes through the fixture is gpumeter.measure or gpumeter.compare,
 unchanged; its record is written into this run's folder, and with ``--gpumeter-compare NAME``
-it is compared with the same test's record in the baseline NAME by ``gpumeter compare`` (the
-core's comparison and gate, through the module): a test whose rows regress beyond
+it is compared with the same test's record in the baseline NAME as ``gpumeter compare`` does
+(the core's comparison and conclusion, typed, through the module): a test whose rows regress beyond
 ``--gpumeter-fail-on-regression PCT`` fails with the comparison's sentences, and so does a test
 with a row the gate cannot see, as the command's gate fails.
 
@@ -283,32 +283,29 @@ class PytestSession:
             return _Verdict(name, self.gating and not self.allow_missing,
                             f"{name}: not in the baseline {self.compare_name!r} (a row missing "
                             "from the baseline: the gate cannot judge it)", [])
-        args = ["compare", base, path]
-        if self.threshold is not None:
-            args += ["--fail-on-regression", self.threshold]
-            if self.allow_missing:
-                args.append("--allow-missing")
-        rc, out, err = _gpumeter.cli(args)
-        notes = [line[len("Note: "):] for line in out.splitlines() if line.startswith("Note: ")]
-        text = (err.strip() + "\n\n" if err.strip() else "") + out.rstrip()
-        # 1: the gate failed; 2: a record unreadable or a row that cannot be compared (another
-        # statistic or timing method, a failed null test): neither is a pass; 3: internal.
-        fails = self.threshold is not None and rc != 0
-        # The failure's first line (pytest's short summary): the core's regression list, each
-        # row and its words, else why the gate failed.
-        lines = out.splitlines()
-        regressions = []
-        for i, line in enumerate(lines):
-            if line.startswith("Regressions beyond "):
-                regressions = [x[2:] for x in lines[i + 1:] if x.startswith("- ")]
-                break
-        if regressions:
+        # The core's comparison and conclusion, as `gpumeter compare` reaches them: the gate
+        # fails on a regression or on what it cannot see; a record unreadable or a row that
+        # cannot be compared (another statistic or timing method, a failed null test) is no pass.
+        try:
+            report, c = _gpumeter.compare_record_files(
+                base, path, None if self.threshold is None else float(self.threshold),
+                self.allow_missing)
+        except _gm.Error as e:
+            why = f"a record cannot be read: {e}"
+            return _Verdict(name, self.threshold is not None,
+                            f"{name} against the baseline {self.compare_name!r}:\n{why}", [],
+                            f"{name}: {why}")
+        fails = self.threshold is not None and c.exit_code != 0
+        text = (f"gpumeter compare: {c.why}\n\n" if c.why else "") + report.rstrip()
+        # The failure's first line (pytest's short summary): the regressions, each row and its
+        # words, else why the gate failed.
+        if c.regressions:
             headline = (f"slower than the baseline {self.compare_name!r} beyond "
-                        f"{self.threshold}%: " + "; ".join(regressions))
+                        f"{self.threshold}%: " + "; ".join(c.regressions))
         else:
-            headline = f"{name}: " + (err.strip().split(": ", 1)[-1] or f"exit {rc}")
+            headline = f"{name}: " + (c.why or "no difference beyond the gate")
         return _Verdict(name, fails, f"{name} against the baseline {self.compare_name!r}:\n"
-                        + text, notes, headline)
+                        + text, list(c.notes), headline)
 
     # --- judging, saving, the summary -------------------------------------------------------
 

@@ -37,7 +37,9 @@
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/merge.hpp"
 #include "gpumeter/precision.hpp"
+#include "gpumeter/record_comparison.hpp"
 #include "gpumeter/record_io.hpp"
+#include "gpumeter/reporter.hpp"
 #include "gpumeter/runner.hpp"
 #include "gpumeter/session.hpp"
 #include "gpumeter/shard.hpp"
@@ -595,6 +597,31 @@ NB_MODULE(_gpumeter, m) {
 #endif
       },
       "Gives CUPTI's subscription back until the next measurement claims it again.");
+  nb::class_<CompareConclusion>(m, "CompareConclusion",
+                                "What two records compared conclude, the gate included (the "
+                                "core's conclude(): the same `gpumeter compare` reaches).")
+      .def_ro("exit_code", &CompareConclusion::exit_code,
+              "0; 1 the gate failed; 2 a row could not be compared.")
+      .def_ro("why", &CompareConclusion::why, "One line when exit_code is not 0.")
+      .def_ro("regressions", &CompareConclusion::regressions,
+              "Each row slower beyond the gate, with its words.")
+      .def_ro("notes", &CompareConclusion::notes, "What the gate sees less finely.");
+  m.def(
+      "compare_record_files",
+      [](const std::string& base, const std::string& next, std::optional<double> gate_pct,
+         bool allow_missing) {
+        const std::vector<Record> records = read_records({base, next});
+        const RecordComparison comparison = compare_records(records[0], records[1]);
+        std::optional<GateOptions> gate;
+        if (gate_pct) gate = GateOptions{*gate_pct / 100, allow_missing};
+        return std::make_tuple(make_compare_reporter(gate)->render(records),
+                               conclude(comparison, gate));
+      },
+      nb::arg("base"), nb::arg("new"), nb::arg("fail_on_regression_pct") = nb::none(),
+      nb::arg("allow_missing") = false,
+      "Every row of the record at `new` against the same row of the one at `base`, as `gpumeter "
+      "compare` does: (its report, the conclusion). Raises InvalidRecord for a record that "
+      "cannot be read.");
   m.def(
       "cli",
       [](const std::vector<std::string>& args) {

@@ -72,32 +72,11 @@ int compare(const std::string& base_file, const std::string& new_file,
 
   // Rendered whole before the first byte is written.
   io.out << make_compare_reporter(gate)->render(records) << std::flush;
-  if (gate) {
-    const GateOutcome g = judge_gate(comparison, *gate);
-    if (!g.passed) {
-      // Also on stderr: a CI log shows why even when the report went to a file.
-      std::string why;
-      if (!g.regressions.empty()) why = std::to_string(g.regressions.size()) + " regression(s)";
-      if (!gate->allow_missing) {
-        for (const std::string& u : g.unseen) why += (why.empty() ? "" : "; ") + u;
-      }
-      print_error(io, "compare", "the gate failed: " + why);
-      return kExitFailed;
-    }
-  }
-  std::vector<std::string> refused;
-  for (const RowPair& p : comparison.pairs) {
-    if (!p.comparison.compared()) {
-      refused.push_back(row_label(p.next->row) + ": " + p.comparison.refusal);
-    }
-  }
-  if (!refused.empty()) {
-    print_error(
-        io, "compare",
-        std::to_string(refused.size()) + " row(s) could not be compared, e.g. " + refused.front());
-    return kExitUsage;
-  }
-  return kExitOk;
+  // The core's conclusion: the same the pytest plugin's gate reaches. Also on stderr: a CI log
+  // shows why even when the report went to a file.
+  const CompareConclusion c = conclude(comparison, gate);
+  if (c.exit_code != kExitOk) print_error(io, "compare", c.why);
+  return c.exit_code;
 }
 
 }  // namespace gpumeter::cli

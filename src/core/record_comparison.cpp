@@ -2,12 +2,16 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "gpumeter/exit_codes.hpp"
 #include "gpumeter/format.hpp"
+#include "gpumeter/row.hpp"
 #include "gpumeter/row_status.hpp"
 #include "gpumeter/verdict.hpp"
+#include "gpumeter/wording.hpp"
 
 namespace gpumeter {
 namespace {
@@ -207,6 +211,42 @@ GateOutcome judge_gate(const RecordComparison& comparison, const GateOptions& op
   }
   g.passed = g.regressions.empty() && (options.allow_missing || g.unseen.empty());
   return g;
+}
+
+CompareConclusion conclude(const RecordComparison& comparison,
+                           const std::optional<GateOptions>& gate) {
+  CompareConclusion c;
+  if (gate) {
+    const GateOutcome g = judge_gate(comparison, *gate);
+    for (const RowPair* p : g.regressions) {
+      c.regressions.push_back(row_label(p->next->row) + ": " + regression_words(p->comparison));
+    }
+    c.notes = g.notes;
+    if (!g.passed) {
+      std::string why;
+      if (!g.regressions.empty()) why = std::to_string(g.regressions.size()) + " regression(s)";
+      // What the gate could not see fails it, and is named, unless it was let pass.
+      if (!gate->allow_missing) {
+        for (const std::string& u : g.unseen) why += (why.empty() ? "" : "; ") + u;
+      }
+      c.exit_code = kExitFailed;
+      c.why = "the gate failed: " + why;
+      return c;
+    }
+  }
+  // A row that cannot be compared is no pass, with a gate or without: its reason is named.
+  std::vector<std::string> refused;
+  for (const RowPair& p : comparison.pairs) {
+    if (!p.comparison.compared()) {
+      refused.push_back(row_label(p.next->row) + ": " + p.comparison.refusal);
+    }
+  }
+  if (!refused.empty()) {
+    c.exit_code = kExitUsage;
+    c.why =
+        std::to_string(refused.size()) + " row(s) could not be compared, e.g. " + refused.front();
+  }
+  return c;
 }
 
 }  // namespace gpumeter

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gpumeter/exit_codes.hpp"
 #include "gpumeter/row_status.hpp"
 #include "gpumeter/summary.hpp"
 #include "gpumeter/wording.hpp"
@@ -84,6 +85,24 @@ TEST(CompareRecords, ARowMissingFromEitherSideFailsTheGateUnlessAllowed) {
   const GateOutcome allowed = judge_gate(c, kFivePercentAllowMissing);
   EXPECT_TRUE(allowed.passed);
   EXPECT_EQ(allowed.unseen, g.unseen);  // still named
+}
+
+// One conclusion for `gpumeter compare` and the pytest plugin's gate: the exit code and its line.
+TEST(CompareRecords, TheConclusionIsTheGatesAndNamesWhatItCouldNotSee) {
+  const Record base = record({row("copy", "a", 10000), row("copy", "b", 20000),
+                              row("gemm", "x", 5000), row("gemm", "y", 5000)});
+  const Record next = record({row("copy", "a", 10000), row("softmax", "z", 7000)});
+  const RecordComparison c = compare_records(base, next);
+  const CompareConclusion gated = conclude(c, kFivePercent);
+  EXPECT_EQ(gated.exit_code, kExitFailed);
+  EXPECT_EQ(gated.why, "the gate failed: 3 rows of base not in new; 1 row of new not in base");
+  EXPECT_TRUE(gated.regressions.empty());
+  EXPECT_EQ(conclude(c, kFivePercentAllowMissing).exit_code, kExitOk);
+  const CompareConclusion plain = conclude(c, std::nullopt);
+  EXPECT_EQ(plain.exit_code, kExitOk);
+  EXPECT_EQ(plain.why, "");
+  const Record same = record({row("copy", "a", 10000)});
+  EXPECT_EQ(conclude(compare_records(same, same), kFivePercent).exit_code, kExitOk);
 }
 
 TEST(CompareRecords, APartialRecordFailsTheGateAndItsMissingRowsSaySo) {
@@ -218,11 +237,20 @@ TEST(CompareRecords, WallClockRowsAcrossRecordsKeepTheResolutionRule) {
             "1 row timed by the wall clock: judged by the 1.5x resolution, so a "
             "slowdown under 1.5x is not a regression the gate can see");
   // From 1.5x on it is a directional difference: a regression beyond 5%, not beyond 80%.
-  const RecordComparison slow =
-      compare_records(base, record({row("sum", "a", 160000, TimingMethod::host_wall, 0.001)}));
+  const Record slower = record({row("sum", "a", 160000, TimingMethod::host_wall, 0.001)});
+  const RecordComparison slow = compare_records(base, slower);
   EXPECT_EQ(slow.pairs[0].comparison.ratio->wording, "1.6x slower");
   EXPECT_EQ(judge_gate(slow, kFivePercent).regressions.size(), 1u);
   EXPECT_TRUE(judge_gate(slow, GateOptions{0.8, false}).passed);
+  // The conclusion names the row and the comparison's words, and carries the gate's note.
+  const CompareConclusion concluded = conclude(slow, kFivePercent);
+  EXPECT_EQ(concluded.exit_code, kExitFailed);
+  EXPECT_EQ(concluded.why, "the gate failed: 1 regression(s)");
+  ASSERT_EQ(concluded.regressions.size(), 1u);
+  EXPECT_EQ(concluded.regressions[0].rfind("sum / a", 0), 0u) << concluded.regressions[0];
+  EXPECT_NE(concluded.regressions[0].find("1.6x slower"), std::string::npos)
+      << concluded.regressions[0];
+  EXPECT_EQ(concluded.notes, g.notes);
 }
 
 TEST(CompareRecords, TheGeometricMeanClaimsNoDirection) {
