@@ -214,6 +214,20 @@ inline void fill_boards(Record& record) {
   }
 }
 
+// What a record derives from its raw parts, in one place: every path that makes a record (a run,
+// a sweep's case process, the recorder, a merge, a program run) or reads one (the reader derives
+// a copy and checks what is stored against it) calls these, and reporters only read what they
+// set, so a number shown anywhere is the one these rules give.
+//
+// A result's summary from its samples, timing method, retries and declared workload, its
+// percentages of `ceilings` (its record's).
+void summarize_result(Result& result, const Ceilings& ceilings);
+// The record's comparisons, by the comparison rules of `schema_version` (a record read from a
+// file is judged by the rules of its own version), from summaries that are current.
+void finish_comparisons(Record& record, int schema_version = kComparisonRulesVersion);
+// Every result summarized against the record's ceilings, then its comparisons.
+void finish(Record& record, int schema_version = kComparisonRulesVersion);
+
 // Appends the deviations of `from` that `to` does not hold yet, in their order.
 inline void add_deviations_once(const Record& from, Record& to) {
   for (const std::string& d : from.deviations) {

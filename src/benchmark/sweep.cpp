@@ -356,15 +356,11 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
       // A child measures its one case and hands its record to the parent through the
       // descriptor it was given.
       CaseOutcome one = measure_case(backend, cases.front(), options, o.device, findings);
-      for (Result& r : one.results) {
-        const Measurement& m = r.measurement;
-        r.summary = summarize(m.samples, m.method, m.retries, r.workload, measured.ceilings);
-      }
       measured.results = std::move(one.results);
       measured.failures = std::move(one.failures);
       fill_boards(measured);
       for (std::string& d : findings.deviations()) measured.deviations.push_back(std::move(d));
-      measured.comparisons = compare_results(measured.results);
+      finish(measured);
       write_child_record(o.child_record_fd, serialize(measured));
       return kExitOk;
     }

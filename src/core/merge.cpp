@@ -294,10 +294,7 @@ Record merge_records(const std::vector<Record>& in, const MergeOptions& options)
           "of them, and every percent of peak is of those");
     }
   }
-  for (Result& res : out.results) {
-    const Measurement& m = res.measurement;
-    res.summary = summarize(m.samples, m.method, m.retries, res.workload, out.ceilings);
-  }
+  for (Result& res : out.results) summarize_result(res, out.ceilings);
   if (methods.size() > 1) {
     std::string list;
     for (const std::string& m : methods) list += (list.empty() ? "" : ", ") + m;
@@ -340,7 +337,7 @@ Record merge_records(const std::vector<Record>& in, const MergeOptions& options)
   }
   join_shards(shards, options, out);
   out.deviations.push_back("merged from " + std::to_string(in.size()) + " records: " + run_ids);
-  out.comparisons = compare_results(out.results);
+  finish_comparisons(out);
   return out;
 }
 

@@ -550,7 +550,7 @@ ProgramReading read_program(const std::vector<ProcessPart>& parts, const Program
     // (memory placement, clocks), as a pass's samples share a pass's (docs/program-runs.md).
     meas.pass_sizes = {samples.size()};
     meas.measure_iterations = samples.size();
-    r.summary = summarize(samples, TimingMethod::cupti, 0);
+    summarize_result(r, {});  // a program's rows declare no workload and meet no ceiling
     meas.estimate_ns = static_cast<Nanos>(r.summary.device_busy.median_ns);
     out.results.push_back(std::move(r));
   }
@@ -620,7 +620,7 @@ ProgramReading merge_program_runs(std::vector<ProgramReading> runs) {
               return std::tie(a.domain, a.name) < std::tie(b.domain, b.name);
             });
   for (Result& r : out.results) {
-    r.summary = summarize(r.measurement.samples, TimingMethod::cupti, 0);
+    summarize_result(r, {});
     r.measurement.estimate_ns = static_cast<Nanos>(r.summary.device_busy.median_ns);
   }
   return out;

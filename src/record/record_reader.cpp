@@ -350,9 +350,8 @@ std::string shown(const std::optional<double>& v) {
 // altered record, or one written by a faulty tool.
 void check_summary(const Reader& r, Result& result, const Doc& js, const Ceilings& ceilings,
                    const std::string& where, int version) {
-  const Measurement& m = result.measurement;
   // The recomputed summary is the one kept; the stored values are only checked against it.
-  result.summary = summarize(m.samples, m.method, m.retries, result.workload, ceilings);
+  summarize_result(result, ceilings);
   const Result& derived = result;
   const std::string sw = where + ".summary";
   for (const Column& c : result_columns()) {
@@ -1563,7 +1562,7 @@ Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* strea
   check_results_not_failed(r, record);
   if (version >= 5) check_precision(r, record.results);
   // By the comparison rules of the record's version: a stored comparison is the one its rules gave.
-  record.comparisons = compare_results(record.results, std::min(version, kRecordSchemaVersion));
+  finish_comparisons(record, version);
   check_statable(r, record.comparisons);
   if (version >= 2) check_comparisons(r, doc, record.comparisons, version);
   if (version >= 6) {
@@ -1930,10 +1929,7 @@ Record record_json::parse_journal(std::string_view text, const std::string& path
   check_results_not_failed(r, record);
   // Every row's percentages of the run's last ceilings, as the complete record's would be.
   if (results_stale) {
-    for (Result& res : record.results) {
-      const Measurement& m = res.measurement;
-      res.summary = summarize(m.samples, m.method, m.retries, res.workload, record.ceilings);
-    }
+    for (Result& res : record.results) summarize_result(res, record.ceilings);
   }
   if (version < 8) fill_boards(record);
   // A shard's run plans its own cases: a journal that planned another number is of no run of it.
@@ -1949,7 +1945,7 @@ Record record_json::parse_journal(std::string_view text, const std::string& path
   // (a row whose counts its header's budget cannot give was accepted here and refused there).
   check_rows_measurable(r, record);
   if (version >= 5) check_precision(r, record.results);
-  record.comparisons = compare_results(record.results, std::min(version, kRecordSchemaVersion));
+  finish_comparisons(record, version);
   check_statable(r, record.comparisons);
   std::string note = std::string(kPartialRecordMark) + "read from the run's journal, which holds " +
                      std::to_string(cases) + " of " + std::to_string(planned) +

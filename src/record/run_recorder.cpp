@@ -22,13 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-void summarize_all(std::vector<Result>& results, const Ceilings& ceilings) {
-  for (Result& r : results) {
-    const Measurement& m = r.measurement;
-    r.summary = summarize(m.samples, m.method, m.retries, r.workload, ceilings);
-  }
-}
-
 }  // namespace
 
 RunRecorder::RunRecorder(fs::path dir, std::size_t planned_cases,
@@ -112,7 +105,7 @@ void RunRecorder::add_deviation(const std::string& deviation) {
 void RunRecorder::add(std::vector<Result> results, std::vector<Failure> failures) {
   std::lock_guard<std::mutex> lock(mutex_);
   // Each row summarized once, here, with the ceilings its journal line is read with.
-  summarize_all(results, record_.ceilings);
+  for (Result& r : results) summarize_result(r, record_.ceilings);
   // B10: a row that names no board ran on this run's device.
   const Board own = board_of(record_.device, record_.device_state);
   for (Result& r : results) {
@@ -190,8 +183,12 @@ void RunRecorder::flusher() {
 fs::path RunRecorder::write_partial(const std::string& why) {
   std::lock_guard<std::mutex> lock(mutex_);
   Record partial = record_;
-  if (summaries_stale_) summarize_all(partial.results, partial.ceilings);
-  partial.comparisons = compare_results(partial.results);
+  // Summaries are made as rows arrive; again only when the ceilings changed after some did.
+  if (summaries_stale_) {
+    gpumeter::finish(partial);
+  } else {
+    finish_comparisons(partial);
+  }
   partial.deviations.push_back(why);
   const fs::path target = dir_ / partial_record_file_name(record_.run_id);
   const std::string text = serialize(partial);
@@ -207,9 +204,12 @@ fs::path RunRecorder::finish() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!begun_ || finished_) throw Error("internal: a run's recorder finished outside begin");
   // Only when the ceilings changed after rows were added (a sweep of isolated cases).
-  if (summaries_stale_) summarize_all(record_.results, record_.ceilings);
+  if (summaries_stale_) {
+    gpumeter::finish(record_);
+  } else {
+    finish_comparisons(record_);
+  }
   summaries_stale_ = false;
-  record_.comparisons = compare_results(record_.results);
   // What the reader would refuse is refused here, before anything is written (the reader's own
   // check, not a read-back of the text).
   if (const std::string problem = record_json::unstatable_comparison(record_.comparisons);

@@ -249,7 +249,7 @@ std::string render_comparisons(const std::vector<Record>& records, TableLayout l
   std::string null_lines;
   std::string lines;
   for (const Record& record : records) {
-    for (const Comparison& c : compare_results(record.results)) {
+    for (const Comparison& c : record.comparisons) {
       lines += item("- ", md(case_label(c.baseline), MdPlace::line_start) + ": " + md(describe(c)));
     }
     // A lone implementation run to a target precision: its level's width, where a comparison

@@ -151,16 +151,12 @@ Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOpti
   RunFindings findings;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     CaseOutcome one = run_case(backend, cases[i], options, findings);
-    for (Result& r : one.results) {
-      const Measurement& m = r.measurement;
-      r.summary = summarize(m.samples, m.method, m.retries, r.workload, options.ceilings);
-      rec.results.push_back(std::move(r));
-    }
+    for (Result& r : one.results) rec.results.push_back(std::move(r));
     for (Failure& f : one.failures) rec.failures.push_back(std::move(f));
     if (options.progress) options.progress(cases[i], i + 1, cases.size());
   }
   fill_boards(rec);  // B10: every row ran on this run's device
-  rec.comparisons = compare_results(rec.results);
+  finish(rec);
   for (std::string& d : findings.deviations()) rec.deviations.push_back(std::move(d));
   return rec;
 }

@@ -428,6 +428,9 @@ TEST(Comparison, RenderedUnderTheTableWithTheCaseAndNoRequirementIds) {
   rec.results = {
       row("copy", "naive", TimingMethod::cupti, {{20000, 20010}, {20020, 20030}}, {{"n", "8"}}),
       row("copy", "tiled", TimingMethod::cupti, {{20560, 20570}, {20580, 20590}}, {{"n", "8"}})};
+  // Reporters read what finish() derived; they compute no comparison of their own.
+  EXPECT_EQ(render_comparisons({rec}).find("tiled is"), std::string::npos);
+  finish(rec);
   const std::string text = render_comparisons({rec});
   EXPECT_NE(text.find("- copy (n=8): tiled is 2.8% slower than naive"), std::string::npos) << text;
   for (const char* id : {"P5", "P6", "T9", "B5"}) {
