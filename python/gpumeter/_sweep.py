@@ -206,11 +206,7 @@ def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],
                 record = _gpumeter.merge_records([record, second],
                                                  [str(a) for a in sys.argv])
         if held is not None and held.deviations:
-            import json
-            d = record.to_dict()
-            d["deviations"] = list(d["deviations"]) + [
-                x for x in held.deviations if x not in d["deviations"]]
-            record = _gpumeter.Record.from_json(json.dumps(d), "(sweep)")
+            record = _gpumeter.with_deviations(record, list(held.deviations))
         if plan is not None:
             record = _gpumeter.with_shard(record, plan)
         return SweepResult(record, reversed_sizes, plan)

@@ -480,12 +480,9 @@ def _with_deviations(result: Any, deviations: List[str]) -> Any:
     """The result with what the session's lock found (its idle check) in its record: the
     measurement took no lock of its own, so its record would not say it."""
     record = result.record
-    d = record.to_dict()
-    extra = [x for x in deviations if x not in d["deviations"]]
-    if not extra:
+    again = _gpumeter.with_deviations(record, list(deviations))
+    if len(again.deviations) == len(record.deviations):  # it said them all already
         return result
-    d["deviations"] = list(d["deviations"]) + extra
-    again = _gm.Record.from_json(json.dumps(d), "(the record of this test)")
     if isinstance(result, _gm.CompareResult):
         return _gpumeter.compare_result(again)
     return again.results[0]

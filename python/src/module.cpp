@@ -437,6 +437,20 @@ NB_MODULE(_gpumeter, m) {
       nb::arg("record"), nb::arg("plan"),
       "The record as one shard's of a sweep (its shard section), read back strictly.");
   m.def(
+      "with_deviations",
+      [](const RecordRef& record, const std::vector<std::string>& deviations) {
+        Record more;
+        more.deviations = deviations;
+        Record r = *record.record;
+        add_deviations_once(more, r);
+        if (r.deviations.size() == record.record->deviations.size()) return record;
+        // Read back as strictly as a file: a deviation is text the reader bounds.
+        return RecordRef{std::make_shared<const Record>(parse_record(serialize(r), "(record)"))};
+      },
+      nb::arg("record"), nb::arg("deviations"),
+      "The record with each of `deviations` it does not say yet added, in order, read back "
+      "strictly (the record itself when it says them all).");
+  m.def(
       "timing_plan",
       [](const std::string& timing, int device) {
         // A command's options (`gpumeter evaluate --timing ...`): spelled as on its command line.

@@ -642,3 +642,18 @@ def test_a_host_row_reads_as_a_wall_clock():
     assert r.statistic == "synchronized_wall_clock"
     assert r.wall_clock is not None and r.wall_clock.median_ns == r.time.median_ns
     assert r.time.median_ns == r.device_busy.median_ns  # the same numbers, by their name
+
+
+def test_deviations_are_added_to_a_record_as_a_typed_operation():
+    """Issue 37: a record gains deviations through the core (each once, in order, read back as
+    strictly as a file), not by a dict edited in Python and parsed again."""
+    r = gpumeter.measure(spin, timing="host", budget=QUICK).record
+    said = list(r.deviations)
+    again = gpumeter._gpumeter.with_deviations(r, ["the lock found x", "the lock found x"] + said)
+    assert list(again.deviations) == said + ["the lock found x"]
+    assert list(gpumeter._gpumeter.with_deviations(again, said).deviations) == \
+        list(again.deviations)
+    # Text beyond what a reader accepts is cut by the writer, as any record's, saying so.
+    long = gpumeter._gpumeter.with_deviations(r, ["x" * 10_000_000])
+    assert len(long.deviations) > len(said)
+    assert all(len(d) < 1_000_000 for d in long.deviations)
