@@ -32,6 +32,10 @@ import threading
 import time
 from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
+# gpumeter (the extension) is imported inside the functions that use it, not here: this file's
+# parser must load without the extension, so `gpumeter evaluate --help` can be printed where the
+# module is not installed (tests/python/test_cli_help.py keeps the C++ command's copy of it).
+
 # Which verdict an error or a run's end gives is the core's (error_class.hpp,
 # candidate_verdict.hpp): one table for records, reports and this command, which spells none.
 _WHOSE = {"candidate": "candidate", "gpumeter": "gpumeter", "reference": "evaluator",
