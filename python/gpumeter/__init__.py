@@ -426,14 +426,11 @@ def _with_runtimes(record: Record, runtimes: Sequence[_runtimes.RuntimeInfo]) ->
     """The record with each candidate's runtime (resolved before timing) and what the runtimes
     found that the record must say (JAX's preallocation left on), read back as strictly as a
     file."""
-    known = [r.to_dict() for r in runtimes if r.runtime]
+    known = [r.to_record() for r in runtimes if r.runtime]
     notes = _runtimes.deviations(runtimes)
-    if not known and not notes:
-        return record
-    d = record.to_dict()
-    d["runtimes"] = known
-    d["deviations"] = list(d["deviations"]) + [n for n in notes if n not in d["deviations"]]
-    return Record.from_json(json.dumps(d), "(the record of this run)")
+    if known:
+        record = _gpumeter.with_runtimes(record, known)
+    return _gpumeter.with_deviations(record, list(notes)) if notes else record
 
 
 def _run(case: Union[_gpumeter.Case, Sequence[_gpumeter.Case]], options: _gpumeter.Options,

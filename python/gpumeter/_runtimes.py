@@ -30,6 +30,7 @@ import sys
 from typing import (Any, Callable, Dict, Iterator, List, Literal, Mapping, MutableMapping,
                     Optional, Sequence, Tuple, cast, get_args)
 
+from . import _gpumeter
 from ._errors import ConfigError, DeviceError, Error, UserCodeError, WrongDevice
 
 #: The runtimes a candidate may declare: the framework that launches its GPU work.
@@ -80,6 +81,12 @@ class RuntimeInfo:
     arch: str = ""
     synchronized_by: str = ""
     notes: Tuple[str, ...] = ()
+
+    def to_record(self) -> Any:
+        """The record's ``runtimes`` entry, typed (the core's ``CandidateRuntime``)."""
+        return _gpumeter.CandidateRuntime(
+            self.implementation, self.runtime, self.version, self.device_alias, self.arch,
+            self.synchronized_by, list(self.notes))
 
     def to_dict(self) -> Dict[str, Any]:
         """The record's ``runtimes`` entry: the C++ ``CandidateRuntime``'s field names."""

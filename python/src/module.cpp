@@ -437,6 +437,16 @@ NB_MODULE(_gpumeter, m) {
       nb::arg("record"), nb::arg("plan"),
       "The record as one shard's of a sweep (its shard section), read back strictly.");
   m.def(
+      "with_runtimes",
+      [](const RecordRef& record, std::vector<CandidateRuntime> runtimes) {
+        Record r = *record.record;
+        r.runtimes = std::move(runtimes);
+        // Read back as strictly as a file: each runtime names a row of the record.
+        return RecordRef{std::make_shared<const Record>(parse_record(serialize(r), "(record)"))};
+      },
+      nb::arg("record"), nb::arg("runtimes"),
+      "The record with each candidate's runtime (resolved before timing), read back strictly.");
+  m.def(
       "with_deviations",
       [](const RecordRef& record, const std::vector<std::string>& deviations) {
         Record more;

@@ -7,6 +7,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "binding.hpp"
@@ -65,6 +66,19 @@ void bind_phase_types(nb::module_& m) {
   nb::class_<CandidateRuntime>(m, "CandidateRuntime",
                                "The runtime a candidate launched its work through, resolved "
                                "before timing.")
+      .def(
+          "__init__",
+          [](CandidateRuntime* self, std::string implementation, std::string runtime,
+             std::string version, std::string device_alias, std::string arch,
+             std::string synchronized_by, std::vector<std::string> notes) {
+            new (self) CandidateRuntime{std::move(implementation), std::move(runtime),
+                                        std::move(version),        std::move(device_alias),
+                                        std::move(arch),           std::move(synchronized_by),
+                                        std::move(notes)};
+          },
+          nb::arg("implementation"), nb::arg("runtime"), nb::arg("version") = "",
+          nb::arg("device_alias") = "", nb::arg("arch") = "", nb::arg("synchronized_by") = "",
+          nb::arg("notes") = std::vector<std::string>{})
       .def_ro("implementation", &CandidateRuntime::implementation)
       .def_ro("runtime", &CandidateRuntime::runtime, "\"warp\", \"cupy\", \"torch\", ...")
       .def_ro("version", &CandidateRuntime::version)

@@ -1278,6 +1278,20 @@ void check_phase_rows(const Reader& r, const Record& record) {
                       i, record_text(row_label(record.totals[i].row))));
     }
   }
+  // A runtime is a candidate's: one of the record's rows, or of a case that failed whole (whose
+  // candidates have no row of their own). One naming no candidate was added after the run.
+  std::set<std::string> candidates;
+  bool case_failed_whole = false;
+  for (const RowKey& row : rows) {
+    candidates.insert(row.implementation);
+    case_failed_whole = case_failed_whole || row.implementation.empty();
+  }
+  for (std::size_t i = 0; i < record.runtimes.size(); ++i) {
+    if (!case_failed_whole && candidates.count(record.runtimes[i].implementation) == 0) {
+      r.fail(fmt::format("runtimes[{}]: {} is no candidate of the record (altered record?)", i,
+                         record_text(record.runtimes[i].implementation)));
+    }
+  }
   // A total is one process from its spawn, through every fresh phase of that process, to the
   // synchronize after its N-th call: no process's total is below the sum of its phases, so the
   // smallest total is not below the sum of each phase's smallest sample; and a process's total of

@@ -657,3 +657,17 @@ def test_deviations_are_added_to_a_record_as_a_typed_operation():
     long = gpumeter._gpumeter.with_deviations(r, ["x" * 10_000_000])
     assert len(long.deviations) > len(said)
     assert all(len(d) < 1_000_000 for d in long.deviations)
+
+
+def test_runtimes_join_a_record_as_a_typed_operation():
+    """Issue 37: each candidate's runtime joins its record through the core, read back strictly:
+    a runtime for an implementation the record does not hold is refused as a file's would be."""
+    r = gpumeter.measure(spin, timing="host", budget=QUICK, name="m").record
+    impl = r.results[0].name
+    rt = gpumeter._gpumeter.CandidateRuntime(impl, "torch", "2.9", "cuda:0", "sm_90",
+                                             "torch", ["a note"])
+    again = gpumeter._gpumeter.with_runtimes(r, [rt])
+    assert [(x.implementation, x.runtime, x.version, list(x.notes)) for x in again.runtimes] == \
+        [(impl, "torch", "2.9", ["a note"])]
+    with pytest.raises(gpumeter.InvalidRecord):
+        gpumeter._gpumeter.with_runtimes(r, [gpumeter._gpumeter.CandidateRuntime("nobody", "torch")])

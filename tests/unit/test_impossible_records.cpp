@@ -215,6 +215,23 @@ TEST(ImpossibleRecords, PhasesAndTotalsOfACandidateWithNoRowAreRefused) {
       "totals[3]: \"saxpy / ghost (n=1048576)\" is no row of the record");
 }
 
+// A runtime names a candidate of the record: one added for a candidate it never ran is refused
+// (the reader accepted it before).
+TEST(ImpossibleRecords, ARuntimeOfNoCandidateIsRefused) {
+  expect_refused(
+      testing::phases_record(),
+      [](ordered_json& j) {
+        j["runtimes"] = ordered_json::array({ordered_json{{"implementation", "ghost"},
+                                                          {"runtime", "torch"},
+                                                          {"version", "2.9"},
+                                                          {"device_alias", "cuda:0"},
+                                                          {"arch", "sm_90"},
+                                                          {"synchronized_by", "torch"},
+                                                          {"notes", ordered_json::array()}}});
+      },
+      "runtimes[0]: \"ghost\" is no candidate of the record");
+}
+
 TEST(ImpossibleRecords, ATotalBelowItsOwnPhasesIsRefused) {
   expect_refused(
       testing::phases_record(), [](ordered_json& j) { j["totals"][0]["samples_ns"][2] = 1; },
