@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# One backend chooser, one lock taker, one set of exit codes: fails, naming the lines, when the
-# source tree holds a second. Front ends parse their arguments and hand them to a Session
+# One backend chooser, one lock taker, one set of exit codes, one finish of a record, one
+# conclusion of two compared, verdicts in the core: fails, naming the lines, when the source tree
+# holds a second. Front ends parse their arguments and hand them to a Session
 # (src/include/gpumeter/session.hpp); a rule copied into one of them drifts from the others.
 #
 #   one_of_each.sh SOURCE_DIR
@@ -16,11 +17,12 @@ sources() {
     -not -path '*/build*' 2>/dev/null | sort
 }
 
-# check NAME REGEX ALLOWED_REGEX: every line matching REGEX in a file whose path does not match
-# ALLOWED_REGEX is a second copy.
+# check NAME REGEX ALLOWED_REGEX: every line of code (a comment line aside) matching REGEX in a
+# file whose path does not match ALLOWED_REGEX is a second copy.
 check() {
   local name=$1 pattern=$2 allowed=$3 found
-  found=$(sources | grep -Ev "$allowed" | xargs grep -nE "$pattern" /dev/null)
+  found=$(sources | grep -Ev "$allowed" | xargs grep -nE "$pattern" /dev/null |
+    grep -vE '^[^:]+:[0-9]+:[[:space:]]*//')
   if [[ -n "$found" ]]; then
     echo "FAIL: $name outside its one place:" >&2
     echo "$found" >&2
@@ -47,7 +49,25 @@ check "an exit code defined" \
   '(constexpr|const|#define|enum)[^;]*\b(k)?EXIT_?[A-Za-z_]*[[:space:]]*=|constexpr[^;]*\bkExit[A-Za-z]*\b' \
   '^include/gpumeter/exit_codes\.hpp$'
 
+# A record's derived parts: src/core/finish.cpp, over the rules of summary.cpp and comparison.cpp.
+# A second caller shows numbers by rules of its own (the markdown reporter once recomputed an old
+# record's comparisons by the current rules). Tests and studies call the rules themselves.
+check "a record's summaries or comparisons derived" '\b(summarize|compare_results)[[:space:]]*\(' \
+  '^(src/core/(finish|summary|comparison)\.cpp$|include/gpumeter/(summary|comparison)\.hpp$|tests/|bench/)'
+
+# Verdicts and row statuses are the core's words (candidate_verdict.cpp, row_status.cpp).
+check "a verdict or row status spelled" '"(crashed|timeout|tampered)"' '^(src/core/|tests/)'
+
+# Two records compared conclude in the core (conclude()): the pytest plugin reads it typed, and
+# neither runs the gpumeter command nor parses its output.
+found=$(grep -nE '_gpumeter\.cli\(|Regressions beyond|"Note: "' python/gpumeter/pytest_plugin.py)
+if [[ -n "$found" ]]; then
+  echo "FAIL: the pytest plugin runs the command or parses its output:" >&2
+  echo "$found" >&2
+  failed=1
+fi
+
 if [[ $failed -eq 0 ]]; then
-  echo "one backend chooser, one lock taker, one set of exit codes"
+  echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion"
 fi
 exit $failed
