@@ -324,6 +324,9 @@ fi
   echo
   [ -f "$OUT/a-vs-a.log" ] && cat "$OUT/a-vs-a.log"
   echo
+  # gpumeter-precision prints its lines as they come, then all of them again after a blank line.
+  [ -f "$OUT/precision.log" ] && awk 'NF == 0 { n = NR } { l[NR] = $0 } END { for (i = n + 1; i <= NR; i++) print l[i] }' "$OUT/precision.log"
+  echo
   [ -f "$OUT/sweep-cost.log" ] && tail -1 "$OUT/sweep-cost.log"
   [ -f "$OUT/fault-demo.log" ] && grep -E "^\| fault_demo|not measured:" "$OUT/fault-demo.log" | cut -c1-200
   [ -f "$OUT/examples-sweep.log" ] && grep -E "^\| (bandwidth|gemm)|^- " "$OUT/examples-sweep.log" | cut -c1-220
