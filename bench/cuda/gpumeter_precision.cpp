@@ -120,7 +120,19 @@ int main(int argc, char** argv) {
   double cap_s = 5;
   long long one_us_cycles = 800;
   app.add_option("--out", out_dir, "directory for the records and summary.json");
-  app.add_option("--parts", parts, "which parts to run: time, claims, quantization (comma list)");
+  app.add_option("--parts", parts, "which parts to run: time, claims, quantization (comma list)")
+      ->check([](const std::string& text) {
+        std::size_t at = 0;
+        while (at <= text.size()) {
+          const std::size_t comma = std::min(text.find(',', at), text.size());
+          const std::string part = text.substr(at, comma - at);
+          if (part != "time" && part != "claims" && part != "quantization") {
+            return "'" + part + "' is no part: time, claims or quantization";
+          }
+          at = comma + 1;
+        }
+        return std::string();
+      });
   gpumeter::check_number(app.add_option("--repeat", repeat, "A-against-A comparisons per size"),
                          gpumeter::kPositiveCount);
   gpumeter::check_number(app.add_option("--changes", changes, "comparisons per 1% change"),

@@ -80,6 +80,19 @@ inline bool same_document(const nlohmann::json& a, const nlohmann::json& b) {
   return true;
 }
 
+// Whether the library refuses `text` for ending early (its error past the last byte).
+inline bool library_ends_early(std::string_view text) {
+  try {
+    const nlohmann::json parsed = nlohmann::json::parse(text.begin(), text.end());
+    (void)parsed;
+  } catch (const nlohmann::json::parse_error& e) {
+    return e.byte > text.size();
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+  return false;
+}
+
 // "" when the scanner and the library agree on `text`, else what differs. A text with a NUL
 // byte is not compared: the library ends its input there, the reader refuses it before
 // scanning.
@@ -98,38 +111,15 @@ inline std::string json_scan_problem(std::string_view text) {
   if (error) {
     // Both refuse. Text cut short reads as such to both (the reader says "truncated?").
     const bool scanner_early = error->position > text.size();
-    const bool library_early = [&] {
-      try {
-        const nlohmann::json parsed = nlohmann::json::parse(text.begin(), text.end());
-        (void)parsed;
-      } catch (const nlohmann::json::parse_error& e) {
-        return e.byte > text.size();
-      } catch (const nlohmann::json::exception&) {
-        return false;
-      }
-      return false;
-    }();
+    const bool library_early = library_ends_early(text);
     // The library reads a whole token before it checks where the token may stand, so a token
     // cut short by the end of the text where none may stand (`{"a": "x" "y`) ends its input
     // early, while the scanner stops at the token's first byte: the same text, refused for the
     // misplaced token by one and for its cut by the other.
-    const bool misplaced_token_cut_short = [&] {
-      // Positions are of the byte after the offending one, as the library counts.
-      if (scanner_early || !library_early || error->position == 0 ||
-          error->position > text.size()) {
-        return false;
-      }
-      const std::string_view rest = text.substr(error->position - 1);
-      try {
-        const nlohmann::json parsed = nlohmann::json::parse(rest.begin(), rest.end());
-        (void)parsed;
-      } catch (const nlohmann::json::parse_error& e) {
-        return e.byte > rest.size();
-      } catch (const nlohmann::json::exception&) {
-        return false;
-      }
-      return false;
-    }();
+    // (Positions are of the byte after the offending one, as the library counts.)
+    const bool misplaced_token_cut_short = !scanner_early && library_early && error->position > 0 &&
+                                           error->position <= text.size() &&
+                                           library_ends_early(text.substr(error->position - 1));
     if (scanner_early != library_early && !error->number_out_of_range &&
         !misplaced_token_cut_short) {
       return scanner_early ? "the scanner says the text ended early; the library does not"
