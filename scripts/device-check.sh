@@ -289,6 +289,8 @@ fi
   echo
   echo "================ device-check summary ($(( $(date +%s) - START ))s) ================"
   grep -E "^(commit|gpu|cmake):" "$OUT/environment.txt"
+  # The default configuration with this machine's compiler: no warning is the bar (-Wall -Wextra).
+  [ -f "$OUT/build.log" ] && echo "build warnings ($(c++ --version | head -1)): $(grep -c 'warning:' "$OUT/build.log")"
   if ! grep -q "Build files have been written" "$OUT"/configure*.log 2>/dev/null; then
     echo "configure failed:"
     grep -E -A3 "CMake Error" "$OUT"/configure*.log | head -12

@@ -78,7 +78,7 @@ else
     host_computed=exploits.host_computed:gpu persist_l2=exploits.persist_l2:gpu \
     cupti_off=exploits.cupti_off:gpu cupti_blink=exploits.cupti_blink:gpu \
     patch_verify=exploits.patch_verify:gpu patch_allclose=exploits.patch_allclose:gpu \
-    patch_timer=exploits.patch_timer:gpu partial=exploits.partial:gpu \
+    patch_timer=exploits.patch_timer:gpu partial=exploits.partial:gpu burst=exploits.burst:gpu \
     lazy_result=exploits.lazy_result:gpu slow_reference=exploits.slow_reference:gpu \
     helper_process=exploits.helper_process:gpu"
   step evaluate-out 120 bash -c "cd tests/python && $PY -m gpumeter evaluate ${common[*]} \

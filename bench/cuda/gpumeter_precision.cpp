@@ -7,15 +7,21 @@
 //     it);
 //   - quantization: one case of 17 copies of a 1-block kernel, each 8 SM cycles (about 4 ns)
 //     longer than the one before, over about two 32 ns timestamp steps: whether the levels the
-//     rules read (trimmed means) follow a change far below one step, or stay on the steps.
+//     rules read (trimmed means) follow a change far below one step, or stay on the steps;
+//   - cost: where a precision pass of the 1 us kernel spends its wall time: passes of the precision
+//     budget timed whole with every check on, without fresh inputs and checks, without the L2
+//     flush, with the warm-up cut to its least, and a pass of one iteration per phase (what a
+//     phase costs beside its iterations).
 // Writes one record per group under --out and summary.json; prints a table last.
 //
-//   gpumeter-precision --out DIR [--parts time,claims,quantization] [--repeat 25] [--changes 20]
+//   gpumeter-precision --out DIR [--parts time,claims,quantization,cost] [--repeat 25]
+//                      [--changes 20]
 //                      [--time-repeat 3] [--cap-s 5] [--quantization-repeat 10]
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -69,7 +75,7 @@ struct Kernel {
 struct Tally {
   int compared = 0, found = 0, reached = 0;
   int stops_target = 0, stops_time = 0, stops_passes = 0;
-  std::vector<double> widths, seconds, estimates, medians_us;
+  std::vector<double> widths, seconds, estimates, medians_us, ms_per_pass;
 };
 
 void count(const gpumeter::Record& back, Tally& t) {
@@ -84,6 +90,10 @@ void count(const gpumeter::Record& back, Tally& t) {
     t.widths.push_back(c.precision->reached);
     t.seconds.push_back(static_cast<double>(c.precision->elapsed_ns) / 1e9);
     t.estimates.push_back(c.difference->estimate);
+    if (c.precision->passes > 0) {
+      t.ms_per_pass.push_back(static_cast<double>(c.precision->elapsed_ns) / 1e6 /
+                              c.precision->passes);
+    }
   }
   for (const gpumeter::Result& r : back.results) {
     t.medians_us.push_back(r.summary.device_busy.median_ns / 1e3);
@@ -102,6 +112,7 @@ nlohmann::json tally_json(const Tally& t) {
        t.seconds.empty() ? 0.0 : *std::max_element(t.seconds.begin(), t.seconds.end())},
       {"median_estimate", median(t.estimates)},
       {"median_kernel_us", median(t.medians_us)},
+      {"median_ms_per_pass", median(t.ms_per_pass)},
       {"seconds", t.seconds},
       {"reached", t.widths},
       {"estimates", t.estimates}};
@@ -112,7 +123,7 @@ nlohmann::json tally_json(const Tally& t) {
 int main(int argc, char** argv) {
   CLI::App app{"gpumeter-precision: comparisons run to a target precision", "gpumeter-precision"};
   std::string out_dir = "precision";
-  std::string parts = "time,claims,quantization";
+  std::string parts = "time,claims,quantization,cost";
   int repeat = 25;
   int changes = 20;
   int time_repeat = 3;
@@ -120,14 +131,15 @@ int main(int argc, char** argv) {
   double cap_s = 5;
   long long one_us_cycles = 800;
   app.add_option("--out", out_dir, "directory for the records and summary.json");
-  app.add_option("--parts", parts, "which parts to run: time, claims, quantization (comma list)")
+  app.add_option("--parts", parts,
+                 "which parts to run: time, claims, quantization, cost (comma list)")
       ->check([](const std::string& text) {
         std::size_t at = 0;
         while (at <= text.size()) {
           const std::size_t comma = std::min(text.find(',', at), text.size());
           const std::string part = text.substr(at, comma - at);
-          if (part != "time" && part != "claims" && part != "quantization") {
-            return "'" + part + "' is no part: time, claims or quantization";
+          if (part != "time" && part != "claims" && part != "quantization" && part != "cost") {
+            return "'" + part + "' is no part: time, claims, quantization or cost";
           }
           at = comma + 1;
         }
@@ -216,7 +228,8 @@ int main(int argc, char** argv) {
     if (wanted("time")) {
       say("time to an answer: A against A, every check on, cap " +
           gpumeter::format_shortest(cap_s) + " s, " + std::to_string(time_repeat) + " runs a cell");
-      say("size   kernel us  target  median s   max s  median reached  stops target/time/passes");
+      say("size   kernel us  target  median s   max s  median reached  ms/pass  "
+          "stops target/time/passes");
       for (const Kernel& k : kernels) {
         for (const double target : {0.05, 0.02, 0.01}) {
           std::vector<gpumeter::Case> cases;
@@ -230,10 +243,11 @@ int main(int argc, char** argv) {
                 t);
           summary["time"][k.name][gpumeter::format_shortest(100 * target)] = tally_json(t);
           std::snprintf(
-              buf, sizeof buf, "%-6s %9.3f  %5.1f%%  %8.2f  %6.2f  %13.2f%%  %d/%d/%d",
+              buf, sizeof buf, "%-6s %9.3f  %5.1f%%  %8.2f  %6.2f  %13.2f%%  %7.2f  %d/%d/%d",
               k.name.c_str(), median(t.medians_us), 100 * target, median(t.seconds),
               t.seconds.empty() ? 0.0 : *std::max_element(t.seconds.begin(), t.seconds.end()),
-              100 * median(t.widths), t.stops_target, t.stops_time, t.stops_passes);
+              100 * median(t.widths), median(t.ms_per_pass), t.stops_target, t.stops_time,
+              t.stops_passes);
           say(buf);
         }
       }
@@ -380,6 +394,69 @@ int main(int argc, char** argv) {
                     by_level["rms_residual_ns"].get<double>(), 0.5 * static_cast<double>(tick),
                     by_median["largest_residual_ns"].get<double>());
       say(buf);
+    }
+
+    if (wanted("cost")) {
+      // Each configuration's passes timed whole on the host clock, as the precision rule runs
+      // them (measure() with the precision pass budget): the differences between rows say what
+      // the flush, the checks and the warm-up cost a pass.
+      gpumeter::CudaBackendOptions no_flush_options;
+      no_flush_options.l2_flush = false;
+      const std::unique_ptr<gpumeter::Backend> no_flush =
+          gpumeter::make_cuda_backend(no_flush_options);
+      const gpumeter::Call checked = checked_call(kernels.front().run, buffer);
+      const gpumeter::Call plain{kernels.front().run, {}};
+      const gpumeter::Budget least_warmup{0, gpumeter::kPrecisionPassBudget.measure_ns,
+                                          gpumeter::kPrecisionPassBudget.min_iterations,
+                                          gpumeter::kPrecisionPassBudget.max_iterations};
+      const gpumeter::Budget one_each{0, 0, 1, 1};
+      struct Config {
+        const char* name;
+        gpumeter::Backend* backend;
+        const gpumeter::Call* call;
+        gpumeter::Budget budget;
+      };
+      const std::vector<Config> configs{
+          {"every check on", backend.get(), &checked, gpumeter::kPrecisionPassBudget},
+          {"no fresh inputs or checks", backend.get(), &plain, gpumeter::kPrecisionPassBudget},
+          {"no L2 flush (not valid)", no_flush.get(), &checked, gpumeter::kPrecisionPassBudget},
+          {"least warm-up", backend.get(), &checked, least_warmup},
+          {"one iteration a phase", backend.get(), &checked, one_each},
+      };
+      constexpr int kPasses = 20;
+      say("cost of a precision pass of the 1 us kernel, " + std::to_string(kPasses) +
+          " passes each, host clock");
+      say("configuration               ms/pass  calib+warm+measure iters  us/iter  checks  "
+          "call us");
+      for (const Config& c : configs) {
+        std::vector<double> ms;
+        gpumeter::Measurement last;
+        for (int p = 0; p < kPasses; ++p) {
+          const auto t0 = std::chrono::steady_clock::now();
+          last = gpumeter::measure(*c.backend, *c.call, gpumeter::MeasureOptions{c.budget, false});
+          ms.push_back(
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                  .count());
+        }
+        const std::size_t iters =
+            gpumeter::kCalibrationRuns + last.warmup_iterations + last.measure_iterations;
+        const double per_iter_us = 1e3 * median(ms) / static_cast<double>(iters);
+        std::vector<double> busy;
+        for (const gpumeter::Sample& x : last.samples) {
+          busy.push_back(static_cast<double>(x.device_busy_ns));
+        }
+        summary["cost"][c.name] = {{"ms_per_pass", ms},
+                                   {"median_ms", median(ms)},
+                                   {"warmup_iterations", last.warmup_iterations},
+                                   {"measure_iterations", last.measure_iterations},
+                                   {"checked_iterations", last.ledger.checked_iterations},
+                                   {"estimate_ns", last.estimate_ns}};
+        std::snprintf(buf, sizeof buf, "%-26s %8.2f  %6zu+%zu+%-14zu %8.1f  %6zu  %7.2f", c.name,
+                      median(ms), gpumeter::kCalibrationRuns, last.warmup_iterations,
+                      last.measure_iterations, per_iter_us, last.ledger.checked_iterations,
+                      median(busy) / 1e3);
+        say(buf);
+      }
     }
     std::ofstream(out_dir + "/summary.json") << summary.dump(2) << "\n";
     std::printf("\n");
