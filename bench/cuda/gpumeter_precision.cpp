@@ -458,6 +458,53 @@ int main(int argc, char** argv) {
         say(buf);
       }
     }
+    if (wanted("cost")) {
+      // A phase's own steps, each timed on the host clock around the backend's call (the order
+      // the driver uses, one iteration of the 1 us kernel): what a phase costs beside its
+      // iterations, piece by piece.
+      gpumeter::DeviceSteps& steps = *backend;
+      gpumeter::Collector& collector = *backend;
+      gpumeter::EnvironmentProbe& probe = *backend;
+      std::map<std::string, std::vector<double>> us;
+      const auto timed = [&](const char* name, const std::function<void()>& fn) {
+        const auto t0 = std::chrono::steady_clock::now();
+        fn();
+        us[name].push_back(
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                .count());
+      };
+      try {
+        for (int r = 0; r < 20; ++r) {
+          timed("synchronize", [&] { steps.synchronize(); });
+          timed("device processes (NVML)", [&] { (void)probe.new_device_processes(); });
+          timed("read clock", [&] { (void)probe.read_clock(); });
+          timed("open_phase", [&] { collector.open_phase(gpumeter::PhaseRequest{1, 0}); });
+          timed("prepare: canary + L2 flush + drain", [&] {
+            collector.begin_prepare(0);
+            steps.clear_cache(0);
+            collector.end_prepare(0);
+            steps.drain(0, "preparation");
+          });
+          timed("the call + drain", [&] {
+            collector.begin_iteration(0);
+            kernels.front().run();
+            collector.end_iteration(0);
+            steps.after_user_code(0, "the measured call");
+            steps.drain(0, "the measured call");
+          });
+          timed("close_phase", [&] { (void)collector.close_phase(); });
+        }
+      } catch (const std::exception& e) {
+        collector.abandon_phase();
+        say(std::string("a phase's steps: stopped: ") + e.what());
+      }
+      say("a phase's steps, 20 times each, host clock: median us");
+      for (const auto& [name, v] : us) {
+        summary["phase_steps_us"][name] = v;
+        std::snprintf(buf, sizeof buf, "%-36s %10.1f", name.c_str(), median(v));
+        say(buf);
+      }
+    }
     std::ofstream(out_dir + "/summary.json") << summary.dump(2) << "\n";
     std::printf("\n");
     for (const std::string& l : lines) std::printf("%s\n", l.c_str());
