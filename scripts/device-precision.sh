@@ -80,6 +80,10 @@ if [ -x build-base/bench/cuda/gpumeter-precision ]; then
   step precision-base 90 build-base/bench/cuda/gpumeter-precision --out "$OUT/precision-base" \
     --parts time,cost --time-repeat 2
 fi
+# A kernel of about 1.0 us (the 1-block spin's floor is about 0.87 us on the H100, 0.47 ns a cycle):
+# half a 32 ns step is then 1.6% of it.
+step precision-1us 60 build-precision/bench/cuda/gpumeter-precision --out "$OUT/precision-1us" \
+  --parts time --time-repeat 3 --one-us-cycles 280
 # 4. Python, with what is left.
 export PYTHONPATH="$SITE"
 first=()
@@ -98,6 +102,9 @@ step pytest 400 "$PY" -m pytest -v -rfEs -p no:cacheprovider "${first[@]}" tests
   echo "== precision at the baseline"
   [ -f "$OUT/precision-base.log" ] && awk 'NF == 0 { n = NR } { l[NR] = $0 } END {
     for (i = n + 1; i <= NR; i++) print l[i] }' "$OUT/precision-base.log"
+  echo "== precision at this tree, a kernel of about 1.0 us"
+  awk 'NF == 0 { n = NR } { l[NR] = $0 } END { for (i = n + 1; i <= NR; i++) print l[i] }' \
+    "$OUT/precision-1us.log"
   echo "== python"
   grep -E "(FAILED|ERROR) " "$OUT/pytest.log" | cut -c1-300
   tail -3 "$OUT/pytest.log"
