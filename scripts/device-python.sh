@@ -20,7 +20,7 @@ $PY -m pip install --no-build-isolation --no-deps --target "$SITE" -v . >"$OUT/p
 echo "pip install: rc=$? ($(( $(date +%s) - t0 )) s)" | tee "$OUT/steps.txt"
 export PYTHONPATH="$SITE"
 t0=$(date +%s)
-timeout 420 $PY -m pytest -q -s -rs tests/python >"$OUT/pytest.log" 2>&1
+timeout 420 $PY -m pytest -q -s -rfEs tests/python >"$OUT/pytest.log" 2>&1
 echo "pytest: rc=$? ($(( $(date +%s) - t0 )) s)" | tee -a "$OUT/steps.txt"
 for k in 1 2 3; do
   timeout 120 $PY bench/python/compare_tools.py --out "$OUT/tools" >>"$OUT/tools.log" 2>&1
@@ -30,5 +30,7 @@ $PY bench/python/summarize_tools.py "$OUT/tools" >"$OUT/tools-table.md" 2>&1
 echo "total $(( $(date +%s) - start )) s"
 cat "$OUT/steps.txt"
 grep -E "passed|failed|error" "$OUT/pytest.log" | tail -3
+# The failed tests by name (the short summary of -rfE), first: a log may not come back whole.
+grep -E "^(FAILED|ERROR) tests/" "$OUT/pytest.log" | cut -c1-400
 grep -oE "(NULL-TEST|LOCK|MEMORY-CLOCK|KNOWN-ANSWER|PYTHON-GAP|TORCH|OFFTHREAD|FIXED|REFUSED|BESIDE|AFTER|AGAIN|GPUMETER|PROFILER|MEASURED|ERROR|FAILED|SKIPPED).*" "$OUT/pytest.log" | cut -c1-300
 cat "$OUT/tools-table.md"
