@@ -95,6 +95,18 @@ bool option_takes_value(std::string_view name) {
   return e && e->takes_value && name.find('=') == std::string_view::npos;
 }
 
+void refuse_empty_assignments(const std::vector<std::string>& arguments) {
+  for (const std::string& a : arguments) {
+    if (a == "--") return;
+    if (a.size() > 3 && a.rfind("--", 0) == 0 && a.find('=') == a.size() - 1) {
+      const std::string name = a.substr(0, a.size() - 1);
+      throw ConfigError(name, "is empty (given as " + quoted(a) +
+                                  ", nothing after the '='); give its value after the '=', or "
+                                  "as the next argument");
+    }
+  }
+}
+
 bool parent_only(OptionRole role) {
   return role == OptionRole::output || role == OptionRole::wait || role == OptionRole::conditions;
 }
