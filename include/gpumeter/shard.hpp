@@ -192,5 +192,7 @@ inline constexpr std::string_view kShardRecordMark = "one shard of a sweep: ";
 
 // "shard 2 of 4" (numbered from 0, as --shard K/N is).
 std::string shard_label(std::size_t index, std::size_t count);
+// "1 case", "24 cases": the messages of shards and merges count cases so.
+std::string cases_text(std::size_t n);
 
 }  // namespace gpumeter

@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
       if (o.child_case < 0 && !o.quiet && !o.list) {
         say(program, shard_label(s->index, s->count) + " (" + s->origin +
                          "): " + std::to_string(mine.size()) + " of the sweep's " +
-                         std::to_string(cases.size()) + " cases");
+                         cases_text(cases.size()));
       }
       cases = std::move(mine);
     }

@@ -46,6 +46,10 @@ std::string shard_label(std::size_t index, std::size_t count) {
   return "shard " + std::to_string(index) + " of " + std::to_string(count);
 }
 
+std::string cases_text(std::size_t n) {
+  return std::to_string(n) + (n == 1 ? " case" : " cases");
+}
+
 namespace {
 
 struct OptionEntry {
@@ -385,8 +389,8 @@ std::size_t own_cases(const ShardPlan& plan) {
 std::string describe_shard(const ShardPlan& plan) {
   return std::string(kShardRecordMark) + shard_label(plan.shard.index, plan.shard.count) + " (" +
          plan.shard.origin + "), " + std::to_string(own_cases(plan)) + " of its " +
-         std::to_string(plan.cases.size()) +
-         " cases; gpumeter merge of every shard's record gives the whole sweep";
+         cases_text(plan.cases.size()) +
+         "; gpumeter merge of every shard's record gives the whole sweep";
 }
 
 DealtCases::DealtCases(const ShardPlan& plan) {
