@@ -13,7 +13,14 @@
 #   SHARDS_HOST=1 OUT=DIR bash scripts/device-shards.sh
 #                                                    the same logic on the host backend, in a
 #                                                    build that has gpumeter-host-benchmarks
-# Exit code: 0 when every shard and the merge ran and every check passed; 1 otherwise.
+# The commit every record names (GPUMETER_PROJECT_COMMIT, which the script sets): SHARDS_COMMIT
+# when the caller sets it for this run (a copy of the tree without .git), else the checkout's
+# `git rev-parse HEAD`; it is printed first and written to environment.txt. A
+# GPUMETER_PROJECT_COMMIT already in the environment is never taken: one left from an earlier run
+# of a session names code that did not run (the 2026-12-03 evidence recorded 7e9d4b2 so), and one
+# that differs from this run's commit is refused (exit 2).
+# Exit code: 0 when every shard and the merge ran and every check passed; 1 otherwise; 2 when
+# the commit is not known or a preset GPUMETER_PROJECT_COMMIT differs from it.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/device-shards-out}
@@ -22,7 +29,21 @@ JOBS=${JOBS:-$(nproc)}
 CASES=${CASES:-240}
 SHARDS=${SHARDS:-4}
 START=$(date +%s)
-export GPUMETER_PROJECT_COMMIT=${GPUMETER_PROJECT_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo "")}
+if [ -n "${SHARDS_COMMIT:-}" ]; then
+  COMMIT=$SHARDS_COMMIT
+elif git rev-parse --git-dir >/dev/null 2>&1; then
+  COMMIT=$(git rev-parse HEAD)
+else
+  echo "device-shards: no .git here: set SHARDS_COMMIT to the commit this tree is" >&2
+  exit 2
+fi
+if [ -n "${GPUMETER_PROJECT_COMMIT:-}" ] && [ "$GPUMETER_PROJECT_COMMIT" != "$COMMIT" ]; then
+  echo "device-shards: GPUMETER_PROJECT_COMMIT=$GPUMETER_PROJECT_COMMIT is set, but this run's" \
+    "commit is $COMMIT (a value left from an earlier run?): unset it, or set SHARDS_COMMIT" >&2
+  exit 2
+fi
+export GPUMETER_PROJECT_COMMIT=$COMMIT
+echo "device-shards: the records name commit $COMMIT"
 # No scheduler of the machine this runs on may deal these runs.
 unset SLURM_ARRAY_TASK_ID SLURM_ARRAY_TASK_COUNT SLURM_ARRAY_TASK_MIN SLURM_ARRAY_TASK_MAX \
   SLURM_ARRAY_TASK_STEP JOB_COMPLETION_INDEX JOB_COMPLETIONS GPUMETER_STAND_IN_DEVICES

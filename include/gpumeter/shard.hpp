@@ -170,6 +170,12 @@ bool option_takes_value(std::string_view name);
 // Whether a case's process (--isolate) is started without the option: the parent's alone.
 bool parent_only(OptionRole role);
 
+// Refuses an option given as `--name=` with nothing after the '=' (throws ConfigError naming
+// it): the command-line parser would take the next argument as its value (`--shard= --quiet`
+// reads as --shard --quiet), so the value it then refuses is not the one the user gave. An empty
+// value is still given as `--name ''`. Arguments after `--` are not options.
+void refuse_empty_assignments(const std::vector<std::string>& arguments);
+
 // A shard's command line as every shard of its sweep has it: the program by its file name (tasks
 // may run it from different paths), and only its options of role identity (each task's own
 // shard, device and output, the parent's waits and the options a program gives the processes it
@@ -186,5 +192,7 @@ inline constexpr std::string_view kShardRecordMark = "one shard of a sweep: ";
 
 // "shard 2 of 4" (numbered from 0, as --shard K/N is).
 std::string shard_label(std::size_t index, std::size_t count);
+// "1 case", "24 cases": the messages of shards and merges count cases so.
+std::string cases_text(std::size_t n);
 
 }  // namespace gpumeter

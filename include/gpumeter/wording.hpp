@@ -8,6 +8,7 @@
 // (escape.hpp).
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gpumeter/comparison.hpp"
 #include "gpumeter/growth.hpp"
@@ -37,6 +38,16 @@ std::string device_label(const DeviceIdentity& device, bool with_uuid = false);
 // joined from runs on several boards keeps each row's.
 std::string row_device_label(const DeviceIdentity& device, const DeviceState& state,
                              const Board& board);
+
+// The boards a record ran on: its device's first, then each other board its rows name, in the
+// order of their first rows (same_board tells them apart).
+std::vector<Board> record_boards(const Record& record);
+// Whether two records ran on the same boards (in any order): rows of a board only one of them
+// has are never compared.
+bool same_boards(const Record& a, const Record& b);
+// A record's boards as one line names them: its device_label with the uuid for a record of one
+// board; "3 boards: <device_label with uuid>, <name> (<uuid>), ..." for one joined from several.
+std::string record_boards_label(const Record& record);
 
 // From this time on (10 ms) times read in ms, so a long op does not read as 123000 us; below it,
 // kernel times stay in the unit they are usually quoted in. A table takes the unit of its largest

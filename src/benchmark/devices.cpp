@@ -219,17 +219,22 @@ int run_on_devices(const Options& o, const std::vector<std::string>& argv,
   for (Part& p : parts) {
     if (p.cases == 0) {
       if (!o.quiet) {
-        say(program, device_name(p.device) + ": " + shard_label(p.shard.index, p.shard.count) +
-                         " holds none of the " + std::to_string(cases.size()) +
-                         " cases (more devices than cases): not started");
+        say(program,
+            device_name(p.device) + ": " + shard_label(p.shard.index, p.shard.count) +
+                " holds none of the " + cases_text(cases.size()) +
+                // In an array task the dealing is over every task's devices.
+                (task ? " (more shards than cases: " + std::to_string(task->count) + " tasks of " +
+                            std::to_string(devices.size()) + " devices each make " +
+                            std::to_string(p.shard.count) + " shards)"
+                      : std::string(" (more devices than cases)")) +
+                ": not started");
       }
       continue;
     }
     p.out = task ? parts_dir : parts_dir / ("device-" + std::to_string(p.device.index));
     if (!o.quiet) {
       say(program, device_name(p.device) + ": " + shard_label(p.shard.index, p.shard.count) + ", " +
-                       std::to_string(p.cases) + " of the sweep's " + std::to_string(cases.size()) +
-                       " cases");
+                       std::to_string(p.cases) + " of the sweep's " + cases_text(cases.size()));
     }
     started.push_back(p);
   }
@@ -256,7 +261,8 @@ int run_on_devices(const Options& o, const std::vector<std::string>& argv,
   }
   if (task) {
     if (!o.quiet) {
-      say(program, "this task's " + std::to_string(started.size()) + " shards are in " +
+      say(program, "this task's " + std::to_string(started.size()) +
+                       (started.size() == 1 ? " shard is in " : " shards are in ") +
                        out_dir.string() +
                        "; gpumeter merge of every task's shards gives the "
                        "whole sweep");

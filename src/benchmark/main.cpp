@@ -3,6 +3,7 @@
 // too (isolate.cpp), and the record is checkpointed case by case (checkpoint.cpp).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <optional>
@@ -38,6 +39,14 @@ int main(int argc, char** argv) {
   use_wrapping_help(app);
   program::add_options(app, o, program);
 
+  try {
+    // Before the parser, which would read `--shard= --quiet` as --shard --quiet.
+    refuse_empty_assignments(std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
+  } catch (const ConfigError& e) {
+    say(program, e.what());
+    std::cerr << "Run '" << program << " --help' for the options.\n";
+    return kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -95,7 +104,7 @@ int main(int argc, char** argv) {
       if (o.child_case < 0 && !o.quiet && !o.list) {
         say(program, shard_label(s->index, s->count) + " (" + s->origin +
                          "): " + std::to_string(mine.size()) + " of the sweep's " +
-                         std::to_string(cases.size()) + " cases");
+                         cases_text(cases.size()));
       }
       cases = std::move(mine);
     }

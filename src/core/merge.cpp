@@ -141,12 +141,11 @@ void join_shards(const std::vector<const Record*>& by_index, const MergeOptions&
               : shard_label(k, count) + " stopped before this case (its record is partial)"});
     }
     const std::string which = shard_label(k, count);
-    problems.push_back(r == nullptr
-                           ? which + " is missing (its " + std::to_string(dealt) + " cases, " +
-                                 first_missing + " first)"
-                           : which + " is partial: " + std::to_string(missing) + " of its " +
-                                 std::to_string(dealt) + " cases did not run (" + first_missing +
-                                 (missing > 1 ? " first)" : ")"));
+    problems.push_back(
+        r == nullptr
+            ? which + " is missing (its " + cases_text(dealt) + ", " + first_missing + " first)"
+            : which + " is partial: " + std::to_string(missing) + " of its " + cases_text(dealt) +
+                  " did not run (" + first_missing + (missing > 1 ? " first)" : ")"));
   }
   if (!problems.empty() && !options.allow_missing_shards) {
     std::string what;
@@ -167,14 +166,15 @@ void join_shards(const std::vector<const Record*>& by_index, const MergeOptions&
     out.deviations.push_back(p + "; its cases that did not run are failures of this record");
   }
   out.failures.insert(out.failures.end(), lost.begin(), lost.end());
-  out.deviations.push_back(
-      "the " + std::to_string(count) + " shards of one sweep of " +
-      std::to_string(plan.cases.size()) + " cases, " +
-      (problems.empty() ? "every shard merged"
-                        : std::to_string(problems.size()) + " of them missing or partial") +
-      (empty == 0
-           ? std::string()
-           : " (" + std::to_string(empty) + " of them hold no case: more shards than cases)"));
+  out.deviations.push_back("the " + std::to_string(count) + " shards of one sweep of " +
+                           cases_text(plan.cases.size()) + ", " +
+                           (problems.empty()
+                                ? "every shard merged"
+                                : std::to_string(problems.size()) + " of them missing or partial") +
+                           (empty == 0 ? std::string()
+                                       : " (" + std::to_string(empty) +
+                                             (empty == 1 ? " of them holds" : " of them hold") +
+                                             " no case: more shards than cases)"));
 
   // The rows in the sweep's order, as its whole run would hold them: by case, in the dealing's
   // order, a case's rows in their own order.

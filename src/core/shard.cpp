@@ -46,6 +46,10 @@ std::string shard_label(std::size_t index, std::size_t count) {
   return "shard " + std::to_string(index) + " of " + std::to_string(count);
 }
 
+std::string cases_text(std::size_t n) {
+  return std::to_string(n) + (n == 1 ? " case" : " cases");
+}
+
 namespace {
 
 struct OptionEntry {
@@ -93,6 +97,18 @@ OptionRole option_role(std::string_view argument) {
 bool option_takes_value(std::string_view name) {
   const OptionEntry* e = entry_of(name);
   return e && e->takes_value && name.find('=') == std::string_view::npos;
+}
+
+void refuse_empty_assignments(const std::vector<std::string>& arguments) {
+  for (const std::string& a : arguments) {
+    if (a == "--") return;
+    if (a.size() > 3 && a.rfind("--", 0) == 0 && a.find('=') == a.size() - 1) {
+      const std::string name = a.substr(0, a.size() - 1);
+      throw ConfigError(name, "is empty (given as " + quoted(a) +
+                                  ", nothing after the '='); give its value after the '=', or "
+                                  "as the next argument");
+    }
+  }
 }
 
 bool parent_only(OptionRole role) {
@@ -373,8 +389,8 @@ std::size_t own_cases(const ShardPlan& plan) {
 std::string describe_shard(const ShardPlan& plan) {
   return std::string(kShardRecordMark) + shard_label(plan.shard.index, plan.shard.count) + " (" +
          plan.shard.origin + "), " + std::to_string(own_cases(plan)) + " of its " +
-         std::to_string(plan.cases.size()) +
-         " cases; gpumeter merge of every shard's record gives the whole sweep";
+         cases_text(plan.cases.size()) +
+         "; gpumeter merge of every shard's record gives the whole sweep";
 }
 
 DealtCases::DealtCases(const ShardPlan& plan) {

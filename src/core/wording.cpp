@@ -1,5 +1,6 @@
 #include "gpumeter/wording.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -25,6 +26,41 @@ std::string row_device_label(const DeviceIdentity& device, const DeviceState& st
   if (!board.known() || same_board(board, board_of(device, state))) return device_label(device);
   const std::string name = board.name.empty() ? device.kind : board.name;
   return board.uuid.empty() ? name : name + " (" + board.uuid + ")";
+}
+
+std::vector<Board> record_boards(const Record& record) {
+  std::vector<Board> boards{board_of(record.device, record.device_state)};
+  for (const Result& r : record.results) {
+    const bool seen =
+        !r.board.known() || std::any_of(boards.begin(), boards.end(),
+                                        [&](const Board& b) { return same_board(b, r.board); });
+    if (!seen) boards.push_back(r.board);
+  }
+  return boards;
+}
+
+bool same_boards(const Record& a, const Record& b) {
+  const std::vector<Board> x = record_boards(a);
+  const std::vector<Board> y = record_boards(b);
+  const auto within = [](const std::vector<Board>& some, const std::vector<Board>& all) {
+    return std::all_of(some.begin(), some.end(), [&](const Board& s) {
+      return std::any_of(all.begin(), all.end(), [&](const Board& t) { return same_board(s, t); });
+    });
+  };
+  return within(x, y) && within(y, x);
+}
+
+std::string record_boards_label(const Record& record) {
+  const std::vector<Board> boards = record_boards(record);
+  std::string text = device_label(record.device, true);
+  if (boards.size() == 1) return text;
+  // A merge of several boards' runs (--devices, shards on several hosts): every board named, so
+  // the header does not pass the record off as its first device's.
+  text = std::to_string(boards.size()) + " boards: " + text;
+  for (std::size_t i = 1; i < boards.size(); ++i) {
+    text += ", " + row_device_label(record.device, record.device_state, boards[i]);
+  }
+  return text;
 }
 
 std::string time_text(double ns) {

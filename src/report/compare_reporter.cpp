@@ -41,12 +41,11 @@ std::string joined(const std::vector<std::string>& parts) {
 std::string render_record_comparison(const Record& base, const Record& next,
                                      const RecordComparison& comparison,
                                      const std::optional<GateOptions>& gate) {
-  // Each record's device by the one label every report uses, with its uuid: two boards of one
-  // model are told apart.
-  std::string out = "Base: " + md(base.run_id) + " on " + md(device_label(base.device, true)) +
-                    "\n" + "New:  " + md(next.run_id) + " on " +
-                    md(device_label(next.device, true)) + "\n";
-  if (base.device.uuid != next.device.uuid || base.device.name != next.device.name) {
+  // Each record's boards by the one label every report uses, with its uuid: two boards of one
+  // model are told apart, and a record joined from several names every one.
+  std::string out = "Base: " + md(base.run_id) + " on " + md(record_boards_label(base)) + "\n" +
+                    "New:  " + md(next.run_id) + " on " + md(record_boards_label(next)) + "\n";
+  if (!same_boards(base, next)) {
     out +=
         "Note: the two records were measured on different devices; rows of two boards are "
         "never compared.\n";

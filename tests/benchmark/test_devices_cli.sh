@@ -117,6 +117,10 @@ run missing "${sweep[@]}" --devices 0,7 --out "$work/bad"
 expect_usage missing "--devices: device 7 is not here: this host has 3 (0, 1, 2)"
 run empty "${sweep[@]}" --devices '' --out "$work/bad"
 expect_usage empty "--devices: is empty"
+# '--devices=' with nothing after it: refused by name, not read as --devices --quiet.
+run empty_equals "${sweep[@]}" --devices= --quiet --out "$work/bad"
+expect_usage empty_equals "--devices: is empty (given as '--devices='"
+grep -qF -- "--quiet" "$work/empty_equals.err" && fail "empty_equals: took the next argument"
 run both "${sweep[@]}" --devices all --device 1 --out "$work/bad"
 [[ $rc -eq 2 ]] || fail "both: --device with --devices: exit code $rc, expected 2"
 GPU_LOCK="$work/one.lock" run one_lock "${sweep[@]}" --devices all --out "$work/bad"
@@ -137,6 +141,13 @@ run few --filter '^sum' --axis n=1:2 "${quick[@]}" --devices all --out "$work/fe
 [[ $rc -eq 0 ]] || fail "few: exit code $rc: $(cat "$work/few.err")"
 grep -qF "device 2 (stand-in-2): shard 2 of 3 holds none of the 2 cases (more devices than cases): not started" \
   "$work/few.err" || fail "few: does not say device 2 holds no case: $(cat "$work/few.err")"
+# In an array task the dealing is over every task's devices: an empty one is of more shards (2
+# tasks of 3 devices) than cases, and says so, not more devices.
+run few_task --filter '^sum' --axis n=1:2 "${quick[@]}" --shard 1/2 --devices all --out "$work/few_task"
+[[ $rc -eq 0 ]] || fail "few_task: exit code $rc: $(cat "$work/few_task.err")"
+grep -qF "device 0 (stand-in-0): shard 3 of 6 holds none of the 2 cases (more shards than cases: 2 tasks of 3 devices each make 6 shards): not started" \
+  "$work/few_task.err" || fail "few_task: does not say shard 3 of 6 holds no case: $(cat "$work/few_task.err")"
+grep -qF "more devices than cases" "$work/few_task.err" && fail "few_task: says more devices than cases"
 
 # --- in a Slurm array task: each task's devices measure their own shards of the whole sweep -----
 for task in 0 1; do

@@ -63,6 +63,13 @@ for bad in 4/4 -1/4 1/0 x abc/4 1/4/4 "1/100001"; do
 done
 run empty_option "${sweep[@]}" --shard '' --out "$work/bad"
 expect_usage empty_option "--shard: is empty"
+# '--shard=' with nothing after it: refused by name, not read as --shard --quiet (the parser
+# would take the next argument as its value).
+run empty_equals "${sweep[@]}" --shard= --quiet --out "$work/bad"
+expect_usage empty_equals "--shard: is empty (given as '--shard='"
+grep -qF -- "--quiet" "$work/empty_equals.err" && fail "empty_equals: took the next argument"
+run empty_equals_last "${sweep[@]}" --out "$work/bad" --shard=
+expect_usage empty_equals_last "--shard: is empty (given as '--shard='"
 SLURM_ARRAY_TASK_ID=1 run half_slurm "${sweep[@]}" --out "$work/bad"
 expect_usage half_slurm "SLURM_ARRAY_TASK_COUNT is not"
 SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=4 run conflict "${sweep[@]}" --shard 2/4 --out "$work/bad"

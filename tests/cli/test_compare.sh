@@ -182,6 +182,15 @@ grep -qF "boards: the rows ran on 2 (rows of two boards are never compared)" \
 # other.json's one row keeps its board under the first record's header (GPU-11111111).
 [[ $(grep -c '"uuid": "GPU-99999999' "$r/boards.json") -eq 1 ]] ||
   fail "merge_boards: other.json's row lost its board"
+# compare's header names every board of a record joined from several, not its first alone.
+run boards_compare compare "$r/shard1.json" "$r/boards.json"
+[[ $rc -eq 0 ]] || fail "boards_compare: rc $rc: $(cat "$work/boards_compare.err")"
+grep -qxF "Base: shard1 on NVIDIA H200 (cuda:0, GPU-11111111-2222-3333-4444-555555555555)" \
+  "$work/boards_compare.out" || fail "boards_compare: the base's one board: $(head -n 2 "$work/boards_compare.out")"
+grep -qE "^New:  .* on 2 boards: NVIDIA H200 \(cuda:0, GPU-11111111-2222-3333-4444-555555555555\), NVIDIA H200 \(GPU-99999999-2222-3333-4444-555555555555\)$" \
+  "$work/boards_compare.out" || fail "boards_compare: the new record's boards: $(head -n 2 "$work/boards_compare.out")"
+grep -qF "Note: the two records were measured on different devices" "$work/boards_compare.out" ||
+  fail "boards_compare: a board only one side has is not noted"
 # Another kind of device is mixed: refused unless --allow-mixed.
 sed 's/NVIDIA H200/NVIDIA A100/g' "$r/other.json" >"$r/a100.json"
 run merge_mixed merge "$r/shard1.json" "$r/a100.json" -o "$r/mixed-merge.json"

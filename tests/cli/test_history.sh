@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # gpumeter history (B14) on records of a known history (make_history_records.cpp): what it finds,
 # what it leaves out and says, the site's files and JSON, the same bytes twice, and every refusal.
-# The pages in a real browser: tests/browser/history_browser.py.
-#   test_history.sh GPUMETER MAKE_HISTORY_RECORDS
+# Then records a benchmark program of host work (host_benchmarks.cpp) wrote: two shards, their
+# merge and the journals of a killed run, as a cluster's results folder holds them. The pages in
+# a real browser: tests/browser/history_browser.py.
+#   test_history.sh GPUMETER MAKE_HISTORY_RECORDS BENCHMARK_PROGRAM FAKE_NVML
 set -u
 gpumeter=$1
 make_records=$2
+bench=$3
+fake_nvml=$4
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -112,6 +116,57 @@ run usage history "$work/records"
 run help history --help
 [[ $rc -eq 0 ]] && grep -qF "static site" "$work/help.out" || fail "--help: exit $rc"
 [[ $(find "$work" -maxdepth 1 -name '*.partial-*' | wc -l) -eq 0 ]] || fail "a staging folder was left behind"
+
+# --- shards, their merge and a killed run's journals, as a results folder holds them -----------
+# The shards and their merge hold the same measurements: each row is one point, the merge named
+# on it. A journal cut inside its last line is read (that line left out) as a partial record; one
+# cut inside its first line is no record: listed as left out, and the site is still built.
+(
+  export GPU_LOCK="$work/gpu.lock" GPUMETER_NVML_LIBRARY="$fake_nvml" CUDA_VISIBLE_DEVICES=""
+  export GPUMETER_FAKE_NVML_PROCESSES=""
+  unset GPUMETER_FAKE_NVML_FREE_BYTES GPUMETER_LOCK_HELD GPUMETER_LOCK_NOTE GPUMETER_STAND_IN_DEVICES \
+    SLURM_ARRAY_TASK_ID SLURM_ARRAY_TASK_COUNT JOB_COMPLETION_INDEX JOB_COMPLETIONS
+  ulimit -c 0
+  quick=(--budget 1,2 --timing host --quiet)
+  for k in 0 1; do
+    GPUMETER_PROJECT_COMMIT=aaaa1111 "$bench" --filter '^sum' --axis n=1:2 "${quick[@]}" \
+      --shard "$k/2" --out "$work/run/shard$k" || exit 1
+  done
+  # 3 cases: two measured and journaled, then the crash (abort) kills the run.
+  GPUMETER_PROJECT_COMMIT=bbbb2222 "$bench" --filter 'n=1000|n=4000|crash' "${quick[@]}" \
+    --out "$work/killed" 2>/dev/null
+  exit 0
+) >"$work/run.err" 2>&1 || fail "shards: a benchmark run failed: $(cat "$work/run.err")"
+run shard_merge merge "$work"/run/shard?/gpumeter-*.json -o "$work/run/merged.json"
+[[ $rc -eq 0 ]] || fail "shards: merge: exit $rc: $(cat "$work/shard_merge.err")"
+journal=$(ls "$work"/killed/*.partial.jsonl 2>/dev/null | head -n 1)
+if [[ -z $journal || $(wc -l <"$journal") -ne 3 ]]; then
+  fail "killed: not a journal of its first line and two cases: $(ls "$work/killed")"
+else
+  head -c $(($(stat -c %s "$journal") - 100)) "$journal" >"$work/run/torn.partial.jsonl"
+  head -c 50 "$journal" >"$work/run/begun.partial.jsonl"
+fi
+run shards history "$work/run" --out "$work/site-shards"
+[[ $rc -eq 0 ]] || fail "shards: history: exit $rc: $(cat "$work/shards.err")"
+grep -qF "4 records over 2 commits, 6 series, 0 regressions, 0 improvements, 1 left out" \
+  "$work/shards.out" || fail "shards: unexpected summary: $(cat "$work/shards.out")"
+grep -qF "left out $work/run/begun.partial.jsonl: a run's journal without its first line" \
+  "$work/shards.err" || fail "shards: the journal cut in its first line is not listed: $(cat "$work/shards.err")"
+for row in n-1-loop n-1-accumulate n-2-loop n-2-accumulate; do
+  page=$(ls "$work"/site-shards/series-sum-kind-plain-$row-*.html 2>/dev/null | head -n 1)
+  [[ -n $page ]] || { fail "shards: no page of sum $row"; continue; }
+  points=$(grep -o '<tr id="p[0-9]*"' "$page" | wc -l)
+  [[ $points -eq 1 ]] || fail "shards: sum $row has $points points, expected 1 (shard and merge one)"
+  grep -qF "the same measurement is also in merged.json" "$page" ||
+    fail "shards: sum $row's point does not name the merge"
+done
+page=$(ls "$work"/site-shards/series-sum-kind-plain-n-1000-loop-*.html 2>/dev/null | head -n 1)
+[[ -n $page ]] && grep -qF "(partial record)" "$page" ||
+  fail "shards: the torn journal's case is not a point of a partial record"
+[[ -z $(ls "$work"/site-shards/series-sum-kind-plain-n-4000-* 2>/dev/null) ]] ||
+  fail "shards: the torn journal's cut line was read"
+grep -qF "begun.partial.jsonl" "$work/site-shards/index.html" ||
+  fail "shards: the site does not list the journal left out"
 
 if [[ $failures -ne 0 ]]; then
   echo "history: $failures failure(s)" >&2

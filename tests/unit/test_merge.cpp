@@ -332,6 +332,25 @@ TEST(MergeShards, AMissingShardIsNamedAndItsCasesFailWhenAllowed) {
   EXPECT_EQ(m.failures[1].row.params.at("n"), "4");
 }
 
+TEST(MergeShards, OneCaseIsCountedInTheSingular) {
+  // 4 cases in 3 shards, round robin: shard 2 holds one (n=2).
+  const std::string missing = refusal({sharded(0, 3, 4), sharded(1, 3, 4)});
+  EXPECT_NE(missing.find("shard 2 of 3 is missing (its 1 case, copy (n=2) first)"),
+            std::string::npos)
+      << missing;
+  // 3 cases in 4 shards: one shard holds no case.
+  std::vector<Record> three;
+  for (std::size_t k = 0; k < 3; ++k) three.push_back(sharded(k, 4, 3));
+  const Record m = merge_records(three, options());
+  EXPECT_NE(
+      std::find(m.deviations.begin(), m.deviations.end(),
+                "the 4 shards of one sweep of 3 cases, every shard merged (1 of them holds no "
+                "case: more shards than cases)"),
+      m.deviations.end());
+  EXPECT_EQ(cases_text(1), "1 case");
+  EXPECT_EQ(cases_text(0), "0 cases");
+}
+
 TEST(MergeShards, APartialShardLosesOnlyTheCasesItDidNotRun) {
   Record stopped = sharded(1, 2, 6);  // n=1, 3, 5
   stopped.results.pop_back();         // n=5 never ran

@@ -64,6 +64,22 @@ TEST(ShardOption, AnEmptyValueIsRefusedNotEveryCase) {
   EXPECT_THROW((void)resolve_shard("", env({})), ConfigError);
 }
 
+TEST(ShardOption, AnEmptyAssignmentIsRefusedByName) {
+  // The parser would read `--shard= --quiet` as --shard --quiet.
+  const std::string why = config_error([] {
+    refuse_empty_assignments({"--filter", "x", "--shard=", "--quiet"});
+  });
+  EXPECT_EQ(why.rfind("--shard: is empty (given as '--shard='", 0), 0u) << why;
+  EXPECT_EQ(config_error([] {
+              refuse_empty_assignments({"--devices="});
+            }).rfind("--devices: is empty", 0),
+            0u);
+  // A value, a value holding '=', a value given apart, and what follows `--` are no such option.
+  EXPECT_NO_THROW(refuse_empty_assignments({"--shard=1/4", "--axis=n=", "--filter", "", "--"}));
+  EXPECT_NO_THROW(refuse_empty_assignments({"--", "--shard="}));
+  EXPECT_NO_THROW(refuse_empty_assignments({"--=", "-="}));
+}
+
 TEST(SchedulerShard, NoneWithoutTheVariables) {
   EXPECT_FALSE(scheduler_shard(env({})));
   EXPECT_FALSE(scheduler_shard(env({{"SLURM_JOB_ID", "7"}})));  // a job, not an array
