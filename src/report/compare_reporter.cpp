@@ -124,7 +124,8 @@ std::string render_record_comparison(const Record& base, const Record& next,
 
   if (gate) {
     const GateOutcome g = judge_gate(comparison, *gate);
-    const std::string threshold = format_sig2(100 * gate->threshold) + "%";
+    // As the user gave it (1.25 stays 1.25): two significant figures would state another gate.
+    const std::string threshold = format_shortest(100 * gate->threshold) + "%";
     out +=
         "\nRegressions beyond " + threshold + " (" + std::to_string(g.regressions.size()) + "):\n";
     for (const RowPair* p : g.regressions) {

@@ -31,7 +31,7 @@ grep -qE '^\| copy +\| a +\| n=1024 +\| 10\.0 us +\| 11\.0 us +\| \+10\.00% \[\+
   fail "slower: copy/a row: $(grep '| copy ' "$work/slower.out")"
 grep -qxF -- '- copy / a (n=1024): slower' "$work/slower.out" || fail "slower: copy/a finding"
 grep -qE '^- copy / b \(n=1024\): no difference detected' "$work/slower.out" || fail "slower: copy/b finding"
-grep -qF "Regressions beyond 5.0% (1):" "$work/slower.out" || fail "slower: the gate's list"
+grep -qF "Regressions beyond 5% (1):" "$work/slower.out" || fail "slower: the gate's list"
 grep -qF -- "- copy / a (n=1024): 10.00% slower (95% interval 9.995% to 10.01%)" "$work/slower.out" ||
   fail "slower: the regression not named: $(grep -- '- copy / a' "$work/slower.out")"
 grep -qF "Only in base (1):" "$work/slower.out" && grep -qF -- "- gemm / x (n=1024)" "$work/slower.out" ||
@@ -41,7 +41,7 @@ grep -qF "Only in new (1):" "$work/slower.out" && grep -qF -- "- softmax / y (n=
 # The mean claims no direction of its own ("+0.10% (slower)" where no row differed): the rows do.
 grep -qxE "Geometric mean of new / base over 2 device-time row\(s\): \+4\.[0-9]%; by row: 1 slower, 1 with no difference detected" "$work/slower.out" ||
   fail "slower: geometric mean: $(grep Geometric "$work/slower.out")"
-grep -qF "Gate (--fail-on-regression 5.0%): FAILED: 1 row(s) slower beyond 5.0%; 1 row of base not in new; 1 row of new not in base" "$work/slower.out" ||
+grep -qF "Gate (--fail-on-regression 5%): FAILED: 1 row(s) slower beyond 5%; 1 row of base not in new; 1 row of new not in base" "$work/slower.out" ||
   fail "slower: the gate's verdict: $(grep Gate "$work/slower.out")"
 # Within the regression's size, rows missing on either side still fail the gate: it cannot see
 # them. --allow-missing lets them pass, and the output still names them. Without a gate: exit 0.
@@ -53,6 +53,10 @@ run tolerant_allowed compare "$r/base.json" "$r/slower.json" --fail-on-regressio
 [[ $rc -eq 0 ]] || fail "tolerant_allowed: exit code $rc, expected 0 (10% is within 20%, missing rows allowed)"
 grep -qF "Gate (--fail-on-regression 20%): passed with --allow-missing, which let pass what it could not see: 1 row of base not in new; 1 row of new not in base" "$work/tolerant_allowed.out" ||
   fail "tolerant_allowed: the gate's verdict: $(grep Gate "$work/tolerant_allowed.out")"
+# The gate as given: 1.25 is no 1.2% gate (two significant figures once said so).
+run finer compare "$r/base.json" "$r/slower.json" --fail-on-regression 1.25
+grep -qF "Regressions beyond 1.25% (1):" "$work/finer.out" ||
+  fail "finer: the gate's threshold as given: $(grep Regressions "$work/finer.out")"
 run regression_allowed compare "$r/base.json" "$r/slower.json" --fail-on-regression 5 --allow-missing
 [[ $rc -eq 1 ]] || fail "regression_allowed: exit code $rc, expected 1 (--allow-missing does not let a regression pass)"
 run nogate compare "$r/base.json" "$r/slower.json"
