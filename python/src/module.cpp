@@ -587,6 +587,10 @@ NB_MODULE(_gpumeter, m) {
   m.def("tolerance_problem", &tolerance_problem, nb::arg("rtol"), nb::arg("atol"),
         "Why rtol and atol cannot make a verdict (not finite, negative, rtol of 1 or more), or "
         "'' when they can.");
+  m.def("absolute_tolerance_problem", &absolute_tolerance_problem, nb::arg("rtol"), nb::arg("atol"),
+        nb::arg("reference_largest"),
+        "Why atol cannot make a verdict on answers whose largest magnitude is "
+        "reference_largest (an all-zero answer would pass), or '' when it can.");
   m.def("version", [] { return std::string(version()); });
   m.def("has_cuda", [] {
 #ifdef GPUMETER_HAVE_CUDA

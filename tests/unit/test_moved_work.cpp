@@ -337,6 +337,23 @@ TEST(Tolerances, OnlyFiniteNonNegativeSaneTolerancesMakeAVerdict) {
       << tolerance_problem(inf, 0);
 }
 
+TEST(Tolerances, AnAbsoluteToleranceThatPassesAnAllZeroAnswerIsRefused) {
+  // Answers of size 30 (a GEMM's GELU): atol 1e-2 is a tolerance; 1e300, or 30 itself, passes
+  // zeros in every element (|0 - ref| <= rtol * |ref| + atol).
+  EXPECT_EQ(absolute_tolerance_problem(1e-5, 1e-8, 30), "");
+  EXPECT_EQ(absolute_tolerance_problem(1e-2, 1e-2, 30), "");
+  EXPECT_EQ(absolute_tolerance_problem(1e-5, 1e300, 30),
+            "atol 1e+300 is not small against the reference's answer (largest magnitude 30): an "
+            "answer of all zeros would pass every element, so the check proves nothing");
+  EXPECT_NE(absolute_tolerance_problem(0, 30, 30), "");
+  // With rtol 0.5 half the answer's size is enough for zeros to pass.
+  EXPECT_NE(absolute_tolerance_problem(0.5, 15, 30), "");
+  EXPECT_EQ(absolute_tolerance_problem(0.5, 14.9, 30), "");
+  // A reference of zeros only (or NaN) has no size to hold atol to.
+  EXPECT_EQ(absolute_tolerance_problem(1e-5, 1e300, 0), "");
+  EXPECT_EQ(absolute_tolerance_problem(1e-5, 1e300, std::numeric_limits<double>::quiet_NaN()), "");
+}
+
 TEST(ErrorTable, EveryErrorNameIsClassedOnce) {
   std::set<std::string> names;
   for (const ErrorEntry& e : error_table()) {
