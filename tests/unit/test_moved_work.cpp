@@ -518,9 +518,10 @@ Result on_wall_clock(Result r) {
   return r;
 }
 
-TEST(Verdicts, OnTheWallClockTheReferenceAloneIsReportedNotJudged) {
-  // Host work timed in two processes on a busy machine read 1.5x apart with no candidate code
-  // changing it: no interval bounds that, so the wall clock makes no tampering verdict from it.
+TEST(Verdicts, OnTheWallClockOnlyAGrossReferenceSlowdownIsTampering) {
+  // Host work timed in two processes read 1.5x apart with no candidate code changing it: up to
+  // 2x (kHostReferenceSlowdownFactor) the times are reported, not judged; beyond it, by the
+  // medians and by the interval, the candidate slowed the reference (issue 38: 4.6x).
   const Result alone = on_wall_clock(
       checked(row_of("reference", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)})));
   const Result cand = on_wall_clock(
@@ -530,18 +531,32 @@ TEST(Verdicts, OnTheWallClockTheReferenceAloneIsReportedNotJudged) {
   VerdictInputs in;
   in.candidate = "candidate";
   in.reference_alone = &alone_record;
-  for (const Nanos beside : {Nanos{26000}, Nanos{40000}}) {
-    const Record rec =
-        record_of(on_wall_clock(checked(row_of(
-                      "reference", {honest_pass(beside, 50, 32), honest_pass(beside, 50, 32)}))),
-                  cand);
+  const auto judged = [&](const std::vector<std::vector<Nanos>>& beside) {
+    const Record rec = record_of(on_wall_clock(checked(row_of("reference", beside))), cand);
     in.record = &rec;
-    const CandidateVerdict v = judge_candidate(in);
-    EXPECT_NE(v.verdict, Verdict::tampered) << v.why;
+    return judge_candidate(in);
+  };
+  for (const Nanos beside : {Nanos{26000}, Nanos{30000}, Nanos{40000}}) {
+    const CandidateVerdict v = judged({honest_pass(beside, 50, 32), honest_pass(beside, 50, 32)});
+    EXPECT_NE(v.verdict, Verdict::tampered) << beside << ": " << v.why;
     EXPECT_TRUE(v.correct) << v.why;
     ASSERT_TRUE(v.reference_alone_ns && v.reference_beside_ns);
     EXPECT_GT(*v.reference_beside_ns, *v.reference_alone_ns);
   }
+  // Medians 2.25x apart, but two passes 2x apart themselves: the interval reaches below 2x.
+  const CandidateVerdict wide = judged({honest_pass(30000, 50, 32), honest_pass(60000, 50, 32)});
+  ASSERT_TRUE(wide.reference_beside_ns && wide.reference_alone_ns);
+  EXPECT_GT(*wide.reference_beside_ns / *wide.reference_alone_ns, kHostReferenceSlowdownFactor);
+  EXPECT_NE(wide.verdict, Verdict::tampered) << wide.why;
+  const CandidateVerdict t = judged({honest_pass(92000, 50, 32), honest_pass(92000, 50, 32)});
+  EXPECT_EQ(t.verdict, Verdict::tampered) << t.why;
+  EXPECT_EQ(t.why.rfind("the reference ran 4.59x slower beside the candidate (92.1 us) than in a "
+                        "process of its own (20.1 us; ",
+                        0),
+            0u)
+      << t.why;
+  EXPECT_NE(t.why.find("rule: beyond 2x on the host clock)"), std::string::npos) << t.why;
+  EXPECT_FALSE(t.speedup.has_value());
 }
 
 TEST(Verdicts, FasterOnTheDeviceButSlowerEndToEndIsRefused) {
