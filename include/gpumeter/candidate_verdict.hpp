@@ -65,6 +65,9 @@ struct CandidateVerdict {
   std::optional<Ledger> ledger;  // the candidate's
   // End to end: the synchronized wall clock's speed-up and its sentence, where measured.
   std::optional<double> end_to_end_speedup;
+  // Device time's speed-up, kept where a candidate faster on the device is refused as slower end
+  // to end (speedup is then empty): the two figures the refusal sets against each other.
+  std::optional<double> device_speedup;
   std::string end_to_end_sentence;
   // The reference's median time alone and beside the candidate, where measured alone.
   std::optional<double> reference_alone_ns;

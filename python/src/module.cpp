@@ -493,6 +493,7 @@ NB_MODULE(_gpumeter, m) {
       .def_ro("checked_iterations", &CandidateVerdict::checked_iterations)
       .def_ro("ledger", &CandidateVerdict::ledger)
       .def_ro("end_to_end_speedup", &CandidateVerdict::end_to_end_speedup)
+      .def_ro("device_speedup", &CandidateVerdict::device_speedup)
       .def_ro("end_to_end_sentence", &CandidateVerdict::end_to_end_sentence)
       .def_ro("reference_alone_ns", &CandidateVerdict::reference_alone_ns)
       .def_ro("reference_beside_ns", &CandidateVerdict::reference_beside_ns);

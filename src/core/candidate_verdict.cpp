@@ -324,6 +324,7 @@ CandidateVerdict judge_candidate(const VerdictInputs& in) {
     speedup_of(*e, wall);
     v.end_to_end_speedup = wall.speedup;
     if (slower_end_to_end(*e)) {
+      v.device_speedup = v.speedup;  // both figures stay beside the refusal
       return ending(v, Verdict::refused,
                     "faster on the device, slower end to end: work gpumeter does not see (another "
                     "process, the host) takes the caller's time. Device time: " +
