@@ -173,6 +173,11 @@ struct Record {
   std::optional<ShardPlan> shard;
 };
 
+// A record read from a schema version before 8 whose CUPTI rows hold no ledger (no canary was
+// recorded then) says so, once read, in a deviation that starts with this mark: written again
+// as version 8, its rows read as what they are, and every report shows why they have none.
+inline constexpr std::string_view kBeforeLedgersMark = "rows measured before ledgers: ";
+
 // A record written while its run was still going (after each case, so that a crash keeps what
 // was measured) says so in a deviation that starts with this mark; the complete record replaces
 // it. Whoever reads two records against each other (`gpumeter compare`) must know that the rows

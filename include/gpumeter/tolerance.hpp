@@ -15,4 +15,13 @@ inline constexpr double kMaxRelativeTolerance = 1.0;
 // can: both finite, both >= 0, rtol below kMaxRelativeTolerance.
 std::string tolerance_problem(double rtol, double atol);
 
+// Why `atol` cannot make a verdict on answers like the reference's, whose largest magnitude is
+// `reference_largest` (taken at the first, untimed check), or "" when it can. An atol of
+// (1 - rtol) * reference_largest or more passes an answer of all zeros in every element: the
+// check proves nothing, as with an rtol of 1 (an atol of 1e300 made an all-zero candidate
+// "19x faster"). No tolerance meant for precision comes near: a legitimate atol is a small
+// fraction of the answer's size. A reference of zeros only (or NaN) has no size to hold atol
+// to, so nothing is refused there.
+std::string absolute_tolerance_problem(double rtol, double atol, double reference_largest);
+
 }  // namespace gpumeter

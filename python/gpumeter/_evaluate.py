@@ -150,6 +150,8 @@ def judge_record(path: str, candidate: str, reference: str = "reference",
     if v.end_to_end_speedup is not None:
         line["end_to_end_speedup"] = v.end_to_end_speedup
         line["end_to_end_sentence"] = v.end_to_end_sentence
+    if v.device_speedup is not None:
+        line["device_speedup"] = v.device_speedup
     if v.reference_alone_ns is not None:
         line["reference_alone_ns"] = v.reference_alone_ns
         line["reference_beside_ns"] = v.reference_beside_ns

@@ -175,11 +175,28 @@ def _ours(name: str) -> bool:
     return name == "gpumeter" or name.startswith("gpumeter.") or name == __name__
 
 
+def _evaluator_namespaces(modules: Tuple[str, ...]) -> Tuple[str, ...]:
+    """The evaluator's own modules (the reference's and the input generator's) and the modules
+    their globals hold (``math``, ``np``): what the reference looks its functions up in when it
+    runs (a candidate that replaced ``math.sqrt`` slowed it, issue 38). gpumeter's own are
+    watched whole already."""
+    names: List[str] = []
+    for name in modules:
+        module = sys.modules.get(name)
+        if not isinstance(module, types.ModuleType):
+            continue
+        names.append(name)
+        for value in list(vars(module).values()):
+            if isinstance(value, types.ModuleType):
+                names.append(value.__name__)
+    return tuple(dict.fromkeys(n for n in names if not _ours(n)))
+
+
 def _snapshot(evaluator_modules: Tuple[str, ...] = ()) -> Dict[str, Any]:
     """Every attribute of gpumeter's modules and this one (and each function's code, and each
     class's dict), the watched names of the modules gpumeter's checks use, and the functions and
-    classes of the evaluator's own modules (the reference's and the input generator's), which
-    the reference looks up when it runs."""
+    classes of the evaluator's own modules and of the modules they import
+    (_evaluator_namespaces), which the reference looks up when it runs."""
     shot: Dict[str, Any] = {}
     for name, module in list(sys.modules.items()):
         if module is None or not _ours(name):
@@ -212,7 +229,7 @@ def _snapshot(evaluator_modules: Tuple[str, ...] = ()) -> Dict[str, Any]:
             if attr in vars(torch.Tensor):
                 shot[f"torch.Tensor.{attr}"] = vars(torch.Tensor)[attr]
     # B11: whole namespaces the reference can reach, and the tensor classes' methods.
-    for name in _WATCHED_NAMESPACES + tuple(m for m in evaluator_modules if not _ours(m)):
+    for name in _WATCHED_NAMESPACES + _evaluator_namespaces(evaluator_modules):
         namespace = sys.modules.get(name)
         if not isinstance(namespace, types.ModuleType):
             continue

@@ -493,6 +493,7 @@ NB_MODULE(_gpumeter, m) {
       .def_ro("checked_iterations", &CandidateVerdict::checked_iterations)
       .def_ro("ledger", &CandidateVerdict::ledger)
       .def_ro("end_to_end_speedup", &CandidateVerdict::end_to_end_speedup)
+      .def_ro("device_speedup", &CandidateVerdict::device_speedup)
       .def_ro("end_to_end_sentence", &CandidateVerdict::end_to_end_sentence)
       .def_ro("reference_alone_ns", &CandidateVerdict::reference_alone_ns)
       .def_ro("reference_beside_ns", &CandidateVerdict::reference_beside_ns);
@@ -587,6 +588,10 @@ NB_MODULE(_gpumeter, m) {
   m.def("tolerance_problem", &tolerance_problem, nb::arg("rtol"), nb::arg("atol"),
         "Why rtol and atol cannot make a verdict (not finite, negative, rtol of 1 or more), or "
         "'' when they can.");
+  m.def("absolute_tolerance_problem", &absolute_tolerance_problem, nb::arg("rtol"), nb::arg("atol"),
+        nb::arg("reference_largest"),
+        "Why atol cannot make a verdict on answers whose largest magnitude is "
+        "reference_largest (an all-zero answer would pass), or '' when it can.");
   m.def("version", [] { return std::string(version()); });
   m.def("has_cuda", [] {
 #ifdef GPUMETER_HAVE_CUDA

@@ -360,6 +360,8 @@ Case Setup::to_case() const {
   c.count_copies = count_copies_;
   // The reference is computed once, on first use, and shared by every implementation's check.
   auto expected = std::make_shared<std::optional<std::vector<double>>>();
+  // The core's rule on atol against the size of the reference's answer, at the first check.
+  auto atol_held = std::make_shared<bool>(false);
   auto kept = std::make_shared<std::vector<std::shared_ptr<void>>>(kept_);
   for (const Implementation& impl : implementations_) {
     Implementation copy = impl;
@@ -370,8 +372,19 @@ Case Setup::to_case() const {
     const double absolute = absolute_;
     const auto check = check_;
     // The output against the reference, element by element.
-    const auto compare_outputs = [name, tolerance, absolute](const std::vector<double>& got,
-                                                             const std::vector<double>& want) {
+    const auto compare_outputs = [name, tolerance, absolute, atol_held,
+                                  this_benchmark = benchmark_](const std::vector<double>& got,
+                                                               const std::vector<double>& want) {
+      if (!*atol_held) {
+        *atol_held = true;
+        double largest = 0;
+        for (const double w : want) largest = std::max(largest, std::fabs(w));  // NaN ignored
+        if (const std::string problem = absolute_tolerance_problem(tolerance, absolute, largest);
+            !problem.empty()) {
+          throw ConfigError("benchmark '" + this_benchmark +
+                            "': the reference's tolerance: " + problem);
+        }
+      }
       if (got.size() != want.size()) {
         throw VerificationFailed(name + ": output has " + std::to_string(got.size()) +
                                  " values, the reference " + std::to_string(want.size()));

@@ -279,16 +279,25 @@ CandidateVerdict judge_candidate(const VerdictInputs& in) {
           v, Verdict::not_measured,
           "the reference alone and beside the candidate could not be compared: " + beside.refusal);
     }
-    // Beyond noise, by device time's interval. The wall clock has no such bound: host work timed
-    // in two processes read 1.5x apart with no candidate code changing it (the 2-core build
-    // machine), so there both times are reported and the watched names alone judge tampering.
+    // Beyond noise, by the rule of the clock: device time by its interval; the wall clock, where
+    // two processes read 1.5x apart with nothing changed, only beyond kHostReferenceSlowdownFactor
+    // (by the medians, and by the interval's low end where there is one).
+    const std::string times = " beside the candidate (" + us(*v.reference_beside_ns) +
+                              ") than in a process of its own (" + us(*v.reference_alone_ns);
     std::string slowdown;
-    if (beside.rule != ComparisonRule::resolution && beside.difference &&
-        beside.difference->low > kReferenceSlowdownTolerance) {
-      slowdown = difference_words(*beside.difference).change + " beside the candidate (" +
-                 us(*v.reference_beside_ns) + ") than in a process of its own (" +
-                 us(*v.reference_alone_ns) + "; " + difference_words(*beside.difference).interval +
-                 ")";
+    if (beside.rule == ComparisonRule::resolution) {
+      const double factor = *v.reference_beside_ns / *v.reference_alone_ns;
+      const bool beyond_interval =
+          !beside.difference || beside.difference->low > kHostReferenceSlowdownFactor - 1;
+      if (factor > kHostReferenceSlowdownFactor && beyond_interval) {
+        slowdown = format_significant(factor, 3) + "x slower" + times + "; " +
+                   (beside.difference ? difference_words(*beside.difference).interval + ", " : "") +
+                   "rule: beyond " + format_shortest(kHostReferenceSlowdownFactor) +
+                   "x on the host clock)";
+      }
+    } else if (beside.difference && beside.difference->low > kReferenceSlowdownTolerance) {
+      slowdown = difference_words(*beside.difference).change + times + "; " +
+                 difference_words(*beside.difference).interval + ")";
     }
     if (!slowdown.empty()) {
       return ending(v, Verdict::tampered,
@@ -315,6 +324,7 @@ CandidateVerdict judge_candidate(const VerdictInputs& in) {
     speedup_of(*e, wall);
     v.end_to_end_speedup = wall.speedup;
     if (slower_end_to_end(*e)) {
+      v.device_speedup = v.speedup;  // both figures stay beside the refusal
       return ending(v, Verdict::refused,
                     "faster on the device, slower end to end: work gpumeter does not see (another "
                     "process, the host) takes the caller's time. Device time: " +

@@ -24,4 +24,16 @@ std::string tolerance_problem(double rtol, double atol) {
   return "";
 }
 
+std::string absolute_tolerance_problem(double rtol, double atol, double reference_largest) {
+  if (!(reference_largest > 0)) return "";
+  // |0 - ref| <= rtol * |ref| + atol for every element once atol reaches this.
+  if (!(atol < (1 - rtol) * reference_largest)) {
+    return "atol " + format_shortest(atol) +
+           " is not small against the reference's answer (largest magnitude " +
+           format_shortest(reference_largest) +
+           "): an answer of all zeros would pass every element, so the check proves nothing";
+  }
+  return "";
+}
+
 }  // namespace gpumeter

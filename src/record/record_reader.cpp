@@ -424,7 +424,8 @@ void read_timestamp_check(const Reader& r, const Doc& j, const std::string& wher
   m.timestamp_check = check;
 }
 
-// B11: the ledger of a row (optional: rows measured before it have none). A row with numbers has
+// B11: the ledger of a row (optional here: rows measured before it have none; a version 8 CUPTI
+// row of gpumeter's own must have one, check_cupti_ledgers). A row with numbers has
 // no unaccounted record and every canary it launched; fresh inputs and checks are of its
 // iterations.
 void read_ledger(const Reader& r, const Doc& j, const std::string& where, Measurement& m,
@@ -1441,6 +1442,61 @@ void check_rows_measurable(const Reader& r, const Record& record) {
   }
 }
 
+// A merge of program runs says so in its deviations (its rows are ranges nothing else accounts
+// for).
+bool merged_programs(const Record& record) {
+  return std::any_of(
+      record.deviations.begin(), record.deviations.end(),
+      [](const std::string& text) { return text.rfind(kMergedProgramsMark, 0) == 0; });
+}
+
+// A CUPTI row with samples and no ledger (a ledger read has at least as many iterations as the
+// row has samples).
+bool cupti_row_without_ledger(const Result& row) {
+  const Measurement& m = row.measurement;
+  return m.method == TimingMethod::cupti && !m.samples.empty() && m.ledger.iterations == 0;
+}
+
+bool has_mark(const Record& record, std::string_view mark) {
+  return std::any_of(record.deviations.begin(), record.deviations.end(),
+                     [mark](const std::string& text) { return text.rfind(mark, 0) == 0; });
+}
+
+// A program's rows (gpumeter run: NVTX ranges of an unmodified program, one run or a merge of
+// them) have no ledger: gpumeter launches no canary in a program.
+bool rows_of_a_program(const Record& record) {
+  return record.config.schedule == "program" || merged_programs(record);
+}
+
+// Before version 8 a CUPTI row needed no ledger: the record, once read, says its rows have none
+// (kBeforeLedgersMark), so that written again as version 8 it still reads.
+void mark_rows_before_ledgers(Record& record, int version) {
+  if (version >= 8 || rows_of_a_program(record) || has_mark(record, kBeforeLedgersMark)) return;
+  if (std::any_of(record.results.begin(), record.results.end(), cupti_row_without_ledger)) {
+    record.deviations.push_back(
+        fmt::format("{}read from a schema_version {} record, whose CUPTI rows hold no ledger: "
+                    "no canary proves collection was on while they ran",
+                    kBeforeLedgersMark, version));
+  }
+}
+
+// B11 (version 8): a CUPTI row of gpumeter's own measurement proves collection was on by its
+// canaries, which its ledger holds (read_ledger checks them); a row with samples and no ledger
+// proves nothing, so it is refused, unless the record is a program's or says its rows were
+// measured before ledgers.
+void check_cupti_ledgers(const Reader& r, const Record& record, int version) {
+  if (version < 8 || rows_of_a_program(record) || has_mark(record, kBeforeLedgersMark)) return;
+  for (std::size_t i = 0; i < record.results.size(); ++i) {
+    const Measurement& m = record.results[i].measurement;
+    if (cupti_row_without_ledger(record.results[i])) {
+      r.fail(fmt::format(
+          "results[{}] ({}): a CUPTI row with {} samples and no ledger: a device-timed row proves "
+          "collection was on by its canaries, which its ledger holds (altered record?)",
+          i, record_text(row_label(record.results[i].row)), m.samples.size()));
+    }
+  }
+}
+
 Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* streamed = nullptr,
                      bool journal_header = false) {
   if (!doc.is_object()) r.fail(fmt::format("top level is {}, not a JSON object", doc.type_name()));
@@ -1556,6 +1612,7 @@ Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* strea
   }
   // Before version 8 a record named one device, which ran every row of it.
   if (version < 8) fill_boards(record);
+  mark_rows_before_ledgers(record, version);
 
   // Added within version 1: records written before it have no failures field.
   if (version >= 2 || doc.contains("failures")) {
@@ -1592,11 +1649,8 @@ Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* strea
   // without the section are ranges nothing accounts for, unless a merge of program runs says
   // where their sections are; and a program was run as it is, its L2 never flushed (each row's
   // reason says so).
-  const bool merged_programs =
-      std::any_of(record.deviations.begin(), record.deviations.end(),
-                  [](const std::string& text) { return text.rfind(kMergedProgramsMark, 0) == 0; });
   if (record.program.has_value() != (record.config.schedule == "program") &&
-      !(merged_programs && !record.program)) {
+      !(merged_programs(record) && !record.program)) {
     r.fail(record.program ? "config.schedule: a program's record whose schedule is not \"program\" "
                             "(altered record?)"
                           : "program: missing from a record of schedule \"program\" (its "
@@ -1608,6 +1662,7 @@ Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* strea
         "never flushes (altered record?)");
   }
   check_rows_measurable(r, record);
+  check_cupti_ledgers(r, record, version);
   return record;
 }
 
@@ -1946,6 +2001,7 @@ Record record_json::parse_journal(std::string_view text, const std::string& path
     for (Result& res : record.results) summarize_result(res, record.ceilings);
   }
   if (version < 8) fill_boards(record);
+  mark_rows_before_ledgers(record, version);
   // A shard's run plans its own cases: a journal that planned another number is of no run of it.
   if (record.shard && planned != own_cases(*record.shard)) {
     r.fail(
@@ -1958,6 +2014,7 @@ Record record_json::parse_journal(std::string_view text, const std::string& path
   // Its rows as strictly as a record's: the journal read is a record, written and read again
   // (a row whose counts its header's budget cannot give was accepted here and refused there).
   check_rows_measurable(r, record);
+  check_cupti_ledgers(r, record, version);
   if (version >= 5) check_precision(r, record.results);
   finish_comparisons(record, version);
   check_statable(r, record.comparisons);

@@ -201,6 +201,50 @@ TEST(SetupTest, FreshInputsCheckEachAnswerAgainstTheReferenceOnTheSameInputs) {
   }
 }
 
+// An atol as large as the reference's answer passes an answer of all zeros: refused at the first
+// check, naming the value (the core's absolute_tolerance_problem).
+TEST(SetupTest, AnAbsoluteToleranceThatPassesZerosIsRefusedAtTheFirstCheck) {
+  for (const double atol : {1e300, 10.0}) {
+    gpumeter::Setup s("sum", {}, {}, 0);
+    double out = 0;
+    s.implementation("zeros", [&] { out = 0; });
+    s.reference(
+        [] {
+          return std::vector<double>{10.0, -3.0};
+        },
+        [&] {
+          return std::vector<double>{out, out};
+        },
+        1e-6, atol);
+    const Case c = s.to_case();
+    c.implementations[0].call.run();
+    try {
+      c.implementations[0].verify();
+      FAIL() << "atol " << atol << " passed an answer of zeros";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("is not small against the reference's answer "
+                                           "(largest magnitude 10)"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  // A small atol: the zeros are wrong, as they are.
+  gpumeter::Setup s("sum", {}, {}, 0);
+  double out = 0;
+  s.implementation("zeros", [&] { out = 0; });
+  s.reference(
+      [] {
+        return std::vector<double>{10.0, -3.0};
+      },
+      [&] {
+        return std::vector<double>{out, out};
+      },
+      1e-6, 1e-3);
+  const Case c = s.to_case();
+  c.implementations[0].call.run();
+  EXPECT_THROW(c.implementations[0].verify(), VerificationFailed);
+}
+
 TEST(SetupTest, SkipKeepsTheReason) {
   gpumeter::Setup s("x", {}, {}, 0);
   EXPECT_FALSE(s.skipped());

@@ -18,6 +18,7 @@
 #include "gpumeter/row_status.hpp"
 #include "gpumeter/summary.hpp"
 #include "gpumeter/throttle_reasons.hpp"
+#include "synthetic_ledger.hpp"
 
 namespace {
 
@@ -47,6 +48,7 @@ Result row(const std::string& c, const std::string& impl, double ns,
   r.measurement.measure_iterations = 40;
   r.measurement.warmup_iterations = 10;
   r.measurement.estimate_ns = 2'500'000;
+  r.measurement.ledger = testing::ledger_of(r.measurement);
   r.summary = summarize(r.measurement.samples, method, 0);
   return r;
 }

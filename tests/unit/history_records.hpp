@@ -9,6 +9,7 @@
 #include "gpumeter/record.hpp"
 #include "gpumeter/summary.hpp"
 #include "gpumeter/timing_method.hpp"
+#include "synthetic_ledger.hpp"
 
 namespace gpumeter::testing {
 
@@ -38,6 +39,7 @@ inline Result history_row(const std::string& impl, double ns,
   r.measurement.measure_iterations = 80;
   r.measurement.warmup_iterations = 20;
   r.measurement.estimate_ns = 2'500'000;
+  r.measurement.ledger = ledger_of(r.measurement);
   r.summary = summarize(r.measurement.samples, method, 0);
   return r;
 }

@@ -13,6 +13,7 @@
 #include "gpumeter/precision_width.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/summary.hpp"
+#include "synthetic_ledger.hpp"
 
 namespace gpumeter::testing {
 
@@ -77,6 +78,7 @@ inline Result full_result() {
   s.pct_of_peak_flops = 1125.7;
   s.pct_of_peak_bandwidth = 169.9;
   s.clock = ClockSummary{5, 1800, 1980, 1980, 2, 1, 1, 0, 1, 0, 0};
+  m.ledger = ledger_of(m);
   return r;
 }
 
@@ -261,6 +263,7 @@ inline Record sweep_crossing_record(const std::string& run_id = "20261201T090000
       // pass warming up 2), not the sweep's own times: only the counts are under test here.
       m.warmup_iterations = 8;
       m.estimate_ns = 3'000'000;
+      m.ledger = ledger_of(m);
       rec.results.push_back(std::move(r));
     }
   }
@@ -340,6 +343,7 @@ inline Record zero_sample_record(TimingMethod method,
     s = sample(0, 0, method == TimingMethod::cupti ? std::optional<int>(1) : std::nullopt, 0);
   }
   if (!sees_kernels(method)) a.measurement.retries = 0;  // only CUPTI repeats a phase
+  a.measurement.ledger = ledger_of(a.measurement);
   Result b = a;
   b.row.implementation = "other";
   rec.results = {a, b};

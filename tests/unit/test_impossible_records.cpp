@@ -95,6 +95,7 @@ Record pass_cap_record() {
   // counts against.
   rec.config.budget = {5 * kMillisecond, 25 * kMillisecond, 4, 4};
   m.warmup_iterations = 4 * m.pass_sizes.size();
+  m.ledger = testing::ledger_of(m);
   testing::derive_summaries(rec);
   return rec;
 }

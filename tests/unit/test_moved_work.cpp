@@ -337,6 +337,23 @@ TEST(Tolerances, OnlyFiniteNonNegativeSaneTolerancesMakeAVerdict) {
       << tolerance_problem(inf, 0);
 }
 
+TEST(Tolerances, AnAbsoluteToleranceThatPassesAnAllZeroAnswerIsRefused) {
+  // Answers of size 30 (a GEMM's GELU): atol 1e-2 is a tolerance; 1e300, or 30 itself, passes
+  // zeros in every element (|0 - ref| <= rtol * |ref| + atol).
+  EXPECT_EQ(absolute_tolerance_problem(1e-5, 1e-8, 30), "");
+  EXPECT_EQ(absolute_tolerance_problem(1e-2, 1e-2, 30), "");
+  EXPECT_EQ(absolute_tolerance_problem(1e-5, 1e300, 30),
+            "atol 1e+300 is not small against the reference's answer (largest magnitude 30): an "
+            "answer of all zeros would pass every element, so the check proves nothing");
+  EXPECT_NE(absolute_tolerance_problem(0, 30, 30), "");
+  // With rtol 0.5 half the answer's size is enough for zeros to pass.
+  EXPECT_NE(absolute_tolerance_problem(0.5, 15, 30), "");
+  EXPECT_EQ(absolute_tolerance_problem(0.5, 14.9, 30), "");
+  // A reference of zeros only (or NaN) has no size to hold atol to.
+  EXPECT_EQ(absolute_tolerance_problem(1e-5, 1e300, 0), "");
+  EXPECT_EQ(absolute_tolerance_problem(1e-5, 1e300, std::numeric_limits<double>::quiet_NaN()), "");
+}
+
 TEST(ErrorTable, EveryErrorNameIsClassedOnce) {
   std::set<std::string> names;
   for (const ErrorEntry& e : error_table()) {
@@ -501,9 +518,10 @@ Result on_wall_clock(Result r) {
   return r;
 }
 
-TEST(Verdicts, OnTheWallClockTheReferenceAloneIsReportedNotJudged) {
-  // Host work timed in two processes on a busy machine read 1.5x apart with no candidate code
-  // changing it: no interval bounds that, so the wall clock makes no tampering verdict from it.
+TEST(Verdicts, OnTheWallClockOnlyAGrossReferenceSlowdownIsTampering) {
+  // Host work timed in two processes read 1.5x apart with no candidate code changing it: up to
+  // 2x (kHostReferenceSlowdownFactor) the times are reported, not judged; beyond it, by the
+  // medians and by the interval, the candidate slowed the reference (issue 38: 4.6x).
   const Result alone = on_wall_clock(
       checked(row_of("reference", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)})));
   const Result cand = on_wall_clock(
@@ -513,18 +531,32 @@ TEST(Verdicts, OnTheWallClockTheReferenceAloneIsReportedNotJudged) {
   VerdictInputs in;
   in.candidate = "candidate";
   in.reference_alone = &alone_record;
-  for (const Nanos beside : {Nanos{26000}, Nanos{40000}}) {
-    const Record rec =
-        record_of(on_wall_clock(checked(row_of(
-                      "reference", {honest_pass(beside, 50, 32), honest_pass(beside, 50, 32)}))),
-                  cand);
+  const auto judged = [&](const std::vector<std::vector<Nanos>>& beside) {
+    const Record rec = record_of(on_wall_clock(checked(row_of("reference", beside))), cand);
     in.record = &rec;
-    const CandidateVerdict v = judge_candidate(in);
-    EXPECT_NE(v.verdict, Verdict::tampered) << v.why;
+    return judge_candidate(in);
+  };
+  for (const Nanos beside : {Nanos{26000}, Nanos{30000}, Nanos{40000}}) {
+    const CandidateVerdict v = judged({honest_pass(beside, 50, 32), honest_pass(beside, 50, 32)});
+    EXPECT_NE(v.verdict, Verdict::tampered) << beside << ": " << v.why;
     EXPECT_TRUE(v.correct) << v.why;
     ASSERT_TRUE(v.reference_alone_ns && v.reference_beside_ns);
     EXPECT_GT(*v.reference_beside_ns, *v.reference_alone_ns);
   }
+  // Medians 2.25x apart, but two passes 2x apart themselves: the interval reaches below 2x.
+  const CandidateVerdict wide = judged({honest_pass(30000, 50, 32), honest_pass(60000, 50, 32)});
+  ASSERT_TRUE(wide.reference_beside_ns && wide.reference_alone_ns);
+  EXPECT_GT(*wide.reference_beside_ns / *wide.reference_alone_ns, kHostReferenceSlowdownFactor);
+  EXPECT_NE(wide.verdict, Verdict::tampered) << wide.why;
+  const CandidateVerdict t = judged({honest_pass(92000, 50, 32), honest_pass(92000, 50, 32)});
+  EXPECT_EQ(t.verdict, Verdict::tampered) << t.why;
+  EXPECT_EQ(t.why.rfind("the reference ran 4.59x slower beside the candidate (92.1 us) than in a "
+                        "process of its own (20.1 us; ",
+                        0),
+            0u)
+      << t.why;
+  EXPECT_NE(t.why.find("rule: beyond 2x on the host clock)"), std::string::npos) << t.why;
+  EXPECT_FALSE(t.speedup.has_value());
 }
 
 TEST(Verdicts, FasterOnTheDeviceButSlowerEndToEndIsRefused) {
@@ -548,8 +580,12 @@ TEST(Verdicts, FasterOnTheDeviceButSlowerEndToEndIsRefused) {
   const CandidateVerdict v = judge_candidate(in);
   EXPECT_EQ(v.verdict, Verdict::refused) << v.why;
   EXPECT_EQ(v.why.rfind("faster on the device, slower end to end", 0), 0u) << v.why;
+  // Both figures the refusal sets against each other: about 160x on the device, 0.95x end to end.
   ASSERT_TRUE(v.end_to_end_speedup.has_value());
-  EXPECT_LT(*v.end_to_end_speedup, 1.0);
+  EXPECT_NEAR(*v.end_to_end_speedup, 210000.0 / 221000.0, 0.01);
+  ASSERT_TRUE(v.device_speedup.has_value());
+  EXPECT_GT(*v.device_speedup, 100.0);
+  EXPECT_FALSE(v.speedup.has_value());  // a refusal is no comparison's answer
 }
 
 TEST(Verdicts, FailuresGiveTheirClasssVerdictAndTheReferencesAreNotTheCandidates) {

@@ -254,6 +254,16 @@ void expect_records_equal(const Record& a, const Record& b) {
 // ---------------------------------------------------------------------------------------------
 // Round trip
 
+// A record of `version` < 8 as the reader gives it: its CUPTI rows hold no ledger, and the record
+// says so in a deviation (kBeforeLedgersMark), so that written again as version 8 it still reads.
+Record before_ledgers(Record want, int version) {
+  want.deviations.push_back(std::string(kBeforeLedgersMark) + "read from a schema_version " +
+                            std::to_string(version) +
+                            " record, whose CUPTI rows hold no ledger: no canary proves "
+                            "collection was on while they ran");
+  return want;
+}
+
 TEST(RecordRoundTrip, EveryFieldSetSurvives) {
   const Record original = full_record();
   const std::string text = serialize(original);
@@ -422,7 +432,7 @@ TEST(RecordSchema, VersionSixFixtureReadsWithoutAProgram) {
   Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v6.json");
   EXPECT_FALSE(r.program.has_value());
   r.schema_version = kRecordSchemaVersion;
-  expect_records_equal(r, testing::phases_record());
+  expect_records_equal(r, before_ledgers(testing::phases_record(), 6));
 }
 
 // The crossing sweep gpumeter plot's tests draw (gpumeter_make_record --stdout sweep-crossing >
@@ -441,7 +451,7 @@ TEST(RecordSchema, SweepCrossingFixtureIsTheSyntheticSweep) {
 // runtimes, which a version 5 run never measured.
 TEST(RecordSchema, VersionFiveFixtureReadsWithoutPhases) {
   const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v5.json");
-  expect_records_equal(r, full_record());
+  expect_records_equal(r, before_ledgers(full_record(), 5));
   EXPECT_TRUE(r.phases.empty());
   EXPECT_TRUE(r.totals.empty());
   EXPECT_TRUE(r.runtimes.empty());
@@ -451,7 +461,7 @@ TEST(RecordSchema, VersionFiveFixtureReadsWithoutPhases) {
 // a version 4 measurement never had.
 TEST(RecordSchema, VersionFourFixtureReadsWithoutAPrecision) {
   const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v4.json");
-  expect_records_equal(r, full_record());
+  expect_records_equal(r, before_ledgers(full_record(), 4));
   for (const Result& result : r.results) EXPECT_FALSE(result.measurement.precision.has_value());
 }
 
@@ -682,7 +692,8 @@ Record without_version_3_fields(Record want) {
 
 TEST(RecordSchema, VersionTwoFixtureStillReads) {
   const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v2.json");
-  expect_records_equal(r, without_version_3_fields(without_version_4_fields(full_record())));
+  expect_records_equal(
+      r, before_ledgers(without_version_3_fields(without_version_4_fields(full_record())), 2));
   EXPECT_EQ(ordered_json::parse(serialize(r))["schema_version"], kRecordSchemaVersion);
 }
 
@@ -690,7 +701,8 @@ TEST(RecordSchema, VersionTwoFixtureStillReads) {
 // same rows and samples, each result one pass of unknown step, and written back as version 2.
 TEST(RecordSchema, VersionOneFixtureStillReads) {
   const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v1.json");
-  Record want = without_version_3_fields(without_version_4_fields(full_record()));
+  Record want =
+      before_ledgers(without_version_3_fields(without_version_4_fields(full_record())), 1);
   for (Result& result : want.results) {
     result.measurement.pass_sizes = {result.measurement.samples.size()};
     result.measurement.timestamp_tick_ns = 1;
@@ -739,7 +751,7 @@ Record as_version_3(Record want) {
 
 TEST(RecordSchema, VersionThreeFixtureStillReads) {
   const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v3.json");
-  expect_records_equal(r, as_version_3(full_record()));
+  expect_records_equal(r, before_ledgers(as_version_3(full_record()), 3));
   const ordered_json again = ordered_json::parse(serialize(r));
   EXPECT_EQ(again["schema_version"], kRecordSchemaVersion);
   // Written back, they say they were not timed like the rows: no method, no runs.
@@ -757,7 +769,7 @@ TEST(RecordSchema, VersionThreeFixtureReadsByItsOwnFlagRule) {
   const auto stored = ordered_json::parse(read_file(fixture));
   ASSERT_EQ(stored["results"][0]["summary"]["clock_flagged_samples"], 1);
   const Record r = read_record(fixture);
-  expect_records_equal(r, as_version_3(full_record()));
+  expect_records_equal(r, before_ledgers(as_version_3(full_record()), 3));
   ASSERT_TRUE(r.results[0].summary.clock.has_value());
   EXPECT_EQ(r.results[0].summary.clock->flagged, 0u);
   EXPECT_EQ(r.results[0].summary.clock->sw_power_cap, 1u);
@@ -1792,6 +1804,44 @@ TEST(RecordLedger, ReadsBackAndAnOpenLedgerIsRefused) {
   a.canaries_launched = 45;
   a.canaries_seen = 45;
   refused(a, "canaries_launched");
+}
+
+// B11 (version 8): a CUPTI row of gpumeter's own proves collection was on by its canaries, which
+// its ledger holds: one with samples and no ledger is refused, naming the row. A CUDA-events row
+// has no canaries, and a program's rows (NVTX ranges) none either: both read without one.
+TEST(RecordLedger, AVersionEightCuptiRowWithoutALedgerIsRefused) {
+  Record r = full_record();
+  ASSERT_EQ(r.results[0].measurement.method, TimingMethod::cupti);
+  ASSERT_EQ(r.results[1].measurement.method, TimingMethod::cuda_events);
+  EXPECT_EQ(r.results[1].measurement.ledger, Ledger{});
+  EXPECT_NO_THROW((void)parse_record(serialize(r), "ledgered.json"));
+  r.results[0].measurement.ledger = Ledger{};
+  try {
+    (void)parse_record(serialize(r), "unledgered.json");
+    ADD_FAILURE() << "a CUPTI row without a ledger was accepted";
+  } catch (const InvalidRecord& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("results[0] (\"gemm / cublas"), std::string::npos) << what;
+    EXPECT_NE(what.find("a CUPTI row with 5 samples and no ledger: a device-timed row proves "
+                        "collection was on by its canaries, which its ledger holds"),
+              std::string::npos)
+        << what;
+  }
+  const Record program = testing::program_record();
+  for (const Result& row : program.results) {
+    EXPECT_EQ(row.measurement.method, TimingMethod::cupti);
+    EXPECT_EQ(row.measurement.ledger, Ledger{});
+  }
+  EXPECT_NO_THROW((void)parse_record(serialize(program), "program.json"));
+  // A record of before ledgers says so once read, and written again as version 8 still reads;
+  // without that deviation its CUPTI rows are refused.
+  const Record old = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v6.json");
+  ASSERT_FALSE(old.deviations.empty());
+  EXPECT_EQ(old.deviations.back().rfind(kBeforeLedgersMark, 0), 0u) << old.deviations.back();
+  EXPECT_NO_THROW((void)parse_record(serialize(old), "rewritten.json"));
+  Record unmarked = old;
+  unmarked.deviations.pop_back();
+  EXPECT_THROW((void)parse_record(serialize(unmarked), "unmarked.json"), InvalidRecord);
 }
 
 TEST(RecordStrictReading, ARowIsAResultOrAFailureNeverBoth) {
