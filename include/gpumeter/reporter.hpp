@@ -41,4 +41,14 @@ std::unique_ptr<Reporter> make_reporter(ReportFormat format);
 // base, the second the new one; with a gate, its regressions and verdict.
 std::unique_ptr<Reporter> make_compare_reporter(std::optional<GateOptions> gate = std::nullopt);
 
+// Two records compared row by row, as `gpumeter compare` and the pytest plugin's gate show them:
+// the report and the core's conclusion, from one comparison of the two (one composition for
+// every front end).
+struct ComparedRecords {
+  std::string report;
+  CompareConclusion conclusion;
+};
+ComparedRecords compare_and_report(const Record& base, const Record& next,
+                                   const std::optional<GateOptions>& gate);
+
 }  // namespace gpumeter

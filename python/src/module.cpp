@@ -628,7 +628,7 @@ NB_MODULE(_gpumeter, m) {
       "Gives CUPTI's subscription back until the next measurement claims it again.");
   nb::class_<CompareConclusion>(m, "CompareConclusion",
                                 "What two records compared conclude, the gate included (the "
-                                "core's conclude(): the same `gpumeter compare` reaches).")
+                                "core's conclusion, the same `gpumeter compare` reaches).")
       .def_ro("exit_code", &CompareConclusion::exit_code,
               "0; 1 the gate failed; 2 a row could not be compared.")
       .def_ro("why", &CompareConclusion::why, "One line when exit_code is not 0.")
@@ -640,11 +640,10 @@ NB_MODULE(_gpumeter, m) {
       [](const std::string& base, const std::string& next, std::optional<double> gate_pct,
          bool allow_missing) {
         const std::vector<Record> records = read_records({base, next});
-        const RecordComparison comparison = compare_records(records[0], records[1]);
         std::optional<GateOptions> gate;
         if (gate_pct) gate = GateOptions{*gate_pct / 100, allow_missing};
-        return std::make_tuple(make_compare_reporter(gate)->render(records),
-                               conclude(comparison, gate));
+        ComparedRecords compared = compare_and_report(records[0], records[1], gate);
+        return std::make_tuple(std::move(compared.report), std::move(compared.conclusion));
       },
       nb::arg("base"), nb::arg("new"), nb::arg("fail_on_regression_pct") = nb::none(),
       nb::arg("allow_missing") = false,

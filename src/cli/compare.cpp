@@ -64,17 +64,14 @@ int compare(const std::string& base_file, const std::string& new_file,
     print_error(io, "compare", e.what());
     return kExitUsage;
   }
-  const Record& base = records[0];
-  const Record& next = records[1];
-  const RecordComparison comparison = compare_records(base, next);
   std::optional<GateOptions> gate;
   if (fail_on_regression_pct) gate = GateOptions{*fail_on_regression_pct / 100, allow_missing};
-
+  const ComparedRecords compared = compare_and_report(records[0], records[1], gate);
   // Rendered whole before the first byte is written.
-  io.out << make_compare_reporter(gate)->render(records) << std::flush;
+  io.out << compared.report << std::flush;
   // The core's conclusion: the same the pytest plugin's gate reaches. Also on stderr: a CI log
   // shows why even when the report went to a file.
-  const CompareConclusion c = conclude(comparison, gate);
+  const CompareConclusion& c = compared.conclusion;
   if (c.exit_code != kExitOk) print_error(io, "compare", c.why);
   return c.exit_code;
 }

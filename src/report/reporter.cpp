@@ -77,4 +77,10 @@ std::unique_ptr<Reporter> make_compare_reporter(std::optional<GateOptions> gate)
   return std::make_unique<CompareReporter>(std::move(gate));
 }
 
+ComparedRecords compare_and_report(const Record& base, const Record& next,
+                                   const std::optional<GateOptions>& gate) {
+  const RecordComparison comparison = compare_records(base, next);
+  return {render_record_comparison(base, next, comparison, gate), conclude(comparison, gate)};
+}
+
 }  // namespace gpumeter

@@ -58,6 +58,11 @@ check "a record's summaries or comparisons derived" '\b(summarize|compare_result
 # Verdicts and row statuses are the core's words (candidate_verdict.cpp, row_status.cpp).
 check "a verdict or row status spelled" '"(crashed|timeout|tampered)"' '^(src/core/|tests/)'
 
+# Two records compared, reported and concluded in one composition (compare_and_report in the report
+# layer): no front end calls the comparison or the conclusion itself.
+check "two records compared or concluded" '\b(conclude|compare_records)[[:space:]]*\(' \
+  '^(src/core/|src/report/reporter\.cpp$|include/gpumeter/record_comparison\.hpp$|tests/|bench/)'
+
 # Two records compared conclude in the core (conclude()): the pytest plugin reads it typed, and
 # neither runs the gpumeter command nor parses its output.
 found=$(grep -nE '_gpumeter\.cli\(|Regressions beyond|"Note: "' python/gpumeter/pytest_plugin.py)
