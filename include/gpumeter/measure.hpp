@@ -31,9 +31,14 @@ struct MeasureOptions {
   // The clock state of every measured sample (two NVML reads an iteration). The null test keeps
   // only the scaled times, so it reads none.
   bool read_clocks = true;
+  // A later pass of a call already measured: the first pass's estimate of one call (ns, > 0).
+  // The pass then runs no calibration phase of its own; its counts are those the first pass's
+  // estimate gives, as the record's reader expects of every pass.
+  std::optional<Nanos> estimate_ns = std::nullopt;
 };
 
-// Calibrate (3 runs), warm up, measure: one pass. A call or reset that throws anything but a
+// Calibrate (3 runs; none when options.estimate_ns is given), then warm up and measure in one
+// phase: one pass. A call or reset that throws anything but a
 // gpumeter error gives UserCodeError naming the iteration and the step.
 Measurement measure(Backend& backend, const Call& call, const MeasureOptions& options = {});
 
