@@ -94,7 +94,8 @@ void check_device_processes(EnvironmentProbe& probe, const char* when) {
       own);
 }
 
-PhaseRun run_phase(Backend& backend, const Call& call, const PhaseRequest& request, bool clocks) {
+PhaseRun run_phase(Backend& backend, const Call& call, const PhaseRequest& request, bool clocks,
+                   std::size_t clocks_from) {
   // The backend's three jobs, each used for its own: the driver decides the order.
   DeviceSteps& steps = backend;
   Collector& collector = backend;
@@ -116,7 +117,8 @@ PhaseRun run_phase(Backend& backend, const Call& call, const PhaseRequest& reque
   if (clocks) run.clocks.reserve(request.iterations + 1);
   // B11: measured phases are watched for other processes on the device, before and after.
   if (clocks) check_device_processes(probe, "before a measured phase");
-  read_clock();
+  // Only around the kept samples: the warm-up's readings would cost two NVML reads an iteration.
+  if (clocks_from == 0) read_clock();
   // What the iterations and the checks cost so far, for the probability of the next check.
   double iteration_ns = 0;
   double check_ns = 0;
@@ -155,7 +157,8 @@ PhaseRun run_phase(Backend& backend, const Call& call, const PhaseRequest& reque
       steps.after_user_code(i, "the measured call");
       steps.drain(i, "the measured call");  // no iteration overlaps the next
       iteration_ns += static_cast<double>(steady_ns() - began);
-      read_clock();  // after the drain: outside the sample, and before the next one
+      // After the drain: outside the sample, and before the next one.
+      if (i + 1 >= clocks_from) read_clock();
 
       // B11: the answer of this call, checked after it returned (it cannot know whether), outside
       // the timed window, before the next call's inputs replace what it wrote.
@@ -193,12 +196,12 @@ PhaseRun run_phase(Backend& backend, const Call& call, const PhaseRequest& reque
 }
 
 AttributedPhase run_attributed_phase(Backend& backend, const Call& call, std::size_t iterations,
-                                     bool count_copies, bool clocks) {
+                                     bool count_copies, bool clocks, std::size_t clocks_from) {
   AttributedPhase out;
   for (int attempt = 0;; ++attempt) {
     PhaseRun run;
     try {
-      run = run_phase(backend, call, PhaseRequest{iterations, attempt}, clocks);
+      run = run_phase(backend, call, PhaseRequest{iterations, attempt}, clocks, clocks_from);
     } catch (const TimestampUnitMismatch&) {
       // T14: a clock registered just before or during the phase (seen on the H200: the first
       // phase after another client registered its clock read its first probe 4 us long) is
@@ -214,9 +217,10 @@ AttributedPhase run_attributed_phase(Backend& backend, const Call& call, std::si
       ledger.fresh_inputs = run.fresh_inputs;
       ledger.checked_iterations = run.checked_iterations;
       out.ledger = ledger;
-      if (run.clocks.size() == iterations + 1) {
-        for (std::size_t i = 0; i < iterations; ++i) {
-          out.samples[i].clock = around_sample(run.clocks[i], run.clocks[i + 1]);
+      if (clocks_from <= iterations && run.clocks.size() == iterations - clocks_from + 1) {
+        for (std::size_t i = clocks_from; i < iterations; ++i) {
+          out.samples[i].clock =
+              around_sample(run.clocks[i - clocks_from], run.clocks[i - clocks_from + 1]);
         }
       }
       out.durations.reserve(trace.activities.size());

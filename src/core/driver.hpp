@@ -26,8 +26,10 @@ struct PhaseRun {
   std::size_t fresh_inputs = 0;        // iterations given fresh inputs (Call::prepare)
   std::size_t checked_iterations = 0;  // iterations whose answer was checked (Call::check)
 };
+// `clocks_from`: the first iteration whose sample is kept (the warm-up's come first): the clock is
+// read only around the kept ones (iterations - clocks_from + 1 readings).
 PhaseRun run_phase(Backend& backend, const Call& call, const PhaseRequest& request,
-                   bool clocks = false);
+                   bool clocks = false, std::size_t clocks_from = 0);
 
 // B11: throws OtherProcessOnDevice naming the processes the probe lists as new on the device
 // (EnvironmentProbe::new_device_processes); `when` says at which point of the phase.
@@ -50,7 +52,8 @@ struct AttributedPhase {
 // With `clocks` (measured phases), each sample carries its clock state (B4) when the backend
 // could read every reading of the phase.
 AttributedPhase run_attributed_phase(Backend& backend, const Call& call, std::size_t iterations,
-                                     bool count_copies, bool clocks = false);
+                                     bool count_copies, bool clocks = false,
+                                     std::size_t clocks_from = 0);
 
 // The step of the clock behind `durations`: the largest step in [8, 1024] ns that at least 90%
 // of them are a multiple of (within 2 ns, the jitter of CUPTI's conversion of GPU timestamps to

@@ -43,7 +43,7 @@ Measurement measure(Backend& backend, const Call& call, const MeasureOptions& op
   // measured iterations follow the warm-up with nothing of gpumeter's between them.
   detail::AttributedPhase measured =
       detail::run_attributed_phase(backend, call, m.warmup_iterations + m.measure_iterations,
-                                   options.count_copies, options.read_clocks);
+                                   options.count_copies, options.read_clocks, m.warmup_iterations);
   const auto first_measured =
       measured.samples.begin() + static_cast<std::ptrdiff_t>(m.warmup_iterations);
   m.samples.assign(std::make_move_iterator(first_measured),
