@@ -7,6 +7,7 @@
 #      source tree of the baseline commit, carried by the caller: git archive BASE | tar -x -C DIR);
 #   2. ctest (unit and GPU tests: every known answer, the two-stream one included);
 #   3. gpumeter-precision at this tree (every part) and at the baseline (time and cost), in turn;
+#   (A against A with every check on, C++ and Python, when AVSA_REPEAT is set;)
 #   4. the Python tests, with what time is left (-v: each test's outcome as it ends), the files
 #      named in PY_FIRST first.
 # Logs under $OUT; a short table last.
@@ -75,7 +76,7 @@ echo "build warnings ($(c++ --version | head -1)): $(grep -c 'warning:' "$OUT/bu
 step ctest 150 ctest --test-dir build-precision -j 4 --output-on-failure
 # 3. Precision: this tree (every part), then the baseline (time and cost), one after the other.
 step precision 150 build-precision/bench/cuda/gpumeter-precision --out "$OUT/precision" \
-  --repeat 10 --changes 5 --time-repeat 2
+  --repeat 10 --changes 5 --time-repeat 2 --parts "${PRECISION_PARTS:-time,claims,quantization,cost}"
 if [ -x build-base/bench/cuda/gpumeter-precision ]; then
   step precision-base 90 build-base/bench/cuda/gpumeter-precision --out "$OUT/precision-base" \
     --parts time,cost --time-repeat 2
@@ -84,6 +85,15 @@ fi
 # half a 32 ns step is then 1.6% of it.
 step precision-1us 60 build-precision/bench/cuda/gpumeter-precision --out "$OUT/precision-1us" \
   --parts time --time-repeat 3 --one-us-cycles 280
+# A against A with every check on, C++ (4 kinds, AVSA_REPEAT each) and Python (evaluate's cost
+# script), when AVSA_REPEAT is set.
+export PYTHONPATH="$SITE"
+if [ -n "${AVSA_REPEAT:-}" ]; then
+  step a-vs-a 90 build-precision/bench/cuda/gpumeter-a-vs-a --out "$OUT/a-vs-a" \
+    --repeat "$AVSA_REPEAT" --checks --no-sweep
+  step cost 90 env PYTHONPATH="$SITE:$PWD/tests/python" "$PY" bench/python/evaluate_cost.py \
+    --out "$OUT/cost" --repeats 12
+fi
 # 4. Python, with what is left.
 export PYTHONPATH="$SITE"
 first=()
@@ -105,6 +115,8 @@ step pytest 400 "$PY" -m pytest -v -rfEs -p no:cacheprovider "${first[@]}" tests
   echo "== precision at this tree, a kernel of about 1.0 us"
   awk 'NF == 0 { n = NR } { l[NR] = $0 } END { for (i = n + 1; i <= NR; i++) print l[i] }' \
     "$OUT/precision-1us.log"
+  [ -f "$OUT/a-vs-a.log" ] && echo "== A against A (C++)" && tail -7 "$OUT/a-vs-a.log"
+  [ -f "$OUT/cost.log" ] && echo "== A against A (Python)" && tail -4 "$OUT/cost.log"
   echo "== python"
   grep -E "(FAILED|ERROR) " "$OUT/pytest.log" | cut -c1-300
   tail -3 "$OUT/pytest.log"

@@ -28,9 +28,18 @@ struct Result;  // record.hpp, which holds Comparisons
 
 // The record schema version whose comparison rules are the current ones (record.hpp's
 // kRecordSchemaVersion, which cannot be included here).
-inline constexpr int kComparisonRulesVersion = 8;
+inline constexpr int kComparisonRulesVersion = 9;
 // The version from which the rules of moved work apply.
 inline constexpr int kMovedWorkRulesSince = 8;
+// The version from which intervals are at 99% with a step's allowance of kPassTrim where the
+// readings show random phases (difference.hpp); before it, 95% and half a step always.
+inline constexpr int kCalibratedIntervalsSince = 9;
+// The interval rules of a record of `schema_version`.
+IntervalRules interval_rules_of(int schema_version);
+// The version a record of `schema_version` is held and written as once read: the current one,
+// or the last version with its interval rules (kCalibratedIntervalsSince - 1), whose fields are
+// the current version's.
+int records_rules_version(int schema_version);
 
 enum class ComparisonRule {
   relative_difference,  // device time: a percent with its interval

@@ -13,9 +13,12 @@
 //     order a drift that is linear in time cancels from the difference of two such levels;
 //   - the spread of pass levels around their implementation's level, pooled over both sides,
 //     with (passes - 1) degrees of freedom per side, and Student's t for the interval;
-//   - half a timestamp step added to the interval's half-width: averaging removes the
-//     rounding of readings to the step only when kernels start at random phases of the
-//     clock, which nothing guarantees.
+//   - an allowance for the timestamp step added to the interval's half-width (IntervalRules).
+//     Kernels start at random phases of the clock, so a reading rounds up or down to the step
+//     in proportion and the plain mean of many readings has no rounding bias; the trimming can
+//     move it by at most kPassTrim of a step (it may drop the readings of one side of the step).
+//     Where some pass's readings all fell on one step, nothing shows the phases were random, and
+//     half a step is allowed. Records before schema version 9 allowed half a step always.
 #include <cstddef>
 #include <vector>
 
@@ -23,12 +26,25 @@
 
 namespace gpumeter {
 
-// Confidence of every interval a device-time comparison states.
-inline constexpr double kDifferenceConfidence = 0.95;
+// Confidence of every interval a device-time comparison states. 99%, not 95%: an implementation
+// compared with itself then claims a difference in about 1 comparison of 100, where at 95%
+// the 215 comparisons of a memory-bound kernel with itself on H100s and H200s claimed 11.
+inline constexpr double kDifferenceConfidence = 0.99;
+// The confidence of records before schema version 9.
+inline constexpr double kDifferenceConfidenceBeforeV9 = 0.95;
 // The probability with which a difference of `smallest_detectable` would have been found.
 inline constexpr double kDetectionPower = 0.95;
 // Each side of a pass's samples trimmed before its mean is taken.
 inline constexpr double kPassTrim = 0.10;
+
+// The rules an interval is computed by: the current ones, or those of an older record
+// (comparison.hpp's interval_rules_of(schema_version)).
+struct IntervalRules {
+  double confidence = kDifferenceConfidence;
+  // Whether a step's allowance may be kPassTrim of it where every pass's readings fell on two
+  // or more values (false: half a step always).
+  bool dithered_step = true;
+};
 
 struct RelativeDifference {
   // candidate / baseline - 1: 0.028 reads "2.8% slower", -0.2 "20% faster".
@@ -52,9 +68,14 @@ using PassSamples = std::vector<std::vector<double>>;
 
 // Throws std::invalid_argument when a side has fewer than 2 passes (nothing then measures how
 // much a pass's level can move), when a pass is empty or its level is not positive, or when
-// `tick_ns` < 1 or `confidence` is not in (0, 1).
+// `tick_ns` < 1 or the rules' confidence is not in (0, 1).
 RelativeDifference relative_difference(const PassSamples& baseline, const PassSamples& candidate,
-                                       Nanos tick_ns, double confidence = kDifferenceConfidence);
+                                       Nanos tick_ns, const IntervalRules& rules = {});
+
+// The fraction of a timestamp step the interval allows for rounding (see above): kPassTrim where
+// the rules allow it and every pass of every side read two or more values, else one half.
+double step_allowance_fraction(const std::vector<const PassSamples*>& sides,
+                               const IntervalRules& rules);
 
 // The 10% trimmed mean (kPassTrim): the mean after the lowest and the highest
 // floor(0.1 n) values are dropped. Throws std::invalid_argument on no values.

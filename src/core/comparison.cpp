@@ -31,7 +31,7 @@ std::string statistic_name(const Result& r) {
 
 // The interval rule for two results, or why it cannot be applied.
 std::optional<RelativeDifference> difference_of(const Result& base, const Result& cand,
-                                                std::string& why_not) {
+                                                int schema_version, std::string& why_not) {
   const PassSamples a = passes_of(base.measurement);
   const PassSamples b = passes_of(cand.measurement);
   if (a.size() < 2 || b.size() < 2) {
@@ -45,7 +45,7 @@ std::optional<RelativeDifference> difference_of(const Result& base, const Result
   const Nanos tick =
       std::max(base.measurement.timestamp_tick_ns, cand.measurement.timestamp_tick_ns);
   try {
-    return relative_difference(a, b, tick);
+    return relative_difference(a, b, tick, interval_rules_of(schema_version));
   } catch (const std::invalid_argument&) {
     why_not = "a pass whose level is not a positive time";
     return std::nullopt;
@@ -218,7 +218,7 @@ Comparison compare_rows(const Result& base, const Result& cand, int schema_versi
     return c;
   }
   std::string why_not;
-  c.difference = difference_of(base, cand, why_not);
+  c.difference = difference_of(base, cand, schema_version, why_not);
   if (const std::string copies = copies_differ(base, cand, c.difference); !copies.empty()) {
     c.refusal = copies;
     c.difference.reset();
@@ -253,6 +253,16 @@ Comparison compare_rows(const Result& base, const Result& cand, int schema_versi
   }
   c.ratio = compare_times(b, k);
   return c;
+}
+
+IntervalRules interval_rules_of(int schema_version) {
+  if (schema_version >= kCalibratedIntervalsSince) return IntervalRules{};
+  return IntervalRules{kDifferenceConfidenceBeforeV9, false};
+}
+
+int records_rules_version(int schema_version) {
+  return schema_version >= kCalibratedIntervalsSince ? kComparisonRulesVersion
+                                                     : kCalibratedIntervalsSince - 1;
 }
 
 std::string to_string(ComparisonRule rule) {

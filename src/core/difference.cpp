@@ -144,19 +144,39 @@ constexpr int kTabulatedDf = 128;
 
 double detectable_noncentrality(int df, double confidence, double power) {
   if (df < 1) throw std::invalid_argument("detectable_noncentrality: df < 1");
-  if (confidence == kDifferenceConfidence && power == kDetectionPower && df <= kTabulatedDf) {
+  // The confidences of records, current and older (a reader recomputes older ones' comparisons).
+  const int which = confidence == kDifferenceConfidence           ? 0
+                    : confidence == kDifferenceConfidenceBeforeV9 ? 1
+                                                                  : -1;
+  if (which >= 0 && power == kDetectionPower && df <= kTabulatedDf) {
     static std::mutex mutex;
-    static std::vector<double> table(kTabulatedDf + 1, 0.0);
+    static std::vector<double> tables[2] = {std::vector<double>(kTabulatedDf + 1, 0.0),
+                                            std::vector<double>(kTabulatedDf + 1, 0.0)};
     const std::lock_guard<std::mutex> lock(mutex);
-    double& entry = table[static_cast<std::size_t>(df)];
-    if (entry == 0.0) entry = solve_noncentrality(df, kDifferenceConfidence, kDetectionPower);
+    double& entry = tables[which][static_cast<std::size_t>(df)];
+    if (entry == 0.0) entry = solve_noncentrality(df, confidence, kDetectionPower);
     return entry;
   }
   return solve_noncentrality(df, confidence, power);
 }
 
+double step_allowance_fraction(const std::vector<const PassSamples*>& sides,
+                               const IntervalRules& rules) {
+  if (!rules.dithered_step) return 0.5;
+  for (const PassSamples* side : sides) {
+    for (const std::vector<double>& pass : *side) {
+      if (pass.empty() ||
+          std::all_of(pass.begin(), pass.end(), [&](double v) { return v == pass.front(); })) {
+        return 0.5;
+      }
+    }
+  }
+  return kPassTrim;
+}
+
 RelativeDifference relative_difference(const PassSamples& baseline, const PassSamples& candidate,
-                                       Nanos tick_ns, double confidence) {
+                                       Nanos tick_ns, const IntervalRules& rules) {
+  const double confidence = rules.confidence;
   if (baseline.size() < 2 || candidate.size() < 2) {
     throw std::invalid_argument("relative_difference: each side needs at least 2 passes (got " +
                                 std::to_string(baseline.size()) + " and " +
@@ -198,9 +218,10 @@ RelativeDifference relative_difference(const PassSamples& baseline, const PassSa
   const double pooled = (a.squares + b.squares) / out.degrees_of_freedom;
   const double se = std::sqrt(
       pooled * (1.0 / static_cast<double>(a.passes) + 1.0 / static_cast<double>(b.passes)));
-  // Half a step of the clock, relative to the shorter side: what averaging may not remove.
+  // The step's allowance (step_allowance_fraction), relative to the shorter side.
   const double shorter = std::exp(std::min(a.mean_log, b.mean_log));
-  const double tick_allowance = std::log1p(0.5 * static_cast<double>(tick_ns) / shorter);
+  const double tick_allowance = std::log1p(step_allowance_fraction({&baseline, &candidate}, rules) *
+                                           static_cast<double>(tick_ns) / shorter);
 
   const double d = b.mean_log - a.mean_log;
   const double t = student_t_quantile(1.0 - (1.0 - confidence) / 2.0, out.degrees_of_freedom);

@@ -337,7 +337,10 @@ Record merge_records(const std::vector<Record>& in, const MergeOptions& options)
   }
   join_shards(shards, options, out);
   out.deviations.push_back("merged from " + std::to_string(in.size()) + " records: " + run_ids);
-  finish_comparisons(out);
+  // The shards' rules: records of the older interval rules merge into one of those rules.
+  out.schema_version = kRecordSchemaVersion;
+  for (const Record& r : in) out.schema_version = std::min(out.schema_version, r.schema_version);
+  finish_comparisons(out, out.schema_version);
   return out;
 }
 

@@ -78,8 +78,10 @@ LogSpread log_spread_of(const std::vector<double>& logs) {
   return s;
 }
 
-double tick_allowance(Nanos tick_ns, double log_level_ns) {
-  return std::log1p(0.5 * static_cast<double>(tick_ns) / std::exp(log_level_ns));
+// The step's allowance in log units: `fraction` of a step (step_allowance_fraction) relative to
+// the level.
+double tick_allowance(Nanos tick_ns, double log_level_ns, double fraction) {
+  return std::log1p(fraction * static_cast<double>(tick_ns) / std::exp(log_level_ns));
 }
 
 // How much larger than its estimate the spread of pass levels may be, at kSpreadBoundLevel: the
@@ -93,24 +95,25 @@ double spread_upper_factor(int df) {
 }
 
 double width_of_levels(const std::vector<double>& a_logs, const std::vector<double>& b_logs,
-                       Nanos tick_ns, bool bound) {
+                       Nanos tick_ns, bool bound, const IntervalRules& rules, double fraction) {
   const LogSpread a = log_spread_of(a_logs);
   const LogSpread b = log_spread_of(b_logs);
   const int df = static_cast<int>(a.n + b.n - 2);
   const double pooled = (a.squares + b.squares) / df;
   double se = std::sqrt(pooled * (1.0 / static_cast<double>(a.n) + 1.0 / static_cast<double>(b.n)));
   if (bound) se *= spread_upper_factor(df);
-  return std::expm1(detectable_noncentrality(df, kDifferenceConfidence, kDetectionPower) * se +
-                    tick_allowance(tick_ns, a.mean));
+  return std::expm1(detectable_noncentrality(df, rules.confidence, kDetectionPower) * se +
+                    tick_allowance(tick_ns, a.mean, fraction));
 }
 
-double half_width_of_levels(const std::vector<double>& logs, Nanos tick_ns, bool bound) {
+double half_width_of_levels(const std::vector<double>& logs, Nanos tick_ns, bool bound,
+                            const IntervalRules& rules, double fraction) {
   const LogSpread l = log_spread_of(logs);
   const int df = static_cast<int>(l.n - 1);
   double se = std::sqrt(l.squares / df / static_cast<double>(l.n));
   if (bound) se *= spread_upper_factor(df);
-  const double t = student_t_quantile(1.0 - (1.0 - kDifferenceConfidence) / 2.0, df);
-  return std::expm1(t * se + tick_allowance(tick_ns, l.mean));
+  const double t = student_t_quantile(1.0 - (1.0 - rules.confidence) / 2.0, df);
+  return std::expm1(t * se + tick_allowance(tick_ns, l.mean, fraction));
 }
 
 void check_tick(Nanos tick_ns) {
@@ -120,18 +123,21 @@ void check_tick(Nanos tick_ns) {
 }  // namespace
 
 double comparison_width(const PassSamples& baseline, const PassSamples& candidate, Nanos tick_ns,
-                        bool bound) {
+                        bool bound, const IntervalRules& rules) {
   if (baseline.size() < 2 || candidate.size() < 2) {
     throw std::invalid_argument("comparison_width: each side needs at least 2 passes");
   }
   check_tick(tick_ns);
-  return width_of_levels(log_levels(baseline), log_levels(candidate), tick_ns, bound);
+  return width_of_levels(log_levels(baseline), log_levels(candidate), tick_ns, bound, rules,
+                         step_allowance_fraction({&baseline, &candidate}, rules));
 }
 
-double level_half_width(const PassSamples& passes, Nanos tick_ns, bool bound) {
+double level_half_width(const PassSamples& passes, Nanos tick_ns, bool bound,
+                        const IntervalRules& rules) {
   if (passes.size() < 2) throw std::invalid_argument("level_half_width: fewer than 2 passes");
   check_tick(tick_ns);
-  return half_width_of_levels(log_levels(passes), tick_ns, bound);
+  return half_width_of_levels(log_levels(passes), tick_ns, bound, rules,
+                              step_allowance_fraction({&passes}, rules));
 }
 
 SequentialPasses run_to_precision(std::size_t n_implementations,
@@ -149,12 +155,18 @@ SequentialPasses run_to_precision(std::size_t n_implementations,
   s.outcome.max_time_ns = target.max_time_ns;
   // Each pass's level once, as it arrives: the rule is read after every round.
   std::vector<std::vector<double>> logs(n_implementations);
+  const IntervalRules rules;  // a run's own rules are the current ones
   auto width = [&] {
-    if (n_implementations == 1) return half_width_of_levels(logs[0], s.tick_ns[0], true);
+    if (n_implementations == 1) {
+      return half_width_of_levels(logs[0], s.tick_ns[0], true, rules,
+                                  step_allowance_fraction({&s.passes[0]}, rules));
+    }
     double widest = 0;
     for (std::size_t k = 1; k < n_implementations; ++k) {
       const Nanos tick = std::max(s.tick_ns[0], s.tick_ns[k]);
-      widest = std::max(widest, width_of_levels(logs[0], logs[k], tick, true));
+      widest = std::max(
+          widest, width_of_levels(logs[0], logs[k], tick, true, rules,
+                                  step_allowance_fraction({&s.passes[0], &s.passes[k]}, rules)));
     }
     return widest;
   };
@@ -207,7 +219,8 @@ PassSamples passes_of(const Measurement& m) {
   return passes;
 }
 
-std::optional<double> precision_reached(const std::vector<const Measurement*>& case_rows) {
+std::optional<double> precision_reached(const std::vector<const Measurement*>& case_rows,
+                                        const IntervalRules& rules) {
   if (case_rows.empty()) return std::nullopt;
   std::vector<PassSamples> passes;
   for (const Measurement* m : case_rows) {
@@ -217,11 +230,12 @@ std::optional<double> precision_reached(const std::vector<const Measurement*>& c
   }
   try {
     const Nanos tick0 = case_rows.front()->timestamp_tick_ns;
-    if (case_rows.size() == 1) return detail::level_half_width(passes.front(), tick0);
+    if (case_rows.size() == 1) return detail::level_half_width(passes.front(), tick0, true, rules);
     double widest = 0;
     for (std::size_t k = 1; k < case_rows.size(); ++k) {
       const Nanos tick = std::max(tick0, case_rows[k]->timestamp_tick_ns);
-      widest = std::max(widest, detail::comparison_width(passes.front(), passes[k], tick));
+      widest =
+          std::max(widest, detail::comparison_width(passes.front(), passes[k], tick, true, rules));
     }
     return widest;
   } catch (const std::invalid_argument&) {
@@ -243,7 +257,7 @@ std::string seconds(double ns) {
 // device time is a lower bound of the wall time they took, so a round whose samples alone would
 // pass the cap was one the rule did not start.
 std::string precision_outcome_problem(const std::vector<const Measurement*>& case_rows,
-                                      const PrecisionOutcome& p) {
+                                      const PrecisionOutcome& p, const IntervalRules& rules) {
   if (case_rows.empty()) return {};
   const int rounds = p.passes / 2;
   std::vector<PassSamples> passes;
@@ -264,12 +278,20 @@ std::string precision_outcome_problem(const std::vector<const Measurement*>& cas
   const auto width_after = [&](int k) {
     const std::size_t n = 2 * static_cast<std::size_t>(k);
     const std::vector<double> first(logs[0].begin(), logs[0].begin() + n);
-    if (case_rows.size() == 1) return detail::half_width_of_levels(first, tick0, true);
+    const PassSamples first_passes(passes[0].begin(), passes[0].begin() + n);
+    if (case_rows.size() == 1) {
+      return detail::half_width_of_levels(first, tick0, true, rules,
+                                          step_allowance_fraction({&first_passes}, rules));
+    }
     double widest = 0;
     for (std::size_t i = 1; i < case_rows.size(); ++i) {
       const std::vector<double> other(logs[i].begin(), logs[i].begin() + n);
+      const PassSamples other_passes(passes[i].begin(), passes[i].begin() + n);
       const Nanos tick = std::max(tick0, case_rows[i]->timestamp_tick_ns);
-      widest = std::max(widest, detail::width_of_levels(first, other, tick, true));
+      widest = std::max(
+          widest,
+          detail::width_of_levels(first, other, tick, true, rules,
+                                  step_allowance_fraction({&first_passes, &other_passes}, rules)));
     }
     return widest;
   };

@@ -34,19 +34,21 @@ struct PassRun {
 inline constexpr double kSpreadBoundZ = -1.2815515655446004;  // the normal's 10% quantile
 
 // The width the stop rule reads for a baseline and a candidate: the difference that a t test at
-// kDifferenceConfidence would find with kDetectionPower, from the pooled spread of the pass levels
-// (at its upper bound when `bound`) and the degrees of freedom, plus half a timestamp step
-// relative to the baseline's level. It uses the baseline's level (the first implementation, fixed
-// by the user) rather than the shorter side's, so it depends on the spread alone and not on which
-// implementation is faster. Throws std::invalid_argument as relative_difference() does.
+// the rules' confidence would find with kDetectionPower, from the pooled spread of the pass levels
+// (at its upper bound when `bound`) and the degrees of freedom, plus the timestamp step's
+// allowance (step_allowance_fraction) relative to the baseline's level. It uses the baseline's
+// level (the first implementation, fixed by the user) rather than the shorter side's, so it depends
+// on the spread alone and not on which implementation is faster. Throws std::invalid_argument as
+// relative_difference() does.
 double comparison_width(const PassSamples& baseline, const PassSamples& candidate, Nanos tick_ns,
-                        bool bound = true);
+                        bool bound = true, const IntervalRules& rules = {});
 
 // The relative half-width of one implementation's level: the geometric mean of its pass levels,
-// Student's t at kDifferenceConfidence over the passes (the spread at its upper bound when
-// `bound`), plus half a timestamp step; exp(h) - 1. Throws std::invalid_argument with fewer than
-// 2 passes.
-double level_half_width(const PassSamples& passes, Nanos tick_ns, bool bound = true);
+// Student's t at the rules' confidence over the passes (the spread at its upper bound when
+// `bound`), plus the timestamp step's allowance; exp(h) - 1. Throws std::invalid_argument with
+// fewer than 2 passes.
+double level_half_width(const PassSamples& passes, Nanos tick_ns, bool bound = true,
+                        const IntervalRules& rules = {});
 
 struct SequentialPasses {
   std::vector<PassSamples> passes;  // per implementation, in the order they ran

@@ -216,8 +216,8 @@ std::string precision_words(const PrecisionOutcome& p) {
 std::string describe_precision(const Result& r) {
   const std::optional<PrecisionOutcome>& p = r.measurement.precision;
   if (!p) return {};
-  return "level within +-" + percent(p->reached) +
-         " (95% interval of the passes' geometric mean; " + precision_words(*p) + ")";
+  return "level within +-" + percent(p->reached) + " (" + format_sig2(100 * kDifferenceConfidence) +
+         "% interval of the passes' geometric mean; " + precision_words(*p) + ")";
 }
 
 std::string clock_difference_words(const Comparison& c, const std::string& baseline_name,

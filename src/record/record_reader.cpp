@@ -498,7 +498,9 @@ void read_precision(const Reader& r, const Doc& j, const std::string& where, Mea
   PrecisionOutcome p;
   p.target = r.real(pj, pw, "target", kMinPrecisionTarget, kMaxPrecisionTarget);
   p.max_time_ns = r.integer<Nanos>(pj, pw, "max_time_ns", kMinPrecisionTime, kMaxPrecisionTime);
-  p.reached = r.real(pj, pw, "reached", 0, 1e6);
+  // No bound but a finite one: one pass a side at 99% gives widths of 10^8 (the stored figure is
+  // checked against its passes below).
+  p.reached = r.real(pj, pw, "reached", 0, std::numeric_limits<double>::max());
   p.passes = r.integer<int>(pj, pw, "passes", 2, static_cast<int>(kMaxCount));
   const std::string stopped = r.text(pj, pw, "stopped", kName);
   const std::optional<StopReason> reason = parse_stop_reason(stopped);
@@ -516,7 +518,7 @@ void read_precision(const Reader& r, const Doc& j, const std::string& where, Mea
 
 // Every row of a case run to a target precision holds the same outcome, its pass count is the
 // row's, and the width reached is what the rows' passes give (precision_width.hpp).
-void check_precision(const Reader& r, const std::vector<Result>& results) {
+void check_precision(const Reader& r, const std::vector<Result>& results, int version) {
   std::map<std::string, std::vector<std::size_t>> cases;
   std::vector<std::string> order;
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -553,7 +555,8 @@ void check_precision(const Reader& r, const std::vector<Result>& results) {
       ms.push_back(&m);
     }
     if (!first) continue;
-    const std::optional<double> width = precision_reached(ms);
+    const IntervalRules rules = interval_rules_of(version);
+    const std::optional<double> width = precision_reached(ms, rules);
     const double stored = first->reached;
     if (!width || std::fabs(*width - stored) > 1e-9 * std::max(1.0, std::fabs(stored))) {
       r.fail(
@@ -563,7 +566,8 @@ void check_precision(const Reader& r, const std::vector<Result>& results) {
     }
     // The outcome a table states ("target reached after 64 passes", "the time cap") is what the
     // stop rule gives for these passes, and its elapsed time what they can have taken.
-    if (const std::string problem = precision_outcome_problem(ms, *first); !problem.empty()) {
+    if (const std::string problem = precision_outcome_problem(ms, *first, rules);
+        !problem.empty()) {
       r.fail(fmt::format("results[{}].precision.{} (altered record?)", rows.front(), problem));
     }
   }
@@ -1526,7 +1530,10 @@ Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* strea
   refuse_newer_fields(r, doc, "", Scope::top, version);
 
   Record record;
-  record.schema_version = kRecordSchemaVersion;  // what it becomes once read
+  // What it becomes once read: the current version, or, for a record of the older interval
+  // rules, the last version of those rules (whose fields are the current ones), so that its
+  // comparisons and precision outcomes stay what its rules gave and it writes back as read.
+  record.schema_version = records_rules_version(version);
   record.run_id = r.text(doc, "", "run_id", kName);
   record.created_utc = r.text(doc, "", "created_utc", kName);
   record.gpumeter_version = r.text(doc, "", "gpumeter_version", kName);
@@ -1631,7 +1638,7 @@ Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* strea
     check_rows_unique(r, record.results, where);
   }
   check_results_not_failed(r, record);
-  if (version >= 5) check_precision(r, record.results);
+  if (version >= 5) check_precision(r, record.results, version);
   // By the comparison rules of the record's version: a stored comparison is the one its rules gave.
   finish_comparisons(record, version);
   check_statable(r, record.comparisons);
@@ -2015,7 +2022,7 @@ Record record_json::parse_journal(std::string_view text, const std::string& path
   // (a row whose counts its header's budget cannot give was accepted here and refused there).
   check_rows_measurable(r, record);
   check_cupti_ledgers(r, record, version);
-  if (version >= 5) check_precision(r, record.results);
+  if (version >= 5) check_precision(r, record.results, version);
   finish_comparisons(record, version);
   check_statable(r, record.comparisons);
   std::string note = std::string(kPartialRecordMark) + "read from the run's journal, which holds " +

@@ -321,13 +321,18 @@ Json text_json(const std::string& text) {
 }
 
 Json header_json(const Record& record) {
-  if (record.schema_version != kRecordSchemaVersion) {
-    throw Error(fmt::format("cannot write schema_version {}: this gpumeter writes {}",
-                            record.schema_version, kRecordSchemaVersion));
+  // A record read from a version of the older interval rules writes back as that version: its
+  // fields are the current version's, its comparisons and precision outcomes that version's.
+  if (record.schema_version != kRecordSchemaVersion &&
+      record.schema_version != kCalibratedIntervalsSince - 1) {
+    throw Error(
+        fmt::format("cannot write schema_version {}: this gpumeter writes {} (and {} for "
+                    "a record read from an older version)",
+                    record.schema_version, kRecordSchemaVersion, kCalibratedIntervalsSince - 1));
   }
   Json j;
   j["schema"] = kRecordSchemaName;
-  j["schema_version"] = kRecordSchemaVersion;
+  j["schema_version"] = record.schema_version;
   j["run_id"] = row_name(record.run_id, "run_id");
   j["created_utc"] = fitted(record.created_utc, kName);
   j["gpumeter_version"] = fitted(record.gpumeter_version, kName);

@@ -27,12 +27,12 @@ run slower compare "$r/base.json" "$r/slower.json" --fail-on-regression 5
 [[ $rc -eq 1 ]] || fail "slower: exit code $rc, expected 1 (a regression beyond 5%)"
 # The change and its interval share their figures: two would print "+10% [+10%, +10%]".
 # The table as report's (case, implementation, params; aligned), its findings below it.
-grep -qE '^\| copy +\| a +\| n=1024 +\| 10\.0 us +\| 11\.0 us +\| \+10\.00% \[\+9\.995%, \+10\.01%\] +\|$' "$work/slower.out" ||
+grep -qE '^\| copy +\| a +\| n=1024 +\| 10\.0 us +\| 11\.0 us +\| \+10\.000% \[\+9\.9991%, \+10\.001%\] +\|$' "$work/slower.out" ||
   fail "slower: copy/a row: $(grep '| copy ' "$work/slower.out")"
 grep -qxF -- '- copy / a (n=1024): slower' "$work/slower.out" || fail "slower: copy/a finding"
 grep -qE '^- copy / b \(n=1024\): no difference detected' "$work/slower.out" || fail "slower: copy/b finding"
 grep -qF "Regressions beyond 5% (1):" "$work/slower.out" || fail "slower: the gate's list"
-grep -qF -- "- copy / a (n=1024): 10.00% slower (95% interval 9.995% to 10.01%)" "$work/slower.out" ||
+grep -qF -- "- copy / a (n=1024): 10.000% slower (99% interval 9.9991% to 10.001%)" "$work/slower.out" ||
   fail "slower: the regression not named: $(grep -- '- copy / a' "$work/slower.out")"
 grep -qF "Only in base (1):" "$work/slower.out" && grep -qF -- "- gemm / x (n=1024)" "$work/slower.out" ||
   fail "slower: a row only in base was dropped"

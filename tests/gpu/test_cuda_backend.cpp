@@ -175,7 +175,8 @@ TEST_F(CudaBackendTest, AnotherClientsClockRegisteredBeforeAMeasurementIsUndone)
   const Measurement m = expect_spin_reads_right(*backend_, 20 * kMicrosecond, 1000.0,
                                                 "foreign clock, own clock registered");
   ASSERT_TRUE(m.timestamp_check.has_value());
-  EXPECT_EQ(m.timestamp_check->phases, 3u);
+  // Calibration, then the measured phase (whose first iterations are the warm-up).
+  EXPECT_EQ(m.timestamp_check->phases, 2u);
   EXPECT_EQ(m.timestamp_check->converted, 0u);
 }
 

@@ -508,20 +508,24 @@ def test_ten_thousand_comparisons_are_a_summary_in_bounded_time_and_memory(tmp_p
         "import test_plot as t\n"
         "from gpumeter import plot as gplot\n"
         "record = t.many_comparisons(10000, refused=500)\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024\n"
         "start = time.monotonic()\n"
         "paths = gplot.plot([record], sys.argv[1], ('svg', 'png'), kinds=['comparisons'])\n"
         "seconds = time.monotonic() - start\n"
         "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024\n"
-        "print(seconds, peak, *paths)\n")
+        "print(seconds, peak, before, *paths)\n")
     out = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True,
                          text=True, timeout=600)
     assert out.returncode == 0, out.stderr
-    seconds, peak, *paths = out.stdout.split()
-    print(f"10,000 comparisons: {float(seconds):.1f} s, peak {int(peak) / 2**20:.0f} MiB")
+    seconds, peak, before, *paths = out.stdout.split()
+    print(f"10,000 comparisons: {float(seconds):.1f} s, peak {int(peak) / 2**20:.0f} MiB "
+          f"({int(before) / 2**20:.0f} MiB before drawing)")
     assert sorted(os.path.basename(p) for p in paths) == [
         f"gpumeter-20261201T000000Z-4-many-comparisons-{k}.{f}"
         for k in ("largest", "summary") for f in ("png", "svg")]
-    assert int(peak) < 1 << 30
+    # What drawing adds: the imports before it (on a GPU machine the CUDA libraries a framework
+    # loads, 1.6 GB there) are not the drawing's.
+    assert int(peak) - int(before) < 1 << 30
     # The time is not a ratio of CPU work: a bound far above the 30 s target, which a loaded
     # machine still meets and a drawing of every comparison (515 s) does not.
     assert float(seconds) < 300

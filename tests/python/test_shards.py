@@ -116,7 +116,9 @@ def test_every_row_names_its_board():
     for row in r.record.results:
         assert row.board.name == r.record.device.name
         assert row.board.uuid == r.record.device.uuid
-        assert row.board.label == r.record.device.name
+        # The name, and the uuid where the device has one (a GPU's; the host CPU has none).
+        uuid = r.record.device.uuid
+        assert row.board.label == r.record.device.name + (f" {uuid}" if uuid else "")
 
 
 def test_stand_in_devices_are_refused_outside_the_host_clock(monkeypatch):

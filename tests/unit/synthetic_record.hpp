@@ -121,7 +121,7 @@ inline void derive_summaries(Record& rec) {
     const Measurement& m = r.measurement;
     r.summary = summarize(m.samples, m.method, m.retries, r.workload, rec.ceilings);
   }
-  rec.comparisons = compare_results(rec.results);
+  rec.comparisons = compare_results(rec.results, rec.schema_version);
 }
 
 // Every optional of the record set.

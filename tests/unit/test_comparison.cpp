@@ -54,7 +54,7 @@ TEST(Comparison, DeviceTimeIsAPercentWithItsInterval) {
   EXPECT_TRUE(c[0].difference->slower());
   EXPECT_FALSE(c[0].ratio.has_value());
   const std::string text = describe(c[0]);
-  EXPECT_EQ(text.rfind("tiled is 2.8% slower than naive (95% interval ", 0), 0u) << text;
+  EXPECT_EQ(text.rfind("tiled is 2.8% slower than naive (99% interval ", 0), 0u) << text;
   EXPECT_NE(text.find("; device_busy)"), std::string::npos) << text;
 }
 
@@ -75,8 +75,8 @@ TEST(Comparison, LargeDifferencesReadAsFactors) {
   const std::vector<Result> rs{row("gemm", "naive", TimingMethod::cupti, {{300, 301}, {302, 300}}),
                                row("gemm", "tiled", TimingMethod::cupti, {{100, 101}, {100, 102}})};
   const std::string text = describe(compare_results(rs).at(0));
-  // Two figures would print "3.0x" on an end of "2.9x to 3.0x": three part them.
-  EXPECT_EQ(text.rfind("tiled is 2.99x faster than naive (95% interval 2.94x to 3.03x", 0), 0u)
+  // A factor, the interval's ends in factors too.
+  EXPECT_EQ(text.rfind("tiled is 3.0x faster than naive (99% interval 2.9x to 3.1x", 0), 0u)
       << text;
 }
 
@@ -401,19 +401,19 @@ TEST(Comparison, DigitsWidenOnlyAsFarAsTheEstimateNeeds) {
   d.low = 0.96;
   d.high = 0.98;
   EXPECT_EQ(difference_words(d).change, "1.97x slower");
-  EXPECT_EQ(difference_words(d).interval, "95% interval 1.96x to 1.98x");
+  EXPECT_EQ(difference_words(d).interval, "99% interval 1.96x to 1.98x");
   // Where two figures already put the estimate inside, two it is.
   d = {0.028, 0.026, 0.030};
   EXPECT_EQ(difference_words(d).change, "2.8% slower");
-  EXPECT_EQ(difference_words(d).interval, "95% interval 2.6% to 3.0%");
+  EXPECT_EQ(difference_words(d).interval, "99% interval 2.6% to 3.0%");
   // An end that two figures print like the estimate widens all three.
   d = {0.0281, 0.0279, 0.0301};
   EXPECT_EQ(difference_words(d).change, "2.81% slower");
-  EXPECT_EQ(difference_words(d).interval, "95% interval 2.79% to 3.01%");
+  EXPECT_EQ(difference_words(d).interval, "99% interval 2.79% to 3.01%");
   // Faster, as the share of time saved.
   d = {-0.2, -0.25, -0.15};
   EXPECT_EQ(difference_words(d).change, "20% faster");
-  EXPECT_EQ(difference_words(d).interval, "95% interval 15% to 25%");
+  EXPECT_EQ(difference_words(d).interval, "99% interval 15% to 25%");
   // No difference found: signed, the same figures for the three.
   d = {0.0002, -0.0030, 0.0034};
   EXPECT_EQ(percent_text(d).estimate, "+0.020%");

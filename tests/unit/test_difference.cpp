@@ -50,12 +50,20 @@ TEST(Difference, TrimmedMeanDropsTheTenPercentAtEachEnd) {
 }
 
 TEST(Difference, EstimateIntervalAndDegreesOfFreedomFromPasses) {
-  // Pass levels 100, 102 (A) and 110, 112 (B): the geometric means differ by 9.9%.
-  const PassSamples a{{100, 100, 100}, {102, 102, 102}};
-  const PassSamples b{{110, 110, 110}, {112, 112, 112}};
+  // Pass levels 100, 101 (A) and 110, 111 (B): the geometric means differ by 9.5%.
+  const PassSamples a{{100, 100, 100}, {101, 101, 101}};
+  const PassSamples b{{110, 110, 110}, {111, 111, 111}};
   const RelativeDifference d = relative_difference(a, b, 1);
   EXPECT_EQ(d.degrees_of_freedom, 2);
-  EXPECT_NEAR(d.estimate, std::sqrt(110.0 * 112 / (100.0 * 102)) - 1, 1e-12);
+  EXPECT_EQ(d.confidence, 0.99);
+  EXPECT_NEAR(d.estimate, std::sqrt(110.0 * 111 / (100.0 * 101)) - 1, 1e-12);
+  // Student's t at 99% with 2 degrees of freedom (9.925), times the pooled spread, plus half a
+  // step of 1 ns (every pass read one value) relative to the shorter side.
+  const double la = std::log(100.0), lb = std::log(101.0), lc = std::log(110.0),
+               ld = std::log(111.0);
+  const double pooled = ((la - lb) * (la - lb) + (lc - ld) * (lc - ld)) / 2 / 2;
+  const double half = 9.9248 * std::sqrt(pooled) + std::log1p(0.5 / std::sqrt(100.0 * 101));
+  EXPECT_NEAR(std::log1p(d.low), std::log1p(d.estimate) - half, 1e-4);
   EXPECT_LT(d.low, d.estimate);
   EXPECT_GT(d.high, d.estimate);
   EXPECT_TRUE(d.slower());
@@ -113,25 +121,29 @@ double claim_rate(const SyntheticDevice& device, double b_scale, std::uint64_t s
   return static_cast<double>(claims) / kTrials;
 }
 
-TEST(DifferenceCalibration, AAgainstItselfClaimsADifferenceAtMostFivePercentOfTheTime) {
+// At 99%, about 1 comparison in 100 of an implementation with itself claims a difference; 1000
+// trials put the rate within about 0.3% of what it is, so 2% is three of those above the promise.
+constexpr double kMostClaims = 0.02;
+
+TEST(DifferenceCalibration, AAgainstItselfClaimsADifferenceInAboutOneComparisonOfAHundred) {
   SyntheticDevice quantized;  // 20 us kernel, 32 ns step, correlated samples
   const double plain = claim_rate(quantized, 1.0, 1);
-  EXPECT_LE(plain, 0.05);
+  EXPECT_LE(plain, kMostClaims);
 
   SyntheticDevice tiny = quantized;  // a 1-block kernel: the step is 6% of it
   tiny.true_ns = 560;
   tiny.pass_sd = 0.02;
   tiny.sample_sd = 0.05;
   const double small = claim_rate(tiny, 1.0, 2);
-  EXPECT_LE(small, 0.05);
+  EXPECT_LE(small, kMostClaims);
 
   SyntheticDevice drifting = quantized;  // 0.3% per pass, far above the pass spread
   drifting.drift_per_pass = 0.003;
   const double drift = claim_rate(drifting, 1.0, 3);
-  EXPECT_LE(drift, 0.05);
+  EXPECT_LE(drift, kMostClaims);
 
   const double outlier = claim_rate(quantized, 1.0, 4, /*outlier_slot=*/0);
-  EXPECT_LE(outlier, 0.05);
+  EXPECT_LE(outlier, kMostClaims);
   std::printf(
       "CALIBRATION A-vs-A false claims in %d trials: quantized %.1f%%, 1-block %.1f%%, drift "
       "%.1f%%, outlier pass %.1f%%\n",
@@ -140,26 +152,87 @@ TEST(DifferenceCalibration, AAgainstItselfClaimsADifferenceAtMostFivePercentOfTh
 
 TEST(DifferenceCalibration, ADifferenceOfTheDetectableSizeIsFoundAtThePromisedRate) {
   // Choose the pass spread so that the rule's smallest detectable difference is 1% when its
-  // spread estimate is right: 1% = ncp(2) * sd(difference of log levels) + half a step.
+  // spread estimate is right: 1% = ncp(2) * sd(difference of log levels) + the step's allowance
+  // (a tenth of a step: the readings fall on two steps, at random phases).
   SyntheticDevice device;
   device.sample_sd = 0.0;  // pass levels carry all the spread, so its size is known exactly
-  const double half_step = std::log1p(0.5 * device.tick / device.true_ns);
+  const double half_step = std::log1p(kPassTrim * device.tick / device.true_ns);
   const double ncp = detectable_noncentrality(2, kDifferenceConfidence, kDetectionPower);
   device.pass_sd = (std::log1p(0.01) - half_step) / ncp;
   const double found = claim_rate(device, 1.01, 5);
   // The promise is 95%; 1000 trials put the observed rate within about 1.4% of it.
   EXPECT_GE(found, 0.93);
   EXPECT_LE(found, 0.975);
-  // A real GPU pass also has sample noise; the same 1% with it is found at least as often as
-  // the rule says it would be, given the spread it then sees.
+  // A real GPU pass also has sample noise, so the spread the rule sees is larger; where that
+  // spread still makes 1% detectable (smallest_detectable <= 1%), 1% is found at the promised
+  // rate: the promise is about the spread a run sees, whatever made it.
   SyntheticDevice noisy;
   noisy.pass_sd = device.pass_sd;
-  const double found_noisy = claim_rate(noisy, 1.01, 6);
+  std::mt19937_64 rng(6);
+  int promised = 0;
+  int found_noisy = 0;
+  for (int t = 0; t < kTrials; ++t) {
+    const RelativeDifference d = compare_once(noisy, 1.01, rng);
+    if (d.smallest_detectable > 0.01) continue;
+    ++promised;
+    if (d.found()) ++found_noisy;
+  }
+  const double rate = static_cast<double>(found_noisy) / std::max(promised, 1);
   std::printf(
       "CALIBRATION 1%% difference at the detectable size: found in %.1f%% of %d trials "
-      "(promised 95%%); with sample noise too: %.1f%%\n",
-      100 * found, kTrials, 100 * found_noisy);
-  EXPECT_GE(found_noisy, 0.80);
+      "(promised 95%%); with sample noise too, where 1%% was detectable (%d trials): %.1f%%\n",
+      100 * found, kTrials, promised, 100 * rate);
+  EXPECT_GE(promised, 100);
+  EXPECT_GE(rate, 0.93);
+}
+
+// Passes of A and B in rounds of the A B B A order.
+RelativeDifference compare_rounds(const SyntheticDevice& device, double b_scale, int rounds,
+                                  std::mt19937_64& rng) {
+  PassSamples a;
+  PassSamples b;
+  for (int r = 0; r < rounds; ++r) {
+    a.push_back(device.pass(1.0, 4 * r, 0, rng));
+    b.push_back(device.pass(b_scale, 4 * r + 1, 0, rng));
+    b.push_back(device.pass(b_scale, 4 * r + 2, 0, rng));
+    a.push_back(device.pass(1.0, 4 * r + 3, 0, rng));
+  }
+  return relative_difference(a, b, static_cast<Nanos>(device.tick));
+}
+
+TEST(DifferenceCalibration, AChangeFarBelowOneStepIsFoundWhenPhasesAreRandom) {
+  SyntheticDevice tiny;
+  tiny.true_ns = 1000;
+  tiny.pass_sd = 0.001;
+  tiny.sample_sd = 0.002;
+  std::mt19937_64 rng(7);
+  int found = 0;
+  int claims = 0;
+  constexpr int kRuns = 300;
+  for (int t = 0; t < kRuns; ++t) {
+    if (compare_rounds(tiny, 1.01, 8, rng).found()) ++found;  // 16 passes a side
+    if (compare_rounds(tiny, 1.0, 8, rng).found()) ++claims;
+  }
+  std::printf(
+      "CALIBRATION a 1%% change of a 1 us kernel, 32 ns step, 16 passes a side: found in %d of "
+      "%d; against itself, claims %d\n",
+      found, kRuns, claims);
+  EXPECT_GE(found, kRuns * 95 / 100);
+  EXPECT_LE(claims, kRuns * 2 / 100);
+}
+
+// Readings that all fall on one step show nothing of their phases: half a step is allowed, and
+// records before version 9 allowed half a step always.
+TEST(Difference, ReadingsOnOneStepAllowHalfAStep) {
+  const PassSamples one{{992, 992, 992}, {992, 992, 992}};
+  const PassSamples two{{992, 1024, 992}, {992, 992, 1024}};
+  EXPECT_EQ(step_allowance_fraction({&one}, {}), 0.5);
+  EXPECT_EQ(step_allowance_fraction({&two}, {}), kPassTrim);
+  EXPECT_EQ(step_allowance_fraction({&two, &one}, {}), 0.5);
+  EXPECT_EQ(step_allowance_fraction({&two}, IntervalRules{0.95, false}), 0.5);
+  // The same passes, the allowance alone apart: a tenth of 32 ns against 1003 ns is 0.32%.
+  const RelativeDifference d = relative_difference(two, two, 32);
+  EXPECT_NEAR(std::log1p(d.high), std::log1p(0.1 * 32 / (992 + 32 / 3.0)), 1e-3);
 }
 
 }  // namespace

@@ -500,7 +500,7 @@ TEST(Verdicts, AReferenceSlowerBesideTheCandidateThanAloneIsTampering) {
   in.reference_alone = &alone_record;
   const CandidateVerdict v = judge_candidate(in);
   EXPECT_EQ(v.verdict, Verdict::tampered) << v.why;
-  EXPECT_EQ(v.why.rfind("the reference ran 2.216x slower beside the candidate (44.5 us) than in a "
+  EXPECT_EQ(v.why.rfind("the reference ran 2.2161x slower beside the candidate (44.5 us) than in a "
                         "process of its own (20.1 us",
                         0),
             0u)

@@ -69,7 +69,8 @@ TEST(Precision, TargetsOutsideTheirRangeAreNamed) {
 
 TEST(Precision, LevelHalfWidthIsStudentsTOverThePassLevels) {
   // Pass levels 100, 102, 104, 106 (one value each, tick 1 ns): the half-width of the geometric
-  // mean in log terms is t(0.975, 3) * sd(logs) / 2, plus half a nanosecond of the level.
+  // mean in log terms is t(0.995, 3) * sd(logs) / 2 (a 99% interval), plus half a nanosecond of
+  // the level (each pass read one value: nothing shows random phases).
   const PassSamples passes{{100}, {102}, {104}, {106}};
   std::vector<double> logs{std::log(100.0), std::log(102.0), std::log(104.0), std::log(106.0)};
   double mean = 0;
@@ -77,7 +78,7 @@ TEST(Precision, LevelHalfWidthIsStudentsTOverThePassLevels) {
   double ss = 0;
   for (double l : logs) ss += (l - mean) * (l - mean);
   const double expected =
-      std::expm1(3.18245 * std::sqrt(ss / 3) / 2 + std::log1p(0.5 / std::exp(mean)));
+      std::expm1(5.84091 * std::sqrt(ss / 3) / 2 + std::log1p(0.5 / std::exp(mean)));
   EXPECT_NEAR(detail::level_half_width(passes, 1, /*bound=*/false), expected, 1e-5);
   // The stop rule reads the spread at its 90% upper bound: sqrt(3 / 0.5844) = 2.266 times the
   // estimate at 3 degrees of freedom (the chi-square quantile from tables).

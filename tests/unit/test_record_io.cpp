@@ -256,7 +256,16 @@ void expect_records_equal(const Record& a, const Record& b) {
 
 // A record of `version` < 8 as the reader gives it: its CUPTI rows hold no ledger, and the record
 // says so in a deviation (kBeforeLedgersMark), so that written again as version 8 it still reads.
+// A record of an older version once read: held as the last version of the older interval rules,
+// its comparisons by those rules.
+Record by_older_rules(Record want) {
+  want.schema_version = kCalibratedIntervalsSince - 1;
+  finish_comparisons(want, want.schema_version);
+  return want;
+}
+
 Record before_ledgers(Record want, int version) {
+  want = by_older_rules(std::move(want));
   want.deviations.push_back(std::string(kBeforeLedgersMark) + "read from a schema_version " +
                             std::to_string(version) +
                             " record, whose CUPTI rows hold no ledger: no canary proves "
@@ -401,8 +410,8 @@ TEST(RecordSchema, RefusesWhatItCannotWriteFaithfully) {
 // The checked-in record of the current schema version still reads, and reads as the same
 // record. If this fails after a schema change, bump kRecordSchemaVersion and add a fixture
 // (gpumeter_make_record --stdout program > tests/data/record_vN.json).
-TEST(RecordSchema, VersionEightFixtureStillReads) {
-  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v8.json";
+TEST(RecordSchema, VersionNineFixtureStillReads) {
+  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v9.json";
   const Record r = read_record(fixture);
   expect_records_equal(r, testing::program_record());
   std::ifstream in(fixture);
@@ -415,13 +424,32 @@ TEST(RecordSchema, VersionEightFixtureStillReads) {
   }
 }
 
+// A version 8 record (the fields of version 9, the older interval rules) reads with its
+// comparisons as version 8's rules gave them (95%, half a step), stays version 8 and writes back
+// byte for byte: its rows are version 9's record's.
+TEST(RecordSchema, VersionEightFixtureReadsByItsOwnIntervalRules) {
+  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v8.json";
+  const Record r = read_record(fixture);
+  EXPECT_EQ(r.schema_version, 8);
+  std::ifstream in(fixture);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(serialize(r), text.str());
+  const Record current = testing::program_record();
+  ASSERT_EQ(r.results.size(), current.results.size());
+  for (std::size_t i = 0; i < r.results.size(); ++i) {
+    EXPECT_EQ(r.results[i].measurement.samples.size(),
+              current.results[i].measurement.samples.size());
+  }
+}
+
 // A version 7 record reads as the same record: version 8 added each row's board (a version 7
 // record named one device, which ran every row of it), each comparison's means and inputs and
 // the ledger's work by role, which a version 7 run never measured (its comparisons are
 // recomputed by version 7's rules).
 TEST(RecordSchema, VersionSevenFixtureReadsEachRowOnItsDeviceByItsOwnRules) {
   Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v7.json");
-  expect_records_equal(r, testing::program_record());
+  expect_records_equal(r, by_older_rules(testing::program_record()));
   ASSERT_FALSE(r.results.empty());
   for (const Result& row : r.results) EXPECT_EQ(row.board, board_of(r.device, r.device_state));
 }
@@ -431,7 +459,6 @@ TEST(RecordSchema, VersionSevenFixtureReadsEachRowOnItsDeviceByItsOwnRules) {
 TEST(RecordSchema, VersionSixFixtureReadsWithoutAProgram) {
   Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v6.json");
   EXPECT_FALSE(r.program.has_value());
-  r.schema_version = kRecordSchemaVersion;
   expect_records_equal(r, before_ledgers(testing::phases_record(), 6));
 }
 
@@ -694,7 +721,7 @@ TEST(RecordSchema, VersionTwoFixtureStillReads) {
   const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v2.json");
   expect_records_equal(
       r, before_ledgers(without_version_3_fields(without_version_4_fields(full_record())), 2));
-  EXPECT_EQ(ordered_json::parse(serialize(r))["schema_version"], kRecordSchemaVersion);
+  EXPECT_EQ(ordered_json::parse(serialize(r))["schema_version"], kCalibratedIntervalsSince - 1);
 }
 
 // A version 1 record (written before passes and the timestamp step were kept) still reads: the
@@ -708,7 +735,7 @@ TEST(RecordSchema, VersionOneFixtureStillReads) {
     result.measurement.timestamp_tick_ns = 1;
   }
   expect_records_equal(r, want);
-  EXPECT_EQ(ordered_json::parse(serialize(r))["schema_version"], kRecordSchemaVersion);
+  EXPECT_EQ(ordered_json::parse(serialize(r))["schema_version"], kCalibratedIntervalsSince - 1);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -753,7 +780,7 @@ TEST(RecordSchema, VersionThreeFixtureStillReads) {
   const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v3.json");
   expect_records_equal(r, before_ledgers(as_version_3(full_record()), 3));
   const ordered_json again = ordered_json::parse(serialize(r));
-  EXPECT_EQ(again["schema_version"], kRecordSchemaVersion);
+  EXPECT_EQ(again["schema_version"], kCalibratedIntervalsSince - 1);
   // Written back, they say they were not timed like the rows: no method, no runs.
   EXPECT_TRUE(again["ceilings"]["timing_method"].is_null());
   EXPECT_EQ(again["ceilings"]["runs"], ordered_json::array());
@@ -773,7 +800,7 @@ TEST(RecordSchema, VersionThreeFixtureReadsByItsOwnFlagRule) {
   ASSERT_TRUE(r.results[0].summary.clock.has_value());
   EXPECT_EQ(r.results[0].summary.clock->flagged, 0u);
   EXPECT_EQ(r.results[0].summary.clock->sw_power_cap, 1u);
-  EXPECT_EQ(ordered_json::parse(serialize(r))["schema_version"], kRecordSchemaVersion);
+  EXPECT_EQ(ordered_json::parse(serialize(r))["schema_version"], kCalibratedIntervalsSince - 1);
   // Stored by today's rule, a version 3 count is refused: each version is read by its own.
   auto j = stored;
   j["results"][0]["summary"]["clock_flagged_samples"] = 0;
@@ -933,10 +960,10 @@ TEST(RecordStrictReading, TimestampCheckThatContradictsItselfIsRefused) {
 }
 
 TEST(RecordStrictReading, UnsupportedSchemaVersion) {
-  EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 9; }),
-            "dir/rec.json: unsupported schema_version 9 (this gpumeter reads 1 to 8)");
+  EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 10; }),
+            "dir/rec.json: unsupported schema_version 10 (this gpumeter reads 1 to 9)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = -1; }),
-            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 8)");
+            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 9)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = "1"; }),
             "dir/rec.json: field schema_version: expected an integer, found string");
   EXPECT_EQ(what_after([](auto& j) { j.erase("schema_version"); }),

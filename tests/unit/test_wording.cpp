@@ -77,16 +77,16 @@ TEST(Wording, ADeviceHasOneLabelWithOrWithoutItsUuid) {
 TEST(Wording, ADeviceTimeDifferenceIsWordedWithItsInterval) {
   const Comparison slower = device_time(difference(0.028, 0.026, 0.030, 0.004));
   EXPECT_EQ(describe(slower),
-            "tiled is 2.8% slower than naive (95% interval 2.6% to 3.0%; "
+            "tiled is 2.8% slower than naive (99% interval 2.6% to 3.0%; "
             "device_busy)");
   const Comparison faster = device_time(difference(-0.2, -0.22, -0.18, 0.004));
   EXPECT_EQ(describe(faster),
-            "tiled is 20% faster than naive (95% interval 18% to 22%; "
+            "tiled is 20% faster than naive (99% interval 18% to 22%; "
             "device_busy)");
   // From the 1.5x resolution on, a factor.
   const Comparison twice = device_time(difference(1.1, 1.0, 1.2, 0.004));
   EXPECT_EQ(describe(twice),
-            "tiled is 2.1x slower than naive (95% interval 2.0x to 2.2x; "
+            "tiled is 2.1x slower than naive (99% interval 2.0x to 2.2x; "
             "device_busy)");
 }
 
@@ -94,7 +94,7 @@ TEST(Wording, NoDifferenceDetectedSaysWhatWouldHaveBeenSeen) {
   const Comparison none = device_time(difference(0.0002, -0.0031, 0.0052, 0.0043));
   EXPECT_EQ(describe(none),
             "no difference detected between tiled and naive (a difference larger than 0.43% "
-            "would have been seen; estimate +0.020%, 95% interval -0.31% to +0.52%; "
+            "would have been seen; estimate +0.020%, 99% interval -0.31% to +0.52%; "
             "device_busy)");
   const CompareRowWords row = compare_row_words(none);
   EXPECT_EQ(row.change, "+0.020% [-0.31%, +0.52%]");

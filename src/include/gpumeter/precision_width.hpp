@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gpumeter/difference.hpp"
 #include "gpumeter/measurement.hpp"
 
 namespace gpumeter {
@@ -13,7 +14,9 @@ namespace gpumeter {
 // the baseline). For one row, its level's half-width; for several, the widest comparison with the
 // first; both as the stop rule reads them (the spread at its upper bound). nullopt when a row has
 // fewer than 2 passes, pass sizes that do not add up, or a pass whose level is not positive.
-std::optional<double> precision_reached(const std::vector<const Measurement*>& case_rows);
+// `rules`: those of the record's schema version (comparison.hpp's interval_rules_of).
+std::optional<double> precision_reached(const std::vector<const Measurement*>& case_rows,
+                                        const IntervalRules& rules = {});
 
 // Whether `outcome` is what the stop rule gives for the passes `case_rows` hold (each row's
 // passes are outcome.passes; the caller checked that). The rule is replayed round by round: no
@@ -22,6 +25,7 @@ std::optional<double> precision_reached(const std::vector<const Measurement*>& c
 // the elapsed time is no less than the samples' own device time and overruns the cap by no more
 // than one round can. Empty when it is; else a sentence naming the field (stopped, elapsed_ns).
 std::string precision_outcome_problem(const std::vector<const Measurement*>& case_rows,
-                                      const PrecisionOutcome& outcome);
+                                      const PrecisionOutcome& outcome,
+                                      const IntervalRules& rules = {});
 
 }  // namespace gpumeter
