@@ -69,7 +69,7 @@ grep -E "passed|failed|error" "$OUT/exploits-pytest.log" | tail -3
 grep -E "^(FAILED|ERROR|SKIPPED)" "$OUT/exploits-pytest.log" | cut -c1-300
 tail -12 "$OUT/cost.log"
 echo
-echo "candidate -> verdict, speedup (reference time / candidate time, 95% interval)"
+echo "candidate -> verdict, speedup (reference time / candidate time, and its interval)"
 "$PY" - "$OUT/evaluate.jsonl" <<'PYEOF'
 import json, sys
 for line in open(sys.argv[1]):

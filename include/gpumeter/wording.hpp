@@ -107,10 +107,10 @@ std::string inputs_words(const Comparison& comparison);
 // to a target with it.
 std::string precision_words(const PrecisionOutcome& outcome);
 
-// A lone implementation run to a target precision: "level within +-0.82% (95% interval of the
-// passes' geometric mean; target 1% reached after 6 passes, 0.31 s)". Empty for a result that
-// was not run to a target.
-std::string describe_precision(const Result& result);
+// A lone implementation run to a target precision: "level within +-0.82% (99% interval of the
+// passes' geometric mean; target 1% reached after 6 passes, 0.31 s)", at the confidence of the
+// record's schema version. Empty for a result that was not run to a target.
+std::string describe_precision(const Result& result, int schema_version = kComparisonRulesVersion);
 
 // What may make a comparison the clocks' rather than the work's, or "" when nothing does (or a
 // side's clock was not read): "the two ran at different SM clocks (median 1755 MHz against 1980
@@ -142,8 +142,10 @@ std::string null_test_failed_words(const NullTestOutcome& outcome);
 // "not run" without a null test.
 std::string null_test_cell(const std::optional<NullTestOutcome>& outcome, bool with_scale = true);
 
-// The lines that head the comparisons and the null tests under a table: the rule of each.
-std::string comparisons_heading();
+// The lines that head the comparisons and the null tests under a table: the rule of each (the
+// interval's confidence that of the records' schema version; nullopt for records of versions
+// whose rules differ, where each sentence states its own).
+std::string comparisons_heading(std::optional<int> schema_version = kComparisonRulesVersion);
 std::string null_tests_heading();
 
 // A result in one line, as Python prints it: "impl: device_busy median 12.3 us [p10 12.0 us,

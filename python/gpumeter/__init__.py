@@ -7,7 +7,7 @@ identity, the A B C C B A order, calibrated comparisons, fail-closed errors and 
     print(r.device_busy.median_us, r.tflops)
 
     c = gpumeter.compare({"eager": f, "compiled": torch.compile(f)}, inputs=[x])
-    print(c.comparisons[0])          # "compiled is 31% faster than eager (95% interval ...)"
+    print(c.comparisons[0])          # "compiled is 31% faster than eager (99% interval ...)"
     gpumeter.write_record(c)         # gpumeter-results/gpumeter-<run id>.json
 
 Results are typed objects (Result, CompareResult, Comparison, Record); every sentence they hold
@@ -483,13 +483,13 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
             fresh_inputs: Optional[Callable[[int], Sequence[Any]]] = None) -> Result:
     """Measures the GPU work of ``fn()`` and returns its typed Result.
 
-    ``fn`` is called many times on the calling thread: three calls estimate one, then a warm-up,
-    then two measured passes (A A), each call preceded by ``reset`` and an L2 flush. With CUPTI,
-    ``device_busy`` is the union of the execution intervals of the kernels each call launched,
-    attributed by an id the call carried, never by timestamp: Python between kernels adds to
-    ``latency``, never to ``device_busy``, and work another thread launched is refused. While it
-    measures, the device's exclusive lock is held (see ``lock``). Nothing is printed; the Result
-    carries the summary, the raw samples and the record.
+    ``fn`` is called many times on the calling thread: three calls estimate one, then two measured
+    passes (A A), each opening with warm-up calls whose times are dropped, each call preceded by
+    ``reset`` and an L2 flush. With CUPTI, ``device_busy`` is the union of the execution intervals
+    of the kernels each call launched, attributed by an id the call carried, never by timestamp:
+    Python between kernels adds to ``latency``, never to ``device_busy``, and work another thread
+    launched is refused. While it measures, the device's exclusive lock is held (see ``lock``).
+    Nothing is printed; the Result carries the summary, the raw samples and the record.
 
     Before timing, the runtime that launches ``fn``'s work is resolved: where Warp is imported
     (or ``fn`` is ``gpumeter.warp(...)``), ``fn`` is called once more, untimed, and each Warp
@@ -524,7 +524,7 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
         scaled: The null test's hook: ``scaled(k)`` does k times the work of ``fn``. 4x the work
             must take 4x the time within 40%, else ``null_test_failed`` is True and the times
             are not the work's.
-        precision: Instead of a fixed budget, measure in passes until the 95% interval of the
+        precision: Instead of a fixed budget, measure in passes until the 99% interval of the
             level (the passes' geometric mean) is within +-precision (0.01: 1%), or until
             ``max_time_s``; ``Result.precision`` says what was reached and why it stopped.
         max_time_s: The cap of a run to ``precision``, in seconds (0.1 to 3600; default 10).
@@ -879,10 +879,11 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
     output (its return value) is checked against the first implementation's, and the shared
     ``inputs`` are checked unchanged. Then each is measured in two passes, A B C C B A, so a
     drift in the device's speed cancels, and each is compared with the first by the rule of its
-    statistic: for device time, "B is 2.8% slower than A (95% interval 2.6% to 3.0%)" or "no
+    statistic: for device time, "B is 2.8% slower than A (99% interval 2.6% to 3.0%)" or "no
     difference detected (a difference larger than 0.43% would have been seen)", the interval
-    from the passes (calibrated: a kernel against itself claims a difference in 0 of 80
-    comparisons on an H200); for the host clock, the 1.5x resolution.
+    from the passes (calibrated: at 99%, a kernel against itself claims a difference in about 1
+    comparison of 100; 0 of 24 from Python on an H100, and 0 of 80 on an H200 at the earlier
+    95%); for the host clock, the 1.5x resolution.
 
     Each implementation's runtime is resolved before that, as for :func:`measure`: where Warp
     is imported, each is called once more, untimed, and a Warp launch on Warp's CPU device or
@@ -954,7 +955,7 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
     Example:
         >>> c = gpumeter.compare({"eager": lambda: f(x), "compiled": lambda: g(x)}, inputs=[x])
         >>> print(c.comparisons[0])
-        compiled is 4.5x faster than eager (95% interval 4.4x to 4.6x; ...)
+        compiled is 4.5x faster than eager (99% interval 4.4x to 4.6x; ...)
     """
     expected = "a dict of implementation names to callables, e.g. {'a': f, 'b': g}"
     if not isinstance(implementations, Mapping):

@@ -10,7 +10,7 @@ Three kinds of figure, each drawn from what a record holds (nothing is measured 
   the per-call time), the measured total of N calls beside each bar with its spread, and the
   crossovers in N.
 - ``comparisons``: each comparison of the record, device-time differences as a percent with the
-  95% interval, wall-clock comparisons as the time ratio with the 1.5x band.
+  interval they state (99%), wall-clock comparisons as the time ratio with the 1.5x band.
 
 Each figure is written as ``gpumeter-<run id>-<kind>[-<case>].<svg|png>`` and never over an
 existing file: when any file a run would write exists, it writes nothing and says which. Every
@@ -667,6 +667,17 @@ def _interval_words(estimate: float, near: float, far: float) -> Tuple[str, str,
     return _amount(estimate, digits), _amount(near, digits), _amount(far, digits)
 
 
+def _interval_name(comps: Sequence[Any]) -> str:
+    """"99% interval": the confidence the comparisons state (a record of an older version states
+    95%); "interval" where they differ."""
+    levels = {float(getattr(c.difference, "confidence", 0)) for c in comps
+              if getattr(c, "difference", None) is not None}
+    levels.discard(0.0)
+    if len(levels) != 1:
+        return "interval"
+    return f"{100 * levels.pop():.2g}% interval"
+
+
 def _ratio_ticks(ax: Any, reach: float) -> None:
     """Ratio ticks as a reader says them (0.5x, 1x, 1.5x, 2x), not powers of ten."""
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
@@ -811,9 +822,9 @@ def _comparison_summary(panels: Dict[Tuple[str, str], List[Any]],
         ax.legend(loc="lower right", fontsize=8)
         ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
         ax.set_xlabel("candidate time / baseline time (log scale): right of 1x slower, left "
-                      "faster; lines: 95% interval", fontsize=9)
+                      f"faster; lines: {_interval_name(comps)}", fontsize=9)
         rule = "time ratio by the 1.5x rule" if kind == "ratio" else \
-            "relative difference with its 95% interval"
+            f"relative difference with its {_interval_name(comps)}"
         ax.set_title(f"{_statistic_words(statistic)}: {rule}, every comparison", fontsize=10)
     total = sum(counts_all.values())
     words = (f"Every one of the record's {total} compared comparisons, against its case's first "
@@ -894,16 +905,16 @@ def _comparison_page(panels: Dict[Tuple[str, str], List[Any]],
                 ax.set_xlim(min(lows) / 1.3, max(highs) * reach ** 0.8)  # room for the words
                 _ratio_ticks(ax, max(reach, max(highs) * reach ** 0.8))
                 ax.set_xlabel("candidate time / baseline time (log scale): right of 1x slower, "
-                              "left faster; bars: 95% interval", fontsize=9)
+                              f"left faster; bars: {_interval_name(comps)}", fontsize=9)
             else:
                 span = max(max(highs), -min(lows), 0.5) * 1.15
                 ax.set_xlim(-span, span * 2.2)  # room on the right for the words
                 ax.xaxis.set_major_formatter(
                     FuncFormatter(lambda v, _: f"{v:+.3g}%" if v else "0"))
                 ax.set_xlabel("candidate / baseline \u2212 1 (%): right of 0 slower, left "
-                              "faster; bars: 95% interval", fontsize=9)
-            ax.set_title(f"{_statistic_words(statistic)}: relative difference with its 95% "
-                         "interval", fontsize=10)
+                              f"faster; bars: {_interval_name(comps)}", fontsize=9)
+            ax.set_title(f"{_statistic_words(statistic)}: relative difference with its "
+                         f"{_interval_name(comps)}", fontsize=10)
         else:
             ax.set_xscale("log")
             ax.axvspan(1 / RESOLUTION_RATIO, RESOLUTION_RATIO, color="0.88", linewidth=0,

@@ -254,7 +254,8 @@ void bind_values(nb::module_& m) {
       .def_ro("estimate", &RelativeDifference::estimate, "0.028 is 2.8% slower, -0.2 20% faster.")
       .def_ro("low", &RelativeDifference::low, "The interval's lower end.")
       .def_ro("high", &RelativeDifference::high, "The interval's upper end.")
-      .def_ro("confidence", &RelativeDifference::confidence, "The interval's confidence (0.95).")
+      .def_ro("confidence", &RelativeDifference::confidence,
+              "The interval's confidence (0.99; 0.95 in a record before schema version 9).")
       .def_ro("smallest_detectable", &RelativeDifference::smallest_detectable,
               "The smallest difference this run would have found with probability 0.95.")
       .def_ro("degrees_of_freedom", &RelativeDifference::degrees_of_freedom,
@@ -360,7 +361,7 @@ void bind_values(nb::module_& m) {
           "The candidate is faster: the whole interval is below 0.")
       .def_prop_ro(
           "text", [](const Comparison& c) { return describe(c); },
-          "The sentence a reader sees first: \"b is 2.8% slower than a (95% interval 2.6% to "
+          "The sentence a reader sees first: \"b is 2.8% slower than a (99% interval 2.6% to "
           "3.0%)\".")
       .def("__str__", [](const Comparison& c) { return describe(c); })
       .def("__repr__", [](const Comparison& c) {

@@ -213,6 +213,17 @@ Record merge_records(const std::vector<Record>& in, const MergeOptions& options)
   for (std::size_t i = 0; i < in.size(); ++i) {
     const Record& r = in[i];
     run_ids += (i ? ", " : "") + r.run_id;
+    // Never joined, even when mixed records are allowed: one record states its intervals and
+    // precision outcomes by one version's rules, and a run to a precision stopped by its own.
+    if (interval_rules_of(r.schema_version).confidence !=
+        interval_rules_of(first.schema_version).confidence) {
+      throw MergeRefused("record " + std::to_string(i + 1) + " (" + r.run_id +
+                             ") was judged by the interval rules of schema version " +
+                             std::to_string(r.schema_version) + ", the first by those of version " +
+                             std::to_string(first.schema_version) +
+                             "; one record holds one version's: merge records of one version",
+                         i);
+    }
     if (device_of(r) != device_of(first))
       mixed.push_back("devices (" + device_of(first) + " and " + device_of(r) + ")");
     if (config_of(r) != config_of(first))
@@ -337,9 +348,8 @@ Record merge_records(const std::vector<Record>& in, const MergeOptions& options)
   }
   join_shards(shards, options, out);
   out.deviations.push_back("merged from " + std::to_string(in.size()) + " records: " + run_ids);
-  // The shards' rules: records of the older interval rules merge into one of those rules.
-  out.schema_version = kRecordSchemaVersion;
-  for (const Record& r : in) out.schema_version = std::min(out.schema_version, r.schema_version);
+  // The records' rules (one version's, above): older ones merge into a record of their rules.
+  out.schema_version = first.schema_version;
   finish_comparisons(out, out.schema_version);
   return out;
 }

@@ -213,10 +213,11 @@ std::string precision_words(const PrecisionOutcome& p) {
          passes + ", " + time + " (" + why + ")";
 }
 
-std::string describe_precision(const Result& r) {
+std::string describe_precision(const Result& r, int schema_version) {
   const std::optional<PrecisionOutcome>& p = r.measurement.precision;
   if (!p) return {};
-  return "level within +-" + percent(p->reached) + " (" + format_sig2(100 * kDifferenceConfidence) +
+  return "level within +-" + percent(p->reached) + " (" +
+         format_sig2(100 * interval_rules_of(schema_version).confidence) +
          "% interval of the passes' geometric mean; " + precision_words(*p) + ")";
 }
 
@@ -296,11 +297,14 @@ std::string null_test_cell(const std::optional<NullTestOutcome>& n, bool with_sc
   return std::string(n->failed() ? "FAIL" : "pass") + " (" + ratio + ")";
 }
 
-std::string comparisons_heading() {
+std::string comparisons_heading(std::optional<int> schema_version) {
+  const std::string interval =
+      schema_version
+          ? format_sig2(100 * interval_rules_of(*schema_version).confidence) + "% interval"
+          : "interval (each sentence states its confidence)";
   return "Comparisons (each implementation against its case's first; device time: the relative "
          "difference with its " +
-         format_sig2(100 * kDifferenceConfidence) +
-         "% interval, passes as the units that vary; wall clock: the " +
+         interval + ", passes as the units that vary; wall clock: the " +
          format_sig2(kResolutionRatio) + "x resolution):";
 }
 

@@ -263,8 +263,8 @@ std::string render_comparisons(const std::vector<Record>& records, TableLayout l
     }
     for (const Result& r : record.results) {
       if (r.measurement.precision && rows_of_case[case_key(r.row)] == 1) {
-        lines += item("- ",
-                      md(row_label(r.row), MdPlace::line_start) + ": " + md(describe_precision(r)));
+        lines += item("- ", md(row_label(r.row), MdPlace::line_start) + ": " +
+                                md(describe_precision(r, record.schema_version)));
       }
     }
     for (const NullTestOutcome& n : null_tests(record.results)) {
@@ -272,7 +272,16 @@ std::string render_comparisons(const std::vector<Record>& records, TableLayout l
     }
   }
   if (!lines.empty()) {
-    const std::string heading = item("", comparisons_heading());
+    // The records' interval rules, where they share them.
+    std::optional<int> version = records.front().schema_version;
+    for (const Record& record : records) {
+      if (interval_rules_of(record.schema_version).confidence !=
+          interval_rules_of(*version).confidence) {
+        version.reset();
+        break;
+      }
+    }
+    const std::string heading = item("", comparisons_heading(version));
     s += heading + lines;
   }
   if (!null_lines.empty()) {

@@ -253,7 +253,7 @@ def test_wrong_options_are_usage_errors(tmp_path, args, says):
 
 
 def test_gpu_sample_5_percent_slower_fails_that_test_only(gpu, tmp_path):
-    """On a GPU: device time's rule resolves 5% (a 95% interval of a fraction of a percent),
+    """On a GPU: device time's rule resolves 5% (a 99% interval of a fraction of a percent),
     gated at 2%."""
     project = make_project(tmp_path / "gpu", "test_gpu_sample.py")
     p = run_sample(project, "test_gpu_sample.py", "--gpumeter-save", "base", host_lock=False)

@@ -280,8 +280,8 @@ double number(const std::string& text) {
   return std::strtod(text.c_str(), nullptr);
 }
 
-// "b is 1.97x slower than a (95% interval 1.96x to 1.98x; ...)" and the finer statement under
-// the 1.5x resolution ("...: 2.8% slower, 95% interval 2.6% to 3.0%"): the change's number and
+// "b is 1.97x slower than a (99% interval 1.96x to 1.98x; ...)" and the finer statement under
+// the 1.5x resolution ("...: 2.8% slower, 99% interval 2.6% to 3.0%"): the change's number and
 // its interval's, in the change's units.
 std::optional<Printed> found_numbers(const std::string& text) {
   static const std::regex words(
@@ -292,7 +292,7 @@ std::optional<Printed> found_numbers(const std::string& text) {
   return Printed{number(m[1]), number(m[4]), number(m[6])};
 }
 
-// "...; estimate +0.020%, 95% interval -0.30% to +0.34%; ...".
+// "...; estimate +0.020%, 99% interval -0.30% to +0.34%; ...".
 std::optional<Printed> signed_numbers(const std::string& text) {
   static const std::regex words(
       R"(estimate ([-+][0-9.]+)%, [0-9.]+% interval ([-+][0-9.]+)% to ([-+][0-9.]+)%)");

@@ -183,6 +183,32 @@ TEST(MergeRecords, ShardsOfDifferentSetupsAreRefusedUnlessAllowed) {
       << m.deviations[0];
 }
 
+// Records read from version 8 keep its interval rules (95%): they merge among themselves into a
+// version 8 record, and never with a current one, --allow-mixed or not.
+TEST(MergeRecords, RecordsOfTwoIntervalRulesAreNeverJoined) {
+  Record a = shard("a", {row("copy", "x", 100)});
+  Record b = shard("b", {row("copy", "y", 200)});
+  a.schema_version = b.schema_version = kCalibratedIntervalsSince - 1;
+  const Record old = merge_records({a, b}, options());
+  EXPECT_EQ(old.schema_version, kCalibratedIntervalsSince - 1);
+  ASSERT_EQ(old.comparisons.size(), 1u);
+  ASSERT_TRUE(old.comparisons[0].difference.has_value());
+  EXPECT_EQ(old.comparisons[0].difference->confidence, 0.95);
+
+  b.schema_version = kRecordSchemaVersion;
+  for (const bool allow : {false, true}) {
+    try {
+      merge_records({a, b}, options(allow));
+      FAIL() << "merged two rules";
+    } catch (const MergeRefused& e) {
+      EXPECT_NE(std::string(e.what()).find("record 2 (b) was judged by the interval rules of "
+                                           "schema version 9, the first by those of version 8"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(MergeRecords, BoardsOfOneKindMergeEachRowKeepingItsOwnAndAreNeverCompared) {
   // Two H200 boards: a and b of one case, one on each (a merge of records of two boards).
   Record one = shard("one", {row("copy", "a", 100)});

@@ -90,6 +90,18 @@ TEST(Wording, ADeviceTimeDifferenceIsWordedWithItsInterval) {
             "device_busy)");
 }
 
+// The heading states the confidence of the record's rules: a record of version 8 or older was
+// judged at 95%, a current one at 99%.
+TEST(Wording, TheHeadingStatesTheConfidenceOfTheRecordsRules) {
+  EXPECT_NE(comparisons_heading().find("with its 99% interval"), std::string::npos)
+      << comparisons_heading();
+  EXPECT_NE(comparisons_heading(8).find("with its 95% interval"), std::string::npos)
+      << comparisons_heading(8);
+  // Records of both rules under one table: each sentence says its own.
+  EXPECT_NE(comparisons_heading(std::nullopt).find("each sentence states its confidence"),
+            std::string::npos);
+}
+
 TEST(Wording, NoDifferenceDetectedSaysWhatWouldHaveBeenSeen) {
   const Comparison none = device_time(difference(0.0002, -0.0031, 0.0052, 0.0043));
   EXPECT_EQ(describe(none),

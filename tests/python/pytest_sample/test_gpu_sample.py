@@ -6,7 +6,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 N = 64 * 1024 * 1024  # float32: 256 MiB
-# Passes until the 95% interval is within 0.5% (or 8 s): the passes of two runs are the units a
+# Passes until the 99% interval is within 0.5% (or 8 s): the passes of two runs are the units a
 # comparison across runs reads, and more of them narrow its interval.
 PRECISION = dict(precision=0.005, max_time_s=8)
 
