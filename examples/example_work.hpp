@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/comparison.hpp"
+#include "gpumeter/record.hpp"
 #include "gpumeter/runner.hpp"
 
 namespace gpumeter::example {

@@ -15,10 +15,9 @@
 #include "example_work.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
-#include "gpumeter/record_io.hpp"
-#include "gpumeter/reporter.hpp"
+#include "gpumeter/records.hpp"
+#include "gpumeter/report.hpp"
 #include "gpumeter/session.hpp"
-#include "gpumeter/table.hpp"
 #include "number_option.hpp"
 #include "temporary_file.hpp"
 

@@ -11,7 +11,7 @@ It prints:
   - how many samples each rule flags, row by row: schema version 3's (any slowing reason, the
     power cap included, or below the row's first sample's clock) and the current one (below
     95% of the row's highest clock, or a thermal or hardware slowdown).
-These are the figures include/gpumeter/clock_state.hpp cites for kClockFlagFraction.
+These are the figures include/gpumeter/detail/clock_state.hpp cites for kClockFlagFraction.
 
     python3 bench/analysis/clocks.py [bench/results]
 """

@@ -11,8 +11,8 @@
 
 #include "command_line.hpp"
 #include "gpumeter/cuda.hpp"
+#include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/record_io.hpp"
 #include "number_option.hpp"
 
 int main(int argc, char** argv) {

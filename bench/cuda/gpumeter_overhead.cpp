@@ -23,11 +23,11 @@
 
 #include "command_line.hpp"
 #include "cuda_memory.hpp"
-#include "gpumeter/calibration.hpp"
 #include "gpumeter/cuda.hpp"
+#include "gpumeter/detail/calibration.hpp"
+#include "gpumeter/detail/summary.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/measure.hpp"
-#include "gpumeter/summary.hpp"
 #include "known_kernels.hpp"
 #include "number_option.hpp"
 

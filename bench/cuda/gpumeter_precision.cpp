@@ -38,7 +38,7 @@
 #include "command_line.hpp"
 #include "cuda_memory.hpp"
 #include "gpumeter/cuda.hpp"
-#include "gpumeter/format.hpp"
+#include "gpumeter/detail/format.hpp"
 #include "gpumeter/gpumeter.hpp"
 #include "known_kernels.hpp"
 #include "number_option.hpp"

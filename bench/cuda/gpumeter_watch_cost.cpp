@@ -38,9 +38,9 @@
 #include "cuda_memory.hpp"
 #include "cupti_session.hpp"
 #include "gpumeter/cuda.hpp"
+#include "gpumeter/detail/summary.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/measure.hpp"
-#include "gpumeter/summary.hpp"
 #include "known_kernels.hpp"
 #include "nvml_watch.hpp"
 

@@ -25,10 +25,10 @@
 #include <vector>
 
 #include "gpumeter/backend/backend.hpp"
+#include "gpumeter/detail/row.hpp"
+#include "gpumeter/detail/summary.hpp"
 #include "gpumeter/measure.hpp"
-#include "gpumeter/row.hpp"
 #include "gpumeter/runner.hpp"
-#include "gpumeter/summary.hpp"
 
 namespace gpumeter {
 

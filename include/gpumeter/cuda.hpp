@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "gpumeter/backend/backend.hpp"
-#include "gpumeter/ceilings.hpp"
-#include "gpumeter/device.hpp"
+#include "gpumeter/detail/ceilings.hpp"
+#include "gpumeter/detail/device.hpp"
+#include "gpumeter/detail/summary.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/summary.hpp"
 
 namespace gpumeter {
 

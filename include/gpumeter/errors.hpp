@@ -10,7 +10,8 @@
 #include <string>
 #include <utility>
 
-#include "gpumeter/duration.hpp"
+#include "gpumeter/detail/duration.hpp"
+#include "gpumeter/detail/error_class.hpp"
 
 namespace gpumeter {
 

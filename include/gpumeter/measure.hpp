@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "gpumeter/backend/backend.hpp"
-#include "gpumeter/calibration.hpp"
-#include "gpumeter/call.hpp"
-#include "gpumeter/measurement.hpp"
-#include "gpumeter/precision.hpp"
-#include "gpumeter/verdict.hpp"
+#include "gpumeter/detail/calibration.hpp"
+#include "gpumeter/detail/call.hpp"
+#include "gpumeter/detail/measurement.hpp"
+#include "gpumeter/detail/precision.hpp"
+#include "gpumeter/detail/verdict.hpp"
 
 namespace gpumeter {
 

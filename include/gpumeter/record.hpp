@@ -9,16 +9,16 @@
 #include <string_view>
 #include <vector>
 
-#include "gpumeter/board.hpp"
-#include "gpumeter/calibration.hpp"
-#include "gpumeter/comparison.hpp"
-#include "gpumeter/device.hpp"
-#include "gpumeter/measurement.hpp"
-#include "gpumeter/phases.hpp"
-#include "gpumeter/program.hpp"
-#include "gpumeter/row.hpp"
-#include "gpumeter/shard.hpp"
-#include "gpumeter/summary.hpp"
+#include "gpumeter/detail/board.hpp"
+#include "gpumeter/detail/calibration.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/device.hpp"
+#include "gpumeter/detail/measurement.hpp"
+#include "gpumeter/detail/phases.hpp"
+#include "gpumeter/detail/program.hpp"
+#include "gpumeter/detail/row.hpp"
+#include "gpumeter/detail/shard.hpp"
+#include "gpumeter/detail/summary.hpp"
 
 namespace gpumeter {
 

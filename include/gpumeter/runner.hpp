@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "gpumeter/backend/backend.hpp"
+#include "gpumeter/detail/precision.hpp"
+#include "gpumeter/detail/summary.hpp"
+#include "gpumeter/detail/timestamp_check.hpp"
 #include "gpumeter/measure.hpp"
-#include "gpumeter/precision.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/summary.hpp"
-#include "gpumeter/timestamp_check.hpp"
 
 namespace gpumeter {
 

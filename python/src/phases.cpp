@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "binding.hpp"
-#include "gpumeter/format.hpp"
-#include "gpumeter/growth.hpp"
-#include "gpumeter/phases.hpp"
-#include "gpumeter/total_n.hpp"
+#include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/growth.hpp"
+#include "gpumeter/detail/phases.hpp"
+#include "gpumeter/detail/total_n.hpp"
 
 namespace gpumeter::python {
 

@@ -15,20 +15,20 @@
 #include <vector>
 
 #include "binding.hpp"
-#include "gpumeter/ceilings.hpp"
-#include "gpumeter/clock_state.hpp"
-#include "gpumeter/comparison.hpp"
-#include "gpumeter/format.hpp"
-#include "gpumeter/growth.hpp"
-#include "gpumeter/precision.hpp"
+#include "gpumeter/detail/ceilings.hpp"
+#include "gpumeter/detail/clock_state.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/growth.hpp"
+#include "gpumeter/detail/precision.hpp"
+#include "gpumeter/detail/record_io.hpp"
+#include "gpumeter/detail/reporter.hpp"
+#include "gpumeter/detail/row.hpp"
+#include "gpumeter/detail/shard.hpp"
+#include "gpumeter/detail/timing_method.hpp"
+#include "gpumeter/detail/total_n.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/record_io.hpp"
-#include "gpumeter/reporter.hpp"
-#include "gpumeter/row.hpp"
-#include "gpumeter/shard.hpp"
-#include "gpumeter/timing_method.hpp"
-#include "gpumeter/total_n.hpp"
-#include "gpumeter/wording.hpp"
 
 namespace gpumeter::python {
 namespace {

@@ -11,10 +11,10 @@
 #include <system_error>
 #include <utility>
 
+#include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/summary.hpp"
+#include "gpumeter/detail/tolerance.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/format.hpp"
-#include "gpumeter/summary.hpp"
-#include "gpumeter/tolerance.hpp"
 
 namespace gpumeter {
 namespace {

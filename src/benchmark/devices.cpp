@@ -13,13 +13,13 @@
 #include <string_view>
 #include <utility>
 
+#include "gpumeter/detail/escape.hpp"
+#include "gpumeter/detail/merge.hpp"
+#include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/device_lock.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/escape.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/host_info.hpp"
-#include "gpumeter/merge.hpp"
-#include "gpumeter/record_io.hpp"
 #include "gpumeter/version.hpp"
 #include "spawn.hpp"
 #include "sweep.hpp"

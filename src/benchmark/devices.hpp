@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "gpumeter/benchmark.hpp"
-#include "gpumeter/shard.hpp"
+#include "gpumeter/detail/shard.hpp"
 #include "options.hpp"
 
 namespace gpumeter::program {

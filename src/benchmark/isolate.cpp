@@ -11,13 +11,13 @@
 #include <sstream>
 #include <string_view>
 
-#include "gpumeter/ceilings.hpp"
+#include "gpumeter/detail/ceilings.hpp"
+#include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/record_io.hpp"
+#include "gpumeter/detail/shard.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
-#include "gpumeter/format.hpp"
-#include "gpumeter/record_io.hpp"
 #include "gpumeter/row_status.hpp"
-#include "gpumeter/shard.hpp"
 #include "spawn.hpp"
 #include "temporary_file.hpp"
 

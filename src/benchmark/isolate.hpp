@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "gpumeter/detail/summary.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/summary.hpp"
 #include "options.hpp"
 
 namespace gpumeter::program {

@@ -13,11 +13,11 @@
 
 #include "devices.hpp"
 #include "gpumeter/benchmark.hpp"
+#include "gpumeter/detail/shard.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/help_format.hpp"
 #include "gpumeter/session.hpp"
-#include "gpumeter/shard.hpp"
 #include "isolate.hpp"
 #include "options.hpp"
 #include "sweep.hpp"

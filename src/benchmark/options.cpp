@@ -9,10 +9,10 @@
 #include <string_view>
 #include <utility>
 
-#include "gpumeter/calibration.hpp"
+#include "gpumeter/detail/calibration.hpp"
+#include "gpumeter/detail/escape.hpp"
+#include "gpumeter/detail/format.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/escape.hpp"
-#include "gpumeter/format.hpp"
 #include "gpumeter/version.hpp"
 #include "number_option.hpp"
 

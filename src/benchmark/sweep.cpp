@@ -20,17 +20,17 @@
 #include <thread>
 
 #include "checkpoint.hpp"
-#include "gpumeter/ceilings.hpp"
-#include "gpumeter/comparison.hpp"
+#include "gpumeter/detail/ceilings.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/record_io.hpp"
+#include "gpumeter/detail/reporter.hpp"
+#include "gpumeter/detail/run_recorder.hpp"
+#include "gpumeter/detail/table.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
-#include "gpumeter/record_io.hpp"
-#include "gpumeter/reporter.hpp"
 #include "gpumeter/row_status.hpp"
-#include "gpumeter/run_recorder.hpp"
 #include "gpumeter/runner.hpp"
 #include "gpumeter/session.hpp"
-#include "gpumeter/table.hpp"
 #include "isolate.hpp"
 #include "temporary_file.hpp"
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "gpumeter/detail/record_comparison.hpp"
+#include "gpumeter/detail/record_io.hpp"
+#include "gpumeter/detail/reporter.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/record_comparison.hpp"
-#include "gpumeter/record_io.hpp"
-#include "gpumeter/reporter.hpp"
 #include "number_option.hpp"
 
 namespace gpumeter::cli {

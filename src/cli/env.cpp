@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "gpumeter/detail/record_io.hpp"
+#include "gpumeter/detail/table.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/device_state.hpp"
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/record_io.hpp"
-#include "gpumeter/table.hpp"
 #include "gpumeter/version.hpp"
-#include "gpumeter/wording.hpp"
 #include "number_option.hpp"
 #ifdef GPUMETER_HAVE_CUDA
 #include "gpumeter/cuda.hpp"

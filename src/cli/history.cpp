@@ -19,11 +19,11 @@
 #include <utility>
 #include <vector>
 
+#include "gpumeter/detail/escape.hpp"
+#include "gpumeter/detail/history.hpp"
+#include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/escape.hpp"
-#include "gpumeter/history.hpp"
 #include "gpumeter/history_site.hpp"
-#include "gpumeter/record_io.hpp"
 
 namespace gpumeter::cli {
 namespace {

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "child_signals.hpp"
+#include "gpumeter/detail/format.hpp"
 #include "gpumeter/device_lock.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
-#include "gpumeter/format.hpp"
 #include "gpumeter/session.hpp"
 #include "spawn.hpp"
 

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "gpumeter/detail/escape.hpp"
+#include "gpumeter/detail/merge.hpp"
+#include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/escape.hpp"
 #include "gpumeter/host_info.hpp"
-#include "gpumeter/merge.hpp"
-#include "gpumeter/record_io.hpp"
 #include "gpumeter/version.hpp"
 
 namespace gpumeter::cli {

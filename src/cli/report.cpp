@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <memory>
 
+#include "gpumeter/detail/record_io.hpp"
+#include "gpumeter/detail/reporter.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/record_io.hpp"
-#include "gpumeter/reporter.hpp"
 
 namespace gpumeter::cli {
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "gpumeter/reporter.hpp"  // ReportFormat
+#include "gpumeter/detail/reporter.hpp"  // ReportFormat
 
 namespace gpumeter::cli {
 

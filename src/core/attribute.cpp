@@ -7,8 +7,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "gpumeter/detail/format.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/format.hpp"
 
 namespace gpumeter {
 namespace {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "gpumeter/backend/trace.hpp"
-#include "gpumeter/ledger.hpp"
-#include "gpumeter/sample.hpp"
+#include "gpumeter/detail/ledger.hpp"
+#include "gpumeter/detail/sample.hpp"
 
 namespace gpumeter {
 

@@ -1,4 +1,4 @@
-#include "gpumeter/board.hpp"
+#include "gpumeter/detail/board.hpp"
 
 namespace gpumeter {
 

@@ -1,10 +1,10 @@
-#include "gpumeter/calibration.hpp"
+#include "gpumeter/detail/calibration.hpp"
 
 #include <algorithm>
 #include <cstddef>
 #include <stdexcept>
 
-#include "gpumeter/summary.hpp"
+#include "gpumeter/detail/summary.hpp"
 
 namespace gpumeter {
 

@@ -1,4 +1,4 @@
-#include "gpumeter/candidate_verdict.hpp"
+#include "gpumeter/detail/candidate_verdict.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -8,11 +8,11 @@
 #include <utility>
 #include <vector>
 
-#include "gpumeter/comparison.hpp"
-#include "gpumeter/error_class.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/error_class.hpp"
+#include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/exit_codes.hpp"
-#include "gpumeter/format.hpp"
-#include "gpumeter/wording.hpp"
 
 namespace gpumeter {
 namespace {

@@ -1,4 +1,4 @@
-#include "gpumeter/ceilings.hpp"
+#include "gpumeter/detail/ceilings.hpp"
 
 #include <algorithm>
 #include <stdexcept>

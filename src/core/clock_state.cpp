@@ -1,12 +1,12 @@
-#include "gpumeter/clock_state.hpp"
+#include "gpumeter/detail/clock_state.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 #include <utility>
 
-#include "gpumeter/format.hpp"
-#include "gpumeter/summary.hpp"
+#include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/summary.hpp"
 #include "gpumeter/throttle_reasons.hpp"
 
 namespace gpumeter {

@@ -1,4 +1,4 @@
-#include "gpumeter/comparison.hpp"
+#include "gpumeter/detail/comparison.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -11,11 +11,11 @@
 #include <utility>
 #include <vector>
 
-#include "gpumeter/clock_state.hpp"
-#include "gpumeter/format.hpp"
-#include "gpumeter/ledger.hpp"
+#include "gpumeter/detail/clock_state.hpp"
+#include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/ledger.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/wording.hpp"
 #include "passes.hpp"
 
 namespace gpumeter {

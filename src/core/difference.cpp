@@ -1,4 +1,4 @@
-#include "gpumeter/difference.hpp"
+#include "gpumeter/detail/difference.hpp"
 
 #include "student_t.hpp"
 

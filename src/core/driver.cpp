@@ -16,8 +16,8 @@
 
 #include "attribute.hpp"
 #include "gpumeter/backend/trace.hpp"
+#include "gpumeter/detail/escape.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/escape.hpp"
 #include "gpumeter/measure.hpp"
 
 namespace gpumeter::detail {

@@ -8,11 +8,11 @@
 
 #include "gpumeter/backend/backend.hpp"
 #include "gpumeter/backend/trace.hpp"
-#include "gpumeter/call.hpp"
-#include "gpumeter/duration.hpp"
-#include "gpumeter/ledger.hpp"
-#include "gpumeter/sample.hpp"
-#include "gpumeter/timestamp_check.hpp"
+#include "gpumeter/detail/call.hpp"
+#include "gpumeter/detail/duration.hpp"
+#include "gpumeter/detail/ledger.hpp"
+#include "gpumeter/detail/sample.hpp"
+#include "gpumeter/detail/timestamp_check.hpp"
 
 namespace gpumeter::detail {
 

@@ -1,4 +1,4 @@
-#include "gpumeter/error_class.hpp"
+#include "gpumeter/detail/error_class.hpp"
 
 #include <string_view>
 #include <vector>

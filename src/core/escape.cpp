@@ -1,4 +1,4 @@
-#include "gpumeter/escape.hpp"
+#include "gpumeter/detail/escape.hpp"
 
 #include <cstddef>
 #include <string>

@@ -2,9 +2,9 @@
 // comparison rules are called for a record.
 #include <algorithm>
 
-#include "gpumeter/comparison.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/summary.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/summary.hpp"
 
 namespace gpumeter {
 

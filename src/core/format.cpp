@@ -1,4 +1,4 @@
-#include "gpumeter/format.hpp"
+#include "gpumeter/detail/format.hpp"
 
 #include <charconv>
 

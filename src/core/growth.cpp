@@ -1,4 +1,4 @@
-#include "gpumeter/growth.hpp"
+#include "gpumeter/detail/growth.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "gpumeter/comparison.hpp"
-#include "gpumeter/row.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/row.hpp"
 
 namespace gpumeter {
 namespace {

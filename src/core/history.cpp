@@ -1,4 +1,4 @@
-#include "gpumeter/history.hpp"
+#include "gpumeter/detail/history.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "gpumeter/board.hpp"
+#include "gpumeter/detail/board.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/row_status.hpp"
-#include "gpumeter/wording.hpp"
 
 namespace gpumeter {
 namespace {

@@ -1,4 +1,4 @@
-#include "gpumeter/ledger.hpp"
+#include "gpumeter/detail/ledger.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "gpumeter/format.hpp"
+#include "gpumeter/detail/format.hpp"
 
 namespace gpumeter {
 

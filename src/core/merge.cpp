@@ -1,4 +1,4 @@
-#include "gpumeter/merge.hpp"
+#include "gpumeter/detail/merge.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -7,12 +7,12 @@
 #include <tuple>
 #include <vector>
 
-#include "gpumeter/ceilings.hpp"
-#include "gpumeter/comparison.hpp"
+#include "gpumeter/detail/ceilings.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/shard.hpp"
+#include "gpumeter/detail/summary.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/row_checks.hpp"
-#include "gpumeter/shard.hpp"
-#include "gpumeter/summary.hpp"
 
 namespace gpumeter {
 namespace {

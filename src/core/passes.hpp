@@ -1,8 +1,8 @@
 #pragma once
 // A measurement's samples split into its passes, by its pass sizes: what the comparison rule and
 // the target-precision rule both read. Internal to the core.
-#include "gpumeter/difference.hpp"
-#include "gpumeter/measurement.hpp"
+#include "gpumeter/detail/difference.hpp"
+#include "gpumeter/detail/measurement.hpp"
 
 namespace gpumeter {
 

@@ -1,4 +1,4 @@
-#include "gpumeter/phases.hpp"
+#include "gpumeter/detail/phases.hpp"
 
 #include <array>
 #include <utility>

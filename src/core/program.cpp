@@ -1,4 +1,4 @@
-#include "gpumeter/program.hpp"
+#include "gpumeter/detail/program.hpp"
 
 namespace gpumeter {
 

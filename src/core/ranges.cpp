@@ -1,4 +1,4 @@
-#include "gpumeter/ranges.hpp"
+#include "gpumeter/detail/ranges.hpp"
 
 #include <algorithm>
 #include <cstddef>

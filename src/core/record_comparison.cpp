@@ -1,4 +1,4 @@
-#include "gpumeter/record_comparison.hpp"
+#include "gpumeter/detail/record_comparison.hpp"
 
 #include <cmath>
 #include <map>
@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/row.hpp"
+#include "gpumeter/detail/verdict.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/exit_codes.hpp"
-#include "gpumeter/format.hpp"
-#include "gpumeter/row.hpp"
 #include "gpumeter/row_status.hpp"
-#include "gpumeter/verdict.hpp"
-#include "gpumeter/wording.hpp"
 
 namespace gpumeter {
 namespace {

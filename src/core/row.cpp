@@ -1,8 +1,8 @@
-#include "gpumeter/row.hpp"
+#include "gpumeter/detail/row.hpp"
 
 #include <string>
 
-#include "gpumeter/escape.hpp"
+#include "gpumeter/detail/escape.hpp"
 
 namespace gpumeter {
 namespace {

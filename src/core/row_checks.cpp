@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/calibration.hpp"
-#include "gpumeter/timing_method.hpp"
+#include "gpumeter/detail/calibration.hpp"
+#include "gpumeter/detail/timing_method.hpp"
 
 namespace gpumeter {
 namespace {

@@ -4,9 +4,9 @@
 #include <string>
 #include <string_view>
 
-#include "gpumeter/comparison.hpp"
-#include "gpumeter/error_class.hpp"
-#include "gpumeter/wording.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/error_class.hpp"
+#include "gpumeter/detail/wording.hpp"
 
 namespace gpumeter {
 

@@ -1,6 +1,6 @@
 #include "sequential.hpp"
 
-#include "gpumeter/format.hpp"
+#include "gpumeter/detail/format.hpp"
 #include "gpumeter/precision_width.hpp"
 #include "passes.hpp"
 

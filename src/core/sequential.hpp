@@ -6,9 +6,9 @@
 #include <functional>
 #include <vector>
 
-#include "gpumeter/difference.hpp"
-#include "gpumeter/duration.hpp"
-#include "gpumeter/precision.hpp"
+#include "gpumeter/detail/difference.hpp"
+#include "gpumeter/detail/duration.hpp"
+#include "gpumeter/detail/precision.hpp"
 
 namespace gpumeter::detail {
 

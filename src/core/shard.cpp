@@ -1,4 +1,4 @@
-#include "gpumeter/shard.hpp"
+#include "gpumeter/detail/shard.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -9,8 +9,8 @@
 #include <set>
 #include <utility>
 
+#include "gpumeter/detail/escape.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/escape.hpp"
 
 namespace gpumeter {
 namespace {

@@ -1,4 +1,4 @@
-#include "gpumeter/summary.hpp"
+#include "gpumeter/detail/summary.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gpumeter/format.hpp"
+#include "gpumeter/detail/format.hpp"
 
 namespace gpumeter {
 

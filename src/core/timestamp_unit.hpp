@@ -6,8 +6,8 @@
 #include <string>
 
 #include "gpumeter/backend/trace.hpp"
-#include "gpumeter/duration.hpp"
-#include "gpumeter/timestamp_check.hpp"
+#include "gpumeter/detail/duration.hpp"
+#include "gpumeter/detail/timestamp_check.hpp"
 
 namespace gpumeter::detail {
 

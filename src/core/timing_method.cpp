@@ -1,4 +1,4 @@
-#include "gpumeter/timing_method.hpp"
+#include "gpumeter/detail/timing_method.hpp"
 
 namespace gpumeter {
 

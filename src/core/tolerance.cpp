@@ -1,9 +1,9 @@
-#include "gpumeter/tolerance.hpp"
+#include "gpumeter/detail/tolerance.hpp"
 
 #include <cmath>
 #include <string>
 
-#include "gpumeter/format.hpp"
+#include "gpumeter/detail/format.hpp"
 
 namespace gpumeter {
 

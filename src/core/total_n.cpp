@@ -1,4 +1,4 @@
-#include "gpumeter/total_n.hpp"
+#include "gpumeter/detail/total_n.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpumeter/summary.hpp"
+#include "gpumeter/detail/summary.hpp"
 
 namespace gpumeter {
 namespace {

@@ -1,10 +1,10 @@
-#include "gpumeter/verdict.hpp"
+#include "gpumeter/detail/verdict.hpp"
 
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
 
-#include "gpumeter/format.hpp"
+#include "gpumeter/detail/format.hpp"
 
 namespace gpumeter {
 

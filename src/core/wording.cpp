@@ -1,4 +1,4 @@
-#include "gpumeter/wording.hpp"
+#include "gpumeter/detail/wording.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,11 +6,11 @@
 #include <optional>
 #include <string>
 
-#include "gpumeter/clock_state.hpp"
-#include "gpumeter/comparison.hpp"
-#include "gpumeter/format.hpp"
-#include "gpumeter/timing_method.hpp"
-#include "gpumeter/verdict.hpp"
+#include "gpumeter/detail/clock_state.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/timing_method.hpp"
+#include "gpumeter/detail/verdict.hpp"
 
 namespace gpumeter {
 

@@ -17,7 +17,7 @@
 
 #include "cuda_util.hpp"
 #include "gpumeter/cuda.hpp"
-#include "gpumeter/summary.hpp"
+#include "gpumeter/detail/summary.hpp"
 
 namespace gpumeter::cuda {
 

@@ -26,9 +26,9 @@
 #include "cuda_process.hpp"
 #include "cuda_util.hpp"
 #include "cupti_session.hpp"
+#include "gpumeter/detail/summary.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/measure.hpp"
-#include "gpumeter/summary.hpp"
 #include "noop_kernel.hpp"
 #include "timestamp_unit.hpp"
 

@@ -9,8 +9,8 @@
 #include "cuda_process.hpp"
 #include "cuda_util.hpp"
 #include "gpumeter/cuda.hpp"
+#include "gpumeter/detail/format.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/format.hpp"
 
 namespace gpumeter {
 namespace {

@@ -17,8 +17,8 @@
 #include <tuple>
 #include <utility>
 
+#include "gpumeter/detail/summary.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/summary.hpp"
 #include "part_format.hpp"
 
 namespace gpumeter {

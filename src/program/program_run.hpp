@@ -12,8 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "gpumeter/program.hpp"
-#include "gpumeter/ranges.hpp"
+#include "gpumeter/detail/program.hpp"
+#include "gpumeter/detail/ranges.hpp"
 #include "gpumeter/record.hpp"
 
 namespace gpumeter {

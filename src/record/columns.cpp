@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/clock_state.hpp"
-#include "gpumeter/comparison.hpp"
-#include "gpumeter/format.hpp"
+#include "gpumeter/detail/clock_state.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/row_status.hpp"
-#include "gpumeter/wording.hpp"
 
 namespace gpumeter {
 namespace {

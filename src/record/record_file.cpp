@@ -19,8 +19,8 @@
 
 #include <fmt/format.h>
 
+#include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/record_io.hpp"
 #include "record_json.hpp"
 #include "temporary_file.hpp"
 

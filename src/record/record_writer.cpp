@@ -10,13 +10,13 @@
 
 #include <fmt/format.h>
 
-#include "gpumeter/ceilings.hpp"
 #include "gpumeter/columns.hpp"
-#include "gpumeter/comparison.hpp"
+#include "gpumeter/detail/ceilings.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/record_io.hpp"
+#include "gpumeter/detail/summary.hpp"
+#include "gpumeter/detail/timing_method.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/record_io.hpp"
-#include "gpumeter/summary.hpp"
-#include "gpumeter/timing_method.hpp"
 #include "record_json.hpp"
 
 namespace gpumeter {

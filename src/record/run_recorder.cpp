@@ -1,4 +1,4 @@
-#include "gpumeter/run_recorder.hpp"
+#include "gpumeter/detail/run_recorder.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -9,10 +9,10 @@
 #include <system_error>
 #include <utility>
 
-#include "gpumeter/comparison.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/record_io.hpp"
+#include "gpumeter/detail/summary.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/record_io.hpp"
-#include "gpumeter/summary.hpp"
 #include "record_json.hpp"
 #include "temporary_file.hpp"
 

@@ -1,17 +1,17 @@
 // `gpumeter compare`'s report: two records row by row, in markdown.
-#include "gpumeter/compare_table.hpp"
+#include "gpumeter/detail/compare_table.hpp"
 
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "gpumeter/comparison.hpp"
-#include "gpumeter/escape.hpp"
-#include "gpumeter/format.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/escape.hpp"
+#include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/table.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/row_status.hpp"
-#include "gpumeter/table.hpp"
-#include "gpumeter/wording.hpp"
 #include "table_parts.hpp"
 
 namespace gpumeter {

@@ -18,12 +18,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpumeter/clock_state.hpp"
-#include "gpumeter/escape.hpp"
-#include "gpumeter/format.hpp"
+#include "gpumeter/detail/clock_state.hpp"
+#include "gpumeter/detail/escape.hpp"
+#include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/row_status.hpp"
 #include "gpumeter/version.hpp"
-#include "gpumeter/wording.hpp"
 
 namespace gpumeter {
 namespace {

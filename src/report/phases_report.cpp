@@ -12,13 +12,13 @@
 
 #include <fmt/format.h>
 
-#include "gpumeter/format.hpp"
-#include "gpumeter/growth.hpp"
-#include "gpumeter/phases.hpp"
-#include "gpumeter/table.hpp"
-#include "gpumeter/total_n.hpp"
-#include "gpumeter/verdict.hpp"
-#include "gpumeter/wording.hpp"
+#include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/growth.hpp"
+#include "gpumeter/detail/phases.hpp"
+#include "gpumeter/detail/table.hpp"
+#include "gpumeter/detail/total_n.hpp"
+#include "gpumeter/detail/verdict.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "table_parts.hpp"
 
 namespace gpumeter {

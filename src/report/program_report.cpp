@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/escape.hpp"
-#include "gpumeter/program.hpp"
-#include "gpumeter/table.hpp"
-#include "gpumeter/wording.hpp"
+#include "gpumeter/detail/escape.hpp"
+#include "gpumeter/detail/program.hpp"
+#include "gpumeter/detail/table.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "table_parts.hpp"
 
 namespace gpumeter {

@@ -15,17 +15,17 @@
 
 #include <fmt/format.h>
 
-#include "gpumeter/ceilings.hpp"
-#include "gpumeter/clock_state.hpp"
 #include "gpumeter/columns.hpp"
-#include "gpumeter/comparison.hpp"
-#include "gpumeter/duration.hpp"
-#include "gpumeter/escape.hpp"
-#include "gpumeter/format.hpp"
+#include "gpumeter/detail/ceilings.hpp"
+#include "gpumeter/detail/clock_state.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/duration.hpp"
+#include "gpumeter/detail/escape.hpp"
+#include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/summary.hpp"
+#include "gpumeter/detail/timing_method.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/row_status.hpp"
-#include "gpumeter/summary.hpp"
-#include "gpumeter/timing_method.hpp"
-#include "gpumeter/wording.hpp"
 
 namespace gpumeter::report_parts {
 namespace {

@@ -1,5 +1,5 @@
 // The reporters behind reporter.hpp: each renders whole, from the records it is given.
-#include "gpumeter/reporter.hpp"
+#include "gpumeter/detail/reporter.hpp"
 
 #include <memory>
 #include <optional>
@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "gpumeter/compare_table.hpp"
-#include "gpumeter/record_comparison.hpp"
-#include "gpumeter/table.hpp"
+#include "gpumeter/detail/compare_table.hpp"
+#include "gpumeter/detail/record_comparison.hpp"
+#include "gpumeter/detail/table.hpp"
 
 namespace gpumeter {
 namespace {

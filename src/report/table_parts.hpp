@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "gpumeter/columns.hpp"
-#include "gpumeter/escape.hpp"
+#include "gpumeter/detail/escape.hpp"
+#include "gpumeter/detail/timing_method.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/timing_method.hpp"
-#include "gpumeter/wording.hpp"
 
 namespace gpumeter::report_parts {
 

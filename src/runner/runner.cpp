@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
+#include "gpumeter/detail/format.hpp"
 #include "gpumeter/device_state.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/format.hpp"
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/process_memory.hpp"
 #include "gpumeter/version.hpp"

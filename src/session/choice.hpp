@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "gpumeter/backend/backend.hpp"
+#include "gpumeter/detail/summary.hpp"
 #include "gpumeter/session.hpp"
-#include "gpumeter/summary.hpp"
 
 namespace gpumeter::session_detail {
 

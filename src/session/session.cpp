@@ -9,11 +9,11 @@
 #include <utility>
 
 #include "choice.hpp"
+#include "gpumeter/detail/escape.hpp"
+#include "gpumeter/detail/measurement.hpp"
+#include "gpumeter/detail/timing_method.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/escape.hpp"
 #include "gpumeter/host_backend.hpp"
-#include "gpumeter/measurement.hpp"
-#include "gpumeter/timing_method.hpp"
 
 namespace gpumeter {
 namespace {

@@ -24,11 +24,11 @@
 #include <utility>
 #include <vector>
 
+#include "gpumeter/detail/escape.hpp"
+#include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/escape.hpp"
-#include "gpumeter/format.hpp"
 #include "gpumeter/process_ids.hpp"
-#include "gpumeter/wording.hpp"
 #include "procfs.hpp"
 
 namespace gpumeter {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/clock_state.hpp"
+#include "gpumeter/detail/clock_state.hpp"
 #include "nvml_library.hpp"
 
 namespace gpumeter::detail {

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "gpumeter/escape.hpp"
+#include "gpumeter/detail/escape.hpp"
 
 namespace gpumeter::detail {
 namespace {

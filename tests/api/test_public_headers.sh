@@ -4,8 +4,10 @@
 #     (src/include) or a third-party one, so the installed package stands alone;
 #   - their comments say each rule in words: no rule ids ("T5", "(P10)") that mean nothing
 #     without docs/rules.md, and no figures of one board ("on the H200"): those are in docs/;
-#   - the user layer is whole in gpumeter.hpp: it includes every public header outside
-#     backend/ except cuda.hpp (CUDA users add that one).
+#   - the user layer is small and whole in gpumeter.hpp: include/gpumeter/*.hpp, one header per
+#     concept, each included there except cuda.hpp (CUDA users add that one); the types and
+#     functions they gather live under gpumeter/detail/, which a user program never names;
+#   - the user programs of examples/ (and the README's) include only the user layer.
 # Usage: test_public_headers.sh SOURCE_DIR
 set -euo pipefail
 root=$1
@@ -39,5 +41,17 @@ for h in "$inc"/gpumeter/*.hpp; do
     fail "gpumeter.hpp leaves out gpumeter/$name"
 done
 
-[ "$status" -eq 0 ] && echo "public headers: $(find "$inc/gpumeter" -name '*.hpp' | wc -l) checked"
+# A user's program names the user layer only: detail/ may change shape without notice.
+while IFS= read -r f; do
+  if found=$(grep -nE '#[[:space:]]*include[[:space:]]*[<"]gpumeter/detail/' "$f"); then
+    fail "${f#"$root/"} includes a detail header (include the user layer's header instead):"$'\n'"$found"
+  fi
+done < <(find "$root/examples/time_my_kernel.cu" "$root/examples/sweep" "$root/tests/consumer" \
+  -type f \( -name '*.cpp' -o -name '*.cu' -o -name '*.hpp' \) | sort)
+if found=$(grep -nE '#include "gpumeter/detail/' "$root/README.md"); then
+  fail "README.md shows a detail header:"$'\n'"$found"
+fi
+
+user=$(find "$inc/gpumeter" -maxdepth 1 -name '*.hpp' | wc -l)
+[ "$status" -eq 0 ] && echo "public headers: $user in the user layer, $(find "$inc/gpumeter" -name '*.hpp' | wc -l) checked"
 exit "$status"

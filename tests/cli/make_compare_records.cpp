@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/ceilings.hpp"
-#include "gpumeter/clock_state.hpp"
-#include "gpumeter/comparison.hpp"
-#include "gpumeter/record_io.hpp"
+#include "gpumeter/detail/ceilings.hpp"
+#include "gpumeter/detail/clock_state.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/record_io.hpp"
+#include "gpumeter/detail/summary.hpp"
 #include "gpumeter/row_status.hpp"
-#include "gpumeter/summary.hpp"
 #include "gpumeter/throttle_reasons.hpp"
 #include "synthetic_ledger.hpp"
 

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/comparison.hpp"
-#include "gpumeter/record_io.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/record_io.hpp"
 #include "history_records.hpp"
 
 namespace {

@@ -28,8 +28,8 @@
 #include <random>
 #include <string>
 
+#include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/record_io.hpp"
 #include "synthetic_record.hpp"
 
 namespace {

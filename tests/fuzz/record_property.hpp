@@ -21,12 +21,12 @@
 #include <vector>
 
 #include "gpumeter/columns.hpp"
-#include "gpumeter/compare_table.hpp"
+#include "gpumeter/detail/compare_table.hpp"
+#include "gpumeter/detail/merge.hpp"
+#include "gpumeter/detail/record_comparison.hpp"
+#include "gpumeter/detail/record_io.hpp"
+#include "gpumeter/detail/table.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/merge.hpp"
-#include "gpumeter/record_comparison.hpp"
-#include "gpumeter/record_io.hpp"
-#include "gpumeter/table.hpp"
 
 namespace gpumeter::testing {
 

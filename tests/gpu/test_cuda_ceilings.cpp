@@ -15,13 +15,13 @@
 
 #include "copy_kernel.hpp"  // the ceiling's own copy kernel (src/cuda)
 #include "gpu_support.hpp"
-#include "gpumeter/ceilings.hpp"
 #include "gpumeter/cuda.hpp"
+#include "gpumeter/detail/ceilings.hpp"
+#include "gpumeter/detail/record_io.hpp"
+#include "gpumeter/detail/summary.hpp"
+#include "gpumeter/detail/table.hpp"
 #include "gpumeter/measure.hpp"
-#include "gpumeter/record_io.hpp"
 #include "gpumeter/runner.hpp"
-#include "gpumeter/summary.hpp"
-#include "gpumeter/table.hpp"
 
 namespace gpumeter::test {
 namespace {

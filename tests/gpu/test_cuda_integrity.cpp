@@ -21,11 +21,11 @@
 #include <vector>
 
 #include "gpu_support.hpp"
-#include "gpumeter/comparison.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/summary.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/summary.hpp"
-#include "gpumeter/wording.hpp"
 
 namespace gpumeter::test {
 namespace {

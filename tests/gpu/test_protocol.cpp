@@ -11,10 +11,10 @@
 #include <memory>
 
 #include "gpu_support.hpp"
-#include "gpumeter/comparison.hpp"
 #include "gpumeter/cuda.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/runner.hpp"
-#include "gpumeter/wording.hpp"
 
 namespace gpumeter::test {
 namespace {

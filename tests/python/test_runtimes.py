@@ -16,7 +16,7 @@ from gpumeter import _runtimes
 
 QUICK = (1.0, 2.0)  # budgets in ms: these tests check what happens, not how fast
 HERE = os.path.dirname(os.path.abspath(__file__))
-HEADER = os.path.join(HERE, "..", "..", "include", "gpumeter", "phases.hpp")
+HEADER = os.path.join(HERE, "..", "..", "include", "gpumeter", "detail", "phases.hpp")
 
 
 class FakeDevice:

@@ -53,7 +53,7 @@ check "an exit code defined" \
 # A second caller shows numbers by rules of its own (the markdown reporter once recomputed an old
 # record's comparisons by the current rules). Tests and studies call the rules themselves.
 check "a record's summaries or comparisons derived" '\b(summarize|compare_results)[[:space:]]*\(' \
-  '^(src/core/(finish|summary|comparison)\.cpp$|include/gpumeter/(summary|comparison)\.hpp$|tests/|bench/)'
+  '^(src/core/(finish|summary|comparison)\.cpp$|include/gpumeter/detail/(summary|comparison)\.hpp$|tests/|bench/)'
 
 # Verdicts and row statuses are the core's words (candidate_verdict.cpp, row_status.cpp).
 check "a verdict or row status spelled" '"(crashed|timeout|tampered)"' '^(src/core/|tests/)'
@@ -61,7 +61,7 @@ check "a verdict or row status spelled" '"(crashed|timeout|tampered)"' '^(src/co
 # Two records compared, reported and concluded in one composition (compare_and_report in the report
 # layer): no front end calls the comparison or the conclusion itself.
 check "two records compared or concluded" '\b(conclude|compare_records)[[:space:]]*\(' \
-  '^(src/core/|src/report/reporter\.cpp$|include/gpumeter/record_comparison\.hpp$|tests/|bench/)'
+  '^(src/core/|src/report/reporter\.cpp$|include/gpumeter/detail/record_comparison\.hpp$|tests/|bench/)'
 
 # Two records compared conclude in the core (conclude()): the pytest plugin reads it typed, and
 # neither runs the gpumeter command nor parses its output.

@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
+#include "gpumeter/detail/summary.hpp"
+#include "gpumeter/detail/timing_method.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/summary.hpp"
-#include "gpumeter/timing_method.hpp"
 #include "synthetic_ledger.hpp"
 
 namespace gpumeter::testing {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "gpumeter/ledger.hpp"
+#include "gpumeter/detail/ledger.hpp"
+#include "gpumeter/detail/timing_method.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/timing_method.hpp"
 
 namespace gpumeter::testing {
 

@@ -7,12 +7,12 @@
 #include <string>
 #include <tuple>
 
-#include "gpumeter/calibration.hpp"
-#include "gpumeter/ceilings.hpp"
-#include "gpumeter/comparison.hpp"
+#include "gpumeter/detail/calibration.hpp"
+#include "gpumeter/detail/ceilings.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/summary.hpp"
 #include "gpumeter/precision_width.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/summary.hpp"
 #include "synthetic_ledger.hpp"
 
 namespace gpumeter::testing {

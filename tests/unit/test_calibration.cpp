@@ -1,4 +1,4 @@
-#include "gpumeter/calibration.hpp"
+#include "gpumeter/detail/calibration.hpp"
 
 #include <gtest/gtest.h>
 #include <cstddef>

@@ -1,13 +1,13 @@
 // The ceilings' rule (the fastest sample of the best run) and the flag of a row above its
 // measured ceiling, on synthetic runs and rows.
-#include "gpumeter/ceilings.hpp"
+#include "gpumeter/detail/ceilings.hpp"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 #include <vector>
 
-#include "gpumeter/summary.hpp"
+#include "gpumeter/detail/summary.hpp"
 
 namespace gpumeter {
 namespace {

@@ -1,4 +1,4 @@
-#include "gpumeter/clock_state.hpp"
+#include "gpumeter/detail/clock_state.hpp"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>

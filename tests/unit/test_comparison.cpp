@@ -1,6 +1,6 @@
 // Comparisons of a case's implementations from results only: which rule applies to which
 // statistic, the words a reader sees first, and what is refused.
-#include "gpumeter/comparison.hpp"
+#include "gpumeter/detail/comparison.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,13 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/clock_state.hpp"
-#include "gpumeter/format.hpp"
+#include "gpumeter/detail/clock_state.hpp"
+#include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/summary.hpp"
+#include "gpumeter/detail/table.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/summary.hpp"
-#include "gpumeter/table.hpp"
 #include "gpumeter/throttle_reasons.hpp"
-#include "gpumeter/wording.hpp"
 
 namespace gpumeter {
 namespace {

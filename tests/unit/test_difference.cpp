@@ -3,7 +3,7 @@
 // claims a difference between an implementation and itself (at most the 5% it states, also with
 // drift, an outlier pass and 32 ns quantization), and how often it finds a difference of the
 // size it says it would detect (the 95% it promises).
-#include "gpumeter/difference.hpp"
+#include "gpumeter/detail/difference.hpp"
 #include "student_t.hpp"
 
 #include "synthetic_device.hpp"

@@ -1,7 +1,7 @@
 // How cost grows with size (docs/phases.md, "Sweeps"): the log-log fit and its regimes on
 // synthetic curves with known exponents and breakpoints, its errors, and a record's sweeps with
 // two implementations that cross.
-#include "gpumeter/growth.hpp"
+#include "gpumeter/detail/growth.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/comparison.hpp"
-#include "gpumeter/format.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/summary.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/summary.hpp"
 
 namespace gpumeter {
 namespace {

@@ -1,15 +1,15 @@
 // Records over commits (build_history): the order of commits and records, what is left out and
 // why, lines by board and timing method, and the moves the comparison of two runs finds between
 // commits, on synthetic records whose truth is known.
-#include "gpumeter/history.hpp"
+#include "gpumeter/detail/history.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "gpumeter/board.hpp"
-#include "gpumeter/record_comparison.hpp"
+#include "gpumeter/detail/board.hpp"
+#include "gpumeter/detail/record_comparison.hpp"
 #include "history_records.hpp"
 
 namespace gpumeter {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/escape.hpp"
+#include "gpumeter/detail/escape.hpp"
 #include "history_records.hpp"
 
 namespace gpumeter {

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "gpumeter/backend/trace.hpp"
+#include "gpumeter/detail/summary.hpp"
+#include "gpumeter/detail/verdict.hpp"
 #include "gpumeter/host_backend.hpp"
 #include "gpumeter/measure.hpp"
-#include "gpumeter/summary.hpp"
-#include "gpumeter/verdict.hpp"
 
 namespace gpumeter {
 namespace {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/precision_width.hpp"
-#include "gpumeter/record_io.hpp"
 #include "sequential.hpp"
 #include "synthetic_record.hpp"
 

@@ -1,7 +1,7 @@
 // B11 in the core: fresh inputs and answers checked while timed (the driver's order), the ledger's
 // counts, canaries and kernel launches that prove collection was on, and copies that cannot hide
 // work in a comparison. Synthetic traces and a fake backend: no GPU.
-#include "gpumeter/ledger.hpp"
+#include "gpumeter/detail/ledger.hpp"
 
 #include <gtest/gtest.h>
 #include <algorithm>
@@ -15,11 +15,11 @@
 
 #include "attribute.hpp"
 #include "driver.hpp"
-#include "gpumeter/comparison.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/summary.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/measure.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/summary.hpp"
 #include "trace_builder.hpp"
 
 namespace gpumeter {

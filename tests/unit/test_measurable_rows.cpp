@@ -12,8 +12,8 @@
 #include <sstream>
 #include <string>
 
+#include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/record_io.hpp"
 #include "gpumeter/row_checks.hpp"
 #include "synthetic_record.hpp"
 

@@ -12,10 +12,10 @@
 
 #include "driver.hpp"
 #include "gpumeter/backend/trace.hpp"
-#include "gpumeter/comparison.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/summary.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/summary.hpp"
 
 namespace gpumeter {
 namespace {

@@ -1,6 +1,6 @@
 // Merging the shards of one sweep (`gpumeter merge`): rows joined in order, a row in two shards
 // and shards of different setups refused by cause, the merged record's own identity.
-#include "gpumeter/merge.hpp"
+#include "gpumeter/detail/merge.hpp"
 
 #include <gtest/gtest.h>
 #include <algorithm>
@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "gpumeter/detail/program.hpp"
+#include "gpumeter/detail/summary.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/program.hpp"
 #include "gpumeter/row_checks.hpp"
-#include "gpumeter/summary.hpp"
 
 namespace gpumeter {
 namespace {

@@ -20,17 +20,17 @@
 
 #include "attribute.hpp"
 #include "driver.hpp"
-#include "gpumeter/candidate_verdict.hpp"
-#include "gpumeter/comparison.hpp"
-#include "gpumeter/error_class.hpp"
+#include "gpumeter/detail/candidate_verdict.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/error_class.hpp"
+#include "gpumeter/detail/ledger.hpp"
+#include "gpumeter/detail/summary.hpp"
+#include "gpumeter/detail/tolerance.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
-#include "gpumeter/ledger.hpp"
 #include "gpumeter/measure.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/summary.hpp"
-#include "gpumeter/tolerance.hpp"
-#include "gpumeter/wording.hpp"
 
 namespace gpumeter {
 namespace {

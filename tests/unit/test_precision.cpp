@@ -11,8 +11,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "gpumeter/difference.hpp"
-#include "gpumeter/precision.hpp"
+#include "gpumeter/detail/difference.hpp"
+#include "gpumeter/detail/precision.hpp"
 #include "sequential.hpp"
 #include "synthetic_device.hpp"
 

@@ -23,8 +23,8 @@
 #include <utility>
 #include <vector>
 
+#include "gpumeter/detail/program.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/program.hpp"
 #include "gpumeter/record.hpp"
 #include "part_format.hpp"
 

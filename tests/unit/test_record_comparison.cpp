@@ -1,17 +1,17 @@
 // Two records row by row (`gpumeter compare`) and its CI gate, on synthetic records: what is
 // paired, what is missing and why, the rule each row is judged by, and a gate that fails on
 // what it cannot see.
-#include "gpumeter/record_comparison.hpp"
+#include "gpumeter/detail/record_comparison.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "gpumeter/detail/summary.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/row_status.hpp"
-#include "gpumeter/summary.hpp"
-#include "gpumeter/wording.hpp"
 
 namespace gpumeter {
 namespace {

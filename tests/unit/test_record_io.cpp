@@ -1,4 +1,4 @@
-#include "gpumeter/record_io.hpp"
+#include "gpumeter/detail/record_io.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "gpumeter/columns.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/wording.hpp"
 #include "synthetic_record.hpp"
 
 namespace gpumeter {

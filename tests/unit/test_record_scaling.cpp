@@ -14,8 +14,8 @@
 #include <string>
 #include <string_view>
 
+#include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/errors.hpp"
-#include "gpumeter/record_io.hpp"
 #include "synthetic_record.hpp"
 
 namespace gpumeter {

@@ -1,5 +1,5 @@
 // Sharding a sweep (B10): --shard K/N, the schedulers' variables, and the dealing of cases.
-#include "gpumeter/shard.hpp"
+#include "gpumeter/detail/shard.hpp"
 
 #include <gtest/gtest.h>
 

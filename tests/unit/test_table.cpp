@@ -1,4 +1,4 @@
-#include "gpumeter/table.hpp"
+#include "gpumeter/detail/table.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "gpumeter/columns.hpp"
-#include "gpumeter/record_io.hpp"
+#include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/throttle_reasons.hpp"
 #include "synthetic_record.hpp"
 

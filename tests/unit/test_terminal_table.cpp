@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "gpumeter/columns.hpp"
-#include "gpumeter/record_io.hpp"
-#include "gpumeter/table.hpp"
+#include "gpumeter/detail/record_io.hpp"
+#include "gpumeter/detail/table.hpp"
 #include "synthetic_record.hpp"
 
 namespace gpumeter {

@@ -12,7 +12,7 @@
 
 #include "attribute.hpp"
 #include "gpumeter/backend/trace.hpp"
-#include "gpumeter/timestamp_check.hpp"
+#include "gpumeter/detail/timestamp_check.hpp"
 
 namespace gpumeter::detail {
 namespace {

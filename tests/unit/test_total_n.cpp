@@ -1,7 +1,7 @@
 // total(N) from a record's phases (docs/phases.md): the decomposition's terms and the settings they
 // are read from, "not measured" never read as zero, the measured totals beside the prediction,
 // and crossovers as brackets of measured points, on synthetic phases with known medians.
-#include "gpumeter/total_n.hpp"
+#include "gpumeter/detail/total_n.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/phases.hpp"
+#include "gpumeter/detail/phases.hpp"
 
 namespace gpumeter {
 namespace {

@@ -1,6 +1,6 @@
-#include "gpumeter/verdict.hpp"
+#include "gpumeter/detail/verdict.hpp"
 
-#include "gpumeter/format.hpp"
+#include "gpumeter/detail/format.hpp"
 
 #include <gtest/gtest.h>
 

@@ -9,13 +9,13 @@
 #include <string>
 #include <string_view>
 
-#include "gpumeter/comparison.hpp"
-#include "gpumeter/escape.hpp"
-#include "gpumeter/growth.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/escape.hpp"
+#include "gpumeter/detail/growth.hpp"
+#include "gpumeter/detail/row.hpp"
+#include "gpumeter/detail/verdict.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/row.hpp"
-#include "gpumeter/verdict.hpp"
-#include "gpumeter/wording.hpp"
 
 namespace gpumeter {
 namespace {

@@ -20,8 +20,8 @@
 #include "gpumeter/backend/collector.hpp"
 #include "gpumeter/backend/device_steps.hpp"
 #include "gpumeter/backend/environment_probe.hpp"
-#include "gpumeter/device.hpp"
-#include "gpumeter/timing_method.hpp"
+#include "gpumeter/detail/device.hpp"
+#include "gpumeter/detail/timing_method.hpp"
 
 namespace gpumeter {
 

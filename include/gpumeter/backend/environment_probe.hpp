@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/clock_state.hpp"
-#include "gpumeter/device.hpp"
-#include "gpumeter/duration.hpp"
+#include "gpumeter/detail/clock_state.hpp"
+#include "gpumeter/detail/device.hpp"
+#include "gpumeter/detail/duration.hpp"
 
 namespace gpumeter {
 

@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "gpumeter/duration.hpp"
-#include "gpumeter/timestamp_check.hpp"
+#include "gpumeter/detail/duration.hpp"
+#include "gpumeter/detail/timestamp_check.hpp"
 
 namespace gpumeter {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "gpumeter/cuda.hpp"
-#include "gpumeter/device.hpp"
+#include "gpumeter/detail/device.hpp"
 
 namespace gpumeter {
 

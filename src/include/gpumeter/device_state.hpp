@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/device.hpp"
+#include "gpumeter/detail/device.hpp"
 
 namespace gpumeter {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/history.hpp"
+#include "gpumeter/detail/history.hpp"
 
 namespace gpumeter {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/difference.hpp"
-#include "gpumeter/measurement.hpp"
+#include "gpumeter/detail/difference.hpp"
+#include "gpumeter/detail/measurement.hpp"
 
 namespace gpumeter {
 

@@ -5,7 +5,7 @@
 // table shows a number nothing measured.
 #include <string>
 
-#include "gpumeter/device.hpp"
+#include "gpumeter/detail/device.hpp"
 #include "gpumeter/record.hpp"
 
 namespace gpumeter {

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "gpumeter/backend/backend.hpp"
+#include "gpumeter/detail/shard.hpp"
+#include "gpumeter/detail/summary.hpp"
 #include "gpumeter/device_lock.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/shard.hpp"
-#include "gpumeter/summary.hpp"
 
 namespace gpumeter {
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpumeter/ledger.hpp"
+#include "gpumeter/detail/ledger.hpp"
 #include "gpumeter/record.hpp"
 
 namespace gpumeter {

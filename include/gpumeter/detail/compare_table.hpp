@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "gpumeter/detail/record_comparison.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/record_comparison.hpp"
 
 namespace gpumeter {
 

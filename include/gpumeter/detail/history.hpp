@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/comparison.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/record_comparison.hpp"
+#include "gpumeter/detail/row.hpp"
+#include "gpumeter/detail/timing_method.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/record_comparison.hpp"
-#include "gpumeter/row.hpp"
-#include "gpumeter/timing_method.hpp"
 
 namespace gpumeter {
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpumeter/row.hpp"
+#include "gpumeter/detail/row.hpp"
 
 namespace gpumeter {
 

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/comparison.hpp"
-#include "gpumeter/growth.hpp"
-#include "gpumeter/precision.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/growth.hpp"
+#include "gpumeter/detail/precision.hpp"
+#include "gpumeter/detail/total_n.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/total_n.hpp"
 
 namespace gpumeter {
 

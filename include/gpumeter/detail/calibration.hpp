@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "gpumeter/duration.hpp"
-#include "gpumeter/sample.hpp"
+#include "gpumeter/detail/duration.hpp"
+#include "gpumeter/detail/sample.hpp"
 
 namespace gpumeter {
 

@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "gpumeter/duration.hpp"
+#include "gpumeter/detail/duration.hpp"
 
 namespace gpumeter {
 

@@ -4,10 +4,10 @@
 #include <optional>
 #include <vector>
 
-#include "gpumeter/ceilings.hpp"
-#include "gpumeter/duration.hpp"
-#include "gpumeter/sample.hpp"
-#include "gpumeter/timing_method.hpp"
+#include "gpumeter/detail/ceilings.hpp"
+#include "gpumeter/detail/duration.hpp"
+#include "gpumeter/detail/sample.hpp"
+#include "gpumeter/detail/timing_method.hpp"
 
 namespace gpumeter {
 

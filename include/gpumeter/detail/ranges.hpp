@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "gpumeter/backend/trace.hpp"
-#include "gpumeter/duration.hpp"
-#include "gpumeter/summary.hpp"
+#include "gpumeter/detail/duration.hpp"
+#include "gpumeter/detail/summary.hpp"
 
 namespace gpumeter {
 

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "gpumeter/duration.hpp"
-#include "gpumeter/timing_method.hpp"
+#include "gpumeter/detail/duration.hpp"
+#include "gpumeter/detail/timing_method.hpp"
 
 namespace gpumeter {
 

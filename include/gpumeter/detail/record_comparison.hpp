@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpumeter/comparison.hpp"
+#include "gpumeter/detail/comparison.hpp"
 #include "gpumeter/record.hpp"
 
 namespace gpumeter {

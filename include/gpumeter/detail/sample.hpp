@@ -2,8 +2,8 @@
 // One Sample per measured iteration.
 #include <optional>
 
-#include "gpumeter/clock_state.hpp"
-#include "gpumeter/duration.hpp"
+#include "gpumeter/detail/clock_state.hpp"
+#include "gpumeter/detail/duration.hpp"
 
 namespace gpumeter {
 

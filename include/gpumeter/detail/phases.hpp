@@ -9,10 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include "gpumeter/duration.hpp"
-#include "gpumeter/row.hpp"
-#include "gpumeter/summary.hpp"
-#include "gpumeter/timing_method.hpp"
+#include "gpumeter/detail/duration.hpp"
+#include "gpumeter/detail/row.hpp"
+#include "gpumeter/detail/summary.hpp"
+#include "gpumeter/detail/timing_method.hpp"
 
 namespace gpumeter {
 

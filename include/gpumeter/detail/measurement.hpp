@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/duration.hpp"
-#include "gpumeter/ledger.hpp"
-#include "gpumeter/precision.hpp"
-#include "gpumeter/sample.hpp"
-#include "gpumeter/timestamp_check.hpp"
-#include "gpumeter/timing_method.hpp"
-#include "gpumeter/verdict.hpp"
+#include "gpumeter/detail/duration.hpp"
+#include "gpumeter/detail/ledger.hpp"
+#include "gpumeter/detail/precision.hpp"
+#include "gpumeter/detail/sample.hpp"
+#include "gpumeter/detail/timestamp_check.hpp"
+#include "gpumeter/detail/timing_method.hpp"
+#include "gpumeter/detail/verdict.hpp"
 
 namespace gpumeter {
 

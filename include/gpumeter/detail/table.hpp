@@ -5,10 +5,10 @@
 #include <string_view>
 #include <vector>
 
-#include "gpumeter/escape.hpp"  // inert_text, markdown_text, csv_cell: what every table uses
-#include "gpumeter/format.hpp"
+#include "gpumeter/detail/escape.hpp"  // inert_text, markdown_text, csv_cell: what every table uses
+#include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/wording.hpp"  // kNotMeasured, kTableTimeDigits: the words every table uses
 #include "gpumeter/record.hpp"
-#include "gpumeter/wording.hpp"  // kNotMeasured, kTableTimeDigits: the words every table uses
 
 namespace gpumeter {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "gpumeter/detail/record_comparison.hpp"
+#include "gpumeter/detail/table.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/record_comparison.hpp"
-#include "gpumeter/table.hpp"
 
 namespace gpumeter {
 

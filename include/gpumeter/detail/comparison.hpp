@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/clock_state.hpp"
-#include "gpumeter/difference.hpp"
-#include "gpumeter/precision.hpp"
-#include "gpumeter/row.hpp"
-#include "gpumeter/timing_method.hpp"
-#include "gpumeter/verdict.hpp"
+#include "gpumeter/detail/clock_state.hpp"
+#include "gpumeter/detail/difference.hpp"
+#include "gpumeter/detail/precision.hpp"
+#include "gpumeter/detail/row.hpp"
+#include "gpumeter/detail/timing_method.hpp"
+#include "gpumeter/detail/verdict.hpp"
 
 namespace gpumeter {
 

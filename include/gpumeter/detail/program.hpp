@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpumeter/duration.hpp"
+#include "gpumeter/detail/duration.hpp"
 
 namespace gpumeter {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "gpumeter/device.hpp"
+#include "gpumeter/detail/device.hpp"
 
 namespace gpumeter {
 

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/duration.hpp"
-#include "gpumeter/phases.hpp"
-#include "gpumeter/row.hpp"
-#include "gpumeter/timing_method.hpp"
-#include "gpumeter/verdict.hpp"
+#include "gpumeter/detail/duration.hpp"
+#include "gpumeter/detail/phases.hpp"
+#include "gpumeter/detail/row.hpp"
+#include "gpumeter/detail/timing_method.hpp"
+#include "gpumeter/detail/verdict.hpp"
 
 namespace gpumeter {
 

@@ -22,7 +22,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "gpumeter/duration.hpp"
+#include "gpumeter/detail/duration.hpp"
 
 namespace gpumeter {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "gpumeter/detail/total_n.hpp"
 #include "gpumeter/record.hpp"
-#include "gpumeter/total_n.hpp"
 
 namespace gpumeter {
 
