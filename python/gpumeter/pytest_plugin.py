@@ -295,7 +295,7 @@ class PytestSession:
             return _Verdict(name, self.threshold is not None,
                             f"{name} against the baseline {self.compare_name!r}:\n{why}", [],
                             f"{name}: {why}")
-        fails = self.threshold is not None and c.exit_code != 0
+        fails = c.gate_fails
         text = (f"gpumeter compare: {c.why}\n\n" if c.why else "") + report.rstrip()
         # The failure's first line (pytest's short summary): the regressions, each row and its
         # words, else why the gate failed.

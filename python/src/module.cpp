@@ -634,7 +634,10 @@ NB_MODULE(_gpumeter, m) {
       .def_ro("why", &CompareConclusion::why, "One line when exit_code is not 0.")
       .def_ro("regressions", &CompareConclusion::regressions,
               "Each row slower beyond the gate, with its words.")
-      .def_ro("notes", &CompareConclusion::notes, "What the gate sees less finely.");
+      .def_ro("notes", &CompareConclusion::notes, "What the gate sees less finely.")
+      .def_prop_ro("gate_fails", &CompareConclusion::gate_fails,
+                   "Whether a gate was asked and the records did not pass it (a regression, "
+                   "what it could not see, or a row that could not be compared).");
   m.def(
       "compare_record_files",
       [](const std::string& base, const std::string& next, std::optional<double> gate_pct,

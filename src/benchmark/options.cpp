@@ -128,11 +128,8 @@ void add_options(CLI::App& app, Options& o, const std::string& program) {
                  "The cap of a case run to --precision: seconds, e.g. 10s or 500ms (default 10s)");
   app.add_option("--out", o.out, "Directory for the record (default gpumeter-results)");
   auto* md = app.add_flag("--md", o.md, "Print the markdown table (the default)");
-  auto* csv = app.add_flag("--csv", o.csv, "Print CSV instead of markdown");
-  md->excludes(csv);
-  app.add_flag("--wide", o.wide,
-               "Print every column (the record and CSV always hold them); by default the table "
-               "holds the columns a reader decides with");
+  add_table_format_flags(app, o.table);
+  md->excludes(app.get_option("--csv"));
   app.add_flag("--quiet", o.quiet, "Print nothing but errors (no progress, no table)");
   app.add_flag("--isolate", o.isolate,
                "Run each case in a fresh process: a fault or a hang fails that case only");

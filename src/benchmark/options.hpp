@@ -10,6 +10,7 @@
 #include "gpumeter/device_lock.hpp"
 #include "gpumeter/runner.hpp"
 #include "gpumeter/session.hpp"
+#include "table_format_option.hpp"
 
 namespace gpumeter::program {
 
@@ -29,8 +30,7 @@ struct Options {
   std::string max_time;   // --max-time 10s: the cap of a run to a precision
   std::string out = "gpumeter-results";
   bool md = false;
-  bool csv = false;
-  bool wide = false;
+  TableFormatFlags table;  // --csv, --wide
   bool quiet = false;
   bool isolate = false;
   double timeout_s = 0;

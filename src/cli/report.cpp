@@ -6,33 +6,26 @@
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/detail/reporter.hpp"
 #include "gpumeter/errors.hpp"
+#include "table_format_option.hpp"
 
 namespace gpumeter::cli {
 
 Command add_report_command(CLI::App& app) {
   struct Options {
     std::vector<std::string> files;
-    bool csv = false;
-    bool wide = false;
+    TableFormatFlags table;
   };
   auto options = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand(
       "report", "Render a table (markdown, or CSV) from records; every cell comes from a record.");
   sub->add_option("records", options->files, "Record files (gpumeter-<run_id>.json)")->required();
-  auto* csv = sub->add_flag("--csv", options->csv, "CSV instead of markdown (every column)");
-  auto* wide =
-      sub->add_flag("--wide", options->wide,
-                    "Every column in the markdown table; by default it holds the columns a "
-                    "reader decides with, as a benchmark program prints them");
-  csv->excludes(wide);
+  add_table_format_flags(*sub, options->table);
   sub->footer(
       "Exit codes: 0 the table was printed; 2 bad arguments or a record that cannot be read "
       "(one line names the file and the problem; no partial table); 3 internal error.");
   return {sub, [options](Io& io) {
             return report(options->files,
-                          options->csv    ? ReportFormat::csv
-                          : options->wide ? ReportFormat::wide_markdown
-                                          : ReportFormat::markdown,
+options->table.format(),
                           io);
           }};
 }

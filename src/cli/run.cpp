@@ -30,6 +30,7 @@
 #include "part_format.hpp"
 #include "program_run.hpp"
 #include "spawn.hpp"
+#include "table_format_option.hpp"
 
 extern char** environ;
 
@@ -47,8 +48,7 @@ struct RunArguments {
   std::string engine_threads = "adopt";
   bool count_copies = false;
   bool keep_parts = false;
-  bool csv = false;   // the table as CSV (every column), as `gpumeter report --csv`
-  bool wide = false;  // every column in the markdown table, as `gpumeter report --wide`
+  TableFormatFlags table;  // as `gpumeter report`'s
   double child_wait_s = kDefaultChildWaitS;
   int device = 0;
   int repeat = 1;
@@ -425,11 +425,9 @@ int run_program(Io& io, const RunArguments& o) {
   }
   // The table as `gpumeter report` renders it from the record, in the format asked for. CSV is
   // for machines: stdout holds the rows alone, and the record's path goes to stderr.
-  const ReportFormat format = o.csv    ? ReportFormat::csv
-                              : o.wide ? ReportFormat::wide_markdown
-                                       : ReportFormat::markdown;
+  const ReportFormat format = o.table.format();
   io.out << make_reporter(format)->render({record});
-  if (o.csv) {
+  if (o.table.csv) {
     io.err << "record: " << written.string() << "\n" << std::flush;
   } else {
     io.out << "\nrecord: " << written.string() << "\n";
@@ -481,10 +479,7 @@ Command add_run_command(CLI::App& app) {
                                "judges two records by the spread between runs, so records to "
                                "compare need 2 or more (3 is a good start)"),
                kProgramRuns);
-  auto* csv = sub->add_flag("--csv", o->csv,
-                            "Print the table as CSV (every column; the record's path on stderr)");
-  auto* wide = sub->add_flag("--wide", o->wide, "Every column in the markdown table");
-  csv->excludes(wide);
+  add_table_format_flags(*sub, o->table, "the record's path on stderr");
   sub->add_flag("--keep-parts", o->keep_parts,
                 "Keep the processes' raw parts beside the record (parts-RUNID/, parts-RUNID-runK/ "
                 "with --repeat)");

@@ -160,11 +160,23 @@ double detectable_noncentrality(int df, double confidence, double power) {
   return solve_noncentrality(df, confidence, power);
 }
 
-double step_allowance_fraction(const std::vector<const PassSamples*>& sides,
+LogSpread log_spread_of(std::span<const double> logs) {
+  LogSpread s;
+  s.n = logs.size();
+  s.mean = std::accumulate(logs.begin(), logs.end(), 0.0) / static_cast<double>(s.n);
+  for (double l : logs) s.squares += (l - s.mean) * (l - s.mean);
+  return s;
+}
+
+double log_step_allowance(Nanos tick_ns, double level_ns, double fraction) {
+  return std::log1p(fraction * static_cast<double>(tick_ns) / level_ns);
+}
+
+double step_allowance_fraction(std::initializer_list<std::span<const std::vector<double>>> sides,
                                const IntervalRules& rules) {
   if (!rules.dithered_step) return 0.5;
-  for (const PassSamples* side : sides) {
-    for (const std::vector<double>& pass : *side) {
+  for (const std::span<const std::vector<double>> side : sides) {
+    for (const std::vector<double>& pass : side) {
       if (pass.empty() ||
           std::all_of(pass.begin(), pass.end(), [&](double v) { return v == pass.front(); })) {
         return 0.5;
@@ -186,12 +198,7 @@ RelativeDifference relative_difference(const PassSamples& baseline, const PassSa
   if (!(confidence > 0 && confidence < 1)) {
     throw std::invalid_argument("relative_difference: confidence outside (0, 1)");
   }
-  // Per side: the log of each pass's level, their mean, and the squared deviations from it.
-  struct Side {
-    double mean_log = 0;
-    double squares = 0;
-    std::size_t passes = 0;
-  };
+  // Per side: the log of each pass's level, and their spread.
   auto side_of = [](const PassSamples& passes) {
     std::vector<double> logs;
     for (const std::vector<double>& pass : passes) {
@@ -202,28 +209,23 @@ RelativeDifference relative_difference(const PassSamples& baseline, const PassSa
       }
       logs.push_back(std::log(level));
     }
-    Side s;
-    s.passes = logs.size();
-    s.mean_log = std::accumulate(logs.begin(), logs.end(), 0.0) / static_cast<double>(s.passes);
-    for (double l : logs) s.squares += (l - s.mean_log) * (l - s.mean_log);
-    return s;
+    return log_spread_of(logs);
   };
-  const Side a = side_of(baseline);
-  const Side b = side_of(candidate);
+  const LogSpread a = side_of(baseline);
+  const LogSpread b = side_of(candidate);
 
   RelativeDifference out;
   out.confidence = confidence;
   out.timestamp_tick_ns = tick_ns;
-  out.degrees_of_freedom = static_cast<int>(a.passes + b.passes - 2);
+  out.degrees_of_freedom = static_cast<int>(a.n + b.n - 2);
   const double pooled = (a.squares + b.squares) / out.degrees_of_freedom;
-  const double se = std::sqrt(
-      pooled * (1.0 / static_cast<double>(a.passes) + 1.0 / static_cast<double>(b.passes)));
-  // The step's allowance (step_allowance_fraction), relative to the shorter side.
-  const double shorter = std::exp(std::min(a.mean_log, b.mean_log));
-  const double tick_allowance = std::log1p(step_allowance_fraction({&baseline, &candidate}, rules) *
-                                           static_cast<double>(tick_ns) / shorter);
+  const double se =
+      std::sqrt(pooled * (1.0 / static_cast<double>(a.n) + 1.0 / static_cast<double>(b.n)));
+  const double tick_allowance =
+      log_step_allowance(tick_ns, std::exp(std::min(a.mean, b.mean)),
+                         step_allowance_fraction({baseline, candidate}, rules));
 
-  const double d = b.mean_log - a.mean_log;
+  const double d = b.mean - a.mean;
   const double t = student_t_quantile(1.0 - (1.0 - confidence) / 2.0, out.degrees_of_freedom);
   const double half = t * se + tick_allowance;
   out.estimate = std::expm1(d);

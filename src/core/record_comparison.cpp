@@ -222,6 +222,9 @@ CompareConclusion conclude(const RecordComparison& comparison,
       c.regressions.push_back(row_label(p->next->row) + ": " + regression_words(p->comparison));
     }
     c.notes = g.notes;
+    c.gate = gate;
+    c.gate_passed = g.passed;
+    c.unseen = g.unseen;
     if (!g.passed) {
       std::string why;
       if (!g.regressions.empty()) why = std::to_string(g.regressions.size()) + " regression(s)";

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -64,26 +65,6 @@ std::vector<double> log_levels(const PassSamples& passes) {
   return out;
 }
 
-struct LogSpread {
-  double mean = 0;
-  double squares = 0;  // sum of squared deviations from the mean
-  std::size_t n = 0;
-};
-
-LogSpread log_spread_of(const std::vector<double>& logs) {
-  LogSpread s;
-  s.n = logs.size();
-  s.mean = std::accumulate(logs.begin(), logs.end(), 0.0) / static_cast<double>(s.n);
-  for (double l : logs) s.squares += (l - s.mean) * (l - s.mean);
-  return s;
-}
-
-// The step's allowance in log units: `fraction` of a step (step_allowance_fraction) relative to
-// the level.
-double tick_allowance(Nanos tick_ns, double log_level_ns, double fraction) {
-  return std::log1p(fraction * static_cast<double>(tick_ns) / std::exp(log_level_ns));
-}
-
 // How much larger than its estimate the spread of pass levels may be, at kSpreadBoundLevel: the
 // square root of df over the chi-square quantile (Wilson and Hilferty's approximation, within a
 // percent for df >= 2). 1.65 at df 6, 1.09 at df 126.
@@ -94,7 +75,7 @@ double spread_upper_factor(int df) {
   return std::sqrt(k / q);
 }
 
-double width_of_levels(const std::vector<double>& a_logs, const std::vector<double>& b_logs,
+double width_of_levels(std::span<const double> a_logs, std::span<const double> b_logs,
                        Nanos tick_ns, bool bound, const IntervalRules& rules, double fraction) {
   const LogSpread a = log_spread_of(a_logs);
   const LogSpread b = log_spread_of(b_logs);
@@ -103,17 +84,17 @@ double width_of_levels(const std::vector<double>& a_logs, const std::vector<doub
   double se = std::sqrt(pooled * (1.0 / static_cast<double>(a.n) + 1.0 / static_cast<double>(b.n)));
   if (bound) se *= spread_upper_factor(df);
   return std::expm1(detectable_noncentrality(df, rules.confidence, kDetectionPower) * se +
-                    tick_allowance(tick_ns, a.mean, fraction));
+                    log_step_allowance(tick_ns, std::exp(a.mean), fraction));
 }
 
-double half_width_of_levels(const std::vector<double>& logs, Nanos tick_ns, bool bound,
+double half_width_of_levels(std::span<const double> logs, Nanos tick_ns, bool bound,
                             const IntervalRules& rules, double fraction) {
   const LogSpread l = log_spread_of(logs);
   const int df = static_cast<int>(l.n - 1);
   double se = std::sqrt(l.squares / df / static_cast<double>(l.n));
   if (bound) se *= spread_upper_factor(df);
   const double t = student_t_quantile(1.0 - (1.0 - rules.confidence) / 2.0, df);
-  return std::expm1(t * se + tick_allowance(tick_ns, l.mean, fraction));
+  return std::expm1(t * se + log_step_allowance(tick_ns, std::exp(l.mean), fraction));
 }
 
 void check_tick(Nanos tick_ns) {
@@ -129,7 +110,7 @@ double comparison_width(const PassSamples& baseline, const PassSamples& candidat
   }
   check_tick(tick_ns);
   return width_of_levels(log_levels(baseline), log_levels(candidate), tick_ns, bound, rules,
-                         step_allowance_fraction({&baseline, &candidate}, rules));
+                         step_allowance_fraction({baseline, candidate}, rules));
 }
 
 double level_half_width(const PassSamples& passes, Nanos tick_ns, bool bound,
@@ -137,7 +118,7 @@ double level_half_width(const PassSamples& passes, Nanos tick_ns, bool bound,
   if (passes.size() < 2) throw std::invalid_argument("level_half_width: fewer than 2 passes");
   check_tick(tick_ns);
   return half_width_of_levels(log_levels(passes), tick_ns, bound, rules,
-                              step_allowance_fraction({&passes}, rules));
+                              step_allowance_fraction({passes}, rules));
 }
 
 SequentialPasses run_to_precision(std::size_t n_implementations,
@@ -159,14 +140,14 @@ SequentialPasses run_to_precision(std::size_t n_implementations,
   auto width = [&] {
     if (n_implementations == 1) {
       return half_width_of_levels(logs[0], s.tick_ns[0], true, rules,
-                                  step_allowance_fraction({&s.passes[0]}, rules));
+                                  step_allowance_fraction({s.passes[0]}, rules));
     }
     double widest = 0;
     for (std::size_t k = 1; k < n_implementations; ++k) {
       const Nanos tick = std::max(s.tick_ns[0], s.tick_ns[k]);
       widest = std::max(
           widest, width_of_levels(logs[0], logs[k], tick, true, rules,
-                                  step_allowance_fraction({&s.passes[0], &s.passes[k]}, rules)));
+                                  step_allowance_fraction({s.passes[0], s.passes[k]}, rules)));
     }
     return widest;
   };
@@ -277,21 +258,21 @@ std::string precision_outcome_problem(const std::vector<const Measurement*>& cas
   const Nanos tick0 = case_rows.front()->timestamp_tick_ns;
   const auto width_after = [&](int k) {
     const std::size_t n = 2 * static_cast<std::size_t>(k);
-    const std::vector<double> first(logs[0].begin(), logs[0].begin() + n);
-    const PassSamples first_passes(passes[0].begin(), passes[0].begin() + n);
+    // The first n passes of each row, viewed in place (a round replayed copies nothing).
+    const auto first = std::span<const double>(logs[0]).first(n);
+    const auto first_passes = std::span<const std::vector<double>>(passes[0]).first(n);
     if (case_rows.size() == 1) {
       return detail::half_width_of_levels(first, tick0, true, rules,
-                                          step_allowance_fraction({&first_passes}, rules));
+                                          step_allowance_fraction({first_passes}, rules));
     }
     double widest = 0;
     for (std::size_t i = 1; i < case_rows.size(); ++i) {
-      const std::vector<double> other(logs[i].begin(), logs[i].begin() + n);
-      const PassSamples other_passes(passes[i].begin(), passes[i].begin() + n);
+      const auto other = std::span<const double>(logs[i]).first(n);
+      const auto other_passes = std::span<const std::vector<double>>(passes[i]).first(n);
       const Nanos tick = std::max(tick0, case_rows[i]->timestamp_tick_ns);
-      widest = std::max(
-          widest,
-          detail::width_of_levels(first, other, tick, true, rules,
-                                  step_allowance_fraction({&first_passes, &other_passes}, rules)));
+      widest = std::max(widest, detail::width_of_levels(
+                                    first, other, tick, true, rules,
+                                    step_allowance_fraction({first_passes, other_passes}, rules)));
     }
     return widest;
   };

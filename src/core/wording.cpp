@@ -308,6 +308,17 @@ std::string comparisons_heading(std::optional<int> schema_version) {
          format_sig2(kResolutionRatio) + "x resolution):";
 }
 
+std::string comparisons_heading(const std::vector<Record>& records) {
+  if (records.empty()) return comparisons_heading();
+  const double confidence = interval_rules_of(records.front().schema_version).confidence;
+  for (const Record& record : records) {
+    if (interval_rules_of(record.schema_version).confidence != confidence) {
+      return comparisons_heading(std::nullopt);
+    }
+  }
+  return comparisons_heading(records.front().schema_version);
+}
+
 std::string null_tests_heading() {
   return "Null tests (the work scaled " + std::to_string(kNullTestScale) +
          "x, the time must scale alike within " + format_sig2(kNullTestTolerance * 100) + "%):";

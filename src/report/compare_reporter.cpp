@@ -40,7 +40,7 @@ std::string joined(const std::vector<std::string>& parts) {
 
 std::string render_record_comparison(const Record& base, const Record& next,
                                      const RecordComparison& comparison,
-                                     const std::optional<GateOptions>& gate) {
+                                     const CompareConclusion& conclusion) {
   // Each record's boards by the one label every report uses, with its uuid: two boards of one
   // model are told apart, and a record joined from several names every one.
   std::string out = "Base: " + md(base.run_id) + " on " + md(record_boards_label(base)) + "\n" +
@@ -122,35 +122,35 @@ std::string render_record_comparison(const Record& base, const Record& next,
     }
   }
 
-  if (gate) {
-    const GateOutcome g = judge_gate(comparison, *gate);
+  // The gate as the core judged it (conclude): the report words it and judges nothing.
+  if (const std::optional<GateOptions>& gate = conclusion.gate) {
     // As the user gave it (1.25 stays 1.25): two significant figures would state another gate.
     const std::string threshold = format_shortest(100 * gate->threshold) + "%";
-    out +=
-        "\nRegressions beyond " + threshold + " (" + std::to_string(g.regressions.size()) + "):\n";
-    for (const RowPair* p : g.regressions) {
-      out += item(row_label(p->next->row) + ": " + regression_words(p->comparison));
-    }
+    out += "\nRegressions beyond " + threshold + " (" +
+           std::to_string(conclusion.regressions.size()) + "):\n";
+    for (const std::string& r : conclusion.regressions) out += item(r);
     std::vector<std::string> failed;
-    if (!g.regressions.empty()) {
-      failed.push_back(std::to_string(g.regressions.size()) + " row(s) slower beyond " + threshold);
+    if (!conclusion.regressions.empty()) {
+      failed.push_back(std::to_string(conclusion.regressions.size()) + " row(s) slower beyond " +
+                       threshold);
     }
     out += "\nGate (--fail-on-regression " + threshold + "): ";
-    if (!g.passed) {
-      if (!gate->allow_missing) failed.insert(failed.end(), g.unseen.begin(), g.unseen.end());
+    const std::vector<std::string>& unseen = conclusion.unseen;
+    if (!conclusion.gate_passed) {
+      if (!gate->allow_missing) failed.insert(failed.end(), unseen.begin(), unseen.end());
       out += "FAILED: " + md(joined(failed)) +
-             (g.unseen.empty() || gate->allow_missing
+             (unseen.empty() || gate->allow_missing
                   ? ""
                   : " (a gate fails on what it cannot see; --allow-missing lets rows missing, "
                     "failed or not run pass)");
-    } else if (!g.unseen.empty()) {
+    } else if (!unseen.empty()) {
       out += "passed with --allow-missing, which let pass what it could not see: " +
-             md(joined(g.unseen));
+             md(joined(unseen));
     } else {
       out += "passed: no row slower beyond " + threshold + ", none missing, failed or not run";
     }
     out += "\n";
-    for (const std::string& n : g.notes) out += "Note: " + md(n) + "\n";
+    for (const std::string& n : conclusion.notes) out += "Note: " + md(n) + "\n";
   }
   return out;
 }

@@ -272,16 +272,7 @@ std::string render_comparisons(const std::vector<Record>& records, TableLayout l
     }
   }
   if (!lines.empty()) {
-    // The records' interval rules, where they share them.
-    std::optional<int> version = records.front().schema_version;
-    for (const Record& record : records) {
-      if (interval_rules_of(record.schema_version).confidence !=
-          interval_rules_of(*version).confidence) {
-        version.reset();
-        break;
-      }
-    }
-    const std::string heading = item("", comparisons_heading(version));
+    const std::string heading = item("", comparisons_heading(records));
     s += heading + lines;
   }
   if (!null_lines.empty()) {

@@ -51,8 +51,9 @@ class CompareReporter final : public Reporter {
       throw std::invalid_argument("a comparison report is of two records (base and new), not " +
                                   std::to_string(records.size()));
     }
-    return render_record_comparison(records[0], records[1], compare_records(records[0], records[1]),
-                                    gate_);
+    const RecordComparison comparison = compare_records(records[0], records[1]);
+    return render_record_comparison(records[0], records[1], comparison,
+                                    conclude(comparison, gate_));
   }
 
  private:
@@ -80,7 +81,9 @@ std::unique_ptr<Reporter> make_compare_reporter(std::optional<GateOptions> gate)
 ComparedRecords compare_and_report(const Record& base, const Record& next,
                                    const std::optional<GateOptions>& gate) {
   const RecordComparison comparison = compare_records(base, next);
-  return {render_record_comparison(base, next, comparison, gate), conclude(comparison, gate)};
+  CompareConclusion conclusion = conclude(comparison, gate);
+  std::string report = render_record_comparison(base, next, comparison, conclusion);
+  return {std::move(report), std::move(conclusion)};
 }
 
 }  // namespace gpumeter

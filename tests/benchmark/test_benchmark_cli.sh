@@ -68,6 +68,10 @@ run no_match --filter nothing-matches-this
 expect_usage no_match "no case matches"
 run md_and_csv --md --csv
 expect_usage md_and_csv "--md"
+# One meaning of the table's format in every program (as `gpumeter report` and `gpumeter run`):
+# CSV holds every column, so --wide beside it is refused, not ignored.
+run csv_and_wide --csv --wide
+expect_usage csv_and_wide "--wide"
 run timeout_alone --timeout 3
 expect_usage timeout_alone "--timeout needs --isolate"
 # The output folder is checked before anything is measured (measuring would reach the case that

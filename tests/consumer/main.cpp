@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
 
     // Reports from records: the record against itself changes nothing.
     const gpumeter::RecordComparison same = gpumeter::compare_records(back, back);
-    const std::string table = gpumeter::render_record_comparison(back, back, same, std::nullopt);
+    const std::string table = gpumeter::render_record_comparison(
+        back, back, same, gpumeter::conclude(same, std::nullopt));
     if (table.find(kCaseName) == std::string::npos) {
       return fail("the comparison of the record with itself names no " + std::string(kCaseName));
     }

@@ -293,7 +293,7 @@ inline std::string compare_problem(const Record& base, const Record& next) {
   for (const std::optional<GateOptions>& gate :
        {std::optional<GateOptions>(), std::optional<GateOptions>(GateOptions{0.05, false}),
         std::optional<GateOptions>(GateOptions{0.05, true})}) {
-    const std::string md = render_record_comparison(base, next, c, gate);
+    const std::string md = render_record_comparison(base, next, c, conclude(c, gate));
     if (std::string p = compare_markdown_problem(md); !p.empty()) return p;
   }
   return {};

@@ -63,6 +63,17 @@ check "a verdict or row status spelled" '"(crashed|timeout|tampered)"' '^(src/co
 check "two records compared or concluded" '\b(conclude|compare_records)[[:space:]]*\(' \
   '^(src/core/|src/report/reporter\.cpp$|include/gpumeter/detail/record_comparison\.hpp$|tests/|bench/)'
 
+# The gate is judged once, by conclude() (record_comparison.cpp): the report words the conclusion's
+# gate, and the pytest plugin reads whether it failed (gate_fails). A second judge may say another.
+check "a gate judged" '\bjudge_gate[[:space:]]*\(' \
+  '^(src/core/record_comparison\.cpp$|include/gpumeter/detail/record_comparison\.hpp$|tests/|bench/)'
+found=$(grep -nE 'exit_code[[:space:]]*!=' python/gpumeter/pytest_plugin.py)
+if [[ -n "$found" ]]; then
+  echo "FAIL: the pytest plugin judges a gate from an exit code (read gate_fails):" >&2
+  echo "$found" >&2
+  failed=1
+fi
+
 # Two records compared conclude in the core (conclude()): the pytest plugin reads it typed, and
 # neither runs the gpumeter command nor parses its output.
 found=$(grep -nE '_gpumeter\.cli\(|Regressions beyond|"Note: "' python/gpumeter/pytest_plugin.py)

@@ -226,10 +226,10 @@ TEST(DifferenceCalibration, AChangeFarBelowOneStepIsFoundWhenPhasesAreRandom) {
 TEST(Difference, ReadingsOnOneStepAllowHalfAStep) {
   const PassSamples one{{992, 992, 992}, {992, 992, 992}};
   const PassSamples two{{992, 1024, 992}, {992, 992, 1024}};
-  EXPECT_EQ(step_allowance_fraction({&one}, {}), 0.5);
-  EXPECT_EQ(step_allowance_fraction({&two}, {}), kPassTrim);
-  EXPECT_EQ(step_allowance_fraction({&two, &one}, {}), 0.5);
-  EXPECT_EQ(step_allowance_fraction({&two}, IntervalRules{0.95, false}), 0.5);
+  EXPECT_EQ(step_allowance_fraction({one}, {}), 0.5);
+  EXPECT_EQ(step_allowance_fraction({two}, {}), kPassTrim);
+  EXPECT_EQ(step_allowance_fraction({two, one}, {}), 0.5);
+  EXPECT_EQ(step_allowance_fraction({two}, IntervalRules{0.95, false}), 0.5);
   // The same passes, the allowance alone apart: a tenth of 32 ns against 1003 ns is 0.32%.
   const RelativeDifference d = relative_difference(two, two, 32);
   EXPECT_NEAR(std::log1p(d.high), std::log1p(0.1 * 32 / (992 + 32 / 3.0)), 1e-3);

@@ -103,6 +103,13 @@ TEST(CompareRecords, TheConclusionIsTheGatesAndNamesWhatItCouldNotSee) {
   EXPECT_EQ(plain.why, "");
   const Record same = record({row("copy", "a", 10000)});
   EXPECT_EQ(conclude(compare_records(same, same), kFivePercent).exit_code, kExitOk);
+  // The gate, judged once, travels with the conclusion for the report to word.
+  EXPECT_TRUE(gated.gate_fails());
+  EXPECT_FALSE(gated.gate_passed);
+  EXPECT_EQ(gated.unseen.size(), 2u);
+  EXPECT_FALSE(conclude(c, kFivePercentAllowMissing).gate_fails());
+  EXPECT_FALSE(plain.gate_fails());  // no gate asked: nothing to fail
+  EXPECT_FALSE(plain.gate.has_value());
 }
 
 TEST(CompareRecords, APartialRecordFailsTheGateAndItsMissingRowsSaySo) {

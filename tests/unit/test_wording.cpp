@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpumeter/detail/comparison.hpp"
 #include "gpumeter/detail/escape.hpp"
@@ -100,6 +101,19 @@ TEST(Wording, TheHeadingStatesTheConfidenceOfTheRecordsRules) {
   // Records of both rules under one table: each sentence says its own.
   EXPECT_NE(comparisons_heading(std::nullopt).find("each sentence states its confidence"),
             std::string::npos);
+}
+
+// Several records under one heading: their shared rules, else each sentence its own.
+TEST(Wording, TheHeadingOfSeveralRecordsStatesTheirSharedConfidence) {
+  Record v8;
+  v8.schema_version = 8;
+  Record v7;
+  v7.schema_version = 7;
+  Record current;
+  EXPECT_EQ(comparisons_heading(std::vector<Record>{v8, v7}), comparisons_heading(8));
+  EXPECT_EQ(comparisons_heading(std::vector<Record>{current, current}), comparisons_heading());
+  EXPECT_EQ(comparisons_heading(std::vector<Record>{current, v8}),
+            comparisons_heading(std::nullopt));
 }
 
 TEST(Wording, NoDifferenceDetectedSaysWhatWouldHaveBeenSeen) {

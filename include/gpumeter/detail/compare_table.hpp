@@ -15,9 +15,10 @@ namespace gpumeter {
 // medians, the change and what it is found to be, by the rule of its statistic); the geometric
 // mean of the device-time changes; the rows on one side only, each with why; the cases either
 // record could not measure; and with a gate, the regressions beyond its threshold and its
-// verdict, naming everything it could not see. Rendered whole, so a caller prints all or nothing.
+// verdict (the conclusion's: conclude() judges the gate, the report words it), naming everything it
+// could not see. Rendered whole, so a caller prints all or nothing.
 std::string render_record_comparison(const Record& base, const Record& next,
                                      const RecordComparison& comparison,
-                                     const std::optional<GateOptions>& gate);
+                                     const CompareConclusion& conclusion);
 
 }  // namespace gpumeter

@@ -20,6 +20,8 @@
 //     Where some pass's readings all fell on one step, nothing shows the phases were random, and
 //     half a step is allowed. Records before schema version 9 allowed half a step always.
 #include <cstddef>
+#include <initializer_list>
+#include <span>
 #include <vector>
 
 #include "gpumeter/detail/duration.hpp"
@@ -74,8 +76,21 @@ RelativeDifference relative_difference(const PassSamples& baseline, const PassSa
 
 // The fraction of a timestamp step the interval allows for rounding (see above): kPassTrim where
 // the rules allow it and every pass of every side read two or more values, else one half.
-double step_allowance_fraction(const std::vector<const PassSamples*>& sides,
+double step_allowance_fraction(std::initializer_list<std::span<const std::vector<double>>> sides,
                                const IntervalRules& rules);
+
+// The pass levels of one side in logs: their mean, the sum of squared deviations from it and how
+// many; the one spread behind a comparison's interval and a precision's width.
+struct LogSpread {
+  double mean = 0;
+  double squares = 0;
+  std::size_t n = 0;
+};
+LogSpread log_spread_of(std::span<const double> logs);
+
+// The timestamp step's allowance in log units: `fraction` of a step (step_allowance_fraction)
+// relative to a level of `level_ns` (for two sides, the shorter one's: its rounding weighs most).
+double log_step_allowance(Nanos tick_ns, double level_ns, double fraction);
 
 // The 10% trimmed mean (kPassTrim): the mean after the lowest and the highest
 // floor(0.1 n) values are dropped. Throws std::invalid_argument on no values.

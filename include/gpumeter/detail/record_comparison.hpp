@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/exit_codes.hpp"
 #include "gpumeter/record.hpp"
 
 namespace gpumeter {
@@ -123,6 +124,13 @@ struct CompareConclusion {
   std::string why;  // one line when exit_code is not kExitOk: "the gate failed: 1 regression(s)"
   std::vector<std::string> regressions;  // beyond the gate, each "row: its words"
   std::vector<std::string> notes;        // what the gate sees less finely
+  // The gate as asked and judged (judge_gate, once), for the report to state: unset without one.
+  std::optional<GateOptions> gate;
+  bool gate_passed = true;
+  std::vector<std::string> unseen;  // GateOutcome::unseen
+  // Whether a gate was asked and the records did not pass it: a regression, what it could not
+  // see, or a row that could not be compared (no pass, with a gate or without).
+  bool gate_fails() const { return gate.has_value() && exit_code != kExitOk; }
 };
 CompareConclusion conclude(const RecordComparison& comparison,
                            const std::optional<GateOptions>& gate);

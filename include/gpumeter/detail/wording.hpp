@@ -146,6 +146,9 @@ std::string null_test_cell(const std::optional<NullTestOutcome>& outcome, bool w
 // interval's confidence that of the records' schema version; nullopt for records of versions
 // whose rules differ, where each sentence states its own).
 std::string comparisons_heading(std::optional<int> schema_version = kComparisonRulesVersion);
+// The heading over the comparisons of several records: their shared schema version's, or each
+// sentence its own where their interval rules differ.
+std::string comparisons_heading(const std::vector<Record>& records);
 std::string null_tests_heading();
 
 // A result in one line, as Python prints it: "impl: device_busy median 12.3 us [p10 12.0 us,
