@@ -33,12 +33,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cupti_records.hpp"
 #include "part_format.hpp"
 
 namespace {
 
 using nlohmann::json;
 namespace part = gpumeter::program_part;
+namespace records = gpumeter::cupti_records;
 
 std::int64_t now_ns() {
   timespec ts{};
@@ -373,50 +375,42 @@ void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::si
   *max_records = 0;
 }
 
-template <class R>
-void add_device(State& s, const R& r, part::DeviceKind kind, std::string name) {
-  if (r.start == 0 || r.end == 0 || r.end < r.start) {
-    ++s.lost_device;  // CUPTI could not time it: lost, never a zero-length reading
-    return;
+part::DeviceKind part_kind(records::DeviceKind kind) {
+  switch (kind) {
+    case records::DeviceKind::kernel:
+      return part::DeviceKind::kernel;
+    case records::DeviceKind::memcpy:
+      return part::DeviceKind::memcpy;
+    case records::DeviceKind::memset:
+      return part::DeviceKind::memset;
   }
-  s.device.push_back(DeviceRecord{kind, r.start, r.end, r.correlationId, r.deviceId, r.streamId,
-                                  r.graphNodeId, std::move(name)});
+  return part::DeviceKind::kernel;
 }
+
+// The decoded records of one buffer into the state, under its lock. A copy's runtime id is not
+// needed: the part ties a driver call to the runtime call it was made inside (enclosing_id).
+struct StateSink {
+  State& s;
+
+  void device(records::DeviceRecord&& d) {
+    s.device.push_back(DeviceRecord{part_kind(d.kind), d.start_ns, d.end_ns, d.correlation_id,
+                                    d.device, d.stream, d.graph_node, std::move(d.name)});
+  }
+  void lost() { ++s.lost_device; }
+  // Kinds the collector does not enable (subscribe_and_enable): never handed over.
+  void external(std::uint64_t, std::uint64_t) {}
+  void api_call(const records::ApiRecord&) {}
+};
 
 void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t,
                                std::size_t valid) {
   State& s = state();
   {
     std::lock_guard<std::mutex> lock(s.mutex);
-    CUpti_Activity* record = nullptr;
-    for (;;) {
-      const CUptiResult r = cuptiActivityGetNextRecord(buffer, valid, &record);
-      if (r == CUPTI_ERROR_MAX_LIMIT_REACHED) break;
-      if (r != CUPTI_SUCCESS) {
-        ++s.lost_device;  // an invalid record ends the buffer: what follows is gone
-        break;
-      }
-      switch (record->kind) {
-        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-        case CUPTI_ACTIVITY_KIND_KERNEL: {
-          const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-          add_device(s, *k, part::DeviceKind::kernel, k->name != nullptr ? k->name : "");
-          break;
-        }
-        case CUPTI_ACTIVITY_KIND_MEMCPY: {
-          const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-          add_device(s, *m, part::DeviceKind::memcpy, "memcpy " + std::to_string(m->bytes) + " B");
-          break;
-        }
-        case CUPTI_ACTIVITY_KIND_MEMSET: {
-          const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-          add_device(s, *m, part::DeviceKind::memset, "memset " + std::to_string(m->bytes) + " B");
-          break;
-        }
-        default:
-          break;
-      }
-    }
+    StateSink sink{s};
+    // The collector enables no external-correlation records: no kind is its own.
+    records::decode_activity_buffer(cuptiActivityGetNextRecord, buffer, valid,
+                                    CUPTI_EXTERNAL_CORRELATION_KIND_INVALID, sink);
   }
   std::free(buffer);
 }
@@ -470,8 +464,11 @@ std::string subscribe_and_enable(State& s) {
   if (r != CUPTI_SUCCESS) {
     return "cuptiActivityRegisterCallbacks failed: " + cupti_text(r);
   }
-  for (const CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-                                        CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET}) {
+  // MEMCPY2: peer-to-peer copies come only as that record, never as MEMCPY (as the backend's
+  // kinds, cupti_session.cpp).
+  for (const CUpti_ActivityKind kind :
+       {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+        CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET}) {
     r = cuptiActivityEnable(kind);
     if (r != CUPTI_SUCCESS) {
       return "cuptiActivityEnable failed: " + cupti_text(r);

@@ -14,6 +14,7 @@
 
 #include "cuda_process.hpp"
 #include "cuda_util.hpp"
+#include "cupti_records.hpp"
 #include "gpumeter/errors.hpp"
 
 namespace gpumeter::cuda {
@@ -90,12 +91,6 @@ Nanos to_nanos(std::uint64_t t) {
   return static_cast<Nanos>(t);
 }
 
-// A timestamp CUPTI could not collect reads 0, and an end before the start is corrupt: either
-// way the reading is lost, and counting it as such fails the phase closed (T6).
-bool timestamps_lost(std::uint64_t start, std::uint64_t end) {
-  return start == 0 || end == 0 || end < start;
-}
-
 // Zeroed and aligned: CUPTI is told not to zero buffers itself. calloc's alignment
 // (max_align_t) covers CUPTI's 8 bytes.
 std::uint8_t* allocate_zeroed(std::size_t bytes) {
@@ -145,100 +140,66 @@ bool launches_a_kernel(const CuptiApi& api, bool runtime, CUpti_CallbackId cbid)
 
 }  // namespace
 
-// A kernel, copy or fill record as an Activity: the fields every such CUPTI record shares.
-// A record whose timestamps cannot be a real interval counts as lost, not as a reading.
-// Returns whether it was added.
-template <typename Record>
-bool add_device_record(const Record& r, ActivityKind kind, std::string name, PhaseRecords& into) {
-  if (timestamps_lost(r.start, r.end)) {
-    ++into.known_lost;
-    return false;
+namespace {
+
+ActivityKind activity_kind(cupti_records::DeviceKind kind) {
+  switch (kind) {
+    case cupti_records::DeviceKind::kernel:
+      return ActivityKind::kernel;
+    case cupti_records::DeviceKind::memcpy:
+      return ActivityKind::memcpy;
+    case cupti_records::DeviceKind::memset:
+      return ActivityKind::memset;
   }
-  Activity a;
-  a.kind = kind;
-  a.start_ns = to_nanos(r.start);
-  a.end_ns = to_nanos(r.end);
-  a.correlation_id = r.correlationId;
-  a.device = r.deviceId;
-  a.stream = r.streamId;
-  a.graph_node = r.graphNodeId;
-  a.name = std::move(name);
-  into.activities.push_back(std::move(a));
-  return true;
+  return ActivityKind::kernel;
 }
+
+// One buffer's decoded records into the phase's (cupti_records.hpp: an untimed record comes as
+// lost, which fails the phase closed, T6).
+struct PhaseSink {
+  const CuptiApi& api;
+  PhaseRecords& into;
+
+  void device(cupti_records::DeviceRecord&& d) {
+    Activity a;
+    a.kind = activity_kind(d.kind);
+    a.start_ns = to_nanos(d.start_ns);
+    a.end_ns = to_nanos(d.end_ns);
+    a.correlation_id = d.correlation_id;
+    a.device = d.device;
+    a.stream = d.stream;
+    a.graph_node = d.graph_node;
+    a.name = std::move(d.name);
+    into.activities.push_back(std::move(a));
+    // A peer copy has no runtime id and needs none: the driver call that issued it is
+    // launch-type (a Memcpy), so it is labelled itself.
+    if (d.runtime_correlation_id != 0 && d.runtime_correlation_id != d.correlation_id) {
+      into.copy_runtime_ids.emplace_back(into.activities.size() - 1, d.runtime_correlation_id);
+    }
+  }
+  void lost() { ++into.known_lost; }
+  void external(std::uint64_t correlation_id, std::uint64_t external_id) {
+    into.external_id_of[correlation_id] = external_id;
+  }
+  // Collected so CUPTI emits the correlations above; a failed launch is kept, since a wrapper
+  // may have swallowed the error the work's absence would otherwise hide.
+  void api_call(const cupti_records::ApiRecord& call) {
+    if (call.return_value != 0) {
+      into.failed_apis.push_back(
+          FailedApi{call.correlation_id, call.runtime, call.cbid, call.return_value});
+    } else if (launches_a_kernel(api, call.runtime, call.cbid)) {
+      into.kernel_launches.push_back(
+          KernelLaunch{call.correlation_id, call.runtime, to_nanos(call.end_ns)});
+    }
+  }
+};
+
+}  // namespace
 
 void parse_activity_buffer(const CuptiApi& api, std::uint8_t* buffer, std::size_t valid,
                            CUpti_ExternalCorrelationKind kind, PhaseRecords& into) {
-  CUpti_Activity* record = nullptr;
-  for (;;) {
-    const CUptiResult r = api.ActivityGetNextRecord(buffer, valid, &record);
-    if (r == CUPTI_ERROR_MAX_LIMIT_REACHED) break;
-    if (r != CUPTI_SUCCESS) {
-      ++into.known_lost;  // an invalid record ends the buffer: what follows is gone
-      break;
-    }
-    switch (record->kind) {
-      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-      case CUPTI_ACTIVITY_KIND_KERNEL: {
-        const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        add_device_record(*k, ActivityKind::kernel, k->name != nullptr ? k->name : "", into);
-        break;
-      }
-      case CUPTI_ACTIVITY_KIND_MEMCPY: {
-        const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-        if (add_device_record(*m, ActivityKind::memcpy, "memcpy " + std::to_string(m->bytes) + " B",
-                              into) &&
-            m->runtimeCorrelationId != 0 && m->runtimeCorrelationId != m->correlationId) {
-          into.copy_runtime_ids.emplace_back(into.activities.size() - 1, m->runtimeCorrelationId);
-        }
-        break;
-      }
-      case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-        // correlationId is the driver call's, as for MEMCPY; this record has no runtime id,
-        // and the driver call that issued the copy is launch-type (a Memcpy), so it is
-        // labelled itself. deviceId is the device the copy ran on (CUPTI: "where the memory
-        // copy is occurring"), which the wrong-device check (P3) must see.
-        const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
-        add_device_record(*m, ActivityKind::memcpy,
-                          "peer memcpy " + std::to_string(m->bytes) + " B (device " +
-                              std::to_string(m->srcDeviceId) + " to " +
-                              std::to_string(m->dstDeviceId) + ")",
-                          into);
-        break;
-      }
-      case CUPTI_ACTIVITY_KIND_MEMSET: {
-        const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-        add_device_record(*m, ActivityKind::memset, "memset " + std::to_string(m->bytes) + " B",
-                          into);
-        break;
-      }
-      case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
-        const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
-        // Ours only: the user's code (or PyTorch's profiler) may label with other kinds.
-        if (e->externalKind == kind) {
-          into.external_id_of[e->correlationId] = e->externalId;
-        }
-        break;
-      }
-      case CUPTI_ACTIVITY_KIND_RUNTIME:
-      case CUPTI_ACTIVITY_KIND_DRIVER: {
-        // Collected so CUPTI emits the correlations above; a failed launch is kept, since a
-        // wrapper may have swallowed the error the work's absence would otherwise hide.
-        const auto* call = reinterpret_cast<const CUpti_ActivityAPI*>(record);
-        const bool runtime = record->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
-        if (call->returnValue != 0) {
-          into.failed_apis.push_back(
-              FailedApi{call->correlationId, runtime, call->cbid, call->returnValue});
-        } else if (launches_a_kernel(api, runtime, call->cbid)) {
-          into.kernel_launches.push_back(
-              KernelLaunch{call->correlationId, runtime, to_nanos(call->end)});
-        }
-        break;
-      }
-      default:
-        break;
-    }
-  }
+  PhaseSink sink{api, into};
+  cupti_records::decode_activity_buffer(api.ActivityGetNextRecord, buffer, valid, kind, sink);
 }
 
 void resolve_copy_ids(PhaseRecords& records) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One backend chooser, one lock taker, one set of exit codes, one finish of a record, one
-# conclusion of two compared, verdicts in the core: fails, naming the lines, when the source tree
-# holds a second. Front ends parse their arguments and hand them to a Session
-# (src/include/gpumeter/session.hpp); a rule copied into one of them drifts from the others.
+# conclusion of two compared, verdicts in the core, one reading of CUPTI's records: fails, naming
+# the lines, when the source tree holds a second. Front ends parse their arguments and hand them to
+# a Session (src/include/gpumeter/session.hpp); a rule copied into one of them drifts from the
+# others.
 #
 #   one_of_each.sh SOURCE_DIR
 set -u
@@ -74,6 +75,12 @@ if [[ -n "$found" ]]; then
   failed=1
 fi
 
+# CUPTI's activity records are read in one place, src/cuda/cupti_records.hpp, which the backend and
+# `gpumeter run`'s collector share (two copies drifted: the collector dropped peer copies). The
+# watch-cost study under bench/ only counts records by kind.
+check "a CUPTI activity record read" 'case[[:space:]]+CUPTI_ACTIVITY_KIND_' \
+  '^(src/cuda/cupti_records\.hpp$|bench/)'
+
 # Two records compared conclude in the core (conclude()): the pytest plugin reads it typed, and
 # neither runs the gpumeter command nor parses its output.
 found=$(grep -nE '_gpumeter\.cli\(|Regressions beyond|"Note: "' python/gpumeter/pytest_plugin.py)
@@ -84,6 +91,7 @@ if [[ -n "$found" ]]; then
 fi
 
 if [[ $failed -eq 0 ]]; then
-  echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion"
+  echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \
+    "one CUPTI record decoder"
 fi
 exit $failed
