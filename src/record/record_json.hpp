@@ -1,6 +1,6 @@
 #pragma once
-// What the record's writer (record_writer.cpp) and its reader (record_reader.cpp) share: the JSON
-// types and the limits of what a record may hold. Internal to gpumeter_record.
+// What the record's writer (record_writer.cpp) and its reader (record_reader.cpp and its parts)
+// share: the JSON types and the limits of what a record may hold. Internal to gpumeter_record.
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -101,7 +101,7 @@ std::string journal_ceilings_line(const Ceilings& ceilings);
 std::string journal_case_line(const std::vector<Result>& results, std::size_t first_index,
                               const std::vector<Failure>& failures, const Board& own);
 
-// The record a journal holds, marked partial (record_reader.cpp). InvalidRecord names `path`.
+// The record a journal holds, marked partial (journal_reader.cpp). InvalidRecord names `path`.
 Record parse_journal(std::string_view text, const std::string& path);
 
 }  // namespace gpumeter::record_json
