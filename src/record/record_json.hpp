@@ -63,7 +63,7 @@ inline double ns_of(double ms) {
   return ms * 1e6;
 }
 
-// Writer pieces the run's journal (run_journal.hpp) writes line by line, each as the record holds
+// Writer pieces the run's journal (run_recorder.hpp) writes line by line, each as the record holds
 // it. Every one throws Error for what a record cannot hold (record_io.hpp, serialize).
 Json header_json(const Record& record);  // every field but results, failures and comparisons
 // `own`: the board of a row that names none (its record's device's).

@@ -1,5 +1,5 @@
 // The record's writer: a Record as the JSON of its schema (record_io.hpp, serialize), and the
-// pieces of it a run's journal writes line by line (run_journal.hpp).
+// pieces of it a run's journal writes line by line (run_recorder.hpp).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>

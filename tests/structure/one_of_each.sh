@@ -31,6 +31,17 @@ check() {
   fi
 }
 
+# forbid WHAT FILE REGEX: a line of FILE matching REGEX is WHAT.
+forbid() {
+  local found
+  found=$(grep -nE "$3" "$2")
+  if [[ -n "$found" ]]; then
+    echo "FAIL: $1:" >&2
+    echo "$found" >&2
+    failed=1
+  fi
+}
+
 # The backend chooser: the Session's (src/session). A front end that chooses a backend itself,
 # or makes one, has a second chooser. The backends' own libraries make them, tests test them,
 # and the studies under bench/ time one backend on purpose.
@@ -68,12 +79,8 @@ check "two records compared or concluded" '\b(conclude|compare_records)[[:space:
 # gate, and the pytest plugin reads whether it failed (gate_fails). A second judge may say another.
 check "a gate judged" '\bjudge_gate[[:space:]]*\(' \
   '^(src/core/record_comparison\.cpp$|include/gpumeter/detail/record_comparison\.hpp$|tests/|bench/)'
-found=$(grep -nE 'exit_code[[:space:]]*!=' python/gpumeter/pytest_plugin.py)
-if [[ -n "$found" ]]; then
-  echo "FAIL: the pytest plugin judges a gate from an exit code (read gate_fails):" >&2
-  echo "$found" >&2
-  failed=1
-fi
+forbid "the pytest plugin judges a gate from an exit code (read gate_fails)" \
+  python/gpumeter/pytest_plugin.py 'exit_code[[:space:]]*!='
 
 # CUPTI's activity records are read in one place, src/cuda/cupti_records.hpp, which the backend and
 # `gpumeter run`'s collector share (two copies drifted: the collector dropped peer copies). The
@@ -83,12 +90,8 @@ check "a CUPTI activity record read" 'case[[:space:]]+CUPTI_ACTIVITY_KIND_' \
 
 # Two records compared conclude in the core (conclude()): the pytest plugin reads it typed, and
 # neither runs the gpumeter command nor parses its output.
-found=$(grep -nE '_gpumeter\.cli\(|Regressions beyond|"Note: "' python/gpumeter/pytest_plugin.py)
-if [[ -n "$found" ]]; then
-  echo "FAIL: the pytest plugin runs the command or parses its output:" >&2
-  echo "$found" >&2
-  failed=1
-fi
+forbid "the pytest plugin runs the command or parses its output" \
+  python/gpumeter/pytest_plugin.py '_gpumeter\.cli\(|Regressions beyond|"Note: "'
 
 if [[ $failed -eq 0 ]]; then
   echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \
