@@ -28,7 +28,6 @@ import builtins
 import ctypes
 import glob
 import inspect
-import json
 import numbers
 import os
 import sys
@@ -99,7 +98,7 @@ from ._errors import (  # noqa: E402
     VerificationFailed,
     WrongDevice,
 )
-from . import _runtimes  # noqa: E402
+from . import _runtimes, _wire  # noqa: E402
 from ._runtimes import Candidate, Runtime, RuntimeInfo, candidate, warp  # noqa: E402
 from ._gpumeter import (  # noqa: E402
     Budget,
@@ -1161,7 +1160,7 @@ def write_record(result: Union[Result, CompareResult, "PhasesResult", "SweepResu
     elif isinstance(result, Record):
         record = result
     elif isinstance(result, Mapping):
-        record = Record.from_json(json.dumps(result), "(the dict given to write_record)")
+        record = Record.from_json(_wire.record_text(result), "(the dict given to write_record)")
     else:
         raise _bad("result", "what measure() or compare() returned, a Record, or a record's "
                    "dict", result)
@@ -1211,8 +1210,7 @@ def env(device: int = 0) -> Dict[str, Any]:
         _gpumeter.release_cupti()  # reading CUPTI's state claimed it: a profiler may follow
     if rc != 0:
         raise ConfigError(err.strip(), argument="device")
-    result: Dict[str, Any] = json.loads(out)
-    return result
+    return _wire.read_object(out)
 
 
 def release_cupti() -> None:

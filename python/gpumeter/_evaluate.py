@@ -21,7 +21,6 @@ them in parallel would only make them wait (there is no --jobs).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shlex
@@ -240,6 +239,7 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
                  env: Dict[str, str]) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]]]:
     """Runs one ``gpumeter._evaluate_child`` with its order; returns the line so far (its seconds,
     its log, and a verdict when the process itself decided one) and its report, if it gave one."""
+    from gpumeter import _wire  # with the extension, as every use of gpumeter here
     read_fd, write_fd = os.pipe()
     log = os.path.join(folder, "output.log")
     # The report (one line) is read while the process runs: a report larger than the pipe's
@@ -251,7 +251,7 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
     reader.start()
     try:
         rc, seconds = _run_child(
-            [python, "-m", "gpumeter._evaluate_child", str(write_fd), json.dumps(order)],
+            [python, "-m", "gpumeter._evaluate_child", str(write_fd), _wire.order_argument(order)],
             log, timeout_s, env, pass_fds=(write_fd,))
     except OSError as e:
         return {**_run_ended("runner_not_started",
@@ -266,11 +266,8 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
     if rc is None:
         line.update(_run_ended("timed_out", f"did not finish in {timeout_s:g} s and was killed"))
         return line, None
-    try:
-        result = json.loads(text.splitlines()[0]) if text.strip() else None
-    except (ValueError, IndexError):
-        result = None
-    if not isinstance(result, dict):
+    result = _wire.read_report(text)
+    if result is None:
         line.update(_run_ended("ended_without_report",
                                f"its process {_ended(rc)} without a report; its output ends: "
                                f"{_tail(log)}"))
@@ -637,12 +634,13 @@ def _main(args: argparse.Namespace) -> int:
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     root = os.path.join(os.path.abspath(args.out), f"evaluate-{stamp}-{os.getpid()}")
     os.makedirs(root)
+    from gpumeter import _wire  # with the extension, as every use of gpumeter here
     lines: List[Dict[str, Any]] = []
 
     def emit(line: Dict[str, Any]) -> None:
         line = _ordered(line)
         lines.append(line)
-        sink.write(json.dumps(line) + "\n")
+        sink.write(_wire.jsonl_line(line))
         sink.flush()
         shown = "" if line.get("speedup") is None else f" {line['speedup']:.3g}x"
         sys.stderr.write(f"gpumeter evaluate: {_inert(line['candidate'])}: "

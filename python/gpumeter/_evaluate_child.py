@@ -25,7 +25,6 @@ from __future__ import annotations
 import faulthandler
 import importlib
 import importlib.util
-import json
 import os
 import sys
 import traceback
@@ -36,6 +35,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 # are imported as the evaluator's shell would import them.
 
 import gpumeter  # noqa: E402  (gpumeter first: before any code under test)
+from gpumeter import _wire  # noqa: E402
 
 faulthandler.enable()  # a crash leaves its Python stack in the candidate's log
 
@@ -45,7 +45,7 @@ _write_record = gpumeter.write_record
 _UserCodeError = gpumeter.UserCodeError
 _ConfigError = gpumeter.ConfigError
 _Error = gpumeter.Error
-_dumps = json.dumps
+_report_line = _wire.report_line
 _write = os.write
 _exit = os._exit
 
@@ -450,13 +450,13 @@ def run(order: Dict[str, Any]) -> Dict[str, Any]:
 
 def main() -> None:
     fd = int(sys.argv[1])
-    order = json.loads(sys.argv[2])
+    order = _wire.read_order(sys.argv[2])
     try:
         result = run(order)
     except BaseException as e:  # noqa: BLE001
         result = {"ok": False, "who": "gpumeter", "step": "evaluate", "type": type(e).__name__,
                   "message": str(e), "tampered": []}
-    data = (_dumps(result) + "\n").encode()
+    data = _report_line(result).encode()
     while data:
         data = data[_write(fd, data):]
     # Out now: a candidate's threads, atexit handlers and finalizers do not run after its

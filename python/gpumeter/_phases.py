@@ -28,7 +28,6 @@ graph capture and replay, refit, rebuild and the next stage. The device lock is 
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import shutil
 import statistics
@@ -38,7 +37,7 @@ import tempfile
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from . import _gpumeter
+from . import _gpumeter, _wire
 from ._runtimes import deviations as _runtime_deviations
 from ._errors import ConfigError, Error, UserCodeError, VerificationFailed
 
@@ -95,7 +94,7 @@ class _Child:
         # The child's output is kept: a candidate's prints are not gpumeter's, and a failure
         # shows their end.
         self._proc = subprocess.Popen(
-            [python, script, str(write_fd), json.dumps(order)], pass_fds=(write_fd,),
+            [python, script, str(write_fd), _wire.order_argument(order)], pass_fds=(write_fd,),
             env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL)
         os.close(write_fd)
@@ -119,7 +118,10 @@ class _Child:
         if not line:
             raise Error(f"a fresh process of {self.candidate} exited with {self._proc.returncode} "
                         f"before reporting its phases; its last output:\n{text[-2000:]}")
-        result: Dict[str, Any] = json.loads(line)
+        result = _wire.read_report(line)
+        if result is None:
+            raise Error(f"a fresh process of {self.candidate} reported no phases but "
+                        f"{line[:200]!r}; its last output:\n{text[-2000:]}")
         if not result.get("ok") and result.get("type") == "ConfigError":
             # A step that makes a coroutine or a generator: refused, never timed.
             raise ConfigError(
@@ -321,7 +323,7 @@ def run_phases(candidates: Mapping[str, str], *, name: str, params: Mapping[str,
         if held is not None:
             notes += list(held.deviations)
         d["deviations"] = list(d["deviations"]) + [x for x in notes if x not in d["deviations"]]
-        return PhasesResult(_gpumeter.Record.from_json(json.dumps(d), "(phases)"))
+        return PhasesResult(_gpumeter.Record.from_json(_wire.record_text(d), "(phases)"))
     finally:
         shutil.rmtree(caches, ignore_errors=True)
         if held is not None:

@@ -15,7 +15,6 @@ others' work.
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 import shutil
@@ -26,7 +25,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
 import pytest
 
 import gpumeter as _gm
-from gpumeter import _gpumeter
+from gpumeter import _gpumeter, _wire
 
 _INDEX = "index.json"
 _INDEX_SCHEMA = "gpumeter.pytest-run"
@@ -49,30 +48,6 @@ def _shown(text: object) -> str:
     return _gpumeter.inert_text(str(text))
 
 
-def _nesting(text: str) -> int:
-    """How deep the JSON text's arrays and objects nest (strings skipped), without parsing."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-            if deepest > _INDEX_MAX_DEPTH:
-                break  # refused whatever follows
-        elif ch in "]}":
-            depth -= 1
-    return deepest
-
-
 def _read_index(folder: str, path: str) -> Dict[str, Dict[str, str]]:
     """The baseline's tests: test id -> measurement name -> the record's path, every path a file
     of `folder` itself. Raises ValueError saying what is wrong."""
@@ -81,11 +56,10 @@ def _read_index(folder: str, path: str) -> Dict[str, Dict[str, str]]:
         raise ValueError(f"{size} bytes, more than the {_INDEX_MAX_BYTES} an index may be")
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    depth = _nesting(text)
-    if depth > _INDEX_MAX_DEPTH:
+    if _wire.nesting(text, _INDEX_MAX_DEPTH) > _INDEX_MAX_DEPTH:
         raise ValueError(f"nested more than {_INDEX_MAX_DEPTH} levels deep, deeper than an "
                          "index is")
-    index = json.loads(text)
+    index = _wire.read_bounded(text, _INDEX_MAX_DEPTH)
     if not isinstance(index, dict) or index.get("schema") != _INDEX_SCHEMA or \
             not isinstance(index.get("tests"), dict):
         raise ValueError(f"not a {_INDEX_SCHEMA} index")
@@ -270,8 +244,7 @@ class PytestSession:
                  "gpumeter_version": _gm.__version__, "tests": self.index}
         fd, tmp = tempfile.mkstemp(dir=self.run_dir, prefix=".index-")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(index, f, indent=1, sort_keys=True)
-            f.write("\n")
+            f.write(_wire.index_text(index))
         os.replace(tmp, os.path.join(self.run_dir, _INDEX))
 
     def against_baseline(self, nodeid: str, name: str, path: str) -> Optional[_Verdict]:

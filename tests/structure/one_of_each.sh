@@ -93,8 +93,20 @@ check "a CUPTI activity record read" 'case[[:space:]]+CUPTI_ACTIVITY_KIND_' \
 forbid "the pytest plugin runs the command or parses its output" \
   python/gpumeter/pytest_plugin.py '_gpumeter\.cli\(|Regressions beyond|"Note: "'
 
+# JSON text in the Python package is read and written by python/gpumeter/_wire.py alone (a child's
+# order and report, evaluate's lines, the pytest index): a second reader of a protocol drifts from
+# its writer. The fresh process of phases() imports only the standard library before its candidate,
+# so it writes the same format with json itself.
+found=$(grep -nE '^[[:space:]]*(import json|from json )|\bjson\.(loads?|dumps?)\(' python/gpumeter/*.py |
+  grep -vE '^python/gpumeter/(_wire|_phase_child)\.py:')
+if [[ -n "$found" ]]; then
+  echo "FAIL: JSON read or written outside python/gpumeter/_wire.py:" >&2
+  echo "$found" >&2
+  failed=1
+fi
+
 if [[ $failed -eq 0 ]]; then
   echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \
-    "one CUPTI record decoder"
+    "one CUPTI record decoder, one JSON wire"
 fi
 exit $failed

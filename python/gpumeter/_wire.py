@@ -1,0 +1,108 @@
+"""Every JSON text the package reads or writes, in one place:
+
+- a child process's order (its last argument) and its report (one line on a descriptor), for
+  ``gpumeter evaluate``'s candidates and the fresh processes of ``phases()``;
+- ``gpumeter evaluate``'s lines of verdicts (JSON lines);
+- the pytest plugin's index of a run's records, read bounded (a baseline folder is input);
+- what ``gpumeter env --json`` prints, and a record given as a dict.
+
+Records are the core's to read and check (``Record.from_json``, ``write_record``): a dict only
+becomes the text the core reads here. The fresh process of ``phases()`` (``_phase_child.py``)
+imports nothing but the standard library before its candidate does, so it writes this format with
+``json`` itself. ``json``'s functions are taken at import, before any candidate code runs in the
+process: a candidate that replaces them cannot rewrite a report.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, Mapping, Optional
+
+_dumps = json.dumps
+_loads = json.loads
+
+
+def order_argument(order: Mapping[str, Any]) -> str:
+    """A child's order as its command line's last argument."""
+    return _dumps(dict(order))
+
+
+def read_order(argument: str) -> Dict[str, Any]:
+    """The order a child was given (ValueError when it is not an object)."""
+    order = _loads(argument)
+    if not isinstance(order, dict):
+        raise ValueError("a child's order is a JSON object")
+    return order
+
+
+def report_line(report: Mapping[str, Any]) -> str:
+    """A child's report: one line."""
+    return _dumps(dict(report)) + "\n"
+
+
+def read_report(text: str) -> Optional[Dict[str, Any]]:
+    """The report in a child's first line; None when there is none or it is not an object."""
+    lines = text.splitlines()
+    if not lines or not lines[0].strip():
+        return None
+    try:
+        report = _loads(lines[0])
+    except ValueError:
+        return None
+    return report if isinstance(report, dict) else None
+
+
+def jsonl_line(line: Mapping[str, Any]) -> str:
+    """One line of a JSON-lines file."""
+    return _dumps(dict(line)) + "\n"
+
+
+def index_text(index: Mapping[str, Any]) -> str:
+    """The pytest plugin's index, stable for a diff: sorted keys, one level a space."""
+    return _dumps(dict(index), indent=1, sort_keys=True) + "\n"
+
+
+def nesting(text: str, deepest_allowed: int) -> int:
+    """How deep the JSON text's arrays and objects nest (strings skipped), without parsing; the
+    count stops once it passes `deepest_allowed`."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > deepest_allowed:
+                break  # refused whatever follows
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def read_bounded(text: str, max_depth: int) -> Any:
+    """JSON from input that may be hostile: ValueError when it nests deeper than `max_depth`
+    (Python's parser would recurse that deep) or is not JSON."""
+    if nesting(text, max_depth) > max_depth:
+        raise ValueError(f"nested more than {max_depth} levels deep")
+    return _loads(text)
+
+
+def read_object(text: str) -> Dict[str, Any]:
+    """A JSON object printed by gpumeter itself (``gpumeter env --json``)."""
+    value = _loads(text)
+    if not isinstance(value, dict):
+        raise ValueError("not a JSON object")
+    return value
+
+
+def record_text(record: Mapping[str, Any]) -> str:
+    """A record given as a dict, as the text the core reads and checks."""
+    return _dumps(dict(record))
