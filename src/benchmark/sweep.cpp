@@ -392,8 +392,7 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
 int finish_sweep(const Options& o, Record record, const fs::path& path,
                  const std::string& program) {
   const std::vector<Record> records{std::move(record)};
-  const std::string text = make_reporter(o.table.format())
-                               ->render(records);
+  const std::string text = make_reporter(o.table.format())->render(records);
   if (!o.quiet) std::cout << text << std::flush;
   if (!o.quiet) say(program, "record: " + path.string());
   std::size_t failed = 0;

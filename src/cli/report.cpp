@@ -23,11 +23,7 @@ Command add_report_command(CLI::App& app) {
   sub->footer(
       "Exit codes: 0 the table was printed; 2 bad arguments or a record that cannot be read "
       "(one line names the file and the problem; no partial table); 3 internal error.");
-  return {sub, [options](Io& io) {
-            return report(options->files,
-options->table.format(),
-                          io);
-          }};
+  return {sub, [options](Io& io) { return report(options->files, options->table.format(), io); }};
 }
 
 int report(const std::vector<std::string>& files, ReportFormat format, Io& io) {
