@@ -25,9 +25,7 @@ import os
 import re
 import shlex
 import signal
-import subprocess
 import sys
-import threading
 import time
 from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
@@ -201,33 +199,6 @@ def _ended(rc: int) -> str:
     return f"exited with {rc}"
 
 
-def _run_child(argv: List[str], log: str, timeout_s: float, env: Dict[str, str],
-               pass_fds: Sequence[int] = ()) -> Tuple[Optional[int], float]:
-    """Runs a candidate's process in its own session; returns (exit code or None on timeout,
-    seconds)."""
-    start = time.monotonic()
-    with open(log, "wb") as out:
-        try:
-            proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, env=env, pass_fds=tuple(pass_fds),
-                                    start_new_session=True)
-        finally:
-            for fd in pass_fds:  # the child's copies only: its report ends when it exits
-                os.close(fd)
-        try:
-            rc: Optional[int] = proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            rc = None
-        # The whole session goes: a candidate's own children (a program's workers) too.
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        if rc is None:
-            proc.wait()
-    return rc, time.monotonic() - start
-
-
 def _child_environment() -> Dict[str, str]:
     env = dict(os.environ)
     paths = [os.getcwd()] + [p for p in sys.path if p]
@@ -237,42 +208,28 @@ def _child_environment() -> Dict[str, str]:
 
 def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: str,
                  env: Dict[str, str]) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]]]:
-    """Runs one ``gpumeter._evaluate_child`` with its order; returns the line so far (its seconds,
-    its log, and a verdict when the process itself decided one) and its report, if it gave one."""
-    from gpumeter import _wire  # with the extension, as every use of gpumeter here
-    read_fd, write_fd = os.pipe()
+    """Runs one ``gpumeter._evaluate_child`` with its order, in a session of its own; returns the
+    line so far (its seconds, its log, and a verdict when the process itself decided one) and its
+    report, if it gave one."""
+    from gpumeter import _child  # with the extension, as every use of gpumeter here
     log = os.path.join(folder, "output.log")
-    # The report (one line) is read while the process runs: a report larger than the pipe's
-    # buffer would otherwise block its writer until the timeout. One line, not to the end: a
-    # process the candidate started outside its session may hold the pipe open.
-    received: List[bytes] = []
-    report = os.fdopen(read_fd, "rb")
-    reader = threading.Thread(target=lambda: received.append(report.readline()), daemon=True)
-    reader.start()
     try:
-        rc, seconds = _run_child(
-            [python, "-m", "gpumeter._evaluate_child", str(write_fd), _wire.order_argument(order)],
-            log, timeout_s, env, pass_fds=(write_fd,))
+        ended = _child.run([python, "-m", "gpumeter._evaluate_child"], env=env,
+                           timeout_s=timeout_s, log=log, order=order, new_session=True)
     except OSError as e:
         return {**_run_ended("runner_not_started",
                              f"cannot start the Python interpreter {python!r}: {e.strerror}"),
                 "log": log}, None
-    finally:
-        reader.join(timeout=10)
-        if not reader.is_alive():  # else it holds the file: closing it under a read would block
-            report.close()
-    text = b"".join(received).decode(errors="replace")
-    line: Dict[str, Any] = {"seconds": round(seconds, 3), "log": log}
-    if rc is None:
+    line: Dict[str, Any] = {"seconds": round(ended.seconds, 3), "log": log}
+    if ended.rc is None:
         line.update(_run_ended("timed_out", f"did not finish in {timeout_s:g} s and was killed"))
         return line, None
-    result = _wire.read_report(text)
-    if result is None:
+    if ended.report is None:
         line.update(_run_ended("ended_without_report",
-                               f"its process {_ended(rc)} without a report; its output ends: "
+                               f"its process {_ended(ended.rc)} without a report; its output ends: "
                                f"{_tail(log)}"))
         return line, None
-    return line, result
+    return line, ended.report
 
 
 def _failed(line: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
@@ -364,10 +321,12 @@ def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
 def evaluate_program(program: Dict[str, Any], *, folder: str, timeout_s: float,
                      reference: str) -> List[Dict[str, Any]]:
     """A program's verdicts: one per implementation its record compares with ``reference``."""
+    from gpumeter import _child  # with the extension, as every use of gpumeter here
     log = os.path.join(folder, "output.log")
     try:
-        rc, seconds = _run_child(program["argv"] + ["--out", folder], log, timeout_s,
-                                 dict(os.environ))
+        ended = _child.run(program["argv"] + ["--out", folder], env=os.environ,
+                           timeout_s=timeout_s, log=log, new_session=True)
+        rc, seconds = ended.rc, ended.seconds
     except OSError as e:
         return [{"candidate": program["name"], "log": log,
                  **_run_ended("program_not_started",

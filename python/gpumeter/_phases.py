@@ -31,13 +31,12 @@ import importlib
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from . import _gpumeter, _wire
+from . import _child, _gpumeter, _wire
 from ._runtimes import deviations as _runtime_deviations
 from ._errors import ConfigError, Error, UserCodeError, VerificationFailed
 
@@ -84,44 +83,33 @@ class _Child:
 
     def __init__(self, python: str, candidate: str, params: Mapping[str, Any],
                  compile_phase: str, calls: Sequence[int], env: Mapping[str, str]) -> None:
-        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_phase_child.py")
-        read_fd, write_fd = os.pipe()
-        self._read = os.fdopen(read_fd, "r")
-        spawned = time.monotonic_ns()
-        self._spawned = spawned
-        order = {"spawned_ns": spawned, "candidate": candidate, "params": dict(params),
-                 "compile_phase": compile_phase, "calls": list(calls)}
-        # The child's output is kept: a candidate's prints are not gpumeter's, and a failure
-        # shows their end.
-        self._proc = subprocess.Popen(
-            [python, script, str(write_fd), _wire.order_argument(order)], pass_fds=(write_fd,),
-            env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL)
-        os.close(write_fd)
+        self._script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_phase_child.py")
+        self._python = python
+        self._params = dict(params)
+        self._compile_phase = compile_phase
+        self._calls = list(calls)
+        self._env = env
         self.candidate = candidate
 
     def result(self, timeout_s: float) -> Dict[str, Any]:
-        try:
-            output, _ = self._proc.communicate(timeout=timeout_s)
-            # The process has exited and been reaped: the exit as this parent sees it, on the
-            # clock the child read (CLOCK_MONOTONIC, one for every process of the host).
-            exited_ns = time.monotonic_ns()
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.communicate()
+        spawned = time.monotonic_ns()
+        order = {"spawned_ns": spawned, "candidate": self.candidate, "params": self._params,
+                 "compile_phase": self._compile_phase, "calls": self._calls}
+        # The child's output is kept: a candidate's prints are not gpumeter's, and a failure
+        # shows their end. Its exit is seen when it has been reaped, on the clock the child read
+        # (CLOCK_MONOTONIC, one for every process of the host).
+        ended = _child.run([self._python, self._script], env=self._env, timeout_s=timeout_s,
+                           order=order)
+        if ended.rc is None:
             raise Error(f"a fresh process of {self.candidate} did not finish in {timeout_s:g} s "
                         "and was killed; nothing of it is kept (raise timeout_s if its compile "
-                        "takes longer)") from None
-        line = self._read.readline()
-        self._read.close()
-        text = output.decode(errors="replace")
-        if not line:
-            raise Error(f"a fresh process of {self.candidate} exited with {self._proc.returncode} "
-                        f"before reporting its phases; its last output:\n{text[-2000:]}")
-        result = _wire.read_report(line)
+                        "takes longer)")
+        exited_ns = ended.exited_ns
+        text = ended.output
+        result = ended.report
         if result is None:
-            raise Error(f"a fresh process of {self.candidate} reported no phases but "
-                        f"{line[:200]!r}; its last output:\n{text[-2000:]}")
+            raise Error(f"a fresh process of {self.candidate} exited with {ended.rc} "
+                        f"before reporting its phases; its last output:\n{text[-2000:]}")
         if not result.get("ok") and result.get("type") == "ConfigError":
             # A step that makes a coroutine or a generator: refused, never timed.
             raise ConfigError(
@@ -141,7 +129,7 @@ class _Child:
         last_sync = result.get("last_sync_ns")
         if isinstance(last_sync, int) and 0 <= last_sync <= exited_ns:
             result["phases"]["process_exit"] = exited_ns - last_sync
-        result["spawn_to_exit_ns"] = exited_ns - self._spawned
+        result["spawn_to_exit_ns"] = exited_ns - spawned
         return result
 
 

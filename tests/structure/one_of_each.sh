@@ -105,8 +105,19 @@ if [[ -n "$found" ]]; then
   failed=1
 fi
 
+# A process of the package's own (evaluate's candidates and programs, phases' fresh processes) is
+# run and waited for by python/gpumeter/_child.py alone: its timeout, its session's kill and its
+# report pipe are written once.
+found=$(grep -nE '\bsubprocess\b|\bos\.(pipe|fork|killpg|spawn[a-z]*)\b' python/gpumeter/*.py |
+  grep -vE '^python/gpumeter/_child\.py:' | grep -vE '^[^:]+:[0-9]+:[[:space:]]*#')
+if [[ -n "$found" ]]; then
+  echo "FAIL: a process started or waited for outside python/gpumeter/_child.py:" >&2
+  echo "$found" >&2
+  failed=1
+fi
+
 if [[ $failed -eq 0 ]]; then
   echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \
-    "one CUPTI record decoder, one JSON wire"
+    "one CUPTI record decoder, one JSON wire, one child runner"
 fi
 exit $failed
