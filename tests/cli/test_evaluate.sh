@@ -9,21 +9,8 @@ set -u
 
 gpumeter=$1
 mode=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-
-run() {
-  local name=$1
-  shift
-  "$gpumeter" "$@" >"$work/$name.out" 2>"$work/$name.err"
-  rc=$?
-}
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 
 expect() {  # expect NAME RC STREAM SUBSTRING...
   local name=$1 want=$2 stream=$3

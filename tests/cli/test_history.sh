@@ -10,20 +10,8 @@ gpumeter=$1
 make_records=$2
 bench=$3
 fake_nvml=$4
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-# run NAME ARGS...: gpumeter ARGS, leaving $work/NAME.out, $work/NAME.err and $rc.
-run() {
-  local name=$1
-  shift
-  "$gpumeter" "$@" >"$work/$name.out" 2>"$work/$name.err"
-  rc=$?
-}
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 
 "$make_records" "$work/records" >"$work/commits.txt" || { echo "FAIL: make_history_records" >&2; exit 1; }
 

@@ -15,14 +15,8 @@ gpumeter=$1
 data=$2
 src=$(cd "$data/../.." && pwd)  # the checkout the command was built from: its install hint
 mode=$3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"  # run() is redefined below
 
 # run NAME ARGS...: runs gpumeter in $work/NAME.d, leaving NAME.out, NAME.err and $rc.
 run() {

@@ -7,22 +7,8 @@ set -u
 
 gpumeter=$1
 make_record=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-
-# run NAME ARGS...: runs gpumeter, leaving $work/NAME.out, $work/NAME.err and $rc.
-run() {
-  local name=$1
-  shift
-  "$gpumeter" "$@" >"$work/$name.out" 2>"$work/$name.err"
-  rc=$?
-}
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 
 # expect_bad NAME EXPECTED_SUBSTRING... ARGS are given by the caller through run first.
 expect_bad() {

@@ -11,13 +11,8 @@ set -u
 gpumeter=$1
 program=$2
 export GPUMETER_COLLECTOR=$3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"  # run() is redefined below
 unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH GPUMETER_RUN_PARTS
 
 # Runs `gpumeter run` into $work/$1 with the rest as its arguments; sets rc, out, err.

@@ -10,12 +10,8 @@ src=$2
 shift 2
 failures=0
 checked=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 # check LIMIT WHAT TEXT: every line of TEXT at most LIMIT characters (UTF-8 code points).
 check() {
   local limit=$1 what=$2 text=$3
