@@ -35,7 +35,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 # are imported as the evaluator's shell would import them.
 
 import gpumeter  # noqa: E402  (gpumeter first: before any code under test)
-from gpumeter import _wire  # noqa: E402
+from gpumeter import _core, _wire  # noqa: E402
 
 faulthandler.enable()  # a crash leaves its Python stack in the candidate's log
 
@@ -401,7 +401,7 @@ def run(order: Dict[str, Any]) -> Dict[str, Any]:
         # comes later (a helper the candidate starts, at import or in a call) is refused.
         tolerated = order.get("tolerated")
         if tolerated is not None:
-            gpumeter._tolerated_device_processes = [int(p) for p in tolerated]
+            _core._tolerated_device_processes = [int(p) for p in tolerated]
         before = _snapshot(tuple(str(getattr(parts[k][0], "__module__", "") or "")
                                  for k in ("reference", "inputs")))
         settings = _settings(device)

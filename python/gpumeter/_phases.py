@@ -36,7 +36,8 @@ import tempfile
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from . import _child, _gpumeter, _wire
+from . import _child, _gpumeter, _runtimes, _wire
+from ._core import _options, _run, _Runner
 from ._runtimes import deviations as _runtime_deviations
 from ._errors import ConfigError, Error, UserCodeError, VerificationFailed
 
@@ -346,8 +347,7 @@ def _verify_outputs(steps: Mapping[str, Any], names: Sequence[str], rtol: float,
 
 def _measure_kernels(kernels: Mapping[str, Callable[[], Any]], name: str,
                      params: Mapping[str, str], options: Any) -> Any:
-    from . import _Runner, _run  # the module's own runner: errors raised as measure() raises
-    runner = _Runner()
+    runner = _Runner()  # the package's own runner: errors raised as measure() raises them
     impls = [_gpumeter.Implementation(n, runner.wrap(fn, argument=f"candidates[{n!r}]"), None,
                                       None, None)
              for n, fn in kernels.items()]
@@ -405,7 +405,6 @@ def phases(candidates: Mapping[str, str], *, name: str = "phases",
         DeviceBusy: another process uses the device or holds its lock.
         Error: a fresh process hung (killed after ``timeout_s``), or as for measure().
     """
-    from . import _options, _runtimes
     if not isinstance(candidates, Mapping) or not candidates:
         raise ConfigError("candidates: must be a non-empty dict of names to "
                           "'package.module:function' references", argument="candidates")

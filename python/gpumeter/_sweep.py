@@ -20,6 +20,9 @@ import sys
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import _gpumeter
+from ._answers import _default_verify
+from ._checks import _callable, _refuse_lazy_result
+from ._core import _options, _run, _run_many, _Runner
 from ._errors import ConfigError
 
 #: The param that marks a re-measurement in reversed order (the core leaves such rows out of the
@@ -122,7 +125,6 @@ def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],
         VerificationFailed: an implementation's output differs from the first's at a size.
         Error: as for :func:`gpumeter.compare`.
     """
-    from . import _Runner, _callable, _default_verify, _options, _refuse_lazy_result, _run
     if not isinstance(implementations, Mapping) or not implementations:
         raise ConfigError("implementations: must be a non-empty dict of names to factories "
                           "factory(size) -> call", argument="implementations")
@@ -191,7 +193,7 @@ def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],
             return cases, runner
 
         cases, runner = cases_for(names, {})
-        record = _run_cases(cases, options, runner, _run)
+        record = _run_cases(cases, options, runner)
         reversed_sizes: List[Any] = []
         if reverse_when_close and len(names) > 1:
             by_text = {_size_text(s): s for s in sizes}
@@ -202,7 +204,7 @@ def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],
             if reversed_sizes:
                 again, runner = cases_for(list(reversed(names)),
                                           {REVERSED_ORDER_PARAM: "reversed"}, reversed_sizes)
-                second = _run_cases(again, options, runner, _run)
+                second = _run_cases(again, options, runner)
                 record = _gpumeter.merge_records([record, second],
                                                  [str(a) for a in sys.argv])
         if held is not None and held.deviations:
@@ -215,9 +217,8 @@ def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],
             held.release()
 
 
-def _run_cases(cases: List[Any], options: Any, runner: Any, run_one: Callable[..., Any]) -> Any:
+def _run_cases(cases: List[Any], options: Any, runner: _Runner) -> Any:
     """All cases in one run of the core (one session), errors raised as compare() raises them."""
     if len(cases) == 1:
-        return run_one(cases[0], options, runner)
-    from . import _run_many
+        return _run(cases[0], options, runner)
     return _run_many(cases, options, runner)

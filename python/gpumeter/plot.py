@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ._errors import ConfigError, Error
+from ._records import read_record
 
 MISSING_MATPLOTLIB = ("gpumeter plot draws with matplotlib: pip install matplotlib "
                       "(or, in the gpumeter checkout, pip install '.[plot]')")
@@ -969,8 +970,6 @@ _NOTHING = {
 
 def _load(item: Any) -> _Source:
     if isinstance(item, (str, os.PathLike)):
-        from . import read_record
-
         return _Source(os.fspath(item), read_record(item))
     return _Source(f"record {getattr(item, 'run_id', '?')}", item)
 

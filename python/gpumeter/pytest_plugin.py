@@ -25,7 +25,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
 import pytest
 
 import gpumeter as _gm
-from gpumeter import _gpumeter, _wire
+from gpumeter import _core, _gpumeter, _wire
 
 _INDEX = "index.json"
 _INDEX_SCHEMA = "gpumeter.pytest-run"
@@ -220,12 +220,12 @@ class PytestSession:
                 raise
             self.locks[device] = held
             # Each measure() and compare() on this device finds it held and takes none itself.
-            _gm._held_locks[device] = held
+            _core._held_locks[device] = held
         return held
 
     def release(self) -> None:
         for device, held in self.locks.items():
-            _gm._held_locks.pop(device, None)
+            _core._held_locks.pop(device, None)
             held.release()
         self.locks.clear()
 

@@ -1,0 +1,151 @@
+"""What a measured call returned, as gpumeter reads it: only plain answers (B11), copied where a
+later call could overwrite them, and checked against the first implementation's by the default
+check (allclose)."""
+
+from __future__ import annotations
+
+import builtins
+import sys
+from typing import Any, Callable, Optional
+
+from . import _gpumeter
+from ._errors import AnswerNotPlain, ConfigError, VerificationFailed
+
+
+def _largest_magnitude(ref: Any) -> float:
+    """The largest magnitude of a numeric answer (a tensor or an array), else 0 (no size to
+    hold atol to)."""
+    torch: Any = sys.modules.get("torch")
+    if torch is not None and isinstance(ref, torch.Tensor):
+        if ref.numel() == 0 or ref.dtype == torch.bool:
+            return 0.0
+        return float(ref.detach().abs().max().item())
+    import numpy as np
+    try:
+        r = np.asarray(_host(ref))
+    except Exception:  # noqa: BLE001  (an answer of no one shape: the comparison says why)
+        return 0.0
+    if r.size == 0 or not np.issubdtype(r.dtype, np.number):
+        return 0.0
+    return float(np.nanmax(np.abs(r))) if not np.all(np.isnan(r)) else 0.0
+
+
+def _default_verify(rtol: float, atol: float) -> Callable[[str, Any, Any], None]:
+    first = [True]
+
+    def verify(name: str, out: Any, ref: Any) -> None:
+        if out is None and ref is None:
+            return
+        if first[0]:
+            # The first check is the untimed one, before any timing: atol held to the size of the
+            # reference's answer (the core's rule).
+            first[0] = False
+            problem = _gpumeter.absolute_tolerance_problem(rtol, atol, _largest_magnitude(ref))
+            if problem:
+                raise ConfigError(problem, argument="atol")
+        # PyTorch, CuPy, NumPy: compared on their own device where they can be. A tensor means
+        # torch is imported already: it is looked up, never imported here.
+        torch: Any = sys.modules.get("torch")
+        if torch is not None and isinstance(out, torch.Tensor) and isinstance(ref, torch.Tensor):
+            if not torch.allclose(out, ref, rtol=rtol, atol=atol, equal_nan=False):
+                err = (out.double() - ref.double()).abs().max().item()
+                raise VerificationFailed(
+                    f"{name}: output differs from the first implementation's (largest "
+                    f"absolute difference {err:.3g}; rtol {rtol}, atol {atol})")
+            return
+        import numpy as np
+        o = np.asarray(_host(out))
+        r = np.asarray(_host(ref))
+        if o.shape != r.shape or not np.allclose(o, r, rtol=rtol, atol=atol):
+            raise VerificationFailed(
+                f"{name}: output differs from the first implementation's (shape {o.shape} vs "
+                f"{r.shape}; rtol {rtol}, atol {atol})")
+    return verify
+
+
+#: Nested tuples and lists an answer may hold before it is refused as unreadable.
+_MAX_ANSWER_DEPTH = 8
+
+
+def _not_plain(x: Any, depth: int = 0) -> Optional[str]:
+    """What of an answer runs code of its own when read, or None when nothing does (B11).
+
+    The answer of a call is read by the check after the call, outside the timed window: an object
+    that computes when read (a subclass of the framework's type with ``__torch_function__``, a
+    proxy, a lazy value) would do its work there. Only the frameworks' plain types, Python's
+    numbers and tuples or lists of them are read; their types are looked up with ``type()``, which
+    no object can change, and nothing of the object is called."""
+    t = type(x)
+    if x is None or t in (bool, int, float, complex, str, builtins.bytes):
+        return None
+    if t in (tuple, list):
+        if depth >= _MAX_ANSWER_DEPTH:
+            return f"tuples or lists nested more than {_MAX_ANSWER_DEPTH} deep"
+        for v in x:
+            problem = _not_plain(v, depth + 1)
+            if problem is not None:
+                return problem
+        return None
+    plain = []
+    for module, names in (("torch", ("Tensor",)), ("numpy", ("ndarray",)),
+                          ("cupy", ("ndarray",)), ("warp.types", ("array",)),
+                          ("jax", ("Array",))):
+        m = sys.modules.get(module)
+        if m is None:
+            continue
+        for name in names:
+            cls = getattr(m, name, None)
+            if isinstance(cls, type):
+                plain.append(cls)
+    if any(t is cls for cls in plain):
+        return None
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and issubclass(t, numpy.generic) and t.__module__ == "numpy":
+        return None  # a NumPy scalar (numpy.float32...): NumPy's own types
+    jax = sys.modules.get("jax")
+    if jax is not None and t.__module__.startswith("jaxlib") and issubclass(
+            t, getattr(jax, "Array", ())):
+        return None  # JAX's concrete array class lives in jaxlib
+    return f"{t.__module__}.{t.__qualname__}"
+
+
+def _plain_answer(name: str, x: Any) -> Any:
+    """The answer itself when it is plain (checked inside the timed call), else AnswerNotPlain."""
+    problem = _not_plain(x)
+    if problem is not None:
+        raise AnswerNotPlain(
+            f"{name}: the call returned its answer as {problem}, an object that can run code of "
+            "its own when it is read; gpumeter reads answers after the call, outside the timed "
+            "window, where such code would do work the timing never sees. Return the framework's "
+            "plain type (torch.Tensor, numpy.ndarray, cupy.ndarray, a Warp array, or a tuple or "
+            "list of them) computed inside the call, e.g. out.as_subclass(torch.Tensor) after "
+            "materializing it")
+    return x
+
+
+def _is_warp_array(x: Any) -> bool:
+    """A Warp array: it has neither ``copy()`` nor ``get()``; ``numpy()`` copies it to the host
+    (a CPU array's is a view)."""
+    return type(x).__module__.split(".")[0] == "warp" and hasattr(x, "numpy")
+
+
+def _host(x: Any) -> Any:
+    """What NumPy can read of an output: CuPy's ``get()``, Warp's ``numpy()``, else itself."""
+    if _is_warp_array(x):
+        return x.numpy()
+    return x.get() if hasattr(x, "get") else x
+
+
+def _copy(x: Any) -> Any:
+    """A copy of an output (tensor, array, or a tuple/list of them) that later calls cannot
+    overwrite."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(_copy(v) for v in x)
+    if _is_warp_array(x):
+        import numpy as np
+        return np.array(x.numpy(), copy=True)
+    if hasattr(x, "clone"):
+        return x.clone()
+    if hasattr(x, "copy"):
+        return x.copy()
+    return x
