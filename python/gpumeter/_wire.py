@@ -87,11 +87,12 @@ def nesting(text: str, deepest_allowed: int) -> int:
     return deepest
 
 
-def read_bounded(text: str, max_depth: int) -> Any:
+def read_bounded(text: str, max_depth: int, what: str) -> Any:
     """JSON from input that may be hostile: ValueError when it nests deeper than `max_depth`
-    (Python's parser would recurse that deep) or is not JSON."""
+    (Python's parser would recurse that deep; the message says deeper than `what` is, e.g. "an
+    index") or is not JSON."""
     if nesting(text, max_depth) > max_depth:
-        raise ValueError(f"nested more than {max_depth} levels deep")
+        raise ValueError(f"nested more than {max_depth} levels deep, deeper than {what} is")
     return _loads(text)
 
 

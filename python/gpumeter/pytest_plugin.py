@@ -56,10 +56,7 @@ def _read_index(folder: str, path: str) -> Dict[str, Dict[str, str]]:
         raise ValueError(f"{size} bytes, more than the {_INDEX_MAX_BYTES} an index may be")
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    if _wire.nesting(text, _INDEX_MAX_DEPTH) > _INDEX_MAX_DEPTH:
-        raise ValueError(f"nested more than {_INDEX_MAX_DEPTH} levels deep, deeper than an "
-                         "index is")
-    index = _wire.read_bounded(text, _INDEX_MAX_DEPTH)
+    index = _wire.read_bounded(text, _INDEX_MAX_DEPTH, "an index")
     if not isinstance(index, dict) or index.get("schema") != _INDEX_SCHEMA or \
             not isinstance(index.get("tests"), dict):
         raise ValueError(f"not a {_INDEX_SCHEMA} index")
