@@ -79,59 +79,49 @@ def _check_reference(name: str, reference: object) -> str:
     return reference
 
 
-class _Child:
+def _fresh_process(python: str, candidate: str, params: Mapping[str, Any], compile_phase: str,
+                   calls: Sequence[int], env: Mapping[str, str],
+                   timeout_s: float) -> Dict[str, Any]:
     """One fresh process: spawned, then read back (its phases, or the error it raised)."""
-
-    def __init__(self, python: str, candidate: str, params: Mapping[str, Any],
-                 compile_phase: str, calls: Sequence[int], env: Mapping[str, str]) -> None:
-        self._script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_phase_child.py")
-        self._python = python
-        self._params = dict(params)
-        self._compile_phase = compile_phase
-        self._calls = list(calls)
-        self._env = env
-        self.candidate = candidate
-
-    def result(self, timeout_s: float) -> Dict[str, Any]:
-        spawned = time.monotonic_ns()
-        order = {"spawned_ns": spawned, "candidate": self.candidate, "params": self._params,
-                 "compile_phase": self._compile_phase, "calls": self._calls}
-        # The child's output is kept: a candidate's prints are not gpumeter's, and a failure
-        # shows their end. Its exit is seen when it has been reaped, on the clock the child read
-        # (CLOCK_MONOTONIC, one for every process of the host).
-        ended = _child.run([self._python, self._script], env=self._env, timeout_s=timeout_s,
-                           order=order)
-        if ended.rc is None:
-            raise Error(f"a fresh process of {self.candidate} did not finish in {timeout_s:g} s "
-                        "and was killed; nothing of it is kept (raise timeout_s if its compile "
-                        "takes longer)")
-        exited_ns = ended.exited_ns
-        text = ended.output
-        result = ended.report
-        if result is None:
-            raise Error(f"a fresh process of {self.candidate} exited with {ended.rc} "
-                        f"before reporting its phases; its last output:\n{text[-2000:]}")
-        if not result.get("ok") and result.get("type") == "ConfigError":
-            # A step that makes a coroutine or a generator: refused, never timed.
-            raise ConfigError(
-                f"candidates: {self.candidate}: {result.get('message')}: calling it runs none "
-                "of its body, so gpumeter would time making the object that would; give each "
-                "step a function that does the work when called", argument="candidates")
-        if not result.get("ok"):
-            step = str(result.get("step", ""))
-            raise UserCodeError(
-                f"a fresh process of {self.candidate} raised {result.get('type')} in its "
-                f"{step} step: {result.get('message')}\n{result.get('traceback', '')}"
-                f"{text[-2000:]}", step=f"{self.candidate}, fresh process, {step}",
-                exception_type=str(result.get("type")),
-                exception_message=str(result.get("message")))
-        # The process exit: from the child's last synchronize to its exit, as this parent saw it.
-        # The measured totals end at the synchronize; total(N) adds this (docs/phases.md).
-        last_sync = result.get("last_sync_ns")
-        if isinstance(last_sync, int) and 0 <= last_sync <= exited_ns:
-            result["phases"]["process_exit"] = exited_ns - last_sync
-        result["spawn_to_exit_ns"] = exited_ns - spawned
-        return result
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_phase_child.py")
+    spawned = time.monotonic_ns()
+    order = {"spawned_ns": spawned, "candidate": candidate, "params": dict(params),
+             "compile_phase": compile_phase, "calls": list(calls)}
+    # The child's output is kept: a candidate's prints are not gpumeter's, and a failure shows
+    # their end. Its exit is seen when it has been reaped, on the clock the child read
+    # (CLOCK_MONOTONIC, one for every process of the host).
+    ended = _child.run([python, script], env=env, timeout_s=timeout_s, order=order)
+    if ended.rc is None:
+        raise Error(f"a fresh process of {candidate} did not finish in {timeout_s:g} s "
+                    "and was killed; nothing of it is kept (raise timeout_s if its compile "
+                    "takes longer)")
+    exited_ns = ended.exited_ns
+    text = ended.output
+    result = ended.report
+    if result is None:
+        raise Error(f"a fresh process of {candidate} exited with {ended.rc} "
+                    f"before reporting its phases; its last output:\n{text[-2000:]}")
+    if not result.get("ok") and result.get("type") == "ConfigError":
+        # A step that makes a coroutine or a generator: refused, never timed.
+        raise ConfigError(
+            f"candidates: {candidate}: {result.get('message')}: calling it runs none "
+            "of its body, so gpumeter would time making the object that would; give each "
+            "step a function that does the work when called", argument="candidates")
+    if not result.get("ok"):
+        step = str(result.get("step", ""))
+        raise UserCodeError(
+            f"a fresh process of {candidate} raised {result.get('type')} in its "
+            f"{step} step: {result.get('message')}\n{result.get('traceback', '')}"
+            f"{text[-2000:]}", step=f"{candidate}, fresh process, {step}",
+            exception_type=str(result.get("type")),
+            exception_message=str(result.get("message")))
+    # The process exit: from the child's last synchronize to its exit, as this parent saw it.
+    # The measured totals end at the synchronize; total(N) adds this (docs/phases.md).
+    last_sync = result.get("last_sync_ns")
+    if isinstance(last_sync, int) and 0 <= last_sync <= exited_ns:
+        result["phases"]["process_exit"] = exited_ns - last_sync
+    result["spawn_to_exit_ns"] = exited_ns - spawned
+    return result
 
 
 def _child_environment(cache_dir: str) -> Dict[str, str]:
@@ -222,9 +212,8 @@ def run_phases(candidates: Mapping[str, str], *, name: str, params: Mapping[str,
                     directory = os.path.join(caches, f"{names.index(n)}",
                                              f"cold-{i}" if setting == "fresh_cold" else
                                              f"cold-{processes - 1}")
-                    child = _Child(python, candidates[n], params, compile_phase, calls,
-                                   _child_environment(directory))
-                    out = child.result(timeout_s)
+                    out = _fresh_process(python, candidates[n], params, compile_phase, calls,
+                                         _child_environment(directory), timeout_s)
                     for phase, ns in out["phases"].items():
                         fresh.setdefault((n, phase, setting), []).append(int(ns))
                     for k, ns in out["totals"].items():
