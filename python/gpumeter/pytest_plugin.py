@@ -173,6 +173,14 @@ class PytestSession:
     def gating(self) -> bool:
         return self.threshold is not None
 
+    @property
+    def _gate(self) -> Optional[float]:
+        return None if self.threshold is None else float(self.threshold)
+
+    def _unseen_fails(self, what: str) -> bool:
+        """Whether what the gate cannot see fails it (the core's rule: unless allow_missing)."""
+        return _gpumeter.conclude_missing(what, self._gate, self.allow_missing).gate_fails
+
     # --- measuring --------------------------------------------------------------------------
 
     def fixture(self, request: Any) -> "Gpumeter":
@@ -248,21 +256,23 @@ class PytestSession:
         """The measurement against the same one of the baseline, by `gpumeter compare`."""
         if self.compare_name is None:
             return None
+        # The core's comparison and conclusion, as `gpumeter compare` reaches them: the gate
+        # fails on a regression or on what it cannot see (a row missing from the baseline
+        # included); a record unreadable or a row that cannot be compared (another statistic or
+        # timing method, a failed null test) is no pass.
+        gate = self._gate
         base = self.baseline.get(nodeid, {}).get(name)
         if base is None:
-            return _Verdict(name, self.gating and not self.allow_missing,
-                            f"{name}: not in the baseline {self.compare_name!r} (a row missing "
-                            "from the baseline: the gate cannot judge it)", [])
-        # The core's comparison and conclusion, as `gpumeter compare` reaches them: the gate
-        # fails on a regression or on what it cannot see; a record unreadable or a row that
-        # cannot be compared (another statistic or timing method, a failed null test) is no pass.
+            what = (f"{name}: not in the baseline {self.compare_name!r} (a row missing from the "
+                    "baseline: the gate cannot judge it)")
+            c = _gpumeter.conclude_missing(what, gate, self.allow_missing)
+            return _Verdict(name, c.gate_fails, what, [])
         try:
-            report, c = _gpumeter.compare_record_files(
-                base, path, None if self.threshold is None else float(self.threshold),
-                self.allow_missing)
+            report, c = _gpumeter.compare_record_files(base, path, gate, self.allow_missing)
         except _gm.Error as e:
             why = f"a record cannot be read: {e}"
-            return _Verdict(name, self.threshold is not None,
+            c = _gpumeter.conclude_unreadable(why, gate, self.allow_missing)
+            return _Verdict(name, c.gate_fails,
                             f"{name} against the baseline {self.compare_name!r}:\n{why}", [],
                             f"{name}: {why}")
         fails = c.gate_fails
@@ -291,17 +301,19 @@ class PytestSession:
         headlines = [v.headline for v in failing]
         measured = self.index.get(item.nodeid, {})
         missing = [n for n in self.baseline.get(item.nodeid, {}) if n not in measured]
-        if missing and not self.allow_missing:
+        if missing:
             how = "it was skipped" if report.skipped else "it did not measure them"
             if report.skipped and isinstance(report.longrepr, tuple):
                 reason = str(report.longrepr[2])
                 how += f" ({reason[len('Skipped: '):] if reason.startswith('Skipped: ') else reason})"
-            problems.append(
-                f"the baseline {self.compare_name!r} has "
-                f"{', '.join(repr(_shown(n)) for n in missing)} "
-                f"for this test and this run has not ({how}): a row missing from the new run "
-                "fails the gate; --gpumeter-allow-missing lets it pass")
-            headlines.append(f"not measured in this run: {', '.join(_shown(n) for n in missing)}")
+            what = (f"the baseline {self.compare_name!r} has "
+                    f"{', '.join(repr(_shown(n)) for n in missing)} "
+                    f"for this test and this run has not ({how}): a row missing from the new run "
+                    "fails the gate; --gpumeter-allow-missing lets it pass")
+            if self._unseen_fails(what):
+                problems.append(what)
+                headlines.append(
+                    f"not measured in this run: {', '.join(_shown(n) for n in missing)}")
         if not problems:
             return
         self.failed_gate.append(item.nodeid)
@@ -325,7 +337,8 @@ class PytestSession:
             # chosen, and named in the summary only).
             self.gone = sorted(n for n in self.baseline
                                if n not in self.collected and n not in self.deselected)
-            if self.gone and not self.allow_missing and session.exitstatus == 0:
+            if (self.gone and session.exitstatus == 0 and self._unseen_fails(
+                    f"{len(self.gone)} test(s) of the baseline not collected")):
                 session.exitstatus = 1
 
     def _save(self, name: str) -> str:

@@ -638,14 +638,19 @@ NB_MODULE(_gpumeter, m) {
       .def_prop_ro("gate_fails", &CompareConclusion::gate_fails,
                    "Whether a gate was asked and the records did not pass it (a regression, "
                    "what it could not see, or a row that could not be compared).");
+  // The gate as `--fail-on-regression PCT [--allow-missing]` asks it: none without a percent.
+  const auto gate_of = [](std::optional<double> gate_pct, bool allow_missing) {
+    std::optional<GateOptions> gate;
+    if (gate_pct) gate = GateOptions{*gate_pct / 100, allow_missing};
+    return gate;
+  };
   m.def(
       "compare_record_files",
-      [](const std::string& base, const std::string& next, std::optional<double> gate_pct,
-         bool allow_missing) {
+      [gate_of](const std::string& base, const std::string& next, std::optional<double> gate_pct,
+                bool allow_missing) {
         const std::vector<Record> records = read_records({base, next});
-        std::optional<GateOptions> gate;
-        if (gate_pct) gate = GateOptions{*gate_pct / 100, allow_missing};
-        ComparedRecords compared = compare_and_report(records[0], records[1], gate);
+        ComparedRecords compared =
+            compare_and_report(records[0], records[1], gate_of(gate_pct, allow_missing));
         return std::make_tuple(std::move(compared.report), std::move(compared.conclusion));
       },
       nb::arg("base"), nb::arg("new"), nb::arg("fail_on_regression_pct") = nb::none(),
@@ -653,6 +658,23 @@ NB_MODULE(_gpumeter, m) {
       "Every row of the record at `new` against the same row of the one at `base`, as `gpumeter "
       "compare` does: (its report, the conclusion). Raises InvalidRecord for a record that "
       "cannot be read.");
+  m.def(
+      "conclude_missing",
+      [gate_of](const std::string& what, std::optional<double> gate_pct, bool allow_missing) {
+        return conclude_missing(gate_of(gate_pct, allow_missing), what);
+      },
+      nb::arg("what"), nb::arg("fail_on_regression_pct") = nb::none(),
+      nb::arg("allow_missing") = false,
+      "The conclusion where the baseline holds no record of a row (`what` says so): the gate "
+      "cannot see it, so it fails unless allow_missing.");
+  m.def(
+      "conclude_unreadable",
+      [gate_of](const std::string& why, std::optional<double> gate_pct, bool allow_missing) {
+        return conclude_unreadable(gate_of(gate_pct, allow_missing), why);
+      },
+      nb::arg("why"), nb::arg("fail_on_regression_pct") = nb::none(),
+      nb::arg("allow_missing") = false,
+      "The conclusion where a record cannot be read (`why`): no pass, with a gate or without.");
   m.def(
       "cli",
       [](const std::vector<std::string>& args) {

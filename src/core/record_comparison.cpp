@@ -16,6 +16,11 @@
 namespace gpumeter {
 namespace {
 
+// The gate passes with no regression, and with nothing it could not see unless that was let pass.
+bool gate_passes(const GateOutcome& g, const GateOptions& options) {
+  return g.regressions.empty() && (options.allow_missing || g.unseen.empty());
+}
+
 // The failure `record` holds for `row`: one of that very row first, else one of its whole case
 // (implementation "": the case failed before any implementation ran).
 const Failure* failure_for(const Record& record, const RowKey& row) {
@@ -209,34 +214,60 @@ GateOutcome judge_gate(const RecordComparison& comparison, const GateOptions& op
                       format_sig2(kResolutionRatio) + "x resolution, so a slowdown under " +
                       format_sig2(kResolutionRatio) + "x is not a regression the gate can see");
   }
-  g.passed = g.regressions.empty() && (options.allow_missing || g.unseen.empty());
+  g.passed = gate_passes(g, options);
   return g;
+}
+
+namespace {
+
+// The gate's outcome as a conclusion: fills c and says whether the gate failed.
+bool gate_concluded(CompareConclusion& c, const GateOutcome& g, const GateOptions& gate) {
+  for (const RowPair* p : g.regressions) {
+    c.regressions.push_back(row_label(p->next->row) + ": " + regression_words(p->comparison));
+  }
+  c.notes = g.notes;
+  c.gate = gate;
+  c.unseen = g.unseen;
+  if (g.passed) return false;
+  std::string why;
+  if (!g.regressions.empty()) why = std::to_string(g.regressions.size()) + " regression(s)";
+  // What the gate could not see fails it, and is named, unless it was let pass.
+  if (!gate.allow_missing) {
+    for (const std::string& u : g.unseen) why += (why.empty() ? "" : "; ") + u;
+  }
+  c.exit_code = kExitFailed;
+  c.why = "the gate failed: " + why;
+  return true;
+}
+
+}  // namespace
+
+CompareConclusion conclude_missing(const std::optional<GateOptions>& gate,
+                                   const std::string& what) {
+  CompareConclusion c;
+  if (gate) {
+    GateOutcome g;
+    g.unseen.push_back(what);
+    g.passed = gate_passes(g, *gate);
+    gate_concluded(c, g, *gate);
+  }
+  return c;
+}
+
+CompareConclusion conclude_unreadable(const std::optional<GateOptions>& gate,
+                                      const std::string& why) {
+  CompareConclusion c;
+  c.gate = gate;
+  // As a row that cannot be compared: no pass, whatever the gate lets pass.
+  c.exit_code = kExitUsage;
+  c.why = why;
+  return c;
 }
 
 CompareConclusion conclude(const RecordComparison& comparison,
                            const std::optional<GateOptions>& gate) {
   CompareConclusion c;
-  if (gate) {
-    const GateOutcome g = judge_gate(comparison, *gate);
-    for (const RowPair* p : g.regressions) {
-      c.regressions.push_back(row_label(p->next->row) + ": " + regression_words(p->comparison));
-    }
-    c.notes = g.notes;
-    c.gate = gate;
-    c.gate_passed = g.passed;
-    c.unseen = g.unseen;
-    if (!g.passed) {
-      std::string why;
-      if (!g.regressions.empty()) why = std::to_string(g.regressions.size()) + " regression(s)";
-      // What the gate could not see fails it, and is named, unless it was let pass.
-      if (!gate->allow_missing) {
-        for (const std::string& u : g.unseen) why += (why.empty() ? "" : "; ") + u;
-      }
-      c.exit_code = kExitFailed;
-      c.why = "the gate failed: " + why;
-      return c;
-    }
-  }
+  if (gate && gate_concluded(c, judge_gate(comparison, *gate), *gate)) return c;
   // A row that cannot be compared is no pass, with a gate or without: its reason is named.
   std::vector<std::string> refused;
   for (const RowPair& p : comparison.pairs) {

@@ -136,7 +136,7 @@ std::string render_record_comparison(const Record& base, const Record& next,
     }
     out += "\nGate (--fail-on-regression " + threshold + "): ";
     const std::vector<std::string>& unseen = conclusion.unseen;
-    if (!conclusion.gate_passed) {
+    if (!conclusion.gate_passed()) {
       if (!gate->allow_missing) failed.insert(failed.end(), unseen.begin(), unseen.end());
       out += "FAILED: " + md(joined(failed)) +
              (unseen.empty() || gate->allow_missing

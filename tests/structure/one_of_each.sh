@@ -81,6 +81,10 @@ check "a gate judged" '\bjudge_gate[[:space:]]*\(' \
   '^(src/core/record_comparison\.cpp$|include/gpumeter/detail/record_comparison\.hpp$|tests/|bench/)'
 forbid "the pytest plugin judges a gate from an exit code (read gate_fails)" \
   python/gpumeter/pytest_plugin.py 'exit_code[[:space:]]*!='
+# A row missing from the baseline and an unreadable record are concluded by the core too
+# (conclude_missing, conclude_unreadable): the plugin spells no rule of what fails the gate.
+forbid "the pytest plugin decides what fails the gate (ask the core's conclusion)" \
+  python/gpumeter/pytest_plugin.py 'not[[:space:]]+self\.allow_missing|_Verdict\(name,[[:space:]]*self\.'
 
 # CUPTI's activity records are read in one place, src/cuda/cupti_records.hpp, which the backend and
 # `gpumeter run`'s collector share (two copies drifted: the collector dropped peer copies). The

@@ -105,11 +105,35 @@ TEST(CompareRecords, TheConclusionIsTheGatesAndNamesWhatItCouldNotSee) {
   EXPECT_EQ(conclude(compare_records(same, same), kFivePercent).exit_code, kExitOk);
   // The gate, judged once, travels with the conclusion for the report to word.
   EXPECT_TRUE(gated.gate_fails());
-  EXPECT_FALSE(gated.gate_passed);
+  EXPECT_FALSE(gated.gate_passed());
   EXPECT_EQ(gated.unseen.size(), 2u);
   EXPECT_FALSE(conclude(c, kFivePercentAllowMissing).gate_fails());
   EXPECT_FALSE(plain.gate_fails());  // no gate asked: nothing to fail
   EXPECT_FALSE(plain.gate.has_value());
+}
+
+// The pytest gate's two cases with nothing to compare are concluded by the same rules: a row the
+// baseline lacks is what the gate cannot see; a record that cannot be read is no pass.
+TEST(CompareRecords, NothingToCompareConcludesByTheGatesRules) {
+  const std::string what = "t: not in the baseline 'main'";
+  const CompareConclusion missing = conclude_missing(kFivePercent, what);
+  EXPECT_TRUE(missing.gate_fails());
+  EXPECT_EQ(missing.exit_code, kExitFailed);
+  EXPECT_EQ(missing.why, "the gate failed: " + what);
+  EXPECT_EQ(missing.unseen, std::vector<std::string>{what});
+  const CompareConclusion let_pass = conclude_missing(kFivePercentAllowMissing, what);
+  EXPECT_FALSE(let_pass.gate_fails());
+  EXPECT_EQ(let_pass.unseen, std::vector<std::string>{what});  // still said
+  EXPECT_FALSE(conclude_missing(std::nullopt, what).gate_fails());
+  EXPECT_EQ(conclude_missing(std::nullopt, what).exit_code, kExitOk);
+
+  const std::string why = "a record cannot be read: truncated";
+  const CompareConclusion unreadable = conclude_unreadable(kFivePercentAllowMissing, why);
+  EXPECT_TRUE(unreadable.gate_fails());  // allow_missing lets through what is unseen, not this
+  EXPECT_EQ(unreadable.exit_code, kExitUsage);
+  EXPECT_EQ(unreadable.why, why);
+  EXPECT_FALSE(conclude_unreadable(std::nullopt, why).gate_fails());
+  EXPECT_EQ(conclude_unreadable(std::nullopt, why).exit_code, kExitUsage);
 }
 
 TEST(CompareRecords, APartialRecordFailsTheGateAndItsMissingRowsSaySo) {

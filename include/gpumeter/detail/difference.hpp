@@ -46,6 +46,8 @@ struct IntervalRules {
   // Whether a step's allowance may be kPassTrim of it where every pass's readings fell on two
   // or more values (false: half a step always).
   bool dithered_step = true;
+  // Two records are judged alike only where every rule is the same (merge joins no others).
+  friend bool operator==(const IntervalRules&, const IntervalRules&) = default;
 };
 
 struct RelativeDifference {

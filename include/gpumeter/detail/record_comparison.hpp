@@ -126,13 +126,22 @@ struct CompareConclusion {
   std::vector<std::string> notes;        // what the gate sees less finely
   // The gate as asked and judged (judge_gate, once), for the report to state: unset without one.
   std::optional<GateOptions> gate;
-  bool gate_passed = true;
   std::vector<std::string> unseen;  // GateOutcome::unseen
+  // Whether the gate, where one was asked, passed its own judgement (kExitFailed is its failure
+  // alone; a row that could not be compared is kExitUsage).
+  bool gate_passed() const { return !gate.has_value() || exit_code != kExitFailed; }
   // Whether a gate was asked and the records did not pass it: a regression, what it could not
   // see, or a row that could not be compared (no pass, with a gate or without).
   bool gate_fails() const { return gate.has_value() && exit_code != kExitOk; }
 };
 CompareConclusion conclude(const RecordComparison& comparison,
                            const std::optional<GateOptions>& gate);
+// The conclusion where there is nothing to compare, by the same rules as conclude(): the baseline
+// holds no record of the row (`what` says so), which the gate cannot see, so it fails the gate
+// unless allow_missing; or a record cannot be read (`why`), which is no pass, with a gate or
+// without.
+CompareConclusion conclude_missing(const std::optional<GateOptions>& gate, const std::string& what);
+CompareConclusion conclude_unreadable(const std::optional<GateOptions>& gate,
+                                      const std::string& why);
 
 }  // namespace gpumeter
