@@ -36,7 +36,7 @@ import tempfile
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from . import _child, _gpumeter, _runtimes, _wire
+from . import _child, _gpumeter, _runtimes
 from ._core import _options, _run, _Runner
 from ._runtimes import deviations as _runtime_deviations
 from ._errors import ConfigError, Error, UserCodeError, VerificationFailed
@@ -163,8 +163,13 @@ def _wall_samples(fn: Callable[[], Any], sync: Callable[[], Any],
     return samples
 
 
-def _row(name: str, params: Mapping[str, str], implementation: str) -> Dict[str, Any]:
-    return {"case": name, "params": dict(params), "implementation": implementation}
+def _wall_phase(name: str, params: Mapping[str, str], implementation: str, phase: str,
+                setting: str, samples: List[int],
+                recaptures: Optional[int] = None) -> _gpumeter.PhaseReading:
+    """One phase timed by the host clock around a synchronized call (every phase of this module
+    but the kernels' device time, which the core's measurement takes)."""
+    return _gpumeter.PhaseReading(name, dict(params), implementation, phase,
+                                  "synchronized_wall_clock", setting, samples, recaptures)
 
 
 class PhasesResult:
@@ -194,7 +199,7 @@ def run_phases(candidates: Mapping[str, str], *, name: str, params: Mapping[str,
                wall_budget_ns: int = _WALL_BUDGET_NS) -> PhasesResult:
     names = list(candidates)
     row_params = {str(k): str(v) for k, v in params.items()}
-    phases: List[Dict[str, Any]] = []
+    phases: List[_gpumeter.PhaseReading] = []
     totals: Dict[Tuple[str, int, str], List[int]] = {}
     fresh: Dict[Tuple[str, str, str], List[int]] = {}
     held = _gpumeter.hold_device_lock(device, allow_contended) if lock else None
@@ -219,9 +224,7 @@ def run_phases(candidates: Mapping[str, str], *, name: str, params: Mapping[str,
                     for k, ns in out["totals"].items():
                         totals.setdefault((n, int(k), setting), []).append(int(ns))
         for (n, phase, setting), samples in fresh.items():
-            phases.append({**_row(name, row_params, n), "phase": phase,
-                           "statistic": "synchronized_wall_clock", "setting": setting,
-                           "samples_ns": samples, "recaptures": None})
+            phases.append(_wall_phase(name, row_params, n, phase, setting, samples))
 
         # This process: every candidate set up, untimed, then read warm.
         steps: Dict[str, Any] = {}
@@ -277,22 +280,19 @@ def run_phases(candidates: Mapping[str, str], *, name: str, params: Mapping[str,
                 replay = capture()
                 sync()
                 times.append(time.monotonic_ns() - t)
-            phases.append({**_row(name, row_params, n), "phase": "graph_capture",
-                           "statistic": "synchronized_wall_clock", "setting": "warm_process",
-                           "samples_ns": times, "recaptures": recaptures})
+            phases.append(_wall_phase(name, row_params, n, "graph_capture", "warm_process",
+                                      times, recaptures))
             if callable(replay):
                 wall[(n, "graph_replay")] = _wall_samples(replay, sync, wall_budget_ns)
         for (n, phase), samples in wall.items():
-            phases.append({**_row(name, row_params, n), "phase": phase,
-                           "statistic": "synchronized_wall_clock", "setting": "warm_process",
-                           "samples_ns": samples, "recaptures": None})
+            phases.append(_wall_phase(name, row_params, n, phase, "warm_process", samples))
 
-        d = record.to_dict()
-        d["phases"] = phases
-        d["totals"] = [{**_row(name, row_params, n), "calls": k, "setting": setting,
-                        "samples_ns": samples}
-                       for (n, k, setting), samples in sorted(totals.items())]
-        d["runtimes"] = [r.to_dict() for r in runtimes if r.runtime]
+        measured_totals = [_gpumeter.MeasuredTotal(name, dict(row_params), n, k, setting, samples)
+                           for (n, k, setting), samples in sorted(totals.items())]
+        record = _gpumeter.with_phases(record, phases, measured_totals)
+        known = [r.to_record() for r in runtimes if r.runtime]
+        if known:
+            record = _gpumeter.with_runtimes(record, known)
         notes = [f"fresh processes: {processes} per candidate and setting; cold ones with every "
                  f"kernel cache empty ({', '.join(CACHE_VARIABLES)}), cached ones with the "
                  "cache their candidate's cold processes filled; a framework caching elsewhere "
@@ -300,8 +300,7 @@ def run_phases(candidates: Mapping[str, str], *, name: str, params: Mapping[str,
         notes += list(_runtime_deviations(runtimes))
         if held is not None:
             notes += list(held.deviations)
-        d["deviations"] = list(d["deviations"]) + [x for x in notes if x not in d["deviations"]]
-        return PhasesResult(_gpumeter.Record.from_json(_wire.record_text(d), "(phases)"))
+        return PhasesResult(_gpumeter.with_deviations(record, notes))
     finally:
         shutil.rmtree(caches, ignore_errors=True)
         if held is not None:

@@ -33,6 +33,7 @@
 #include "gpumeter/detail/escape.hpp"
 #include "gpumeter/detail/format.hpp"
 #include "gpumeter/detail/merge.hpp"
+#include "gpumeter/detail/phases.hpp"
 #include "gpumeter/detail/precision.hpp"
 #include "gpumeter/detail/record_comparison.hpp"
 #include "gpumeter/detail/record_io.hpp"
@@ -446,6 +447,19 @@ NB_MODULE(_gpumeter, m) {
       },
       nb::arg("record"), nb::arg("runtimes"),
       "The record with each candidate's runtime (resolved before timing), read back strictly.");
+  m.def(
+      "with_phases",
+      [](const RecordRef& record, std::vector<PhaseReading> phases,
+         std::vector<MeasuredTotal> totals) {
+        Record r = *record.record;
+        r.phases = std::move(phases);
+        r.totals = std::move(totals);
+        // Read back as strictly as a file: each phase in a setting and statistic it allows, each
+        // sample a duration, each row one of the record's cases.
+        return RecordRef{std::make_shared<const Record>(parse_record(serialize(r), "(phases)"))};
+      },
+      nb::arg("record"), nb::arg("phases"), nb::arg("totals"),
+      "The record with phases() readings and measured totals, read back strictly.");
   m.def(
       "with_deviations",
       [](const RecordRef& record, const std::vector<std::string>& deviations) {

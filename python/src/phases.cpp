@@ -17,11 +17,40 @@
 #include "gpumeter/detail/total_n.hpp"
 
 namespace gpumeter::python {
+namespace {
+
+// A name the core's parser knows, or the ConfigError that says which argument is not one.
+template <typename T>
+T named(const char* argument, const std::string& text, std::optional<T> parsed) {
+  if (!parsed) throw ConfigError(argument, "is not one gpumeter knows: '" + text + "'");
+  return *parsed;
+}
+
+}  // namespace
 
 void bind_phase_types(nb::module_& m) {
   nb::class_<PhaseReading>(m, "PhaseReading",
                            "One phase of one candidate: every sample, its statistic and where "
                            "it was taken (a fresh process, cold or cached, or warm).")
+      .def(
+          "__init__",
+          [](PhaseReading* self, std::string case_name, std::map<std::string, std::string> params,
+             std::string implementation, const std::string& phase, const std::string& statistic,
+             const std::string& setting, std::vector<Nanos> samples_ns,
+             std::optional<int> recaptures) {
+            new (self) PhaseReading{
+                RowKey{std::move(case_name), std::move(params), std::move(implementation)},
+                named("phase", phase, parse_phase(phase)),
+                named("statistic", statistic, parse_statistic(statistic)),
+                named("setting", setting, parse_phase_setting(setting)),
+                std::move(samples_ns),
+                recaptures};
+          },
+          nb::arg("case_name"), nb::arg("params"), nb::arg("implementation"), nb::arg("phase"),
+          nb::arg("statistic"), nb::arg("setting"), nb::arg("samples_ns"),
+          nb::arg("recaptures") = nb::none(),
+          "One phase's samples as phases() took them; with_phases() puts them in a record, which "
+          "is read back as strictly as a file.")
       .def_ro("row", &PhaseReading::row, "The case, its params and the candidate.")
       .def_prop_ro(
           "phase", [](const PhaseReading& p) { return std::string(to_string(p.phase)); },
@@ -54,6 +83,17 @@ void bind_phase_types(nb::module_& m) {
                             "N calls timed as one loop from a fresh process: spawn, set-up, N "
                             "calls, synchronized. One sample per process; never a median "
                             "multiplied.")
+      .def(
+          "__init__",
+          [](MeasuredTotal* self, std::string case_name, std::map<std::string, std::string> params,
+             std::string implementation, int calls, const std::string& setting,
+             std::vector<Nanos> samples_ns) {
+            new (self) MeasuredTotal{
+                RowKey{std::move(case_name), std::move(params), std::move(implementation)}, calls,
+                named("setting", setting, parse_phase_setting(setting)), std::move(samples_ns)};
+          },
+          nb::arg("case_name"), nb::arg("params"), nb::arg("implementation"), nb::arg("calls"),
+          nb::arg("setting"), nb::arg("samples_ns"))
       .def_ro("row", &MeasuredTotal::row)
       .def_ro("calls", &MeasuredTotal::calls, "N.")
       .def_prop_ro("setting",
