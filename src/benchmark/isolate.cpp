@@ -13,6 +13,7 @@
 
 #include "gpumeter/detail/ceilings.hpp"
 #include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/option_table.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/detail/shard.hpp"
 #include "gpumeter/errors.hpp"
@@ -154,11 +155,12 @@ std::vector<std::string> child_args(const std::vector<std::string>& argv, std::s
   std::vector<std::string> out{argv.front()};
   for (std::size_t i = 1; i < argv.size(); ++i) {
     const std::string& a = argv[i];
-    if (parent_only(option_role(a))) {
-      if (option_takes_value(a)) ++i;  // its value is the next argument
-      continue;
+    const bool kept = !parent_only(option_role(a));
+    if (kept) out.push_back(a);
+    if (option_takes_value(a) && i + 1 < argv.size()) {
+      ++i;  // its value is the next argument, never read as an option of its own
+      if (kept) out.push_back(argv[i]);
     }
-    out.push_back(a);
   }
   out.push_back("--gpumeter-child=" + std::to_string(k));
   out.push_back("--gpumeter-child-record-fd=" + std::to_string(kChildRecordFd));

@@ -3,8 +3,10 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,6 +14,7 @@
 #include "gpumeter/detail/calibration.hpp"
 #include "gpumeter/detail/escape.hpp"
 #include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/option_table.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/version.hpp"
 #include "number_option.hpp"
@@ -90,67 +93,99 @@ std::optional<PrecisionTarget> parse_precision(const Options& o) {
   return t;
 }
 
+namespace {
+
+// The table's entry of `name` (option_table.hpp), which must say what CLI11 is told: a flag or an
+// option with a value. A name it lacks, or lists otherwise, is this file's mistake, refused on any
+// program's first run and by the unit test (test_options.cpp).
+const ProgramOption& entry(std::string_view name, bool takes_value) {
+  const ProgramOption* o = find_program_option(name);
+  if (o == nullptr || o->name != name || o->takes_value != takes_value) {
+    throw std::logic_error(
+        "the benchmark programs' option " + std::string(name) + " is " +
+        (o == nullptr ? "not in the option table" : "listed otherwise in the option table") +
+        " (option_table.cpp)");
+  }
+  return *o;
+}
+
+// The help of `o`, with the default a program gives it ("" for none).
+std::string help(const ProgramOption& o, const std::string& default_text = "") {
+  return std::string(o.help) + (default_text.empty() ? "" : " (default " + default_text + ")");
+}
+
+// The table's internal options are hidden from --help.
+CLI::Option* hidden_if_internal(CLI::Option* option, const ProgramOption& o) {
+  if (o.role == OptionRole::internal) option->group("");
+  return option;
+}
+
+CLI::Option* flag(CLI::App& app, std::string_view name, bool& into) {
+  const ProgramOption& o = entry(name, false);
+  return hidden_if_internal(app.add_flag(std::string(name), into, help(o)), o);
+}
+
+template <class T>
+CLI::Option* value(CLI::App& app, std::string_view name, T& into,
+                   const std::string& default_text = "") {
+  const ProgramOption& o = entry(name, true);
+  return hidden_if_internal(app.add_option(std::string(name), into, help(o, default_text)), o);
+}
+
+CLI::Option* value_function(CLI::App& app, std::string_view name,
+                            std::function<void(const std::string&)> into) {
+  const ProgramOption& o = entry(name, true);
+  return hidden_if_internal(
+      app.add_option_function<std::string>(std::string(name), std::move(into), help(o)), o);
+}
+
+}  // namespace
+
+bool cli_takes_value(const CLI::Option& option) {
+  return option.get_expected_max() > 0;
+}
+
 void add_options(CLI::App& app, Options& o, const std::string& program) {
-  app.set_version_flag("--version", program + " (gpumeter " + std::string(version()) + ")");
-  app.add_flag("--list", o.list, "List the cases the other options select, and exit");
-  app.add_option("--filter", o.filter, "Only cases whose label matches this regular expression");
-  app.add_option_function<std::string>(
-      "--shard", [&o](const std::string& value) { o.shard = value; },
-      "K/N: measure shard K (from 0) of N of the selected cases, dealt the same way in "
-      "every task, a case's implementations together; all: every case. By default a "
-      "Slurm array task's or a Kubernetes indexed Job's index (docs/cluster.md)");
-  auto* device =
-      check_number(app.add_option("--device", o.device, "CUDA device index"), kDeviceIndex);
-  app.add_option_function<std::string>(
-         "--devices", [&o](const std::string& value) { o.devices = value; },
-         "0,1,...|all: spread the sweep over these devices of this host, one process and "
-         "one device lock each, the cases dealt as for --shard, the parts merged into one "
-         "record (docs/cluster.md)")
-      ->excludes(device);
-  app.add_option("--axis", o.axes,
-                 "Override an axis: name=v1,v2, name=start:stop[:step], or on an integer axis "
-                 "name=2^a:2^b[:factor] (repeatable)");
-  app.add_option("--timing", o.timing,
-                 "cupti (device time, the default with CUDA; without a usable GPU the program "
-                 "exits 5), events (CUDA event pairs) or host (synchronized wall clock, for host "
-                 "work; the default without CUDA)")
-      ->check(CLI::IsMember({"cupti", "events", "host"}));
-  app.add_flag("--allow-events-fallback", o.allow_events_fallback,
-               "Time with CUDA events when CUPTI cannot be used (rows say so)");
-  app.add_option("--budget", o.budget,
-                 "WARMUP_MS,MEASURE_MS per implementation (default " +
-                     format_shortest(to_ms(kMeasureBudget.warmup_ns)) + "," +
-                     format_shortest(to_ms(kMeasureBudget.measure_ns)) + ")");
-  app.add_option("--precision", o.precision,
-                 "Measure every case until its comparisons resolve this relative difference (or a "
-                 "lone implementation's level is within it), e.g. 1%; instead of --budget");
-  app.add_option("--max-time", o.max_time,
-                 "The cap of a case run to --precision: seconds, e.g. 10s or 500ms (default 10s)");
-  app.add_option("--out", o.out, "Directory for the record (default gpumeter-results)");
-  auto* md = app.add_flag("--md", o.md, "Print the markdown table (the default)");
+  app.set_version_flag("--version", program + " (gpumeter " + std::string(version()) + ")",
+                       help(entry("--version", false)));
+  flag(app, "--list", o.list);
+  value(app, "--filter", o.filter);
+  value_function(app, "--shard", [&o](const std::string& v) { o.shard = v; });
+  auto* device = check_number(value(app, "--device", o.device), kDeviceIndex);
+  value_function(app, "--devices", [&o](const std::string& v) { o.devices = v; })->excludes(device);
+  value(app, "--axis", o.axes);
+  value(app, "--timing", o.timing)->check(CLI::IsMember({"cupti", "events", "host"}));
+  flag(app, "--allow-events-fallback", o.allow_events_fallback);
+  value(app, "--budget", o.budget,
+        format_shortest(to_ms(kMeasureBudget.warmup_ns)) + "," +
+            format_shortest(to_ms(kMeasureBudget.measure_ns)));
+  value(app, "--precision", o.precision);
+  value(app, "--max-time", o.max_time);
+  value(app, "--out", o.out);
+  auto* md = flag(app, "--md", o.md);
+  // --csv and --wide: every table-printing program's, with their help (table_format_option.hpp).
   add_table_format_flags(app, o.table);
   md->excludes(app.get_option("--csv"));
-  app.add_flag("--quiet", o.quiet, "Print nothing but errors (no progress, no table)");
-  app.add_flag("--isolate", o.isolate,
-               "Run each case in a fresh process: a fault or a hang fails that case only");
-  check_number(app.add_option("--timeout", o.timeout_s,
-                              "Seconds a case may run before it is stopped (needs --isolate)"),
-               kLimitSeconds);
-  app.add_flag("--no-lock", o.no_lock,
-               "Do not take the device's exclusive lock (the record says so); by default the "
-               "sweep holds it, after checking that no other process uses the device");
-  app.add_flag("--allow-contended", o.allow_contended,
-               "Measure even when other processes use the device (the record is marked "
-               "contended)");
-  check_number(app.add_option("--lock-timeout", o.lock_timeout_s,
-                              "Seconds to wait for another run's device lock (default " +
-                                  format_shortest(kDefaultLockTimeoutS) + ")"),
-               kWaitSeconds);
-  app.add_option("--gpumeter-child", o.child_case)->group("");
-  app.add_option("--gpumeter-child-record-fd", o.child_record_fd)->group("");
-  app.add_option("--gpumeter-child-lock-fd", o.child_lock_fd)->group("");
-  app.add_option("--gpumeter-child-ceilings", o.child_ceilings)->group("");
-  app.add_option("--gpumeter-shard-origin", o.shard_origin)->group("");
+  flag(app, "--quiet", o.quiet);
+  flag(app, "--isolate", o.isolate);
+  check_number(value(app, "--timeout", o.timeout_s), kLimitSeconds);
+  flag(app, "--no-lock", o.no_lock);
+  flag(app, "--allow-contended", o.allow_contended);
+  check_number(
+      value(app, "--lock-timeout", o.lock_timeout_s, format_shortest(kDefaultLockTimeoutS)),
+      kWaitSeconds);
+  value(app, "--gpumeter-child", o.child_case);
+  value(app, "--gpumeter-child-record-fd", o.child_record_fd);
+  value(app, "--gpumeter-child-lock-fd", o.child_lock_fd);
+  value(app, "--gpumeter-child-ceilings", o.child_ceilings);
+  value(app, "--gpumeter-shard-origin", o.shard_origin);
+  // Whatever registered an option (the table-format flags), the table lists it as CLI11 has it.
+  for (const CLI::Option* option : app.get_options()) {
+    if (option == app.get_help_ptr() || option == app.get_help_all_ptr()) continue;
+    for (const std::string& name : option->get_lnames()) {
+      entry("--" + name, cli_takes_value(*option));
+    }
+  }
   app.footer(
       "Exit codes: 0 every case measured (or skipped by its benchmark); 1 a case produced no "
       "number, or a row failed its null test (the record says why); 2 a usage error; 3 an internal "

@@ -64,8 +64,13 @@ Budget parse_budget(const std::string& text);
 // precision has no fixed budget).
 std::optional<PrecisionTarget> parse_precision(const Options& o);
 
-// Registers every option on `app`, into `o`.
+// Registers every option on `app`, into `o`: each with its entry of the benchmark programs' option
+// table (option_table.hpp), whose name, value-ness and help it takes. Throws std::logic_error
+// when an option registered has no entry or CLI11 takes its value otherwise than the table says.
 void add_options(CLI::App& app, Options& o, const std::string& program);
+
+// Whether CLI11 reads a value after `option` (false: a flag).
+bool cli_takes_value(const CLI::Option& option);
 
 // What the options ask of the session: the timing, the device, the lock. `parent` is false in a
 // case's process under --isolate, which runs under its parent's lock.

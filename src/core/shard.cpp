@@ -50,55 +50,6 @@ std::string cases_text(std::size_t n) {
   return std::to_string(n) + (n == 1 ? " case" : " cases");
 }
 
-namespace {
-
-struct OptionEntry {
-  std::string_view name;
-  bool takes_value;
-  OptionRole role;
-};
-
-// Every option of a benchmark program that is not of role identity. --timeout is a wait, not
-// the identity: two shards run with different limits are one sweep (the case processes and the
-// sweep once read two lists, and merge refused such shards).
-constexpr OptionEntry kOptionRoles[] = {
-    {"--shard", true, OptionRole::task},
-    {"--device", true, OptionRole::task},
-    {"--devices", true, OptionRole::task},
-    {"--out", true, OptionRole::output},
-    {"--md", false, OptionRole::output},
-    {"--csv", false, OptionRole::output},
-    {"--wide", false, OptionRole::output},
-    {"--quiet", false, OptionRole::output},
-    {"--timeout", true, OptionRole::wait},
-    {"--lock-timeout", true, OptionRole::wait},
-    {"--isolate", false, OptionRole::conditions},
-    {"--no-lock", false, OptionRole::conditions},
-    {"--allow-contended", false, OptionRole::conditions},
-};
-
-const OptionEntry* entry_of(std::string_view argument) {
-  const std::string_view name = argument.substr(0, argument.find('='));
-  for (const OptionEntry& e : kOptionRoles) {
-    if (e.name == name) return &e;
-  }
-  return nullptr;
-}
-
-}  // namespace
-
-OptionRole option_role(std::string_view argument) {
-  // The hidden options a program gives the processes it starts (always as --name=value).
-  if (argument.rfind("--gpumeter-", 0) == 0) return OptionRole::internal;
-  const OptionEntry* e = entry_of(argument);
-  return e ? e->role : OptionRole::identity;
-}
-
-bool option_takes_value(std::string_view name) {
-  const OptionEntry* e = entry_of(name);
-  return e && e->takes_value && name.find('=') == std::string_view::npos;
-}
-
 void refuse_empty_assignments(const std::vector<std::string>& arguments) {
   for (const std::string& a : arguments) {
     if (a == "--") return;
@@ -111,10 +62,6 @@ void refuse_empty_assignments(const std::vector<std::string>& arguments) {
   }
 }
 
-bool parent_only(OptionRole role) {
-  return role == OptionRole::output || role == OptionRole::wait || role == OptionRole::conditions;
-}
-
 std::vector<std::string> sweep_arguments(const std::vector<std::string>& argv) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < argv.size(); ++i) {
@@ -125,10 +72,11 @@ std::vector<std::string> sweep_arguments(const std::vector<std::string>& argv) {
       continue;
     }
     const OptionRole role = option_role(a);
-    if (role == OptionRole::identity || role == OptionRole::conditions) {
-      out.push_back(a);
-    } else if (option_takes_value(a)) {
-      ++i;  // and its value
+    const bool kept = role == OptionRole::identity || role == OptionRole::conditions;
+    if (kept) out.push_back(a);
+    if (option_takes_value(a) && i + 1 < argv.size()) {
+      ++i;  // and its value, which is never read as an option of its own
+      if (kept) out.push_back(argv[i]);
     }
   }
   return out;

@@ -141,9 +141,14 @@ if [[ -n "$found" ]]; then
   failed=1
 fi
 
+# The benchmark programs' options are one table (src/core/option_table.cpp): add_options registers
+# each from its entry, so none is added to a CLI::App by name in src/benchmark.
+check "a benchmark program's option registered by name" \
+  '\badd_(flag|option|option_function<[^>]*>)[[:space:]]*\([[:space:]]*"--' '^(src/(cli|program)/|tests/|bench/|examples/|testkit/)'
+
 if [[ $failed -eq 0 ]]; then
   echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \
     "one CUPTI record decoder, one JSON wire, one child runner, no import of the package's own" \
-    "inside a function"
+    "inside a function, one table of the benchmark programs' options"
 fi
 exit $failed

@@ -443,6 +443,9 @@ TEST(SweepArguments, WaitsAreNotTheSweepsIdentityConditionsAre) {
             (std::vector<std::string>{"bench", "--filter", "x"}));
   EXPECT_EQ(sweep_arguments({"bench", "--isolate", "--no-lock", "--allow-contended"}),
             (std::vector<std::string>{"bench", "--isolate", "--no-lock", "--allow-contended"}));
+  // An option's value is never read as an option: a filter of "--out" is the sweep's identity.
+  EXPECT_EQ(sweep_arguments({"bench", "--filter", "--out", "--quiet"}),
+            (std::vector<std::string>{"bench", "--filter", "--out"}));
 }
 
 // One table gives each option its role; a case process of --isolate is started without the
@@ -463,6 +466,8 @@ TEST(OptionRoles, OneTableForTheSweepAndTheCaseProcesses) {
   EXPECT_TRUE(option_takes_value("--timeout"));
   EXPECT_FALSE(option_takes_value("--timeout=3"));
   EXPECT_FALSE(option_takes_value("--quiet"));
+  EXPECT_TRUE(option_takes_value("--filter"));
+  EXPECT_FALSE(option_takes_value("x"));
 }
 
 }  // namespace

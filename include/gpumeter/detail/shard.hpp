@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpumeter/detail/option_table.hpp"
 #include "gpumeter/detail/row.hpp"
 
 namespace gpumeter {
@@ -149,27 +150,6 @@ ShardPlan plan_shard(const Shard& shard, const std::vector<RowKey>& cases,
 // twice, a case dealt elsewhere than deal_cases deals it. What a reader refuses in a record.
 std::string shard_plan_problem(const ShardPlan& plan);
 
-// What a benchmark program's command-line option is to a sweep and to the processes a program
-// starts, in one table (shard.cpp) that the sweep's identity and the case processes of
-// --isolate both read, so the two cannot list them differently.
-enum class OptionRole {
-  identity,    // what is measured and how: shards differing in it are not one sweep
-  task,        // each task's own (--shard, --device, --devices): not the sweep's identity
-  output,      // where and how results are printed: the parent's alone, not the identity
-  wait,        // how long the parent waits (--timeout, --lock-timeout): the parent's alone
-  conditions,  // how the parent runs its cases (--isolate, --no-lock, --allow-contended): the
-               // parent's alone, and the sweep's identity (they change what a reading means)
-  internal,    // --gpumeter-*: given by a program to the processes it starts
-};
-// The role of one argument (`--name`, `--name=value` or a value); identity for any other.
-OptionRole option_role(std::string_view argument);
-// Whether an option of the table (any role but identity) takes the next argument as its value,
-// given as --name without =value. False for an identity option: it is kept with whatever
-// follows it, so its value need not be known.
-bool option_takes_value(std::string_view name);
-// Whether a case's process (--isolate) is started without the option: the parent's alone.
-bool parent_only(OptionRole role);
-
 // Refuses an option given as `--name=` with nothing after the '=' (throws ConfigError naming
 // it): the command-line parser would take the next argument as its value (`--shard= --quiet`
 // reads as --shard --quiet), so the value it then refuses is not the one the user gave. An empty
@@ -177,10 +157,10 @@ bool parent_only(OptionRole role);
 void refuse_empty_assignments(const std::vector<std::string>& arguments);
 
 // A shard's command line as every shard of its sweep has it: the program by its file name (tasks
-// may run it from different paths), and only its options of role identity (each task's own
-// shard, device and output, the parent's waits and the options a program gives the processes it
-// starts are left out). Two records whose arguments differ here were not run as shards of one
-// sweep.
+// may run it from different paths), and only its options of role identity and conditions, with
+// their values (each task's own shard, device and output, the parent's waits and the options a
+// program gives the processes it starts are left out: option_table.hpp). Two records whose
+// arguments differ here were not run as shards of one sweep.
 std::vector<std::string> sweep_arguments(const std::vector<std::string>& argv);
 
 // What a table of a shard's record says of it, read from its shard section: it shows one share of
