@@ -58,7 +58,7 @@ namespace {
 // package has checked their Python types, and names the argument in the same way.
 struct Options {
   int device = 0;
-  std::string timing = "auto";  // auto, cupti, events, host
+  std::string timing = "auto";  // a name of kTimingNames (session.hpp)
   bool allow_events_fallback = false;
   std::optional<std::pair<double, double>> budget_ms;  // warm-up, measure
   std::vector<std::string> argv;
@@ -80,10 +80,7 @@ Options make_options(int device, std::string timing, bool allow_events_fallback,
                      std::vector<std::string> argv, bool ceilings, bool share_cupti, bool lock,
                      bool allow_contended, std::optional<double> precision, double max_time_s,
                      bool lock_held, std::optional<std::vector<long>> tolerated_device_processes) {
-  if (timing != "auto" && timing != "cupti" && timing != "events" && timing != "host") {
-    throw ConfigError("timing",
-                      "must be 'auto', 'cupti', 'events' or 'host', not '" + timing + "'");
-  }
+  (void)parse_timing(timing, "timing");  // the session's names (kTimingNames)
   if (device < 0) {
     throw ConfigError("device",
                       "must be a CUDA device index, 0 or more, not " + std::to_string(device));
@@ -144,10 +141,7 @@ Options make_options(int device, std::string timing, bool allow_events_fallback,
 SessionOptions session_options(const Options& o) {
   SessionOptions s;
   s.device = o.device;
-  s.timing = o.timing == "cupti"    ? Timing::cupti
-             : o.timing == "events" ? Timing::events
-             : o.timing == "host"   ? Timing::host
-                                    : Timing::automatic;
+  s.timing = parse_timing(o.timing, "timing");
   s.allow_events_fallback = o.allow_events_fallback;
   s.share_cupti = o.share_cupti;
   // CUPTI is given back after every phase, so a profiler started between two calls (PyTorch's)
@@ -480,10 +474,7 @@ NB_MODULE(_gpumeter, m) {
         // A command's options (`gpumeter evaluate --timing ...`): spelled as on its command line.
         SessionOptions s;
         s.device = device;
-        s.timing = timing == "cupti"    ? Timing::cupti
-                   : timing == "events" ? Timing::events
-                   : timing == "host"   ? Timing::host
-                                        : Timing::automatic;
+        s.timing = parse_timing(timing, "--timing");
         Session::check_timing_is_built(s);
         const std::string why = Session::unusable_device(s);
         return std::make_tuple(why.empty() ? std::string() : Session::no_usable_gpu(s, why),

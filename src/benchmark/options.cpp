@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "gpumeter/detail/calibration.hpp"
 #include "gpumeter/detail/escape.hpp"
@@ -139,6 +140,16 @@ CLI::Option* value_function(CLI::App& app, std::string_view name,
       app.add_option_function<std::string>(std::string(name), std::move(into), help(o)), o);
 }
 
+// --timing's names: the session's (kTimingNames), less auto: a program of GPU work times it on
+// the GPU or says why not (exit 5), never falling back to the host clock unasked.
+std::vector<std::string> program_timing_names() {
+  std::vector<std::string> names;
+  for (const TimingName& t : kTimingNames) {
+    if (t.timing != Timing::automatic) names.emplace_back(t.name);
+  }
+  return names;
+}
+
 }  // namespace
 
 bool cli_takes_value(const CLI::Option& option) {
@@ -154,7 +165,7 @@ void add_options(CLI::App& app, Options& o, const std::string& program) {
   auto* device = check_number(value(app, "--device", o.device), kDeviceIndex);
   value_function(app, "--devices", [&o](const std::string& v) { o.devices = v; })->excludes(device);
   value(app, "--axis", o.axes);
-  value(app, "--timing", o.timing)->check(CLI::IsMember({"cupti", "events", "host"}));
+  value(app, "--timing", o.timing)->check(CLI::IsMember(program_timing_names()));
   flag(app, "--allow-events-fallback", o.allow_events_fallback);
   value(app, "--budget", o.budget,
         format_shortest(to_ms(kMeasureBudget.warmup_ns)) + "," +
@@ -198,10 +209,7 @@ void add_options(CLI::App& app, Options& o, const std::string& program) {
 SessionOptions session_options(const Options& o, bool parent) {
   SessionOptions s;
   s.device = o.device;
-  s.timing = o.timing == "cupti"    ? Timing::cupti
-             : o.timing == "events" ? Timing::events
-             : o.timing == "host"   ? Timing::host
-                                    : Timing::build_default;
+  s.timing = o.timing.empty() ? Timing::build_default : parse_timing(o.timing, "--timing");
   s.allow_events_fallback = o.allow_events_fallback;
   // A case's process measures with the ceilings its parent gave it, when it was given some.
   s.ceilings = o.child_ceilings.empty();

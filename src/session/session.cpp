@@ -1,11 +1,14 @@
 // Session: the lock, the backend, the ceilings and the deviations of one front end's run.
 #include "gpumeter/session.hpp"
 
+#include <cstddef>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "choice.hpp"
@@ -73,6 +76,24 @@ std::vector<HostDevice> Session::host_devices(const SessionOptions& options) {
   const int count = cuda_device_count();
   for (int k = 0; k < count; ++k) out.push_back(HostDevice{k, cuda_device_uuid(k)});
   return out;
+}
+
+std::string timing_names_text() {
+  std::string text;
+  const std::size_t n = std::size(kTimingNames);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i > 0) text += i + 1 == n ? " or " : ", ";
+    text += "'" + std::string(kTimingNames[i].name) + "'";
+  }
+  return text;
+}
+
+Timing parse_timing(std::string_view name, const std::string& option) {
+  for (const TimingName& t : kTimingNames) {
+    if (name == t.name) return t.timing;
+  }
+  throw ConfigError(
+      option, "must be " + timing_names_text() + ", not '" + inert_text(std::string(name)) + "'");
 }
 
 std::unique_ptr<DeviceLock> take_device_lock(int device, const DeviceLockOptions& options) {

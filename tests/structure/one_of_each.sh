@@ -140,6 +140,11 @@ if [[ -n "$found" ]]; then
   echo "$found" >&2
   failed=1
 fi
+# The timings' names are the session's (kTimingNames, read by parse_timing): a front end that maps
+# a name to a Timing itself accepts names the others refuse (Python's module once took "auto" and
+# each program's --timing mapped its own).
+check "a timing named" 'timing[[:space:]]*[!=]=[[:space:]]*"(auto|cupti|events|host)"' \
+  '^(src/include/gpumeter/session\.hpp$|src/session/|tests/|bench/)'
 
 # The benchmark programs' options are one table (src/core/option_table.cpp): add_options registers
 # each from its entry, so none is added to a CLI::App by name in src/benchmark.
@@ -149,6 +154,6 @@ check "a benchmark program's option registered by name" \
 if [[ $failed -eq 0 ]]; then
   echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \
     "one CUPTI record decoder, one JSON wire, one child runner, no import of the package's own" \
-    "inside a function, one table of the benchmark programs' options"
+    "inside a function, one list of timing names, one table of the benchmark programs' options"
 fi
 exit $failed

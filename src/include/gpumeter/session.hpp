@@ -6,6 +6,7 @@
 // arguments and hand them to it; none of them adds a rule of its own.
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpumeter/backend/backend.hpp"
@@ -32,6 +33,24 @@ enum class Timing {
   // The host's steady clock around work that runs on the CPU; no device is opened.
   host_only,
 };
+
+// The timings a user names, in one list: the benchmark programs' --timing, Python's timing= and
+// `gpumeter evaluate --timing` read a name here. (gpumeter-example's --backend names backends.)
+struct TimingName {
+  const char* name;
+  Timing timing;
+};
+inline constexpr TimingName kTimingNames[] = {
+    {"auto", Timing::automatic},
+    {"cupti", Timing::cupti},
+    {"events", Timing::events},
+    {"host", Timing::host},
+};
+// The timing `name` names. Throws ConfigError naming `option` (as the front end spells it:
+// "timing") for any other name, the names listed.
+Timing parse_timing(std::string_view name, const std::string& option);
+// The names, quoted, as a sentence lists them: "'auto', 'cupti', 'events' or 'host'".
+std::string timing_names_text();
 
 // How a front end's user writes the options a sentence names, so every message points at the
 // option the user can change ("--timing host" on a command line, "timing='host'" in Python).
