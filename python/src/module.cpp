@@ -38,6 +38,7 @@
 #include "gpumeter/detail/record_comparison.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/detail/reporter.hpp"
+#include "gpumeter/detail/run_target.hpp"
 #include "gpumeter/detail/shard.hpp"
 #include "gpumeter/detail/summary.hpp"
 #include "gpumeter/detail/tolerance.hpp"
@@ -85,36 +86,36 @@ Options make_options(int device, std::string timing, bool allow_events_fallback,
     throw ConfigError("device",
                       "must be a CUDA device index, 0 or more, not " + std::to_string(device));
   }
+  // The rules are the core's (run_target.hpp); the words are Python's.
   if (budget_ms) {
     const auto check = [](double ms, const char* what) {
-      if (!budget_ms_valid(ms)) {
+      if (!kBudgetMsRange.contains(ms)) {
         throw ConfigError("budget", std::string(what) +
                                         " must be a positive number of "
                                         "milliseconds, at most " +
-                                        format_significant(kMaxBudgetMs, 1) + ", not " +
+                                        format_significant(kBudgetMsRange.max, 1) + ", not " +
                                         format_shortest(ms));
       }
     };
     check(budget_ms->first, "the warm-up (its first value)");
     check(budget_ms->second, "the measurement (its second value)");
   }
+  if (const std::string conflict =
+          run_target_conflict(budget_ms.has_value(), precision.has_value(), false,
+                              {"budget", "precision", "max_time_s"});
+      !conflict.empty()) {
+    throw ConfigError("precision", conflict);
+  }
   if (precision) {
-    if (budget_ms) {
-      throw ConfigError("precision",
-                        "and budget exclude each other: a run to a precision measures until it "
-                        "gets there (or max_time_s), not for a fixed budget");
-    }
-    if (!(*precision >= kMinPrecisionTarget && *precision <= kMaxPrecisionTarget)) {
+    if (!kPrecisionTargetRange.contains(*precision)) {
       throw ConfigError("precision", "must be a fraction from " +
-                                         format_shortest(kMinPrecisionTarget) + " to " +
-                                         format_shortest(kMaxPrecisionTarget) +
+                                         format_shortest(kPrecisionTargetRange.min) + " to " +
+                                         format_shortest(kPrecisionTargetRange.max) +
                                          " (0.01 for 1%), not " + format_shortest(*precision));
     }
-    if (!(max_time_s >= to_ms(kMinPrecisionTime) / 1e3 &&
-          max_time_s <= to_ms(kMaxPrecisionTime) / 1e3)) {
-      throw ConfigError("max_time_s", "must be from " +
-                                          format_shortest(to_ms(kMinPrecisionTime) / 1e3) + " to " +
-                                          format_shortest(to_ms(kMaxPrecisionTime) / 1e3) +
+    if (!kPrecisionTimeSRange.contains(max_time_s)) {
+      throw ConfigError("max_time_s", "must be from " + format_shortest(kPrecisionTimeSRange.min) +
+                                          " to " + format_shortest(kPrecisionTimeSRange.max) +
                                           " seconds, not " + format_shortest(max_time_s));
     }
   }

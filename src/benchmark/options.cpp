@@ -16,6 +16,7 @@
 #include "gpumeter/detail/escape.hpp"
 #include "gpumeter/detail/format.hpp"
 #include "gpumeter/detail/option_table.hpp"
+#include "gpumeter/detail/run_target.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/version.hpp"
 #include "number_option.hpp"
@@ -31,17 +32,26 @@ void say(const std::string& program, const std::string& message) {
   std::cerr << program << ": " << inert_text(message) << '\n';
 }
 
-// Each part by the rule every numeric option follows (number_option.hpp).
+namespace {
+
+// A range of the run's target (run_target.hpp, in the core's units) as a numeric option's rule
+// (number_option.hpp), in the option's unit: `per_core_unit` of it in each of the core's.
+NumberRule option_rule(const TargetRange& range, double per_core_unit, const char* unit) {
+  return NumberRule{range.min * per_core_unit, range.min_excluded, range.max * per_core_unit, false,
+                    unit};
+}
+
+}  // namespace
+
+// Each part by the core's rule (kBudgetMsRange), in the words of every numeric option.
 Budget parse_budget(const std::string& text) {
   const auto comma = text.find(',');
   if (comma == std::string::npos) {
     throw ConfigError("--budget must be WARMUP_MS,MEASURE_MS (e.g. 25,100), got '" + text + "'");
   }
-  // The budget's rule is the core's (budget_ms_valid: above 0, at most kMaxBudgetMs); its words
-  // are every numeric option's.
-  constexpr NumberRule kBudgetMs{0, true, kMaxBudgetMs, false, " ms"};
+  const NumberRule ms_rule = option_rule(kBudgetMsRange, 1, " ms");
   auto ms = [&](const std::string& part, const char* name) {
-    const std::string problem = number_problem(name, part, kBudgetMs);
+    const std::string problem = number_problem(name, part, ms_rule);
     if (!problem.empty()) throw ConfigError(problem);
     return budget_ns_from_ms(std::strtod(part.c_str(), nullptr));
   };
@@ -51,17 +61,13 @@ Budget parse_budget(const std::string& text) {
 }
 
 std::optional<PrecisionTarget> parse_precision(const Options& o) {
-  if (o.precision.empty()) {
-    if (!o.max_time.empty()) {
-      throw ConfigError("--max-time caps a run to a target precision: give --precision too");
-    }
-    return std::nullopt;
+  if (const std::string conflict =
+          run_target_conflict(!o.budget.empty(), !o.precision.empty(), !o.max_time.empty(),
+                              {"--budget", "--precision", "--max-time"});
+      !conflict.empty()) {
+    throw ConfigError(conflict);
   }
-  if (!o.budget.empty()) {
-    throw ConfigError(
-        "--budget and --precision exclude each other: a run to a precision measures until it "
-        "gets there (or --max-time), not for a fixed budget");
-  }
+  if (o.precision.empty()) return std::nullopt;
   auto strip = [](std::string text, std::string_view suffix) {
     if (text.size() >= suffix.size() &&
         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0) {
@@ -73,9 +79,9 @@ std::optional<PrecisionTarget> parse_precision(const Options& o) {
   PrecisionTarget t;
   // A percent, with or without its sign: "1%" and "1" both ask for 1%.
   const std::string pct = strip(o.precision, "%").first;
-  constexpr NumberRule kPercent{kMinPrecisionTarget * 100, false, kMaxPrecisionTarget * 100, false,
-                                "%"};
-  if (const std::string problem = number_problem("--precision", pct, kPercent); !problem.empty()) {
+  if (const std::string problem =
+          number_problem("--precision", pct, option_rule(kPrecisionTargetRange, 100, "%"));
+      !problem.empty()) {
     throw ConfigError(problem);
   }
   t.relative = std::strtod(pct.c_str(), nullptr) / 100.0;
@@ -83,9 +89,7 @@ std::optional<PrecisionTarget> parse_precision(const Options& o) {
     auto [text, in_ms] = strip(o.max_time, "ms");
     if (!in_ms) text = strip(text, "s").first;
     const double scale = in_ms ? 1e-3 : 1.0;
-    const NumberRule seconds{to_ms(kMinPrecisionTime) / 1000.0 / scale, false,
-                             to_ms(kMaxPrecisionTime) / 1000.0 / scale, false,
-                             in_ms ? " ms" : " s"};
+    const NumberRule seconds = option_rule(kPrecisionTimeSRange, 1 / scale, in_ms ? " ms" : " s");
     if (const std::string problem = number_problem("--max-time", text, seconds); !problem.empty()) {
       throw ConfigError(problem);
     }

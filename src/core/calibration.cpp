@@ -4,12 +4,13 @@
 #include <cstddef>
 #include <stdexcept>
 
+#include "gpumeter/detail/run_target.hpp"
 #include "gpumeter/detail/summary.hpp"
 
 namespace gpumeter {
 
 bool budget_ms_valid(double ms) {
-  return ms > 0 && ms <= kMaxBudgetMs;  // false for NaN
+  return kBudgetMsRange.contains(ms);  // false for NaN
 }
 
 Budget comparison_pass_budget(const Budget& whole) {

@@ -1,6 +1,7 @@
 #include "sequential.hpp"
 
 #include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/run_target.hpp"
 #include "gpumeter/precision_width.hpp"
 #include "passes.hpp"
 
@@ -37,7 +38,7 @@ std::optional<StopReason> parse_stop_reason(const std::string& text) {
 }
 
 std::string precision_target_problem(const PrecisionTarget& target) {
-  if (!(target.relative >= kMinPrecisionTarget && target.relative <= kMaxPrecisionTarget)) {
+  if (!kPrecisionTargetRange.contains(target.relative)) {
     return "the target precision must be between 0.1% and 50% (0.001 to 0.5 as a fraction)";
   }
   if (target.max_time_ns < kMinPrecisionTime || target.max_time_ns > kMaxPrecisionTime) {

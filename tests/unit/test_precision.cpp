@@ -7,12 +7,14 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <vector>
 
 #include "gpumeter/detail/difference.hpp"
 #include "gpumeter/detail/precision.hpp"
+#include "gpumeter/detail/run_target.hpp"
 #include "sequential.hpp"
 #include "synthetic_device.hpp"
 
@@ -246,6 +248,31 @@ TEST(PrecisionCalibration, ChangesOfTwoAndFivePercentAreFoundWhereTheTargetWasRe
           << names[d] << " " << change;
     }
   }
+}
+
+// The run target's rules, written once (run_target.hpp): the ranges every front end checks its
+// options by, and which options exclude or need each other, in the front end's names.
+TEST(RunTarget, RangesAndConflictsAreTheCores) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_FALSE(kBudgetMsRange.contains(0));
+  EXPECT_TRUE(kBudgetMsRange.contains(kMaxBudgetMs));
+  EXPECT_FALSE(kBudgetMsRange.contains(nan));
+  EXPECT_EQ(budget_ms_valid(0.5), kBudgetMsRange.contains(0.5));
+  EXPECT_TRUE(kPrecisionTargetRange.contains(kMinPrecisionTarget));
+  EXPECT_FALSE(kPrecisionTargetRange.contains(0.51));
+  EXPECT_EQ(kPrecisionTimeSRange.min, 0.1);
+  EXPECT_EQ(kPrecisionTimeSRange.max, 3600);
+  EXPECT_EQ(precision_target_problem(PrecisionTarget{0.51, 10 * kSecond}).empty(), false);
+
+  const RunTargetNames names{"--budget", "--precision", "--max-time"};
+  EXPECT_EQ(run_target_conflict(true, true, false, names),
+            "--budget and --precision exclude each other: a run to a precision measures until it "
+            "gets there (or --max-time), not for a fixed budget");
+  EXPECT_EQ(run_target_conflict(false, false, true, names),
+            "--max-time caps a run to a target precision: give --precision too");
+  EXPECT_EQ(run_target_conflict(true, false, false, names), "");
+  EXPECT_EQ(run_target_conflict(false, true, true, names), "");
+  EXPECT_EQ(run_target_conflict(false, false, false, names), "");
 }
 
 }  // namespace

@@ -1,0 +1,48 @@
+#pragma once
+// What a run measures to, as a user asks for it: a fixed budget (a warm-up and a measurement, in
+// milliseconds) or a target precision with its time cap. The rules of those options are written
+// here once; each front end reads its own text or values, words its messages in its own names
+// and units (the benchmark programs' --precision in percent, Python's precision as a fraction),
+// and checks them by these ranges and by run_target_conflict.
+#include <string>
+
+#include "gpumeter/detail/calibration.hpp"
+#include "gpumeter/detail/duration.hpp"
+#include "gpumeter/detail/precision.hpp"
+
+namespace gpumeter {
+
+// The values an option of the run's target may take, in the core's units: from `min` (or above
+// it, when min_excluded) to `max`, both finite.
+struct TargetRange {
+  double min = 0;
+  bool min_excluded = false;
+  double max = 0;
+  // False for NaN.
+  constexpr bool contains(double v) const {
+    return (min_excluded ? v > min : v >= min) && v <= max;
+  }
+};
+
+// Each part of a budget, in milliseconds: above 0, at most kMaxBudgetMs (budget_ms_valid).
+inline constexpr TargetRange kBudgetMsRange{0, true, kMaxBudgetMs};
+// The target precision, as a fraction (0.01 for 1%).
+inline constexpr TargetRange kPrecisionTargetRange{kMinPrecisionTarget, false, kMaxPrecisionTarget};
+// The time cap of a run to a precision, in seconds.
+inline constexpr TargetRange kPrecisionTimeSRange{to_ms(kMinPrecisionTime) / 1e3, false,
+                                                  to_ms(kMaxPrecisionTime) / 1e3};
+
+// How a front end names the options of a run's target in its messages: "--budget", "budget".
+struct RunTargetNames {
+  std::string budget;
+  std::string precision;
+  std::string max_time;
+};
+
+// Why the options given cannot go together, "" when they can: a precision and a budget exclude
+// each other (a run to a precision measures until it gets there, or its cap), and a time cap
+// caps a run to a precision only.
+std::string run_target_conflict(bool budget, bool precision, bool max_time,
+                                const RunTargetNames& names);
+
+}  // namespace gpumeter
