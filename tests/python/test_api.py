@@ -659,6 +659,39 @@ def test_deviations_are_added_to_a_record_as_a_typed_operation():
     assert all(len(d) < 1_000_000 for d in long.deviations)
 
 
+def test_phases_join_a_record_as_typed_readings():
+    """Issue 37: phases() puts its readings in a record as typed values through the core, read
+    back as strictly as a file (no dict made in Python and parsed again): a phase taken where it
+    cannot be is refused as a file's would be, and a name the core does not know is refused by
+    argument."""
+    g = gpumeter._gpumeter
+    r = gpumeter.measure(spin, timing="host", budget=QUICK, name="m").record
+    x = r.results[0]
+    params = dict(x.params)
+    init = g.PhaseReading(x.case_name, params, x.name, "init", "synchronized_wall_clock",
+                          "fresh_cold", [1000, 1200, 1100])
+    capture = g.PhaseReading(x.case_name, params, x.name, "graph_capture",
+                             "synchronized_wall_clock", "warm_process", [50, 60], 2)
+    total = g.MeasuredTotal(x.case_name, params, x.name, 10, "fresh_cached", [9000, 9100])
+    again = g.with_phases(r, [init, capture], [total])
+    assert [(p.phase, p.setting, list(p.samples_ns), p.recaptures) for p in again.phases] == \
+        [("init", "fresh_cold", [1000, 1200, 1100], None),
+         ("graph_capture", "warm_process", [50, 60], 2)]
+    assert [(t.calls, t.setting, list(t.samples_ns)) for t in again.totals] == \
+        [(10, "fresh_cached", [9000, 9100])]
+    assert again.results[0].time.median_ns == x.time.median_ns  # the rest as it was
+    # init is a fresh process's phase: the reader refuses it in a warm one.
+    warm_init = g.PhaseReading(x.case_name, params, x.name, "init", "synchronized_wall_clock",
+                               "warm_process", [1000])
+    with pytest.raises(gpumeter.InvalidRecord):
+        g.with_phases(r, [warm_init], [])
+    with pytest.raises(gpumeter.ConfigError, match="phase"):
+        g.PhaseReading(x.case_name, params, x.name, "lunch", "synchronized_wall_clock",
+                       "warm_process", [1])
+    with pytest.raises(gpumeter.ConfigError, match="setting"):
+        g.MeasuredTotal(x.case_name, params, x.name, 10, "lukewarm", [1])
+
+
 def test_runtimes_join_a_record_as_a_typed_operation():
     """Issue 37: each candidate's runtime joins its record through the core, read back strictly:
     a runtime for an implementation the record does not hold is refused as a file's would be."""

@@ -174,6 +174,26 @@ def test_a_test_not_in_the_baseline_fails_unless_allowed(host_project, tmp_path)
     assert failed_tests(p) == []
 
 
+def test_an_unreadable_baseline_record_is_no_pass_even_where_missing_rows_may_pass(
+        host_project, tmp_path):
+    """The core's conclusion for a record that cannot be read: the gate fails on it, and
+    --gpumeter-allow-missing (which lets what the gate cannot see pass) does not let it through;
+    without a gate the test still passes, the comparison saying why it has none."""
+    project = make_project(tmp_path / "p", "test_host_sample.py")
+    shutil.copytree(host_project / ".gpumeter" / "baselines", project / ".gpumeter" / "baselines")
+    records = sorted((project / ".gpumeter" / "baselines" / "base").glob("gpumeter-*.json"))
+    assert records
+    for r in records:
+        r.write_text(r.read_text()[:100])  # cut short: not a record
+    args = ["test_host_sample.py", "--gpumeter-compare", "base"]
+    p = run_sample(project, *args, *HOST_GATE, "--gpumeter-allow-missing")
+    assert p.returncode == 1, outcome(p)
+    assert failed_tests(p) == sorted(HOST_TESTS), outcome(p)
+    assert "a record cannot be read" in p.stdout, outcome(p)
+    p = run_sample(project, *args)
+    assert p.returncode == 0, outcome(p)
+
+
 def test_a_baseline_test_that_did_not_measure_fails_unless_allowed(host_project):
     args = ["test_host_sample.py", "--gpumeter-compare", "base", *HOST_GATE]
     p = run_sample(host_project, *args, SAMPLE_SKIP="test_squares")
