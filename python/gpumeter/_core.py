@@ -107,7 +107,8 @@ def _options(device: object, budget: object, timing: object, allow_events_fallba
              workload: bool, lock: object, allow_contended: object, precision: object = None,
              max_time_s: object = 10.0, lock_held: bool = False) -> _gpumeter.Options:
     if not isinstance(timing, str):
-        raise _bad("timing", "'auto', 'cupti', 'events' or 'host'", timing)
+        *first, last = [f"'{n}'" for n in _gpumeter.timing_names()]  # the session's names
+        raise _bad("timing", f"{', '.join(first)} or {last}", timing)
     index = 0 if device is None else _integer("device", device, "a CUDA device index")
     if index >= 2**31:  # what a C int holds; a negative index is the core's to refuse
         raise _bad("device", "a CUDA device index", device)

@@ -443,6 +443,14 @@ NB_MODULE(_gpumeter, m) {
       nb::arg("record"), nb::arg("runtimes"),
       "The record with each candidate's runtime (resolved before timing), read back strictly.");
   m.def(
+      "timing_names",
+      [] {
+        std::vector<std::string> names;
+        for (const TimingName& t : kTimingNames) names.emplace_back(t.name);
+        return names;
+      },
+      "The names timing= takes, the session's list (what each means: measure's docstring).");
+  m.def(
       "with_phases",
       [](const RecordRef& record, std::vector<PhaseReading> phases,
          std::vector<MeasuredTotal> totals) {

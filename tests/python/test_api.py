@@ -704,3 +704,18 @@ def test_runtimes_join_a_record_as_a_typed_operation():
         [(impl, "torch", "2.9", ["a note"])]
     with pytest.raises(gpumeter.InvalidRecord):
         gpumeter._gpumeter.with_runtimes(r, [gpumeter._gpumeter.CandidateRuntime("nobody", "torch")])
+
+
+def test_the_timing_names_are_the_sessions_wherever_python_lists_them():
+    """Issue 37: the session lists the timing names once (kTimingNames). Python's type, its
+    message for a timing that is not a string and evaluate's --timing choices (which its parser
+    holds itself: its help is printed without the extension) are checked against that list."""
+    import typing
+    from gpumeter import _evaluate
+    names = tuple(gpumeter._gpumeter.timing_names())
+    assert names == ("auto", "cupti", "events", "host")
+    assert typing.get_args(gpumeter.Timing) == names
+    timing = next(a for a in _evaluate._parser()._actions if a.dest == "timing")
+    assert tuple(timing.choices) == names
+    with pytest.raises(gpumeter.ConfigError, match="'auto', 'cupti', 'events' or 'host'"):
+        gpumeter.measure(spin, timing=3, budget=QUICK)
