@@ -310,14 +310,6 @@ void install(NvtxFunctionTable table, unsigned int size, unsigned int slot, void
 
 // ---- CUPTI ----
 
-bool is_launch_type(const char* name) {
-  const std::string n = name != nullptr ? name : "";
-  const auto has = [&](const char* part) { return n.find(part) != std::string::npos; };
-  if (has("HostFunc")) return false;            // runs on the host: no device record
-  if (has("Graph")) return has("GraphLaunch");  // graph building launches nothing
-  return has("Launch") || has("Memcpy") || has("Memset");
-}
-
 thread_local std::uint64_t t_runtime_call = 0;     // the runtime launch this thread is inside
 thread_local std::int64_t t_enter_ns[2] = {0, 0};  // entry time of the runtime [0] and driver [1]
 // Stream captures under way in the process: a launch into a capturing stream is recorded into a
@@ -453,7 +445,8 @@ std::string subscribe_and_enable(State& s) {
     for (CUpti_CallbackId cbid = 1; cbid < size; ++cbid) {
       const char* name = nullptr;
       if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS) continue;
-      if (is_launch_type(name) || contains(name, "BeginCapture") || contains(name, "EndCapture")) {
+      if ((name != nullptr && records::launches_device_work(name)) ||
+          contains(name, "BeginCapture") || contains(name, "EndCapture")) {
         (void)cuptiEnableCallback(1, s.subscriber, domain, cbid);
       }
     }

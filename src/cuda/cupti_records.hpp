@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace gpumeter::cupti_records {
@@ -43,6 +44,19 @@ struct ApiRecord {
 // the reading is lost, never a zero-length one (T6). A zero-length interval is a reading.
 constexpr bool timestamps_lost(std::uint64_t start, std::uint64_t end) {
   return start == 0 || end == 0 || end < start;
+}
+
+// Whether a runtime or driver API of this name can put work on the device (a kernel, a graph, a
+// copy or a fill), so its calls are traced and its records labelled. One rule for the backend and
+// the collector: the two lists once differed.
+constexpr bool launches_device_work(std::string_view api_name) {
+  const auto has = [api_name](std::string_view part) {
+    return api_name.find(part) != std::string_view::npos;
+  };
+  if (has("HostFunc")) return false;  // runs on the host: no device record
+  if (has("Graph"))
+    return has("GraphLaunch");  // graph building carries Memcpy/Memset, launches nothing
+  return has("Launch") || has("Memcpy") || has("Memset");
 }
 
 namespace detail {

@@ -104,12 +104,9 @@ std::uint8_t* allocate_zeroed(std::size_t bytes) {
 // carries the correlation id its kernel, copy or fill is attributed by; every other API
 // record would only add launch overhead.
 bool is_launch_type_api(std::string_view name) {
-  if (contains(name, "HostFunc")) return false;  // runs on the host: no device record
-  // Graph-building APIs carry Memcpy/Memset in their names but launch nothing.
-  if (contains(name, "Graph")) return contains(name, "GraphLaunch");
   // gpumeter's own preparation: kept so anything it puts on the device is labelled PREPARE.
   if (contains(name, "CtxResetPersistingL2Cache")) return true;
-  return contains(name, "Launch") || contains(name, "Memcpy") || contains(name, "Memset");
+  return cupti_records::launches_device_work(name);
 }
 
 bool is_kernel_launch_api(std::string_view name) {

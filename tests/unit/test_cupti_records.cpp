@@ -275,5 +275,22 @@ TEST(CuptiRecordsTest, OtherKindsAreSkipped) {
   EXPECT_TRUE(v.apis.empty());
 }
 
+// Which calls are traced, one rule for the backend and the collector: launches, copies and fills
+// (runtime and driver spellings), a graph's launch, never a host function or graph building.
+TEST(CuptiRecordsTest, TheCallsThatPutWorkOnTheDeviceAreOneList) {
+  for (const char* api :
+       {"cudaLaunchKernel", "cuLaunchKernelEx", "cudaLaunchCooperativeKernel_ptsz",
+        "cudaGraphLaunch", "cuGraphLaunch", "cudaMemcpyAsync", "cuMemcpyHtoD_v2", "cudaMemsetAsync",
+        "cuMemsetD32_v2"}) {
+    EXPECT_TRUE(launches_device_work(api)) << api;
+  }
+  for (const char* api :
+       {"cudaLaunchHostFunc", "cuLaunchHostFunc", "cudaGraphAddMemcpyNode", "cuGraphAddMemsetNode",
+        "cudaGraphInstantiate", "cudaMalloc", "cudaStreamSynchronize", ""}) {
+    EXPECT_FALSE(launches_device_work(api)) << api;
+  }
+  static_assert(launches_device_work("cudaLaunchKernel"));  // usable where the collector needs it
+}
+
 }  // namespace
 }  // namespace gpumeter::cupti_records
