@@ -9,37 +9,14 @@ set -u
 bench=$1
 gpumeter=$2
 fake_nvml=$3
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
 # The device lock of this test's own (other tests and real GPU users never wait for it), and
 # an idle device as the fake NVML reports it: a machine's real GPU, busy with another test's
 # process, would otherwise refuse the sweeps.
 export GPU_LOCK="$work/gpu.lock"
-export GPUMETER_NVML_LIBRARY="$fake_nvml"
-# The fake NVML knows device 0 by index only: hide any real GPU, whose uuid it would not know
-# (on a GPU machine the lock would then find "no NVML device" and skip its idle check).
-export CUDA_VISIBLE_DEVICES=""
-export GPUMETER_FAKE_NVML_PROCESSES=""
-unset GPUMETER_FAKE_NVML_FREE_BYTES GPUMETER_LOCK_HELD GPUMETER_LOCK_NOTE
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-# run NAME ARGS...: runs the program, leaving $work/NAME.out, $work/NAME.err and $rc.
-run() {
-  local name=$1
-  shift
-  # In a subshell, so a case that aborts on purpose is reported in its log, not here.
-  ("$bench" "$@"; exit $?) >"$work/$name.out" 2>"$work/$name.err"
-  rc=$?
-}
+fake_idle_device "$fake_nvml"
+run() { run_program "$bench" "$@"; }  # NAME ARGS...: the program
 # Tiny budgets: this test checks what happens, not how fast. The host clock even where a GPU
 # is present: the cases are CPU work, which a device-time backend would refuse (no device work).
 quick=(--budget 1,2 --timing host)

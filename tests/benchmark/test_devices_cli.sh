@@ -12,39 +12,15 @@ set -u
 bench=$1
 gpumeter=$2
 fake_nvml=$3
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  [[ -n ${KEEP:-} ]] || rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
 # Each device its own lock: /tmp/gpumeter-gpu-stand-in-K.lock (GPU_LOCK would be one for all).
-unset GPU_LOCK GPUMETER_FAKE_NVML_FREE_BYTES GPUMETER_LOCK_HELD GPUMETER_LOCK_NOTE
-export GPUMETER_NVML_LIBRARY="$fake_nvml"
-export CUDA_VISIBLE_DEVICES=""
-export GPUMETER_FAKE_NVML_PROCESSES=""
+unset GPU_LOCK
+fake_idle_device "$fake_nvml"
 export GPUMETER_STAND_IN_DEVICES=3
-unset SLURM_ARRAY_TASK_ID SLURM_ARRAY_TASK_COUNT SLURM_ARRAY_TASK_MIN SLURM_ARRAY_TASK_MAX \
-  SLURM_ARRAY_TASK_STEP JOB_COMPLETION_INDEX JOB_COMPLETIONS
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-run() {  # NAME ARGS...: the program, leaving $work/NAME.out, $work/NAME.err and $rc
-  local name=$1
-  shift
-  ("$bench" "$@"; exit $?) >"$work/$name.out" 2>"$work/$name.err"
-  rc=$?
-}
-g() {  # NAME ARGS...: gpumeter
-  local name=$1
-  shift
-  "$gpumeter" "$@" >"$work/$name.out" 2>"$work/$name.err"
-  rc=$?
-}
+no_scheduler_index
+run() { run_program "$bench" "$@"; }     # NAME ARGS...: the program
+g() { run_program "$gpumeter" "$@"; }    # NAME ARGS...: gpumeter
 expect_usage() {  # NAME WORDS: exit 2, the words said, nothing on stdout
   [[ $rc -eq 2 ]] || fail "$1: exit code $rc, expected 2: $(cat "$work/$1.err")"
   [[ -s "$work/$1.out" ]] && fail "$1: wrote to stdout"

@@ -6,22 +6,10 @@
 #   test_host_sweep_shards.sh HOST_SWEEP
 set -u
 sweep=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-# No scheduler of the machine this runs on may deal these sizes.
-unset SLURM_ARRAY_TASK_ID SLURM_ARRAY_TASK_COUNT SLURM_ARRAY_TASK_MIN SLURM_ARRAY_TASK_MAX \
-  SLURM_ARRAY_TASK_STEP JOB_COMPLETION_INDEX JOB_COMPLETIONS
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-run() {  # NAME ARGS...: the sweep, leaving $work/NAME.out, $work/NAME.err and $rc
-  local name=$1
-  shift
-  "$sweep" "$@" >"$work/$name.out" 2>"$work/$name.err"
-  rc=$?
-}
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
+no_scheduler_index  # no scheduler of the machine this runs on may deal these sizes
+run() { run_program "$sweep" "$@"; }  # NAME ARGS...: the sweep
 # The sizes a sweep's JSON holds, one a line, sorted, each once (a size has a row per part).
 sizes_of() {
   python3 -c 'import json, sys

@@ -17,24 +17,10 @@ set -m  # background jobs get SIGINT as a terminal's would (a plain script ignor
 bench=$1
 gpumeter=$2
 fake_nvml=$3
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
 export GPU_LOCK="$work/gpu.lock"
-export GPUMETER_NVML_LIBRARY="$fake_nvml"
-export CUDA_VISIBLE_DEVICES=""
-export GPUMETER_FAKE_NVML_PROCESSES=""
-unset GPUMETER_FAKE_NVML_FREE_BYTES GPUMETER_LOCK_HELD GPUMETER_LOCK_NOTE
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
+fake_idle_device "$fake_nvml"
 quick=(--budget 1,2 --timing host)
 
 # A process that runs: it exists and is not a zombie (a zombie holds no descriptor).

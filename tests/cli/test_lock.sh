@@ -9,26 +9,10 @@
 set -u
 gpumeter=$1
 fake_nvml=$2
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 export GPU_LOCK="$work/gpu.lock"
-export GPUMETER_NVML_LIBRARY="$fake_nvml"
-# The fake NVML knows device 0 by index only: hide any real GPU, whose uuid it would not know
-# (on a GPU machine the lock would then find "no NVML device" and skip its idle check).
-export CUDA_VISIBLE_DEVICES=""
-export GPUMETER_FAKE_NVML_PROCESSES=""  # an idle device
-unset GPUMETER_FAKE_NVML_FREE_BYTES GPUMETER_LOCK_HELD GPUMETER_LOCK_NOTE
+fake_idle_device "$fake_nvml"
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # Waits (up to 10 s) until the lock file names pid $1.
 wait_holder() {
@@ -44,13 +28,6 @@ wait_holder() {
   done
   fail "pid $1 never started its command"
   return 1
-}
-# run NAME ARGS...: runs gpumeter, leaving $work/NAME.out, $work/NAME.err and $rc.
-run() {
-  local name=$1
-  shift
-  "$gpumeter" "$@" >"$work/$name.out" 2>"$work/$name.err"
-  rc=$?
 }
 one_line() {  # name expected-words...
   local name=$1

@@ -16,15 +16,10 @@ gpumeter=$2
 bench=$3
 fake_nvml=$4
 examples_dir=$(dirname "$example")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
 export GPU_LOCK="$work/gpu.lock"
 export GPUMETER_NVML_LIBRARY="$fake_nvml"
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
 # The lines of a file's first markdown table.
 table_of() {
   sed -n '/^| case/,/^$/p' "$1" | sed '/^$/d'

@@ -13,14 +13,9 @@ gpumeter=$2
 host_bench=$3
 gpu_program=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
 export GPU_LOCK="$work/gpu.lock"
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
 run() {  # run NAME COMMAND...: stdout, stderr and the exit code of the command, in $work
   local name=$1
   shift

@@ -7,13 +7,8 @@ set -u
 gpumeter=$1
 bench=$2
 example=$3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
 # expect LINE -- COMMAND...: the command's first line on stderr is LINE.
 expect() {
   local line=$1

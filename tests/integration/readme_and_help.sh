@@ -8,13 +8,8 @@
 set -u
 src=$1
 build=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
 check_help() {  # check_help WHAT FILE RC
   local what=$1 file=$2 rc=$3
   [[ $rc -eq 0 ]] || fail "$what: exit code $rc: $(head -n3 "$file")"
