@@ -231,7 +231,7 @@ History build_history(const std::vector<HistoryInput>& inputs, const HistoryOpti
         p.record = ri;
         p.failure = &f;
         p.board = {"", ""};
-        p.method = TimingMethod::cupti;
+        p.method = TimingMethod::kernel_records;
         s.points.push_back(std::move(p));
       }
     }

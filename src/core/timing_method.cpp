@@ -4,10 +4,10 @@ namespace gpumeter {
 
 Statistic statistic_of(TimingMethod method) {
   switch (method) {
-    case TimingMethod::cupti:
+    case TimingMethod::kernel_records:
       return Statistic::device_busy;
-    case TimingMethod::cuda_events:
-      return Statistic::cuda_event;
+    case TimingMethod::device_events:
+      return Statistic::device_event;
     case TimingMethod::host_wall:
       return Statistic::synchronized_wall_clock;
   }
@@ -15,14 +15,14 @@ Statistic statistic_of(TimingMethod method) {
 }
 
 bool sees_kernels(TimingMethod method) {
-  return method == TimingMethod::cupti;
+  return method == TimingMethod::kernel_records;
 }
 
 std::string_view to_string(TimingMethod method) {
   switch (method) {
-    case TimingMethod::cupti:
+    case TimingMethod::kernel_records:
       return "cupti";
-    case TimingMethod::cuda_events:
+    case TimingMethod::device_events:
       return "cuda-events";
     case TimingMethod::host_wall:
       return "host-wall";
@@ -34,7 +34,7 @@ std::string_view to_string(Statistic statistic) {
   switch (statistic) {
     case Statistic::device_busy:
       return "device_busy";
-    case Statistic::cuda_event:
+    case Statistic::device_event:
       return "cuda_event";
     case Statistic::synchronized_wall_clock:
       return "synchronized_wall_clock";
@@ -43,7 +43,8 @@ std::string_view to_string(Statistic statistic) {
 }
 
 std::optional<TimingMethod> parse_timing_method(std::string_view text) {
-  for (auto m : {TimingMethod::cupti, TimingMethod::cuda_events, TimingMethod::host_wall}) {
+  for (auto m :
+       {TimingMethod::kernel_records, TimingMethod::device_events, TimingMethod::host_wall}) {
     if (to_string(m) == text) return m;
   }
   return std::nullopt;
@@ -51,7 +52,7 @@ std::optional<TimingMethod> parse_timing_method(std::string_view text) {
 
 std::optional<Statistic> parse_statistic(std::string_view text) {
   for (auto s :
-       {Statistic::device_busy, Statistic::cuda_event, Statistic::synchronized_wall_clock}) {
+       {Statistic::device_busy, Statistic::device_event, Statistic::synchronized_wall_clock}) {
     if (to_string(s) == text) return s;
   }
   return std::nullopt;

@@ -128,7 +128,7 @@ class CuptiBackend final : public CudaBackendBase {
         session_(session),
         stamps_(kProbeSlots * 2 * sizeof(std::uint64_t), options.device) {}
 
-  TimingMethod method() const override { return TimingMethod::cupti; }
+  TimingMethod method() const override { return TimingMethod::kernel_records; }
 
   void open_phase(const PhaseRequest& request) override {
     if (request.iterations >= kFirstReservedLow) {

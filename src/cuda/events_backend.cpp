@@ -29,7 +29,7 @@ class EventsBackend final : public CudaBackendBase {
   EventsBackend(const CudaBackendOptions& options, DeviceIdentity identity, std::string reason)
       : CudaBackendBase(options, std::move(identity)), reason_(std::move(reason)) {}
 
-  TimingMethod method() const override { return TimingMethod::cuda_events; }
+  TimingMethod method() const override { return TimingMethod::device_events; }
   std::string reason() const override { return reason_; }
 
   void open_phase(const PhaseRequest& request) override {

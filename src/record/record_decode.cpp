@@ -125,7 +125,7 @@ void read_ledger(const Reader& r, const Doc& j, const std::string& where, Measur
     }
     // B11: CUPTI's rows launch a canary before every iteration and check and after every phase;
     // a row with fewer proves nothing about collection being on while it ran.
-    if (m.method == TimingMethod::cupti &&
+    if (m.method == TimingMethod::kernel_records &&
         l.canaries_launched < l.iterations + l.checked_iterations + 1) {
       r.fail(fmt::format(
           "{}.canaries_launched: {} canaries for {} iterations and {} checks, where CUPTI's "

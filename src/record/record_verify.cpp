@@ -554,7 +554,7 @@ bool merged_programs(const Record& record) {
 // row has samples).
 bool cupti_row_without_ledger(const Result& row) {
   const Measurement& m = row.measurement;
-  return m.method == TimingMethod::cupti && !m.samples.empty() && m.ledger.iterations == 0;
+  return m.method == TimingMethod::kernel_records && !m.samples.empty() && m.ledger.iterations == 0;
 }
 
 bool has_mark(const Record& record, std::string_view mark) {

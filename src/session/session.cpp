@@ -237,7 +237,7 @@ std::vector<std::string> Session::fallbacks(const Record& measured) const {
   std::vector<std::string> out = fallbacks_;
   if (options_.timing == Timing::events) return out;
   for (const Result& r : measured.results) {
-    if (r.measurement.method == TimingMethod::cuda_events) {
+    if (r.measurement.method == TimingMethod::device_events) {
       out.push_back("timed with CUDA events instead of CUPTI (" + r.measurement.reason +
                     "): a different statistic, never compared with CUPTI's");
       break;

@@ -27,7 +27,7 @@ using namespace gpumeter;
 // A row of two passes of `n` samples each around `ns`, with a small, fixed spread.
 // With `clock`, every sample ran at that clock and those reasons.
 Result row(const std::string& c, const std::string& impl, double ns,
-           TimingMethod method = TimingMethod::cupti,
+           TimingMethod method = TimingMethod::kernel_records,
            std::optional<ClockReading> clock = std::nullopt) {
   Result r;
   r.row = {c, {{"n", "1024"}}, impl};
@@ -56,7 +56,7 @@ Result row(const std::string& c, const std::string& impl, double ns,
 // The copy ceiling of a process whose fastest 1 GB copy took `fastest_ns`.
 Ceilings ceilings(Nanos fastest_ns) {
   return ceilings_from_runs(
-      TimingMethod::cupti,
+      TimingMethod::kernel_records,
       {CeilingRun{CeilingKind::bytes_per_s, "copy kernel", 1e9, {fastest_ns, fastest_ns + 2000}}});
 }
 
@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
           dir, "same.json");
     // B4: the same times, the clocks read. In hot, copy/a ran at 70% of cool's clock; copy/b
     // a step down with the routine power cap.
-    const auto cupti = TimingMethod::cupti;
+    const auto cupti = TimingMethod::kernel_records;
     write(record("cool",
                  {row("copy", "a", 10000, cupti, ClockReading{1980, 0}),
                   row("copy", "b", 20000, cupti, ClockReading{1980, kReasonSwPowerCap})},
@@ -121,10 +121,10 @@ int main(int argc, char** argv) {
                  gpu),
           dir, "hot.json");
     // copy/a timed with CUDA events: another statistic, never compared.
-    write(
-        record("mixed",
-               {row("copy", "a", 10000, TimingMethod::cuda_events), row("copy", "b", 20000)}, gpu),
-        dir, "mixed.json");
+    write(record("mixed",
+                 {row("copy", "a", 10000, TimingMethod::device_events), row("copy", "b", 20000)},
+                 gpu),
+          dir, "mixed.json");
     // Shards of one sweep, and a record of another device.
     write(record("shard1", {row("copy", "a", 10000)}, gpu), dir, "shard1.json");
     write(record("shard2", {row("copy", "b", 20000)}, gpu), dir, "shard2.json");

@@ -81,14 +81,14 @@ int main(int argc, char** argv) {
       TimingMethod method;
     };
     const std::vector<Run> runs = {
-        {0, 10000, 5000, "GPU-A", TimingMethod::cupti},
-        {0, 10000, 5000, "GPU-A", TimingMethod::cupti},
-        {1, 10000, 5000, "GPU-A", TimingMethod::cupti},
-        {2, 11000, 5000, "GPU-A", TimingMethod::cupti},
-        {3, 11000, 10000, "GPU-A", TimingMethod::cupti},
-        {4, 10000, 10000, "GPU-A", TimingMethod::cupti},
-        {5, 10000, 10000, "GPU-B", TimingMethod::cupti},
-        {6, 10000, 10000, "GPU-A", TimingMethod::cuda_events},
+        {0, 10000, 5000, "GPU-A", TimingMethod::kernel_records},
+        {0, 10000, 5000, "GPU-A", TimingMethod::kernel_records},
+        {1, 10000, 5000, "GPU-A", TimingMethod::kernel_records},
+        {2, 11000, 5000, "GPU-A", TimingMethod::kernel_records},
+        {3, 11000, 10000, "GPU-A", TimingMethod::kernel_records},
+        {4, 10000, 10000, "GPU-A", TimingMethod::kernel_records},
+        {5, 10000, 10000, "GPU-B", TimingMethod::kernel_records},
+        {6, 10000, 10000, "GPU-A", TimingMethod::device_events},
     };
     for (std::size_t i = 0; i < runs.size(); ++i) {
       const Run& run = runs[i];
@@ -105,8 +105,9 @@ int main(int argc, char** argv) {
       if (run.commit == 5) r.device.name = kBoard;
       write(r, dir / ("c" + std::to_string(run.commit + 1)));
     }
-    Record orphan = history_record("orphan", "", "2026-12-01T00:00:00Z",
-                                   {history_row("kernel", 10000, TimingMethod::cupti, 99)});
+    Record orphan =
+        history_record("orphan", "", "2026-12-01T00:00:00Z",
+                       {history_row("kernel", 10000, TimingMethod::kernel_records, 99)});
     write(orphan, dir / "nocommit");
     std::ofstream(dir / "junk.json")
         << "<script>document.documentElement.setAttribute('data-pwned','junk')</script>\n";

@@ -31,7 +31,7 @@ class CudaBackendTest : public ::testing::Test {
     GPUMETER_REQUIRE_GPU();
     // CUPTI must work on the test machine: a fallback here would test the wrong backend.
     backend_ = make_cuda_backend(CudaBackendOptions{});
-    ASSERT_EQ(backend_->method(), TimingMethod::cupti) << backend_->reason();
+    ASSERT_EQ(backend_->method(), TimingMethod::kernel_records) << backend_->reason();
   }
 
   std::unique_ptr<Backend> backend_;
@@ -640,11 +640,11 @@ TEST_F(CudaBackendTest, CallThatThrowsIsUserCodeError) {
 TEST_F(CudaBackendTest, EventsFallbackTimesTheRegionAndSaysSo) {
   const std::unique_ptr<Backend> events =
       make_cuda_events_backend(CudaBackendOptions{}, "chosen by the test");
-  EXPECT_EQ(events->method(), TimingMethod::cuda_events);
+  EXPECT_EQ(events->method(), TimingMethod::device_events);
   EXPECT_EQ(events->reason(), "chosen by the test");
   SpinWork spin(50 * kMicrosecond, cudaStreamLegacy);
   const Measurement m = measure(*events, spin.call());
-  EXPECT_EQ(m.method, TimingMethod::cuda_events);
+  EXPECT_EQ(m.method, TimingMethod::device_events);
   ASSERT_FALSE(m.samples.empty());
   for (const Sample& s : m.samples) {
     EXPECT_EQ(s.device_busy_ns, s.latency_ns);

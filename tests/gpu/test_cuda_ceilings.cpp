@@ -35,7 +35,7 @@ class CeilingsTest : public ::testing::Test {
   void SetUp() override {
     GPUMETER_REQUIRE_GPU();
     backend_ = make_cuda_backend(CudaBackendOptions{});
-    ASSERT_EQ(backend_->method(), TimingMethod::cupti) << backend_->reason();
+    ASSERT_EQ(backend_->method(), TimingMethod::kernel_records) << backend_->reason();
   }
 
   std::unique_ptr<Backend> backend_;
@@ -68,7 +68,7 @@ const CeilingRun& copy_ceiling_run(const Ceilings& c) {
 
 TEST_F(CeilingsTest, TimedLikeTheRowsAndTheCopyCeilingIsTheBestCopy) {
   const Ceilings c = measure_ceilings(*backend_);
-  ASSERT_EQ(c.method, TimingMethod::cupti);
+  ASSERT_EQ(c.method, TimingMethod::kernel_records);
   ASSERT_EQ(c.runs.size(), 3u);
   for (const CeilingRun& r : c.runs) {
     // Measured as a row is: at least the rows' least number of measured iterations.
@@ -181,11 +181,12 @@ TEST_F(CeilingsTest, TheEventsFallbackTimesItsOwnCeilings) {
   const std::unique_ptr<Backend> events =
       make_cuda_events_backend(options, "the events ceilings' known answer");
   const Ceilings c = measure_ceilings(*events);
-  ASSERT_EQ(c.method, TimingMethod::cuda_events);
+  ASSERT_EQ(c.method, TimingMethod::device_events);
   ASSERT_TRUE(c.bytes_per_s && c.flops_per_s);
-  EXPECT_FALSE(ceiling_applies(c, TimingMethod::cupti));
-  const Summary cupti_row = summarize({Sample(250'000, 250'000, 1, 0)}, TimingMethod::cupti, 0,
-                                      Workload{std::nullopt, kCopyTraffic}, c);
+  EXPECT_FALSE(ceiling_applies(c, TimingMethod::kernel_records));
+  const Summary cupti_row =
+      summarize({Sample(250'000, 250'000, 1, 0)}, TimingMethod::kernel_records, 0,
+                Workload{std::nullopt, kCopyTraffic}, c);
   EXPECT_FALSE(cupti_row.pct_of_peak_bandwidth.has_value());
   std::printf(
       "KNOWN-ANSWER ceilings (cuda-events, fastest sample): copy %.2f TB/s, bf16 GEMM "

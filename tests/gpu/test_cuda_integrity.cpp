@@ -35,7 +35,7 @@ class CudaIntegrityTest : public ::testing::Test {
   void SetUp() override {
     GPUMETER_REQUIRE_GPU();
     backend_ = make_cuda_backend(CudaBackendOptions{});
-    ASSERT_EQ(backend_->method(), TimingMethod::cupti) << backend_->reason();
+    ASSERT_EQ(backend_->method(), TimingMethod::kernel_records) << backend_->reason();
   }
   std::unique_ptr<Backend> backend_;
 };

@@ -50,14 +50,14 @@ TEST_F(NoCuptiTest, AllowedByOptionItFallsBackToEventsWithTheReason) {
   CudaBackendOptions o;
   o.allow_events_fallback = true;
   const std::unique_ptr<Backend> b = make_cuda_backend(o);
-  EXPECT_EQ(b->method(), TimingMethod::cuda_events);
+  EXPECT_EQ(b->method(), TimingMethod::device_events);
   EXPECT_TRUE(contains(b->reason(), "CUPTI unavailable")) << b->reason();
   EXPECT_TRUE(contains(b->reason(), "libcupti cannot be loaded")) << b->reason();
   EXPECT_TRUE(contains(b->reason(), "allow_events_fallback")) << b->reason();
 
   SpinWork spin(30 * kMicrosecond, cudaStreamLegacy);
   const Measurement m = measure(*b, spin.call());
-  EXPECT_EQ(m.method, TimingMethod::cuda_events);
+  EXPECT_EQ(m.method, TimingMethod::device_events);
   EXPECT_EQ(m.reason, b->reason());
   for (const Sample& s : m.samples) {
     EXPECT_EQ(s.device_busy_ns, s.latency_ns);
@@ -70,7 +70,7 @@ TEST_F(NoCuptiTest, AllowedByEnvironmentItFallsBackAndSaysSo) {
   setenv(kAllowEventsFallbackEnv, "1", 1);
   const std::unique_ptr<Backend> b = make_cuda_backend(CudaBackendOptions{});
   unsetenv(kAllowEventsFallbackEnv);
-  EXPECT_EQ(b->method(), TimingMethod::cuda_events);
+  EXPECT_EQ(b->method(), TimingMethod::device_events);
   EXPECT_TRUE(contains(b->reason(), std::string(kAllowEventsFallbackEnv) + "=1")) << b->reason();
 }
 

@@ -24,7 +24,7 @@ class ProtocolTest : public ::testing::Test {
   void SetUp() override {
     GPUMETER_REQUIRE_GPU();
     backend_ = make_cuda_backend(CudaBackendOptions{});
-    ASSERT_EQ(backend_->method(), TimingMethod::cupti) << backend_->reason();
+    ASSERT_EQ(backend_->method(), TimingMethod::kernel_records) << backend_->reason();
   }
 
   Record run(const Case& c) {

@@ -17,7 +17,7 @@ namespace gpumeter::testing {
 // alternating up and down), samples within a pass by 0.1%. `seed` shifts the samples a little so
 // that two rows of one level are two measurements, not one copied.
 inline Result history_row(const std::string& impl, double ns,
-                          TimingMethod method = TimingMethod::cupti, int seed = 0,
+                          TimingMethod method = TimingMethod::kernel_records, int seed = 0,
                           double pass_step = 0.002, const std::string& case_name = "copy") {
   Result r;
   r.row = {case_name, {{"n", "1024"}}, impl};

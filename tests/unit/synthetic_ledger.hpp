@@ -15,7 +15,7 @@ namespace gpumeter::testing {
 // Other methods launch no canaries: no ledger.
 inline Ledger ledger_of(const Measurement& m) {
   Ledger l;
-  if (m.method != TimingMethod::cupti) return l;
+  if (m.method != TimingMethod::kernel_records) return l;
   l.iterations = m.samples.size();
   for (const Sample& s : m.samples) {
     l.iteration_records += static_cast<std::size_t>(s.n_kernels.value_or(1));

@@ -31,7 +31,7 @@ inline Result full_result() {
   Result r;
   r.row = {"gemm", {{"m", "4096"}, {"dtype", "bf16"}}, "cublas"};
   Measurement& m = r.measurement;
-  m.method = TimingMethod::cupti;
+  m.method = TimingMethod::kernel_records;
   m.reason = "";
   m.samples = {sample(12'000, 13'000, 2, 500), sample(12'100, 13'050, 2, 510),
                sample(12'345, 13'200, 3, 505), sample(12'600, 13'400, 2, 490),
@@ -63,7 +63,7 @@ inline Result full_result() {
   r.workload.flops = 2.0 * 4096.0 * 4096.0 * 4096.0;
   r.workload.bytes = 3.0 * 4096.0 * 4096.0 * 2.0;
   Summary& s = r.summary;
-  s.method = TimingMethod::cupti;
+  s.method = TimingMethod::kernel_records;
   s.n_samples = 5;
   s.device_busy = {12'345, 12'040, 12'720};
   s.latency = {13'200, 13'020, 13'700};
@@ -90,7 +90,7 @@ inline Result fallback_result() {
   r.count_copies = true;  // copies inside device_busy: no uncounted cell
   r.row.params = {{"n", "1,024"}};
   Measurement& m = r.measurement;
-  m.method = TimingMethod::cuda_events;
+  m.method = TimingMethod::device_events;
   m.reason = "CUPTI unavailable: another profiler is attached";
   m.samples = {sample(40'000, 40'000, std::nullopt, 0), sample(41'000, 41'000, std::nullopt, 0),
                sample(42'500, 42'500, std::nullopt, 0)};
@@ -103,7 +103,7 @@ inline Result fallback_result() {
   m.estimate_ns = 7'000'000;
   m.drop_counter_live = false;
   Summary& s = r.summary;
-  s.method = TimingMethod::cuda_events;
+  s.method = TimingMethod::device_events;
   s.n_samples = 3;
   s.device_busy = {41'000, 40'200, 42'200};
   s.latency = {41'000, 40'200, 42'200};
@@ -158,7 +158,7 @@ inline Record full_record(const std::string& run_id = "20261129T112650Z-4242-0ba
   st.compute_processes = 0;
   // Timed like the CUPTI rows: copies of 1.2 GB at best in 250 us (4.8 TB/s) and 252 us, and
   // a GEMM of 989 GFLOP at best in 1 ms (989 TFLOP/s).
-  rec.ceilings = ceilings_from_runs(TimingMethod::cupti,
+  rec.ceilings = ceilings_from_runs(TimingMethod::kernel_records,
                                     {CeilingRun{CeilingKind::bytes_per_s,
                                                 "cudaMemcpyAsync device to device, 572 MiB",
                                                 1.2e9,
@@ -340,7 +340,8 @@ inline Record zero_sample_record(TimingMethod method,
   a.measurement.method = method;
   a.measurement.null_test.reset();
   for (Sample& s : a.measurement.samples) {
-    s = sample(0, 0, method == TimingMethod::cupti ? std::optional<int>(1) : std::nullopt, 0);
+    s = sample(0, 0, method == TimingMethod::kernel_records ? std::optional<int>(1) : std::nullopt,
+               0);
   }
   if (!sees_kernels(method)) a.measurement.retries = 0;  // only CUPTI repeats a phase
   a.measurement.ledger = ledger_of(a.measurement);

@@ -39,18 +39,19 @@ TEST(CeilingRule, TheRateIsTheWorkOverTheFastestSample) {
 TEST(CeilingRule, EachCeilingIsTheBestOfItsRuns) {
   // The memcpy reaches 4.0 TB/s, the copy kernel 4.2: the ceiling is the kernel's. The GEMM
   // is the only matrix run.
-  const Ceilings c = ceilings_from_runs(
-      TimingMethod::cupti, {run_of(CeilingKind::bytes_per_s, 1e9, {250'000, 251'000}),
-                            run_of(CeilingKind::bytes_per_s, 1.05e9, {250'000, 262'000}),
-                            run_of(CeilingKind::flops_per_s, 8e11, {1'000'000, 1'100'000})});
-  EXPECT_EQ(c.method, TimingMethod::cupti);
+  const Ceilings c =
+      ceilings_from_runs(TimingMethod::kernel_records,
+                         {run_of(CeilingKind::bytes_per_s, 1e9, {250'000, 251'000}),
+                          run_of(CeilingKind::bytes_per_s, 1.05e9, {250'000, 262'000}),
+                          run_of(CeilingKind::flops_per_s, 8e11, {1'000'000, 1'100'000})});
+  EXPECT_EQ(c.method, TimingMethod::kernel_records);
   ASSERT_TRUE(c.bytes_per_s && c.flops_per_s);
   EXPECT_DOUBLE_EQ(*c.bytes_per_s, 4.2e12);
   EXPECT_DOUBLE_EQ(*c.flops_per_s, 8e14);
   EXPECT_EQ(c.runs.size(), 3u);
 
   const Ceilings copies_only = ceilings_from_runs(
-      TimingMethod::cuda_events, {run_of(CeilingKind::bytes_per_s, 1e9, {500'000})});
+      TimingMethod::device_events, {run_of(CeilingKind::bytes_per_s, 1e9, {500'000})});
   EXPECT_DOUBLE_EQ(*copies_only.bytes_per_s, 2e12);
   EXPECT_FALSE(copies_only.flops_per_s.has_value());
 }
@@ -65,19 +66,19 @@ TEST(CeilingFlag, APercentOverOneHundredIsAboveTheCeiling) {
 // A row that moves its bytes faster than the fastest run of the ceiling's work reads above 100%
 // and says so; a slower one does not.
 TEST(CeilingFlag, RowsAboveAndBelowTheirCeilingAreTold) {
-  const Ceilings c =
-      ceilings_from_runs(TimingMethod::cupti, {run_of(CeilingKind::bytes_per_s, 1e9, {250'000}),
-                                               run_of(CeilingKind::flops_per_s, 1e12, {200'000})});
+  const Ceilings c = ceilings_from_runs(TimingMethod::kernel_records,
+                                        {run_of(CeilingKind::bytes_per_s, 1e9, {250'000}),
+                                         run_of(CeilingKind::flops_per_s, 1e12, {200'000})});
   // 1 GB per call in a median of 242.7 us: 4.12 TB/s, 103% of 4 TB/s.
-  const Summary above = summarize(rows_of({242'000, 242'718, 243'000}), TimingMethod::cupti, 0,
-                                  Workload{std::nullopt, 1e9}, c);
+  const Summary above = summarize(rows_of({242'000, 242'718, 243'000}),
+                                  TimingMethod::kernel_records, 0, Workload{std::nullopt, 1e9}, c);
   ASSERT_TRUE(above.pct_of_peak_bandwidth);
   EXPECT_NEAR(*above.pct_of_peak_bandwidth, 103.0, 0.01);
   EXPECT_EQ(above.above_bandwidth_ceiling, true);
   EXPECT_FALSE(above.above_flops_ceiling.has_value());  // no flops declared: no percent, no flag
 
-  const Summary below = summarize(rows_of({260'000, 262'000, 270'000}), TimingMethod::cupti, 0,
-                                  Workload{1e12, 1e9}, c);
+  const Summary below = summarize(rows_of({260'000, 262'000, 270'000}),
+                                  TimingMethod::kernel_records, 0, Workload{1e12, 1e9}, c);
   EXPECT_EQ(below.above_bandwidth_ceiling, false);
   ASSERT_TRUE(below.pct_of_peak_flops);
   EXPECT_NEAR(*below.pct_of_peak_flops, 100.0 * 200.0 / 262.0, 1e-9);
@@ -88,10 +89,10 @@ TEST(CeilingFlag, RowsAboveAndBelowTheirCeilingAreTold) {
 // samples, so it reads 100% at most and is not flagged.
 TEST(CeilingFlag, TheCeilingsOwnWorkReadsAtMostOneHundredPercent) {
   const std::vector<Nanos> samples{251'000, 250'000, 255'000, 253'500, 250'100, 252'000};
-  const Ceilings c =
-      ceilings_from_runs(TimingMethod::cupti, {run_of(CeilingKind::bytes_per_s, 1e9, samples)});
+  const Ceilings c = ceilings_from_runs(TimingMethod::kernel_records,
+                                        {run_of(CeilingKind::bytes_per_s, 1e9, samples)});
   const Summary same =
-      summarize(rows_of(samples), TimingMethod::cupti, 0, Workload{std::nullopt, 1e9}, c);
+      summarize(rows_of(samples), TimingMethod::kernel_records, 0, Workload{std::nullopt, 1e9}, c);
   ASSERT_TRUE(same.pct_of_peak_bandwidth);
   EXPECT_LE(*same.pct_of_peak_bandwidth, 100.0);
   EXPECT_GT(*same.pct_of_peak_bandwidth, 98.0);
@@ -101,35 +102,35 @@ TEST(CeilingFlag, TheCeilingsOwnWorkReadsAtMostOneHundredPercent) {
 // A ceiling timed another way than the row divides nothing: a percent of it would be the ratio
 // of two clocks.
 TEST(CeilingFlag, ACeilingTimedAnotherWayGivesNoPercent) {
-  const Ceilings events = ceilings_from_runs(TimingMethod::cuda_events,
+  const Ceilings events = ceilings_from_runs(TimingMethod::device_events,
                                              {run_of(CeilingKind::bytes_per_s, 1e9, {300'000})});
-  EXPECT_FALSE(ceiling_applies(events, TimingMethod::cupti));
-  EXPECT_TRUE(ceiling_applies(events, TimingMethod::cuda_events));
-  const Summary s =
-      summarize(rows_of({242'000}), TimingMethod::cupti, 0, Workload{std::nullopt, 1e9}, events);
+  EXPECT_FALSE(ceiling_applies(events, TimingMethod::kernel_records));
+  EXPECT_TRUE(ceiling_applies(events, TimingMethod::device_events));
+  const Summary s = summarize(rows_of({242'000}), TimingMethod::kernel_records, 0,
+                              Workload{std::nullopt, 1e9}, events);
   EXPECT_TRUE(s.tbs.has_value());
   EXPECT_FALSE(s.pct_of_peak_bandwidth.has_value());
   EXPECT_FALSE(s.above_bandwidth_ceiling.has_value());
 
   // An older record's ceilings (no method recorded) divide as they did, and are flagged alike.
   const Ceilings legacy{std::nullopt, 4e12, std::nullopt, {}};
-  EXPECT_TRUE(ceiling_applies(legacy, TimingMethod::cupti));
-  const Summary old =
-      summarize(rows_of({242'000}), TimingMethod::cupti, 0, Workload{std::nullopt, 1e9}, legacy);
+  EXPECT_TRUE(ceiling_applies(legacy, TimingMethod::kernel_records));
+  const Summary old = summarize(rows_of({242'000}), TimingMethod::kernel_records, 0,
+                                Workload{std::nullopt, 1e9}, legacy);
   EXPECT_EQ(old.above_bandwidth_ceiling, true);
 }
 
 // Shards of one sweep, each process with its own ceilings, join into the fastest any saw.
 TEST(JoinCeilings, EachCeilingIsTheFastestRunOfAnyShard) {
-  const Ceilings a = ceilings_from_runs(TimingMethod::cupti,
+  const Ceilings a = ceilings_from_runs(TimingMethod::kernel_records,
                                         {run_of(CeilingKind::bytes_per_s, 1e9, {250'000}),
                                          run_of(CeilingKind::flops_per_s, 1e12, {1'000'000})});
-  const Ceilings b = ceilings_from_runs(TimingMethod::cupti,
+  const Ceilings b = ceilings_from_runs(TimingMethod::kernel_records,
                                         {run_of(CeilingKind::bytes_per_s, 1e9, {245'000}),
                                          run_of(CeilingKind::flops_per_s, 1e12, {1'020'000})});
   const std::optional<Ceilings> j = join_ceilings({a, b, Ceilings{}, a});
   ASSERT_TRUE(j.has_value());
-  EXPECT_EQ(j->method, TimingMethod::cupti);
+  EXPECT_EQ(j->method, TimingMethod::kernel_records);
   EXPECT_EQ(j->bytes_per_s, b.bytes_per_s);
   EXPECT_EQ(j->flops_per_s, a.flops_per_s);
   EXPECT_EQ(j->runs.size(), 4u);  // a's runs once, though given twice
@@ -139,7 +140,7 @@ TEST(JoinCeilings, EachCeilingIsTheFastestRunOfAnyShard) {
   ASSERT_TRUE(none.has_value());
   EXPECT_FALSE(none->bytes_per_s || none->flops_per_s);
   Ceilings events = b;
-  events.method = TimingMethod::cuda_events;
+  events.method = TimingMethod::device_events;
   EXPECT_FALSE(join_ceilings({a, events}).has_value());
   const Ceilings old_a{1e15, 4e12, std::nullopt, {}};
   const Ceilings old_b{1e15, 4.1e12, std::nullopt, {}};

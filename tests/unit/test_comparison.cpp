@@ -42,9 +42,10 @@ Result row(const std::string& c, const std::string& impl, TimingMethod method,
 
 TEST(Comparison, DeviceTimeIsAPercentWithItsInterval) {
   // 20 us and 20.56 us with a little pass-to-pass spread: 2.8% slower, found.
-  const std::vector<Result> rs{
-      row("copy", "naive", TimingMethod::cupti, {{20000, 20010, 19990}, {20020, 20030, 20010}}),
-      row("copy", "tiled", TimingMethod::cupti, {{20560, 20570, 20550}, {20580, 20590, 20570}})};
+  const std::vector<Result> rs{row("copy", "naive", TimingMethod::kernel_records,
+                                   {{20000, 20010, 19990}, {20020, 20030, 20010}}),
+                               row("copy", "tiled", TimingMethod::kernel_records,
+                                   {{20560, 20570, 20550}, {20580, 20590, 20570}})};
   const std::vector<Comparison> c = compare_results(rs);
   ASSERT_EQ(c.size(), 1u);
   EXPECT_EQ(c[0].rule, ComparisonRule::relative_difference);
@@ -59,8 +60,9 @@ TEST(Comparison, DeviceTimeIsAPercentWithItsInterval) {
 }
 
 TEST(Comparison, NoDifferenceSaysHowLargeOneWouldHaveBeenSeen) {
-  const std::vector<Result> rs{row("k", "a", TimingMethod::cupti, {{1000, 1001}, {1003, 1002}}),
-                               row("k", "b", TimingMethod::cupti, {{1002, 1001}, {1001, 1003}})};
+  const std::vector<Result> rs{
+      row("k", "a", TimingMethod::kernel_records, {{1000, 1001}, {1003, 1002}}),
+      row("k", "b", TimingMethod::kernel_records, {{1002, 1001}, {1001, 1003}})};
   const Comparison c = compare_results(rs).at(0);
   ASSERT_TRUE(c.difference);
   EXPECT_FALSE(c.difference->found());
@@ -72,8 +74,9 @@ TEST(Comparison, NoDifferenceSaysHowLargeOneWouldHaveBeenSeen) {
 }
 
 TEST(Comparison, LargeDifferencesReadAsFactors) {
-  const std::vector<Result> rs{row("gemm", "naive", TimingMethod::cupti, {{300, 301}, {302, 300}}),
-                               row("gemm", "tiled", TimingMethod::cupti, {{100, 101}, {100, 102}})};
+  const std::vector<Result> rs{
+      row("gemm", "naive", TimingMethod::kernel_records, {{300, 301}, {302, 300}}),
+      row("gemm", "tiled", TimingMethod::kernel_records, {{100, 101}, {100, 102}})};
   const std::string text = describe(compare_results(rs).at(0));
   // A factor, the interval's ends in factors too.
   EXPECT_EQ(text.rfind("tiled is 3.0x faster than naive (99% interval 2.9x to 3.1x", 0), 0u)
@@ -123,8 +126,9 @@ TEST(Comparison, UnderTheResolutionTheSentenceClaimsNoDirection) {
 }
 
 TEST(Comparison, DifferentStatisticsAreNeverCompared) {
-  const std::vector<Result> rs{row("op", "a", TimingMethod::cupti, {{100, 100}, {100, 100}}),
-                               row("op", "b", TimingMethod::cuda_events, {{50, 50}, {50, 50}})};
+  const std::vector<Result> rs{
+      row("op", "a", TimingMethod::kernel_records, {{100, 100}, {100, 100}}),
+      row("op", "b", TimingMethod::device_events, {{50, 50}, {50, 50}})};
   const Comparison c = compare_results(rs).at(0);
   EXPECT_FALSE(c.compared());
   EXPECT_NE(c.refusal.find("never compared"), std::string::npos);
@@ -133,8 +137,8 @@ TEST(Comparison, DifferentStatisticsAreNeverCompared) {
 
 TEST(Comparison, RowsOfTwoBoardsAreNeverCompared) {
   // Two H200 boards: one kind, two uuids. A clear difference, still refused, both named.
-  Result a = row("op", "a", TimingMethod::cupti, {{100, 100}, {100, 100}});
-  Result b = row("op", "b", TimingMethod::cupti, {{150, 151}, {150, 151}});
+  Result a = row("op", "a", TimingMethod::kernel_records, {{100, 100}, {100, 100}});
+  Result b = row("op", "b", TimingMethod::kernel_records, {{150, 151}, {150, 151}});
   a.board = Board{"GPU-1", "NVIDIA H200", 1980, 1980, 2619};
   b.board = Board{"GPU-2", "NVIDIA H200", 1980, 1980, 2619};
   Comparison c = compare_rows(a, b);
@@ -153,16 +157,16 @@ TEST(Comparison, RowsOfTwoBoardsAreNeverCompared) {
 }
 
 TEST(Comparison, OnePassGivesNoIntervalAndIsRefusedNotGuessed) {
-  std::vector<Result> rs{row("op", "a", TimingMethod::cupti, {{100, 101, 102, 100}}),
-                         row("op", "b", TimingMethod::cupti, {{200, 201, 202, 200}})};
+  std::vector<Result> rs{row("op", "a", TimingMethod::kernel_records, {{100, 101, 102, 100}}),
+                         row("op", "b", TimingMethod::kernel_records, {{200, 201, 202, 200}})};
   const Comparison c = compare_results(rs).at(0);
   EXPECT_FALSE(c.compared());
   EXPECT_NE(c.refusal.find("two passes"), std::string::npos) << c.refusal;
 }
 
 TEST(Comparison, ZeroTimesAreRefusedNotAnInternalError) {
-  const std::vector<Result> rs{row("op", "a", TimingMethod::cupti, {{0, 0}, {0, 0}}),
-                               row("op", "b", TimingMethod::cupti, {{5, 5}, {5, 5}})};
+  const std::vector<Result> rs{row("op", "a", TimingMethod::kernel_records, {{0, 0}, {0, 0}}),
+                               row("op", "b", TimingMethod::kernel_records, {{5, 5}, {5, 5}})};
   const Comparison c = compare_results(rs).at(0);
   EXPECT_FALSE(c.compared());
   const std::vector<Result> wall{row("op", "a", TimingMethod::host_wall, {{0, 0}, {0, 0}}),
@@ -172,8 +176,8 @@ TEST(Comparison, ZeroTimesAreRefusedNotAnInternalError) {
 
 TEST(Comparison, DifferentParamsAreDifferentCases) {
   const std::vector<Result> rs{
-      row("op", "a", TimingMethod::cupti, {{100, 100}, {100, 100}}, {{"n", "1"}}),
-      row("op", "a", TimingMethod::cupti, {{400, 400}, {400, 400}}, {{"n", "2"}})};
+      row("op", "a", TimingMethod::kernel_records, {{100, 100}, {100, 100}}, {{"n", "1"}}),
+      row("op", "a", TimingMethod::kernel_records, {{400, 400}, {400, 400}}, {{"n", "2"}})};
   EXPECT_TRUE(compare_results(rs).empty());
 }
 
@@ -183,7 +187,7 @@ Result with_null_test(Result r, std::vector<Nanos> scaled) {
 }
 
 TEST(Comparison, NullTestJudgedFromTheRowsOwnSamples) {
-  const Result base = row("copy", "a", TimingMethod::cupti, {{100, 100}, {100, 100}});
+  const Result base = row("copy", "a", TimingMethod::kernel_records, {{100, 100}, {100, 100}});
   EXPECT_FALSE(null_test_of(base).has_value());  // no hook, no null test
 
   // 4x the work in 390 to 410 ns: ratio 4.0, pass.
@@ -212,8 +216,8 @@ TEST(Comparison, NullTestJudgedFromTheRowsOwnSamples) {
 }
 
 TEST(Comparison, ARowWhoseNullTestFailedIsComparedWithNothing) {
-  Result a = row("copy", "a", TimingMethod::cupti, {{100, 100}, {100, 100}});
-  Result b = row("copy", "b", TimingMethod::cupti, {{50, 50}, {50, 50}});
+  Result a = row("copy", "a", TimingMethod::kernel_records, {{100, 100}, {100, 100}});
+  Result b = row("copy", "b", TimingMethod::kernel_records, {{50, 50}, {50, 50}});
   ASSERT_TRUE(compare_results({a, b}).at(0).compared());
   b = with_null_test(b, {50, 50});  // "2x faster" because it did not do the work
   const Comparison c = compare_results({a, b}).at(0);
@@ -236,8 +240,8 @@ TEST(Comparison, SidesAtDifferentClocksAreSaidSo) {
     r.summary = summarize(r.measurement.samples, r.measurement.method, 0);
     return r;
   };
-  const Result a = row("gemm", "a", TimingMethod::cupti, {{1000, 1001}, {1000, 1001}});
-  const Result b = row("gemm", "b", TimingMethod::cupti, {{900, 901}, {900, 901}});
+  const Result a = row("gemm", "a", TimingMethod::kernel_records, {{1000, 1001}, {1000, 1001}});
+  const Result b = row("gemm", "b", TimingMethod::kernel_records, {{900, 901}, {900, 901}});
   const auto said = [](const Result& x, const Result& y) {
     return describe(compare_results({x, y}).at(0));
   };
@@ -425,9 +429,10 @@ TEST(Comparison, DigitsWidenOnlyAsFarAsTheEstimateNeeds) {
 
 TEST(Comparison, RenderedUnderTheTableWithTheCaseAndNoRequirementIds) {
   Record rec;
-  rec.results = {
-      row("copy", "naive", TimingMethod::cupti, {{20000, 20010}, {20020, 20030}}, {{"n", "8"}}),
-      row("copy", "tiled", TimingMethod::cupti, {{20560, 20570}, {20580, 20590}}, {{"n", "8"}})};
+  rec.results = {row("copy", "naive", TimingMethod::kernel_records,
+                     {{20000, 20010}, {20020, 20030}}, {{"n", "8"}}),
+                 row("copy", "tiled", TimingMethod::kernel_records,
+                     {{20560, 20570}, {20580, 20590}}, {{"n", "8"}})};
   // Reporters read what finish() derived; they compute no comparison of their own.
   EXPECT_EQ(render_comparisons({rec}).find("tiled is"), std::string::npos);
   finish(rec);

@@ -175,7 +175,7 @@ TEST(History, AnotherTimingMethodBreaksTheLine) {
   const std::vector<Record> records = {
       history_record("r1", "aaa", "2026-12-01T00:00:00Z", {history_row("a", 10000, {}, 1)}),
       history_record("r2", "bbb", "2026-12-02T00:00:00Z",
-                     {history_row("a", 20000, TimingMethod::cuda_events, 2)}),
+                     {history_row("a", 20000, TimingMethod::device_events, 2)}),
   };
   const History h = build_history(inputs(records));
   const HistoryPoint& p = h.series[0].points[1];
@@ -285,7 +285,7 @@ TEST(History, SeriesAreInRowOrderWithEveryPointOfTheirRow) {
 }
 
 TEST(CompareAcrossRuns, IsHowCompareRecordsJudgesEachPair) {
-  for (const TimingMethod m : {TimingMethod::cupti, TimingMethod::host_wall}) {
+  for (const TimingMethod m : {TimingMethod::kernel_records, TimingMethod::host_wall}) {
     const Record base = history_record("r1", "aaa", "t", {history_row("a", 10000, m, 1)});
     const Record next = history_record("r2", "bbb", "t", {history_row("a", 11000, m, 2)});
     const Comparison pair = compare_records(base, next).pairs.at(0).comparison;

@@ -37,7 +37,7 @@ class LedgerBackend final : public Backend {
   std::optional<std::size_t> hide_kernel_of;
   std::uint64_t dropped = 0;  // what CUPTI's counter reports in every attempt
 
-  TimingMethod method() const override { return TimingMethod::cupti; }
+  TimingMethod method() const override { return TimingMethod::kernel_records; }
   DeviceIdentity device() const override { return DeviceIdentity{}; }
   void open_phase(const PhaseRequest&) override {
     trace_ = Trace{};
@@ -309,7 +309,7 @@ Result row(const std::string& impl, double busy_ns, double copy_ns, bool count_c
   r.row.case_name = "gelu";
   r.row.implementation = impl;
   r.count_copies = count_copies;
-  r.measurement.method = TimingMethod::cupti;
+  r.measurement.method = TimingMethod::kernel_records;
   r.measurement.timestamp_tick_ns = 32;
   for (int pass = 0; pass < 2; ++pass) {
     for (int i = 0; i < 50; ++i) {

@@ -25,7 +25,7 @@ namespace {
 // told to, and logs the steps the driver asks for.
 class FakeBackend final : public Backend {
  public:
-  TimingMethod method_ = TimingMethod::cupti;
+  TimingMethod method_ = TimingMethod::kernel_records;
   Nanos kernel_ns = 1 * kMillisecond;
   int drop_until_attempt = 0;           // attempts below this lose records
   int clock_changed_until_attempt = 0;  // attempts below this find the clock changed (T14)
@@ -420,8 +420,8 @@ TEST(Compare, PassBoundsAreHalved) {
 
 TEST(Compare, MixedTimingMethodsRefused) {
   Measurement a, b;
-  a.method = TimingMethod::cupti;
-  b.method = TimingMethod::cuda_events;
+  a.method = TimingMethod::kernel_records;
+  b.method = TimingMethod::device_events;
   a.samples = {{1, 1, 1, 0}};
   b.samples = {{2, 2, std::nullopt, 0}};
   EXPECT_THROW((void)merge_passes({a, b}), MixedTimingMethods);

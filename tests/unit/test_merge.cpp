@@ -17,7 +17,7 @@ namespace gpumeter {
 namespace {
 
 Result row(const std::string& c, const std::string& impl, Nanos ns,
-           TimingMethod method = TimingMethod::cupti) {
+           TimingMethod method = TimingMethod::kernel_records) {
   Result r;
   r.row = {c, {}, impl};
   r.measurement.method = method;
@@ -163,7 +163,7 @@ TEST(MergeRecords, PhasesTotalsAndRuntimesJoinOnce) {
 
 TEST(MergeRecords, ShardsOfDifferentSetupsAreRefusedUnlessAllowed) {
   const Record a = shard("a", {row("copy", "x", 100)});
-  Record b = shard("b", {row("copy", "y", 100, TimingMethod::cuda_events)});
+  Record b = shard("b", {row("copy", "y", 100, TimingMethod::device_events)});
   b.device.uuid = "GPU-2";
   b.device.name = "NVIDIA A100";  // another kind of device
   try {
@@ -484,13 +484,13 @@ TEST(MergeRecords, ARowOfAnotherConfigurationThatTheMergedOneCannotHoldIsRefused
   const Record a = shard("a", {row("copy", "x", 100)});
   Result instance;
   instance.row = {"forward", {}, "train"};
-  instance.measurement.method = TimingMethod::cupti;
+  instance.measurement.method = TimingMethod::kernel_records;
   instance.measurement.timestamp_tick_ns = 1;
   for (int i = 0; i < 10; ++i) instance.measurement.samples.push_back({208000, 208000, 1, 0});
   instance.measurement.pass_sizes = {5, 5};
   instance.measurement.measure_iterations = 10;
   instance.measurement.estimate_ns = 208000;
-  instance.summary = summarize(instance.measurement.samples, TimingMethod::cupti, 0);
+  instance.summary = summarize(instance.measurement.samples, TimingMethod::kernel_records, 0);
   Record program = shard("p", {instance});
   program.config.schedule = "program";
   EXPECT_TRUE(iteration_count_problem(instance, program.config).empty());

@@ -47,7 +47,7 @@ class RoleBackend final : public Backend {
   std::vector<std::vector<DeviceProcess>> processes;  // what new_device_processes answers, in turn
   std::size_t process_reads = 0;
 
-  TimingMethod method() const override { return TimingMethod::cupti; }
+  TimingMethod method() const override { return TimingMethod::kernel_records; }
   DeviceIdentity device() const override { return DeviceIdentity{}; }
   void open_phase(const PhaseRequest&) override { trace_ = Trace{}; }
   void begin_prepare(std::size_t) override { role_ = HarnessRole::own; }
@@ -207,7 +207,7 @@ Result row_of(const std::string& impl, const std::vector<std::vector<Nanos>>& pa
               std::size_t fresh = 0) {
   Result r;
   r.row = {"op", {}, impl};
-  r.measurement.method = TimingMethod::cupti;
+  r.measurement.method = TimingMethod::kernel_records;
   r.measurement.timestamp_tick_ns = 32;
   for (const auto& pass : passes) {
     for (Nanos b : pass) r.measurement.samples.push_back({b, b, 1, 0});

@@ -558,7 +558,7 @@ TEST(ReadProgram, RowSamplesAreTheInstances) {
   // One run is one pass: its instances share the run's state, so they are not the units that vary.
   EXPECT_EQ(step.measurement.pass_sizes, (std::vector<std::size_t>{3}));
   EXPECT_EQ(step.measurement.measure_iterations, 3u);
-  EXPECT_EQ(step.measurement.method, TimingMethod::cupti);
+  EXPECT_EQ(step.measurement.method, TimingMethod::kernel_records);
   // Sorted 100, 250, 400: p10 at rank 0.2, p90 at rank 1.8 (linear interpolation).
   EXPECT_EQ(step.summary.n_samples, 3u);
   EXPECT_DOUBLE_EQ(step.summary.device_busy.p10_ns, 130.0);

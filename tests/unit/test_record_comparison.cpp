@@ -19,7 +19,7 @@ namespace {
 // A row of two passes of 20 samples around `ns`, each pass offset by `pass_step` (a fraction),
 // with a small fixed spread.
 Result row(const std::string& c, const std::string& impl, double ns,
-           TimingMethod method = TimingMethod::cupti, double pass_step = 0) {
+           TimingMethod method = TimingMethod::kernel_records, double pass_step = 0) {
   Result r;
   r.row = {c, {{"n", "1024"}}, impl};
   r.measurement.method = method;

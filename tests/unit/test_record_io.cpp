@@ -1461,7 +1461,7 @@ TEST(RecordHostile, DeclaredWorkBeyondAnyGpuIsRefused) {
 TEST(RecordHostile, ZeroNanosecondSamplesReadAndCompareWithoutAnError) {
   // Two rows with 0 ns samples printed half a table, then "internal error:
   // bootstrap_speedup_interval: non-positive times". Read, they are comparisons refused.
-  for (const TimingMethod method : {TimingMethod::cupti, TimingMethod::host_wall}) {
+  for (const TimingMethod method : {TimingMethod::kernel_records, TimingMethod::host_wall}) {
     const Record r = testing::zero_sample_record(method);
     const Record back = parse_record(serialize(r), "zero.json");
     ASSERT_EQ(back.comparisons.size(), 1u);
@@ -1838,8 +1838,8 @@ TEST(RecordLedger, ReadsBackAndAnOpenLedgerIsRefused) {
 // has no canaries, and a program's rows (NVTX ranges) none either: both read without one.
 TEST(RecordLedger, AVersionEightCuptiRowWithoutALedgerIsRefused) {
   Record r = full_record();
-  ASSERT_EQ(r.results[0].measurement.method, TimingMethod::cupti);
-  ASSERT_EQ(r.results[1].measurement.method, TimingMethod::cuda_events);
+  ASSERT_EQ(r.results[0].measurement.method, TimingMethod::kernel_records);
+  ASSERT_EQ(r.results[1].measurement.method, TimingMethod::device_events);
   EXPECT_EQ(r.results[1].measurement.ledger, Ledger{});
   EXPECT_NO_THROW((void)parse_record(serialize(r), "ledgered.json"));
   r.results[0].measurement.ledger = Ledger{};
@@ -1856,7 +1856,7 @@ TEST(RecordLedger, AVersionEightCuptiRowWithoutALedgerIsRefused) {
   }
   const Record program = testing::program_record();
   for (const Result& row : program.results) {
-    EXPECT_EQ(row.measurement.method, TimingMethod::cupti);
+    EXPECT_EQ(row.measurement.method, TimingMethod::kernel_records);
     EXPECT_EQ(row.measurement.ledger, Ledger{});
   }
   EXPECT_NO_THROW((void)parse_record(serialize(program), "program.json"));

@@ -146,7 +146,7 @@ TEST(Session, CuptiWithoutAGpuIsAnError) {
 TEST(Session, RowsTimedByEventsInPlaceOfCuptiAreAFallback) {
   Record measured;
   Result r;
-  r.measurement.method = TimingMethod::cuda_events;
+  r.measurement.method = TimingMethod::device_events;
   r.measurement.reason = "CUPTI unavailable: taken by another client";
   measured.results = {r, r};
   const Session s(unlocked(Timing::host_only));

@@ -34,7 +34,7 @@ std::vector<Sample> samples_of(std::initializer_list<Sample> s) {
 
 TEST(Summarize, MedianSpreadGapAndKernels) {
   const auto s = samples_of({{100, 150, 2, 0}, {200, 260, 3, 0}, {300, 330, 2, 10}});
-  const Summary sum = summarize(s, TimingMethod::cupti, 1);
+  const Summary sum = summarize(s, TimingMethod::kernel_records, 1);
   EXPECT_EQ(sum.n_samples, 3u);
   EXPECT_DOUBLE_EQ(sum.device_busy.median_ns, 200);
   EXPECT_DOUBLE_EQ(sum.device_busy.p10_ns, 120);
@@ -50,14 +50,14 @@ TEST(Summarize, MedianSpreadGapAndKernels) {
 
 TEST(Summarize, UnknownKernelCountStaysUnknown) {
   const auto s = samples_of({{100, 100, std::nullopt, 0}, {100, 100, std::nullopt, 0}});
-  EXPECT_FALSE(summarize(s, TimingMethod::cuda_events, 0).max_n_kernels.has_value());
+  EXPECT_FALSE(summarize(s, TimingMethod::device_events, 0).max_n_kernels.has_value());
 }
 
 TEST(Summarize, DerivedColumnsUseDeviceBusy) {
   // 2 us busy, 5 us latency: 4e6 flops over 2 us = 2 TFLOP/s (not 0.8 over latency).
   const auto s = samples_of({{2000, 5000, 2, 0}});
-  const Summary sum =
-      summarize(s, TimingMethod::cupti, 0, Workload{4e6, 8e6}, Ceilings{10e12, 4e12, {}, {}});
+  const Summary sum = summarize(s, TimingMethod::kernel_records, 0, Workload{4e6, 8e6},
+                                Ceilings{10e12, 4e12, {}, {}});
   ASSERT_TRUE(sum.tflops && sum.tbs);
   EXPECT_DOUBLE_EQ(*sum.tflops, 2.0);
   EXPECT_DOUBLE_EQ(*sum.tbs, 4.0);
@@ -69,7 +69,7 @@ TEST(Summarize, DerivedColumnsUseDeviceBusy) {
 }
 
 TEST(Summarize, NoSamplesIsAnError) {
-  EXPECT_THROW(summarize({}, TimingMethod::cupti, 0), std::invalid_argument);
+  EXPECT_THROW(summarize({}, TimingMethod::kernel_records, 0), std::invalid_argument);
 }
 
 }  // namespace

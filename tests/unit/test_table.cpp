@@ -265,7 +265,7 @@ TEST(RenderMarkdown, APercentAboveItsCeilingIsMarkedAndTheCeilingsAreSourced) {
 // Ceilings timed another way than a row give it no percent, and the notes say why.
 TEST(RenderMarkdown, CeilingsTimedAnotherWayGiveNoPercentAndSayWhy) {
   Record r = full_record();
-  r.ceilings.method = TimingMethod::cuda_events;
+  r.ceilings.method = TimingMethod::device_events;
   testing::derive_summaries(r);
   const std::string md = render_markdown({r});
   EXPECT_EQ(markdown_rows(md).at(0).at("% peak TB/s"), "not measured");
@@ -497,7 +497,7 @@ Record hostile() {
 TEST(RenderTables, ZeroNanosecondRowsRenderWholeInEveryFormat) {
   // Two rows of 0 ns printed the markdown table, then failed with "internal error:
   // bootstrap_speedup_interval: non-positive times" (exit 3); as CSV they exited 0.
-  for (const TimingMethod method : {TimingMethod::cupti, TimingMethod::host_wall}) {
+  for (const TimingMethod method : {TimingMethod::kernel_records, TimingMethod::host_wall}) {
     const Record r = parse_record(serialize(testing::zero_sample_record(method)), "zero.json");
     std::string md;
     std::string comparisons;
@@ -508,8 +508,9 @@ TEST(RenderTables, ZeroNanosecondRowsRenderWholeInEveryFormat) {
     const auto rows = markdown_rows(md);
     ASSERT_EQ(rows.size(), 2u);
     // The time column titled by the rows' one statistic: a wall clock is never device_busy.
-    const std::string title = method == TimingMethod::cupti ? "device_busy median [p10, p90] (us)"
-                                                            : "wall clock median [p10, p90] (us)";
+    const std::string title = method == TimingMethod::kernel_records
+                                  ? "device_busy median [p10, p90] (us)"
+                                  : "wall clock median [p10, p90] (us)";
     EXPECT_EQ(rows[1].at(title), "0 [0, 0]");
     EXPECT_EQ(rows[1].at("TFLOP/s"), "not measured");  // no rate from a zero time
     EXPECT_NE(comparisons.find("- gemm (dtype=bf16, m=4096): other and cublas not compared: "),

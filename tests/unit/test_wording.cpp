@@ -212,7 +212,7 @@ TEST(Wording, NumbersInWords) {
 Result synthetic_result() {
   Result r;
   r.row = {"copy", {}, "tiled"};
-  r.measurement.method = TimingMethod::cupti;
+  r.measurement.method = TimingMethod::kernel_records;
   r.summary.device_busy = {12'345, 12'000, 12'700};
   r.summary.latency = {12'500, 12'100, 12'900};
   r.summary.n_samples = 200;

@@ -71,7 +71,7 @@ struct HistoryPoint {
   // drawn, and no baseline for the points after it.
   bool null_test_failed = false;
   HistoryBoard board;
-  TimingMethod method = TimingMethod::cupti;
+  TimingMethod method = TimingMethod::kernel_records;
   // The point of its line it was compared with (an index into its series' points), and how.
   std::optional<std::size_t> previous;
   std::optional<Comparison> comparison;

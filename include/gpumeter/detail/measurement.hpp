@@ -25,7 +25,7 @@ struct NullTestSamples {
 };
 
 struct Measurement {
-  TimingMethod method = TimingMethod::cupti;
+  TimingMethod method = TimingMethod::kernel_records;
   std::string reason;  // why this method (fallbacks), from the backend
   // One per measured iteration, pass after pass, in the order they ran.
   std::vector<Sample> samples;

@@ -35,7 +35,7 @@ struct Spread {
 Spread spread_of(std::vector<double> values);
 
 struct Summary {
-  TimingMethod method = TimingMethod::cupti;
+  TimingMethod method = TimingMethod::kernel_records;
   std::size_t n_samples = 0;
   Spread device_busy;
   Spread latency;
