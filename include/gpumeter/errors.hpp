@@ -23,7 +23,8 @@ class Error : public std::runtime_error {
 // CUPTI dropped records: the iterations ran but their readings are gone. Retryable.
 class RecordsLost : public Error {
  public:
-  RecordsLost(std::uint64_t dropped, int attempts);
+  // `collector`: the tool that dropped them, as the trace names it ("CUPTI").
+  RecordsLost(std::uint64_t dropped, int attempts, const std::string& collector = "the collector");
   std::uint64_t dropped() const { return dropped_; }
   int attempts() const { return attempts_; }
 

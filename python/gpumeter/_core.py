@@ -105,7 +105,7 @@ _tolerated_device_processes: Optional[List[int]] = None
 
 def _options(device: object, budget: object, timing: object, allow_events_fallback: object,
              workload: bool, lock: object, allow_contended: object, precision: object = None,
-             max_time_s: object = 10.0, lock_held: bool = False) -> _gpumeter.Options:
+             max_time_s: object = None, lock_held: bool = False) -> _gpumeter.Options:
     if not isinstance(timing, str):
         *first, last = [f"'{n}'" for n in _gpumeter.timing_names()]  # the session's names
         raise _bad("timing", f"{', '.join(first)} or {last}", timing)
@@ -121,7 +121,7 @@ def _options(device: object, budget: object, timing: object, allow_events_fallba
         share_cupti=_cupti_sharing() if timing != "host" else False, lock=_flag("lock", lock),
         allow_contended=_flag("allow_contended", allow_contended),
         precision=_optional_real("precision", precision, "a fraction such as 0.01 (1%) or None"),
-        max_time_s=_real("max_time_s", max_time_s, "a number of seconds"),
+        max_time_s=_optional_real("max_time_s", max_time_s, "a number of seconds or None"),
         lock_held=lock_held or index in _held_locks,
         tolerated_device_processes=_tolerated_device_processes)
 

@@ -517,6 +517,12 @@ def _options(args: argparse.Namespace) -> Dict[str, Any]:
             options[key] = getattr(args, key)
     if args.max_time is not None:
         options["max_time_s"] = args.max_time
+    # Refused here, in evaluate's names, by the core's rule: not in each candidate's process.
+    problem = gpumeter._gpumeter.run_target_problem(
+        bool(args.budget), args.precision is not None, args.max_time is not None,
+        "--budget", "--precision", "--max-time")
+    if problem:
+        raise UsageError(problem)
     return options
 
 

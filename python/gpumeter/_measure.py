@@ -28,7 +28,7 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
             allow_events_fallback: bool = False, name: str = "measure", lock: bool = True,
             allow_contended: bool = False,
             scaled: Optional[Callable[[int], Any]] = None,
-            precision: Optional[float] = None, max_time_s: float = 10.0,
+            precision: Optional[float] = None, max_time_s: Optional[float] = None,
             fresh_inputs: Optional[Callable[[int], Sequence[Any]]] = None) -> Result:
     """Measures the GPU work of ``fn()`` and returns its typed Result.
 
@@ -76,7 +76,8 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
         precision: Instead of a fixed budget, measure in passes until the 99% interval of the
             level (the passes' geometric mean) is within +-precision (0.01: 1%), or until
             ``max_time_s``; ``Result.precision`` says what was reached and why it stopped.
-        max_time_s: The cap of a run to ``precision``, in seconds (0.1 to 3600; default 10).
+        max_time_s: The cap of a run to ``precision``, in seconds (0.1 to 3600); only with
+            ``precision``. None (the default): the core's cap, 10 s.
         fresh_inputs: ``fresh_inputs(seed)`` returns the arguments of one call, made from
             ``seed`` (a pure function of it; checked once); each call is then
             ``fn(*fresh_inputs(seed))`` with a seed never used before, made untimed, so an
@@ -169,7 +170,7 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
             allow_events_fallback: bool = False, name: str = "compare", lock: bool = True,
             allow_contended: bool = False,
             scaled: Optional[Mapping[str, Callable[[int], Any]]] = None,
-            precision: Optional[float] = None, max_time_s: float = 10.0,
+            precision: Optional[float] = None, max_time_s: Optional[float] = None,
             fresh_inputs: Optional[Callable[[int], Sequence[Any]]] = None,
             outputs: Optional[Sequence[int]] = None) -> CompareResult:
     """Compares implementations of one operation, checked first, timed in A B C C B A order.
@@ -218,7 +219,8 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
             with the first would detect a difference of ``precision`` (0.01: 1%), or until
             ``max_time_s``. The stop reads only the width, never the estimate, so stopping
             cannot make a difference appear; each sentence ends with what was reached.
-        max_time_s: The cap of a run to ``precision``, in seconds (0.1 to 3600; default 10).
+        max_time_s: The cap of a run to ``precision``, in seconds (0.1 to 3600); only with
+            ``precision``. None (the default): the core's cap, 10 s.
         fresh_inputs: ``fresh_inputs(seed)`` returns the arguments of one call, made from
             ``seed`` (a pure function of it; checked once). Given, every call of every
             implementation gets new inputs, ``fn(*fresh_inputs(seed))`` with a seed never used

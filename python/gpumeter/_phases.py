@@ -289,10 +289,7 @@ def run_phases(candidates: Mapping[str, str], *, name: str, params: Mapping[str,
 
         measured_totals = [_gpumeter.MeasuredTotal(name, dict(row_params), n, k, setting, samples)
                            for (n, k, setting), samples in sorted(totals.items())]
-        record = _gpumeter.with_phases(record, phases, measured_totals)
         known = [r.to_record() for r in runtimes if r.runtime]
-        if known:
-            record = _gpumeter.with_runtimes(record, known)
         notes = [f"fresh processes: {processes} per candidate and setting; cold ones with every "
                  f"kernel cache empty ({', '.join(CACHE_VARIABLES)}), cached ones with the "
                  "cache their candidate's cold processes filled; a framework caching elsewhere "
@@ -300,7 +297,7 @@ def run_phases(candidates: Mapping[str, str], *, name: str, params: Mapping[str,
         notes += list(_runtime_deviations(runtimes))
         if held is not None:
             notes += list(held.deviations)
-        return PhasesResult(_gpumeter.with_deviations(record, notes))
+        return PhasesResult(_gpumeter.with_phases(record, phases, measured_totals, known, notes))
     finally:
         shutil.rmtree(caches, ignore_errors=True)
         if held is not None:

@@ -15,7 +15,6 @@ others' work.
 """
 from __future__ import annotations
 
-import math
 import os
 import shutil
 import tempfile
@@ -118,9 +117,12 @@ class PytestSession:
             try:
                 value = float(pct)
             except ValueError:
-                value = math.nan
-            if not (math.isfinite(value) and value >= 0):
-                raise _usage(f"--gpumeter-fail-on-regression must be a percent >= 0, got {pct}")
+                raise _usage(f"--gpumeter-fail-on-regression must be a number, got {pct!r}") \
+                    from None
+            try:  # the core's rule of a threshold, the one `gpumeter compare` keeps
+                _gpumeter.check_gate(value, "--gpumeter-fail-on-regression")
+            except _gm.ConfigError as e:
+                raise _usage(str(e)) from None
             self.threshold = pct
         if self.allow_missing and self.threshold is None:
             raise _usage("--gpumeter-allow-missing needs --gpumeter-fail-on-regression PCT")

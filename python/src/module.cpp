@@ -68,7 +68,8 @@ struct Options {
   bool lock = true;          // hold the device lock for the call (P1)
   bool allow_contended = false;
   std::optional<double> precision;  // a target precision (fraction); None: the fixed budget
-  double max_time_s = 10;           // the cap of a run to a precision
+  // The cap of a run to a precision, in seconds; None: not given, the core's default cap.
+  std::optional<double> max_time_s;
   // The caller holds the device lock already (a DeviceLock of hold_device_lock, around a run of
   // several measurements and fresh processes): nothing is taken and nothing said here.
   bool lock_held = false;
@@ -79,8 +80,9 @@ struct Options {
 Options make_options(int device, std::string timing, bool allow_events_fallback,
                      std::optional<std::pair<double, double>> budget_ms,
                      std::vector<std::string> argv, bool ceilings, bool share_cupti, bool lock,
-                     bool allow_contended, std::optional<double> precision, double max_time_s,
-                     bool lock_held, std::optional<std::vector<long>> tolerated_device_processes) {
+                     bool allow_contended, std::optional<double> precision,
+                     std::optional<double> max_time_s, bool lock_held,
+                     std::optional<std::vector<long>> tolerated_device_processes) {
   (void)parse_timing(timing, "timing");  // the session's names (kTimingNames)
   if (device < 0) {
     throw ConfigError("device",
@@ -100,11 +102,11 @@ Options make_options(int device, std::string timing, bool allow_events_fallback,
     check(budget_ms->first, "the warm-up (its first value)");
     check(budget_ms->second, "the measurement (its second value)");
   }
-  if (const std::string conflict =
-          run_target_conflict(budget_ms.has_value(), precision.has_value(), false,
+  if (const RunTargetConflict conflict =
+          run_target_conflict(budget_ms.has_value(), precision.has_value(), max_time_s.has_value(),
                               {"budget", "precision", "max_time_s"});
       !conflict.empty()) {
-    throw ConfigError("precision", conflict);
+    throw ConfigError(conflict.option, conflict.problem);
   }
   if (precision) {
     if (!kPrecisionTargetRange.contains(*precision)) {
@@ -113,10 +115,10 @@ Options make_options(int device, std::string timing, bool allow_events_fallback,
                                          format_shortest(kPrecisionTargetRange.max) +
                                          " (0.01 for 1%), not " + format_shortest(*precision));
     }
-    if (!kPrecisionTimeSRange.contains(max_time_s)) {
+    if (max_time_s && !kPrecisionTimeSRange.contains(*max_time_s)) {
       throw ConfigError("max_time_s", "must be from " + format_shortest(kPrecisionTimeSRange.min) +
                                           " to " + format_shortest(kPrecisionTimeSRange.max) +
-                                          " seconds, not " + format_shortest(max_time_s));
+                                          " seconds, not " + format_shortest(*max_time_s));
     }
   }
   Options o;
@@ -270,7 +272,10 @@ std::pair<RecordRef, std::vector<std::string>> run(const std::vector<Case>& case
     run_options.budget.measure_ns = budget_ns_from_ms(o.budget_ms->second);
   }
   if (o.precision) {
-    run_options.precision = PrecisionTarget{*o.precision, static_cast<Nanos>(o.max_time_s * 1e9)};
+    PrecisionTarget target;  // the core's cap unless one was given
+    target.relative = *o.precision;
+    if (o.max_time_s) target.max_time_ns = static_cast<Nanos>(*o.max_time_s * 1e9);
+    run_options.precision = target;
   }
   run_options.ceilings = session->ceilings();
   run_options.deviations = session->deviations();
@@ -304,7 +309,7 @@ NB_MODULE(_gpumeter, m) {
            nb::arg("budget_ms") = nb::none(), nb::arg("argv") = std::vector<std::string>{},
            nb::arg("ceilings") = false, nb::arg("share_cupti") = false, nb::arg("lock") = true,
            nb::arg("allow_contended") = false, nb::arg("precision") = nb::none(),
-           nb::arg("max_time_s") = 10.0, nb::arg("lock_held") = false,
+           nb::arg("max_time_s") = nb::none(), nb::arg("lock_held") = false,
            nb::arg("tolerated_device_processes") = nb::none(),
            "Raises:\n    ConfigError: a timing, device or budget that cannot be used, naming it.")
       .def_ro("device", &python::Options::device)
@@ -453,16 +458,26 @@ NB_MODULE(_gpumeter, m) {
   m.def(
       "with_phases",
       [](const RecordRef& record, std::vector<PhaseReading> phases,
-         std::vector<MeasuredTotal> totals) {
+         std::vector<MeasuredTotal> totals, std::vector<CandidateRuntime> runtimes,
+         const std::vector<std::string>& deviations) {
         Record r = *record.record;
         r.phases = std::move(phases);
         r.totals = std::move(totals);
-        // Read back as strictly as a file: each phase in a setting and statistic it allows, each
-        // sample a duration, each row one of the record's cases.
+        if (!runtimes.empty()) r.runtimes = std::move(runtimes);
+        Record more;
+        more.deviations = deviations;
+        add_deviations_once(more, r);
+        // Read back as strictly as a file, once for all of it (with_runtimes and with_deviations
+        // in turn would each read it again): each phase in a setting and statistic it allows,
+        // each sample a duration, each row and runtime one of the record's cases.
         return RecordRef{std::make_shared<const Record>(parse_record(serialize(r), "(phases)"))};
       },
       nb::arg("record"), nb::arg("phases"), nb::arg("totals"),
-      "The record with phases() readings and measured totals, read back strictly.");
+      nb::arg("runtimes") = std::vector<CandidateRuntime>{},
+      nb::arg("deviations") = std::vector<std::string>{},
+      "The record with phases() readings and measured totals, each candidate's runtime (none: "
+      "the record's own) and each of `deviations` it does not say yet, read back strictly, "
+      "once.");
   m.def(
       "with_deviations",
       [](const RecordRef& record, const std::vector<std::string>& deviations) {
@@ -599,6 +614,18 @@ NB_MODULE(_gpumeter, m) {
       "inert_text", [](const std::string& text) { return inert_text(text); }, nb::arg("text"),
       "Text made inert for a terminal or a log: controls and bidirectional marks shown as "
       "escapes (the core's one rule).");
+  m.def(
+      "run_target_problem",
+      [](bool budget, bool precision, bool max_time, const std::string& budget_name,
+         const std::string& precision_name, const std::string& max_time_name) {
+        return run_target_conflict(budget, precision, max_time,
+                                   {budget_name, precision_name, max_time_name})
+            .problem;
+      },
+      nb::arg("budget"), nb::arg("precision"), nb::arg("max_time"), nb::arg("budget_name"),
+      nb::arg("precision_name"), nb::arg("max_time_name"),
+      "Why a budget, a precision and a time cap given (each flag: whether the user gave it) "
+      "cannot go together, in the front end's names of them, or '' when they can.");
   m.def("tolerance_problem", &tolerance_problem, nb::arg("rtol"), nb::arg("atol"),
         "Why rtol and atol cannot make a verdict (not finite, negative, rtol of 1 or more), or "
         "'' when they can.");
@@ -652,19 +679,27 @@ NB_MODULE(_gpumeter, m) {
       .def_prop_ro("gate_fails", &CompareConclusion::gate_fails,
                    "Whether a gate was asked and the records did not pass it (a regression, "
                    "what it could not see, or a row that could not be compared).");
-  // The gate as `--fail-on-regression PCT [--allow-missing]` asks it: none without a percent.
+  // The gate as `--fail-on-regression PCT [--allow-missing]` asks it, by the core's rule: none
+  // without a percent, ConfigError for one the gate cannot judge by.
   const auto gate_of = [](std::optional<double> gate_pct, bool allow_missing) {
-    std::optional<GateOptions> gate;
-    if (gate_pct) gate = GateOptions{*gate_pct / 100, allow_missing};
-    return gate;
+    return gate_options(gate_pct, allow_missing, "fail_on_regression_pct");
   };
+  m.def(
+      "check_gate",
+      [](double gate_pct, const std::string& option) {
+        (void)gate_options(gate_pct, false, option);
+      },
+      nb::arg("fail_on_regression_pct"), nb::arg("option"),
+      "Raises ConfigError naming `option` (a front end's name of the threshold) for a percent the "
+      "gate cannot judge by, as compare_record_files and conclude_missing would.");
   m.def(
       "compare_record_files",
       [gate_of](const std::string& base, const std::string& next, std::optional<double> gate_pct,
                 bool allow_missing) {
+        // The gate's options before any file, as `gpumeter compare` checks them.
+        const std::optional<GateOptions> gate = gate_of(gate_pct, allow_missing);
         const std::vector<Record> records = read_records({base, next});
-        ComparedRecords compared =
-            compare_and_report(records[0], records[1], gate_of(gate_pct, allow_missing));
+        ComparedRecords compared = compare_and_report(records[0], records[1], gate);
         return std::make_tuple(std::move(compared.report), std::move(compared.conclusion));
       },
       nb::arg("base"), nb::arg("new"), nb::arg("fail_on_regression_pct") = nb::none(),

@@ -20,6 +20,7 @@
 #include "gpumeter/errors.hpp"
 #include "gpumeter/version.hpp"
 #include "number_option.hpp"
+#include "table_option.hpp"
 
 namespace gpumeter::program {
 
@@ -61,11 +62,11 @@ Budget parse_budget(const std::string& text) {
 }
 
 std::optional<PrecisionTarget> parse_precision(const Options& o) {
-  if (const std::string conflict =
+  if (const RunTargetConflict conflict =
           run_target_conflict(!o.budget.empty(), !o.precision.empty(), !o.max_time.empty(),
                               {"--budget", "--precision", "--max-time"});
       !conflict.empty()) {
-    throw ConfigError(conflict);
+    throw ConfigError(conflict.problem);
   }
   if (o.precision.empty()) return std::nullopt;
   auto strip = [](std::string text, std::string_view suffix) {
@@ -105,7 +106,7 @@ namespace {
 // program's first run and by the unit test (test_options.cpp).
 const ProgramOption& entry(std::string_view name, bool takes_value) {
   const ProgramOption* o = find_program_option(name);
-  if (o == nullptr || o->name != name || o->takes_value != takes_value) {
+  if (o == nullptr || o->name != name || o->meaning.takes_value != takes_value) {
     throw std::logic_error(
         "the benchmark programs' option " + std::string(name) + " is " +
         (o == nullptr ? "not in the option table" : "listed otherwise in the option table") +
@@ -114,34 +115,29 @@ const ProgramOption& entry(std::string_view name, bool takes_value) {
   return *o;
 }
 
-// The help of `o`, with the default a program gives it ("" for none).
-std::string help(const ProgramOption& o, const std::string& default_text = "") {
-  return std::string(o.help) + (default_text.empty() ? "" : " (default " + default_text + ")");
-}
-
 // The table's internal options are hidden from --help.
 CLI::Option* hidden_if_internal(CLI::Option* option, const ProgramOption& o) {
   if (o.role == OptionRole::internal) option->group("");
   return option;
 }
 
+// Each option with its entry's help and number rule (table_option.hpp).
 CLI::Option* flag(CLI::App& app, std::string_view name, bool& into) {
   const ProgramOption& o = entry(name, false);
-  return hidden_if_internal(app.add_flag(std::string(name), into, help(o)), o);
+  return hidden_if_internal(add_flag_option(app, name, o.meaning, into), o);
 }
 
 template <class T>
 CLI::Option* value(CLI::App& app, std::string_view name, T& into,
                    const std::string& default_text = "") {
   const ProgramOption& o = entry(name, true);
-  return hidden_if_internal(app.add_option(std::string(name), into, help(o, default_text)), o);
+  return hidden_if_internal(add_value_option(app, name, o.meaning, into, default_text), o);
 }
 
 CLI::Option* value_function(CLI::App& app, std::string_view name,
                             std::function<void(const std::string&)> into) {
   const ProgramOption& o = entry(name, true);
-  return hidden_if_internal(
-      app.add_option_function<std::string>(std::string(name), std::move(into), help(o)), o);
+  return hidden_if_internal(add_value_function(app, name, o.meaning, std::move(into)), o);
 }
 
 // --timing's names: the session's (kTimingNames), less auto: a program of GPU work times it on
@@ -162,11 +158,11 @@ bool cli_takes_value(const CLI::Option& option) {
 
 void add_options(CLI::App& app, Options& o, const std::string& program) {
   app.set_version_flag("--version", program + " (gpumeter " + std::string(version()) + ")",
-                       help(entry("--version", false)));
+                       option_help(entry("--version", false).meaning));
   flag(app, "--list", o.list);
   value(app, "--filter", o.filter);
   value_function(app, "--shard", [&o](const std::string& v) { o.shard = v; });
-  auto* device = check_number(value(app, "--device", o.device), kDeviceIndex);
+  auto* device = value(app, "--device", o.device);
   value_function(app, "--devices", [&o](const std::string& v) { o.devices = v; })->excludes(device);
   value(app, "--axis", o.axes);
   value(app, "--timing", o.timing)->check(CLI::IsMember(program_timing_names()));
@@ -176,19 +172,17 @@ void add_options(CLI::App& app, Options& o, const std::string& program) {
             format_shortest(to_ms(kMeasureBudget.measure_ns)));
   value(app, "--precision", o.precision);
   value(app, "--max-time", o.max_time);
-  value(app, "--out", o.out);
+  value(app, "--out", o.out, Options{}.out);
   auto* md = flag(app, "--md", o.md);
   // --csv and --wide: every table-printing program's, with their help (table_format_option.hpp).
   add_table_format_flags(app, o.table);
   md->excludes(app.get_option("--csv"));
   flag(app, "--quiet", o.quiet);
   flag(app, "--isolate", o.isolate);
-  check_number(value(app, "--timeout", o.timeout_s), kLimitSeconds);
+  value(app, "--timeout", o.timeout_s);
   flag(app, "--no-lock", o.no_lock);
   flag(app, "--allow-contended", o.allow_contended);
-  check_number(
-      value(app, "--lock-timeout", o.lock_timeout_s, format_shortest(kDefaultLockTimeoutS)),
-      kWaitSeconds);
+  value(app, "--lock-timeout", o.lock_timeout_s, format_shortest(kDefaultLockTimeoutS));
   value(app, "--gpumeter-child", o.child_case);
   value(app, "--gpumeter-child-record-fd", o.child_record_fd);
   value(app, "--gpumeter-child-lock-fd", o.child_lock_fd);

@@ -43,6 +43,20 @@ std::string usage_problem(const CLI::ParseError& e, const CLI::App& app) {
 
 }  // namespace
 
+std::vector<Command> add_commands(CLI::App& app) {
+  std::vector<Command> commands;
+  commands.push_back(add_report_command(app));
+  commands.push_back(add_compare_command(app));
+  commands.push_back(add_merge_command(app));
+  commands.push_back(add_env_command(app));
+  commands.push_back(add_lock_command(app));
+  commands.push_back(add_plot_command(app));
+  commands.push_back(add_history_command(app));
+  commands.push_back(add_run_command(app));
+  commands.push_back(add_evaluate_command(app));
+  return commands;
+}
+
 void print_error(Io& io, std::string_view command, std::string_view message) {
   std::string line = "gpumeter";
   if (!command.empty()) line += " " + std::string(command);
@@ -64,16 +78,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     app.set_version_flag("--version", std::string("gpumeter ") + gpumeter::version());
     app.require_subcommand(1);
 
-    std::vector<Command> commands;
-    commands.push_back(add_report_command(app));
-    commands.push_back(add_compare_command(app));
-    commands.push_back(add_merge_command(app));
-    commands.push_back(add_env_command(app));
-    commands.push_back(add_lock_command(app));
-    commands.push_back(add_plot_command(app));
-    commands.push_back(add_history_command(app));
-    commands.push_back(add_run_command(app));
-    commands.push_back(add_evaluate_command(app));
+    std::vector<Command> commands = add_commands(app);
     // After the subcommands, which would otherwise inherit it: each has its own codes.
     app.footer(kFooter);
 

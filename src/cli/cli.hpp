@@ -1,10 +1,12 @@
 #pragma once
-// The gpumeter command (B2): a CLI11 app with one subcommand per file. A subcommand
-// registers its options on the app and returns the action to run when it was chosen, so a new
-// one (compare, env, lock) adds a file and one line in cli.cpp.
+// The gpumeter command (B2): a CLI11 app with one subcommand per file. A subcommand registers its
+// options from the command's option table (command_options.hpp) and returns the action to run when
+// it was chosen, so a new one (compare, env, lock) adds a file, one line in cli.cpp and its entry
+// in command_options.cpp.
 #include <functional>
 #include <ostream>
 #include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -21,6 +23,9 @@ struct Command {
   CLI::App* app = nullptr;      // the subcommand, owned by the parent app
   std::function<int(Io&)> run;  // runs only when this subcommand was parsed
 };
+
+// Adds every subcommand to `app`, in --help's order; the unit tests read what each registered.
+std::vector<Command> add_commands(CLI::App& app);
 
 // Parses argv, runs the chosen subcommand and returns the process exit code. Never throws.
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "command_options.hpp"
 #include "gpumeter/detail/record_comparison.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/detail/reporter.hpp"
 #include "gpumeter/errors.hpp"
-#include "number_option.hpp"
 
 namespace gpumeter::cli {
 namespace {
@@ -33,17 +33,9 @@ Command add_compare_command(CLI::App& app) {
   sub->add_option("base", options->base, "The baseline record")->required();
   sub->add_option("new", options->next, "The record to judge against it")->required();
   CLI::Option* gate =
-      sub->add_option("--fail-on-regression", options->fail_on_regression_pct,
-                      "Exit 1 when a row is slower than BASE by more than PCT percent, with the "
-                      "confidence of its interval, or when a row is missing from either side, a "
-                      "case failed, a record is partial or no row is in both (for CI)")
+      add_command_option(*sub, "--fail-on-regression", options->fail_on_regression_pct)
           ->type_name("PCT");
-  check_number(gate, kPercentThreshold);
-  sub->add_flag("--allow-missing", options->allow_missing,
-                "With --fail-on-regression: let rows missing from either side, failed cases, "
-                "partial records and no row in common pass the gate (the output still names "
-                "them)")
-      ->needs(gate);
+  add_command_flag(*sub, "--allow-missing", options->allow_missing)->needs(gate);
   sub->footer(
       "Exit codes: 0 no regression; 1 the gate failed (a row slower beyond "
       "--fail-on-regression, or, without --allow-missing, a row it could not see); 2 a record "
@@ -57,15 +49,19 @@ Command add_compare_command(CLI::App& app) {
 
 int compare(const std::string& base_file, const std::string& new_file,
             std::optional<double> fail_on_regression_pct, bool allow_missing, Io& io) {
+  std::optional<GateOptions> gate;
   std::vector<Record> records;
   try {
+    // The core's rule of a threshold (CLI11 has read the text by kPercentThreshold already).
+    gate = gate_options(fail_on_regression_pct, allow_missing, "--fail-on-regression");
     records = read_records({base_file, new_file});
+  } catch (const ConfigError& e) {
+    print_error(io, "compare", e.what());
+    return kExitUsage;
   } catch (const InvalidRecord& e) {
     print_error(io, "compare", e.what());
     return kExitUsage;
   }
-  std::optional<GateOptions> gate;
-  if (fail_on_regression_pct) gate = GateOptions{*fail_on_regression_pct / 100, allow_missing};
   const ComparedRecords compared = compare_and_report(records[0], records[1], gate);
   // Rendered whole before the first byte is written.
   io.out << compared.report << std::flush;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "command_options.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/detail/table.hpp"
 #include "gpumeter/detail/wording.hpp"
@@ -13,7 +14,6 @@
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/version.hpp"
-#include "number_option.hpp"
 #ifdef GPUMETER_HAVE_CUDA
 #include "gpumeter/cuda.hpp"
 #include "gpumeter/cuda_environment.hpp"
@@ -71,8 +71,8 @@ Command add_env_command(CLI::App& app) {
   auto options = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand(
       "env", "Print the host, the device and its state as a record made now would hold them.");
-  sub->add_flag("--json", options->json, "JSON, with the field names of a record");
-  check_number(sub->add_option("--device", options->device, "CUDA device index"), kDeviceIndex);
+  add_command_flag(*sub, "--json", options->json);
+  add_command_option(*sub, "--device", options->device);
   sub->footer(
       "Exit codes: 0 printed (a machine without a GPU is described as it is); 2 bad "
       "arguments; 3 internal error.");

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "command_options.hpp"
 #include "gpumeter/detail/escape.hpp"
 #include "gpumeter/detail/history.hpp"
 #include "gpumeter/detail/record_io.hpp"
@@ -251,11 +252,8 @@ Command add_history_command(CLI::App& app) {
   sub->add_option("folders", o->folders,
                   "Folders to search for records (*.json, *.jsonl, at any depth), or record files")
       ->required();
-  sub->add_option("--out", o->out, "The site's folder: new, or empty")->required();
-  sub->add_option("--commits", o->commits,
-                  "A file of the project's commits, oldest first, one a line (git rev-list "
-                  "--reverse HEAD); without it, commits are ordered by their first record's time")
-      ->type_name("FILE");
+  add_command_option(*sub, "--out", o->out)->required();
+  add_command_option(*sub, "--commits", o->commits)->type_name("FILE");
   sub->footer(
       "A file that does not read as a record, a record that names no commit (or one outside "
       "--commits), and a record given twice are left out: listed on the site and on stderr, "

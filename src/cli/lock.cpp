@@ -1,6 +1,5 @@
 // `gpumeter lock`: a command run while holding the device lock (P1).
 #include "lock.hpp"
-#include "number_option.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "child_signals.hpp"
+#include "command_options.hpp"
 #include "gpumeter/detail/format.hpp"
 #include "gpumeter/device_lock.hpp"
 #include "gpumeter/errors.hpp"
@@ -95,19 +95,11 @@ Command add_lock_command(CLI::App& app) {
       "/tmp/gpumeter-gpu-<uuid>.lock, or -<index>.lock where no CUDA driver gives the uuid; "
       "written by its creator only). Benchmark programs and the Python module take the lock "
       "themselves, and find it held for them under this command.");
-  check_number(sub->add_option("--timeout", o->timeout_s,
-                               "Seconds to wait for another run's lock before giving up (default " +
-                                   format_shortest(kDefaultLockTimeoutS) + ")"),
-               kWaitSeconds);
-  check_number(
-      sub->add_option("--idle-timeout", o->idle_timeout_s,
-                      "Seconds to wait for the device to be idle before giving up (default " +
-                          format_shortest(kDefaultIdleTimeoutS) + ")"),
-      kWaitSeconds);
-  check_number(sub->add_option("--device", o->device, "CUDA device index"), kDeviceIndex);
-  sub->add_flag("--allow-contended", o->allow_contended,
-                "Run even when other processes use the device (said on stderr and, for gpumeter "
-                "programs under this command, in their records)");
+  add_command_option(*sub, "--timeout", o->timeout_s, format_shortest(kDefaultLockTimeoutS));
+  add_command_option(*sub, "--idle-timeout", o->idle_timeout_s,
+                     format_shortest(kDefaultIdleTimeoutS));
+  add_command_option(*sub, "--device", o->device);
+  add_command_flag(*sub, "--allow-contended", o->allow_contended);
   sub->add_option("COMMAND", o->command, "The command to run and its arguments (after --)")
       ->required();
   sub->positionals_at_end();

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "command_options.hpp"
 #include "gpumeter/detail/escape.hpp"
 #include "gpumeter/detail/merge.hpp"
 #include "gpumeter/detail/record_io.hpp"
@@ -42,14 +43,9 @@ Command add_merge_command(CLI::App& app) {
                   "a whole sweep's record)")
       ->required()
       ->expected(1, -1);
-  sub->add_option("-o,--output", options->out, "The merged record to write (never overwritten)")
-      ->required();
-  sub->add_flag("--allow-mixed", options->allow_mixed,
-                "Join records of devices of different kinds, timing methods or budgets (the merged "
-                "record says so); boards of one kind need no leave: each row keeps its own");
-  sub->add_flag("--allow-missing-shards", options->allow_missing_shards,
-                "Merge the shards of a sweep though one is missing or partial: its cases that did "
-                "not run become failures of the merged record (ShardMissing, ShardIncomplete)");
+  add_command_option(*sub, "-o,--output", options->out)->required();
+  add_command_flag(*sub, "--allow-mixed", options->allow_mixed);
+  add_command_flag(*sub, "--allow-missing-shards", options->allow_missing_shards);
   sub->footer(
       "Exit codes: 0 the merged record was written (its path on stdout); 2 bad arguments, a "
       "record that cannot be read, records that are not shards of one sweep (a shard missing or "

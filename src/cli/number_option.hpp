@@ -1,9 +1,9 @@
 #pragma once
 // The check of every numeric command-line option of gpumeter's programs (the gpumeter command,
 // every benchmark program, the main job and the bench tools): a wrong value is one line naming
-// the option, its rule and what was given, "--timeout must be > 0 s, got 0", and a usage error
-// (exit 2). CLI11's own range checks print the bounds of a double: "Value -5 not in range
-// 0.000000 to 17976931348623157...", a 309-digit number.
+// the option, its rule (gpumeter/detail/number_rule.hpp) and what was given, "--timeout must be
+// > 0 s, got 0", and a usage error (exit 2). CLI11's own range checks print the bounds of a
+// double: "Value -5 not in range 0.000000 to 17976931348623157...", a 309-digit number.
 #include <CLI/CLI.hpp>
 
 #include <charconv>
@@ -16,34 +16,9 @@
 #include <system_error>
 #include <utility>
 
+#include "gpumeter/detail/number_rule.hpp"
+
 namespace gpumeter {
-
-// 10^7 s is 116 days: beyond any wait a user means, and small enough that the deadline it
-// makes stays far inside the steady clock's range.
-inline constexpr double kMaxOptionSeconds = 1e7;
-
-// What a numeric option accepts: a finite number from `min` (or above it, when min_excluded)
-// to `max`, whole when `integer`, read in `unit` (" s", "%", "": the text after the number in
-// messages).
-struct NumberRule {
-  double min = 0;
-  bool min_excluded = false;
-  double max = std::numeric_limits<double>::infinity();
-  bool integer = false;
-  const char* unit = "";
-};
-
-// A wait that may be 0 (try once): --lock-timeout, gpumeter lock --timeout, --idle-timeout.
-inline constexpr NumberRule kWaitSeconds{0, false, kMaxOptionSeconds, false, " s"};
-// A limit that must leave time to run: --timeout.
-inline constexpr NumberRule kLimitSeconds{0, true, kMaxOptionSeconds, false, " s"};
-// A CUDA device index (whether it exists is the device's to say).
-inline constexpr NumberRule kDeviceIndex{0, false, std::numeric_limits<int>::max(), true, ""};
-// A percent threshold: --fail-on-regression.
-inline constexpr NumberRule kPercentThreshold{0, false, std::numeric_limits<double>::infinity(),
-                                              false, "%"};
-// A count of things to do, at least one: iterations, repetitions.
-inline constexpr NumberRule kPositiveCount{1, false, std::numeric_limits<int>::max(), true, ""};
 
 // A bound as a user would write it: 0, 10000000, 2147483647, 0.5.
 inline std::string bound_text(double v) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "command_options.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "python_module.hpp"
@@ -89,11 +90,9 @@ Command add_plot_command(CLI::App& app) {
       "intervals. Every point is read from the records; nothing is measured. Drawn by the "
       "Python module with matplotlib ($GPUMETER_PYTHON, default python3).");
   sub->add_option("records", o->records, "Record files (gpumeter-<run_id>.json)")->required();
-  sub->add_option("--out", o->out, "Directory to write into (default: the current one)");
-  sub->add_option("--format", o->format,
-                  "Comma-separated formats: svg, png, pdf (default svg,png)");
-  sub->add_option("--kind", o->kind,
-                  "Comma-separated figures: sweep, totals, comparisons (default: all)");
+  add_command_option(*sub, "--out", o->out);
+  add_command_option(*sub, "--format", o->format);
+  add_command_option(*sub, "--kind", o->kind);
   sub->footer(
       "Files: gpumeter-<run_id>-<kind>[-<case>].<format>, never written over an existing file. A "
       "record with nothing to draw for a kind says so in one line. Exit codes: 0 plots written; 2 "

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "child_signals.hpp"
+#include "command_options.hpp"
 #include "env.hpp"
 #include "gpumeter/detail/escape.hpp"
 #include "gpumeter/detail/format.hpp"
@@ -26,7 +27,6 @@
 #include "gpumeter/errors.hpp"
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/session.hpp"
-#include "number_option.hpp"
 #include "part_format.hpp"
 #include "program_run.hpp"
 #include "spawn.hpp"
@@ -54,9 +54,6 @@ struct RunArguments {
   int repeat = 1;
   std::vector<std::string> command;
 };
-
-// --repeat: 1 to the most runs a record holds.
-constexpr NumberRule kProgramRuns{1, false, static_cast<double>(kMaxProgramRuns), true, ""};
 
 constexpr const char* kCollectorFile = "libgpumeter_collector.so";
 constexpr const char* kGuardFile = "libgpumeter_cupti_guard.so";  // beside the collector
@@ -447,42 +444,19 @@ Command add_run_command(CLI::App& app) {
       "launched inside each instance), latency, kernel count and their spread; kernels outside "
       "every range listed by thread and name. Writes a record (report, compare, merge and plot "
       "read it).");
-  sub->add_option("--range", o->range_regex,
-                  "Report only ranges whose name this regular expression matches (ECMAScript, "
-                  "searched: anchor with ^ and $ for a whole name)");
-  sub->add_option("--domain", o->domain,
-                  "Report only ranges of this NVTX domain (\"\" for the default domain)")
-      ->each([o](const std::string&) { o->domain_given = true; });
-  sub->add_option("--out", o->out, "Directory of the record (default gpumeter-runs)");
-  sub->add_option("--label", o->label,
-                  "The rows' implementation name (default \"program\"): compare matches rows by "
-                  "range and label, so two runs to compare keep the same label");
-  sub->add_option("--engine-threads", o->engine_threads,
-                  "adopt (default): kernels launched by PyTorch's autograd engine threads count "
-                  "toward the ranges open on the thread that called backward(); own: like any "
-                  "thread's, toward ranges pushed on the engine thread and start/end ranges "
-                  "(which cover every thread)");
-  sub->add_flag("--count-copies", o->count_copies,
-                "Copies and fills count toward device_busy and latency too");
-  check_number(sub->add_option("--child-wait", o->child_wait_s,
-                               "Seconds to wait after the command ends for its children's parts "
-                               "(default " +
-                                   format_shortest(kDefaultChildWaitS) + ")"),
-               kWaitSeconds);
-  check_number(sub->add_option("--device", o->device,
-                               "The CUDA device the record names (its state is read after the "
-                               "run; default 0)"),
-               kDeviceIndex);
-  check_number(sub->add_option("--repeat", o->repeat,
-                               "Run the command this many times, one after another, into one "
-                               "record (default 1). Each run is one pass of every row: compare "
-                               "judges two records by the spread between runs, so records to "
-                               "compare need 2 or more (3 is a good start)"),
-               kProgramRuns);
+  add_command_option(*sub, "--range", o->range_regex);
+  add_command_option(*sub, "--domain", o->domain)->each([o](const std::string&) {
+    o->domain_given = true;
+  });
+  add_command_option(*sub, "--out", o->out, RunArguments{}.out);
+  add_command_option(*sub, "--label", o->label);
+  add_command_option(*sub, "--engine-threads", o->engine_threads);
+  add_command_flag(*sub, "--count-copies", o->count_copies);
+  add_command_option(*sub, "--child-wait", o->child_wait_s, format_shortest(kDefaultChildWaitS));
+  add_command_option(*sub, "--device", o->device);
+  add_command_option(*sub, "--repeat", o->repeat);
   add_table_format_flags(*sub, o->table, "the record's path on stderr");
-  sub->add_flag("--keep-parts", o->keep_parts,
-                "Keep the processes' raw parts beside the record (parts-RUNID/, parts-RUNID-runK/ "
-                "with --repeat)");
+  add_command_flag(*sub, "--keep-parts", o->keep_parts);
   sub->add_option("COMMAND", o->command, "The program to run and its arguments (after --)")
       ->required();
   sub->positionals_at_end();

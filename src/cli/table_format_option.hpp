@@ -1,12 +1,15 @@
 #pragma once
 // The table format options of every program that prints a table of records (the benchmark
-// programs, `gpumeter report`, `gpumeter run`): one spelling and one meaning. CSV always holds
-// every column, so --wide beside --csv asks for nothing and is refused rather than ignored.
+// programs, `gpumeter report`, `gpumeter run`): one spelling and one meaning (kCsvOption,
+// kWideOption). CSV always holds every column, so --wide beside --csv asks for nothing and is
+// refused rather than ignored.
 #include <CLI/CLI.hpp>
 
 #include <string>
 
+#include "gpumeter/detail/option_meaning.hpp"
 #include "gpumeter/detail/reporter.hpp"
+#include "table_option.hpp"
 
 namespace gpumeter {
 
@@ -23,12 +26,8 @@ struct TableFormatFlags {
 // it prints the record's path, say).
 inline void add_table_format_flags(CLI::App& app, TableFormatFlags& flags,
                                    const std::string& csv_note = "") {
-  auto* csv = app.add_flag("--csv", flags.csv,
-                           "Print the table as CSV (every column)" +
-                               (csv_note.empty() ? std::string() : "; " + csv_note));
-  auto* wide = app.add_flag("--wide", flags.wide,
-                            "Every column in the markdown table; by default it holds the columns "
-                            "a reader decides with (the record and CSV always hold them all)");
+  auto* csv = add_flag_option(app, "--csv", kCsvOption, flags.csv, csv_note);
+  auto* wide = add_flag_option(app, "--wide", kWideOption, flags.wide);
   csv->excludes(wide);
 }
 

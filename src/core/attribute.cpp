@@ -103,9 +103,15 @@ void check_hidden_work(const Trace& trace, std::size_t n_iterations) {
         " us after its launch returned, and for " +
         format_significant(static_cast<double>(idle) / 1000.0, 3) +
         " us of that the device ran nothing gpumeter has a record of. The device was busy with "
-        "work whose records were switched off (code in the call disabling CUPTI around a launch) "
+        "work whose records were switched off (code in the call switching " +
+        trace.names.tool +
+        "'s records off around a launch) "
         "or with another process's work; it overlaps the timed window, so nothing is reported.");
   }
+}
+
+std::string switched_off_by(const CollectorNames& names) {
+  return names.switched_off_by.empty() ? std::string() : " (" + names.switched_off_by + ")";
 }
 
 std::size_t canaries_seen(const Trace& trace) {
@@ -127,9 +133,10 @@ void check_collection(const Trace& trace, std::size_t n_iterations) {
           "collection stopped while the phase ran: " + std::to_string(seen) + " of the " +
           std::to_string(trace.canaries_launched) +
           " canary kernels gpumeter launched around the iterations left a record, and none was "
-          "reported lost. Code in the process switched CUPTI's activity records off "
-          "(cuptiActivityDisable, cuptiUnsubscribe, cuptiFinalize) or took them, so what would "
-          "be timed is not what ran; nothing is reported. Remove that code from the call.");
+          "reported lost. Code in the process switched " +
+          trace.names.tool + "'s activity records off" + switched_off_by(trace.names) +
+          " or took them, so what would be timed is not what ran; nothing is reported. Remove "
+          "that code from the call.");
     }
   }
   if (!trace.kernel_launches) return;
@@ -162,9 +169,10 @@ void check_collection(const Trace& trace, std::size_t n_iterations) {
         "collection stopped while the phase ran: iteration " + std::to_string(i) + " made " +
         std::to_string(launches) + " kernel launches that succeeded, but only " +
         std::to_string(c.kernels) +
-        " kernel records came back, and none was reported lost. Code in the call switched "
-        "CUPTI's kernel records off around a launch, so its time is not in the sample; nothing "
-        "is reported. Remove that code from the call.");
+        " kernel records came back, and none was reported lost. Code in the call switched " +
+        trace.names.tool +
+        "'s kernel records off around a launch, so its time is not in the sample; nothing is "
+        "reported. Remove that code from the call.");
   }
 }
 
@@ -172,7 +180,7 @@ std::vector<Sample> attribute(const Trace& trace, std::size_t n_iterations,
                               const AttributionOptions& options, Ledger* ledger) {
   // Lost records first: every other failure could be their consequence (T6).
   if (trace.dropped_records.has_value() && *trace.dropped_records > 0) {
-    throw RecordsLost(*trace.dropped_records, 1);
+    throw RecordsLost(*trace.dropped_records, 1, trace.names.tool);
   }
   const bool loss_ruled_out = trace.dropped_records.has_value();
   // Then a collection that stopped: work it did not record would read as an empty iteration.

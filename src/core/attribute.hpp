@@ -2,6 +2,7 @@
 // Attribution by identity, never by timestamp (T1, T3, T6, T7). Internal to the core
 // and its tests: users see its results as Samples and its failures as named errors.
 #include <cstddef>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -43,6 +44,10 @@ void check_hidden_work(const Trace& trace, std::size_t n_iterations);
 
 // The canaries (Trace::canary_name, under the prepare label) that left a record.
 std::size_t canaries_seen(const Trace& trace);
+
+// " (what switches them off)" as the collector's names say it, "" when they say nothing: the
+// clause the messages of collection stopped add after the records they name.
+std::string switched_off_by(const CollectorNames& names);
 
 struct Interval {
   Nanos start_ns;

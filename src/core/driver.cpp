@@ -242,16 +242,14 @@ AttributedPhase run_attributed_phase(Backend& backend, const Call& call, std::si
               "collection stopped while the phase ran: in each of " + std::to_string(attempt + 1) +
               " attempts records went missing, and in the last " + std::to_string(seen) +
               " of the " + std::to_string(trace.canaries_launched) +
-              " canary kernels gpumeter launched around the iterations left a record (CUPTI "
-              "counted " +
-              std::to_string(lost.dropped()) +
-              " dropped). Code in the process stopped CUPTI's activity records "
-              "(cuptiActivityDisable, "
-              "cuptiUnsubscribe, cuptiFinalize, or a timestamp clock registered while the phase "
-              "ran: seen on the H200 to stop them too), so what would be timed is not what ran; "
-              "nothing is reported. Remove that code from the call.");
+              " canary kernels gpumeter launched around the iterations left a record (" +
+              trace.names.tool + " counted " + std::to_string(lost.dropped()) +
+              " dropped). Code in the process stopped " + trace.names.tool + "'s activity records" +
+              switched_off_by(trace.names) +
+              ", so what would be timed is not what ran; nothing is reported. Remove that code "
+              "from the call.");
         }
-        throw RecordsLost(lost.dropped(), attempt + 1);
+        throw RecordsLost(lost.dropped(), attempt + 1, trace.names.tool);
       }
       ++out.retries;
     }

@@ -45,9 +45,9 @@ std::string domain_text(const std::string& domain) {
 
 }  // namespace
 
-RecordsLost::RecordsLost(std::uint64_t dropped, int attempts)
-    : Error("CUPTI dropped " + std::to_string(dropped) + " activity record(s) in the last of " +
-            std::to_string(attempts) +
+RecordsLost::RecordsLost(std::uint64_t dropped, int attempts, const std::string& collector)
+    : Error(collector + " dropped " + std::to_string(dropped) +
+            " activity record(s) in the last of " + std::to_string(attempts) +
             " attempt(s): the iterations ran but their readings are lost, so no number is "
             "reported. Lower the host load, or raise the activity buffer size."),
       dropped_(dropped),

@@ -9,53 +9,69 @@ using enum OptionRole;
 // case processes and the sweep once read two lists, and merge refused such shards).
 constexpr ProgramOption kProgramOptions[] = {
     // A run with --version or --list measures nothing: what they are to a sweep does not matter.
-    {"--version", false, identity, "Display program version information and exit"},
-    {"--list", false, identity, "List the cases the other options select, and exit"},
-    {"--filter", true, identity, "Only cases whose label matches this regular expression"},
-    {"--shard", true, task,
-     "K/N: measure shard K (from 0) of N of the selected cases, dealt the same way in every task, "
-     "a case's implementations together; all: every case. By default a Slurm array task's or a "
-     "Kubernetes indexed Job's index (docs/cluster.md)"},
-    {"--device", true, task, "CUDA device index"},
-    {"--devices", true, task,
-     "0,1,...|all: spread the sweep over these devices of this host, one process and one device "
-     "lock each, the cases dealt as for --shard, the parts merged into one record "
-     "(docs/cluster.md)"},
-    {"--axis", true, identity,
-     "Override an axis: name=v1,v2, name=start:stop[:step], or on an integer axis "
-     "name=2^a:2^b[:factor] (repeatable)"},
-    {"--timing", true, identity,
-     "cupti (device time, the default with CUDA; without a usable GPU the program exits 5), "
-     "events (CUDA event pairs) or host (synchronized wall clock, for host work; the default "
-     "without CUDA)"},
-    {"--allow-events-fallback", false, identity,
-     "Time with CUDA events when CUPTI cannot be used (rows say so)"},
-    {"--budget", true, identity, "WARMUP_MS,MEASURE_MS per implementation"},
-    {"--precision", true, identity,
-     "Measure every case until its comparisons resolve this relative difference (or a lone "
-     "implementation's level is within it), e.g. 1%; instead of --budget"},
-    {"--max-time", true, identity,
-     "The cap of a case run to --precision: seconds, e.g. 10s or 500ms (default 10s)"},
-    {"--out", true, output, "Directory for the record (default gpumeter-results)"},
-    {"--md", false, output, "Print the markdown table (the default)"},
-    {"--csv", false, output, ""},
-    {"--wide", false, output, ""},
-    {"--quiet", false, output, "Print nothing but errors (no progress, no table)"},
-    {"--isolate", false, conditions,
-     "Run each case in a fresh process: a fault or a hang fails that case only"},
-    {"--timeout", true, wait, "Seconds a case may run before it is stopped (needs --isolate)"},
-    {"--no-lock", false, conditions,
-     "Do not take the device's exclusive lock (the record says so); by default the sweep holds "
-     "it, after checking that no other process uses the device"},
-    {"--allow-contended", false, conditions,
-     "Measure even when other processes use the device (the record is marked contended)"},
-    {"--lock-timeout", true, wait, "Seconds to wait for another run's device lock"},
+    {"--version", identity, {false, "Display program version information and exit"}},
+    {"--list", identity, {false, "List the cases the other options select, and exit"}},
+    {"--filter", identity, {true, "Only cases whose label matches this regular expression"}},
+    {"--shard",
+     task,
+     {true,
+      "K/N: measure shard K (from 0) of N of the selected cases, dealt the same way in every task, "
+      "a case's implementations together; all: every case. By default a Slurm array task's or a "
+      "Kubernetes indexed Job's index (docs/cluster.md)"}},
+    {"--device", task, kDeviceIndexOption},
+    {"--devices",
+     task,
+     {true,
+      "0,1,...|all: spread the sweep over these devices of this host, one process and one device "
+      "lock each, the cases dealt as for --shard, the parts merged into one record "
+      "(docs/cluster.md)"}},
+    {"--axis",
+     identity,
+     {true,
+      "Override an axis: name=v1,v2, name=start:stop[:step], or on an integer axis "
+      "name=2^a:2^b[:factor] (repeatable)"}},
+    {"--timing",
+     identity,
+     {true,
+      "cupti (device time, the default with CUDA; without a usable GPU the program exits 5), "
+      "events (CUDA event pairs) or host (synchronized wall clock, for host work; the default "
+      "without CUDA)"}},
+    {"--allow-events-fallback",
+     identity,
+     {false, "Time with CUDA events when CUPTI cannot be used (rows say so)"}},
+    {"--budget", identity, {true, "WARMUP_MS,MEASURE_MS per implementation"}},
+    {"--precision",
+     identity,
+     {true,
+      "Measure every case until its comparisons resolve this relative difference (or a lone "
+      "implementation's level is within it), e.g. 1%; instead of --budget"}},
+    {"--max-time",
+     identity,
+     {true, "The cap of a case run to --precision: seconds, e.g. 10s or 500ms (default 10s)"}},
+    {"--out", output, kRecordDirectoryOption},  // its default: Options{}.out
+    {"--md", output, {false, "Print the markdown table (the default)"}},
+    {"--csv", output, kCsvOption},
+    {"--wide", output, kWideOption},
+    {"--quiet", output, {false, "Print nothing but errors (no progress, no table)"}},
+    {"--isolate",
+     conditions,
+     {false, "Run each case in a fresh process: a fault or a hang fails that case only"}},
+    {"--timeout",
+     wait,
+     {true, "Seconds a case may run before it is stopped (needs --isolate)", &kLimitSeconds}},
+    {"--no-lock",
+     conditions,
+     {false,
+      "Do not take the device's exclusive lock (the record says so); by default the sweep holds "
+      "it, after checking that no other process uses the device"}},
+    {"--allow-contended", conditions, kAllowContendedOption},
+    {"--lock-timeout", wait, kLockWaitOption},
     // Given by a program to the processes it starts, always as --name=value.
-    {"--gpumeter-child", true, internal, ""},
-    {"--gpumeter-child-record-fd", true, internal, ""},
-    {"--gpumeter-child-lock-fd", true, internal, ""},
-    {"--gpumeter-child-ceilings", true, internal, ""},
-    {"--gpumeter-shard-origin", true, internal, ""},
+    {"--gpumeter-child", internal, {true, ""}},
+    {"--gpumeter-child-record-fd", internal, {true, ""}},
+    {"--gpumeter-child-lock-fd", internal, {true, ""}},
+    {"--gpumeter-child-ceilings", internal, {true, ""}},
+    {"--gpumeter-shard-origin", internal, {true, ""}},
 };
 
 }  // namespace
@@ -82,7 +98,7 @@ OptionRole option_role(std::string_view argument) {
 
 bool option_takes_value(std::string_view name) {
   const ProgramOption* o = find_program_option(name);
-  return o && o->takes_value && name.find('=') == std::string_view::npos;
+  return o && o->meaning.takes_value && name.find('=') == std::string_view::npos;
 }
 
 bool parent_only(OptionRole role) {

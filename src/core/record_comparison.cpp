@@ -7,13 +7,19 @@
 #include <vector>
 
 #include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/number_rule.hpp"
 #include "gpumeter/detail/row.hpp"
 #include "gpumeter/detail/verdict.hpp"
 #include "gpumeter/detail/wording.hpp"
+#include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/row_status.hpp"
 
 namespace gpumeter {
+
+// The command line checks --fail-on-regression by this rule before the gate sees it: the same
+// least.
+static_assert(kPercentThreshold.min == kMinGateThresholdPct);
 namespace {
 
 // The gate passes with no regression, and with nothing it could not see unless that was let pass.
@@ -173,6 +179,21 @@ Movement movement_of(const Comparison& c) {
   return c.difference->slower()   ? Movement::slower
          : c.difference->faster() ? Movement::faster
                                   : Movement::none;
+}
+
+std::optional<GateOptions> gate_options(std::optional<double> threshold_pct, bool allow_missing,
+                                        std::string_view option) {
+  if (!threshold_pct) return std::nullopt;
+  const double pct = *threshold_pct;
+  const std::string rule = ">= " + format_shortest(kMinGateThresholdPct) + "%";
+  if (!std::isfinite(pct)) {
+    throw ConfigError(std::string(option) + " must be a number " + rule + ", got " +
+                      format_shortest(pct));
+  }
+  if (pct < kMinGateThresholdPct) {
+    throw ConfigError(std::string(option) + " must be " + rule + ", got " + format_shortest(pct));
+  }
+  return GateOptions{pct / 100, allow_missing};
 }
 
 GateOutcome judge_gate(const RecordComparison& comparison, const GateOptions& options) {

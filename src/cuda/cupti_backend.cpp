@@ -199,6 +199,11 @@ class CuptiBackend final : public CudaBackendBase {
     check_phase_records(session_.api(), records, iterations_, options_.correlation_kind);
 
     Trace trace;
+    trace.names.tool = "CUPTI";
+    // A timestamp clock registered while a phase ran was seen on the H200 to stop them too.
+    trace.names.switched_off_by =
+        "cuptiActivityDisable, cuptiUnsubscribe, cuptiFinalize, or a timestamp clock registered "
+        "while the phase ran";
     trace.canary_name = kCanaryKernelName;
     trace.canaries_launched = canaries_;
     trace.kernel_launches = std::move(records.kernel_launches);

@@ -15,6 +15,7 @@
 #include "cuda_process.hpp"
 #include "cuda_util.hpp"
 #include "cupti_records.hpp"
+#include "gpumeter/detail/ranges.hpp"
 #include "gpumeter/errors.hpp"
 
 namespace gpumeter::cuda {
@@ -109,16 +110,20 @@ bool is_launch_type_api(std::string_view name) {
   return cupti_records::launches_device_work(name);
 }
 
-bool is_kernel_launch_api(std::string_view name) {
-  if (!is_launch_type_api(name) || contains(name, "Graph") || contains(name, "MultiDevice")) {
-    return false;
-  }
-  return contains(name, "LaunchKernel") || contains(name, "LaunchCooperativeKernel");
+bool is_collection_checked_kernel_launch(std::string_view name) {
+  // cudaLaunchCooperativeKernelMultiDevice (and cu...) is a kernel launch by the core's rule, which
+  // gpumeter run uses to say a call that left no kernel record at all should have left one. This
+  // check fails a whole phase as CollectionStopped, so it counts only launches whose kernels are
+  // known to come back under the call's own correlation id in this phase: a multi-device launch
+  // puts its kernels on the other devices of its list too, the API is deprecated, and no
+  // measurement has shown what CUPTI records for it, so it is left out rather than risk a false
+  // failure.
+  return is_launch_type_api(name) && is_kernel_launch_api(name) && !contains(name, "MultiDevice");
 }
 
 namespace {
 
-// is_kernel_launch_api by callback id, looked up by name once per id.
+// is_collection_checked_kernel_launch by callback id, looked up by name once per id.
 bool launches_a_kernel(const CuptiApi& api, bool runtime, CUpti_CallbackId cbid) {
   static std::mutex mutex;
   static std::map<std::pair<bool, CUpti_CallbackId>, bool> known;
@@ -130,7 +135,7 @@ bool launches_a_kernel(const CuptiApi& api, bool runtime, CUpti_CallbackId cbid)
       runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
   const bool yes = api.GetCallbackName != nullptr &&
                    api.GetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name != nullptr &&
-                   is_kernel_launch_api(name);
+                   is_collection_checked_kernel_launch(name);
   known.emplace(key, yes);
   return yes;
 }

@@ -104,9 +104,10 @@ struct PhaseRecords {
 // The APIs whose records a phase keeps: those that put work on the device (T2). Exposed for
 // tests, with the two functions below.
 bool is_launch_type_api(std::string_view name);
-// Of those, the ones that launch one kernel (not a graph, copy or fill): each must leave a kernel
-// record (B11).
-bool is_kernel_launch_api(std::string_view name);
+// Of those, the kernel launches the collection check counts (B11): an iteration with fewer kernel
+// records than such launches through either API stopped collection. The core's kernel launches
+// (is_kernel_launch_api, ranges.hpp) less the multi-device cooperative launch: see the definition.
+bool is_collection_checked_kernel_launch(std::string_view name);
 
 // Appends the records of one completed buffer to `into`: kernels, copies and fills as
 // activities, and the external ids of `kind` (no other kind) by correlation id.

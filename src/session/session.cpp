@@ -11,10 +11,10 @@
 #include <string_view>
 #include <utility>
 
-#include "choice.hpp"
 #include "gpumeter/detail/escape.hpp"
 #include "gpumeter/detail/measurement.hpp"
 #include "gpumeter/detail/timing_method.hpp"
+#include "gpumeter/device_backends.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/host_backend.hpp"
 
@@ -28,7 +28,8 @@ struct KeptBackends {
   std::map<std::string, std::unique_ptr<Backend>> by_key;
 };
 KeptBackends& kept_backends() {
-  static KeptBackends* kept = new KeptBackends();  // never destroyed: CUDA tears itself down
+  // Never destroyed: a device runtime tears itself down at exit, before static destructors.
+  static KeptBackends* kept = new KeptBackends();
   return *kept;
 }
 
@@ -72,10 +73,15 @@ std::vector<HostDevice> Session::host_devices(const SessionOptions& options) {
     for (int k = 0; k < *n; ++k) out.push_back(HostDevice{k, stand_in_uuid(k)});
     return out;
   }
-  session_detail::check_devices_are_built(options);
-  const int count = cuda_device_count();
-  for (int k = 0; k < count; ++k) out.push_back(HostDevice{k, cuda_device_uuid(k)});
-  return out;
+  const DeviceBackends* vendor = device_backends();
+  if (vendor == nullptr) {
+    throw ConfigError(
+        "--devices spreads a sweep over the GPUs of a host, and this gpumeter was "
+        "built without " +
+        missing_device_backend() + " (" + options.spelling.host +
+        " times host work in one process)");
+  }
+  return vendor->devices();
 }
 
 std::string timing_names_text() {
@@ -97,15 +103,28 @@ Timing parse_timing(std::string_view name, const std::string& option) {
 }
 
 std::unique_ptr<DeviceLock> take_device_lock(int device, const DeviceLockOptions& options) {
-  return std::make_unique<DeviceLock>(device, cuda_device_uuid(device), options);
+  return std::make_unique<DeviceLock>(device, device_uuid(device), options);
 }
 
-void Session::check_timing_is_built(const SessionOptions& options) {
-  session_detail::check_timing_is_built(options);
+void Session::check_timing_is_built(const SessionOptions& o) {
+  if (device_backends() != nullptr) return;  // whether a device answers is known only later
+  if (o.timing == Timing::cupti || o.timing == Timing::events) {
+    const std::string asked = o.timing == Timing::cupti ? o.spelling.cupti : o.spelling.events;
+    const std::string missing = missing_device_backend();
+    throw ConfigError(asked + " needs " + missing + ", and this gpumeter was built without " +
+                      missing + "; " + o.spelling.host + " times with the host clock");
+  }
 }
 
 std::string Session::unusable_device(const SessionOptions& options) {
-  return session_detail::unusable_device(options);
+  const DeviceBackends* vendor = device_backends();
+  // The host clock needs no device; auto takes it where none answers. A build without a device
+  // backend lets only those through (check_timing_is_built).
+  if (vendor == nullptr || options.timing == Timing::host || options.timing == Timing::host_only ||
+      options.timing == Timing::automatic) {
+    return "";
+  }
+  return vendor->unusable(options.device);
 }
 
 std::string Session::no_usable_gpu(const SessionOptions& options, const std::string& why) {
@@ -114,6 +133,62 @@ std::string Session::no_usable_gpu(const SessionOptions& options, const std::str
 }
 
 namespace {
+
+struct Chosen {
+  std::unique_ptr<Backend> backend;
+  // What the cache of kept backends tells apart: two sessions of the same key share one backend.
+  std::string key;
+  // Where the choice departs from the protocol (the host clock taken for want of a GPU).
+  std::vector<std::string> deviations;
+};
+
+// The backend the options ask for. Made only when `make` (the cache may hold it already); the key
+// and the deviations always.
+Chosen choose_backend(const SessionOptions& o, bool make) {
+  Session::check_timing_is_built(o);
+  Chosen out;
+  if (o.timing == Timing::host_only) {
+    out.key = "host-only";
+    out.deviations.push_back("host backend instead of a GPU: the host backend was asked for");
+    if (make) out.backend = make_host_backend();
+    return out;
+  }
+  const DeviceBackends* vendor = device_backends();
+  const std::string why = vendor != nullptr
+                              ? vendor->unusable(o.device)
+                              : "this gpumeter was built without " + missing_device_backend();
+  if (!why.empty()) {
+    // Without a device backend the build's default is the host clock: said, like auto's.
+    if (o.timing == Timing::automatic || (vendor == nullptr && o.timing != Timing::host)) {
+      out.deviations.push_back("host backend instead of a GPU: " + why);
+    } else if (o.timing != Timing::host) {
+      throw DeviceError(Session::no_usable_gpu(o, why));
+    }
+    // Host work: timed by the host clock.
+    out.key = "host";
+    if (make) out.backend = make_host_backend();
+    return out;
+  }
+  VendorBackend chosen = vendor->choose(o, make);
+  out.backend = std::move(chosen.backend);
+  out.key = std::to_string(o.device) + ":" + chosen.key;
+  return out;
+}
+
+// The name a user knows a timing method by: the vendor's where there is one.
+std::string method_name(TimingMethod method) {
+  if (const DeviceBackends* vendor = device_backends()) return vendor->method_name(method);
+  switch (method) {
+    case TimingMethod::kernel_records:
+      return "kernel tracing";
+    case TimingMethod::device_events:
+      return "device events";
+    case TimingMethod::host_wall:
+      return "the synchronized wall clock";
+  }
+  return "an unknown method";
+}
+
 // The user's warning for a deviation of the backend choice (the host clock taken for want of a
 // GPU): what was measured instead and the two options that decide it.
 std::string fallback_line(const SessionOptions& o, const std::string& deviation) {
@@ -125,14 +200,14 @@ std::string fallback_line(const SessionOptions& o, const std::string& deviation)
 std::vector<std::string> Session::planned_fallbacks(const SessionOptions& options) {
   std::vector<std::string> out;
   if (options.timing == Timing::host_only || !unusable_device(options).empty()) return out;
-  for (const std::string& d : session_detail::choose_backend(options, false).deviations) {
+  for (const std::string& d : choose_backend(options, false).deviations) {
     out.push_back(fallback_line(options, d));
   }
   return out;
 }
 
 Session::Session(SessionOptions options) : options_(std::move(options)) {
-  session_detail::check_timing_is_built(options_);
+  check_timing_is_built(options_);
   stand_in_ = stand_in_devices(options_).has_value();
   // The lock before anything touches the device (P1); a stand-in's is its own, by its uuid.
   switch (options_.lock) {
@@ -166,9 +241,10 @@ Session::Session(Session&& other) noexcept
 }
 
 Session::~Session() {
-  // CUPTI is never left claimed after a session ends, also when its measurement failed.
+  // The vendor's instrumentation is never left claimed after a session ends, also when its
+  // measurement failed.
   if (!moved_from_ && backend_ != nullptr && options_.release_cupti) {
-    session_detail::release_cupti();
+    if (const DeviceBackends* vendor = device_backends()) vendor->release();
   }
 }
 
@@ -188,23 +264,23 @@ Backend& Session::backend() {
   if (options_.keep_backend) {
     KeptBackends& kept = kept_backends();
     std::lock_guard<std::mutex> guard(kept.mutex);
-    session_detail::Chosen chosen = session_detail::choose_backend(options_, false);
+    Chosen chosen = choose_backend(options_, false);
     auto it = kept.by_key.find(chosen.key);
     if (it == kept.by_key.end()) {
-      chosen = session_detail::choose_backend(options_, true);
+      chosen = choose_backend(options_, true);
       it = kept.by_key.emplace(chosen.key, std::move(chosen.backend)).first;
     }
     backend_ = it->second.get();
     said = std::move(chosen.deviations);
   } else {
-    session_detail::Chosen chosen = session_detail::choose_backend(options_, true);
+    Chosen chosen = choose_backend(options_, true);
     owned_ = std::move(chosen.backend);
     backend_ = owned_.get();
     said = std::move(chosen.deviations);
   }
-  // This session's word on sharing CUPTI, should it claim CUPTI again (after a release): a kept
-  // backend may have been made by an earlier session that said otherwise.
-  session_detail::set_cupti_sharing(options_.share_cupti);
+  // This session's word on sharing the vendor's instrumentation, should it claim it again (after a
+  // release): a kept backend may have been made by an earlier session that said otherwise.
+  if (const DeviceBackends* vendor = device_backends()) vendor->set_sharing(options_.share_cupti);
   for (std::string& d : said) {
     // The choice departs only by taking the host clock in place of a GPU's device time.
     if (options_.timing != Timing::host_only) fallbacks_.push_back(fallback_line(options_, d));
@@ -217,11 +293,14 @@ const Ceilings& Session::ceilings() {
   if (ceilings_done_) return ceilings_;
   Backend& timed_by = backend();
   ceilings_done_ = true;
-  if (!options_.ceilings || timed_by.device().kind != "cuda") return ceilings_;
+  const DeviceBackends* vendor = device_backends();
+  if (!options_.ceilings || vendor == nullptr || timed_by.device().kind != vendor->device_kind()) {
+    return ceilings_;
+  }
   // Timed by the backend that times the rows. Without them the rows still stand; only their
   // percentages are missing, and the record says why.
   try {
-    ceilings_ = session_detail::measure_device_ceilings(timed_by);
+    ceilings_ = vendor->measure_ceilings(timed_by);
   } catch (const Error& e) {
     deviations_.push_back(std::string("ceilings not measured (no percent of peak): ") + e.what());
   }
@@ -238,8 +317,10 @@ std::vector<std::string> Session::fallbacks(const Record& measured) const {
   if (options_.timing == Timing::events) return out;
   for (const Result& r : measured.results) {
     if (r.measurement.method == TimingMethod::device_events) {
-      out.push_back("timed with CUDA events instead of CUPTI (" + r.measurement.reason +
-                    "): a different statistic, never compared with CUPTI's");
+      const std::string records = method_name(TimingMethod::kernel_records);
+      out.push_back("timed with " + method_name(TimingMethod::device_events) + " instead of " +
+                    records + " (" + r.measurement.reason +
+                    "): a different statistic, never compared with " + records + "'s");
       break;
     }
   }

@@ -15,6 +15,7 @@
 #include "backends.hpp"
 #include "cupti_api.hpp"
 #include "cupti_session.hpp"
+#include "gpumeter/detail/ranges.hpp"
 #include "gpumeter/errors.hpp"
 
 namespace gpumeter::cuda {
@@ -79,6 +80,26 @@ TEST(LaunchApiFilterTest, KeepsLaunchesCopiesAndFillsOnly) {
         "cudaGraphExecMemsetNodeSetParams_v10020", "cuGraphInstantiateWithFlags", "cuCtxGetCurrent",
         "cudaGetLastError_v3020"}) {
     EXPECT_FALSE(is_launch_type_api(dropped)) << dropped;
+  }
+}
+
+TEST(LaunchApiFilterTest, TheCollectionCheckCountsTheCoresKernelLaunchesButMultiDevice) {
+  for (const char* counted :
+       {"cudaLaunchKernel_v7000", "__cudaLaunchKernel_ptsz_v13000", "cudaLaunchKernelExC_v11060",
+        "cudaLaunchCooperativeKernel_v9000", "cuLaunchKernel_ptsz", "cuLaunchKernelEx",
+        "cuLaunchCooperativeKernel"}) {
+    EXPECT_TRUE(is_collection_checked_kernel_launch(counted)) << counted;
+    EXPECT_TRUE(is_kernel_launch_api(counted)) << counted;
+  }
+  // Kernel launches by the core's rule, left out of the count (see the definition).
+  for (const char* multi :
+       {"cudaLaunchCooperativeKernelMultiDevice_v9000", "cuLaunchCooperativeKernelMultiDevice"}) {
+    EXPECT_FALSE(is_collection_checked_kernel_launch(multi)) << multi;
+    EXPECT_TRUE(is_kernel_launch_api(multi)) << multi;
+  }
+  for (const char* other : {"cudaGraphLaunch_v10000", "cuGraphLaunch_ptsz", "cudaMemcpyAsync_v3020",
+                            "cudaLaunchHostFunc_v10000", "cudaMalloc_v3020"}) {
+    EXPECT_FALSE(is_collection_checked_kernel_launch(other)) << other;
   }
 }
 

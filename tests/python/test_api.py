@@ -604,11 +604,40 @@ def test_a_target_precision_is_recorded_with_why_it_stopped():
     ({"precision": 0.01, "max_time_s": 0.01}, "max_time_s"),
     ({"precision": 0.01, "max_time_s": "10s"}, "max_time_s"),
     ({"precision": 0.01, "budget": QUICK}, "precision"),
+    # A cap given alone is refused as the benchmark programs refuse --max-time alone, also at
+    # the value that is the core's default.
+    ({"max_time_s": 10.0}, "max_time_s"),
+    ({"max_time_s": 2.0, "budget": QUICK}, "max_time_s"),
 ])
 def test_a_bad_precision_is_named(kwargs, argument):
     with pytest.raises(gpumeter.ConfigError) as e:
         gpumeter.measure(spin, timing="host", **kwargs)
     assert e.value.argument == argument
+    if argument == "max_time_s" and "precision" not in kwargs:
+        assert "caps a run to a target precision: give precision too" in str(e.value)
+    with pytest.raises(gpumeter.ConfigError) as e:
+        gpumeter.compare({"a": spin, "b": spin}, verify=False, timing="host", **kwargs)
+    assert e.value.argument == argument
+
+
+def test_a_cap_not_given_reads_as_none():
+    assert gpumeter._gpumeter.Options(precision=0.5).max_time_s is None
+    assert gpumeter._gpumeter.Options(precision=0.5, max_time_s=2.0).max_time_s == 2.0
+
+
+@pytest.mark.parametrize("pct", [-5.0, float("nan"), float("inf")])
+def test_the_gates_bindings_refuse_a_threshold_it_cannot_judge_by(tmp_path, pct):
+    """The core's rule of a threshold holds for every binding that takes one, not only for the
+    plugin's option: a negative or NaN percent would pass or fail every row."""
+    with pytest.raises(gpumeter.ConfigError, match="fail_on_regression_pct must be"):
+        gpumeter._gpumeter.conclude_missing("a row", pct, False)
+    with pytest.raises(gpumeter.ConfigError, match="fail_on_regression_pct must be"):
+        gpumeter._gpumeter.conclude_unreadable("a record", pct, False)
+    missing = str(tmp_path / "none.json")
+    with pytest.raises(gpumeter.ConfigError, match="fail_on_regression_pct must be"):
+        gpumeter._gpumeter.compare_record_files(missing, missing, pct, False)
+    with pytest.raises(gpumeter.ConfigError, match="--x must be"):
+        gpumeter._gpumeter.check_gate(pct, "--x")
 
 
 # --- what a result reads as ------------------------------------------------------------------
@@ -719,3 +748,21 @@ def test_the_timing_names_are_the_sessions_wherever_python_lists_them():
     assert tuple(timing.choices) == names
     with pytest.raises(gpumeter.ConfigError, match="'auto', 'cupti', 'events' or 'host'"):
         gpumeter.measure(spin, timing=3, budget=QUICK)
+
+
+def test_evaluate_refuses_a_time_cap_without_a_precision_before_any_candidate_runs():
+    """`gpumeter evaluate --max-time` alone was refused only inside each candidate's process, as
+    a failure of its comparison. Its options are now checked when they are read, by the core's
+    rule (run_target_conflict) in evaluate's own names: a usage error, as the benchmark
+    programs' --max-time alone is."""
+    from gpumeter import _evaluate
+    parser = _evaluate._parser()
+    alone = parser.parse_args(["--max-time", "5", "--program", "true"])
+    with pytest.raises(_evaluate.UsageError,
+                       match="^--max-time caps a run to a target precision: give --precision too$"):
+        _evaluate._options(alone)
+    both = parser.parse_args(["--budget", "5,20", "--precision", "0.01", "--program", "true"])
+    with pytest.raises(_evaluate.UsageError, match="^--budget and --precision exclude each other"):
+        _evaluate._options(both)
+    capped = parser.parse_args(["--precision", "0.01", "--max-time", "5", "--program", "true"])
+    assert _evaluate._options(capped)["max_time_s"] == 5.0

@@ -80,6 +80,19 @@ def test_phases_fresh_processes_cold_then_cached(log):
     back = gpumeter.Record.from_json(text, "(test)")
     assert len(back.phases) == len(r.record.phases)
     assert "total(N)" in str(r)
+    # One read-back makes the bytes the three it replaced made (phases, then runtimes, then
+    # deviations, each read back in turn): the fields keep their order.
+    _gm = gpumeter._gpumeter
+    runtimes = [_gm.CandidateRuntime("slow", "torch", "2.5.1", "cuda:0", "sm_90",
+                                     "torch.cuda.synchronize()", ["a note"])]
+    notes = [r.record.deviations[0], "one more deviation"]
+    rec, phases, totals = r.record, list(r.record.phases), list(r.record.totals)
+    once = _gm.with_phases(rec, phases, totals, runtimes, notes)
+    thrice = _gm.with_deviations(_gm.with_runtimes(_gm.with_phases(rec, phases, totals),
+                                                   runtimes), notes)
+    assert once.to_json() == thrice.to_json()
+    assert list(once.deviations) == list(rec.deviations) + ["one more deviation"]
+    assert [x.runtime for x in once.runtimes] == ["torch"]
 
 
 def test_phases_refuses_bad_arguments():

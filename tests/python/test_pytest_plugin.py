@@ -260,7 +260,12 @@ def test_gpu_work_is_skipped_with_its_reason_without_a_gpu(tmp_path):
     (["--gpumeter-fail-on-regression", "5"], "--gpumeter-fail-on-regression needs "
                                               "--gpumeter-compare NAME"),
     (["--gpumeter-compare", "nothing"], "--gpumeter-compare nothing: no baseline at"),
-    (["--gpumeter-compare", "x", "--gpumeter-fail-on-regression", "-1"], None),
+    (["--gpumeter-compare", "x", "--gpumeter-fail-on-regression", "-1"],
+     "--gpumeter-fail-on-regression must be >= 0%, got -1"),
+    (["--gpumeter-compare", "x", "--gpumeter-fail-on-regression", "nan"],
+     "--gpumeter-fail-on-regression must be a number >= 0%, got nan"),
+    (["--gpumeter-compare", "x", "--gpumeter-fail-on-regression", "five"],
+     "--gpumeter-fail-on-regression must be a number, got 'five'"),
     (["--gpumeter-save", "a/b"], "--gpumeter-save: 'a/b' is not a baseline name"),
 ])
 def test_wrong_options_are_usage_errors(tmp_path, args, says):

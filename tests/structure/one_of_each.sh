@@ -45,10 +45,28 @@ forbid() {
 # The backend chooser: the Session's (src/session). A front end that chooses a backend itself,
 # or makes one, has a second chooser. The backends' own libraries make them, tests test them,
 # and the studies under bench/ time one backend on purpose.
-check "a backend chooser" '\bchoose(_backend)?[[:space:]]*\(' '^src/session/'
+# A vendor answers the session's questions through gpumeter/device_backends.hpp: its choose() is
+# the vendor's half of the one choice (CUDA's, and the test's replay).
+check "a backend chooser" '\bchoose(_backend)?[[:space:]]*\(' \
+  '^(src/session/|src/include/gpumeter/device_backends\.hpp$|src/cuda/session_vendor\.cpp$|tests/unit/test_replay_vendor\.cpp$)'
 check "a backend made by a front end" \
   '\bmake_(cuda_|cuda_events_|cuda_wall_|host_|host_stand_in_)backend[[:space:]]*\(' \
   '^(include/gpumeter|src/session|src/cuda|src/host|bench|tests)/'
+
+# No vendor's code in the core, the session or the backend seam's headers: a vendor's headers,
+# calls and types live in its own folder (src/cuda, src/collector, src/system's NVML watch) and
+# reach the session through the registry of device backends (src/session/vendors.cpp, the one
+# file that knows which vendors a build has). The words a record holds ("cupti", "cuda-events")
+# are the record format's, and an error class keeps the name of its cause (CuptiUnavailable).
+found=$(find src/core src/session include/gpumeter/backend include/gpumeter/detail -type f \
+  \( -name '*.cpp' -o -name '*.hpp' \) -not -path src/session/vendors.cpp | sort |
+  xargs grep -nE '#include[[:space:]]*[<"](cuda|cupti|nvml|cublas|nvtx|gpumeter/cuda\.hpp)|\b(cu|cupti|nvml|cublas|nvtx)[A-Z][A-Za-z0-9_]*[[:space:]]*\(|\b(cuda|cupti|nvml)_[a-z_]+[[:space:]]*\(|\b(Cuda|Nvml)[A-Z][A-Za-z]*\b' |
+  grep -vE '^[^:]+:[0-9]+:[[:space:]]*//')
+if [[ -n "$found" ]]; then
+  echo "FAIL: a vendor's code outside its backend's folder:" >&2
+  echo "$found" >&2
+  failed=1
+fi
 
 # The lock taker: take_device_lock (src/session). DeviceLock is constructed there, and by the
 # lock's own unit test.
@@ -146,14 +164,16 @@ fi
 check "a timing named" 'timing[[:space:]]*[!=]=[[:space:]]*"(auto|cupti|events|host)"' \
   '^(src/include/gpumeter/session\.hpp$|src/session/|tests/|bench/)'
 
-# The benchmark programs' options are one table (src/core/option_table.cpp): add_options registers
-# each from its entry, so none is added to a CLI::App by name in src/benchmark.
-check "a benchmark program's option registered by name" \
-  '\badd_(flag|option|option_function<[^>]*>)[[:space:]]*\([[:space:]]*"--' '^(src/(cli|program)/|tests/|bench/|examples/|testkit/)'
+# The benchmark programs' options are one table (src/core/option_table.cpp), and the gpumeter
+# command's another (src/cli/command_options.cpp), sharing the meanings of the options both have:
+# each registers from its entry, so none is added to a CLI::App by name in src/benchmark or src/cli.
+check "an option of a benchmark program or of the gpumeter command registered by name" \
+  '\badd_(flag|option|option_function<[^>]*>)[[:space:]]*\([[:space:]]*"-' '^(src/program/|tests/|bench/|examples/|testkit/)'
 
 if [[ $failed -eq 0 ]]; then
   echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \
     "one CUPTI record decoder, one JSON wire, one child runner, no import of the package's own" \
-    "inside a function, one list of timing names, one table of the benchmark programs' options"
+    "inside a function, one list of timing names, one table of options per front end, no vendor's" \
+    "code outside its folder"
 fi
 exit $failed

@@ -304,6 +304,33 @@ TEST(Canary, LostRecordsAreJudgedFirst) {
   EXPECT_THROW((void)attribute(t, 1), CollectionStopped);
 }
 
+// The messages name the collector as its trace does, never a vendor of the core's choosing.
+TEST(Canary, LostAndStoppedRecordsAreNamedAsTheCollectorNamesThem) {
+  Trace t = TraceBuilder().launch(0, 0, 100).dropped(3).build();
+  t.canary_name = "canary";
+  t.canaries_launched = 2;
+  t.names.tool = "the replay";
+  t.names.switched_off_by = "replay_off()";
+  const auto message = [&t] {
+    try {
+      (void)attribute(t, 1);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("nothing thrown");
+  };
+  EXPECT_EQ(message().rfind("the replay dropped 3 activity record(s)", 0), 0u) << message();
+  t.dropped_records = 0;
+  EXPECT_NE(message().find("Code in the process switched the replay's activity records off "
+                           "(replay_off()) or took them"),
+            std::string::npos)
+      << message();
+  t.names = CollectorNames{};
+  EXPECT_NE(message().find("switched the collector's activity records off or took them"),
+            std::string::npos)
+      << message();
+}
+
 Result row(const std::string& impl, double busy_ns, double copy_ns, bool count_copies = false) {
   Result r;
   r.row.case_name = "gelu";

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpumeter/detail/option_table.hpp"
+#include "number_option.hpp"
 
 namespace gpumeter {
 namespace {
@@ -30,8 +31,8 @@ TEST(OptionTable, EveryRegisteredOptionIsAnEntryAndEveryEntryIsRegistered) {
       const std::string name = "--" + lname;
       const ProgramOption* entry = find_program_option(name);
       ASSERT_NE(entry, nullptr) << name << " is registered without an entry";
-      EXPECT_EQ(entry->takes_value, program::cli_takes_value(*option)) << name;
-      EXPECT_EQ(option->get_description().rfind(entry->help, 0), 0u) << name;
+      EXPECT_EQ(entry->meaning.takes_value, program::cli_takes_value(*option)) << name;
+      EXPECT_EQ(option->get_description().rfind(entry->meaning.help, 0), 0u) << name;
       EXPECT_EQ(option->get_group().empty(), entry->role == OptionRole::internal) << name;
       registered.insert(name);
     }
@@ -50,6 +51,29 @@ TEST(OptionTable, AnOptionWithoutAnEntryIsRefused) {
   app.add_option("--extra", extra, "Not in the table");
   program::Options o;
   EXPECT_THROW(program::add_options(app, o, "bench"), std::logic_error);
+}
+
+// A numeric option is checked by its entry's rule (shared with the gpumeter command's option of the
+// same meaning), in check_number's words.
+TEST(OptionTable, NumericOptionsAreCheckedByTheirEntrysRule) {
+  int checked = 0;
+  for (const ProgramOption& entry : program_options()) {
+    if (entry.meaning.rule == nullptr) continue;
+    const NumberRule& rule = *entry.meaning.rule;
+    const std::string name(entry.name);
+    const std::string below = bound_text(rule.min_excluded ? rule.min : rule.min - 1);
+    CLI::App app;
+    program::Options o;
+    program::add_options(app, o, "bench");
+    try {
+      app.parse(std::vector<std::string>{name + "=" + below});
+      ADD_FAILURE() << name << "=" << below << " was accepted";
+    } catch (const OptionValueError& e) {
+      EXPECT_EQ(std::string(e.what()), number_problem(name, below, rule));
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3);  // --device, --timeout, --lock-timeout
 }
 
 // CLI11 reads the options as the table says: a flag takes nothing, an option the next argument.

@@ -265,14 +265,16 @@ TEST(RunTarget, RangesAndConflictsAreTheCores) {
   EXPECT_EQ(precision_target_problem(PrecisionTarget{0.51, 10 * kSecond}).empty(), false);
 
   const RunTargetNames names{"--budget", "--precision", "--max-time"};
-  EXPECT_EQ(run_target_conflict(true, true, false, names),
+  EXPECT_EQ(run_target_conflict(true, true, false, names).option, "--precision");
+  EXPECT_EQ(run_target_conflict(true, true, false, names).problem,
             "--budget and --precision exclude each other: a run to a precision measures until it "
             "gets there (or --max-time), not for a fixed budget");
-  EXPECT_EQ(run_target_conflict(false, false, true, names),
+  EXPECT_EQ(run_target_conflict(false, false, true, names).option, "--max-time");
+  EXPECT_EQ(run_target_conflict(false, false, true, names).problem,
             "--max-time caps a run to a target precision: give --precision too");
-  EXPECT_EQ(run_target_conflict(true, false, false, names), "");
-  EXPECT_EQ(run_target_conflict(false, true, true, names), "");
-  EXPECT_EQ(run_target_conflict(false, false, false, names), "");
+  EXPECT_TRUE(run_target_conflict(true, false, false, names).empty());
+  EXPECT_TRUE(run_target_conflict(false, true, true, names).empty());
+  EXPECT_TRUE(run_target_conflict(false, false, false, names).empty());
 }
 
 }  // namespace

@@ -298,6 +298,8 @@ TEST(Ranges, KernelLaunchApiNames) {
   EXPECT_TRUE(is_kernel_launch_api("cudaLaunchKernel"));
   EXPECT_TRUE(is_kernel_launch_api("cuLaunchKernelEx"));
   EXPECT_TRUE(is_kernel_launch_api("cudaLaunchCooperativeKernel_ptsz"));
+  // Runs a kernel on each device of its list: a call that left none should have left one.
+  EXPECT_TRUE(is_kernel_launch_api("cudaLaunchCooperativeKernelMultiDevice_v9000"));
   EXPECT_FALSE(is_kernel_launch_api("cudaGraphLaunch"));
   EXPECT_FALSE(is_kernel_launch_api("cudaMemcpyAsync"));
   EXPECT_FALSE(is_kernel_launch_api("cudaLaunchHostFunc"));

@@ -5,11 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <string>
 #include <vector>
 
 #include "gpumeter/detail/summary.hpp"
 #include "gpumeter/detail/wording.hpp"
+#include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/row_status.hpp"
 
@@ -114,6 +117,28 @@ TEST(CompareRecords, TheConclusionIsTheGatesAndNamesWhatItCouldNotSee) {
 
 // The pytest gate's two cases with nothing to compare are concluded by the same rules: a row the
 // baseline lacks is what the gate cannot see; a record that cannot be read is no pass.
+TEST(CompareRecords, TheGatesThresholdIsAFinitePercentOfZeroOrMore) {
+  EXPECT_FALSE(gate_options(std::nullopt, true, "--t").has_value());
+  const std::optional<GateOptions> gate = gate_options(5, true, "--t");
+  ASSERT_TRUE(gate.has_value());
+  EXPECT_EQ(gate->threshold, 0.05);
+  EXPECT_TRUE(gate->allow_missing);
+  EXPECT_EQ(gate_options(0, false, "--t")->threshold, 0);
+  const auto refused = [](double pct) {
+    try {
+      (void)gate_options(pct, false, "--t");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refused(-5), "--t must be >= 0%, got -5");
+  EXPECT_EQ(refused(std::numeric_limits<double>::quiet_NaN()),
+            "--t must be a number >= 0%, got nan");
+  EXPECT_EQ(refused(std::numeric_limits<double>::infinity()),
+            "--t must be a number >= 0%, got inf");
+}
+
 TEST(CompareRecords, NothingToCompareConcludesByTheGatesRules) {
   const std::string what = "t: not in the baseline 'main'";
   const CompareConclusion missing = conclude_missing(kFivePercent, what);

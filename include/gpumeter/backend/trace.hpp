@@ -59,6 +59,14 @@ struct KernelLaunch {
   Nanos returned_ns = 0;
 };
 
+// How a user knows the collector, for the messages that say its records were lost or switched
+// off: the core names no vendor's tool, the backend that made the trace does.
+struct CollectorNames {
+  std::string tool = "the collector";  // "CUPTI"
+  // What switches its records off, as a user searches the code for it; "" when nothing is known.
+  std::string switched_off_by;  // "cuptiActivityDisable, cuptiUnsubscribe, cuptiFinalize..."
+};
+
 struct Trace {
   std::vector<Activity> activities;
   // CUPTI correlation id -> external correlation id pushed around the launching API call.
@@ -85,6 +93,7 @@ struct Trace {
   // Other processes may use the device (a contended run): their work delays the call's
   // kernels, so a delay is not evidence of hidden work in this process.
   bool device_shared = false;
+  CollectorNames names;
 };
 
 }  // namespace gpumeter

@@ -1,11 +1,14 @@
 #pragma once
-// The benchmark programs' command-line options in one table: each option's name, whether it takes
-// a value, what it is to a sweep (its role) and its help. The programs register their options
-// from it (src/benchmark/options.cpp), a sweep's identity and the case processes of --isolate
-// read the roles from it (shard.cpp, isolate.cpp): two lists of the same options once disagreed,
-// and merge refused shards run with different --timeout.
+// The benchmark programs' command-line options in one table: each option's name, what it is to a
+// sweep (its role) and its meaning (whether it takes a value, its help and its number rule;
+// option_meaning.hpp, shared with the gpumeter command's options). The programs register their
+// options from it (src/benchmark/options.cpp), a sweep's identity and the case processes of
+// --isolate read the roles from it (shard.cpp, isolate.cpp): two lists of the same options once
+// disagreed, and merge refused shards run with different --timeout.
 #include <span>
 #include <string_view>
+
+#include "gpumeter/detail/option_meaning.hpp"
 
 namespace gpumeter {
 
@@ -23,12 +26,11 @@ enum class OptionRole {
 
 struct ProgramOption {
   std::string_view name;  // "--budget"
-  bool takes_value;       // false: a flag
   OptionRole role;
-  // What --help says of it; a program adds the default where one is its own (the lock's wait).
-  // Empty for the hidden internal options, and for --csv and --wide, whose help is that of every
-  // program that prints a table (src/cli/table_format_option.hpp).
-  std::string_view help;
+  // Whether it takes a value, its help and its number rule; an option that other programs have
+  // too is their one meaning (option_meaning.hpp). The help is empty for the hidden internal
+  // options.
+  OptionMeaning meaning;
 };
 
 // Every option of a benchmark program, in --help's order (CLI11's own --help aside).

@@ -45,8 +45,8 @@ struct LaunchEvent {
 };
 
 // Whether an API call by this name always runs a kernel (cudaLaunchKernel, cuLaunchKernelEx,
-// cudaLaunchCooperativeKernel, ...): such a launch with no kernel record is suspect, where a copy
-// or an empty graph may legitimately have none.
+// cudaLaunchCooperativeKernel, its multi-device form, ...): such a launch with no kernel record is
+// suspect, where a copy or an empty graph may legitimately have none.
 bool is_kernel_launch_api(std::string_view api);
 
 // Whether an API call by this name copies or fills memory (cudaMemcpyAsync, cudaMemsetAsync,

@@ -91,6 +91,15 @@ struct GateOptions {
   bool allow_missing = false;  // --allow-missing: what the gate cannot see does not fail it
 };
 
+// The least threshold a gate takes, in percent: 0 fails any slowdown an interval resolves.
+inline constexpr double kMinGateThresholdPct = 0;
+// The gate as a front end asks it, by a threshold in percent and allow_missing: none without a
+// threshold. A threshold that is not a finite number of at least kMinGateThresholdPct would judge
+// nothing or everything, so it is refused by a ConfigError naming `option`, the front end's name
+// of it: "--fail-on-regression must be >= 0%, got -5".
+std::optional<GateOptions> gate_options(std::optional<double> threshold_pct, bool allow_missing,
+                                        std::string_view option);
+
 // A row slower than base by more than `threshold`, by the rule of its statistic: device time
 // when its whole interval lies above it (the low end > threshold); wall clock when the 1.5x
 // resolution calls it slower (a directional difference) by a factor above 1 + threshold.

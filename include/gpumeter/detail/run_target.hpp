@@ -39,10 +39,16 @@ struct RunTargetNames {
   std::string max_time;
 };
 
-// Why the options given cannot go together, "" when they can: a precision and a budget exclude
-// each other (a run to a precision measures until it gets there, or its cap), and a time cap
-// caps a run to a precision only.
-std::string run_target_conflict(bool budget, bool precision, bool max_time,
-                                const RunTargetNames& names);
+// Why the options given cannot go together: a precision and a budget exclude each other (a run to
+// a precision measures until it gets there, or its cap), and a time cap caps a run to a precision
+// only. Each flag says whether the user gave the option, not whether it has a value: a front end
+// with a default of its own could not refuse a cap given alone.
+struct RunTargetConflict {
+  std::string option;   // the name (of RunTargetNames) of the option at fault, "" for none
+  std::string problem;  // a sentence naming both options, "" when they go together
+  bool empty() const { return problem.empty(); }
+};
+RunTargetConflict run_target_conflict(bool budget, bool precision, bool max_time,
+                                      const RunTargetNames& names);
 
 }  // namespace gpumeter

@@ -1,0 +1,46 @@
+#pragma once
+// What a command-line option means, apart from its name: whether it takes a value, its help and
+// the rule of its number. An option that several programs have (a device index in the benchmark
+// programs, `gpumeter env` and `gpumeter lock`; the lock's wait; --csv) is written here once and
+// named by each program's table (option_table.hpp for the benchmark programs, src/cli's
+// command_options.cpp for the gpumeter command): copies of one help once drifted apart, as did
+// the number rules attached at each registration.
+#include <string_view>
+
+#include "gpumeter/detail/number_rule.hpp"
+
+namespace gpumeter {
+
+struct OptionMeaning {
+  bool takes_value;  // false: a flag
+  // What --help says of it; a program adds the default where one is its own (" (default 600)").
+  std::string_view help;
+  // The rule its value is checked by, where the value is a number checked where it is parsed;
+  // nullptr for any other (a flag, a name, a number with a parser of its own such as --budget).
+  const NumberRule* rule = nullptr;
+
+  friend constexpr bool operator==(const OptionMeaning&, const OptionMeaning&) = default;
+};
+
+// A CUDA device to use, by index.
+inline constexpr OptionMeaning kDeviceIndexOption{true, "CUDA device index", &kDeviceIndex};
+// Going ahead on a device other processes use. The benchmark programs' and `gpumeter lock`'s
+// helps once said it apart ("Measure even..." and "Run even..."); this says what both do.
+inline constexpr OptionMeaning kAllowContendedOption{
+    false,
+    "Go ahead even when other processes use the device: the records made then are marked "
+    "contended"};
+// The wait for another run's device lock (a benchmark program's --lock-timeout, `gpumeter lock
+// --timeout`).
+inline constexpr OptionMeaning kLockWaitOption{
+    true, "Seconds to wait for another run's device lock before giving up", &kWaitSeconds};
+// Where a run's record is written; each program adds its own default.
+inline constexpr OptionMeaning kRecordDirectoryOption{true, "Directory for the record"};
+// The table formats of every program that prints a table of records (table_format_option.hpp).
+inline constexpr OptionMeaning kCsvOption{false, "Print the table as CSV (every column)"};
+inline constexpr OptionMeaning kWideOption{
+    false,
+    "Every column in the markdown table; by default it holds the columns a reader decides with "
+    "(the record and CSV always hold them all)"};
+
+}  // namespace gpumeter
