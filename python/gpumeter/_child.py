@@ -32,12 +32,13 @@ class Ended(NamedTuple):
 
 def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
         log: Optional[str] = None, order: Optional[Mapping[str, Any]] = None,
-        new_session: bool = False) -> Ended:
+        new_session: bool = False, pass_fds: Sequence[int] = ()) -> Ended:
     """Runs ``argv`` to its end or ``timeout_s``. With ``order``, the process is started as
     ``argv + [FD, ORDER]`` and reports one line on FD. With ``log``, its output (stdout and stderr)
     goes there, else it is kept. With ``new_session``, it runs in a session of its own, which is
-    killed whole when it ends (a candidate's own children, a program's workers). Raises OSError when
-    the process cannot be started."""
+    killed whole when it ends (a candidate's own children, a program's workers). ``pass_fds``: more
+    descriptors it inherits (its channel to evaluate's checker). Raises OSError when the process
+    cannot be started."""
     received: List[bytes] = []
     args = list(argv)
     write_fd: Optional[int] = None
@@ -59,7 +60,8 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
             proc = subprocess.Popen(
                 args, stdout=out if out is not None else subprocess.PIPE,
                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=dict(env),
-                pass_fds=() if write_fd is None else (write_fd,), start_new_session=new_session)
+                pass_fds=tuple(pass_fds) + (() if write_fd is None else (write_fd,)),
+                start_new_session=new_session)
         finally:
             if write_fd is not None:
                 os.close(write_fd)  # the child's copy only: its report ends when it exits

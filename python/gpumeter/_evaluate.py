@@ -207,29 +207,52 @@ def _child_environment() -> Dict[str, str]:
 
 
 def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: str,
-                 env: Dict[str, str]) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]]]:
+                 env: Dict[str, str], checker: Optional[Any] = None,
+                 ) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]], Optional[Dict[str, Any]]]:
     """Runs one ``gpumeter._evaluate_child`` with its order, in a session of its own; returns the
-    line so far (its seconds, its log, and a verdict when the process itself decided one) and its
-    report, if it gave one."""
+    line so far (its seconds, its log, and a verdict when the process itself decided one), its
+    report, if it gave one, and the checker's account of its checks (with a checker)."""
     from gpumeter import _child  # with the extension, as every use of gpumeter here
     log = os.path.join(folder, "output.log")
+    pass_fds: Tuple[int, ...] = ()
+    if checker is not None:
+        order = dict(order, checker_fd=checker.begin(str(order.get("name", ""))))
+        pass_fds = (int(order["checker_fd"]),)
     try:
         ended = _child.run([python, "-m", "gpumeter._evaluate_child"], env=env,
-                           timeout_s=timeout_s, log=log, order=order, new_session=True)
+                           timeout_s=timeout_s, log=log, order=order, new_session=True,
+                           pass_fds=pass_fds)
     except OSError as e:
         return {**_run_ended("runner_not_started",
                              f"cannot start the Python interpreter {python!r}: {e.strerror}"),
-                "log": log}, None
+                "log": log}, None, checker.end() if checker is not None else None
+    account = checker.end() if checker is not None else None
     line: Dict[str, Any] = {"seconds": round(ended.seconds, 3), "log": log}
     if ended.rc is None:
         line.update(_run_ended("timed_out", f"did not finish in {timeout_s:g} s and was killed"))
-        return line, None
+        return line, None, account
     if ended.report is None:
         line.update(_run_ended("ended_without_report",
                                f"its process {_ended(ended.rc)} without a report; its output ends: "
                                f"{_tail(log)}"))
-        return line, None
-    return line, ended.report
+        return line, None, account
+    return line, ended.report, account
+
+
+def _checker_verdict(account: Optional[Dict[str, Any]],
+                     records: Sequence[Any] = ()) -> Optional[Dict[str, Any]]:
+    """What the checker's account of a run says before its records are judged (the core's
+    judge_checker_account): tampered, wrong or refused, or None."""
+    if account is None:
+        return None
+    import gpumeter
+    timed = account.get("timed_checks") or {}
+    v = gpumeter._gpumeter.judge_checker_account(
+        [(str(k), int(n)) for k, n in timed.items()], str(account.get("mismatch") or ""),
+        str(account.get("problem") or ""), list(records))
+    if v is None:
+        return None
+    return {"verdict": v.verdict, "correct": v.correct, "why": v.why}
 
 
 def _failed(line: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
@@ -259,15 +282,19 @@ def measure_reference_alone(*, reference: Dict[str, str], inputs: Dict[str, str]
                             outputs: Optional[List[int]], case: str, options: Dict[str, Any],
                             folder: str, timeout_s: float, python: str,
                             tolerated: Optional[List[int]],
-                            env: Dict[str, str]) -> Dict[str, Any]:
+                            env: Dict[str, str], checker: Optional[Any] = None) -> Dict[str, Any]:
     """B11: the reference measured in a process with no candidate code, once per evaluation: what
     every candidate's reference is held to (a slowed reference is tampering), and what its fresh
     inputs and checks cost where nothing of a candidate's can reach them."""
     order = {"mode": "alone", "reference": reference, "inputs": inputs, "name": "reference",
              "outputs": outputs, "case": case, "options": options, "out": folder,
              "tolerated": tolerated}
-    line, result = _spawn_child(order, folder, timeout_s, python, env)
+    line, result, account = _spawn_child(order, folder, timeout_s, python, env, checker)
     if result is None:
+        return line
+    checked = _checker_verdict(account)
+    if checked is not None:
+        line.update(_run_ended("reference_alone_failed", str(checked["why"])))
         return line
     if not result.get("ok"):
         # Whoever raised it, no candidate ran here.
@@ -276,6 +303,14 @@ def measure_reference_alone(*, reference: Dict[str, str], inputs: Dict[str, str]
     path, why = _one_record(folder)
     if path is None:
         line.update(_run_ended("runner_left_no_record", why))
+        return line
+    import gpumeter
+    try:
+        checked = _checker_verdict(account, [gpumeter.read_record(path)])
+    except gpumeter.Error as e:
+        checked = {"why": f"its record cannot be read: {e}"}
+    if checked is not None:
+        line.update(_run_ended("reference_alone_failed", str(checked["why"])))
         return line
     line["record"] = path
     return line
@@ -286,14 +321,25 @@ def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
                     options: Dict[str, Any], folder: str, timeout_s: float,
                     python: str, reference_alone: Optional[str] = None,
                     tolerated: Optional[List[int]] = None,
-                    env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+                    env: Optional[Dict[str, str]] = None,
+                    checker: Optional[Any] = None) -> Dict[str, Any]:
     name = candidate["name"]
     order = {"reference": reference, "inputs": inputs, "candidate": candidate, "name": name,
              "outputs": outputs, "case": case, "options": options, "out": folder,
              "tolerated": tolerated, "end_to_end": True}
-    line, result = _spawn_child(order, folder, timeout_s, python,
-                                env if env is not None else _child_environment())
+    line, result, account = _spawn_child(order, folder, timeout_s, python,
+                                         env if env is not None else _child_environment(),
+                                         checker)
+    if account is not None:
+        # What the checker saw of this run, beside what the run's own record says.
+        line["checker"] = {k: account.get(k) for k in ("timed_checks", "untimed_checks",
+                                                       "mismatch", "problem")}
     if result is None:
+        # A wrong answer the checker saw stands even where the process then crashed or hung.
+        checked = _checker_verdict(account)
+        if checked is not None and checked["verdict"] != line.get("verdict"):
+            line["process_end"] = line.get("why")
+            line.update(checked)
         return line
     tampered = [str(t) for t in result.get("tampered", [])]
     if tampered:
@@ -302,6 +348,18 @@ def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
                                "call or run under: " + ", ".join(tampered[:8]) +
                                (" ..." if len(tampered) > 8 else "")),
                     tampered=tampered)
+        return line
+    # B11: the checker's account before anything the candidate's process said of its answers.
+    checked = _checker_verdict(account)
+    if checked is not None:
+        line.update(checked)
+        if not result.get("ok") and _from_error(str(result.get("type", "")), "gpumeter")[0] == \
+                checked["verdict"]:
+            # The same refusal, which the run's process also saw: its sentence names the
+            # iteration (the checker counts answers, not iterations).
+            line["why"] = f"{_failed({}, result)['why']} (checked by gpumeter's checker, a " \
+                          "process no candidate code runs in)"
+            line["error"] = str(result.get("type", ""))
         return line
     if not result.get("ok"):
         return _failed(line, result)
@@ -313,6 +371,18 @@ def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
     end_to_end = result.get("end_to_end")
     if isinstance(end_to_end, str):
         line["end_to_end_record"] = end_to_end
+    if account is not None:
+        import gpumeter
+        try:
+            read = [gpumeter.read_record(path)] + (
+                [gpumeter.read_record(end_to_end)] if isinstance(end_to_end, str) else [])
+        except gpumeter.Error as e:
+            line.update(_run_ended("record_unreadable", f"its record cannot be read: {e}"))
+            return line
+        checked = _checker_verdict(account, read)
+        if checked is not None:
+            line.update(checked)
+            return line
     line.update(judge_record(path, name, reference_alone=reference_alone,
                              end_to_end=end_to_end if isinstance(end_to_end, str) else None))
     return line
@@ -625,17 +695,36 @@ def _main(args: argparse.Namespace) -> int:
             held = gpumeter._gpumeter.hold_device_lock(args.device, False)
             env["GPUMETER_LOCK_HELD"] = f"{os.getpid()}:{held.path}"
             tolerated = gpumeter._gpumeter.device_processes(args.device)
+    checker = None
     try:
         alone_record: Optional[str] = None
         alone_failed: Optional[Dict[str, Any]] = None
         if python_candidates:
+            assert reference is not None and inputs is not None
+            from gpumeter import _checker  # with the extension, as every use of gpumeter here
+            # B11: the checker first, before the reference alone and any candidate: every
+            # checked answer is checked there, where no candidate code runs.
+            try:
+                checker = _checker.Checker(
+                    {"reference": reference, "inputs": inputs, "outputs": outputs,
+                     "rtol": args.rtol, "atol": args.atol}, python=args.python, env=env,
+                    log=os.path.join(root, "checker.log"), timeout_s=args.timeout)
+            except _checker.CheckerFailed as e:
+                alone_failed = {"why": f"gpumeter's checker, {e.step}: {e.error}: {e.message}",
+                                "log": os.path.join(root, "checker.log")}
+            if checker is not None and checker.tolerance_problem:
+                raise UsageError(f"--atol: {checker.tolerance_problem}")
+            if checker is not None and tolerated is not None:
+                # The checker has its context on the device: one of the evaluation's own.
+                tolerated = gpumeter._gpumeter.device_processes(args.device)
+        if python_candidates and alone_failed is None:
             assert reference is not None and inputs is not None
             folder = os.path.join(root, "000-reference-alone")
             os.makedirs(folder)
             alone = measure_reference_alone(
                 reference=reference, inputs=inputs, outputs=outputs, case=args.name,
                 options=options, folder=folder, timeout_s=args.timeout, python=args.python,
-                tolerated=tolerated, env=env)
+                tolerated=tolerated, env=env, checker=checker)
             alone_record = alone.get("record")
             if alone_record is None:
                 alone_failed = alone
@@ -655,9 +744,12 @@ def _main(args: argparse.Namespace) -> int:
             line = evaluate_python(c, reference=reference, inputs=inputs, outputs=outputs,
                                    case=args.name, options=options, folder=folder,
                                    timeout_s=args.timeout, python=args.python,
-                                   reference_alone=alone_record, tolerated=tolerated, env=env)
+                                   reference_alone=alone_record, tolerated=tolerated, env=env,
+                                   checker=checker)
             emit({"candidate": c["name"], **line})
     finally:
+        if checker is not None:
+            checker.close()
         if held is not None:
             held.release()
     for p in programs:

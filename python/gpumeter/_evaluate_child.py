@@ -35,7 +35,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 # are imported as the evaluator's shell would import them.
 
 import gpumeter  # noqa: E402  (gpumeter first: before any code under test)
-from gpumeter import _core, _wire  # noqa: E402
+from gpumeter import _checker, _core, _measure, _wire  # noqa: E402
 
 faulthandler.enable()  # a crash leaves its Python stack in the candidate's log
 
@@ -402,6 +402,10 @@ def run(order: Dict[str, Any]) -> Dict[str, Any]:
         tolerated = order.get("tolerated")
         if tolerated is not None:
             _core._tolerated_device_processes = [int(p) for p in tolerated]
+        # B11: every checked answer goes to the evaluation's checker, a process that never
+        # imports a candidate; set before the capture, so unsetting it is a replaced name too.
+        if order.get("checker_fd") is not None:
+            _measure._checker_link = _checker.CheckerLink(int(order["checker_fd"]))
         before = _snapshot(tuple(str(getattr(parts[k][0], "__module__", "") or "")
                                  for k in ("reference", "inputs")))
         settings = _settings(device)

@@ -15,6 +15,12 @@ from ._errors import ConfigError
 from ._gpumeter import CompareResult, Result
 from ._inputs import _fingerprint, _FreshInputs
 
+#: Set by ``gpumeter evaluate``'s run process (``_evaluate_child``) before any candidate code is
+#: imported: the checker that answers are sent to with the default check and fresh inputs. Code
+#: that unsets it only makes its record claim checks the checker never made, which the parent
+#: refuses.
+_checker_link: Optional[Any] = None
+
 #: How a measurement is timed: "auto" (CUPTI where a GPU is usable, else the host clock, with a
 #: FallbackWarning), "cupti" (device time from kernel records), "events" (a CUDA event pair per
 #: call) or "host" (the host clock around a synchronized call).
@@ -409,8 +415,17 @@ def _fresh_implementation(runner: _Runner, fresh: _FreshInputs, name: str,
         out = fresh.output_of(slot[0], out)
         keep[0] = out if plain is None else _plain_answer(plain, out)
 
+    untimed = [True]
+
     def check_answer(seed: int) -> None:
         assert against is not None
+        link = _checker_link
+        if link is not None and plain is not None:
+            # Under `gpumeter evaluate`: the answer goes to the checker, a process no candidate
+            # code runs in, which rebuilds the inputs, runs the reference and compares (B11).
+            was_untimed, untimed[0] = untimed[0], False
+            link.check(name, seed, keep[0], was_untimed)
+            return
         reference, compare_outputs = against
         args = fresh.make(seed)
         expected = fresh.output_of(args, reference(*args))

@@ -29,6 +29,7 @@
 #include "cli.hpp"
 #include "gpumeter/detail/calibration.hpp"
 #include "gpumeter/detail/candidate_verdict.hpp"
+#include "gpumeter/detail/checker_account.hpp"
 #include "gpumeter/detail/error_class.hpp"
 #include "gpumeter/detail/escape.hpp"
 #include "gpumeter/detail/format.hpp"
@@ -546,6 +547,19 @@ NB_MODULE(_gpumeter, m) {
       nb::arg("reference_alone") = nb::none(), nb::arg("end_to_end") = nb::none(),
       "The verdict on `candidate` in `record` (read strictly), against the reference measured "
       "alone and the pair timed end to end where given.");
+  m.def(
+      "judge_checker_account",
+      [](const std::vector<std::pair<std::string, std::size_t>>& timed_checks,
+         const std::string& mismatch, const std::string& problem,
+         const std::vector<RecordRef>& records) -> std::optional<CandidateVerdict> {
+        CheckerAccount account{timed_checks, mismatch, problem};
+        std::vector<const Record*> read;
+        for (const RecordRef& r : records) read.push_back(r.record.get());
+        return judge_checker_account(account, read);
+      },
+      nb::arg("timed_checks"), nb::arg("mismatch"), nb::arg("problem"), nb::arg("records"),
+      "The verdict evaluate's checker's account of a run gives before its records are judged "
+      "(tampered, wrong, refused), or None: the core's judge_checker_account.");
   {
     auto run_end = nb::enum_<RunEnd>(m, "RunEnd",
                                      "How a candidate's run under evaluate ended where no record "

@@ -1,0 +1,577 @@
+"""``gpumeter evaluate``'s checker: the process where candidates' answers are checked, which never
+imports a candidate (B11).
+
+One checker runs per evaluation, started by the parent before the reference alone and before any
+candidate. It imports gpumeter, the reference and the input generator, and nothing else of the
+evaluation. For every checked iteration of every run (the reference alone's, then each
+candidate's), gpumeter's code in that run's process sends the implementation's answer and the
+iteration's seed here; the checker rebuilds the inputs from the seed, runs the reference on them
+and compares, with its own framework and its own comparison (``_answers._default_verify``), and
+answers the run's process so that a wrong answer stops the run at once. What it checked, per
+implementation, and the first wrong answer it saw, go to the parent directly, on a channel no
+candidate holds: the correctness verdict is the checker's, and the parent refuses a record that
+claims checks the checker never made.
+
+Answers travel without pickling (no code of a run's process ever runs here): numbers and text as
+JSON, host arrays as their bytes, and a PyTorch CUDA tensor by CUDA IPC (the allocation's handle,
+opened and copied here; the run's process waits for the reply, so the buffer stays as it was
+until it is copied). Anything the checker cannot read as an answer is a problem of the channel,
+which the parent reads as tampering.
+
+The three sides are here: ``Checker`` (the parent's handle), ``CheckerLink`` (a run's process)
+and ``serve`` (this process's loop, run as ``python -m gpumeter._checker CTL_FD ORDER``).
+"""
+
+from __future__ import annotations
+
+import array
+import os
+import re
+import select
+import socket
+import struct
+import subprocess
+import sys
+import time
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from . import _wire
+
+# A message: 4 bytes of header length, 8 bytes of payload length (big-endian), the header (a JSON
+# object), the payload (the bytes of the arrays the header describes).
+_FRAME = struct.Struct(">IQ")
+# A header far beyond any description of an answer (a tuple of arrays) is no answer.
+_MAX_HEADER_BYTES = 1 << 20
+# Host answers are sent whole; one larger than this is no answer a check could compare in time.
+_MAX_PAYLOAD_BYTES = 1 << 36
+# Nested tuples or lists of an answer, as the default check reads them (_answers._MAX_ANSWER_DEPTH).
+_MAX_DEPTH = 8
+
+
+class ChannelError(Exception):
+    """Bytes on a checker's channel that are no message gpumeter wrote."""
+
+
+def _send(sock: socket.socket, header: Dict[str, Any], payload: bytes = b"") -> None:
+    head = _wire.order_argument(header).encode()
+    sock.sendall(_FRAME.pack(len(head), len(payload)) + head)
+    if payload:
+        sock.sendall(payload)
+
+
+def _recv_exactly(sock: socket.socket, n: int) -> bytes:
+    chunks: List[bytes] = []
+    got = 0
+    while got < n:
+        chunk = sock.recv(min(n - got, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def _recv(sock: socket.socket) -> Tuple[Dict[str, Any], bytes]:
+    """One message; EOFError at a clean end, ChannelError for bytes that are no message."""
+    try:
+        first = sock.recv(1, socket.MSG_PEEK)
+    except ConnectionResetError:
+        raise EOFError from None
+    if not first:
+        raise EOFError
+    try:
+        head_size, payload_size = _FRAME.unpack(_recv_exactly(sock, _FRAME.size))
+        if head_size > _MAX_HEADER_BYTES or payload_size > _MAX_PAYLOAD_BYTES:
+            raise ChannelError(f"a message of {head_size} + {payload_size} bytes, larger than any "
+                               "answer gpumeter sends")
+        head = _recv_exactly(sock, head_size)
+        payload = _recv_exactly(sock, payload_size) if payload_size else b""
+    except EOFError:
+        raise ChannelError("a message cut short") from None
+    try:
+        header = _wire.read_bounded(head.decode(), 64, "a message of gpumeter's checker")
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ChannelError(f"a message whose header is not JSON ({e})") from None
+    if not isinstance(header, dict):
+        raise ChannelError("a message whose header is not an object")
+    return header, payload
+
+
+# --- an answer, described in a run's process and rebuilt in the checker ---------------------
+
+
+def _describe(x: Any, chunks: List[bytes], offset: List[int], depth: int = 0) -> Dict[str, Any]:
+    """What the checker needs to rebuild answer ``x``; array bytes appended to ``chunks``."""
+    t = type(x)
+    if x is None:
+        return {"kind": "none"}
+    if t in (bool, int, float):
+        return {"kind": "number", "type": t.__name__, "value": x}
+    if t is complex:
+        return {"kind": "number", "type": "complex", "value": [x.real, x.imag]}
+    if t is str:
+        return {"kind": "text", "value": x}
+    if t is bytes:
+        return {"kind": "bytes", "value": x.hex()}
+    if t in (tuple, list):
+        if depth >= _MAX_DEPTH:
+            raise ValueError(f"an answer nested more than {_MAX_DEPTH} deep")
+        return {"kind": "seq", "type": t.__name__,
+                "items": [_describe(v, chunks, offset, depth + 1) for v in x]}
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor):
+        if x.is_cuda:
+            shared = _cuda_ipc(torch, x)
+            if shared is not None:
+                return shared
+        host = x.detach().contiguous().cpu()
+        data = host.reshape(-1).view(torch.uint8).numpy().tobytes() if host.numel() else b""
+        return _host_array("torch", str(host.dtype).replace("torch.", ""), list(host.shape),
+                           data, chunks, offset)
+    import numpy as np
+    from ._answers import _host
+    if not isinstance(x, np.ndarray) and not isinstance(x, np.generic):
+        x = _host(x)  # CuPy's get(), Warp's numpy()
+    a = np.ascontiguousarray(np.asarray(x))
+    if a.dtype.hasobject:
+        raise ValueError(f"an answer of {type(x).__name__} holding Python objects")
+    return _host_array("numpy", a.dtype.str, list(a.shape), a.tobytes(), chunks, offset)
+
+
+def _host_array(framework: str, dtype: str, shape: List[int], data: bytes, chunks: List[bytes],
+                offset: List[int]) -> Dict[str, Any]:
+    out = {"kind": "array", "framework": framework, "dtype": dtype, "shape": shape,
+           "offset": offset[0], "nbytes": len(data)}
+    chunks.append(data)
+    offset[0] += len(data)
+    return out
+
+
+def _cuda_ipc(torch: Any, x: Any) -> Optional[Dict[str, Any]]:
+    """A CUDA tensor by its allocation's IPC handle (PyTorch's own sharing, as
+    torch.multiprocessing sends it), or None where the allocation cannot be shared (an allocator
+    of expandable segments): then it is sent through the host."""
+    try:
+        from torch.multiprocessing.reductions import reduce_tensor
+        t = x.detach()
+        if not t.is_contiguous():
+            t = t.contiguous()
+        _, args = reduce_tensor(t)
+        (_, size, stride, storage_offset, _, dtype, device, handle, storage_bytes,
+         storage_offset_bytes, _, ref_handle, ref_offset, event_handle, event_sync) = args
+    except Exception:  # noqa: BLE001  (no IPC here: through the host)
+        return None
+    return {"kind": "cuda", "dtype": str(dtype).replace("torch.", ""), "shape": list(size),
+            "stride": list(stride), "storage_offset": int(storage_offset), "device": int(device),
+            "handle": bytes(handle).hex(), "storage_bytes": int(storage_bytes),
+            "storage_offset_bytes": int(storage_offset_bytes),
+            "ref_handle": bytes(ref_handle).hex() if ref_handle is not None else None,
+            "ref_offset": int(ref_offset) if ref_offset is not None else None,
+            "event_handle": bytes(event_handle).hex() if event_handle is not None else None,
+            "event_sync": bool(event_sync)}
+
+
+_NAME = re.compile(r"^[a-z0-9_]{1,40}$")
+
+
+def _torch_dtype(torch: Any, name: Any) -> Any:
+    dtype = getattr(torch, name, None) if isinstance(name, str) and _NAME.match(name) else None
+    if not isinstance(dtype, torch.dtype):
+        raise ChannelError(f"an answer of dtype {name!r}, which is no PyTorch dtype")
+    return dtype
+
+
+def _ints(value: Any, what: str) -> List[int]:
+    if not isinstance(value, list) or not all(type(v) is int and v >= 0 for v in value) \
+            or len(value) > 64:
+        raise ChannelError(f"an answer whose {what} is not a list of sizes")
+    return value
+
+
+def _rebuild(d: Any, payload: bytes, depth: int = 0) -> Any:
+    """The answer a description stands for, as the checker's own objects (copies: nothing of the
+    run's process stays referenced)."""
+    if not isinstance(d, dict) or depth > _MAX_DEPTH:
+        raise ChannelError("an answer description that is not an object")
+    kind = d.get("kind")
+    if kind == "none":
+        return None
+    if kind == "number":
+        kinds = {"bool": bool, "int": int, "float": float}
+        value = d.get("value")
+        if d.get("type") == "complex" and isinstance(value, list) and len(value) == 2:
+            return complex(float(value[0]), float(value[1]))
+        want = kinds.get(str(d.get("type")))
+        if want is None or type(value) not in (bool, int, float) or \
+                (want is bool) != (type(value) is bool):
+            raise ChannelError("a number answer of no number type")
+        return want(value)
+    if kind == "text" and isinstance(d.get("value"), str):
+        return d["value"]
+    if kind == "bytes" and isinstance(d.get("value"), str):
+        try:
+            return bytes.fromhex(d["value"])
+        except ValueError:
+            raise ChannelError("a bytes answer that is not hex") from None
+    if kind == "seq" and d.get("type") in ("tuple", "list") and isinstance(d.get("items"), list):
+        items = [_rebuild(v, payload, depth + 1) for v in d["items"]]
+        return tuple(items) if d["type"] == "tuple" else items
+    if kind == "array":
+        return _rebuild_array(d, payload)
+    if kind == "cuda":
+        return _rebuild_cuda(d)
+    raise ChannelError(f"an answer of kind {kind!r}")
+
+
+def _rebuild_array(d: Dict[str, Any], payload: bytes) -> Any:
+    import numpy as np
+    shape = _ints(d.get("shape"), "shape")
+    start, size = d.get("offset"), d.get("nbytes")
+    if type(start) is not int or type(size) is not int or start < 0 or size < 0 or \
+            start + size > len(payload):
+        raise ChannelError("an array answer whose bytes are not in its message")
+    data = payload[start:start + size]
+    count = 1
+    for n in shape:
+        count *= n
+    if d.get("framework") == "torch":
+        torch = sys.modules.get("torch")
+        if torch is None:
+            import torch  # noqa: F811  (a PyTorch answer to a reference that never imported it)
+        dtype = _torch_dtype(torch, d.get("dtype"))
+        element = torch.empty((), dtype=dtype).element_size()
+        if count * element != size:
+            raise ChannelError("a PyTorch answer whose bytes do not fill its shape")
+        flat = torch.frombuffer(bytearray(data), dtype=torch.uint8) if size else \
+            torch.empty(0, dtype=torch.uint8)
+        return flat.view(dtype).reshape(shape).clone()
+    if d.get("framework") != "numpy":
+        raise ChannelError("an array answer of no framework gpumeter reads")
+    try:
+        dtype = np.dtype(str(d.get("dtype")))
+    except TypeError:
+        raise ChannelError(f"an array answer of dtype {d.get('dtype')!r}") from None
+    if dtype.hasobject or count * dtype.itemsize != size:
+        raise ChannelError("an array answer whose bytes do not fill its shape")
+    return np.frombuffer(data, dtype=dtype).reshape(shape).copy()
+
+
+def _rebuild_cuda(d: Dict[str, Any]) -> Any:
+    torch = sys.modules.get("torch")
+    if torch is None:
+        import torch  # noqa: F811
+    from torch.multiprocessing.reductions import rebuild_cuda_tensor
+
+    def hexed(key: str, optional: bool = False) -> Optional[bytes]:
+        v = d.get(key)
+        if v is None and optional:
+            return None
+        try:
+            return bytes.fromhex(v)
+        except (TypeError, ValueError):
+            raise ChannelError(f"a CUDA answer whose {key} is not hex") from None
+
+    def integer(key: str, optional: bool = False) -> Optional[int]:
+        v = d.get(key)
+        if v is None and optional:
+            return None
+        if type(v) is not int or v < 0:
+            raise ChannelError(f"a CUDA answer whose {key} is not a size")
+        return v
+    dtype = _torch_dtype(torch, d.get("dtype"))
+    shape = _ints(d.get("shape"), "shape")
+    stride = _ints(d.get("stride"), "stride")
+    if len(stride) != len(shape) or type(d.get("event_sync")) is not bool:
+        raise ChannelError("a CUDA answer whose layout is not a tensor's")
+    try:
+        shared = rebuild_cuda_tensor(
+            torch.Tensor, torch.Size(shape), tuple(stride), integer("storage_offset"),
+            torch.storage.UntypedStorage, dtype, integer("device"), hexed("handle"),
+            integer("storage_bytes"), integer("storage_offset_bytes"), False,
+            hexed("ref_handle", True), integer("ref_offset", True), hexed("event_handle", True),
+            d["event_sync"])
+        answer = shared.clone()
+        del shared
+        return answer
+    except ChannelError:
+        raise
+    except Exception as e:  # noqa: BLE001  (a handle that opens nothing is no answer)
+        raise ChannelError(f"a CUDA answer that cannot be opened here ({type(e).__name__}: "
+                           f"{' '.join(str(e).split())[:200]})") from None
+
+
+# --- a run's process ------------------------------------------------------------------------
+
+
+class CheckerLink:
+    """A run's side: sends each checked answer with its seed, and raises VerificationFailed when
+    the checker found it wrong. Whatever the run's process does with this object, the checker
+    counts what it checked: a record claiming more checks than the checker made is refused."""
+
+    def __init__(self, fd: int) -> None:
+        self._sock = socket.socket(fileno=fd)
+
+    def check(self, implementation: str, seed: int, answer: Any, untimed: bool) -> None:
+        from ._errors import ConfigError, VerificationFailed
+        chunks: List[bytes] = []
+        try:
+            described = _describe(answer, chunks, [0])
+        except ValueError as e:
+            raise VerificationFailed(f"{implementation}: its answer cannot be checked: {e}") \
+                from None
+        _send(self._sock, {"op": "check", "implementation": implementation, "seed": int(seed),
+                           "untimed": bool(untimed), "answer": described}, b"".join(chunks))
+        reply, _ = _recv(self._sock)
+        if reply.get("ok") is True:
+            return
+        if reply.get("refused") == "tolerance":
+            raise ConfigError(str(reply.get("message")), argument="atol")
+        raise VerificationFailed(str(reply.get("message", "the checker refused the answer")))
+
+
+# --- the checker process --------------------------------------------------------------------
+
+
+class _Account:
+    """What the checker saw of one run: its checks per implementation, the first wrong answer,
+    and anything on its channel that gpumeter did not write."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.timed: Dict[str, int] = {}
+        self.untimed: Dict[str, int] = {}
+        self.seeds: set = set()
+        self.mismatch = ""
+        self.problem = ""
+
+    def as_report(self) -> Dict[str, Any]:
+        return {"label": self.label, "timed_checks": self.timed, "untimed_checks": self.untimed,
+                "mismatch": self.mismatch, "problem": self.problem}
+
+
+def _check_one(header: Dict[str, Any], payload: bytes, account: _Account, fresh: Any,
+               reference: Any, verify: Any) -> Dict[str, Any]:
+    """One checked answer: the reply to the run's process."""
+    from ._errors import ConfigError, VerificationFailed
+    implementation, seed = header.get("implementation"), header.get("seed")
+    if not isinstance(implementation, str) or type(seed) is not int or not 0 <= seed < 2**64 \
+            or type(header.get("untimed")) is not bool:
+        raise ChannelError("a check that names no implementation or seed")
+    if seed in account.seeds:
+        # Each call's seed is new: a seed checked twice is an answer offered for a call it did not
+        # answer.
+        raise ChannelError(f"a check of seed {seed}, checked already")
+    account.seeds.add(seed)
+    counts = account.untimed if header["untimed"] else account.timed
+    counts[implementation] = counts.get(implementation, 0) + 1
+    answer = _rebuild(header.get("answer"), payload)
+    args = fresh.make(seed)
+    expected = fresh.output_of(args, reference(*args))
+    try:
+        verify(implementation, answer, expected)
+    except VerificationFailed as e:
+        message = str(e)
+        if not account.mismatch:
+            kind = "untimed answer" if header["untimed"] else \
+                f"checked answer {account.timed[implementation]}"
+            account.mismatch = f"{implementation}'s {kind}: {message}"
+        return {"ok": False, "message": message}
+    except ConfigError as e:
+        return {"ok": False, "refused": "tolerance", "message": str(e)}
+    return {"ok": True}
+
+
+def serve(control: socket.socket, order: Dict[str, Any]) -> None:
+    """The checker's loop: one run at a time, begun and ended by the parent."""
+    from ._answers import _default_verify, _largest_magnitude
+    from ._evaluate_child import _load
+    from ._inputs import _FreshInputs
+    from . import _gpumeter
+    step = "importing the reference"
+    try:
+        reference = _load(order["reference"])[0]
+        step = "importing the input generator"
+        generate = _load(order["inputs"])[0]
+        step = "checking the input generator"
+        fresh = _FreshInputs(generate, order.get("outputs") or ())
+        fresh.check_pure()
+        step = "calling the reference"
+        rtol, atol = float(order["rtol"]), float(order["atol"])
+        args = fresh.make(int.from_bytes(os.urandom(8), "little"))
+        expected = fresh.output_of(args, reference(*args))
+        # Bad tolerances cost nothing: refused here, before any run, by the core's rules.
+        problem = _gpumeter.tolerance_problem(rtol, atol) or \
+            _gpumeter.absolute_tolerance_problem(rtol, atol, _largest_magnitude(expected))
+        del args, expected
+    except BaseException as e:  # noqa: BLE001  (the parent says whose code failed)
+        _send(control, {"ready": False, "step": step, "type": type(e).__name__,
+                        "message": " ".join(str(e).split())[:2000]})
+        return
+    _send(control, {"ready": True, "pid": os.getpid(), "tolerance": problem})
+    if problem:
+        return
+    while True:
+        try:
+            header, _ = _recv(control)
+        except (EOFError, ChannelError):
+            return
+        if header.get("op") != "begin":
+            return
+        fds = _received_fds(control)
+        if len(fds) != 1:
+            return
+        account = _Account(str(header.get("label", "")))
+        _serve_run(control, socket.socket(fileno=fds[0]), account, fresh, reference,
+                   _default_verify(rtol, atol))
+        _send(control, account.as_report())
+
+
+def _serve_run(control: socket.socket, run: socket.socket, account: _Account, fresh: Any,
+               reference: Any, verify: Any) -> None:
+    """A run's checks, until the parent says it ended."""
+    open_run = True
+    try:
+        while True:
+            ready, _, _ = select.select([control] + ([run] if open_run else []), [], [])
+            # What the run sent first: the parent says a run ended only after its process did, so
+            # every check it made is already here.
+            if control in ready and run not in ready:
+                try:
+                    header, _ = _recv(control)
+                except (EOFError, ChannelError):
+                    sys.exit(0)
+                if header.get("op") == "end":
+                    return
+                continue
+            try:
+                header, payload = _recv(run)
+            except EOFError:
+                open_run = False
+                continue
+            except (ChannelError, OSError) as e:
+                account.problem = account.problem or str(e)
+                open_run = False
+                continue
+            try:
+                if header.get("op") != "check":
+                    raise ChannelError(f"a message {header.get('op')!r} that is no check")
+                reply = _check_one(header, payload, account, fresh, reference, verify)
+            except ChannelError as e:
+                account.problem = account.problem or str(e)
+                open_run = False
+                continue
+            try:
+                _send(run, reply)
+            except OSError:
+                open_run = False
+    finally:
+        run.close()
+
+
+def _received_fds(control: socket.socket) -> List[int]:
+    """The descriptors the parent sent beside its last message (one byte of its own)."""
+    fds = array.array("i")
+    msg, ancdata, _, _ = control.recvmsg(1, socket.CMSG_LEN(4 * fds.itemsize))
+    for level, kind, data in ancdata:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(data[:len(data) - (len(data) % fds.itemsize)])
+    return list(fds)
+
+
+def main() -> None:
+    control = socket.socket(fileno=int(sys.argv[1]))
+    order = _wire.read_order(sys.argv[2])
+    serve(control, order)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+# --- the parent's side ----------------------------------------------------------------------
+
+
+class CheckerFailed(Exception):
+    """The checker could not start: the evaluator's reference or input generator failed."""
+
+    def __init__(self, step: str, error: str, message: str) -> None:
+        super().__init__(f"{step}: {error}: {message}")
+        self.step, self.error, self.message = step, error, message
+
+
+class Checker:
+    """The parent's handle on the checker: started once, then a run begun and ended for every
+    process that checks answers."""
+
+    def __init__(self, order: Dict[str, Any], *, python: str, env: Dict[str, str], log: str,
+                 timeout_s: float = 600.0) -> None:
+        self._control, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._log = open(log, "ab")
+        try:
+            self.process = subprocess.Popen(
+                [python, "-m", "gpumeter._checker", str(child_end.fileno()),
+                 _wire.order_argument(order)],
+                stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env=dict(env), pass_fds=(child_end.fileno(),), start_new_session=True)
+        finally:
+            child_end.close()
+        self._control.settimeout(timeout_s)
+        try:
+            ready, _ = _recv(self._control)
+        except (EOFError, ChannelError, OSError) as e:
+            self.close()
+            raise CheckerFailed("starting gpumeter's checker", type(e).__name__,
+                                f"{e}; its output is in {log}") from None
+        self._control.settimeout(None)
+        if not ready.get("ready"):
+            self.close()
+            raise CheckerFailed(str(ready.get("step")), str(ready.get("type")),
+                                str(ready.get("message")))
+        self.pid = int(ready.get("pid", self.process.pid))
+        #: The tolerances' problem the checker found on the reference's answer ("" when none).
+        self.tolerance_problem = str(ready.get("tolerance") or "")
+        self._run: Optional[socket.socket] = None
+
+    def begin(self, label: str) -> int:
+        """A new run: the descriptor its process inherits (close it here once it started)."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            _send(self._control, {"op": "begin", "label": label})
+            self._control.sendmsg([b"\0"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                             array.array("i", [ours.fileno()]))])
+        finally:
+            ours.close()
+        self._run = theirs
+        return theirs.fileno()
+
+    def started(self) -> None:
+        """The run's process has its copy of the descriptor: the parent keeps none."""
+        if self._run is not None:
+            self._run.close()
+            self._run = None
+
+    def end(self, timeout_s: float = 600.0) -> Dict[str, Any]:
+        """The checker's account of the run that just ended."""
+        self.started()
+        self._control.settimeout(timeout_s)
+        try:
+            _send(self._control, {"op": "end"})
+            account, _ = _recv(self._control)
+        except (EOFError, ChannelError, OSError) as e:
+            return {"problem": f"gpumeter's checker did not answer ({type(e).__name__}: {e})",
+                    "timed_checks": {}, "mismatch": ""}
+        finally:
+            self._control.settimeout(None)
+        return account
+
+    def close(self) -> None:
+        try:
+            self._control.close()
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+            self.process.wait()
+            self._log.close()
+
+
+if __name__ == "__main__":
+    main()
