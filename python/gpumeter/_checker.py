@@ -32,8 +32,7 @@ import socket
 import struct
 import subprocess
 import sys
-import time
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from . import _wire
 
@@ -100,8 +99,10 @@ def _recv(sock: socket.socket) -> Tuple[Dict[str, Any], bytes]:
 # --- an answer, described in a run's process and rebuilt in the checker ---------------------
 
 
-def _describe(x: Any, chunks: List[bytes], offset: List[int], depth: int = 0) -> Dict[str, Any]:
-    """What the checker needs to rebuild answer ``x``; array bytes appended to ``chunks``."""
+def _describe(x: Any, chunks: List[bytes], offset: List[int], staging: Optional["_Staging"] = None,
+              depth: int = 0) -> Dict[str, Any]:
+    """What the checker needs to rebuild answer ``x``; array bytes appended to ``chunks``, a CUDA
+    tensor's copied into ``staging``."""
     t = type(x)
     if x is None:
         return {"kind": "none"}
@@ -117,11 +118,11 @@ def _describe(x: Any, chunks: List[bytes], offset: List[int], depth: int = 0) ->
         if depth >= _MAX_DEPTH:
             raise ValueError(f"an answer nested more than {_MAX_DEPTH} deep")
         return {"kind": "seq", "type": t.__name__,
-                "items": [_describe(v, chunks, offset, depth + 1) for v in x]}
+                "items": [_describe(v, chunks, offset, staging, depth + 1) for v in x]}
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(x, torch.Tensor):
-        if x.is_cuda:
-            shared = _cuda_ipc(torch, x)
+        if x.is_cuda and staging is not None and x.numel() > 0:
+            shared = staging.put(torch, x)
             if shared is not None:
                 return shared
         host = x.detach().contiguous().cpu()
@@ -147,28 +148,45 @@ def _host_array(framework: str, dtype: str, shape: List[int], data: bytes, chunk
     return out
 
 
-def _cuda_ipc(torch: Any, x: Any) -> Optional[Dict[str, Any]]:
-    """A CUDA tensor by its allocation's IPC handle (PyTorch's own sharing, as
-    torch.multiprocessing sends it), or None where the allocation cannot be shared (an allocator
-    of expandable segments): then it is sent through the host."""
-    try:
-        from torch.multiprocessing.reductions import reduce_tensor
-        t = x.detach()
-        if not t.is_contiguous():
-            t = t.contiguous()
-        _, args = reduce_tensor(t)
-        (_, size, stride, storage_offset, _, dtype, device, handle, storage_bytes,
-         storage_offset_bytes, _, ref_handle, ref_offset, event_handle, event_sync) = args
-    except Exception:  # noqa: BLE001  (no IPC here: through the host)
-        return None
-    return {"kind": "cuda", "dtype": str(dtype).replace("torch.", ""), "shape": list(size),
-            "stride": list(stride), "storage_offset": int(storage_offset), "device": int(device),
-            "handle": bytes(handle).hex(), "storage_bytes": int(storage_bytes),
-            "storage_offset_bytes": int(storage_offset_bytes),
-            "ref_handle": bytes(ref_handle).hex() if ref_handle is not None else None,
-            "ref_offset": int(ref_offset) if ref_offset is not None else None,
-            "event_handle": bytes(event_handle).hex() if event_handle is not None else None,
-            "event_sync": bool(event_sync)}
+class _Staging:
+    """A run's CUDA answers on their way to the checker: one buffer per device, shared once by
+    CUDA IPC (PyTorch's own sharing, as torch.multiprocessing sends a tensor), into which each
+    answer's bytes are copied before it is sent. Sharing the answers' own allocations instead
+    would park each in PyTorch's IPC limbo until the allocator runs out, so the timed calls
+    would allocate anew; one buffer keeps the allocator as it was."""
+
+    def __init__(self) -> None:
+        self._buffers: Dict[int, Tuple[Any, Dict[str, Any]]] = {}
+
+    def put(self, torch: Any, x: Any) -> Optional[Dict[str, Any]]:
+        """The description of ``x`` copied into the device's buffer (the copy finished), or None
+        where the buffer cannot be shared (an allocator of expandable segments): then the answer
+        goes through the host."""
+        flat = x.detach().contiguous().reshape(-1).view(torch.uint8)
+        device = flat.device.index if flat.device.index is not None else torch.cuda.current_device()
+        held = self._buffers.get(device)
+        if held is None or held[0].numel() < flat.numel():
+            try:
+                from torch.multiprocessing.reductions import reduce_tensor
+                buffer = torch.empty(flat.numel(), dtype=torch.uint8, device=flat.device)
+                _, args = reduce_tensor(buffer)
+                (_, _, _, _, _, _, index, handle, storage_bytes, storage_offset_bytes, _,
+                 ref_handle, ref_offset, event_handle, event_sync) = args
+            except Exception:  # noqa: BLE001  (no IPC here: through the host)
+                return None
+            shared = {"device": int(index), "handle": bytes(handle).hex(),
+                      "storage_bytes": int(storage_bytes),
+                      "storage_offset_bytes": int(storage_offset_bytes),
+                      "ref_handle": bytes(ref_handle).hex() if ref_handle is not None else None,
+                      "ref_offset": int(ref_offset) if ref_offset is not None else None,
+                      "event_handle": bytes(event_handle).hex() if event_handle is not None
+                      else None, "event_sync": bool(event_sync), "length": int(buffer.numel())}
+            held = self._buffers[device] = (buffer, shared)
+        buffer, shared = held
+        buffer[:flat.numel()].copy_(flat)
+        torch.cuda.current_stream(flat.device).synchronize()  # copied before the checker reads
+        return {"kind": "cuda", "dtype": str(x.dtype).replace("torch.", ""),
+                "shape": list(x.shape), "nbytes": int(flat.numel()), "buffer": shared}
 
 
 _NAME = re.compile(r"^[a-z0-9_]{1,40}$")
@@ -188,7 +206,7 @@ def _ints(value: Any, what: str) -> List[int]:
     return value
 
 
-def _rebuild(d: Any, payload: bytes, depth: int = 0) -> Any:
+def _rebuild(d: Any, payload: bytes, opened: Dict[str, Any], depth: int = 0) -> Any:
     """The answer a description stands for, as the checker's own objects (copies: nothing of the
     run's process stays referenced)."""
     if not isinstance(d, dict) or depth > _MAX_DEPTH:
@@ -214,12 +232,12 @@ def _rebuild(d: Any, payload: bytes, depth: int = 0) -> Any:
         except ValueError:
             raise ChannelError("a bytes answer that is not hex") from None
     if kind == "seq" and d.get("type") in ("tuple", "list") and isinstance(d.get("items"), list):
-        items = [_rebuild(v, payload, depth + 1) for v in d["items"]]
+        items = [_rebuild(v, payload, opened, depth + 1) for v in d["items"]]
         return tuple(items) if d["type"] == "tuple" else items
     if kind == "array":
         return _rebuild_array(d, payload)
     if kind == "cuda":
-        return _rebuild_cuda(d)
+        return _rebuild_cuda(d, opened)
     raise ChannelError(f"an answer of kind {kind!r}")
 
 
@@ -256,14 +274,19 @@ def _rebuild_array(d: Dict[str, Any], payload: bytes) -> Any:
     return np.frombuffer(data, dtype=dtype).reshape(shape).copy()
 
 
-def _rebuild_cuda(d: Dict[str, Any]) -> Any:
+def _rebuild_cuda(d: Dict[str, Any], opened: Dict[str, Any]) -> Any:
+    """A CUDA answer: its bytes copied out of the run's buffer (opened once per run by its IPC
+    handle, kept in ``opened``) into a tensor of the checker's own."""
     torch = sys.modules.get("torch")
     if torch is None:
-        import torch  # noqa: F811
+        import torch  # noqa: F811  (a CUDA answer to a reference that never imported torch)
     from torch.multiprocessing.reductions import rebuild_cuda_tensor
+    buffer = d.get("buffer")
+    if not isinstance(buffer, dict):
+        raise ChannelError("a CUDA answer with no buffer")
 
     def hexed(key: str, optional: bool = False) -> Optional[bytes]:
-        v = d.get(key)
+        v = buffer.get(key)
         if v is None and optional:
             return None
         try:
@@ -271,33 +294,40 @@ def _rebuild_cuda(d: Dict[str, Any]) -> Any:
         except (TypeError, ValueError):
             raise ChannelError(f"a CUDA answer whose {key} is not hex") from None
 
-    def integer(key: str, optional: bool = False) -> Optional[int]:
-        v = d.get(key)
-        if v is None and optional:
+    def size(value: Any, what: str, optional: bool = False) -> Optional[int]:
+        if value is None and optional:
             return None
-        if type(v) is not int or v < 0:
-            raise ChannelError(f"a CUDA answer whose {key} is not a size")
-        return v
+        if type(value) is not int or value < 0:
+            raise ChannelError(f"a CUDA answer whose {what} is not a size")
+        return value
     dtype = _torch_dtype(torch, d.get("dtype"))
     shape = _ints(d.get("shape"), "shape")
-    stride = _ints(d.get("stride"), "stride")
-    if len(stride) != len(shape) or type(d.get("event_sync")) is not bool:
-        raise ChannelError("a CUDA answer whose layout is not a tensor's")
-    try:
-        shared = rebuild_cuda_tensor(
-            torch.Tensor, torch.Size(shape), tuple(stride), integer("storage_offset"),
-            torch.storage.UntypedStorage, dtype, integer("device"), hexed("handle"),
-            integer("storage_bytes"), integer("storage_offset_bytes"), False,
-            hexed("ref_handle", True), integer("ref_offset", True), hexed("event_handle", True),
-            d["event_sync"])
-        answer = shared.clone()
-        del shared
-        return answer
-    except ChannelError:
-        raise
-    except Exception as e:  # noqa: BLE001  (a handle that opens nothing is no answer)
-        raise ChannelError(f"a CUDA answer that cannot be opened here ({type(e).__name__}: "
-                           f"{' '.join(str(e).split())[:200]})") from None
+    nbytes = size(d.get("nbytes"), "nbytes")
+    length = size(buffer.get("length"), "length")
+    count = 1
+    for n in shape:
+        count *= n
+    element = torch.empty((), dtype=dtype).element_size()
+    if count * element != nbytes or nbytes > length or type(buffer.get("event_sync")) is not bool:
+        raise ChannelError("a CUDA answer whose bytes do not fill its shape")
+    key = str(buffer.get("handle"))
+    shared = opened.get(key)
+    if shared is None:
+        try:
+            shared = rebuild_cuda_tensor(
+                torch.Tensor, torch.Size([length]), (1,), 0, torch.storage.UntypedStorage,
+                torch.uint8, size(buffer.get("device"), "device"), hexed("handle"),
+                size(buffer.get("storage_bytes"), "storage_bytes"),
+                size(buffer.get("storage_offset_bytes"), "storage_offset_bytes"), False,
+                hexed("ref_handle", True), size(buffer.get("ref_offset"), "ref_offset", True),
+                hexed("event_handle", True), buffer["event_sync"])
+        except ChannelError:
+            raise
+        except Exception as e:  # noqa: BLE001  (a handle that opens nothing is no answer)
+            raise ChannelError(f"a CUDA answer that cannot be opened here ({type(e).__name__}: "
+                               f"{' '.join(str(e).split())[:200]})") from None
+        opened[key] = shared
+    return shared[:nbytes].clone().view(dtype).reshape(shape)
 
 
 # --- a run's process ------------------------------------------------------------------------
@@ -310,12 +340,13 @@ class CheckerLink:
 
     def __init__(self, fd: int) -> None:
         self._sock = socket.socket(fileno=fd)
+        self._staging = _Staging()
 
     def check(self, implementation: str, seed: int, answer: Any, untimed: bool) -> None:
         from ._errors import ConfigError, VerificationFailed
         chunks: List[bytes] = []
         try:
-            described = _describe(answer, chunks, [0])
+            described = _describe(answer, chunks, [0], self._staging)
         except ValueError as e:
             raise VerificationFailed(f"{implementation}: its answer cannot be checked: {e}") \
                 from None
@@ -343,6 +374,7 @@ class _Account:
         self.seeds: set = set()
         self.mismatch = ""
         self.problem = ""
+        self.opened: Dict[str, Any] = {}  # the run's CUDA buffers, open while it runs
 
     def as_report(self) -> Dict[str, Any]:
         return {"label": self.label, "timed_checks": self.timed, "untimed_checks": self.untimed,
@@ -364,7 +396,7 @@ def _check_one(header: Dict[str, Any], payload: bytes, account: _Account, fresh:
     account.seeds.add(seed)
     counts = account.untimed if header["untimed"] else account.timed
     counts[implementation] = counts.get(implementation, 0) + 1
-    answer = _rebuild(header.get("answer"), payload)
+    answer = _rebuild(header.get("answer"), payload, account.opened)
     args = fresh.make(seed)
     expected = fresh.output_of(args, reference(*args))
     try:
@@ -423,6 +455,7 @@ def serve(control: socket.socket, order: Dict[str, Any]) -> None:
         account = _Account(str(header.get("label", "")))
         _serve_run(control, socket.socket(fileno=fds[0]), account, fresh, reference,
                    _default_verify(rtol, atol))
+        account.opened.clear()  # the run's buffers closed before the next run
         _send(control, account.as_report())
 
 

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Issue 50 on the GPU machine, in one call: the verdict from where no candidate code runs.
+#   - this tree's Python module installed (and, with BASE_SRC, the tree before issue 50 beside it,
+#     in a site of its own: "today's" verdicts of the new exploits on the same card);
+#   - PART=probe: the checker's GPU path (CUDA IPC answers) through the Python GPU tests of the
+#     exploit suite's issue-50 classes, and `gpumeter evaluate` of the new exploits with both trees
+#     at N (default 1024);
+#   - PART=full: the same, then `gpumeter evaluate` at 4096^3 over every GPU exploit and honest
+#     candidate with both trees (honest readings and seconds per candidate side by side), and A
+#     against A through evaluate (AVSA copies of the reference as candidates) with both trees.
+# Logs and JSON lines under $OUT; a table last.
+#   OUT=... BASE_SRC=.carry/base PART=probe bash scripts/device-verdict-outside.sh
+set -u
+cd "$(dirname "$0")/.." || exit 1
+OUT=${OUT:-$PWD/device-verdict-out}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+PY=${PYTHON:-python3}
+PART=${PART:-probe}
+N=${N:-1024}
+AVSA=${AVSA:-24}
+SITE=/tmp/gpumeter-site-new
+BASE_SITE=/tmp/gpumeter-site-base
+start=$(date +%s)
+steps=()
+step() {  # name timeout cmd...: its output to $OUT/name.log
+  local name=$1 limit=$2 t0 rc
+  shift 2
+  t0=$(date +%s)
+  timeout "$limit" "$@" >"$OUT/$name.log" 2>&1
+  rc=$?
+  steps+=("$(printf '%-22s rc %-3s %4ss' "$name" "$rc" "$(( $(date +%s) - t0 ))")")
+  return $rc
+}
+nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,temperature.gpu \
+  --format=csv,noheader >"$OUT/environment.txt" 2>&1
+# Both trees' modules at once (16 cores), each its own log and exit code.
+t0=$(date +%s)
+if [[ ! -f $SITE/gpumeter/_evaluate.py ]]; then
+  (CMAKE_BUILD_PARALLEL_LEVEL=8 timeout 300 "$PY" -m pip install --no-build-isolation --no-deps \
+     --target "$SITE" . >"$OUT/pip-new.log" 2>&1; echo $? >"$OUT/pip-new.rc") &
+fi
+if [[ -n ${BASE_SRC:-} && ! -f $BASE_SITE/gpumeter/_evaluate.py ]]; then
+  (CMAKE_BUILD_PARALLEL_LEVEL=8 timeout 300 "$PY" -m pip install --no-build-isolation --no-deps \
+     --target "$BASE_SITE" "$BASE_SRC" >"$OUT/pip-base.log" 2>&1; echo $? >"$OUT/pip-base.rc") &
+fi
+wait
+steps+=("$(printf '%-22s rc %-3s %4ss' pip "$(cat "$OUT"/pip-*.rc 2>/dev/null | tr '\n' ,)" \
+  "$(( $(date +%s) - t0 ))")")
+export GPUMETER_EXPLOIT_N=$N
+common=(--timing cupti --rtol 2e-2 --atol 1e-1 --timeout 180)
+new_exploits=(honest=exploits.honest:gpu loosened=exploits.loosened_check:gpu
+              elsewhere=exploits.check_elsewhere:gpu bent=exploits.bent_check_reference:gpu)
+for extra in gc_capture:gpu profile_hook:gpu below_allclose:gpu dispatch_allclose:gpu \
+             dispatch_slow_gelu:gpu forged_report:gpu own_verdict:gpu; do
+  [[ -f tests/python/exploits/${extra%%:*}.py ]] && new_exploits+=("${extra%%:*}=exploits.$extra")
+done
+evaluate() {  # name site jsonl candidates...
+  local name=$1 site=$2 jsonl=$3
+  shift 3
+  step "$name" 540 bash -c "cd tests/python && PYTHONPATH=$site:$PWD/tests/python $PY -m gpumeter \
+    evaluate ${common[*]} --out $OUT/records-$name --jsonl $jsonl \
+    --reference exploits.problem:gpu_reference --inputs exploits.problem:gpu_inputs $*"
+}
+if [[ -n ${BASE_SRC:-} ]]; then
+  evaluate new-exploits-base "$BASE_SITE" "$OUT/new-exploits-base.jsonl" "${new_exploits[@]}"
+fi
+evaluate new-exploits "$SITE" "$OUT/new-exploits.jsonl" "${new_exploits[@]}"
+step python-gpu 300 env PYTHONPATH="$SITE:$PWD/tests/python" "$PY" -m pytest -q -rs \
+  -p no:cacheprovider tests/python/test_exploits.py -k "gpu"
+if [[ $PART == full ]]; then
+  export GPUMETER_EXPLOIT_N=4096
+  all=(honest=exploits.honest:gpu fused=exploits.honest:gpu_fused
+       memo_first_call=exploits.memo_first_call:gpu memo_pointer=exploits.memo_pointer:gpu
+       memo_content=exploits.memo_content:gpu superbatch=exploits.superbatch:gpu
+       side_stream=exploits.side_stream:gpu threads=exploits.threads:gpu
+       persist_l2=exploits.persist_l2:gpu cupti_off=exploits.cupti_off:gpu
+       cupti_blink=exploits.cupti_blink:gpu patch_verify=exploits.patch_verify:gpu
+       patch_allclose=exploits.patch_allclose:gpu patch_timer=exploits.patch_timer:gpu
+       partial=exploits.partial:gpu lazy_result=exploits.lazy_result:gpu
+       slow_reference=exploits.slow_reference:gpu helper_process=exploits.helper_process:gpu
+       "${new_exploits[@]:1}")
+  evaluate all-4096 "$SITE" "$OUT/all-4096.jsonl" "${all[@]}"
+  copies=()
+  for k in $(seq 1 "$AVSA"); do copies+=("copy$k=exploits.problem:gpu_reference"); done
+  evaluate avsa "$SITE" "$OUT/avsa.jsonl" honest=exploits.honest:gpu "${copies[@]}"
+  if [[ -n ${BASE_SRC:-} ]]; then
+    evaluate avsa-base "$BASE_SITE" "$OUT/avsa-base.jsonl" honest=exploits.honest:gpu \
+      "${copies[@]}"
+  fi
+fi
+{
+  echo "== $(cat "$OUT/environment.txt")"
+  printf '%s\n' "${steps[@]}"
+  grep -E "passed|failed" "$OUT/python-gpu.log" | tail -1
+  grep -E "^(FAILED|ERROR)" "$OUT/python-gpu.log" | cut -c1-300
+  "$PY" - "$OUT" <<'PYEOF'
+import json, os, statistics, sys
+out = sys.argv[1]
+for name in ("new-exploits-base", "new-exploits", "all-4096", "avsa", "avsa-base"):
+    path = os.path.join(out, name + ".jsonl")
+    if not os.path.exists(path):
+        continue
+    lines = [json.loads(x) for x in open(path)]
+    print(f"== {name}")
+    if name.startswith("avsa"):
+        claims = [x for x in lines if x["verdict"] in ("faster", "slower")]
+        secs = [x.get("seconds") or 0 for x in lines]
+        print(f"{len(lines)} candidates: {len(claims)} claim a difference; verdicts "
+              f"{sorted(set(x['verdict'] for x in lines))}; seconds median "
+              f"{statistics.median(secs):.2f} (min {min(secs):.2f}, max {max(secs):.2f})")
+        for x in claims:
+            print(f"  {x['candidate']}: {x['verdict']} {x.get('speedup')} {x.get('interval')}")
+        continue
+    for x in lines:
+        s, iv = x.get("speedup"), x.get("interval")
+        shown = "-" if s is None else f"{s:.3g}x" + (f" ({iv[0]:.3g}x to {iv[1]:.3g}x)" if iv else "")
+        alone = x.get("reference_alone_ns")
+        shown += "" if alone is None else f" ref {alone/1e3:.1f}/{x['reference_beside_ns']/1e3:.1f}us"
+        why = "" if x["verdict"] in ("faster", "slower", "no difference") else \
+            " | " + str(x.get("why"))[:150]
+        print(f"{x['candidate']:<16} {x['verdict']:<13} {str(x['correct'])[0]} {shown} "
+              f"{x.get('seconds', '-')}s{why}")
+PYEOF
+} >"$OUT/summary.txt" 2>&1
+cat "$OUT/summary.txt"
+echo "== total $(( $(date +%s) - start )) s"
