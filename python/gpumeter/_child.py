@@ -152,7 +152,9 @@ def become_subreaper() -> Optional[str]:
         try:
             import ctypes
             libc = ctypes.CDLL(None, use_errno=True)
-            if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0:
+            arg = ctypes.c_ulong  # prctl's arguments after the option are unsigned longs
+            if libc.prctl(ctypes.c_int(_PR_SET_CHILD_SUBREAPER), arg(1), arg(0), arg(0),
+                          arg(0)) == 0:
                 return None
             why = os.strerror(ctypes.get_errno())
         except (OSError, AttributeError) as e:
