@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 import traceback
-from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, TextIO, Tuple
 
 # gpumeter (the extension) is imported inside the functions that use it, not here: this file's
 # parser must load without the extension, so `gpumeter evaluate --help` can be printed where the
@@ -142,7 +142,7 @@ class _Runs:
 
     memory: Optional[int] = None
     reap: bool = False
-    keep: set = set()
+    keep: Set[int] = set()
 
 
 def _run_limits() -> Dict[str, Any]:
