@@ -6,6 +6,9 @@ its last argument after the descriptor it reports on: one line (``_wire``), read
 a report larger than a pipe's buffer would otherwise block its writer until the timeout. One line,
 not to the end: a process it started outside its session may hold the pipe open. At the timeout it
 is killed; a process in a session of its own takes everything it started with it, whenever it ends.
+Asked to (``reap_orphans``, ``gpumeter evaluate`` after ``become_subreaper()``), every process still
+left under this one when a run ends is killed too, whatever its session; and a run can be held to a
+memory limit, its resident memory summed over every process it started.
 """
 
 from __future__ import annotations
@@ -13,9 +16,11 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
-from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence
+from typing import (AbstractSet, Any, Dict, Iterable, List, Mapping, NamedTuple, Optional,
+                    Sequence, Set, Tuple)
 
 from . import _wire
 
@@ -28,17 +33,25 @@ class Ended(NamedTuple):
     exited_ns: int  # CLOCK_MONOTONIC when its end was seen: one clock for every process of the host
     output: str  # its output when kept (no log); "" with a log
     report: Optional[Dict[str, Any]]  # its report line, when it was given an order and wrote one
+    # The resident bytes its processes held when they were killed over memory_limit; else None.
+    over_memory: Optional[int] = None
 
 
 def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
         log: Optional[str] = None, order: Optional[Mapping[str, Any]] = None,
-        new_session: bool = False, pass_fds: Sequence[int] = ()) -> Ended:
+        new_session: bool = False, reap_orphans: bool = False,
+        keep: AbstractSet[int] = frozenset(), memory_limit: Optional[int] = None,
+        pass_fds: Sequence[int] = ()) -> Ended:
     """Runs ``argv`` to its end or ``timeout_s``. With ``order``, the process is started as
     ``argv + [FD, ORDER]`` and reports one line on FD. With ``log``, its output (stdout and stderr)
     goes there, else it is kept. With ``new_session``, it runs in a session of its own, which is
-    killed whole when it ends (a candidate's own children, a program's workers). ``pass_fds``: more
-    descriptors it inherits (its channel to evaluate's checker). Raises OSError when the process
-    cannot be started."""
+    killed whole when it ends (a candidate's own children, a program's workers). With
+    ``reap_orphans``, every process left under this one when it ends (but those in ``keep``) is
+    killed and reaped: what it started in sessions of their own, reparented here by
+    ``become_subreaper()``. With ``memory_limit`` (bytes), the resident memory of its processes is
+    read every ``_POLL_S`` and, over the limit, they are all killed (``Ended.over_memory``).
+    ``pass_fds``: more descriptors it inherits (its channel to evaluate's checker). Raises OSError
+    when the process cannot be started."""
     received: List[bytes] = []
     args = list(argv)
     write_fd: Optional[int] = None
@@ -72,11 +85,8 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
             output_reader = threading.Thread(target=lambda: chunks.append(stdout.read()),
                                              daemon=True)
             output_reader.start()
-        rc: Optional[int]
-        try:
-            rc = proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            rc = None
+        rc, over_memory = _wait(proc, start + timeout_s, memory_limit, new_session,
+                                reap_orphans, keep)
         exited_ns = time.monotonic_ns()
         seconds = time.monotonic() - start
         if new_session:
@@ -88,6 +98,8 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
             proc.kill()
         if rc is None:
             proc.wait()
+        if reap_orphans:
+            _kill_descendants(keep)
         if output_reader is not None and proc.stdout is not None:
             output_reader.join(timeout=10)
             if not output_reader.is_alive():
@@ -101,4 +113,160 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
                 report_file.close()
     text = b"".join(received).decode(errors="replace")
     return Ended(rc, seconds, exited_ns, b"".join(chunks).decode(errors="replace"),
-                 _wire.read_report(text) if order is not None else None)
+                 _wire.read_report(text) if order is not None else None, over_memory)
+
+
+# --- what a run leaves behind, and what it holds ----------------------------------------------
+
+_POLL_S = 0.15  # how often a run's memory is read: a 1 GiB allocation takes longer than this
+_PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+
+
+def _wait(proc: "subprocess.Popen[bytes]", deadline: float, memory_limit: Optional[int],
+          new_session: bool, orphans: bool, keep: AbstractSet[int]
+          ) -> Tuple[Optional[int], Optional[int]]:
+    """Waits for ``proc`` until ``deadline`` (None at the deadline), reading its processes'
+    resident memory meanwhile when there is a limit; over it, kills them all and returns the exit
+    with the bytes they held."""
+    while True:
+        left = max(0.0, deadline - time.monotonic())
+        try:
+            return proc.wait(timeout=left if memory_limit is None else min(_POLL_S, left)), None
+        except subprocess.TimeoutExpired:
+            if time.monotonic() >= deadline:
+                return None, None
+        if memory_limit is None:
+            continue
+        pids = _run_processes(_processes(), proc.pid, new_session, orphans, keep)
+        held = _resident_bytes(pids)
+        if held > memory_limit:
+            _kill(pids)
+            return proc.wait(), held
+
+
+def become_subreaper() -> Optional[str]:
+    """Makes this process the reaper of its orphaned descendants (Linux's
+    PR_SET_CHILD_SUBREAPER): a process a run started that left its session (``setsid``) and whose
+    parent exited is reparented here, not to init, where ``run(reap_orphans=True)`` kills it.
+    Returns None, or a note saying why that is unavailable (then only a run's own session and
+    what is still under it are killed)."""
+    why = "not Linux"
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            arg = ctypes.c_ulong  # prctl's arguments after the option are unsigned longs
+            if libc.prctl(ctypes.c_int(_PR_SET_CHILD_SUBREAPER), arg(1), arg(0), arg(0),
+                          arg(0)) == 0:
+                return None
+            why = os.strerror(ctypes.get_errno())
+        except (OSError, AttributeError) as e:
+            why = str(e)
+    return (f"cannot become the reaper of the candidates' orphans ({why}): a process a candidate "
+            "starts in a session of its own can outlive its run")
+
+
+def _processes() -> Dict[int, Tuple[int, int]]:
+    """Every process of the host: {pid: (parent pid, session id)}, from /proc/PID/stat."""
+    table: Dict[int, Tuple[int, int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return table
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+            # The command's name, in parentheses, may hold spaces and parentheses: read after it.
+            fields = stat[stat.rindex(b")") + 2:].split()
+            table[int(entry)] = (int(fields[1]), int(fields[3]))  # state ppid pgrp session
+        except (OSError, ValueError, IndexError):
+            continue  # it ended meanwhile
+    return table
+
+
+def _descendants(table: Mapping[int, Tuple[int, int]], roots: Iterable[int]) -> Set[int]:
+    children: Dict[int, List[int]] = {}
+    for pid, (ppid, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    found: Set[int] = set()
+    stack = list(roots)
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found
+
+
+def _run_processes(table: Mapping[int, Tuple[int, int]], pid: int, new_session: bool,
+                   orphans: bool, keep: AbstractSet[int]) -> Set[int]:
+    """A run's processes: its own, what it started (its descendants, its session's), and with
+    ``orphans`` every other child of this process but ``keep`` (orphans reparented here) with
+    theirs."""
+    me = os.getpid()
+    roots = {pid}
+    if orphans:
+        roots |= {p for p, (ppid, _) in table.items() if ppid == me and p not in keep}
+    found = (roots & table.keys()) | _descendants(table, roots)
+    if new_session:
+        found |= {p for p, (_, sid) in table.items() if sid == pid}
+    return found - set(keep) - {me}
+
+
+def _resident_bytes(pids: Iterable[int]) -> int:
+    """VmRSS summed over ``pids`` (pages two of them share count twice: a bound from above)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/status", "rb") as f:
+                for line in f:
+                    if line.startswith(b"VmRSS:"):
+                        total += int(line.split()[1]) * 1024
+                        break
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+def _kill(pids: Iterable[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _kill_descendants(keep: AbstractSet[int], give_up_s: float = 10.0) -> int:
+    """Kills every process whose parent is this one but ``keep`` (and everything under them), and
+    reaps them; again until none is left, since the orphans of what was killed are reparented here.
+    Waits on those pids only, never on any child: a process subprocess waits for elsewhere is not
+    taken from it. Returns how many were killed."""
+    me = os.getpid()
+    killed = 0
+    end = time.monotonic() + give_up_s
+    while time.monotonic() < end:
+        table = _processes()
+        children = {p for p, (ppid, _) in table.items() if ppid == me and p not in keep}
+        if not children:
+            break
+        victims = (children | _descendants(table, children)) - set(keep)
+        _kill(victims)
+        killed += len(victims)
+        for pid in children:
+            _reap(pid, end)
+    return killed
+
+
+def _reap(pid: int, end: float) -> None:
+    while True:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                return
+        except ChildProcessError:
+            return  # not ours after all, or reaped already
+        if time.monotonic() >= end:
+            return
+        time.sleep(0.005)

@@ -26,8 +26,10 @@ import re
 import shlex
 import signal
 import sys
+import tempfile
 import time
-from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
+import traceback
+from typing import Any, Dict, List, Optional, Sequence, Set, TextIO, Tuple
 
 # gpumeter (the extension) is imported inside the functions that use it, not here: this file's
 # parser must load without the extension, so `gpumeter evaluate --help` can be printed where the
@@ -110,27 +112,108 @@ def _folder_name(index: int, name: str) -> str:
     return f"{index:03d}-" + re.sub(r"[^A-Za-z0-9_.+-]", "_", name)[:60]
 
 
+def _evaluation_root(out: str) -> str:
+    """This evaluation's folder, ``evaluate-<UTC time>-<pid>``, or that name with a random suffix
+    where it is taken: a folder that exists never stops the batch."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    name = f"evaluate-{stamp}-{os.getpid()}"
+    try:
+        os.makedirs(os.path.join(out, name))
+        return os.path.join(out, name)
+    except FileExistsError:
+        return tempfile.mkdtemp(prefix=name + "-", dir=out)
+
+
+def _candidate_folder(root: str, index: int, name: str) -> str:
+    """A new folder for one candidate, ``NNN-name-<random>``, made by mkdtemp (a random suffix,
+    created exclusively, another tried while one is taken): no candidate can make or fill the
+    folder of a later one before it exists, and a name already taken never stops the batch."""
+    os.makedirs(root, exist_ok=True)  # a candidate that removed the root stops none but itself
+    return tempfile.mkdtemp(prefix=_folder_name(index, name) + "-", dir=root)
+
+
+# --- what every run is held to --------------------------------------------------------------
+
+
+class _Runs:
+    """What each candidate's process (and each program's) is held to, set once by ``_main``: the
+    resident memory its processes may hold, whether every process left under this one is killed
+    when it ends, and the processes of gpumeter's own that are not a candidate's leftovers."""
+
+    memory: Optional[int] = None
+    reap: bool = False
+    keep: Set[int] = set()
+
+
+def _run_limits() -> Dict[str, Any]:
+    """The keyword arguments of ``_child.run`` that hold a candidate's run to ``_Runs``."""
+    return {"memory_limit": _Runs.memory, "reap_orphans": _Runs.reap,
+            "keep": frozenset(_Runs.keep)}
+
+
+def _hold_runs(memory: Optional[int]) -> None:
+    """B11: nothing a candidate starts outlives its run, whatever session it left for: this
+    process becomes the reaper of its orphans, and each run ends by killing every process left
+    under it; and no candidate holds more than ``memory`` bytes of host memory."""
+    from gpumeter import _child  # with the extension, as every use of gpumeter here
+    note = _child.become_subreaper()
+    if note:
+        sys.stderr.write(f"gpumeter evaluate: {note}\n")
+    _Runs.memory, _Runs.reap = memory, True
+
+
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?)\s*([KMGT]?)(?:i?B)?\s*$", re.I)
+
+
+def _memory_limit(text: Optional[str]) -> Optional[int]:
+    """``--memory``: bytes from ``8G``, ``500M``, ``1.5GiB``, ``4096K`` (powers of 1024); by
+    default half of this machine's physical memory (None, no limit, where that cannot be read)."""
+    if text is None:
+        try:
+            return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+        except (ValueError, OSError):
+            return None
+    m = _SIZE.match(text)
+    size = float(m.group(1)) * 1024 ** " KMGT".index(m.group(2).upper() or " ") if m else 0.0
+    if not size >= 1 << 20:
+        raise UsageError(f"--memory {text!r}: expected a size of 1M or more, such as 8G or 500M")
+    return int(size)
+
+
+def _size(n: int) -> str:
+    return f"{n / (1 << 30):.1f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):.0f} MiB"
+
+
+def _over_memory(held: int) -> Dict[str, Any]:
+    """The verdict of a run killed over ``--memory``: it ended without a report (crashed)."""
+    return _run_ended("ended_without_report",
+                      f"its processes held {_size(held)} of host memory, over --memory "
+                      f"{_size(_Runs.memory or 0)}, and were killed")
+
+
 # --- judging a record -----------------------------------------------------------------------
 
 
-def _read(path: Optional[str]) -> Any:
+def _read(record: Any) -> Any:
+    """A Record as it is, or the record at a path, read by the strict reader."""
     import gpumeter
-    return None if path is None else gpumeter.read_record(path)
+    return gpumeter.read_record(record) if isinstance(record, (str, os.PathLike)) else record
 
 
-def judge_record(path: str, candidate: str, reference: str = "reference",
+def judge_record(path: Any, candidate: str, reference: str = "reference",
                  case: Optional[str] = None, require_checks: bool = True,
-                 reference_alone: Optional[str] = None,
-                 end_to_end: Optional[str] = None) -> Dict[str, Any]:
+                 reference_alone: Any = None, end_to_end: Any = None) -> Dict[str, Any]:
     """The verdict of ``candidate`` (in ``case``, or in any) in the record at ``path``, read
     strictly here and judged by the core's rule (judge_candidate): against the reference measured
-    alone and the pair timed end to end, where their records are given."""
+    alone and the pair timed end to end, where their records are given. Each is a path or a Record
+    already read: the reference alone is read once, right after it was measured, so no candidate
+    can change what later ones are held to by changing its file."""
     import gpumeter
     try:
-        record = gpumeter.read_record(path)
+        record = _read(path)
         alone = _read(reference_alone)
         wall = _read(end_to_end)
-    except gpumeter.Error as e:
+    except (gpumeter.Error, OSError) as e:
         return _run_ended("record_unreadable", f"its record cannot be read: {e}")
     v = gpumeter._gpumeter.judge_candidate(record, candidate, reference, case, require_checks,
                                            alone, wall)
@@ -221,13 +304,16 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
     try:
         ended = _child.run([python, "-m", "gpumeter._evaluate_child"], env=env,
                            timeout_s=timeout_s, log=log, order=order, new_session=True,
-                           pass_fds=pass_fds)
+                           pass_fds=pass_fds, **_run_limits())
     except OSError as e:
         return {**_run_ended("runner_not_started",
                              f"cannot start the Python interpreter {python!r}: {e.strerror}"),
                 "log": log}, None, checker.end() if checker is not None else None
     account = checker.end() if checker is not None else None
     line: Dict[str, Any] = {"seconds": round(ended.seconds, 3), "log": log}
+    if ended.over_memory is not None:
+        line.update(_over_memory(ended.over_memory))
+        return line, None, account
     if ended.rc is None:
         line.update(_run_ended("timed_out", f"did not finish in {timeout_s:g} s and was killed"))
         return line, None, account
@@ -270,12 +356,33 @@ def _failed(line: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
     return line
 
 
-def _one_record(folder: str) -> Tuple[Optional[str], str]:
-    records = sorted(f for f in os.listdir(folder)
-                     if f.startswith("gpumeter-") and f.endswith(".json"))
-    if len(records) != 1:
-        return None, f"its folder holds {len(records)} records, not 1"
-    return os.path.join(folder, records[0]), ""
+def _named_record(folder: str, path: Any) -> Tuple[Optional[str], str]:
+    """The record gpumeter's report named, where it may be: a file inside ``folder`` once every
+    link is resolved. The folder is never listed, so a file a candidate dropped there is never
+    read."""
+    if not isinstance(path, str) or not path:
+        return None, "its report named no record"
+    real, inside = os.path.realpath(path), os.path.realpath(folder)
+    if real == inside or os.path.commonpath([real, inside]) != inside:
+        return None, f"its report named a record outside its folder: {path!r}"
+    if not os.path.isfile(real):
+        return None, f"the record its report named is not there: {path!r}"
+    return real, ""
+
+
+def _alone_record(alone: Dict[str, Any]) -> Tuple[Any, Optional[Dict[str, Any]]]:
+    """The reference alone's Record, read once, right after it was measured, and kept here: every
+    candidate is judged against this object, so deleting or altering its file changes nothing.
+    Else None and the line saying why it failed."""
+    import gpumeter
+    path = alone.get("record")
+    if path is None:
+        return None, alone
+    try:
+        return gpumeter.read_record(path), None
+    except (gpumeter.Error, OSError) as e:
+        return None, {**alone, **_run_ended("reference_alone_failed",
+                                            f"its record cannot be read: {e}")}
 
 
 def measure_reference_alone(*, reference: Dict[str, str], inputs: Dict[str, str],
@@ -300,7 +407,7 @@ def measure_reference_alone(*, reference: Dict[str, str], inputs: Dict[str, str]
         # Whoever raised it, no candidate ran here.
         line.update(_run_ended("reference_alone_failed", str(_failed(line, result)["why"])))
         return line
-    path, why = _one_record(folder)
+    path, why = _named_record(folder, result.get("record"))
     if path is None:
         line.update(_run_ended("runner_left_no_record", why))
         return line
@@ -319,7 +426,7 @@ def measure_reference_alone(*, reference: Dict[str, str], inputs: Dict[str, str]
 def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
                     inputs: Dict[str, str], outputs: Optional[List[int]], case: str,
                     options: Dict[str, Any], folder: str, timeout_s: float,
-                    python: str, reference_alone: Optional[str] = None,
+                    python: str, reference_alone: Any = None,
                     tolerated: Optional[List[int]] = None,
                     env: Optional[Dict[str, str]] = None,
                     checker: Optional[Any] = None) -> Dict[str, Any]:
@@ -363,13 +470,16 @@ def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
         return line
     if not result.get("ok"):
         return _failed(line, result)
-    path, why = _one_record(folder)
+    path, why = _named_record(folder, result.get("record"))
+    end_to_end: Optional[str] = None
+    if path is not None and result.get("end_to_end") is not None:
+        end_to_end, why = _named_record(folder, result.get("end_to_end"))
+        path = path if end_to_end is not None else None
     if path is None:
         line.update(_run_ended("runner_left_no_record", why))
         return line
     line["record"] = path
-    end_to_end = result.get("end_to_end")
-    if isinstance(end_to_end, str):
+    if end_to_end is not None:
         line["end_to_end_record"] = end_to_end
     if account is not None:
         import gpumeter
@@ -384,7 +494,7 @@ def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
             line.update(checked)
             return line
     line.update(judge_record(path, name, reference_alone=reference_alone,
-                             end_to_end=end_to_end if isinstance(end_to_end, str) else None))
+                             end_to_end=end_to_end))
     return line
 
 
@@ -395,13 +505,15 @@ def evaluate_program(program: Dict[str, Any], *, folder: str, timeout_s: float,
     log = os.path.join(folder, "output.log")
     try:
         ended = _child.run(program["argv"] + ["--out", folder], env=os.environ,
-                           timeout_s=timeout_s, log=log, new_session=True)
+                           timeout_s=timeout_s, log=log, new_session=True, **_run_limits())
         rc, seconds = ended.rc, ended.seconds
     except OSError as e:
         return [{"candidate": program["name"], "log": log,
                  **_run_ended("program_not_started",
                               f"cannot start {program['argv'][0]!r}: {e.strerror}")}]
     base: Dict[str, Any] = {"seconds": round(seconds, 3), "log": log}
+    if ended.over_memory is not None:
+        return [{**base, "candidate": program["name"], **_over_memory(ended.over_memory)}]
     if rc is None:
         return [{**base, "candidate": program["name"],
                  **_run_ended("timed_out", f"did not finish in {timeout_s:g} s and was killed")}]
@@ -537,6 +649,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=600.0, metavar="S",
                    help="seconds a candidate's process may run before it is killed (default "
                         "600)")
+    p.add_argument("--memory", metavar="SIZE",
+                   help="host memory a candidate's processes may hold (resident, summed over "
+                        "every process it started, read every 0.15 s) before they are all killed "
+                        "and it is crashed: 8G, 500M (default: half of this machine's physical "
+                        "memory)")
     p.add_argument("--name", default="evaluate",
                    help="the case's name in the records (default evaluate)")
     p.add_argument("--timing", default="auto", choices=("auto", "cupti", "events", "host"),
@@ -614,6 +731,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         sys.stderr.write(f"gpumeter evaluate: {' '.join(str(e).split())}\n"
                          "Run 'gpumeter evaluate --help' for usage.\n")
         return _exit_code("EXIT_USAGE")
+    except Exception:  # noqa: BLE001  (evaluate's own failure: said, never a candidate's verdict)
+        return _internal_error()
+
+
+def _internal_error() -> int:
+    """A failure of evaluate itself: its traceback on stderr and exit 3 (EXIT_INTERNAL). The lines
+    of the candidates judged so far stand: each was written and flushed as it came."""
+    sys.stderr.write(traceback.format_exc())
+    sys.stderr.write("gpumeter evaluate: internal error (the traceback above); the candidates' "
+                     "lines written before it stand, the others have no verdict\n")
+    sys.stderr.flush()
+    try:
+        return _exit_code("EXIT_INTERNAL")
+    except Exception:  # noqa: BLE001  (the extension itself may be what failed)
+        return 3
 
 
 def _main(args: argparse.Namespace) -> int:
@@ -640,6 +772,7 @@ def _main(args: argparse.Namespace) -> int:
     if not args.timeout > 0:
         raise UsageError(f"--timeout {args.timeout}: must be more than 0 seconds")
     options = _options(args)
+    memory = _memory_limit(args.memory)
     names = _unique([c["name"] for c in python_candidates] + [p["name"] for p in programs])
     if "reference" in names[:len(python_candidates)]:
         raise UsageError("a candidate is named 'reference', the reference's name: rename it "
@@ -666,9 +799,8 @@ def _main(args: argparse.Namespace) -> int:
         sink: TextIO = open(args.jsonl, "a") if args.jsonl else sys.stdout
     except OSError as e:
         raise UsageError(f"cannot write {e.filename}: {e.strerror}") from None
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    root = os.path.join(os.path.abspath(args.out), f"evaluate-{stamp}-{os.getpid()}")
-    os.makedirs(root)
+    root = _evaluation_root(os.path.abspath(args.out))
+    _hold_runs(memory)
     from gpumeter import _wire  # with the extension, as every use of gpumeter here
     lines: List[Dict[str, Any]] = []
 
@@ -697,7 +829,7 @@ def _main(args: argparse.Namespace) -> int:
             tolerated = gpumeter._gpumeter.device_processes(args.device)
     checker = None
     try:
-        alone_record: Optional[str] = None
+        alone_record: Any = None
         alone_failed: Optional[Dict[str, Any]] = None
         if python_candidates:
             assert reference is not None and inputs is not None
@@ -712,6 +844,8 @@ def _main(args: argparse.Namespace) -> int:
             except _checker.CheckerFailed as e:
                 alone_failed = {"why": f"gpumeter's checker, {e.step}: {e.error}: {e.message}",
                                 "log": os.path.join(root, "checker.log")}
+            if checker is not None:
+                _Runs.keep.add(checker.process.pid)  # gpumeter's own, never a leftover
             if checker is not None and checker.tolerance_problem:
                 raise UsageError(f"--atol: {checker.tolerance_problem}")
             if checker is not None and tolerated is not None:
@@ -725,13 +859,10 @@ def _main(args: argparse.Namespace) -> int:
                 reference=reference, inputs=inputs, outputs=outputs, case=args.name,
                 options=options, folder=folder, timeout_s=args.timeout, python=args.python,
                 tolerated=tolerated, env=env, checker=checker)
-            alone_record = alone.get("record")
-            if alone_record is None:
-                alone_failed = alone
+            alone_record, alone_failed = _alone_record(alone)
         for c in python_candidates:
             index += 1
-            folder = os.path.join(root, _folder_name(index, c["name"]))
-            os.makedirs(folder)
+            folder = _candidate_folder(root, index, c["name"])
             assert reference is not None and inputs is not None
             if alone_failed is not None:
                 # Fail closed: without the reference alone, a slowed reference cannot be seen.
@@ -749,13 +880,13 @@ def _main(args: argparse.Namespace) -> int:
             emit({"candidate": c["name"], **line})
     finally:
         if checker is not None:
+            _Runs.keep.discard(checker.process.pid)
             checker.close()
         if held is not None:
             held.release()
     for p in programs:
         index += 1
-        folder = os.path.join(root, _folder_name(index, p["name"]))
-        os.makedirs(folder)
+        folder = _candidate_folder(root, index, p["name"])
         for line in evaluate_program(p, folder=folder, timeout_s=args.timeout,
                                      reference=args.program_reference):
             emit(line)

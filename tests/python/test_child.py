@@ -2,6 +2,7 @@
 line, the timeout, the session's kill, the output kept or logged, and a start that fails."""
 
 import os
+import subprocess
 import sys
 import time
 
@@ -80,3 +81,58 @@ def test_a_process_that_cannot_start_raises_and_leaks_no_descriptor(tmp_path):
         _child.run([str(tmp_path / "no-such-program")], env=os.environ, timeout_s=5,
                    log=str(tmp_path / "log"), order={})
     assert set(os.listdir("/proc/self/fd")) == before
+
+
+# --- issue 50: nothing a run started outlives it, and its memory is bounded -------------------
+
+# A parent made the reaper of its orphans (as `gpumeter evaluate` is), in a process of its own so
+# this one stays as it is: it runs a child whose own child leaves the session, with a process of
+# its own kept, and prints what was left alive.
+REAPER = """
+import os, subprocess, sys, time
+from gpumeter import _child
+assert _child.become_subreaper() is None
+kept = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+pid_file = sys.argv[1]
+code = ("import os, subprocess, sys\\n"
+        "p = subprocess.Popen([sys.executable, '-c', 'import os, sys, time; os.setsid(); "
+        "open(sys.argv[1], \\"w\\").write(str(os.getpid())); time.sleep(60)', sys.argv[1]])\\n"
+        "while not os.path.exists(sys.argv[1]): pass\\n")
+ended = _child.run([sys.executable, "-c", code, pid_file], env=os.environ, timeout_s=60,
+                   new_session=True, reap_orphans=True, keep={kept.pid})
+left = int(open(pid_file).read())
+alive = lambda pid: os.path.exists(f"/proc/{pid}") and open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"
+print(ended.rc, alive(left), alive(kept.pid))
+kept.kill()
+kept.wait()
+"""
+
+
+def test_reaping_kills_what_left_the_session_and_keeps_what_it_is_told(tmp_path):
+    pid_file = tmp_path / "left.pid"
+    out = subprocess.run([sys.executable, "-c", REAPER, str(pid_file)], capture_output=True,
+                         text=True, timeout=120, env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                             p for p in sys.path if p)))
+    assert out.returncode == 0, out.stderr
+    # The run exited 0; what its child started in a session of its own is dead; the kept lives.
+    assert out.stdout.split() == ["0", "False", "True"], out.stdout
+
+
+def test_a_run_over_its_memory_limit_is_killed_whole():
+    code = ("import subprocess, sys, time\n"
+            "subprocess.Popen([sys.executable, '-c', 'b = bytearray(200 << 20); "
+            "import time; time.sleep(60)'])\n"
+            "time.sleep(60)\n")
+    start = time.monotonic()
+    ended = _child.run(_python(code), env=os.environ, timeout_s=60, new_session=True,
+                       memory_limit=100 << 20)
+    # The memory is its child's: summed over the run's processes, over the limit, all killed.
+    assert ended.over_memory is not None and ended.over_memory > 100 << 20, ended
+    assert ended.rc is not None and ended.rc < 0
+    assert time.monotonic() - start < 30
+
+
+def test_a_run_under_its_memory_limit_ends_as_it_would():
+    ended = _child.run(_python("print('small')"), env=os.environ, timeout_s=60,
+                       memory_limit=1 << 30, order={})
+    assert ended.rc == 0 and ended.over_memory is None and "small" in ended.output
