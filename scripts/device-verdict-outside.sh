@@ -2,21 +2,28 @@
 # Issue 50 on the GPU machine, in one call: the verdict from where no candidate code runs.
 #   - this tree's Python module installed (and, with BASE_SRC, the tree before issue 50 beside it,
 #     in a site of its own: "today's" verdicts of the new exploits on the same card);
-#   - PART=probe: the checker's GPU path (CUDA IPC answers) through the Python GPU tests of the
-#     exploit suite's issue-50 classes, and `gpumeter evaluate` of the new exploits with both trees
-#     at N (default 1024);
-#   - PART=full: the same, then `gpumeter evaluate` at 4096^3 over every GPU exploit and honest
-#     candidate with both trees (honest readings and seconds per candidate side by side), and A
-#     against A through evaluate (AVSA copies of the reference as candidates) with both trees.
-# Logs and JSON lines under $OUT; a table last.
-#   OUT=... BASE_SRC=.carry/base PART=probe bash scripts/device-verdict-outside.sh
+#   - PARTS has probe: the Python GPU tests of the exploit suite (the checker's CUDA path), and
+#     `gpumeter evaluate` of the issue's new exploits with both trees at N (default 1024);
+#   - PARTS has exploits: `gpumeter evaluate` at 4096^3 over every GPU exploit and honest
+#     candidate with this tree, and over the old suite with the tree before (honest readings and
+#     seconds per candidate side by side);
+#   - PARTS has avsa: A against A through evaluate (AVSA copies of the reference as candidates)
+#     with both trees.
+# Each call must end within the device tool's 10 minutes: probe,exploits in one, avsa in the next
+# (the machine still warm: the installed modules are reused).
+# Everything is written under $WORK; $OUT gets the summary, the JSON lines, the Python log and a
+# tarball of every log (the device tool brings back 8 files); a table last.
+#   OUT=... BASE_SRC=.carry/base PARTS=probe,exploits bash scripts/device-verdict-outside.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
-OUT=${OUT:-$PWD/device-verdict-out}
+FINAL=${OUT:-$PWD/device-verdict-out}
+mkdir -p "$FINAL"
+FINAL=$(cd "$FINAL" && pwd)
+OUT=${WORK:-/tmp/device-verdict-work}
 mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
+touch "$OUT/.start"  # what this call wrote is newer
 PY=${PYTHON:-python3}
-PART=${PART:-probe}
+PARTS=${PARTS:-probe}
 N=${N:-1024}
 AVSA=${AVSA:-24}
 SITE=/tmp/gpumeter-site-new
@@ -62,42 +69,49 @@ evaluate() {  # name site jsonl candidates...
     evaluate ${common[*]} --out $OUT/records-$name --jsonl $jsonl \
     --reference exploits.problem:gpu_reference --inputs exploits.problem:gpu_inputs $*"
 }
-if [[ -n ${BASE_SRC:-} ]]; then
-  evaluate new-exploits-base "$BASE_SITE" "$OUT/new-exploits-base.jsonl" "${new_exploits[@]}"
+if [[ ,$PARTS, == *,probe,* ]]; then
+  if [[ -n ${BASE_SRC:-} ]]; then
+    evaluate new-exploits-base "$BASE_SITE" "$OUT/new-exploits-base.jsonl" "${new_exploits[@]}"
+  fi
+  evaluate new-exploits "$SITE" "$OUT/new-exploits.jsonl" "${new_exploits[@]}"
+  step python-gpu 300 env PYTHONPATH="$SITE:$PWD/tests/python" "$PY" -m pytest -q -rs \
+    -p no:cacheprovider tests/python/test_exploits.py -k "gpu"
 fi
-evaluate new-exploits "$SITE" "$OUT/new-exploits.jsonl" "${new_exploits[@]}"
-step python-gpu 300 env PYTHONPATH="$SITE:$PWD/tests/python" "$PY" -m pytest -q -rs \
-  -p no:cacheprovider tests/python/test_exploits.py -k "gpu"
-if [[ $PART == full ]]; then
+old_suite=(honest=exploits.honest:gpu fused=exploits.honest:gpu_fused
+           memo_first_call=exploits.memo_first_call:gpu memo_pointer=exploits.memo_pointer:gpu
+           memo_content=exploits.memo_content:gpu superbatch=exploits.superbatch:gpu
+           side_stream=exploits.side_stream:gpu threads=exploits.threads:gpu
+           persist_l2=exploits.persist_l2:gpu cupti_off=exploits.cupti_off:gpu
+           cupti_blink=exploits.cupti_blink:gpu patch_verify=exploits.patch_verify:gpu
+           patch_allclose=exploits.patch_allclose:gpu patch_timer=exploits.patch_timer:gpu
+           partial=exploits.partial:gpu lazy_result=exploits.lazy_result:gpu
+           slow_reference=exploits.slow_reference:gpu helper_process=exploits.helper_process:gpu)
+if [[ ,$PARTS, == *,exploits,* ]]; then
   export GPUMETER_EXPLOIT_N=4096
-  all=(honest=exploits.honest:gpu fused=exploits.honest:gpu_fused
-       memo_first_call=exploits.memo_first_call:gpu memo_pointer=exploits.memo_pointer:gpu
-       memo_content=exploits.memo_content:gpu superbatch=exploits.superbatch:gpu
-       side_stream=exploits.side_stream:gpu threads=exploits.threads:gpu
-       persist_l2=exploits.persist_l2:gpu cupti_off=exploits.cupti_off:gpu
-       cupti_blink=exploits.cupti_blink:gpu patch_verify=exploits.patch_verify:gpu
-       patch_allclose=exploits.patch_allclose:gpu patch_timer=exploits.patch_timer:gpu
-       partial=exploits.partial:gpu lazy_result=exploits.lazy_result:gpu
-       slow_reference=exploits.slow_reference:gpu helper_process=exploits.helper_process:gpu
-       "${new_exploits[@]:1}")
-  evaluate all-4096 "$SITE" "$OUT/all-4096.jsonl" "${all[@]}"
+  evaluate all-4096 "$SITE" "$OUT/all-4096.jsonl" "${old_suite[@]}" "${new_exploits[@]:1}"
+  if [[ -n ${BASE_SRC:-} ]]; then
+    evaluate all-4096-base "$BASE_SITE" "$OUT/all-4096-base.jsonl" "${old_suite[@]}"
+  fi
+fi
+if [[ ,$PARTS, == *,avsa,* ]]; then
+  export GPUMETER_EXPLOIT_N=4096
   copies=()
   for k in $(seq 1 "$AVSA"); do copies+=("copy$k=exploits.problem:gpu_reference"); done
-  evaluate avsa "$SITE" "$OUT/avsa.jsonl" honest=exploits.honest:gpu "${copies[@]}"
+  evaluate avsa "$SITE" "$OUT/avsa.jsonl" "${copies[@]}"
   if [[ -n ${BASE_SRC:-} ]]; then
-    evaluate avsa-base "$BASE_SITE" "$OUT/avsa-base.jsonl" honest=exploits.honest:gpu \
-      "${copies[@]}"
+    evaluate avsa-base "$BASE_SITE" "$OUT/avsa-base.jsonl" "${copies[@]}"
   fi
 fi
 {
   echo "== $(cat "$OUT/environment.txt")"
   printf '%s\n' "${steps[@]}"
-  grep -E "passed|failed" "$OUT/python-gpu.log" | tail -1
-  grep -E "^(FAILED|ERROR)" "$OUT/python-gpu.log" | cut -c1-300
+  grep -sE "passed|failed" "$OUT/python-gpu.log" | tail -1
+  grep -sE "^(FAILED|ERROR)" "$OUT/python-gpu.log" | cut -c1-300
   "$PY" - "$OUT" <<'PYEOF'
 import json, os, statistics, sys
 out = sys.argv[1]
-for name in ("new-exploits-base", "new-exploits", "all-4096", "avsa", "avsa-base"):
+for name in ("new-exploits-base", "new-exploits", "all-4096-base", "all-4096", "avsa",
+             "avsa-base"):
     path = os.path.join(out, name + ".jsonl")
     if not os.path.exists(path):
         continue
@@ -123,5 +137,9 @@ for name in ("new-exploits-base", "new-exploits", "all-4096", "avsa", "avsa-base
               f"{x.get('seconds', '-')}s{why}")
 PYEOF
 } >"$OUT/summary.txt" 2>&1
+find "$OUT" -maxdepth 1 -newer "$OUT/.start" \( -name '*.jsonl' -o -name python-gpu.log \) \
+  -exec cp {} "$FINAL"/ \;
+cp "$OUT/summary.txt" "$FINAL"/
+tar -czf "$FINAL/logs.tar.gz" -C "$OUT" --exclude='records-*' . 2>/dev/null
 cat "$OUT/summary.txt"
 echo "== total $(( $(date +%s) - start )) s"
