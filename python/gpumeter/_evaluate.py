@@ -877,7 +877,8 @@ def _main(args: argparse.Namespace) -> int:
                                    timeout_s=args.timeout, python=args.python,
                                    reference_alone=alone_record, tolerated=tolerated, env=env,
                                    checker=checker)
-            emit({"candidate": c["name"], **line})
+            # The tolerances every checked answer was held to, in the line beside the verdict.
+            emit({"candidate": c["name"], **line, "rtol": args.rtol, "atol": args.atol})
     finally:
         if checker is not None:
             _Runs.keep.discard(checker.process.pid)
