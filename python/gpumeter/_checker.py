@@ -30,11 +30,14 @@ import re
 import select
 import socket
 import struct
-import subprocess
 import sys
 from typing import Any, Dict, List, Optional, Tuple
 
-from . import _wire
+from . import _child, _gpumeter, _wire
+from ._answers import _default_verify, _host, _largest_magnitude
+from ._errors import ConfigError, VerificationFailed
+from ._inputs import _FreshInputs
+from ._specs import load
 
 # A message: 4 bytes of header length, 8 bytes of payload length (big-endian), the header (a JSON
 # object), the payload (the bytes of the arrays the header describes).
@@ -130,7 +133,6 @@ def _describe(x: Any, chunks: List[bytes], offset: List[int], staging: Optional[
         return _host_array("torch", str(host.dtype).replace("torch.", ""), list(host.shape),
                            data, chunks, offset)
     import numpy as np
-    from ._answers import _host
     if not isinstance(x, np.ndarray) and not isinstance(x, np.generic):
         x = _host(x)  # CuPy's get(), Warp's numpy()
     a = np.ascontiguousarray(np.asarray(x))
@@ -343,7 +345,6 @@ class CheckerLink:
         self._staging = _Staging()
 
     def check(self, implementation: str, seed: int, answer: Any, untimed: bool) -> None:
-        from ._errors import ConfigError, VerificationFailed
         chunks: List[bytes] = []
         try:
             described = _describe(answer, chunks, [0], self._staging)
@@ -384,7 +385,6 @@ class _Account:
 def _check_one(header: Dict[str, Any], payload: bytes, account: _Account, fresh: Any,
                reference: Any, verify: Any) -> Dict[str, Any]:
     """One checked answer: the reply to the run's process."""
-    from ._errors import ConfigError, VerificationFailed
     implementation, seed = header.get("implementation"), header.get("seed")
     if not isinstance(implementation, str) or type(seed) is not int or not 0 <= seed < 2**64 \
             or type(header.get("untimed")) is not bool:
@@ -415,15 +415,11 @@ def _check_one(header: Dict[str, Any], payload: bytes, account: _Account, fresh:
 
 def serve(control: socket.socket, order: Dict[str, Any]) -> None:
     """The checker's loop: one run at a time, begun and ended by the parent."""
-    from ._answers import _default_verify, _largest_magnitude
-    from ._evaluate_child import _load
-    from ._inputs import _FreshInputs
-    from . import _gpumeter
     step = "importing the reference"
     try:
-        reference = _load(order["reference"])[0]
+        reference = load(order["reference"])[0]
         step = "importing the input generator"
-        generate = _load(order["inputs"])[0]
+        generate = load(order["inputs"])[0]
         step = "checking the input generator"
         fresh = _FreshInputs(generate, order.get("outputs") or ())
         fresh.check_pure()
@@ -538,13 +534,11 @@ class Checker:
     def __init__(self, order: Dict[str, Any], *, python: str, env: Dict[str, str], log: str,
                  timeout_s: float = 600.0) -> None:
         self._control, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._log = open(log, "ab")
         try:
-            self.process = subprocess.Popen(
+            self.process = _child.start_service(
                 [python, "-m", "gpumeter._checker", str(child_end.fileno()),
-                 _wire.order_argument(order)],
-                stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                env=dict(env), pass_fds=(child_end.fileno(),), start_new_session=True)
+                 _wire.order_argument(order)], env=env, log=log,
+                pass_fds=(child_end.fileno(),))
         finally:
             child_end.close()
         self._control.settimeout(timeout_s)
@@ -597,13 +591,11 @@ class Checker:
         return account
 
     def close(self) -> None:
+        """Ends the checker: its channel closed, it leaves."""
         try:
             self._control.close()
         finally:
-            if self.process.poll() is None:
-                self.process.kill()
-            self.process.wait()
-            self._log.close()
+            _child.stop_service(self.process)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,27 @@ class Ended(NamedTuple):
     over_memory: Optional[int] = None
 
 
+def start_service(argv: Sequence[str], *, env: Mapping[str, str], log: str,
+                  pass_fds: Sequence[int] = ()) -> Any:
+    """Starts a process of gpumeter's own that serves a whole run (``gpumeter evaluate``'s
+    checker), in a session of its own (a candidate's session kill never reaches it), its output
+    appended to ``log``; stop it with ``stop_service``. Raises OSError when it cannot start."""
+    with open(log, "ab") as out:
+        return subprocess.Popen(list(argv), stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, env=dict(env), pass_fds=tuple(pass_fds),
+                                start_new_session=True)
+
+
+def stop_service(process: Any) -> None:
+    """Ends a process ``start_service`` started (its own end is its answer to a closed channel;
+    one still running is killed) and waits for it."""
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
         log: Optional[str] = None, order: Optional[Mapping[str, Any]] = None,
         new_session: bool = False, reap_orphans: bool = False,

@@ -23,8 +23,6 @@ is documented in docs/evaluation.md.
 from __future__ import annotations
 
 import faulthandler
-import importlib
-import importlib.util
 import os
 import sys
 import traceback
@@ -36,6 +34,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import gpumeter  # noqa: E402  (gpumeter first: before any code under test)
 from gpumeter import _checker, _core, _measure, _wire  # noqa: E402
+from gpumeter._specs import load as _load  # noqa: E402
 
 faulthandler.enable()  # a crash leaves its Python stack in the candidate's log
 
@@ -48,41 +47,6 @@ _Error = gpumeter.Error
 _report_line = _wire.report_line
 _write = os.write
 _exit = os._exit
-
-
-def _load(spec: Dict[str, str]) -> Tuple[Callable[..., Any], Optional[str]]:
-    """The callable a spec names: ``{"module": "pkg.mod"}`` or ``{"path": "dir/file.py"}``,
-    with ``attribute`` (dotted); and the file it was defined in."""
-    if spec.get("path"):
-        path = os.path.abspath(spec["path"])
-        # A file inside a package is imported as the package's module (its relative imports
-        # work); any other file as a module of its own, its folder leading sys.path so that its
-        # sibling modules import as they would beside it.
-        folder, stem = os.path.split(os.path.splitext(path)[0])
-        dotted = [stem]
-        while os.path.isfile(os.path.join(folder, "__init__.py")):
-            folder, package = os.path.split(folder)
-            dotted.insert(0, package)
-        if folder not in sys.path:
-            sys.path.insert(0, folder)
-        if len(dotted) > 1:
-            module = importlib.import_module(".".join(dotted))
-        else:
-            name = stem if stem not in sys.modules else f"_gpumeter_evaluate_{stem}"
-            loader = importlib.util.spec_from_file_location(name, path)
-            if loader is None or loader.loader is None:
-                raise ImportError(f"cannot import {path}")
-            module = importlib.util.module_from_spec(loader)
-            sys.modules[name] = module
-            loader.loader.exec_module(module)
-    else:
-        module = importlib.import_module(spec["module"])
-    target: Any = module
-    for part in spec["attribute"].split("."):
-        target = getattr(target, part)
-    if not callable(target):
-        raise TypeError(f"{spec['text']} is not callable")
-    return target, getattr(module, "__file__", None)
 
 
 # --- tamper check: names captured before the candidate, looked up again after the run -------
