@@ -25,13 +25,14 @@ and ``serve`` (this process's loop, run as ``python -m gpumeter._checker CTL_FD 
 from __future__ import annotations
 
 import array
+import importlib
 import os
 import re
 import select
 import socket
 import struct
 import sys
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from . import _child, _gpumeter, _wire
 from ._answers import _default_verify, _host, _largest_magnitude
@@ -169,9 +170,8 @@ class _Staging:
         held = self._buffers.get(device)
         if held is None or held[0].numel() < flat.numel():
             try:
-                from torch.multiprocessing.reductions import reduce_tensor
                 buffer = torch.empty(flat.numel(), dtype=torch.uint8, device=flat.device)
-                _, args = reduce_tensor(buffer)
+                _, args = _reductions().reduce_tensor(buffer)
                 (_, _, _, _, _, _, index, handle, storage_bytes, storage_offset_bytes, _,
                  ref_handle, ref_offset, event_handle, event_sync) = args
             except Exception:  # noqa: BLE001  (no IPC here: through the host)
@@ -189,6 +189,17 @@ class _Staging:
         torch.cuda.current_stream(flat.device).synchronize()  # copied before the checker reads
         return {"kind": "cuda", "dtype": str(x.dtype).replace("torch.", ""),
                 "shape": list(x.shape), "nbytes": int(flat.numel()), "buffer": shared}
+
+
+def _torch() -> Any:
+    """PyTorch, imported where the run's answers are PyTorch's though the reference's module never
+    imported it."""
+    return sys.modules.get("torch") or importlib.import_module("torch")
+
+
+def _reductions() -> Any:
+    """PyTorch's own sharing of CUDA memory between processes (torch.multiprocessing's)."""
+    return importlib.import_module("torch.multiprocessing.reductions")
 
 
 _NAME = re.compile(r"^[a-z0-9_]{1,40}$")
@@ -255,9 +266,7 @@ def _rebuild_array(d: Dict[str, Any], payload: bytes) -> Any:
     for n in shape:
         count *= n
     if d.get("framework") == "torch":
-        torch = sys.modules.get("torch")
-        if torch is None:
-            import torch  # noqa: F811  (a PyTorch answer to a reference that never imported it)
+        torch = _torch()
         dtype = _torch_dtype(torch, d.get("dtype"))
         element = torch.empty((), dtype=dtype).element_size()
         if count * element != size:
@@ -279,10 +288,8 @@ def _rebuild_array(d: Dict[str, Any], payload: bytes) -> Any:
 def _rebuild_cuda(d: Dict[str, Any], opened: Dict[str, Any]) -> Any:
     """A CUDA answer: its bytes copied out of the run's buffer (opened once per run by its IPC
     handle, kept in ``opened``) into a tensor of the checker's own."""
-    torch = sys.modules.get("torch")
-    if torch is None:
-        import torch  # noqa: F811  (a CUDA answer to a reference that never imported torch)
-    from torch.multiprocessing.reductions import rebuild_cuda_tensor
+    torch = _torch()
+    rebuild_cuda_tensor = _reductions().rebuild_cuda_tensor
     buffer = d.get("buffer")
     if not isinstance(buffer, dict):
         raise ChannelError("a CUDA answer with no buffer")
@@ -292,16 +299,19 @@ def _rebuild_cuda(d: Dict[str, Any], opened: Dict[str, Any]) -> Any:
         if v is None and optional:
             return None
         try:
+            if not isinstance(v, str):
+                raise TypeError
             return bytes.fromhex(v)
         except (TypeError, ValueError):
             raise ChannelError(f"a CUDA answer whose {key} is not hex") from None
 
-    def size(value: Any, what: str, optional: bool = False) -> Optional[int]:
-        if value is None and optional:
-            return None
+    def size(value: Any, what: str) -> int:
         if type(value) is not int or value < 0:
             raise ChannelError(f"a CUDA answer whose {what} is not a size")
-        return value
+        return int(value)
+
+    def optional_size(value: Any, what: str) -> Optional[int]:
+        return None if value is None else size(value, what)
     dtype = _torch_dtype(torch, d.get("dtype"))
     shape = _ints(d.get("shape"), "shape")
     nbytes = size(d.get("nbytes"), "nbytes")
@@ -321,7 +331,7 @@ def _rebuild_cuda(d: Dict[str, Any], opened: Dict[str, Any]) -> Any:
                 torch.uint8, size(buffer.get("device"), "device"), hexed("handle"),
                 size(buffer.get("storage_bytes"), "storage_bytes"),
                 size(buffer.get("storage_offset_bytes"), "storage_offset_bytes"), False,
-                hexed("ref_handle", True), size(buffer.get("ref_offset"), "ref_offset", True),
+                hexed("ref_handle", True), optional_size(buffer.get("ref_offset"), "ref_offset"),
                 hexed("event_handle", True), buffer["event_sync"])
         except ChannelError:
             raise
@@ -372,7 +382,7 @@ class _Account:
         self.label = label
         self.timed: Dict[str, int] = {}
         self.untimed: Dict[str, int] = {}
-        self.seeds: set = set()
+        self.seeds: Set[int] = set()
         self.mismatch = ""
         self.problem = ""
         self.opened: Dict[str, Any] = {}  # the run's CUDA buffers, open while it runs
