@@ -210,26 +210,92 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
                  env: Dict[str, str]) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]]]:
     """Runs one ``gpumeter._evaluate_child`` with its order, in a session of its own; returns the
     line so far (its seconds, its log, and a verdict when the process itself decided one) and its
-    report, if it gave one."""
+    report, if it gave one. The report comes on the authenticated channel (B11): anything on it
+    gpumeter's compiled code did not send, a second report or a violation (a measurement or a
+    report asked for by code not gpumeter's) makes the candidate tampered, whatever else it did.
+    The report's ``channel`` key is set here: what the child's compiled code added to it."""
     from gpumeter import _child  # with the extension, as every use of gpumeter here
     log = os.path.join(folder, "output.log")
     try:
         ended = _child.run([python, "-m", "gpumeter._evaluate_child"], env=env,
-                           timeout_s=timeout_s, log=log, order=order, new_session=True)
+                           timeout_s=timeout_s, log=log, order=order, new_session=True,
+                           channel=True)
     except OSError as e:
         return {**_run_ended("runner_not_started",
                              f"cannot start the Python interpreter {python!r}: {e.strerror}"),
                 "log": log}, None
     line: Dict[str, Any] = {"seconds": round(ended.seconds, 3), "log": log}
+    carried = ended.channel
+    if carried is not None and carried.problems:
+        problems = list(dict.fromkeys(carried.problems))
+        why = "on gpumeter's report channel: " + "; ".join(problems[:8]) + \
+            (" ..." if len(problems) > 8 else "")
+        # The names the report's own tamper check found, where a report came: the same
+        # candidate's other doings, said beside.
+        listed = (ended.report or {}).get("tampered")
+        names = [str(t) for t in listed] if isinstance(listed, list) else []
+        if names:
+            why += "; and changed: " + ", ".join(names[:8]) + (" ..." if len(names) > 8 else "")
+        line.update(_run_ended("tampering_seen", why), tampered=problems + names)
+        return line, None
     if ended.rc is None:
         line.update(_run_ended("timed_out", f"did not finish in {timeout_s:g} s and was killed"))
         return line, None
-    if ended.report is None:
+    if ended.report is None or carried is None:
         line.update(_run_ended("ended_without_report",
                                f"its process {_ended(ended.rc)} without a report; its output ends: "
                                f"{_tail(log)}"))
         return line, None
-    return line, ended.report
+    report = dict(ended.report)
+    report["channel"] = {"records": carried.records, "measurements": carried.measurements}
+    return line, report
+
+
+def _reported_records(folder: str, result: Dict[str, Any]) -> Tuple[Dict[str, str], str]:
+    """The records the report's compiled part says were written (never a listing of the
+    folder): each inside ``folder`` (real paths), each file's SHA-256 the one written. Returns
+    {"record": path, "end_to_end": path} (where written) and "", else {} and the problem's
+    sentence; a record that changed or lies elsewhere is tampering ("tampered: " leads it)."""
+    import hashlib
+    root = os.path.realpath(folder)
+    found: Dict[str, List[str]] = {"record": [], "end_to_end": []}
+    records = result.get("channel", {}).get("records", [])
+    for r in records:
+        path = os.path.realpath(r["path"])
+        if os.path.commonpath([root, path]) != root:
+            return {}, f"tampered: its report names a record outside its folder: {r['path']}"
+        try:
+            with open(path, "rb") as f:
+                digest = hashlib.sha256(f.read()).hexdigest()
+        except OSError as e:
+            return {}, f"tampered: its record {r['path']} cannot be read: {e.strerror}"
+        if digest != r["sha256"]:
+            return {}, "tampered: its record changed after gpumeter wrote it"
+        where = os.path.dirname(path)
+        if where == root:
+            found["record"].append(path)
+        elif where == os.path.join(root, "end-to-end"):
+            found["end_to_end"].append(path)
+        else:
+            return {}, f"tampered: its report names a record outside its folder: {r['path']}"
+    if len(found["record"]) != 1 or len(found["end_to_end"]) > 1:
+        return {}, (f"its report names {len(found['record'])} records in its folder, not 1"
+                    if len(found["record"]) != 1 else
+                    f"its report names {len(found['end_to_end'])} end-to-end records, not 1")
+    out = {"record": found["record"][0]}
+    if found["end_to_end"]:
+        out["end_to_end"] = found["end_to_end"][0]
+    return out, ""
+
+
+def _record_problem(line: Dict[str, Any], why: str) -> Dict[str, Any]:
+    """The line of a report whose records cannot be judged: tampered, or no record."""
+    if why.startswith("tampered: "):
+        why = why[len("tampered: "):]
+        line.update(_run_ended("tampering_seen", why), tampered=[why])
+    else:
+        line.update(_run_ended("runner_left_no_record", why))
+    return line
 
 
 def _failed(line: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
@@ -245,14 +311,6 @@ def _failed(line: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
     if isinstance(fields, dict) and fields:
         line["error_fields"] = fields
     return line
-
-
-def _one_record(folder: str) -> Tuple[Optional[str], str]:
-    records = sorted(f for f in os.listdir(folder)
-                     if f.startswith("gpumeter-") and f.endswith(".json"))
-    if len(records) != 1:
-        return None, f"its folder holds {len(records)} records, not 1"
-    return os.path.join(folder, records[0]), ""
 
 
 def measure_reference_alone(*, reference: Dict[str, str], inputs: Dict[str, str],
@@ -273,11 +331,10 @@ def measure_reference_alone(*, reference: Dict[str, str], inputs: Dict[str, str]
         # Whoever raised it, no candidate ran here.
         line.update(_run_ended("reference_alone_failed", str(_failed(line, result)["why"])))
         return line
-    path, why = _one_record(folder)
-    if path is None:
-        line.update(_run_ended("runner_left_no_record", why))
-        return line
-    line["record"] = path
+    records, why = _reported_records(folder, result)
+    if not records:
+        return _record_problem(line, why)
+    line["record"] = records["record"]
     return line
 
 
@@ -305,12 +362,12 @@ def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
         return line
     if not result.get("ok"):
         return _failed(line, result)
-    path, why = _one_record(folder)
-    if path is None:
-        line.update(_run_ended("runner_left_no_record", why))
-        return line
+    records, why = _reported_records(folder, result)
+    if not records:
+        return _record_problem(line, why)
+    path = records["record"]
     line["record"] = path
-    end_to_end = result.get("end_to_end")
+    end_to_end = records.get("end_to_end")
     if isinstance(end_to_end, str):
         line["end_to_end_record"] = end_to_end
     line.update(judge_record(path, name, reference_alone=reference_alone,
