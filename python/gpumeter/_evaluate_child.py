@@ -21,8 +21,8 @@ Run with ``"mode": "alone"``, the process measures the reference by itself, with
 code: what the reference costs where nothing of a candidate's can reach it (a second copy of the
 reference takes the candidate's place, so the protocol is the same).
 
-Code in this process can still subvert it at the C level or by forging the record; that limit
-is documented in docs/evaluation.md.
+Code in this process can still subvert it at the C level (reading the channel's key out of the
+extension's memory, patching compiled code); that limit is documented in docs/evaluation.md.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@
 // and only when the Python stack that asks for it is gpumeter's own code down to the frames that
 // were below it when the channel was sealed (before the candidate was imported); a measurement
 // or a record started from any other stack is a violation, sent at once and carried by the report.
+#include <fcntl.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 #include <unistd.h>
@@ -409,6 +410,8 @@ bool open_channel() {
   if (fd < 0 || key.size() != 32) {
     throw std::runtime_error(std::string(kVariable) + " is not FD:KEY (64 hex digits)");
   }
+  // Not passed on to a program the candidate starts: only this process's compiled code writes it.
+  (void)::fcntl(fd, F_SETFD, FD_CLOEXEC);
   c.fd = fd;
   c.key = std::move(key);
   c.open = true;
