@@ -500,6 +500,10 @@ ChannelMeasurement::ChannelMeasurement() {
   ++c.measurements;
   if (const std::string foreign = foreign_frame(false); !foreign.empty()) {
     violation("a measurement started by code that is not gpumeter's (" + foreign + ")");
+  } else if (c.measuring > 0 && c.sealed) {
+    // gpumeter never nests them: one started from a callback of the running one (a C callable
+    // a candidate's object holds, which leaves no frame of its own) is not gpumeter's.
+    violation("a measurement started inside a measurement");
   }
   ++c.measuring;
   counted_ = true;

@@ -188,3 +188,98 @@ def test_without_a_channel_the_evaluation_child_refuses_to_run():
     proc = subprocess.run([sys.executable, "-m", "gpumeter._evaluate_child", "{}"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "no report channel" in proc.stderr
+
+
+MEASURED = r'''
+import functools, json, threading, weakref
+import numpy as np
+import gpumeter
+from gpumeter import _gpumeter
+
+def inputs(seed):
+    return (np.random.default_rng(seed).standard_normal((8, 8)),)
+
+def reference(a):
+    return a * 2
+
+def measure(*implementations, lock=True):
+    impls = {"reference": reference, "other": reference}
+    impls.update(("nested%d" % i, f) for i, f in enumerate(implementations))
+    gpumeter.compare(impls, fresh_inputs=inputs, timing="host", budget=(1, 4), lock=lock)
+
+def nested(a):
+    measure(lock=False)  # the running measurement holds the lock
+    return reference(a)
+
+class Candidate:
+    pass
+
+def run():
+    _gpumeter.evaluation_channel_seal()
+    measure()  # gpumeter's own stack (this file sealed it): no violation
+    thread = threading.Thread(target=measure)
+    thread.start()
+    thread.join()
+    weakref.finalize(Candidate(), measure)  # called as the object dies, by weakref's code
+    # A measurement its own stack cannot tell from gpumeter's: a C callable (functools.partial)
+    # called by the running measurement leaves no frame. (The inner one confuses the outer's
+    # attribution: what is tested is the violation sent as it starts.)
+    try:
+        measure(functools.partial(nested))
+    except gpumeter.Error:
+        pass
+
+def main():
+    assert _gpumeter.evaluation_channel_open()
+    run()
+    _gpumeter.evaluation_report(json.dumps({"ok": True}))
+
+main()
+'''
+
+
+def test_measurements_from_a_thread_a_finalizer_or_inside_another_are_violations():
+    ended = run_child(MEASURED)
+    assert ended.rc == 0, ended.output
+    carried = ended.channel
+    assert ended.report == {"ok": True}
+    foreign = "a measurement started by code that is not gpumeter's ("
+    assert carried.violations[0].startswith(foreign + "threading.py:"), carried.violations
+    assert carried.violations[1].startswith(foreign + "weakref.py:"), carried.violations
+    assert carried.violations[2:] == ["a measurement started inside a measurement"] * \
+        (len(carried.violations) - 2) and len(carried.violations) > 2, carried.violations
+    assert carried.measurements is not None and carried.measurements >= 5
+
+
+def test_the_parent_judges_only_reported_records_inside_the_folder_as_written(tmp_path):
+    from gpumeter import _evaluate
+    folder = tmp_path / "001-candidate"
+    (folder / "end-to-end").mkdir(parents=True)
+    record = folder / "gpumeter-x.json"
+    record.write_text('{"a": 1}')
+    wall = folder / "end-to-end" / "gpumeter-y.json"
+    wall.write_text('{"b": 2}')
+
+    def reported(*paths):
+        return {"channel": {"records": [
+            {"path": str(p), "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
+            for p in paths]}}
+    found, why = _evaluate._reported_records(str(folder), reported(record, wall))
+    assert why == "" and found == {"record": os.path.realpath(record),
+                                   "end_to_end": os.path.realpath(wall)}
+    # Changed after it was written: tampered.
+    claim = reported(record)
+    record.write_text('{"a": 2}')
+    assert _evaluate._reported_records(str(folder), claim) == \
+        ({}, "tampered: its record changed after gpumeter wrote it")
+    # A record elsewhere, however it is reached.
+    outside = tmp_path / "gpumeter-z.json"
+    outside.write_text("{}")
+    link = folder / "link.json"
+    link.symlink_to(outside)
+    for path in (outside, link):
+        found, why = _evaluate._reported_records(str(folder), reported(path))
+        assert found == {} and why.startswith("tampered: its report names a record outside"), why
+    # None reported: what lies in the folder is not looked at.
+    assert _evaluate._reported_records(str(folder), {"channel": {"records": []}}) == \
+        ({}, "its report names 0 records in its folder, not 1")
