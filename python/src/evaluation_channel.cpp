@@ -319,11 +319,17 @@ class CodeCollector {
       if (globals_.count(globals) != 0) add_code(PyFunction_GetCode(value), globals);
       visit_attribute(value, "__wrapped__", depth);
     } else if (PyType_Check(value)) {
-      nb::handle type(value);
-      if (!nb::hasattr(type, "__module__") || !nb::isinstance<nb::str>(type.attr("__module__"))) {
+      // A class's module by its own dict (no metaclass code runs): gpumeter's classes only.
+      PyObject* named = PyDict_GetItemString(reinterpret_cast<PyTypeObject*>(value)->tp_dict,
+                                             "__module__");  // borrowed
+      if (named == nullptr || !PyUnicode_Check(named)) return;
+      Py_ssize_t size = 0;
+      const char* text = PyUnicode_AsUTF8AndSize(named, &size);
+      if (text == nullptr) {
+        PyErr_Clear();
         return;
       }
-      const std::string module = nb::cast<std::string>(type.attr("__module__"));
+      const std::string module(text, static_cast<std::size_t>(size));
       if (module != "gpumeter" && module.rfind("gpumeter.", 0) != 0 && module != "__main__") {
         return;
       }
