@@ -294,7 +294,11 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
                  ) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]], Optional[Dict[str, Any]]]:
     """Runs one ``gpumeter._evaluate_child`` with its order, in a session of its own; returns the
     line so far (its seconds, its log, and a verdict when the process itself decided one), its
-    report, if it gave one, and the checker's account of its checks (with a checker)."""
+    report, if it gave one, and the checker's account of its checks (with a checker). The report
+    comes on the authenticated channel (B11): anything on it gpumeter's compiled code did not
+    send, a second report or a violation (a measurement or a report asked for by code not
+    gpumeter's) makes the candidate tampered, whatever else it did. The report's ``channel`` key
+    is set here: what the child's compiled code added to it."""
     from gpumeter import _child  # with the extension, as every use of gpumeter here
     log = os.path.join(folder, "output.log")
     pass_fds: Tuple[int, ...] = ()
@@ -304,25 +308,42 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
     try:
         ended = _child.run([python, "-m", "gpumeter._evaluate_child"], env=env,
                            timeout_s=timeout_s, log=log, order=order, new_session=True,
-                           pass_fds=pass_fds, **_run_limits())
+                           pass_fds=pass_fds, channel=True, **_run_limits())
     except OSError as e:
         return {**_run_ended("runner_not_started",
                              f"cannot start the Python interpreter {python!r}: {e.strerror}"),
                 "log": log}, None, checker.end() if checker is not None else None
     account = checker.end() if checker is not None else None
     line: Dict[str, Any] = {"seconds": round(ended.seconds, 3), "log": log}
+    carried = ended.channel
+    if carried is not None and carried.problems:
+        problems = list(dict.fromkeys(carried.problems))
+        why = "on gpumeter's report channel: " + "; ".join(problems[:8]) + \
+            (" ..." if len(problems) > 8 else "")
+        # The names the report's own tamper check found, where a report came: the same
+        # candidate's other doings, said beside.
+        listed = (ended.report or {}).get("tampered")
+        names = [str(t) for t in listed] if isinstance(listed, list) else []
+        if names:
+            why += "; and changed: " + ", ".join(names[:8]) + (" ..." if len(names) > 8 else "")
+        line.update(_run_ended("tampering_seen", why), tampered=problems + names)
+        return line, None, account
     if ended.over_memory is not None:
         line.update(_over_memory(ended.over_memory))
         return line, None, account
     if ended.rc is None:
         line.update(_run_ended("timed_out", f"did not finish in {timeout_s:g} s and was killed"))
         return line, None, account
-    if ended.report is None:
+    if ended.report is None or carried is None:
         line.update(_run_ended("ended_without_report",
                                f"its process {_ended(ended.rc)} without a report; its output ends: "
                                f"{_tail(log)}"))
         return line, None, account
-    return line, ended.report, account
+    report = dict(ended.report)
+    report["channel"] = {"records": carried.records, "measurements": carried.measurements}
+    return line, report, account
+
+
 
 
 def _checker_verdict(account: Optional[Dict[str, Any]],
@@ -339,6 +360,53 @@ def _checker_verdict(account: Optional[Dict[str, Any]],
     if v is None:
         return None
     return {"verdict": v.verdict, "correct": v.correct, "why": v.why}
+
+
+def _reported_records(folder: str, result: Dict[str, Any]) -> Tuple[Dict[str, str], str]:
+    """The records the report's compiled part says were written (never a listing of the
+    folder): each inside ``folder`` (real paths), each file's SHA-256 the one written. Returns
+    {"record": path, "end_to_end": path} (where written) and "", else {} and the problem's
+    sentence; a record that changed or lies elsewhere is tampering ("tampered: " leads it)."""
+    import hashlib
+    root = os.path.realpath(folder)
+    found: Dict[str, List[str]] = {"record": [], "end_to_end": []}
+    records = result.get("channel", {}).get("records", [])
+    for r in records:
+        path = os.path.realpath(r["path"])
+        if os.path.commonpath([root, path]) != root:
+            return {}, f"tampered: its report names a record outside its folder: {r['path']}"
+        try:
+            with open(path, "rb") as f:
+                digest = hashlib.sha256(f.read()).hexdigest()
+        except OSError as e:
+            return {}, f"tampered: its record {r['path']} cannot be read: {e.strerror}"
+        if digest != r["sha256"]:
+            return {}, "tampered: its record changed after gpumeter wrote it"
+        where = os.path.dirname(path)
+        if where == root:
+            found["record"].append(path)
+        elif where == os.path.join(root, "end-to-end"):
+            found["end_to_end"].append(path)
+        else:
+            return {}, f"tampered: its report names a record outside its folder: {r['path']}"
+    if len(found["record"]) != 1 or len(found["end_to_end"]) > 1:
+        return {}, (f"its report names {len(found['record'])} records in its folder, not 1"
+                    if len(found["record"]) != 1 else
+                    f"its report names {len(found['end_to_end'])} end-to-end records, not 1")
+    out = {"record": found["record"][0]}
+    if found["end_to_end"]:
+        out["end_to_end"] = found["end_to_end"][0]
+    return out, ""
+
+
+def _record_problem(line: Dict[str, Any], why: str) -> Dict[str, Any]:
+    """The line of a report whose records cannot be judged: tampered, or no record."""
+    if why.startswith("tampered: "):
+        why = why[len("tampered: "):]
+        line.update(_run_ended("tampering_seen", why), tampered=[why])
+    else:
+        line.update(_run_ended("runner_left_no_record", why))
+    return line
 
 
 def _failed(line: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
@@ -407,10 +475,10 @@ def measure_reference_alone(*, reference: Dict[str, str], inputs: Dict[str, str]
         # Whoever raised it, no candidate ran here.
         line.update(_run_ended("reference_alone_failed", str(_failed(line, result)["why"])))
         return line
-    path, why = _named_record(folder, result.get("record"))
-    if path is None:
-        line.update(_run_ended("runner_left_no_record", why))
-        return line
+    records, why = _reported_records(folder, result)
+    if not records:
+        return _record_problem(line, why)
+    path = records["record"]
     import gpumeter
     try:
         checked = _checker_verdict(account, [gpumeter.read_record(path)])
@@ -470,16 +538,13 @@ def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
         return line
     if not result.get("ok"):
         return _failed(line, result)
-    path, why = _named_record(folder, result.get("record"))
-    end_to_end: Optional[str] = None
-    if path is not None and result.get("end_to_end") is not None:
-        end_to_end, why = _named_record(folder, result.get("end_to_end"))
-        path = path if end_to_end is not None else None
-    if path is None:
-        line.update(_run_ended("runner_left_no_record", why))
-        return line
+    records, why = _reported_records(folder, result)
+    if not records:
+        return _record_problem(line, why)
+    path = records["record"]
     line["record"] = path
-    if end_to_end is not None:
+    end_to_end = records.get("end_to_end")
+    if isinstance(end_to_end, str):
         line["end_to_end_record"] = end_to_end
     if account is not None:
         import gpumeter

@@ -12,12 +12,17 @@ timed again end to end (the synchronized wall clock), so work gpumeter does not 
 The verdict is not made here: the parent reads the records back with the strict reader and
 judges them.
 
+The report leaves on a channel only gpumeter's compiled code holds (B11, issue 50): its key is
+read into compiled memory and erased first thing in ``main``; the channel is sealed right before
+the candidate is imported, and from then on the one report, every measurement and every record
+must be asked for by gpumeter's own code over ``main``'s frames, else a violation is sent.
+
 Run with ``"mode": "alone"``, the process measures the reference by itself, with no candidate
 code: what the reference costs where nothing of a candidate's can reach it (a second copy of the
 reference takes the candidate's place, so the protocol is the same).
 
-Code in this process can still subvert it at the C level or by forging the record; that limit
-is documented in docs/evaluation.md.
+Code in this process can still subvert it at the C level (reading the channel's key out of the
+extension's memory, patching compiled code); that limit is documented in docs/evaluation.md.
 """
 
 from __future__ import annotations
@@ -45,7 +50,9 @@ _UserCodeError = gpumeter.UserCodeError
 _ConfigError = gpumeter.ConfigError
 _Error = gpumeter.Error
 _report_line = _wire.report_line
-_write = os.write
+_channel_open = gpumeter._gpumeter.evaluation_channel_open
+_channel_seal = gpumeter._gpumeter.evaluation_channel_seal
+_report = gpumeter._gpumeter.evaluation_report
 _exit = os._exit
 
 
@@ -373,6 +380,9 @@ def run(order: Dict[str, Any]) -> Dict[str, Any]:
         before = _snapshot(tuple(str(getattr(parts[k][0], "__module__", "") or "")
                                  for k in ("reference", "inputs")))
         settings = _settings(device)
+        # B11: from here on only gpumeter's code as it is now, over main's frames, reports,
+        # measures or writes a record.
+        _channel_seal()
         if not alone:
             step = "importing the candidate"
             parts["candidate"] = _load(order["candidate"])
@@ -417,16 +427,20 @@ def run(order: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def main() -> None:
-    fd = int(sys.argv[1])
-    order = _wire.read_order(sys.argv[2])
+    # First: the channel's key into compiled memory, erased from the environment, before the
+    # reference, the input generator or the candidate exist here.
+    if not _channel_open():
+        sys.stderr.write("gpumeter._evaluate_child: no report channel; gpumeter evaluate runs "
+                         "this\n")
+        _exit(2)
+    order = _wire.read_order(sys.argv[1])
     try:
         result = run(order)
     except BaseException as e:  # noqa: BLE001
         result = {"ok": False, "who": "gpumeter", "step": "evaluate", "type": type(e).__name__,
                   "message": str(e), "tampered": []}
-    data = _report_line(result).encode()
-    while data:
-        data = data[_write(fd, data):]
+    # Called from this frame, as the channel requires of the one report.
+    _report(_report_line(result))
     # Out now: a candidate's threads, atexit handlers and finalizers do not run after its
     # report (a non-daemon thread would otherwise hold the process until its timeout).
     sys.stdout.flush()

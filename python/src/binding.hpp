@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "gpumeter/record.hpp"
 
@@ -53,5 +54,28 @@ void register_error_translator();
 // For the binding's tests, which have no GPU to make most errors happen: throws the C++ error
 // `name` with known fields, as the core would.
 [[noreturn]] void raise_example_error(const std::string& name);
+
+// The report channel of a candidate's process of `gpumeter evaluate` (evaluation_channel.cpp):
+// its functions in the module, and what the rest of the binding tells it.
+void bind_evaluation_channel(nb::module_& m);
+// Whether this process opened the channel.
+bool channel_open();
+// A measurement starting, for as long as it lives: counted, its stack checked (a violation is
+// sent at once), and no report while it runs. Nothing when the channel is not open.
+class ChannelMeasurement {
+ public:
+  ChannelMeasurement();
+  ~ChannelMeasurement();
+  ChannelMeasurement(const ChannelMeasurement&) = delete;
+  ChannelMeasurement& operator=(const ChannelMeasurement&) = delete;
+
+ private:
+  bool counted_ = false;
+};
+// A record written at `path` as the bytes `text`: its digest goes into the report.
+void channel_record_written(const std::string& path, const std::string& text);
+// SHA-256 and HMAC-SHA256 (FIPS 180-4, RFC 2104), raw 32 bytes.
+std::string sha256(std::string_view data);
+std::string hmac_sha256(std::string_view key, std::string_view data);
 
 }  // namespace gpumeter::python

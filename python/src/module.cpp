@@ -260,6 +260,8 @@ Case make_case(std::string name, std::vector<Implementation> implementations,
 // the error that failed it; otherwise the record, and the fallbacks a warning should name.
 std::pair<RecordRef, std::vector<std::string>> run(const std::vector<Case>& cases,
                                                    const Options& o) {
+  // B11: in a candidate's process, a measurement is counted and its caller checked first.
+  const ChannelMeasurement measurement;
   std::optional<Session> session;
   {
     nb::gil_scoped_release released;  // the lock may wait; the callables need no GIL yet
@@ -303,6 +305,7 @@ NB_MODULE(_gpumeter, m) {
 
   register_error_translator();
   bind_record(m);
+  bind_evaluation_channel(m);
 
   nb::class_<python::Options>(m, "Options", "A call's options, checked when made.")
       .def(nb::new_(&make_options), nb::kw_only(), nb::arg("device") = 0,
@@ -669,7 +672,11 @@ NB_MODULE(_gpumeter, m) {
   m.def(
       "write_record",
       [](const RecordRef& record, const std::string& directory) {
-        return write_record(*record.record, directory).string();
+        std::string text;
+        const std::string path = write_record(*record.record, directory, &text).string();
+        // B11: the report carries the digest of the very bytes written.
+        channel_record_written(path, text);
+        return path;
       },
       nb::arg("record"), nb::arg("directory"),
       "Writes a record under its run-unique name, never overwriting; returns the path.");

@@ -121,7 +121,8 @@ std::string journal_file_name(const std::string& run_id) {
   return "gpumeter-" + checked_run_id(run_id) + ".partial.jsonl";
 }
 
-std::filesystem::path write_record_to(const Record& record, const std::filesystem::path& file) {
+std::filesystem::path write_record_to(const Record& record, const std::filesystem::path& file,
+                                      std::string* text_written) {
   const std::filesystem::path& target = file;
   const std::filesystem::path dir =
       file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
@@ -143,11 +144,13 @@ std::filesystem::path write_record_to(const Record& record, const std::filesyste
   // before it leaves a temporary the next record written here removes.
   remove_stale_temporaries(dir);
   write_file_atomically(target, text, false);
+  if (text_written != nullptr) *text_written = text;
   return target;
 }
 
-std::filesystem::path write_record(const Record& record, const std::filesystem::path& dir) {
-  return write_record_to(record, dir / record_file_name(record.run_id));
+std::filesystem::path write_record(const Record& record, const std::filesystem::path& dir,
+                                   std::string* text_written) {
+  return write_record_to(record, dir / record_file_name(record.run_id), text_written);
 }
 
 std::string new_run_id() {
