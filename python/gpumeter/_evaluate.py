@@ -510,9 +510,11 @@ def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
         line["checker"] = {k: account.get(k) for k in ("timed_checks", "untimed_checks",
                                                        "mismatch", "problem")}
     if result is None:
-        # A wrong answer the checker saw stands even where the process then crashed or hung.
+        # A wrong answer the checker saw stands even where the process then crashed or hung;
+        # tampering with gpumeter's channel stands before it.
         checked = _checker_verdict(account)
-        if checked is not None and checked["verdict"] != line.get("verdict"):
+        if checked is not None and line.get("tampered") is None and \
+                checked["verdict"] != line.get("verdict"):
             line["process_end"] = line.get("why")
             line.update(checked)
         return line
