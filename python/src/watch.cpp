@@ -74,6 +74,9 @@ struct Capture {
   PyObject* op_dump = nullptr;
   std::vector<std::pair<std::string, OpDigest>> ops;
   std::string ops_error;
+  // Where each watched callable lives (its module's or class's dict, then the attribute): what
+  // the dict watcher (3.12+) sees replaced as it happens, a name replaced and put back included.
+  std::unordered_map<PyObject*, std::unordered_map<std::string, std::size_t>> homes;
 };
 
 // Allocated once and never destroyed: the references it holds must not be released after the
@@ -88,7 +91,13 @@ PyObject* keep(PyObject* o) {
   return o;
 }
 
+// The class name of the exception being raised, which is cleared.
 std::string exception_name() {
+#if PY_VERSION_HEX >= 0x030C0000
+  PyObject* exc = PyErr_GetRaisedException();  // PyErr_Fetch is deprecated from 3.12
+  std::string name = exc != nullptr ? Py_TYPE(exc)->tp_name : "error";
+  Py_XDECREF(exc);
+#else
   PyObject* type = nullptr;
   PyObject* value = nullptr;
   PyObject* tb = nullptr;
@@ -98,6 +107,7 @@ std::string exception_name() {
   Py_XDECREF(type);
   Py_XDECREF(value);
   Py_XDECREF(tb);
+#endif
   const auto dot = name.rfind('.');
   return dot == std::string::npos ? name : name.substr(dot + 1);
 }
@@ -307,6 +317,74 @@ int audit_hook(const char* event, PyObject* args, void* /*user data*/) {
   return 0;
 }
 
+// --- the dict watcher (3.12+) -------------------------------------------------------------------
+
+#if PY_VERSION_HEX >= 0x030C0000
+// The dict an entry's name is an attribute of (a new reference) and the attribute, or null.
+PyObject* home_of(const std::string& key, std::string& attr) {
+  if (module_of_key(key)) return nullptr;
+  const auto dot = key.rfind('.');
+  if (dot == std::string::npos) return nullptr;
+  PyObject* owner = lookup(key.substr(0, dot));
+  if (owner == nullptr) return nullptr;
+  PyObject* dict = namespace_dict(owner);
+  Py_DECREF(owner);
+  attr = key.substr(dot + 1);
+  return dict;
+}
+
+int dict_watcher(PyDict_WatchEvent event, PyObject* dict, PyObject* key, PyObject* new_value) {
+  Capture& c = capture();
+  if (!c.recording) return 0;
+  const auto home = c.homes.find(dict);
+  if (home == c.homes.end()) return 0;
+  if (event == PyDict_EVENT_CLEARED) {
+    note(c,
+         c.entries[home->second.begin()->second].key + " (its namespace cleared during the run)");
+    return 0;
+  }
+  if ((event != PyDict_EVENT_MODIFIED && event != PyDict_EVENT_DELETED) || key == nullptr) {
+    return 0;
+  }
+  const auto slot = home->second.find(utf8(key));
+  if (slot == home->second.end()) return 0;
+  const Entry& e = c.entries[slot->second];
+  if (new_value == e.value) return 0;
+  note(c,
+       e.key + (new_value == nullptr ? " (removed during the run)" : " (replaced during the run)"));
+  return 0;
+}
+#endif
+
+// Watches the dicts that hold the watched callables (data a run may update is left to the check
+// at the end). Python before 3.12 has no dict watchers: the check at the end sees only what is
+// still replaced then.
+void watch_homes(Capture& c) {
+#if PY_VERSION_HEX >= 0x030C0000
+  const int watcher = PyDict_AddWatcher(dict_watcher);
+  if (watcher < 0) {
+    c.refused.emplace_back("gpumeter's dict watcher (none free: " + exception_name() + ")");
+    return;
+  }
+  for (std::size_t i = 0; i < c.entries.size(); ++i) {
+    const Entry& e = c.entries[i];
+    if (!PyCallable_Check(e.value) || PyModule_Check(e.value)) continue;
+    std::string attr;
+    PyObject* dict = home_of(e.key, attr);
+    if (dict == nullptr) continue;
+    if (item(dict, attr) == e.value) {
+      auto [it, fresh] = c.homes.try_emplace(dict);
+      it->second.emplace(attr, i);
+      if (fresh && PyDict_Watch(watcher, dict) < 0) PyErr_Clear();
+      if (fresh) Py_INCREF(dict);  // kept: the pointer stays this dict's
+    }
+    Py_DECREF(dict);
+  }
+#else
+  (void)c;
+#endif
+}
+
 // --- the dispatcher -----------------------------------------------------------------------------
 
 std::uint64_t fnv1a(std::string_view s, std::uint64_t h = 1469598103934665603ULL) {
@@ -510,6 +588,7 @@ void watch_capture(const nb::list& entries, const std::map<std::string, std::str
     c.refused.emplace_back("sys.addaudithook (gpumeter's audit hook refused: " + exception_name() +
                            ")");
   }
+  watch_homes(c);
   c.recording = true;
 }
 
