@@ -331,11 +331,14 @@ def _dispatcher() -> Optional[Tuple[Callable[[], Any], Callable[[str], Any]]]:
     return (names, dump) if callable(names) and callable(dump) else None
 
 
-def _capture(evaluator_modules: Tuple[str, ...], device: int) -> None:
+def _capture(evaluator_modules: Tuple[str, ...], device: int) -> Callable[[Dict[str, str]],
+                                                                         List[str]]:
     """Everything watched, kept by the compiled side: once per process (a second call is refused
-    and reported)."""
+    and reported). Returns the compiled compare, for the run to hold where a module attribute
+    replaced cannot reach it (its replacement is then reported like any other)."""
     _watch_capture(_snapshot(evaluator_modules), _settings(device), _probes(), _classes(),
                    _dispatcher())
+    return _watch_changes
 
 
 # --- whose exception ------------------------------------------------------------------------
@@ -423,8 +426,8 @@ def run(order: Dict[str, Any]) -> Dict[str, Any]:
         tolerated = order.get("tolerated")
         if tolerated is not None:
             _core._tolerated_device_processes = [int(p) for p in tolerated]
-        _capture(tuple(str(getattr(parts[k][0], "__module__", "") or "")
-                       for k in ("reference", "inputs")), device)
+        changes = _capture(tuple(str(getattr(parts[k][0], "__module__", "") or "")
+                                 for k in ("reference", "inputs")), device)
         if not alone:
             step = "importing the candidate"
             parts["candidate"] = _load(order["candidate"])
@@ -463,7 +466,7 @@ def run(order: Dict[str, Any]) -> Dict[str, Any]:
             result["end_to_end"] = _write_record(timed, folder)
         except BaseException as e:  # noqa: BLE001
             result = _blamed(e, parts, "the end-to-end comparison", name)
-    result["tampered"] = [] if alone else _watch_changes(_settings(device))
+    result["tampered"] = [] if alone else changes(_settings(device))
     return result
 
 
