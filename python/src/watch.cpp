@@ -30,6 +30,9 @@
 #include "binding.hpp"
 
 namespace gpumeter::python {
+// A namespace of its own: the module's files are compiled as one unit (a unity build), where
+// helpers of the same name in other files' anonymous namespaces would collide.
+namespace watching {
 namespace {
 
 // A name and what it held, and for a function what it runs (a function's code swapped in place
@@ -658,13 +661,17 @@ std::vector<std::string> watch_changes_impl(const std::map<std::string, std::str
 }
 
 }  // namespace
+}  // namespace watching
+
+using watching::differing_keys;
+using watching::digest_dump;
 
 std::vector<std::string> watch_changes(const std::map<std::string, std::string>& settings_after) {
-  return watch_changes_impl(settings_after);
+  return watching::watch_changes_impl(settings_after);
 }
 
 void bind_watch(nb::module_& m) {
-  m.def("watch_capture", &watch_capture, nb::arg("entries"), nb::arg("settings"),
+  m.def("watch_capture", &watching::watch_capture, nb::arg("entries"), nb::arg("settings"),
         nb::arg("probes") = nb::list(), nb::arg("classes") = nb::list(),
         nb::arg("dispatcher") = nb::none(),
         "Captures, once per process, what the tamper check watches (B11), kept in compiled "
