@@ -527,8 +527,10 @@ void dispatcher_changes(Capture& c, std::vector<std::string>& changed) {
 
 // --- capture and compare ------------------------------------------------------------------------
 
-void watch_capture(const nb::list& entries, const std::map<std::string, std::string>& settings,
-                   const nb::list& probes, const nb::list& classes,
+// Sequences of plain objects (each checked here): their stubs stay fully typed for mypy --strict.
+void watch_capture(const std::vector<nb::object>& entries,
+                   const std::map<std::string, std::string>& settings,
+                   const std::vector<nb::object>& probes, const std::vector<nb::object>& classes,
                    const std::optional<std::pair<nb::object, nb::object>>& dispatcher) {
   Capture& c = capture();
   if (c.taken) {
@@ -672,8 +674,8 @@ std::vector<std::string> watch_changes(const std::map<std::string, std::string>&
 
 void bind_watch(nb::module_& m) {
   m.def("watch_capture", &watching::watch_capture, nb::arg("entries"), nb::arg("settings"),
-        nb::arg("probes") = nb::list(), nb::arg("classes") = nb::list(),
-        nb::arg("dispatcher") = nb::none(),
+        nb::arg("probes") = std::vector<nb::object>{},
+        nb::arg("classes") = std::vector<nb::object>{}, nb::arg("dispatcher") = nb::none(),
         "Captures, once per process, what the tamper check watches (B11), kept in compiled "
         "memory: `entries` (key, object[, function]) by strong reference, and each function's "
         "code and defaults; `settings` {name: text}; `probes` (key, callable, args) read now and "
