@@ -80,11 +80,11 @@ _WATCHED_NAMESPACES = (
 _WATCHED_CLASSES = (("torch", "Tensor"), ("torch._C", "TensorBase"))
 
 
-def _settings(device: int) -> Dict[str, Any]:
+def _settings(device: int) -> Dict[str, str]:
     """The settings the reference runs under that code in this process can change: PyTorch's
     global flags and modes, the allocator's and the launch's environment, and this process's CUDA
     settings on the device. Each read as it is now (what cannot be read says why)."""
-    out: Dict[str, Any] = {}
+    out: Dict[str, str] = {}
 
     def put(name: str, read: Callable[[], Any]) -> None:
         try:
@@ -129,15 +129,29 @@ def _settings(device: int) -> Dict[str, Any]:
     return out
 
 
-def _settings_changed(before: Dict[str, Any], after: Dict[str, Any]) -> List[str]:
-    return sorted(f"{k} (was {before[k]}, now {after.get(k, 'gone')})"
-                  for k in before if after.get(k) != before[k])
+#: What the capture is kept in: compiled memory (python/src/watch.cpp), which no Python object
+#: holds, so code that finds the interpreter's objects (gc.get_objects()) cannot rewrite it. Taken
+#: now, before any candidate code exists.
+_watch_capture = gpumeter._gpumeter.watch_capture
+_watch_changes = gpumeter._gpumeter.watch_changes
+
+#: A watched name: its key, the object it holds, and the function it runs where the compiled
+#: side cannot read that itself (NumPy's dispatchers), or None.
+_Entry = Tuple[str, Any, Optional[types.FunctionType]]
 
 
-def _code_of(value: Any) -> Optional[Tuple[Any, ...]]:
-    fn = getattr(value, "__func__", value)
-    if isinstance(fn, types.FunctionType):
-        return (fn.__code__, fn.__defaults__, fn.__kwdefaults__)
+def _function_of(value: Any) -> Optional[types.FunctionType]:
+    """The Python function a watched value runs: itself, a method's, or a NumPy dispatcher's
+    (``numpy.allclose`` is one: its code is its ``_implementation``'s)."""
+    try:
+        fn = getattr(value, "__func__", value)
+        if isinstance(fn, types.FunctionType):
+            return fn
+        if type(value).__name__ == "_ArrayFunctionDispatcher":
+            impl = getattr(value, "_implementation", None)
+            return impl if isinstance(impl, types.FunctionType) else None
+    except Exception:  # noqa: BLE001  (an object whose attributes cannot be read: no function)
+        pass
     return None
 
 
@@ -163,129 +177,139 @@ def _evaluator_namespaces(modules: Tuple[str, ...]) -> Tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in names if not _ours(n)))
 
 
-def _snapshot(evaluator_modules: Tuple[str, ...] = ()) -> Dict[str, Any]:
-    """Every attribute of gpumeter's modules and this one (and each function's code, and each
-    class's dict), the watched names of the modules gpumeter's checks use, and the functions and
-    classes of the evaluator's own modules and of the modules they import
-    (_evaluator_namespaces), which the reference looks up when it runs."""
-    shot: Dict[str, Any] = {}
+def _callee_namespaces(functions: List[Any]) -> Tuple[str, ...]:
+    """The modules whose globals the functions gpumeter's checks call look their own callees up
+    in (``numpy.allclose`` calls ``isclose`` of ``numpy._core.numeric``): replacing one there
+    bends the check below every name watched by itself."""
+    names: List[str] = []
+    for value in functions:
+        fn = _function_of(value)
+        name = fn.__globals__.get("__name__") if fn is not None else None
+        if isinstance(name, str) and isinstance(sys.modules.get(name), types.ModuleType):
+            names.append(name)
+    return tuple(dict.fromkeys(n for n in names if not _ours(n)))
+
+
+def _snapshot(evaluator_modules: Tuple[str, ...] = ()) -> List[_Entry]:
+    """What is watched, decided before any candidate code exists: every attribute of gpumeter's
+    modules and this one (and each class's dict), the watched names of the modules gpumeter's
+    checks use and every callable of the modules those functions look their callees up in, the
+    functions and classes of the evaluator's own modules and of the modules they import
+    (_evaluator_namespaces), the frameworks' namespaces, every callable of ``builtins``, and the
+    import hooks (``sys.meta_path``, ``sys.path_hooks``). Handed to the compiled capture, then
+    dropped: nothing of it stays in a Python object."""
+    shot: Dict[str, Tuple[Any, Optional[types.FunctionType]]] = {}
+
+    def watch(key: str, value: Any) -> None:
+        shot[key] = (value, _function_of(value))
     for name, module in list(sys.modules.items()):
         if module is None or not _ours(name):
             continue
-        shot[f"sys.modules[{name!r}]"] = module
+        watch(f"sys.modules[{name!r}]", module)
         for attr, value in list(vars(module).items()):
             key = f"{name}.{attr}"
-            shot[key] = value
-            code = _code_of(value)
-            if code is not None:
-                shot[key + ".__code__"] = code
+            watch(key, value)
             if isinstance(value, type) and getattr(value, "__module__", "").startswith("gpumeter"):
                 for cattr, cvalue in list(vars(value).items()):
-                    if cattr in ("__dict__", "__weakref__", "__doc__"):
-                        continue
-                    shot[f"{key}.{cattr}"] = cvalue
-                    ccode = _code_of(cvalue)
-                    if ccode is not None:
-                        shot[f"{key}.{cattr}.__code__"] = ccode
+                    if cattr not in ("__dict__", "__weakref__", "__doc__"):
+                        watch(f"{key}.{cattr}", cvalue)
+    checked: List[Any] = []
     for name, attrs in _WATCHED_ELSEWHERE.items():
         elsewhere = sys.modules.get(name)
         if elsewhere is None:
             continue
         for attr in attrs:
             if hasattr(elsewhere, attr):
-                shot[f"{name}.{attr}"] = getattr(elsewhere, attr)
+                value = getattr(elsewhere, attr)
+                watch(f"{name}.{attr}", value)
+                checked.append(value)
     torch = sys.modules.get("torch")
     if torch is not None and hasattr(torch, "Tensor"):
         for attr in _WATCHED_TENSOR:
             if attr in vars(torch.Tensor):
-                shot[f"torch.Tensor.{attr}"] = vars(torch.Tensor)[attr]
-    # B11: whole namespaces the reference can reach, and the tensor classes' methods.
-    for name in _WATCHED_NAMESPACES + _evaluator_namespaces(evaluator_modules):
+                watch(f"torch.Tensor.{attr}", vars(torch.Tensor)[attr])
+                checked.append(vars(torch.Tensor)[attr])
+    # B11: whole namespaces the reference can reach, what the checks' functions call, the
+    # builtins every function falls back on, and the tensor classes' methods.
+    for name in _WATCHED_NAMESPACES + _evaluator_namespaces(evaluator_modules) + \
+            _callee_namespaces(checked) + ("builtins",):
         namespace = sys.modules.get(name)
         if not isinstance(namespace, types.ModuleType):
             continue
         # What is called, not data a run may update (a lazily set flag): functions and classes.
         for attr, value in list(vars(namespace).items()):
             if callable(value) and not isinstance(value, types.ModuleType):
-                _watch(shot, f"{name}.{attr}", value)
+                watch(f"{name}.{attr}", value)
     for module_name, class_name in _WATCHED_CLASSES:
         cls = getattr(sys.modules.get(module_name), class_name, None)
         if isinstance(cls, type):
             for attr, value in list(vars(cls).items()):
                 if attr not in ("__dict__", "__weakref__", "__doc__"):
-                    _watch(shot, f"{module_name}.{class_name}.{attr}", value)
-    return shot
+                    watch(f"{module_name}.{class_name}.{attr}", value)
+    # Import hooks: the lists themselves here, their contents as probes (_probes).
+    watch("sys.meta_path", sys.meta_path)
+    watch("sys.path_hooks", sys.path_hooks)
+    return [(key, value, fn) for key, (value, fn) in shot.items()]
 
 
-def _watch(shot: Dict[str, Any], key: str, value: Any) -> None:
-    """A name and what it holds, and a function's code and defaults (replaced in place, the
-    object stays the same)."""
-    shot[key] = value
-    code = _code_of(value)
-    if code is not None:
-        shot[key + ".__code__"] = code
+def _probes() -> List[Tuple[str, Callable[..., Any], Tuple[Any, ...]]]:
+    """The interpreter's hooks, read by calling these (kept by the compiled capture, so a name
+    replaced later cannot change what is read): the profile and trace functions of this thread
+    and of new threads, sys.monitoring's tools and their events, the import hooks' contents."""
+    import threading
+    probes: List[Tuple[str, Callable[..., Any], Tuple[Any, ...]]] = [
+        ("sys.getprofile()", sys.getprofile, ()), ("sys.gettrace()", sys.gettrace, ()),
+        ("sys.meta_path[:]", tuple, (sys.meta_path,)),
+        ("sys.path_hooks[:]", tuple, (sys.path_hooks,))]
+    for name in ("getprofile", "gettrace"):
+        if callable(getattr(threading, name, None)):
+            probes.append((f"threading.{name}()", getattr(threading, name), ()))
+    monitoring = getattr(sys, "monitoring", None)  # 3.12
+    if monitoring is not None:
+        for i in range(6):
+            probes.append((f"sys.monitoring.get_tool({i})", monitoring.get_tool, (i,)))
+            probes.append((f"sys.monitoring.get_events({i})", monitoring.get_events, (i,)))
+    return probes
 
 
-def _lookup(key: str) -> Tuple[bool, Any]:
-    """What ``key`` names now: (found, value)."""
-    if key.startswith("sys.modules["):
-        name = key[len("sys.modules["):-1]
-        name = name.strip("'\"")
-        return (name in sys.modules, sys.modules.get(name))
-    code = key.endswith(".__code__")
-    path = key[:-len(".__code__")] if code else key
-    # The longest prefix that is a module in sys.modules, then attributes (class dicts directly:
-    # a property read through getattr would run it).
-    parts = path.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
-        module = sys.modules.get(".".join(parts[:cut]))
-        if module is None:
-            continue
-        target: Any = module
-        for i, part in enumerate(parts[cut:]):
-            space = vars(target) if isinstance(target, (type, types.ModuleType)) else None
-            if space is None or part not in space:
-                return (False, None)
-            target = space[part]
-        if code:
-            return (True, _code_of(target))
-        return (True, target)
-    return (False, None)
-
-
-def _tampered(before: Dict[str, Any]) -> List[str]:
-    """The names that no longer hold what they held before the candidate was imported, and
-    non-module attributes added to gpumeter's modules."""
-    changed: List[str] = []
-    replaced = set()
-    for key, value in before.items():
-        if key.endswith(".__code__"):
-            continue
-        found, now = _lookup(key)
-        if not found:
-            changed.append(f"{key} (removed)")
-            replaced.add(key)
-        elif now is not value:
-            changed.append(f"{key} (replaced)")
-            replaced.add(key)
-    # A function kept but its code or defaults swapped in place (one replaced whole is named
-    # above).
-    for key, value in before.items():
-        if not key.endswith(".__code__") or key[:-len(".__code__")] in replaced:
-            continue
-        found, now = _lookup(key)
-        if not found or now is None or any(a is not b for a, b in zip(now, value)):
-            changed.append(f"{key[:-len('.__code__')]} (its code or defaults replaced)")
-    # Added names, in the modules there were before (a submodule imported since is new as a
-    # whole; a dunder such as __warningregistry__ is Python's own bookkeeping).
+def _classes() -> List[type]:
+    """The classes whose attributes replaced during the run are reported as it happens (the
+    audit hook): the tensor classes and gpumeter's own."""
+    classes: List[type] = []
+    for module_name, class_name in _WATCHED_CLASSES:
+        cls = getattr(sys.modules.get(module_name), class_name, None)
+        if isinstance(cls, type):
+            classes.append(cls)
     for name, module in list(sys.modules.items()):
-        if module is None or not _ours(name) or f"sys.modules[{name!r}]" not in before:
-            continue
-        for attr, value in list(vars(module).items()):
-            if f"{name}.{attr}" not in before and not isinstance(value, types.ModuleType) \
-                    and not (attr.startswith("__") and attr.endswith("__")):
-                changed.append(f"{name}.{attr} (added)")
-    return sorted(set(changed))
+        if module is not None and _ours(name):
+            classes.extend(v for v in list(vars(module).values()) if isinstance(v, type) and
+                           getattr(v, "__module__", "").startswith("gpumeter"))
+    return classes
+
+
+def _dispatcher() -> Optional[Tuple[Callable[[], Any], Callable[[str], Any]]]:
+    """PyTorch's operator registry where torch is imported: the function listing every
+    operator and the one dumping an operator's kernels (each dispatch key's registration), which
+    the compiled capture digests. A kernel registered later for an operator that existed (with
+    ``torch.library``) bends every check while every Python name stays the same object."""
+    torch = sys.modules.get("torch")
+    try:
+        c = getattr(torch, "_C", None)
+        names = getattr(c, "_dispatch_get_all_op_names", None)
+        dump = getattr(c, "_dispatch_dump", None)
+    except Exception:  # noqa: BLE001  (a torch without them: nothing to watch there)
+        return None
+    return (names, dump) if callable(names) and callable(dump) else None
+
+
+def _capture(evaluator_modules: Tuple[str, ...], device: int) -> Callable[[Dict[str, str]],
+                                                                         List[str]]:
+    """Everything watched, kept by the compiled side: once per process (a second call is refused
+    and reported). Returns the compiled compare, for the run to hold where a module attribute
+    replaced cannot reach it (its replacement is then reported like any other)."""
+    _watch_capture(_snapshot(evaluator_modules), _settings(device), _probes(), _classes(),
+                   _dispatcher())
+    return _watch_changes
 
 
 # --- whose exception ------------------------------------------------------------------------
@@ -377,9 +401,8 @@ def run(order: Dict[str, Any]) -> Dict[str, Any]:
         # imports a candidate; set before the capture, so unsetting it is a replaced name too.
         if order.get("checker_fd") is not None:
             _measure._checker_link = _checker.CheckerLink(int(order["checker_fd"]))
-        before = _snapshot(tuple(str(getattr(parts[k][0], "__module__", "") or "")
-                                 for k in ("reference", "inputs")))
-        settings = _settings(device)
+        changes = _capture(tuple(str(getattr(parts[k][0], "__module__", "") or "")
+                                 for k in ("reference", "inputs")), device)
         # B11: from here on only gpumeter's code as it is now, over main's frames, reports,
         # measures or writes a record.
         _channel_seal()
@@ -421,8 +444,7 @@ def run(order: Dict[str, Any]) -> Dict[str, Any]:
             result["end_to_end"] = _write_record(timed, folder)
         except BaseException as e:  # noqa: BLE001
             result = _blamed(e, parts, "the end-to-end comparison", name)
-    result["tampered"] = [] if alone else \
-        _tampered(before) + _settings_changed(settings, _settings(device))
+    result["tampered"] = [] if alone else changes(_settings(device))
     return result
 
 

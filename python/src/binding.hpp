@@ -4,9 +4,11 @@
 #include <nanobind/nanobind.h>
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpumeter/record.hpp"
 
@@ -39,6 +41,13 @@ void bind_record(nb::module_& m);
 // The phases, total(N), crossovers and growth (phases.cpp); bound before the Record that
 // returns them.
 void bind_phase_types(nb::module_& m);
+
+// The tamper check of `gpumeter evaluate` kept in compiled memory (watch.cpp): watch_capture,
+// watch_changes, watch_dispatch_keys.
+void bind_watch(nb::module_& m);
+// What changed since the capture, for C++ that reports it without going through Python (the
+// same list _gpumeter.watch_changes returns).
+std::vector<std::string> watch_changes(const std::map<std::string, std::string>& settings_after);
 
 // gpumeter's C++ errors raised in Python as the classes of gpumeter._errors, with their fields.
 void register_error_translator();

@@ -306,6 +306,7 @@ NB_MODULE(_gpumeter, m) {
   register_error_translator();
   bind_record(m);
   bind_evaluation_channel(m);
+  bind_watch(m);
 
   nb::class_<python::Options>(m, "Options", "A call's options, checked when made.")
       .def(nb::new_(&make_options), nb::kw_only(), nb::arg("device") = 0,
