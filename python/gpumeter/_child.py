@@ -57,6 +57,9 @@ class Channel(NamedTuple):
     measurements: Optional[int]  # measurements started, as the report counts them
     records: List[Dict[str, str]]  # {"path", "sha256"} of each record written, from the report
     problems: List[str]  # forged or missing frames, a second report, the violations
+    # The tamper capture's names changed, compared by the child's compiled code when it reported;
+    # None where nothing was captured (the reference alone).
+    watched: Optional[List[str]] = None
 
 
 def read_channel(data: bytes, key: bytes) -> Channel:
@@ -101,7 +104,10 @@ def read_channel(data: bytes, key: bytes) -> Channel:
     payload: Optional[Dict[str, Any]] = None
     measurements: Optional[int] = None
     records: List[Dict[str, str]] = []
+    watched: Optional[List[str]] = None
     if report is not None:
+        if isinstance(report.get("watched"), list):
+            watched = [str(w) for w in report["watched"]]
         violations += [str(v) for v in report.get("violations", []) if str(v) not in violations]
         measurements = report.get("measurements")
         records = [{"path": str(r.get("path")), "sha256": str(r.get("sha256"))}
@@ -111,7 +117,7 @@ def read_channel(data: bytes, key: bytes) -> Channel:
             problems.append("a report on gpumeter's channel whose payload cannot be read")
     problems += violations
     return Channel(payload, violations, measurements if isinstance(measurements, int) else None,
-                   records, problems)
+                   records, problems, watched)
 
 
 class Ended(NamedTuple):

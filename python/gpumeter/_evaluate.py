@@ -341,6 +341,11 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
         return line, None, account
     report = dict(ended.report)
     report["channel"] = {"records": carried.records, "measurements": carried.measurements}
+    if carried.watched:
+        # What the compiled code found changed stands whatever the payload's own list says.
+        listed = report.get("tampered")
+        report["tampered"] = list(dict.fromkeys(
+            ([str(t) for t in listed] if isinstance(listed, list) else []) + carried.watched))
     return line, report, account
 
 

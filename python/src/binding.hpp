@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,10 @@ void bind_watch(nb::module_& m);
 // What changed since the capture, for C++ that reports it without going through Python (the
 // same list _gpumeter.watch_changes returns).
 std::vector<std::string> watch_changes(const std::map<std::string, std::string>& settings_after);
+// The watched names, hooks and registrations changed since the capture (watch_changes without the
+// settings), or nullopt where nothing was captured: what the compiled report adds of its own, so
+// no Python object a candidate reaches stands between the capture and the parent.
+std::optional<std::vector<std::string>> watched_names_changed();
 
 // gpumeter's C++ errors raised in Python as the classes of gpumeter._errors, with their fields.
 void register_error_translator();

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -492,7 +493,11 @@ bool report(const std::string& payload) {
                ", \"sha256\": " + json_string(c.records[i].second) + "}";
   }
   records += "]";
+  // The tamper capture's names compared here, by the compiled code itself: the payload's own list
+  // is built by Python the candidate's threads could reach.
+  const std::optional<std::vector<std::string>> watched = watched_names_changed();
   return send("report", "{\"payload\": " + json_string(payload) +
+                            ", \"watched\": " + (watched ? json_strings(*watched) : "null") +
                             ", \"violations\": " + json_strings(c.violations) +
                             ", \"measurements\": " + std::to_string(c.measurements) +
                             ", \"records\": " + records + "}");

@@ -597,7 +597,7 @@ void watch_capture(const std::vector<nb::object>& entries,
   c.recording = true;
 }
 
-std::vector<std::string> watch_changes_impl(const std::map<std::string, std::string>& after) {
+std::vector<std::string> watch_changes_impl(const std::map<std::string, std::string>* after) {
   Capture& c = capture();
   if (!c.taken) throw std::runtime_error("watch_changes: nothing was captured");
   std::vector<std::string> changed;
@@ -652,10 +652,11 @@ std::vector<std::string> watch_changes_impl(const std::map<std::string, std::str
   dispatcher_changes(c, changed);
   std::sort(changed.begin(), changed.end());
   changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+  if (after == nullptr) return changed;  // the names only: the settings are read in Python
   std::vector<std::string> settings;
   for (const auto& [name, was] : c.settings) {
-    auto it = after.find(name);
-    const std::string now = it == after.end() ? "gone" : it->second;
+    auto it = after->find(name);
+    const std::string now = it == after->end() ? "gone" : it->second;
     if (now != was) settings.push_back(name + " (was " + was + ", now " + now + ")");
   }
   changed.insert(changed.end(), settings.begin(), settings.end());
@@ -669,7 +670,12 @@ using watching::differing_keys;
 using watching::digest_dump;
 
 std::vector<std::string> watch_changes(const std::map<std::string, std::string>& settings_after) {
-  return watching::watch_changes_impl(settings_after);
+  return watching::watch_changes_impl(&settings_after);
+}
+
+std::optional<std::vector<std::string>> watched_names_changed() {
+  if (!watching::capture().taken) return std::nullopt;
+  return watching::watch_changes_impl(nullptr);
 }
 
 void bind_watch(nb::module_& m) {
