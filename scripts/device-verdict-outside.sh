@@ -2,18 +2,19 @@
 # Issue 50 on the GPU machine, in one call: the verdict from where no candidate code runs.
 #   - this tree's Python module installed (and, with BASE_SRC, the tree before issue 50 beside it,
 #     in a site of its own: "today's" verdicts of the new exploits on the same card);
-#   - PARTS has probe: the Python GPU tests of the exploit suite (the checker's CUDA path), and
-#     `gpumeter evaluate` of the issue's new exploits with both trees at N (default 1024);
-#   - PARTS has exploits: `gpumeter evaluate` at 4096^3 over every GPU exploit and honest
-#     candidate with this tree, and over the old suite with the tree before (honest readings and
-#     seconds per candidate side by side);
-#   - PARTS has avsa: A against A through evaluate (AVSA copies of the reference as candidates)
-#     with both trees.
-# Each call must end within the device tool's 10 minutes: probe,exploits in one, avsa in the next
-# (the machine still warm: the installed modules are reused).
+#   - PARTS has probe: `gpumeter evaluate` of the issue's new exploits with this tree at N (1024);
+#   - pytest: the Python GPU tests of the exploit suite, the capture and the channel;
+#   - exploits: `gpumeter evaluate` at 4096^3 over every GPU exploit and honest candidate with
+#     this tree, and with BASE_SRC the same candidates with the tree before (today's verdicts of
+#     the new exploits, honest readings and seconds per candidate side by side, one card);
+#   - avsa: A against A through evaluate (AVSA copies of the reference as candidates), both trees;
+#   - cpp: the default configuration built with this machine's g++ (-Werror) beside avsa, then
+#     its ctest, the GPU tests included.
+# Each call must end within the device tool's 10 minutes: pytest,exploits in one, avsa,cpp in the
+# next (the machine still warm: the installed modules are reused).
 # Everything is written under $WORK; $OUT gets the summary, the JSON lines, the Python log and a
 # tarball of every log (the device tool brings back 8 files); a table last.
-#   OUT=... BASE_SRC=.carry/base PARTS=probe,exploits bash scripts/device-verdict-outside.sh
+#   OUT=... BASE_SRC=.carry/base PARTS=pytest,exploits bash scripts/device-verdict-outside.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
 FINAL=${OUT:-$PWD/device-verdict-out}
@@ -70,12 +71,12 @@ evaluate() {  # name site jsonl candidates...
     --reference exploits.problem:gpu_reference --inputs exploits.problem:gpu_inputs $*"
 }
 if [[ ,$PARTS, == *,probe,* ]]; then
-  if [[ -n ${BASE_SRC:-} ]]; then
-    evaluate new-exploits-base "$BASE_SITE" "$OUT/new-exploits-base.jsonl" "${new_exploits[@]}"
-  fi
   evaluate new-exploits "$SITE" "$OUT/new-exploits.jsonl" "${new_exploits[@]}"
+fi
+if [[ ,$PARTS, == *,pytest,* ]]; then
   step python-gpu 300 env PYTHONPATH="$SITE:$PWD/tests/python" "$PY" -m pytest -q -rs \
-    -p no:cacheprovider tests/python/test_exploits.py -k "gpu"
+    -p no:cacheprovider tests/python/test_exploits.py tests/python/test_watch.py \
+    tests/python/test_channel.py -k "gpu or watch or channel"
 fi
 old_suite=(honest=exploits.honest:gpu fused=exploits.honest:gpu_fused
            memo_first_call=exploits.memo_first_call:gpu memo_pointer=exploits.memo_pointer:gpu
@@ -87,11 +88,21 @@ old_suite=(honest=exploits.honest:gpu fused=exploits.honest:gpu_fused
            partial=exploits.partial:gpu lazy_result=exploits.lazy_result:gpu
            slow_reference=exploits.slow_reference:gpu helper_process=exploits.helper_process:gpu)
 if [[ ,$PARTS, == *,exploits,* ]]; then
+  # The whole suite at 4096^3 with this tree; with the tree before it, the same suite and the
+  # issue's new exploits (what today's code makes of them), on the same card.
   export GPUMETER_EXPLOIT_N=4096
   evaluate all-4096 "$SITE" "$OUT/all-4096.jsonl" "${old_suite[@]}" "${new_exploits[@]:1}"
   if [[ -n ${BASE_SRC:-} ]]; then
-    evaluate all-4096-base "$BASE_SITE" "$OUT/all-4096-base.jsonl" "${old_suite[@]}"
+    evaluate all-4096-base "$BASE_SITE" "$OUT/all-4096-base.jsonl" "${old_suite[@]}" \
+      "${new_exploits[@]:1}"
   fi
+fi
+if [[ ,$PARTS, == *,cpp,* ]]; then
+  # The default configuration with this machine's g++ and warnings as errors, built beside the
+  # A-against-A runs below (host work; their verdicts read device time), its GPU tests after.
+  (cmake -S . -B build-v50 -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUMETER_WERROR=ON \
+     >"$OUT/configure.log" 2>&1 && cmake --build build-v50 -j 8 >"$OUT/build.log" 2>&1
+   echo $? >"$OUT/build.rc") &
 fi
 if [[ ,$PARTS, == *,avsa,* ]]; then
   export GPUMETER_EXPLOIT_N=4096
@@ -102,16 +113,36 @@ if [[ ,$PARTS, == *,avsa,* ]]; then
     evaluate avsa-base "$BASE_SITE" "$OUT/avsa-base.jsonl" "${copies[@]}"
   fi
 fi
+if [[ ,$PARTS, == *,cpp,* ]]; then
+  wait
+  steps+=("$(printf '%-22s rc %-3s' build "$(cat "$OUT/build.rc" 2>/dev/null)")")
+  grep -c "warning:" "$OUT/build.log" | sed 's/^/build warnings: /' >"$OUT/warnings.txt"
+  step ctest 300 ctest --test-dir build-v50 -j 8 --output-on-failure
+fi
 {
   echo "== $(cat "$OUT/environment.txt")"
   printf '%s\n' "${steps[@]}"
+  cat "$OUT/warnings.txt" 2>/dev/null
+  grep -sE "tests passed|tests failed" "$OUT/ctest.log" | tail -2
+  grep -sE "^[[:space:]]*[0-9]+ - .*(Failed|Timeout)" "$OUT/ctest.log" | head
   grep -sE "passed|failed" "$OUT/python-gpu.log" | tail -1
   grep -sE "^(FAILED|ERROR)" "$OUT/python-gpu.log" | cut -c1-300
-  "$PY" - "$OUT" <<'PYEOF'
+  PYTHONPATH="$SITE" "$PY" - "$OUT" <<'PYEOF'
 import json, os, statistics, sys
 out = sys.argv[1]
-for name in ("new-exploits-base", "new-exploits", "all-4096-base", "all-4096", "avsa",
-             "avsa-base"):
+def median_us(line):
+    """The candidate's own median device time, from its record (this tree's reader)."""
+    try:
+        import gpumeter
+        for r in gpumeter.read_record(line["record"]).results:
+            if r.name == line["candidate"]:
+                return r.summary.device_busy.median_ns / 1e3
+    except Exception:  # noqa: BLE001  (a line with no record, or an older record)
+        return None
+    return None
+
+
+for name in ("new-exploits", "all-4096-base", "all-4096", "avsa", "avsa-base"):
     path = os.path.join(out, name + ".jsonl")
     if not os.path.exists(path):
         continue
@@ -129,6 +160,8 @@ for name in ("new-exploits-base", "new-exploits", "all-4096-base", "all-4096", "
     for x in lines:
         s, iv = x.get("speedup"), x.get("interval")
         shown = "-" if s is None else f"{s:.3g}x" + (f" ({iv[0]:.3g}x to {iv[1]:.3g}x)" if iv else "")
+        own = median_us(x) if x.get("record") else None
+        shown += "" if own is None else f" own {own:.1f}us"
         alone = x.get("reference_alone_ns")
         shown += "" if alone is None else f" ref {alone/1e3:.1f}/{x['reference_beside_ns']/1e3:.1f}us"
         why = "" if x["verdict"] in ("faster", "slower", "no difference") else \
@@ -137,7 +170,7 @@ for name in ("new-exploits-base", "new-exploits", "all-4096-base", "all-4096", "
               f"{x.get('seconds', '-')}s{why}")
 PYEOF
 } >"$OUT/summary.txt" 2>&1
-find "$OUT" -maxdepth 1 -newer "$OUT/.start" \( -name '*.jsonl' -o -name python-gpu.log \) \
+find "$OUT" -maxdepth 1 -newer "$OUT/.start" \( -name '*.jsonl' -o -name python-gpu.log -o -name ctest.log \) \
   -exec cp {} "$FINAL"/ \;
 cp "$OUT/summary.txt" "$FINAL"/
 tar -czf "$FINAL/logs.tar.gz" -C "$OUT" --exclude='records-*' . 2>/dev/null
