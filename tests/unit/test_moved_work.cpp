@@ -512,6 +512,58 @@ TEST(Verdicts, AReferenceSlowerBesideTheCandidateThanAloneIsTampering) {
   EXPECT_EQ(judge_candidate(in).verdict, Verdict::no_difference);
 }
 
+// Issue 50: a candidate that slowed the reference is tampering whatever else was refused. Its
+// comparison refused by the moved-work rule (it computed its answer while the check read it) and
+// the reference 10% slower beside it than alone on device time: tampered, not merely refused.
+TEST(Verdicts, ASlowedReferenceIsTamperingEvenWhereTheComparisonWasRefused) {
+  const auto with_checks = [](Result r, std::int64_t busy_per_check) {
+    r = checked(std::move(r));
+    r.measurement.ledger.check_records = 10;
+    r.measurement.ledger.check_busy_ns = 10 * busy_per_check;
+    return r;
+  };
+  const Result alone = with_checks(
+      row_of("reference", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)}), 8000);
+  const Result beside = with_checks(
+      row_of("reference", {honest_pass(22000, 50, 32), honest_pass(22000, 50, 32)}), 8000);
+  // 50 us more in each check than the reference's, beside a call of 20 us: moved work.
+  const Result lazy =
+      with_checks(row_of("lazy", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)}), 58000);
+  Record alone_record;
+  alone_record.results = {alone};
+  const Record rec = record_of(beside, lazy);
+  ASSERT_EQ(rec.comparisons.size(), 1u);
+  ASSERT_FALSE(rec.comparisons[0].compared());
+  EXPECT_EQ(rec.comparisons[0].refusal.rfind("work done while its answer was checked", 0), 0u)
+      << rec.comparisons[0].refusal;
+  VerdictInputs in;
+  in.record = &rec;
+  in.candidate = "lazy";
+  EXPECT_EQ(judge_candidate(in).verdict, Verdict::refused);  // without the reference alone
+  in.reference_alone = &alone_record;
+  const CandidateVerdict v = judge_candidate(in);
+  EXPECT_EQ(v.verdict, Verdict::tampered) << v.why;
+  EXPECT_EQ(v.why.rfind("the reference ran 9.97% slower beside the candidate (22.1 us) than in a "
+                        "process of its own (20.1 us",
+                        0),
+            0u)
+      << v.why;
+  ASSERT_TRUE(v.reference_alone_ns && v.reference_beside_ns);
+  EXPECT_FALSE(v.speedup.has_value());
+  // The candidate's own failure does not hide it either.
+  Record failed;
+  failed.results = {beside};
+  failed.failures = {Failure{{"op", {}, "lazy"}, "AnswerNotPlain", "returned a LazyTensor"}};
+  in.record = &failed;
+  EXPECT_EQ(judge_candidate(in).verdict, Verdict::tampered);
+  // Beside as alone: the refusal stands.
+  const Record same = record_of(with_checks(alone, 8000), lazy);
+  in.record = &same;
+  const CandidateVerdict refused = judge_candidate(in);
+  EXPECT_EQ(refused.verdict, Verdict::refused) << refused.why;
+  EXPECT_EQ(refused.why.rfind("work done while its answer was checked", 0), 0u) << refused.why;
+}
+
 Result on_wall_clock(Result r) {
   r.measurement.method = TimingMethod::host_wall;
   r.summary = summarize(r.measurement.samples, TimingMethod::host_wall, 0);
