@@ -354,6 +354,61 @@ TEST(Tolerances, AnAbsoluteToleranceThatPassesAnAllZeroAnswerIsRefused) {
   EXPECT_EQ(absolute_tolerance_problem(1e-5, 1e300, std::numeric_limits<double>::quiet_NaN()), "");
 }
 
+// Issue 50: under atol 1.5, a candidate returning 1.0 in every element against answers in [0, 2)
+// was "correct". The front end computes, for each constant the core names, the largest excess over
+// rtol of its distance to the reference's elements; the core refuses tolerances under which the
+// constant passes every element.
+TEST(Tolerances, AToleranceUnderWhichAConstantAnswerPassesIsRefused) {
+  std::vector<double> ref;
+  for (int i = 0; i < 200; ++i) ref.push_back(0.01 * i);  // answers in [0, 2)
+  AnswerSpread spread{0, ref.front(), ref.back()};
+  for (const double x : ref) spread.mean += x / static_cast<double>(ref.size());
+  const auto worst = [&](ConstantAnswer which, double rtol) {
+    const double c = constant_answer_value(which, spread);
+    double w = -std::numeric_limits<double>::infinity();
+    for (const double x : ref) w = std::max(w, std::fabs(c - x) - rtol * std::fabs(x));
+    return w;
+  };
+  const auto problem = [&](ConstantAnswer which, double rtol, double atol) {
+    return constant_answer_problem(rtol, atol, which, spread, worst(which, rtol));
+  };
+  EXPECT_DOUBLE_EQ(constant_answer_value(ConstantAnswer::zeros, spread), 0);
+  EXPECT_NEAR(constant_answer_value(ConstantAnswer::mean, spread), 0.995, 1e-12);
+  EXPECT_NEAR(constant_answer_value(ConstantAnswer::midpoint, spread), 0.995, 1e-12);
+  // atol 1.5: the middle of the range (and the mean) is within 1.5 of every element.
+  EXPECT_EQ(problem(ConstantAnswer::midpoint, 1e-5, 1.5),
+            "rtol 1e-05 and atol 1.5 pass an answer of 0.995 (the middle of the reference "
+            "answer's range) in every element of the reference's answer (from 0 to 1.99): an "
+            "answer that ignores its inputs would be correct, so the check proves nothing");
+  EXPECT_NE(problem(ConstantAnswer::mean, 1e-5, 1.5), "");
+  // 1.0 everywhere, the issue's candidate, is the same finding: |1 - x| <= 1 < 1.5.
+  EXPECT_LE(worst(ConstantAnswer::midpoint, 1e-5), 1.0);
+  // Zeros miss the largest answers by 1.99: passed only from there on.
+  EXPECT_EQ(problem(ConstantAnswer::zeros, 1e-5, 1.5), "");
+  EXPECT_NE(problem(ConstantAnswer::zeros, 1e-5, 2.0), "");
+  EXPECT_EQ(problem(ConstantAnswer::zeros, 1e-5, 2.0)
+                .rfind("rtol 1e-05 and atol 2 pass an "
+                       "answer of 0 (zeros) in every element",
+                       0),
+            0u);
+  // A tolerance for precision passes no constant.
+  for (const ConstantAnswer which : kConstantAnswers) {
+    EXPECT_EQ(problem(which, 1e-5, 1e-3), "") << to_string(which);
+    EXPECT_EQ(parse_constant_answer(to_string(which)), which);
+  }
+  EXPECT_EQ(parse_constant_answer("median"), std::nullopt);
+  // A reference whose elements are all one value: that constant is its right answer.
+  const AnswerSpread flat{3, 3, 3};
+  EXPECT_EQ(constant_answer_problem(1e-5, 1e-8, ConstantAnswer::mean, flat, 0), "");
+  EXPECT_NE(constant_answer_problem(1e-5, 5, ConstantAnswer::zeros, flat, 3 - 3e-5), "");
+  // An element NaN or infinite, or no elements: nothing shown to pass.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(constant_answer_problem(1e-5, 1.5, ConstantAnswer::mean, spread, nan), "");
+  EXPECT_EQ(constant_answer_problem(1e-5, 1.5, ConstantAnswer::mean, spread,
+                                    -std::numeric_limits<double>::infinity()),
+            "");
+}
+
 TEST(ErrorTable, EveryErrorNameIsClassedOnce) {
   std::set<std::string> names;
   for (const ErrorEntry& e : error_table()) {
