@@ -9,6 +9,15 @@
 
 namespace gpumeter {
 
+// The tolerances a row's answers were checked with, as its record states them (docs/records.md):
+// a reader can see what "correct" meant. Absent where gpumeter's check made none (a check of the
+// user's own, or none at all).
+struct AnswerCheck {
+  double rtol = 0;
+  double atol = 0;
+  friend bool operator==(const AnswerCheck&, const AnswerCheck&) = default;
+};
+
 // A relative tolerance of 1 passes any answer of the right sign and half the size or more: no
 // precision a check is meant for allows that much, so it is refused rather than trusted.
 inline constexpr double kMaxRelativeTolerance = 1.0;
