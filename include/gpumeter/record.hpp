@@ -19,6 +19,7 @@
 #include "gpumeter/detail/row.hpp"
 #include "gpumeter/detail/shard.hpp"
 #include "gpumeter/detail/summary.hpp"
+#include "gpumeter/detail/tolerance.hpp"
 
 namespace gpumeter {
 
@@ -52,9 +53,20 @@ namespace gpumeter {
 // and inputs, which the rules of kComparisonRulesVersion 8 judge. Version 9 adds no field: its
 // intervals are at 99% with a smaller allowance for the timestamp step (comparison.hpp's
 // interval_rules_of), so a version 8 record's comparisons are recomputed by version 8's rules.
-inline constexpr int kRecordSchemaVersion = 9;
-static_assert(kComparisonRulesVersion == kRecordSchemaVersion,
-              "comparison.hpp's rules are those of the current record schema");
+// Version 10 states per row how it was measured (`origin`: gpumeter's own measurement, a program's
+// NVTX range, or a row first measured before ledgers), and per record whether it merged program
+// runs (`merged_programs`): which rows need a ledger follows from these and the version, checked
+// against the rest of the record, where a version 9 reader took it from a phrase among the
+// deviations, which anyone can write. It adds each result's `answer_check`, the tolerances its
+// answers were checked with, which a version 9 reader would drop. It changes no comparison rule:
+// its comparisons are judged by version 9's (kComparisonRulesVersion).
+inline constexpr int kRecordSchemaVersion = 10;
+// The version from which each row states its origin and each record whether it merged programs.
+inline constexpr int kRowOriginsSince = 10;
+// A version that changes a comparison rule raises kComparisonRulesVersion to itself; one that
+// changes none (10) leaves it, and its records are judged by the latest rules before it.
+static_assert(kComparisonRulesVersion <= kRecordSchemaVersion,
+              "comparison.hpp's rules are those of a record schema this gpumeter writes");
 inline constexpr int kOldestReadableSchemaVersion = 1;
 inline constexpr const char* kRecordSchemaName = "gpumeter.record";
 
@@ -131,6 +143,8 @@ struct Result {
   MemoryUse memory;  // the case's; the same for each of its implementations
   // The board it ran on; unnamed until its record's assembler fills it (fill_boards).
   Board board;
+  // The tolerances gpumeter's check held its answers to (its case's); nullopt where it made none.
+  std::optional<AnswerCheck> answer_check;
 };
 
 // A case (or one implementation of it) that produced no number, and why: the error's type
@@ -173,11 +187,16 @@ struct Record {
   // the dealing of every case of the sweep; nullopt for a whole sweep (a merge of every shard
   // included).
   std::optional<ShardPlan> shard;
+  // A merge that joined program runs (merge.hpp): their rows are here, their program sections are
+  // in the records merged. Only such a record, or a program's own, may hold rows of program ranges.
+  bool merged_programs = false;
 };
 
 // A record read from a schema version before 8 whose CUPTI rows hold no ledger (no canary was
-// recorded then) says so, once read, in a deviation that starts with this mark: written again
-// as version 8, its rows read as what they are, and every report shows why they have none.
+// recorded then) says so, once read, in a deviation that starts with this mark, so every report
+// shows why they have none. The rows themselves say it (RowOrigin::before_ledgers); the mark is
+// also how a record of version 8, the version such a record is written back as, says it (version
+// 8 had no field for it), and only there is it read.
 inline constexpr std::string_view kBeforeLedgersMark = "rows measured before ledgers: ";
 
 // A record written while its run was still going (after each case, so that a crash keeps what

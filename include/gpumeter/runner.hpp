@@ -12,6 +12,7 @@
 #include "gpumeter/detail/precision.hpp"
 #include "gpumeter/detail/summary.hpp"
 #include "gpumeter/detail/timestamp_check.hpp"
+#include "gpumeter/detail/tolerance.hpp"
 #include "gpumeter/measure.hpp"
 #include "gpumeter/record.hpp"
 
@@ -25,6 +26,11 @@ struct Case {
   std::vector<Implementation> implementations;
   std::function<std::size_t()>
       inputs_fingerprint;  // inputs unchanged by the calls; empty: not checked
+  // The tolerances the implementations' checks hold answers to, stated on the row of each
+  // implementation with a check (Result::answer_check); nullopt where the checks are not
+  // gpumeter's tolerance check (the user's own, or none). Refused by the runner when
+  // tolerance_problem finds them unusable.
+  std::optional<AnswerCheck> answer_check;
 };
 
 struct RunOptions {

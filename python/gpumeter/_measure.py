@@ -207,8 +207,11 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
             (VerificationFailed, or anything) to refuse; False: no check.
         inputs: Shared tensors or arrays no implementation may change (each needs ``clone()``
             or ``copy()``, or is a Warp array); checked before timing and after every pass.
-        rtol: Relative tolerance of the default check.
-        atol: Absolute tolerance of the default check.
+        rtol: Relative tolerance of the default check (stated in the record: each checked
+            Result's ``answer_check``).
+        atol: Absolute tolerance of the default check. Refused (ConfigError) where the first
+            answer shows it proves nothing: an answer of zeros, or of one constant (the
+            reference answer's mean or the middle of its range) in every element, would pass.
         count_copies: As for :func:`measure`, for every implementation.
         flops: As for :func:`measure`, per call of each implementation.
         bytes: As for :func:`measure`, per call of each implementation.
@@ -291,6 +294,8 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
     # The default check reads answers gpumeter knows how to read without running the call's code
     # (B11); a verify of the user's own reads what the call returned, as it is.
     plain_answers = verify is None or verify is True
+    # The default check's tolerances, stated in the record beside each checked row.
+    tolerances: Tuple[Optional[float], Optional[float]] = (None, None)
     if plain_answers:
         rtol_v = _real("rtol", rtol, "a number >= 0")
         atol_v = _real("atol", atol, "a number >= 0")
@@ -299,6 +304,7 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
             raise ConfigError(f"{problem}", argument="rtol" if problem.startswith("rtol")
                               else "atol")
         check = _default_verify(rtol_v, atol_v)
+        tolerances = (rtol_v, atol_v)
     elif verify is False:
         check = None
     elif callable(verify):
@@ -382,7 +388,8 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
     case = _gpumeter.Case(
         _text("name", name), impls, flops=flops_v, bytes=bytes_v,
         count_copies=_flag("count_copies", count_copies),
-        inputs_fingerprint=runner.wrap_value(fingerprint) if fingerprint else None)
+        inputs_fingerprint=runner.wrap_value(fingerprint) if fingerprint else None,
+        rtol=tolerances[0], atol=tolerances[1])
     return _gpumeter.compare_result(_run(case, options, runner, runtimes))
 
 

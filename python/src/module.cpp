@@ -224,9 +224,16 @@ Implementation make_implementation(std::string name, Call0 run, std::optional<Ca
   return i;
 }
 
+ConstantAnswer constant_answer_named(const std::string& which) {
+  const std::optional<ConstantAnswer> c = parse_constant_answer(which);
+  if (!c) throw ConfigError("which", "no constant answer is named '" + which + "'");
+  return *c;
+}
+
 Case make_case(std::string name, std::vector<Implementation> implementations,
                std::optional<double> flops, std::optional<double> bytes, bool count_copies,
-               std::optional<Fingerprint> inputs_fingerprint, Params params) {
+               std::optional<Fingerprint> inputs_fingerprint, Params params,
+               std::optional<double> rtol, std::optional<double> atol) {
   const auto check = [](const std::optional<double>& v, const char* argument, const char* what) {
     if (v && !work_per_call_valid(*v)) {
       throw ConfigError(argument, std::string("must be a finite number >= 0 of ") + what +
@@ -236,7 +243,16 @@ Case make_case(std::string name, std::vector<Implementation> implementations,
   check(flops, "flops", "floating-point operations");
   check(bytes, "bytes", "bytes moved");
   if (implementations.empty()) throw ConfigError("implementations", "none given");
+  if (rtol.has_value() != atol.has_value()) {
+    throw ConfigError(rtol ? "atol" : "rtol", "give both tolerances of the check, or neither");
+  }
   Case c;
+  if (rtol) {
+    if (const std::string problem = tolerance_problem(*rtol, *atol); !problem.empty()) {
+      throw ConfigError(problem.rfind("rtol", 0) == 0 ? "rtol" : "atol", problem);
+    }
+    c.answer_check = AnswerCheck{*rtol, *atol};
+  }
   c.name = std::move(name);
   c.params = std::move(params);
   c.implementations = std::move(implementations);
@@ -334,9 +350,12 @@ NB_MODULE(_gpumeter, m) {
       .def(nb::new_(&make_case), nb::arg("name"), nb::arg("implementations"), nb::kw_only(),
            nb::arg("flops") = nb::none(), nb::arg("bytes") = nb::none(),
            nb::arg("count_copies") = false, nb::arg("inputs_fingerprint") = nb::none(),
-           nb::arg("params") = Params{},
-           "Raises:\n    ConfigError: flops or bytes not a finite number >= 0, or no "
-           "implementations.")
+           nb::arg("params") = Params{}, nb::arg("rtol") = nb::none(), nb::arg("atol") = nb::none(),
+           "rtol and atol: the tolerances the implementations' checks hold answers to, stated in "
+           "the record (Result.answer_check); None when the checks are not the default one.\n\n"
+           "Raises:\n    ConfigError: flops or bytes not a finite number >= 0, no "
+           "implementations, one tolerance without the other, or tolerances that cannot make "
+           "a verdict.")
       .def_ro("name", &Case::name);
 
   m.def("raise_example_error", &raise_example_error, nb::arg("name"),
@@ -651,6 +670,35 @@ NB_MODULE(_gpumeter, m) {
         nb::arg("reference_largest"),
         "Why atol cannot make a verdict on answers whose largest magnitude is "
         "reference_largest (an all-zero answer would pass), or '' when it can.");
+  m.def(
+      "constant_answers",
+      [] {
+        std::vector<std::string> names;
+        for (const ConstantAnswer c : kConstantAnswers) names.emplace_back(to_string(c));
+        return names;
+      },
+      "The constant answers a tolerance must not pass (the core's list): 'zeros', 'mean', "
+      "'midpoint'.");
+  m.def(
+      "constant_answer_value",
+      [](const std::string& which, double mean, double least, double largest) {
+        return constant_answer_value(constant_answer_named(which), {mean, least, largest});
+      },
+      nb::arg("which"), nb::arg("mean"), nb::arg("least"), nb::arg("largest"),
+      "The constant `which` (constant_answers()) of a reference answer with this mean, least and "
+      "largest element.");
+  m.def(
+      "constant_answer_problem",
+      [](double rtol, double atol, const std::string& which, double mean, double least,
+         double largest, double worst_excess) {
+        return constant_answer_problem(rtol, atol, constant_answer_named(which),
+                                       {mean, least, largest}, worst_excess);
+      },
+      nb::arg("rtol"), nb::arg("atol"), nb::arg("which"), nb::arg("mean"), nb::arg("least"),
+      nb::arg("largest"), nb::arg("worst_excess"),
+      "Why rtol and atol pass the constant answer `which` in every element of the reference's "
+      "answer (worst_excess: max over its elements of |c - ref| - rtol * |ref|, c its "
+      "constant_answer_value), or '' when they do not.");
   m.def("version", [] { return std::string(version()); });
   m.def("has_cuda", [] {
 #ifdef GPUMETER_HAVE_CUDA

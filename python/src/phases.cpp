@@ -15,6 +15,7 @@
 #include "gpumeter/detail/growth.hpp"
 #include "gpumeter/detail/phases.hpp"
 #include "gpumeter/detail/total_n.hpp"
+#include "gpumeter/errors.hpp"
 
 namespace gpumeter::python {
 namespace {

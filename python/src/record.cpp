@@ -26,6 +26,7 @@
 #include "gpumeter/detail/row.hpp"
 #include "gpumeter/detail/shard.hpp"
 #include "gpumeter/detail/timing_method.hpp"
+#include "gpumeter/detail/tolerance.hpp"
 #include "gpumeter/detail/total_n.hpp"
 #include "gpumeter/detail/wording.hpp"
 #include "gpumeter/record.hpp"
@@ -206,6 +207,16 @@ void bind_values(nb::module_& m) {
                ", iterations=" + std::to_string(l.iterations) +
                ", fresh_inputs=" + std::to_string(l.fresh_inputs) +
                ", checked_iterations=" + std::to_string(l.checked_iterations) + ")";
+      });
+
+  nb::class_<AnswerCheck>(m, "AnswerCheck",
+                          "The tolerances a row's answers were checked with: |out - ref| <= "
+                          "rtol * |ref| + atol, element by element.")
+      .def_ro("rtol", &AnswerCheck::rtol, "The relative tolerance.")
+      .def_ro("atol", &AnswerCheck::atol, "The absolute tolerance.")
+      .def("__repr__", [](const AnswerCheck& a) {
+        return "AnswerCheck(rtol=" + format_shortest(a.rtol) + ", atol=" + format_shortest(a.atol) +
+               ")";
       });
 
   nb::class_<PrecisionOutcome>(m, "PrecisionOutcome",
@@ -581,6 +592,15 @@ void bind_views(nb::module_& m) {
           [](const ResultRef& r) { return r.get().measurement.ledger.checked_iterations; },
           "Iterations whose answer was checked while timed (fresh_inputs).")
       .def_prop_ro(
+          "answer_check", [](const ResultRef& r) { return r.get().answer_check; },
+          "The tolerances (rtol, atol) the default check held its answers to, as the record "
+          "states them; None where no such check was made (a verify of your own, or none).")
+      .def_prop_ro(
+          "origin", [](const ResultRef& r) { return text(to_string(r.get().measurement.origin)); },
+          "How the row was measured: \"harness\" (gpumeter's own measurement of a call), "
+          "\"program_range\" (an NVTX range of a program, gpumeter run) or \"before_ledgers\" "
+          "(a row of a record from before ledgers were kept).")
+      .def_prop_ro(
           "tflops", [](const ResultRef& r) { return r.get().summary.tflops; },
           "TFLOP/s at the median; None without `flops`.")
       .def_prop_ro(
@@ -783,6 +803,10 @@ void bind_views(nb::module_& m) {
       .def_prop_ro(
           "runtimes", [](const RecordRef& r) { return r.record->runtimes; },
           "The runtime each candidate launched through (version, device, architecture).")
+      .def_prop_ro(
+          "merged_programs", [](const RecordRef& r) { return r.record->merged_programs; },
+          "Whether the record merged program runs (gpumeter run), whose program sections are in "
+          "the records merged.")
       .def_prop_ro(
           "shard", [](const RecordRef& r) { return r.record->shard; },
           "For one shard of a sweep: which shard, and the dealing of every case; None for a "

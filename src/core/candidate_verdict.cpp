@@ -99,6 +99,37 @@ std::string us(double ns) {
   return format_significant(ns / 1000.0, 3) + " us";
 }
 
+// How much slower the reference ran beside the candidate than alone, beyond noise by the rule of
+// the clock, as a sentence's middle ("2.2x slower beside the candidate (...) than in a process of
+// its own (...)"), or "" when it did not (or the two cannot be compared). Device time by its
+// interval; the wall clock, where two processes read 1.5x apart with nothing changed, only beyond
+// kHostReferenceSlowdownFactor (by the medians, and by the interval's low end where there is one).
+std::string reference_slowdown(const Result& alone, const Result& beside_row) {
+  const Comparison beside = compare_rows(alone, beside_row);
+  if (!beside.compared()) return "";
+  const double alone_ns = alone.summary.device_busy.median_ns;
+  const double beside_ns = beside_row.summary.device_busy.median_ns;
+  const std::string times =
+      " beside the candidate (" + us(beside_ns) + ") than in a process of its own (" + us(alone_ns);
+  if (beside.rule == ComparisonRule::resolution) {
+    const double factor = beside_ns / alone_ns;
+    const bool beyond_interval =
+        !beside.difference || beside.difference->low > kHostReferenceSlowdownFactor - 1;
+    if (factor > kHostReferenceSlowdownFactor && beyond_interval) {
+      return format_significant(factor, 3) + "x slower" + times + "; " +
+             (beside.difference ? difference_words(*beside.difference).interval + ", " : "") +
+             "rule: beyond " + format_shortest(kHostReferenceSlowdownFactor) +
+             "x on the host clock)";
+    }
+    return "";
+  }
+  if (beside.difference && beside.difference->low > kReferenceSlowdownTolerance) {
+    return difference_words(*beside.difference).change + times + "; " +
+           difference_words(*beside.difference).interval + ")";
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string_view to_string(Verdict verdict) {
@@ -228,10 +259,26 @@ CandidateVerdict judge_candidate(const VerdictInputs& in) {
     return ending(v, Verdict::not_measured,
                   "the reference failed (not the candidate): " + f->error + ": " + f->message);
   }
+  const Result* reference = row_named(record, in.reference, in.case_name);
+  // B11: a reference slowed beside the candidate is tampering whatever else the record says:
+  // judged first, so a candidate that also moved its work, failed or was refused cannot hide it
+  // behind a lesser verdict.
+  const Result* alone = in.reference_alone != nullptr
+                            ? row_named(*in.reference_alone, in.reference, std::nullopt)
+                            : nullptr;
+  if (reference != nullptr && alone != nullptr) {
+    v.reference_alone_ns = alone->summary.device_busy.median_ns;
+    v.reference_beside_ns = reference->summary.device_busy.median_ns;
+    if (const std::string slowdown = reference_slowdown(*alone, *reference); !slowdown.empty()) {
+      return ending(v, Verdict::tampered,
+                    "the reference ran " + slowdown +
+                        ": the candidate changed what the reference runs (a library function or a "
+                        "setting it uses), which makes the candidate look faster");
+    }
+  }
   if (const Failure* f = failure_of(record, in.candidate, in.case_name)) {
     return ending(v, verdict_of_error(f->error, Whose::gpumeter), f->error + ": " + f->message);
   }
-  const Result* reference = row_named(record, in.reference, in.case_name);
   const Result* candidate = row_named(record, in.candidate, in.case_name);
   if (reference == nullptr)
     return ending(v, Verdict::not_measured, "the record has no row named " + in.reference);
@@ -258,15 +305,13 @@ CandidateVerdict judge_candidate(const VerdictInputs& in) {
   speedup_of(*c, v);
   const Verdict direction = direction_of(*c);
 
-  // B11: the reference out of the candidate's reach, measured where no candidate code ran.
+  // B11: the reference out of the candidate's reach, measured where no candidate code ran (its
+  // slowdown judged above).
   if (in.reference_alone != nullptr) {
-    const Result* alone = row_named(*in.reference_alone, in.reference, std::nullopt);
     if (alone == nullptr) {
       return ending(v, Verdict::not_measured,
                     "the reference measured alone left no row named " + in.reference);
     }
-    v.reference_alone_ns = alone->summary.device_busy.median_ns;
-    v.reference_beside_ns = reference->summary.device_busy.median_ns;
     const std::int64_t tick =
         std::max(alone->measurement.timestamp_tick_ns, candidate->measurement.timestamp_tick_ns);
     const std::string moved =
@@ -278,32 +323,6 @@ CandidateVerdict judge_candidate(const VerdictInputs& in) {
       return ending(
           v, Verdict::not_measured,
           "the reference alone and beside the candidate could not be compared: " + beside.refusal);
-    }
-    // Beyond noise, by the rule of the clock: device time by its interval; the wall clock, where
-    // two processes read 1.5x apart with nothing changed, only beyond kHostReferenceSlowdownFactor
-    // (by the medians, and by the interval's low end where there is one).
-    const std::string times = " beside the candidate (" + us(*v.reference_beside_ns) +
-                              ") than in a process of its own (" + us(*v.reference_alone_ns);
-    std::string slowdown;
-    if (beside.rule == ComparisonRule::resolution) {
-      const double factor = *v.reference_beside_ns / *v.reference_alone_ns;
-      const bool beyond_interval =
-          !beside.difference || beside.difference->low > kHostReferenceSlowdownFactor - 1;
-      if (factor > kHostReferenceSlowdownFactor && beyond_interval) {
-        slowdown = format_significant(factor, 3) + "x slower" + times + "; " +
-                   (beside.difference ? difference_words(*beside.difference).interval + ", " : "") +
-                   "rule: beyond " + format_shortest(kHostReferenceSlowdownFactor) +
-                   "x on the host clock)";
-      }
-    } else if (beside.difference && beside.difference->low > kReferenceSlowdownTolerance) {
-      slowdown = difference_words(*beside.difference).change + times + "; " +
-                 difference_words(*beside.difference).interval + ")";
-    }
-    if (!slowdown.empty()) {
-      return ending(v, Verdict::tampered,
-                    "the reference ran " + slowdown +
-                        ": the candidate changed what the reference runs (a library function or a "
-                        "setting it uses), which makes the candidate look faster");
     }
   }
 

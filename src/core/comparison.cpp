@@ -261,7 +261,7 @@ IntervalRules interval_rules_of(int schema_version) {
 }
 
 int records_rules_version(int schema_version) {
-  return schema_version >= kCalibratedIntervalsSince ? kComparisonRulesVersion
+  return schema_version >= kCalibratedIntervalsSince ? kRecordSchemaVersion
                                                      : kCalibratedIntervalsSince - 1;
 }
 

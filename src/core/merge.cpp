@@ -247,6 +247,17 @@ Record merge_records(const std::vector<Record>& in, const MergeOptions& options)
                              i);
         }
       }
+      // The merged record names the first's device: on the host CPU, a row that read kernel
+      // records or device events would be one no host can give, which the reader refuses
+      // (row_checks.hpp). Refused here, mixed or not, naming the row.
+      if (out.device.kind == "host" && res.measurement.method != TimingMethod::host_wall) {
+        throw MergeRefused("the row " + row_label(res.row) + ", timed by " +
+                               std::string(to_string(res.measurement.method)) +
+                               ", cannot be held in a record of " + device_of(first) +
+                               " (the first record's device): the host CPU has no kernel records "
+                               "or device events",
+                           i);
+      }
       // B10: each row keeps its board; one that names none is its own record's device's.
       out.results.push_back(res);
       if (!out.results.back().board.known())
@@ -325,25 +336,25 @@ Record merge_records(const std::vector<Record>& in, const MergeOptions& options)
                              "record's");
   }
   // A record holds one program's section; the rows of several programs merge, their sections
-  // (processes, instance counts, kernels outside every range) do not, and the record says so.
-  // A record merged from program runs already says where its sections are: merged again, it
-  // still holds rows of programs without their sections (found by the reader's fuzz target).
+  // (processes, instance counts, kernels outside every range) do not, and the record says so:
+  // in its data (merged_programs, which the reader checks the rows' origins against) and in a
+  // deviation for people. A record merged from program runs already says where its sections are:
+  // merged again, it still holds rows of programs without their sections (found by the reader's
+  // fuzz target).
   std::string programs;
   std::size_t program_records = 0;
   for (const Record& r : in) {
-    const bool merged_programs =
-        std::any_of(r.deviations.begin(), r.deviations.end(),
-                    [](const std::string& d) { return d.rfind(kMergedProgramsMark, 0) == 0; });
-    if (!r.program && !merged_programs) continue;
+    if (!r.program && !r.merged_programs) continue;
     // Counted, not read off the names: a run id may be empty (found by the fuzz target too).
     ++program_records;
     programs += (program_records == 1 ? "" : ", ") + r.run_id;
   }
   if (program_records > 0) {
-    out.deviations.push_back(
-        std::string(kMergedProgramsMark) + programs +
-        "): their rows are here, their program sections (processes, instance counts, kernels "
-        "outside every range) are in the records merged");
+    out.merged_programs = true;
+    const std::string said = merged_programs_deviation(programs);
+    if (std::find(out.deviations.begin(), out.deviations.end(), said) == out.deviations.end()) {
+      out.deviations.push_back(said);
+    }
   }
   join_shards(shards, options, out);
   out.deviations.push_back("merged from " + std::to_string(in.size()) + " records: " + run_ids);

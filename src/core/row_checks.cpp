@@ -132,6 +132,12 @@ std::string unmeasurable_value(const Result& result, const DeviceIdentity& devic
     }
   }
   if (device.kind == "host") {
+    // The host CPU keeps no kernel records and has no device events: only its own clock times
+    // work there (the host backend's one method).
+    if (m.method != TimingMethod::host_wall) {
+      return "it was timed by " + std::string(to_string(m.method)) +
+             " on the host CPU, which has no kernel records or device events";
+    }
     for (std::size_t i = 0; i < m.samples.size(); ++i) {
       if (m.samples[i].clock) {
         return "sample " + std::to_string(i) +

@@ -1,7 +1,9 @@
 #include "gpumeter/detail/tolerance.hpp"
 
 #include <cmath>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "gpumeter/detail/format.hpp"
 
@@ -34,6 +36,57 @@ std::string absolute_tolerance_problem(double rtol, double atol, double referenc
            "): an answer of all zeros would pass every element, so the check proves nothing";
   }
   return "";
+}
+
+std::string_view to_string(ConstantAnswer which) {
+  switch (which) {
+    case ConstantAnswer::zeros:
+      return "zeros";
+    case ConstantAnswer::mean:
+      return "mean";
+    case ConstantAnswer::midpoint:
+      return "midpoint";
+  }
+  return "zeros";
+}
+
+std::optional<ConstantAnswer> parse_constant_answer(std::string_view text) {
+  for (const ConstantAnswer which : kConstantAnswers) {
+    if (to_string(which) == text) return which;
+  }
+  return std::nullopt;
+}
+
+double constant_answer_value(ConstantAnswer which, const AnswerSpread& reference) {
+  switch (which) {
+    case ConstantAnswer::zeros:
+      return 0;
+    case ConstantAnswer::mean:
+      return reference.mean;
+    case ConstantAnswer::midpoint:
+      // Halves first: least + largest of two numbers near the largest double overflows.
+      return reference.least / 2 + reference.largest / 2;
+  }
+  return 0;
+}
+
+std::string constant_answer_problem(double rtol, double atol, ConstantAnswer which,
+                                    const AnswerSpread& reference, double worst_excess) {
+  // Not finite: an element NaN or infinite (which no constant meets), or no elements at all.
+  if (!std::isfinite(worst_excess) || !(worst_excess <= atol)) return "";
+  const double c = constant_answer_value(which, reference);
+  if (!std::isfinite(c)) return "";
+  if (reference.least == reference.largest && c == reference.least) return "";
+  const std::string what = which == ConstantAnswer::zeros ? "0 (zeros)"
+                           : which == ConstantAnswer::mean
+                               ? format_shortest(c) + " (the reference answer's mean)"
+                               : format_shortest(c) +
+                                     " (the middle of the reference "
+                                     "answer's range)";
+  return "rtol " + format_shortest(rtol) + " and atol " + format_shortest(atol) +
+         " pass an answer of " + what + " in every element of the reference's answer (from " +
+         format_shortest(reference.least) + " to " + format_shortest(reference.largest) +
+         "): an answer that ignores its inputs would be correct, so the check proves nothing";
 }
 
 }  // namespace gpumeter

@@ -541,6 +541,7 @@ ProgramReading read_program(const std::vector<ProcessPart>& parts, const Program
     r.row.implementation = options.implementation;
     r.count_copies = options.ranges.count_copies;
     Measurement& meas = r.measurement;
+    meas.origin = RowOrigin::program_range;  // no ledger: gpumeter launches nothing in a program
     meas.method = TimingMethod::kernel_records;
     meas.reason =
         "NVTX ranges of an unmodified program (gpumeter run): each sample is one instance of the "

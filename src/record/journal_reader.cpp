@@ -139,7 +139,7 @@ Record record_json::parse_journal(std::string_view text, const std::string& path
     for (Result& res : record.results) summarize_result(res, record.ceilings);
   }
   if (version < 8) fill_boards(record);
-  mark_rows_before_ledgers(record, version);
+  assign_row_origins(record, version);
   // A shard's run plans its own cases: a journal that planned another number is of no run of it.
   if (record.shard && planned != own_cases(*record.shard)) {
     r.fail(
@@ -152,7 +152,7 @@ Record record_json::parse_journal(std::string_view text, const std::string& path
   // Its rows as strictly as a record's: the journal read is a record, written and read again
   // (a row whose counts its header's budget cannot give was accepted here and refused there).
   check_rows_measurable(r, record);
-  check_cupti_ledgers(r, record, version);
+  check_row_origins(r, record, version);
   if (version >= 5) check_precision(r, record.results, version);
   finish_comparisons(record, version);
   check_statable(r, record.comparisons);

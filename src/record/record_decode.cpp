@@ -20,6 +20,7 @@
 #include "gpumeter/detail/phases.hpp"
 #include "gpumeter/detail/precision.hpp"
 #include "gpumeter/detail/timing_method.hpp"
+#include "gpumeter/detail/tolerance.hpp"
 #include "record_verify.hpp"
 #include "record_versions.hpp"
 
@@ -135,6 +136,28 @@ void read_ledger(const Reader& r, const Doc& j, const std::string& where, Measur
     }
   }
   m.ledger = l;
+}
+
+// Version 10: how the row was measured (which rule proves it, check_row_origins) and the
+// tolerances its answers were checked with, each usable (tolerance.hpp): an infinite atol stated
+// as a check's passes any answer.
+void read_version_10_fields(const Reader& r, const Doc& j, const std::string& where,
+                            Result& result) {
+  const std::string origin = r.text(j, where, "origin", kName);
+  const std::optional<RowOrigin> o = parse_row_origin(origin);
+  if (!o) r.fail(fmt::format("field {}.origin: unknown origin {}", where, record_text(origin)));
+  result.measurement.origin = *o;
+  if (!j.contains("answer_check")) return;  // no check of gpumeter's tolerances was made
+  const std::string aw = where + ".answer_check";
+  const Doc& a = r.object(j, where, "answer_check");
+  const double most = std::numeric_limits<double>::max();
+  AnswerCheck check;
+  check.rtol = r.real(a, aw, "rtol", 0, most);
+  check.atol = r.real(a, aw, "atol", 0, most);
+  if (const std::string problem = tolerance_problem(check.rtol, check.atol); !problem.empty()) {
+    r.fail(fmt::format("{}: {} (altered record?)", aw, problem));
+  }
+  result.answer_check = check;
 }
 
 // Version 5: a measurement run to a target precision. Its passes must be those the result holds
@@ -386,6 +409,7 @@ Result read_result(const Reader& r, const Doc& j, const std::string& where,
   if (version >= 5) read_precision(r, j, where, m);
   if (version >= 7) read_ledger(r, j, where, m, version);
   if (version >= 8) result.board = read_board(r, j, where);
+  if (version >= kRowOriginsSince) read_version_10_fields(r, j, where, result);
 
   if (version >= 2) {
     m.timestamp_tick_ns = r.integer<Nanos>(j, where, "timestamp_tick_ns", 1, 1'000'000);

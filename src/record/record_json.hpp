@@ -66,8 +66,10 @@ inline double ns_of(double ms) {
 // Writer pieces the run's journal (run_recorder.hpp) writes line by line, each as the record holds
 // it. Every one throws Error for what a record cannot hold (record_io.hpp, serialize).
 Json header_json(const Record& record);  // every field but results, failures and comparisons
-// `own`: the board of a row that names none (its record's device's).
-Json result_json(const Result& result, std::size_t index, const Board& own);
+// `own`: the board of a row that names none (its record's device's); `version`: the record's
+// schema version, whose fields are written.
+Json result_json(const Result& result, std::size_t index, const Board& own,
+                 int version = kRecordSchemaVersion);
 Json failure_json(const Failure& failure);
 Json ceilings_json(const Ceilings& ceilings);
 Json comparison_json(const Comparison& comparison);

@@ -63,6 +63,7 @@ Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* strea
     record.deviations.push_back(
         r.text_value(deviations[i], fmt::format("deviations[{}]", i), kText));
   }
+  if (version >= kRowOriginsSince) record.merged_programs = r.boolean(doc, "", "merged_programs");
 
   const Doc& results = r.array(doc, "", "results");
   record.results.reserve(results.size());
@@ -76,7 +77,7 @@ Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* strea
   }
   // Before version 8 a record named one device, which ran every row of it.
   if (version < 8) fill_boards(record);
-  mark_rows_before_ledgers(record, version);
+  assign_row_origins(record, version);
 
   // Added within version 1: records written before it have no failures field.
   if (version >= 2 || doc.contains("failures")) {
@@ -110,11 +111,11 @@ Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* strea
   if (version >= 7) record.shard = read_shard(r, doc);
   if (!journal_header) check_shard_rows(r, record, partial_record_note(record).empty());
   // The program section and the program's schedule come together (run.cpp writes both): rows
-  // without the section are ranges nothing accounts for, unless a merge of program runs says
-  // where their sections are; and a program was run as it is, its L2 never flushed (each row's
-  // reason says so).
+  // without the section are ranges nothing accounts for, unless the record is a merge of program
+  // runs, whose sections are in the records merged; and a program was run as it is, its L2 never
+  // flushed (each row's reason says so).
   if (record.program.has_value() != (record.config.schedule == "program") &&
-      !(merged_programs(record) && !record.program)) {
+      !(record.merged_programs && !record.program)) {
     r.fail(record.program ? "config.schedule: a program's record whose schedule is not \"program\" "
                             "(altered record?)"
                           : "program: missing from a record of schedule \"program\" (its "
@@ -125,8 +126,14 @@ Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* strea
         "config.l2_flush: on, in the record of a program run as it is, whose L2 gpumeter "
         "never flushes (altered record?)");
   }
+  // A program's record is its one run's: a merge holds no program section.
+  if (record.program && record.merged_programs) {
+    r.fail(
+        "merged_programs: true in the record of one program run, which holds its own program "
+        "section (altered record?)");
+  }
   check_rows_measurable(r, record);
-  check_cupti_ledgers(r, record, version);
+  check_row_origins(r, record, version);
   return record;
 }
 

@@ -20,7 +20,6 @@
 #include "gpumeter/columns.hpp"
 #include "gpumeter/detail/calibration.hpp"
 #include "gpumeter/detail/comparison.hpp"
-#include "gpumeter/detail/merge.hpp"
 #include "gpumeter/detail/phases.hpp"
 #include "gpumeter/detail/timing_method.hpp"
 #include "gpumeter/detail/wording.hpp"
@@ -542,14 +541,6 @@ void check_rows_measurable(const Reader& r, const Record& record) {
   }
 }
 
-// A merge of program runs says so in its deviations (its rows are ranges nothing else accounts
-// for).
-bool merged_programs(const Record& record) {
-  return std::any_of(
-      record.deviations.begin(), record.deviations.end(),
-      [](const std::string& text) { return text.rfind(kMergedProgramsMark, 0) == 0; });
-}
-
 // A CUPTI row with samples and no ledger (a ledger read has at least as many iterations as the
 // row has samples).
 bool cupti_row_without_ledger(const Result& row) {
@@ -557,30 +548,63 @@ bool cupti_row_without_ledger(const Result& row) {
   return m.method == TimingMethod::kernel_records && !m.samples.empty() && m.ledger.iterations == 0;
 }
 
-bool has_mark(const Record& record, std::string_view mark) {
-  return std::any_of(record.deviations.begin(), record.deviations.end(),
-                     [mark](const std::string& text) { return text.rfind(mark, 0) == 0; });
-}
-
-// A program's rows (gpumeter run: NVTX ranges of an unmodified program, one run or a merge of
-// them) have no ledger: gpumeter launches no canary in a program.
-bool rows_of_a_program(const Record& record) {
-  return record.config.schedule == "program" || merged_programs(record);
-}
-
-// B11 (version 8): a CUPTI row of gpumeter's own measurement proves collection was on by its
-// canaries, which its ledger holds (read_ledger checks them); a row with samples and no ledger
-// proves nothing, so it is refused, unless the record is a program's or says its rows were
-// measured before ledgers.
-void check_cupti_ledgers(const Reader& r, const Record& record, int version) {
-  if (version < 8 || rows_of_a_program(record) || has_mark(record, kBeforeLedgersMark)) return;
+// B11: which rows need a ledger follows from how each was measured (its origin) and the record's
+// version, each origin checked against the rest of the record; nothing a deviation says exempts a
+// row. A CUPTI row of gpumeter's own measurement (version 8 on) proves collection was on by its
+// canaries, which its ledger holds (read_ledger checks them): one with samples and no ledger proves
+// nothing. A program's range has no ledger (gpumeter launches nothing in a program) and is only in
+// a program's record or a merge of program runs; a row measured before ledgers has none either and
+// is only in a record read from before version 9 (held as version 8).
+void check_row_origins(const Reader& r, const Record& record, int version) {
+  const bool programs = record.config.schedule == "program" || record.merged_programs;
   for (std::size_t i = 0; i < record.results.size(); ++i) {
-    const Measurement& m = record.results[i].measurement;
-    if (cupti_row_without_ledger(record.results[i])) {
-      r.fail(fmt::format(
-          "results[{}] ({}): a CUPTI row with {} samples and no ledger: a device-timed row proves "
-          "collection was on by its canaries, which its ledger holds (altered record?)",
-          i, record_text(row_label(record.results[i].row)), m.samples.size()));
+    const Result& row = record.results[i];
+    const Measurement& m = row.measurement;
+    const std::string where = fmt::format("results[{}] ({})", i, record_text(row_label(row.row)));
+    const std::string_view origin = to_string(m.origin);
+    switch (m.origin) {
+      case RowOrigin::harness:
+        if (record.program) {
+          r.fail(
+              fmt::format("{}: origin \"{}\" in the record of a program run, whose rows are "
+                          "its ranges (altered record?)",
+                          where, origin));
+        }
+        if (version >= 8 && cupti_row_without_ledger(row)) {
+          r.fail(fmt::format(
+              "{}: a CUPTI row with {} samples and no ledger: a device-timed row proves "
+              "collection was on by its canaries, which its ledger holds (altered record?)",
+              where, m.samples.size()));
+        }
+        break;
+      case RowOrigin::program_range:
+        if (!programs) {
+          r.fail(fmt::format(
+              "{}: origin \"{}\" in a record that is no program's (schedule {}) and merged no "
+              "program runs (altered record?)",
+              where, origin, record_text(record.config.schedule)));
+        }
+        if (m.method != TimingMethod::kernel_records) {
+          r.fail(
+              fmt::format("{}: origin \"{}\" timed by {}, where a program's ranges are read "
+                          "from kernel records (altered record?)",
+                          where, origin, to_string(m.method)));
+        }
+        break;
+      case RowOrigin::before_ledgers:
+        if (version >= kCalibratedIntervalsSince) {
+          r.fail(fmt::format(
+              "{}: origin \"{}\" in a record of schema_version {}: a row measured before ledgers "
+              "is held in a record of schema version {} or earlier (altered record?)",
+              where, origin, version, kCalibratedIntervalsSince - 1));
+        }
+        break;
+    }
+    if (m.origin != RowOrigin::harness && m.ledger != Ledger{}) {
+      r.fail(
+          fmt::format("{}: origin \"{}\" with a ledger, which such a row cannot have "
+                      "(altered record?)",
+                      where, origin));
     }
   }
 }

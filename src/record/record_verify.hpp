@@ -5,7 +5,6 @@
 // InvalidRecord. Internal to gpumeter_record.
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "gpumeter/record.hpp"
@@ -40,12 +39,11 @@ void check_phase_rows(const Reader& r, const Record& record);
 // `complete`: the record is not partial, so it accounts for each of its shard's cases.
 void check_shard_rows(const Reader& r, const Record& record, bool complete);
 void check_rows_measurable(const Reader& r, const Record& record);
-void check_cupti_ledgers(const Reader& r, const Record& record, int version);
+// Each row's origin against the record's version and the rest of the record (B11): which rows
+// need a ledger follows from these, never from a deviation.
+void check_row_origins(const Reader& r, const Record& record, int version);
 
-// What a record says of its rows.
-bool merged_programs(const Record& record);  // a merge of program runs
-bool rows_of_a_program(const Record& record);
+// A CUPTI row with samples and no ledger.
 bool cupti_row_without_ledger(const Result& row);
-bool has_mark(const Record& record, std::string_view mark);  // a deviation starting with `mark`
 
 }  // namespace gpumeter::record_read

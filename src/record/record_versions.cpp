@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "gpumeter/columns.hpp"
+#include "gpumeter/detail/merge.hpp"
 #include "record_verify.hpp"
 
 namespace gpumeter::record_read {
@@ -72,6 +73,9 @@ constexpr AddedField kAddedFields[] = {
     {Scope::top, "program", 7},
     {Scope::top, "shard", 7},
     {Scope::result, "board", 8},
+    {Scope::top, "merged_programs", 10},
+    {Scope::result, "origin", 10},
+    {Scope::result, "answer_check", 10},
 };
 
 // An older version is read by its own rules, which know nothing of what later versions added:
@@ -115,11 +119,43 @@ void refuse_newer_summary_values(const Reader& r, const Doc& summary, const std:
   }
 }
 
-// Before version 8 a CUPTI row needed no ledger: the record, once read, says its rows have none
-// (kBeforeLedgersMark), so that written again as version 8 it still reads.
-void mark_rows_before_ledgers(Record& record, int version) {
-  if (version >= 8 || rows_of_a_program(record) || has_mark(record, kBeforeLedgersMark)) return;
-  if (std::any_of(record.results.begin(), record.results.end(), cupti_row_without_ledger)) {
+namespace {
+
+// A deviation of `record` that starts with `mark`.
+bool has_mark(const Record& record, std::string_view mark) {
+  return std::any_of(record.deviations.begin(), record.deviations.end(),
+                     [mark](const std::string& text) { return text.rfind(mark, 0) == 0; });
+}
+
+}  // namespace
+
+// Before version 10 a record had no field for how its rows were measured; each version's reader
+// took it from what that version had. Read only for those versions: from version 10 the fields
+// say it, and a deviation is text for people.
+//   - A program's rows: every row of a program's record (its schedule), and in a merge of program
+//     runs (whose deviation, kMergedProgramsMark, said so) the CUPTI rows without a ledger.
+//   - Before version 8 no row had a ledger to prove collection was on: its CUPTI rows without
+//     one are rows measured before ledgers. Version 8 said so by a deviation (kBeforeLedgersMark),
+//     which gpumeter wrote into such a record read and written back as version 8, the version it
+//     is held as. No version 9 record holds such rows (they are written as version 8), so a
+//     version 9 record's mark exempts nothing.
+void assign_row_origins(Record& record, int version) {
+  if (version >= kRowOriginsSince) return;
+  record.merged_programs = has_mark(record, kMergedProgramsMark);
+  const bool before_ledgers = version < 8 || (version == 8 && has_mark(record, kBeforeLedgersMark));
+  bool marked = false;
+  for (Result& row : record.results) {
+    RowOrigin& origin = row.measurement.origin;
+    if (record.config.schedule == "program" ||
+        (record.merged_programs && cupti_row_without_ledger(row))) {
+      origin = RowOrigin::program_range;
+    } else if (before_ledgers && cupti_row_without_ledger(row)) {
+      origin = RowOrigin::before_ledgers;
+      marked = true;
+    }
+  }
+  // For people, and version 8's words when the record is written back as version 8.
+  if (marked && !has_mark(record, kBeforeLedgersMark)) {
     record.deviations.push_back(
         fmt::format("{}read from a schema_version {} record, whose CUPTI rows hold no ledger: "
                     "no canary proves collection was on while they ran",

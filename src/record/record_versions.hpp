@@ -23,7 +23,10 @@ void refuse_newer_fields(const Reader& r, const Doc& object, const std::string& 
 void refuse_newer_summary_values(const Reader& r, const Doc& summary, const std::string& where,
                                  int version);
 
-// Marks a record read from before version 8 whose CUPTI rows hold no ledger (kBeforeLedgersMark).
-void mark_rows_before_ledgers(Record& record, int version);
+// Gives the rows of a record of a version before 10 their origins (how each was measured) and the
+// record whether it merged program runs, from what its version said of them; a record read from
+// before version 8 whose CUPTI rows hold no ledger also says so in a deviation
+// (kBeforeLedgersMark).
+void assign_row_origins(Record& record, int version);
 
 }  // namespace gpumeter::record_read

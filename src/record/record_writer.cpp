@@ -1,5 +1,6 @@
 // The record's writer: a Record as the JSON of its schema (record_io.hpp, serialize), and the
 // pieces of it a run's journal writes line by line (run_recorder.hpp).
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -7,15 +8,18 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "gpumeter/columns.hpp"
 #include "gpumeter/detail/ceilings.hpp"
 #include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/merge.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/detail/summary.hpp"
 #include "gpumeter/detail/timing_method.hpp"
+#include "gpumeter/detail/tolerance.hpp"
 #include "gpumeter/errors.hpp"
 #include "record_json.hpp"
 
@@ -99,9 +103,42 @@ Json summary_json(const Column& c, const std::optional<double>& value, const std
       return number(*value, where);
   }
 }
+
+// Version 10: how the row was measured, and the tolerances its answers were checked with. A record
+// written as version 8 (read from an older version, held by its rules) has neither field: its
+// rows' origins are what its version 8 reader gives them (record_versions.cpp), and no such row
+// was checked with tolerances a record states.
+void put_version_10_fields(Json& j, const Result& result, const std::string& where, int version) {
+  const RowOrigin origin = result.measurement.origin;
+  if (version < kRowOriginsSince) {
+    if (result.answer_check) {
+      throw Error(fmt::format(
+          "cannot write record: {} states an answer check, which a record of schema_version {} "
+          "cannot hold",
+          where, version));
+    }
+    return;
+  }
+  if (origin == RowOrigin::before_ledgers) {
+    throw Error(fmt::format(
+        "cannot write record: {} was measured before ledgers, which a record of schema_version "
+        "{} cannot hold (a record read from an older version is written as version {})",
+        where, version, kCalibratedIntervalsSince - 1));
+  }
+  j["origin"] = std::string(to_string(origin));
+  if (result.answer_check) {
+    const AnswerCheck& a = *result.answer_check;
+    if (const std::string problem = tolerance_problem(a.rtol, a.atol); !problem.empty()) {
+      throw Error(fmt::format("cannot write record: {}.answer_check: {}", where, problem));
+    }
+    j["answer_check"]["rtol"] = a.rtol;
+    j["answer_check"]["atol"] = a.atol;
+  }
+}
+
 }  // namespace
 
-Json result_json(const Result& result, std::size_t index, const Board& own) {
+Json result_json(const Result& result, std::size_t index, const Board& own, int version) {
   const std::string where = fmt::format("results[{}]", index);
   const Measurement& m = result.measurement;
   const Summary& s = result.summary;
@@ -243,6 +280,7 @@ Json result_json(const Result& result, std::size_t index, const Board& own) {
   board["sm_clock_mhz"] = nullable(b.sm_clock_mhz);
   board["sm_clock_max_mhz"] = nullable(b.sm_clock_max_mhz);
   board["memory_clock_mhz"] = nullable(b.memory_clock_mhz);
+  put_version_10_fields(j, result, where, version);
   return j;
 }
 
@@ -320,9 +358,38 @@ Json text_json(const std::string& text) {
   return fitted(text, kText);
 }
 
+namespace {
+
+bool says(const Record& record, std::string_view mark) {
+  return std::any_of(record.deviations.begin(), record.deviations.end(),
+                     [mark](const std::string& d) { return d.rfind(mark, 0) == 0; });
+}
+
+// The deviations by which a version 8 record says what its rows are, where `record` lacks them:
+// a merge of program runs (kMergedProgramsMark), and rows measured before ledgers
+// (kBeforeLedgersMark).
+std::vector<std::string> version_8_words(const Record& record) {
+  std::vector<std::string> out;
+  if (record.merged_programs && !says(record, kMergedProgramsMark)) {
+    out.push_back(merged_programs_deviation("records merged earlier"));
+  }
+  const bool before_ledgers = std::any_of(
+      record.results.begin(), record.results.end(),
+      [](const Result& r) { return r.measurement.origin == RowOrigin::before_ledgers; });
+  if (before_ledgers && !says(record, kBeforeLedgersMark)) {
+    out.push_back(std::string(kBeforeLedgersMark) +
+                  "read from a record of a schema_version before 8, whose CUPTI rows hold no "
+                  "ledger: no canary proves collection was on while they ran");
+  }
+  return out;
+}
+
+}  // namespace
+
 Json header_json(const Record& record) {
   // A record read from a version of the older interval rules writes back as that version: its
-  // fields are the current version's, its comparisons and precision outcomes that version's.
+  // fields are version 9's (version 10's are said as version 8 said them), its comparisons and
+  // precision outcomes that version's.
   if (record.schema_version != kRecordSchemaVersion &&
       record.schema_version != kCalibratedIntervalsSince - 1) {
     throw Error(
@@ -392,6 +459,12 @@ Json header_json(const Record& record) {
   j["deviations"] = Json::array();
   for (const std::string& deviation : record.deviations) {
     j["deviations"].push_back(fitted(deviation, kText));
+  }
+  if (record.schema_version >= kRowOriginsSince) {
+    j["merged_programs"] = record.merged_programs;
+  } else {
+    // Version 8 said in its deviations what version 10 says in fields; its reader reads them.
+    for (const std::string& said : version_8_words(record)) j["deviations"].push_back(said);
   }
   // Only a shard's record has the section (in the header, so a killed shard's journal has it too).
   if (record.shard) {
@@ -567,7 +640,7 @@ std::string serialize(const Record& record) {
   j["results"] = Json::array();
   const Board own = board_of(record.device, record.device_state);
   for (std::size_t i = 0; i < record.results.size(); ++i) {
-    j["results"].push_back(result_json(record.results[i], i, own));
+    j["results"].push_back(result_json(record.results[i], i, own, record.schema_version));
   }
   j["failures"] = Json::array();
   for (const Failure& f : record.failures) j["failures"].push_back(failure_json(f));

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/tolerance.hpp"
 #include "gpumeter/device_state.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/host_info.hpp"
@@ -50,6 +51,15 @@ void check_names_fit(const std::vector<Case>& cases) {
       check(c, "an implementation's name", impl.name);
     }
   }
+}
+
+// Tolerances the record would refuse (tolerance.hpp) are refused before anything is measured.
+void check_answer_check(const Case& c) {
+  if (!c.answer_check) return;
+  const std::string problem = tolerance_problem(c.answer_check->rtol, c.answer_check->atol);
+  if (problem.empty()) return;
+  throw ConfigError(problem.rfind("rtol", 0) == 0 ? "rtol" : "atol",
+                    problem + " (case '" + c.name + "')");
 }
 
 }  // namespace
@@ -109,6 +119,7 @@ std::vector<std::string> RunFindings::deviations() const {
 CaseOutcome run_case(Backend& backend, const Case& c, const RunOptions& options,
                      RunFindings& findings) {
   check_names_fit({c});
+  check_answer_check(c);
   CaseOutcome out;
   std::vector<Measurement> measured;
   // P7: the host peak from here covers this case (where the kernel lets it be reset).
@@ -138,6 +149,9 @@ CaseOutcome run_case(Backend& backend, const Case& c, const RunOptions& options,
     r.count_copies = c.count_copies;
     r.workload = c.workload;
     r.measurement = std::move(measured[k]);
+    // The case's tolerances are those of the rows whose answers a check held to them.
+    const Implementation& impl = c.implementations[k];
+    if (impl.verify || impl.call.check) r.answer_check = c.answer_check;
     findings.unproven_counter = findings.unproven_counter || !r.measurement.drop_counter_live;
     if (r.measurement.timestamp_check) findings.clocks.add(*r.measurement.timestamp_check);
     out.results.push_back(std::move(r));
@@ -147,6 +161,7 @@ CaseOutcome run_case(Backend& backend, const Case& c, const RunOptions& options,
 
 Record run_cases(Backend& backend, const std::vector<Case>& cases, const RunOptions& options) {
   check_names_fit(cases);
+  for (const Case& c : cases) check_answer_check(c);
   Record rec = run_header(backend, options);
   RunFindings findings;
   for (std::size_t i = 0; i < cases.size(); ++i) {

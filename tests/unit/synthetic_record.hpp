@@ -178,6 +178,8 @@ inline Record full_record(const std::string& run_id = "20261129T112650Z-4242-0ba
   rec.config.launch_cost_ns = 1234;
   rec.deviations = {"device lock contended: waited 3 s", "L2 flush disabled by --no-flush"};
   rec.results = {full_result(), fallback_result()};
+  // Version 10: the default check's tolerances, on the row it checked.
+  rec.results[0].answer_check = AnswerCheck{1e-5, 1e-8};
   derive_summaries(rec);
   return rec;
 }
@@ -298,6 +300,7 @@ inline Record program_record(const std::string& run_id = "20261201T120000Z-4250-
     r.memory = {};
     Measurement& m = r.measurement;
     m = Measurement{};
+    m.origin = RowOrigin::program_range;
     m.reason = "NVTX ranges of an unmodified program (gpumeter run)";
     for (int k = 0; k < 10; ++k) {
       const auto busy = static_cast<Nanos>(std::llround(busy_ns * (1 + noise())));
@@ -407,7 +410,9 @@ inline Record sparse_record(const std::string& run_id = "20261129T112651Z-4243-0
   rec.created_utc = "2026-11-29T11:26:51Z";
   rec.gpumeter_version = "0.1.0";
   rec.host = {"", "", std::nullopt, ""};
-  rec.device.kind = "host";
+  // A CUDA device that named nothing of itself: the events fallback's row runs on one (the host
+  // CPU has no device events).
+  rec.device.kind = "cuda";
   rec.device.index = 0;
   rec.device.name = "";
   rec.device.arch = "x86_64";

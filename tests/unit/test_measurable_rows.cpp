@@ -117,6 +117,24 @@ TEST(MeasurableRows, AnSmClockOnTheHostCpuIsRefused) {
                  "sample 0 holds an SM clock reading on the host CPU, which has none");
 }
 
+// Issue 50: the host CPU keeps no kernel records and has no device events; only its own clock
+// times work there.
+TEST(MeasurableRows, AKernelRecordsOrDeviceEventsRowOnTheHostCpuIsRefused) {
+  expect_refused(
+      after(host_record(),
+            [](Record& r) { r.results[1].measurement.method = TimingMethod::kernel_records; }),
+      "results[1] (\"sum-f64 / four-chains");
+  expect_refused(
+      after(host_record(),
+            [](Record& r) { r.results[1].measurement.method = TimingMethod::kernel_records; }),
+      "it was timed by cupti on the host CPU, which has no kernel records or device "
+      "events");
+  expect_refused(
+      after(host_record(),
+            [](Record& r) { r.results[0].measurement.method = TimingMethod::device_events; }),
+      "it was timed by cuda-events on the host CPU");
+}
+
 TEST(MeasurableRows, GpuMemoryOnTheHostCpuIsRefused) {
   expect_refused(
       after(host_record(), [](Record& r) { r.results[0].memory.gpu_after_case_bytes = 1 << 20; }),

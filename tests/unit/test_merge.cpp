@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <algorithm>
-
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,6 +77,8 @@ TEST(MergeRecords, ProgramRunsMergeTheirRowsAndSayTheirSectionsAreNotCarried) {
   b.program = a.program;
   const Record m = merge_records({a, b}, options());
   EXPECT_FALSE(m.program.has_value());
+  EXPECT_TRUE(m.merged_programs);  // what the reader checks the rows' origins against
+  EXPECT_FALSE(merge_records({shard("c", {row("copy", "x", 100)})}, options()).merged_programs);
   ASSERT_EQ(m.comparisons.size(), 1u);
   ASSERT_EQ(m.deviations.size(), 2u);
   EXPECT_EQ(m.deviations[0],
@@ -96,6 +98,7 @@ TEST(MergeRecords, AMergeOfProgramRunsMergedAgainKeepsItsMark) {
   const Record again =
       merge_records({first, shard("c", {row("forward", "base", 100)})}, options(true));
   EXPECT_FALSE(again.program.has_value());
+  EXPECT_TRUE(again.merged_programs);
   EXPECT_NE(std::find_if(again.deviations.begin(), again.deviations.end(),
                          [](const std::string& d) {
                            return d.rfind("merged from program runs (first)", 0) == 0;
@@ -109,6 +112,31 @@ TEST(MergeRecords, AMergeOfProgramRunsMergedAgainKeepsItsMark) {
                 m.deviations.begin(), m.deviations.end(),
                 [](const std::string& d) { return d.rfind("merged from program runs (", 0) == 0; }),
             m.deviations.end());
+}
+
+// The merged record names the first record's device: on the host CPU, a row of kernel records
+// from another record would be one the reader refuses (no host keeps them), so the merge refuses
+// it first, mixed or not.
+TEST(MergeRecords, AKernelRecordsRowIntoARecordOfTheHostIsRefused) {
+  Result wall = row("copy", "x", 100, TimingMethod::host_wall);
+  for (Sample& s : wall.measurement.samples) s.n_kernels.reset();  // one interval: no count
+  Record host = shard("host", {wall});
+  host.device.kind = "host";
+  host.device.name = "host CPU";
+  host.device.uuid.clear();
+  const Record gpu = shard("gpu", {row("copy", "y", 100)});
+  try {
+    merge_records({host, gpu}, options(true));
+    ADD_FAILURE() << "merged";
+  } catch (const MergeRefused& e) {
+    EXPECT_EQ(e.record(), std::optional<std::size_t>(1));
+    EXPECT_NE(std::string(e.what()).find("the row copy / y, timed by cupti, cannot be held in a "
+                                         "record of host CPU (host)"),
+              std::string::npos)
+        << e.what();
+  }
+  // The other way round the host's wall-clock row is one a GPU's record can hold.
+  EXPECT_NO_THROW(merge_records({gpu, host}, options(true)));
 }
 
 TEST(MergeRecords, ARowInTwoShardsIsRefusedNamingTheShard) {
@@ -202,7 +230,7 @@ TEST(MergeRecords, RecordsOfTwoIntervalRulesAreNeverJoined) {
       FAIL() << "merged two rules";
     } catch (const MergeRefused& e) {
       EXPECT_NE(std::string(e.what()).find("record 2 (b) was judged by the interval rules of "
-                                           "schema version 9, the first by those of version 8"),
+                                           "schema version 10, the first by those of version 8"),
                 std::string::npos)
           << e.what();
     }

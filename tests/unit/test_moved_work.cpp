@@ -354,6 +354,61 @@ TEST(Tolerances, AnAbsoluteToleranceThatPassesAnAllZeroAnswerIsRefused) {
   EXPECT_EQ(absolute_tolerance_problem(1e-5, 1e300, std::numeric_limits<double>::quiet_NaN()), "");
 }
 
+// Issue 50: under atol 1.5, a candidate returning 1.0 in every element against answers in [0, 2)
+// was "correct". The front end computes, for each constant the core names, the largest excess over
+// rtol of its distance to the reference's elements; the core refuses tolerances under which the
+// constant passes every element.
+TEST(Tolerances, AToleranceUnderWhichAConstantAnswerPassesIsRefused) {
+  std::vector<double> ref;
+  for (int i = 0; i < 200; ++i) ref.push_back(0.01 * i);  // answers in [0, 2)
+  AnswerSpread spread{0, ref.front(), ref.back()};
+  for (const double x : ref) spread.mean += x / static_cast<double>(ref.size());
+  const auto worst = [&](ConstantAnswer which, double rtol) {
+    const double c = constant_answer_value(which, spread);
+    double w = -std::numeric_limits<double>::infinity();
+    for (const double x : ref) w = std::max(w, std::fabs(c - x) - rtol * std::fabs(x));
+    return w;
+  };
+  const auto problem = [&](ConstantAnswer which, double rtol, double atol) {
+    return constant_answer_problem(rtol, atol, which, spread, worst(which, rtol));
+  };
+  EXPECT_DOUBLE_EQ(constant_answer_value(ConstantAnswer::zeros, spread), 0);
+  EXPECT_NEAR(constant_answer_value(ConstantAnswer::mean, spread), 0.995, 1e-12);
+  EXPECT_NEAR(constant_answer_value(ConstantAnswer::midpoint, spread), 0.995, 1e-12);
+  // atol 1.5: the middle of the range (and the mean) is within 1.5 of every element.
+  EXPECT_EQ(problem(ConstantAnswer::midpoint, 1e-5, 1.5),
+            "rtol 1e-05 and atol 1.5 pass an answer of 0.995 (the middle of the reference "
+            "answer's range) in every element of the reference's answer (from 0 to 1.99): an "
+            "answer that ignores its inputs would be correct, so the check proves nothing");
+  EXPECT_NE(problem(ConstantAnswer::mean, 1e-5, 1.5), "");
+  // 1.0 everywhere, the issue's candidate, is the same finding: |1 - x| <= 1 < 1.5.
+  EXPECT_LE(worst(ConstantAnswer::midpoint, 1e-5), 1.0);
+  // Zeros miss the largest answers by 1.99: passed only from there on.
+  EXPECT_EQ(problem(ConstantAnswer::zeros, 1e-5, 1.5), "");
+  EXPECT_NE(problem(ConstantAnswer::zeros, 1e-5, 2.0), "");
+  EXPECT_EQ(problem(ConstantAnswer::zeros, 1e-5, 2.0)
+                .rfind("rtol 1e-05 and atol 2 pass an "
+                       "answer of 0 (zeros) in every element",
+                       0),
+            0u);
+  // A tolerance for precision passes no constant.
+  for (const ConstantAnswer which : kConstantAnswers) {
+    EXPECT_EQ(problem(which, 1e-5, 1e-3), "") << to_string(which);
+    EXPECT_EQ(parse_constant_answer(to_string(which)), which);
+  }
+  EXPECT_EQ(parse_constant_answer("median"), std::nullopt);
+  // A reference whose elements are all one value: that constant is its right answer.
+  const AnswerSpread flat{3, 3, 3};
+  EXPECT_EQ(constant_answer_problem(1e-5, 1e-8, ConstantAnswer::mean, flat, 0), "");
+  EXPECT_NE(constant_answer_problem(1e-5, 5, ConstantAnswer::zeros, flat, 3 - 3e-5), "");
+  // An element NaN or infinite, or no elements: nothing shown to pass.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(constant_answer_problem(1e-5, 1.5, ConstantAnswer::mean, spread, nan), "");
+  EXPECT_EQ(constant_answer_problem(1e-5, 1.5, ConstantAnswer::mean, spread,
+                                    -std::numeric_limits<double>::infinity()),
+            "");
+}
+
 TEST(ErrorTable, EveryErrorNameIsClassedOnce) {
   std::set<std::string> names;
   for (const ErrorEntry& e : error_table()) {
@@ -510,6 +565,58 @@ TEST(Verdicts, AReferenceSlowerBesideTheCandidateThanAloneIsTampering) {
   const Record same = record_of(alone, cand);
   in.record = &same;
   EXPECT_EQ(judge_candidate(in).verdict, Verdict::no_difference);
+}
+
+// Issue 50: a candidate that slowed the reference is tampering whatever else was refused. Its
+// comparison refused by the moved-work rule (it computed its answer while the check read it) and
+// the reference 10% slower beside it than alone on device time: tampered, not merely refused.
+TEST(Verdicts, ASlowedReferenceIsTamperingEvenWhereTheComparisonWasRefused) {
+  const auto with_checks = [](Result r, std::int64_t busy_per_check) {
+    r = checked(std::move(r));
+    r.measurement.ledger.check_records = 10;
+    r.measurement.ledger.check_busy_ns = 10 * busy_per_check;
+    return r;
+  };
+  const Result alone = with_checks(
+      row_of("reference", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)}), 8000);
+  const Result beside = with_checks(
+      row_of("reference", {honest_pass(22000, 50, 32), honest_pass(22000, 50, 32)}), 8000);
+  // 50 us more in each check than the reference's, beside a call of 20 us: moved work.
+  const Result lazy =
+      with_checks(row_of("lazy", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)}), 58000);
+  Record alone_record;
+  alone_record.results = {alone};
+  const Record rec = record_of(beside, lazy);
+  ASSERT_EQ(rec.comparisons.size(), 1u);
+  ASSERT_FALSE(rec.comparisons[0].compared());
+  EXPECT_EQ(rec.comparisons[0].refusal.rfind("work done while its answer was checked", 0), 0u)
+      << rec.comparisons[0].refusal;
+  VerdictInputs in;
+  in.record = &rec;
+  in.candidate = "lazy";
+  EXPECT_EQ(judge_candidate(in).verdict, Verdict::refused);  // without the reference alone
+  in.reference_alone = &alone_record;
+  const CandidateVerdict v = judge_candidate(in);
+  EXPECT_EQ(v.verdict, Verdict::tampered) << v.why;
+  EXPECT_EQ(v.why.rfind("the reference ran 9.97% slower beside the candidate (22.1 us) than in a "
+                        "process of its own (20.1 us",
+                        0),
+            0u)
+      << v.why;
+  ASSERT_TRUE(v.reference_alone_ns && v.reference_beside_ns);
+  EXPECT_FALSE(v.speedup.has_value());
+  // The candidate's own failure does not hide it either.
+  Record failed;
+  failed.results = {beside};
+  failed.failures = {Failure{{"op", {}, "lazy"}, "AnswerNotPlain", "returned a LazyTensor"}};
+  in.record = &failed;
+  EXPECT_EQ(judge_candidate(in).verdict, Verdict::tampered);
+  // Beside as alone: the refusal stands.
+  const Record same = record_of(with_checks(alone, 8000), lazy);
+  in.record = &same;
+  const CandidateVerdict refused = judge_candidate(in);
+  EXPECT_EQ(refused.verdict, Verdict::refused) << refused.why;
+  EXPECT_EQ(refused.why.rfind("work done while its answer was checked", 0), 0u) << refused.why;
 }
 
 Result on_wall_clock(Result r) {

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <functional>
 #include <future>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -23,6 +24,9 @@
 #include <vector>
 
 #include "gpumeter/columns.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/merge.hpp"
+#include "gpumeter/detail/tolerance.hpp"
 #include "gpumeter/detail/wording.hpp"
 #include "gpumeter/errors.hpp"
 #include "synthetic_record.hpp"
@@ -97,6 +101,7 @@ void expect_records_equal(const Record& a, const Record& b) {
   EXPECT_EQ(a.config.schedule, b.config.schedule);
   EXPECT_EQ(a.config.launch_cost_ns, b.config.launch_cost_ns);
   EXPECT_EQ(a.deviations, b.deviations);
+  EXPECT_EQ(a.merged_programs, b.merged_programs);
   ASSERT_EQ(a.phases.size(), b.phases.size());
   for (std::size_t i = 0; i < a.phases.size(); ++i) {
     EXPECT_EQ(a.phases[i].row, b.phases[i].row);
@@ -191,8 +196,10 @@ void expect_records_equal(const Record& a, const Record& b) {
     EXPECT_EQ(x.count_copies, y.count_copies);
     EXPECT_EQ(x.workload.flops, y.workload.flops);
     EXPECT_EQ(x.workload.bytes, y.workload.bytes);
+    EXPECT_EQ(x.answer_check, y.answer_check);
     const Measurement& m = x.measurement;
     const Measurement& n = y.measurement;
+    EXPECT_EQ(m.origin, n.origin);
     EXPECT_EQ(m.method, n.method);
     EXPECT_EQ(m.reason, n.reason);
     EXPECT_EQ(m.retries, n.retries);
@@ -254,18 +261,32 @@ void expect_records_equal(const Record& a, const Record& b) {
 // ---------------------------------------------------------------------------------------------
 // Round trip
 
-// A record of `version` < 8 as the reader gives it: its CUPTI rows hold no ledger, and the record
-// says so in a deviation (kBeforeLedgersMark), so that written again as version 8 it still reads.
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 // A record of an older version once read: held as the last version of the older interval rules,
-// its comparisons by those rules.
+// its comparisons by those rules, without what version 10 added (no answer check was stated).
 Record by_older_rules(Record want) {
   want.schema_version = kCalibratedIntervalsSince - 1;
+  for (Result& r : want.results) r.answer_check.reset();
   finish_comparisons(want, want.schema_version);
   return want;
 }
 
+// A record of `version` < 8 as the reader gives it: its CUPTI rows hold no ledger and were
+// measured before ledgers (their origin), and the record says so in a deviation for people
+// (kBeforeLedgersMark), which is also how a version 8 record says it when written back as one.
 Record before_ledgers(Record want, int version) {
   want = by_older_rules(std::move(want));
+  for (Result& r : want.results) {
+    if (r.measurement.method == TimingMethod::kernel_records) {
+      r.measurement.origin = RowOrigin::before_ledgers;
+    }
+  }
   want.deviations.push_back(std::string(kBeforeLedgersMark) + "read from a schema_version " +
                             std::to_string(version) +
                             " record, whose CUPTI rows hold no ledger: no canary proves "
@@ -410,18 +431,26 @@ TEST(RecordSchema, RefusesWhatItCannotWriteFaithfully) {
 // The checked-in record of the current schema version still reads, and reads as the same
 // record. If this fails after a schema change, bump kRecordSchemaVersion and add a fixture
 // (gpumeter_make_record --stdout program > tests/data/record_vN.json).
-TEST(RecordSchema, VersionNineFixtureStillReads) {
-  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v9.json";
+TEST(RecordSchema, VersionTenFixtureStillReads) {
+  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v10.json";
   const Record r = read_record(fixture);
   expect_records_equal(r, testing::program_record());
-  std::ifstream in(fixture);
-  std::stringstream text;
-  text << in.rdbuf();
-  EXPECT_EQ(serialize(r), text.str());
+  EXPECT_EQ(serialize(r), read_file(fixture));
   for (const Result& row : r.results) {
     EXPECT_EQ(row.board.uuid, "GPU-01234567-89ab-cdef-0123-456789abcdef");
     EXPECT_EQ(row.board.sm_clock_mhz, 1980);
+    EXPECT_EQ(row.measurement.origin, RowOrigin::program_range);
   }
+}
+
+// A version 9 record reads as the same record, each row given the origin its version implied (a
+// program's record: its ranges), and writes back as version 10: the version 10 fixture, byte for
+// byte (version 10 added only the rows' origins, the record's merged_programs and answer checks).
+TEST(RecordSchema, VersionNineFixtureReadsWithItsRowsOriginsAndWritesAsVersionTen) {
+  const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v9.json");
+  EXPECT_EQ(r.schema_version, kRecordSchemaVersion);
+  expect_records_equal(r, testing::program_record());
+  EXPECT_EQ(serialize(r), read_file(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v10.json"));
 }
 
 // A version 8 record (the fields of version 9, the older interval rules) reads with its
@@ -440,6 +469,7 @@ TEST(RecordSchema, VersionEightFixtureReadsByItsOwnIntervalRules) {
   for (std::size_t i = 0; i < r.results.size(); ++i) {
     EXPECT_EQ(r.results[i].measurement.samples.size(),
               current.results[i].measurement.samples.size());
+    EXPECT_EQ(r.results[i].measurement.origin, RowOrigin::program_range);
   }
 }
 
@@ -687,7 +717,11 @@ TEST(RecordSchema, APrecisionOutcomeReadsBackAndIsCheckedAgainstThePasses) {
   refused(
       [](ordered_json& j) {
         j["schema_version"] = 4;
-        for (const char* key : {"phases", "totals", "runtimes"}) j.erase(key);
+        for (const char* key : {"phases", "totals", "runtimes", "merged_programs"}) j.erase(key);
+        for (auto& row : j["results"]) {
+          row.erase("origin");
+          row.erase("answer_check");
+        }
       },
       "schema version 5");
 }
@@ -740,13 +774,6 @@ TEST(RecordSchema, VersionOneFixtureStillReads) {
 
 // ---------------------------------------------------------------------------------------------
 // Strict reading: each bad input names the file and the specific problem.
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string what_of(std::string_view text, const std::string& path = "dir/rec.json") {
   try {
@@ -960,10 +987,10 @@ TEST(RecordStrictReading, TimestampCheckThatContradictsItselfIsRefused) {
 }
 
 TEST(RecordStrictReading, UnsupportedSchemaVersion) {
-  EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 10; }),
-            "dir/rec.json: unsupported schema_version 10 (this gpumeter reads 1 to 9)");
+  EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 11; }),
+            "dir/rec.json: unsupported schema_version 11 (this gpumeter reads 1 to 10)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = -1; }),
-            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 9)");
+            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 10)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = "1"; }),
             "dir/rec.json: field schema_version: expected an integer, found string");
   EXPECT_EQ(what_after([](auto& j) { j.erase("schema_version"); }),
@@ -1860,15 +1887,210 @@ TEST(RecordLedger, AVersionEightCuptiRowWithoutALedgerIsRefused) {
     EXPECT_EQ(row.measurement.ledger, Ledger{});
   }
   EXPECT_NO_THROW((void)parse_record(serialize(program), "program.json"));
-  // A record of before ledgers says so once read, and written again as version 8 still reads;
-  // without that deviation its CUPTI rows are refused.
+  // A record of before ledgers says so once read (its rows' origin, and a deviation for people),
+  // and written again as version 8 still reads; a version 8 record without that deviation (its
+  // version's words for it) has its CUPTI rows refused.
   const Record old = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v6.json");
+  EXPECT_EQ(old.schema_version, kCalibratedIntervalsSince - 1);
+  EXPECT_EQ(old.results[0].measurement.origin, RowOrigin::before_ledgers);
+  EXPECT_EQ(old.results[1].measurement.origin, RowOrigin::harness);  // CUDA events: no canaries
   ASSERT_FALSE(old.deviations.empty());
   EXPECT_EQ(old.deviations.back().rfind(kBeforeLedgersMark, 0), 0u) << old.deviations.back();
-  EXPECT_NO_THROW((void)parse_record(serialize(old), "rewritten.json"));
+  const std::string rewritten = serialize(old);
+  EXPECT_FALSE(ordered_json::parse(rewritten)["results"][0].contains("origin"));
+  expect_records_equal(parse_record(rewritten, "rewritten.json"), old);
+  // The rows decide, not the text: the writer states version 8's words from the rows' origins.
   Record unmarked = old;
   unmarked.deviations.pop_back();
-  EXPECT_THROW((void)parse_record(serialize(unmarked), "unmarked.json"), InvalidRecord);
+  EXPECT_NO_THROW((void)parse_record(serialize(unmarked), "unmarked.json"));
+  auto j = ordered_json::parse(rewritten);
+  j["deviations"].erase(j["deviations"].size() - 1);
+  EXPECT_NE(what_of(j.dump()).find("results[0] (\"gemm / cublas"), std::string::npos);
+}
+
+// B11 (version 10): no text of a record exempts a row from a rule. A forged record that states
+// gpumeter's own phrase for rows measured before ledgers, or for a merge of program runs, among its
+// deviations, beside a CUPTI row without a ledger, is refused as before; so is a row that claims
+// an origin the rest of the record contradicts.
+TEST(RecordLedger, NoDeviationExemptsACuptiRowOfTheCurrentVersionFromItsLedger) {
+  Record r = full_record();
+  r.results[0].measurement.ledger = Ledger{};
+  for (const std::string& phrase :
+       {std::string(kBeforeLedgersMark) + "read from a schema_version 6 record",
+        merged_programs_deviation("a, b")}) {
+    Record forged = r;
+    forged.deviations.push_back(phrase);
+    const std::string what = what_of(serialize(forged));
+    EXPECT_NE(what.find("results[0] (\"gemm / cublas"), std::string::npos) << what;
+    EXPECT_NE(what.find("a CUPTI row with 5 samples and no ledger"), std::string::npos) << what;
+  }
+  // An origin that would exempt it, claimed where it cannot hold.
+  auto j = ordered_json::parse(serialize(full_record()));
+  j["results"][0].erase("ledger");
+  j["results"][0]["origin"] = "before_ledgers";
+  EXPECT_NE(what_of(j.dump()).find("origin \"before_ledgers\" in a record of schema_version 10: "
+                                   "a row measured before ledgers is held in a record of schema "
+                                   "version 8 or earlier"),
+            std::string::npos)
+      << what_of(j.dump());
+  j["results"][0]["origin"] = "program_range";
+  EXPECT_NE(what_of(j.dump()).find("origin \"program_range\" in a record that is no program's "
+                                   "(schedule \"ABCCBA\") and merged no program runs"),
+            std::string::npos)
+      << what_of(j.dump());
+  j["merged_programs"] = true;  // a merge of program runs: its ranges need no ledger
+  EXPECT_EQ(what_of(j.dump()), "(no InvalidRecord thrown)");
+  j["results"][1]["origin"] = "program_range";  // a CUDA-events row is no program's range
+  EXPECT_NE(what_of(j.dump()).find("origin \"program_range\" timed by cuda-events"),
+            std::string::npos)
+      << what_of(j.dump());
+  // A range holds no ledger; a program's own record holds ranges only, and is no merge.
+  auto ranged = ordered_json::parse(serialize(full_record()));
+  ranged["merged_programs"] = true;
+  ranged["results"][0]["origin"] = "program_range";
+  EXPECT_NE(what_of(ranged.dump()).find("origin \"program_range\" with a ledger"),
+            std::string::npos)
+      << what_of(ranged.dump());
+  auto program = ordered_json::parse(serialize(testing::program_record()));
+  program["results"][0]["origin"] = "harness";
+  EXPECT_NE(what_of(program.dump()).find("origin \"harness\" in the record of a program run"),
+            std::string::npos)
+      << what_of(program.dump());
+  program = ordered_json::parse(serialize(testing::program_record()));
+  program["merged_programs"] = true;
+  EXPECT_NE(what_of(program.dump()).find("merged_programs: true in the record of one program run"),
+            std::string::npos)
+      << what_of(program.dump());
+  program["results"][0]["origin"] = "harness_or_else";
+  EXPECT_NE(what_of(program.dump()).find("unknown origin"), std::string::npos);
+  // Required in a version 10 record, refused in an older one (a version 10 record relabelled).
+  auto missing = ordered_json::parse(serialize(full_record()));
+  missing["results"][0].erase("origin");
+  EXPECT_NE(what_of(missing.dump()).find("missing field results[0].origin"), std::string::npos)
+      << what_of(missing.dump());
+  missing = ordered_json::parse(serialize(full_record()));
+  missing.erase("merged_programs");
+  EXPECT_NE(what_of(missing.dump()).find("missing field merged_programs"), std::string::npos)
+      << what_of(missing.dump());
+}
+
+// A version 9 record, written before rows stated their origins: only the words its own version
+// wrote count. A merge of program runs (its deviation) exempts its CUPTI rows without a ledger; a
+// version 9 record never held rows measured before ledgers (those were written as version 8), so
+// that phrase exempts nothing there.
+TEST(RecordLedger, AVersionNineRecordIsReadByWhatItsVersionSaid) {
+  Record r = full_record();
+  r.results[0].measurement.ledger = Ledger{};
+  r.results[0].answer_check.reset();
+  const auto as_version_9 = [](Record rec, const std::string& deviation) {
+    rec.deviations.push_back(deviation);
+    auto j = ordered_json::parse(serialize(rec));
+    j["schema_version"] = 9;
+    j.erase("merged_programs");
+    for (auto& row : j["results"]) row.erase("origin");
+    return j.dump();
+  };
+  const Record merged = parse_record(as_version_9(r, merged_programs_deviation("a")), "v9.json");
+  EXPECT_TRUE(merged.merged_programs);
+  EXPECT_EQ(merged.results[0].measurement.origin, RowOrigin::program_range);
+  EXPECT_EQ(merged.results[1].measurement.origin, RowOrigin::harness);
+  // Written back as version 10, it says so in its fields, and reads the same.
+  const auto again = ordered_json::parse(serialize(merged));
+  EXPECT_EQ(again["merged_programs"], true);
+  EXPECT_EQ(again["results"][0]["origin"], "program_range");
+  expect_records_equal(parse_record(again.dump(), "again.json"), merged);
+  const std::string what = what_of(
+      as_version_9(r, std::string(kBeforeLedgersMark) + "read from a schema_version 6 record"));
+  EXPECT_NE(what.find("a CUPTI row with 5 samples and no ledger"), std::string::npos) << what;
+}
+
+// B11: the host CPU keeps no kernel records and has no device events: a row timed so in a record
+// of the host is one no run gives.
+TEST(RecordStrictReading, AKernelRecordsRowOnTheHostIsRefused) {
+  Record r = full_record();
+  r.device.kind = "host";
+  r.device.name = "host CPU";
+  r.device.memory_bytes.reset();
+  for (Result& row : r.results) {
+    row.memory = MemoryUse{};
+    for (Sample& s : row.measurement.samples) s.clock.reset();
+  }
+  testing::derive_summaries(r);
+  std::string what = what_of(serialize(r));
+  EXPECT_NE(what.find("results[0] (\"gemm / cublas"), std::string::npos) << what;
+  EXPECT_NE(what.find("it was timed by cupti on the host CPU, which has no kernel records or "
+                      "device events"),
+            std::string::npos)
+      << what;
+  r.results.erase(r.results.begin());  // the CUDA-events row alone
+  testing::derive_summaries(r);
+  what = what_of(serialize(r));
+  EXPECT_NE(what.find("it was timed by cuda-events on the host CPU"), std::string::npos) << what;
+}
+
+// Version 10: the tolerances a row's answers were checked with are in its record, read back as
+// written, and each as the rules of a check allow (finite, at least 0, rtol below 1).
+TEST(RecordAnswerCheck, TolerancesRoundTripAndUnusableOnesAreRefused) {
+  const Record r = full_record();
+  const auto j = ordered_json::parse(serialize(r));
+  EXPECT_EQ(j["results"][0]["answer_check"],
+            ordered_json::parse(R"({"rtol": 1e-5, "atol": 1e-8})"));
+  EXPECT_FALSE(j["results"][1].contains("answer_check"));  // no check made: absent
+  const Record back = parse_record(j.dump(), "checked.json");
+  ASSERT_TRUE(back.results[0].answer_check.has_value());
+  EXPECT_EQ(*back.results[0].answer_check, (AnswerCheck{1e-5, 1e-8}));
+  EXPECT_FALSE(back.results[1].answer_check.has_value());
+  const auto edited = [&](const char* key, ordered_json value) {
+    auto k = j;
+    k["results"][0]["answer_check"][key] = std::move(value);
+    return what_of(k.dump());
+  };
+  EXPECT_NE(
+      edited("atol", -1e-9).find("field results[0].answer_check.atol: -1e-09 is out of range"),
+      std::string::npos)
+      << edited("atol", -1e-9);
+  EXPECT_NE(edited("rtol", 1.5).find("results[0].answer_check: rtol 1.5 is 1 or more"),
+            std::string::npos)
+      << edited("rtol", 1.5);
+  EXPECT_NE(edited("rtol", "nan").find("results[0].answer_check.rtol"), std::string::npos);
+  EXPECT_NE(edited("atol", nullptr).find("results[0].answer_check.atol"), std::string::npos);
+  // JSON has no NaN or infinity: a record holding one is no JSON, refused by the parser.
+  std::string nan_text = j.dump();
+  const std::string atol = "\"atol\":1e-08";
+  ASSERT_NE(nan_text.find(atol), std::string::npos);
+  nan_text.replace(nan_text.find(atol), atol.size(), "\"atol\":NaN");
+  EXPECT_NE(what_of(nan_text).find("not valid JSON"), std::string::npos) << what_of(nan_text);
+  // The writer refuses what the reader would.
+  Record bad = r;
+  bad.results[0].answer_check->atol = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW((void)serialize(bad), Error);
+  bad.results[0].answer_check->atol = -1;
+  EXPECT_THROW((void)serialize(bad), Error);
+  // A record of an older version has no field for it.
+  auto older = j;
+  older["schema_version"] = 9;
+  older.erase("merged_programs");
+  for (auto& row : older["results"]) row.erase("origin");
+  EXPECT_NE(what_of(older.dump()).find("results[0].answer_check is a field of schema version 10"),
+            std::string::npos)
+      << what_of(older.dump());
+}
+
+// Version 10 changes no comparison rule: its records are judged by version 9's, and the current
+// version is the one a version 9 record is held as once read.
+TEST(RecordSchema, TheCurrentVersionIsJudgedByTheLatestComparisonRules) {
+  EXPECT_EQ(records_rules_version(kRecordSchemaVersion), kRecordSchemaVersion);
+  EXPECT_EQ(records_rules_version(kComparisonRulesVersion), kRecordSchemaVersion);
+  EXPECT_EQ(interval_rules_of(kRecordSchemaVersion), interval_rules_of(kComparisonRulesVersion));
+  Record r = testing::sweep_crossing_record();
+  Record by_nine = r;
+  finish_comparisons(r, kRecordSchemaVersion);
+  finish_comparisons(by_nine, kComparisonRulesVersion);
+  ASSERT_EQ(r.comparisons.size(), by_nine.comparisons.size());
+  ASSERT_FALSE(r.comparisons.empty());
+  for (std::size_t i = 0; i < r.comparisons.size(); ++i) {
+    EXPECT_EQ(describe(r.comparisons[i]), describe(by_nine.comparisons[i]));
+  }
 }
 
 TEST(RecordStrictReading, ARowIsAResultOrAFailureNeverBoth) {

@@ -183,7 +183,7 @@ TEST(RenderMarkdown, DeviationsNotesAndSourcesFollowTheTable) {
             std::string::npos)
       << md;
   EXPECT_EQ(markdown_rows(md).size(), 3u);
-  EXPECT_EQ(markdown_rows(md)[2].at("device"), "host:0");
+  EXPECT_EQ(markdown_rows(md)[2].at("device"), "cuda:0");
 }
 
 // B4: a row held down throughout has no flags of its own (its reference is its own highest

@@ -26,8 +26,9 @@ namespace gpumeter {
 
 struct Result;  // record.hpp, which holds Comparisons
 
-// The record schema version whose comparison rules are the current ones (record.hpp's
-// kRecordSchemaVersion, which cannot be included here).
+// The record schema version whose comparison rules are the current ones: the last version that
+// changed one. A later version that changes none (record.hpp's kRecordSchemaVersion, which cannot
+// be included here, is 10) is judged by these.
 inline constexpr int kComparisonRulesVersion = 9;
 // The version from which the rules of moved work apply.
 inline constexpr int kMovedWorkRulesSince = 8;
@@ -36,9 +37,9 @@ inline constexpr int kMovedWorkRulesSince = 8;
 inline constexpr int kCalibratedIntervalsSince = 9;
 // The interval rules of a record of `schema_version`.
 IntervalRules interval_rules_of(int schema_version);
-// The version a record of `schema_version` is held and written as once read: the current one,
-// or the last version with its interval rules (kCalibratedIntervalsSince - 1), whose fields are
-// the current version's.
+// The version a record of `schema_version` is held and written as once read: the current record
+// schema version, or the last version with its interval rules (kCalibratedIntervalsSince - 1),
+// written with that version's fields.
 int records_rules_version(int schema_version);
 
 enum class ComparisonRule {

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpumeter/detail/duration.hpp"
@@ -24,7 +25,45 @@ struct NullTestSamples {
   std::vector<Nanos> scaled_ns;
 };
 
+// How a row was measured, which decides what must prove it (docs/records.md, "origin"). A record
+// states it per row and its reader checks it against the rest of the record, so no text of the
+// record (a deviation) can exempt a row from a rule.
+enum class RowOrigin {
+  // gpumeter's own measurement of a call: its ledger is the evidence, and a kernel-records row
+  // proves collection was on by the canaries its ledger holds.
+  harness,
+  // One NVTX range of an unmodified program (gpumeter run): gpumeter launches nothing in a
+  // program, so the row has no ledger and no canary.
+  program_range,
+  // First measured under a schema before 8, which kept no ledger: only in a record read from one
+  // (and held by its rules, version 8).
+  before_ledgers,
+};
+inline constexpr RowOrigin kRowOrigins[] = {RowOrigin::harness, RowOrigin::program_range,
+                                            RowOrigin::before_ledgers};
+// "harness", "program_range", "before_ledgers": the words a record holds.
+constexpr std::string_view to_string(RowOrigin origin) {
+  switch (origin) {
+    case RowOrigin::harness:
+      return "harness";
+    case RowOrigin::program_range:
+      return "program_range";
+    case RowOrigin::before_ledgers:
+      return "before_ledgers";
+  }
+  return "harness";
+}
+constexpr std::optional<RowOrigin> parse_row_origin(std::string_view text) {
+  for (const RowOrigin o : kRowOrigins) {
+    if (to_string(o) == text) return o;
+  }
+  return std::nullopt;
+}
+
 struct Measurement {
+  // What measured the row (a front end that reads a program's ranges says so; a record of an older
+  // schema is given its rows' origins when read).
+  RowOrigin origin = RowOrigin::harness;
   TimingMethod method = TimingMethod::kernel_records;
   std::string reason;  // why this method (fallbacks), from the backend
   // One per measured iteration, pass after pass, in the order they ran.

@@ -11,8 +11,17 @@
 namespace gpumeter {
 
 // How the deviation of a merge of program runs starts: their rows are in the merged record, their
-// program sections are not (a record holds one program's), and a reader reads it so.
+// program sections are not (a record holds one program's). The record says so in its data
+// (Record::merged_programs); the deviation is for people, and how a record before version 10 said
+// it (read only from one of those).
 inline constexpr std::string_view kMergedProgramsMark = "merged from program runs (";
+
+// The deviation of a merge of the program runs `run_ids` ("a, b").
+inline std::string merged_programs_deviation(const std::string& run_ids) {
+  return std::string(kMergedProgramsMark) + run_ids +
+         "): their rows are here, their program sections (processes, instance counts, kernels "
+         "outside every range) are in the records merged";
+}
 
 struct MergeOptions {
   // Join records of devices of different kinds (names), configurations, project commits, timing

@@ -14,7 +14,8 @@ namespace gpumeter {
 // it holds that they cannot have measured, and why. A method that times one interval around each
 // call (host-wall, CUDA events) counts no kernel and no copy, has no gap between the two ends of
 // the interval and repeats no phase (only CUPTI loses records or changes its clock); the host CPU
-// has no SM clock and no GPU memory; no device holds more memory than it has.
+// is timed by its own clock only (no kernel records, no device events), and has no SM clock and
+// no GPU memory; no device holds more memory than it has.
 std::string unmeasurable_value(const Result& result, const DeviceIdentity& device);
 
 // "" when the row's warm-up and measured iteration counts are ones its run's budget can have
