@@ -35,7 +35,7 @@ import sys
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from . import _child, _gpumeter, _wire
-from ._answers import _default_verify, _host, _largest_magnitude
+from ._answers import _constant_answer_problem, _default_verify, _host, _largest_magnitude
 from ._errors import ConfigError, VerificationFailed
 from ._inputs import _FreshInputs
 from ._specs import load
@@ -439,7 +439,8 @@ def serve(control: socket.socket, order: Dict[str, Any]) -> None:
         expected = fresh.output_of(args, reference(*args))
         # Bad tolerances cost nothing: refused here, before any run, by the core's rules.
         problem = _gpumeter.tolerance_problem(rtol, atol) or \
-            _gpumeter.absolute_tolerance_problem(rtol, atol, _largest_magnitude(expected))
+            _gpumeter.absolute_tolerance_problem(rtol, atol, _largest_magnitude(expected)) or \
+            _constant_answer_problem(expected, rtol, atol)
         del args, expected
     except BaseException as e:  # noqa: BLE001  (the parent says whose code failed)
         _send(control, {"ready": False, "step": step, "type": type(e).__name__,
