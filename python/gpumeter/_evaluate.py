@@ -344,8 +344,8 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
     if carried.watched:
         # What the compiled code found changed stands whatever the payload's own list says.
         listed = report.get("tampered")
-        report["tampered"] = list(dict.fromkeys(
-            ([str(t) for t in listed] if isinstance(listed, list) else []) + carried.watched))
+        report.update(tampered=list(dict.fromkeys(
+            ([str(t) for t in listed] if isinstance(listed, list) else []) + carried.watched)))
     return line, report, account
 
 
