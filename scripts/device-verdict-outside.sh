@@ -59,9 +59,10 @@ export GPUMETER_EXPLOIT_N=$N
 common=(--timing cupti --rtol 2e-2 --atol 1e-1 --timeout 180)
 new_exploits=(honest=exploits.honest:gpu loosened=exploits.loosened_check:gpu
               elsewhere=exploits.check_elsewhere:gpu bent=exploits.bent_check_reference:gpu)
-for extra in gc_capture:gpu profile_hook:gpu below_allclose:gpu dispatch_allclose:gpu \
-             dispatch_slow_gelu:gpu forged_report:gpu own_verdict:gpu; do
-  [[ -f tests/python/exploits/${extra%%:*}.py ]] && new_exploits+=("${extra%%:*}=exploits.$extra")
+# The other exploits that have a GPU variant (the rest are host-only: tests/python).
+for extra in dispatch_allclose dispatch_gelu forged_report; do
+  grep -q "^def gpu" "tests/python/exploits/$extra.py" 2>/dev/null &&
+    new_exploits+=("$extra=exploits.$extra:gpu")
 done
 evaluate() {  # name site jsonl candidates...
   local name=$1 site=$2 jsonl=$3
