@@ -64,7 +64,8 @@ std::string journal_file_name(const std::string& run_id);
 // Writes dir/record_file_name(run_id) atomically: a temporary file in the same directory, fsync,
 // then a link that fails if the name exists; nothing is ever overwritten. The directory is created
 // if needed. Refuses (Error) a record that would not read back, and a name that already exists.
-// Returns the path written; with `text_written`, the bytes written too (their digest, B11).
+// Returns the path written; with `text_written`, the bytes written too (gpumeter evaluate's report
+// carries their digest, so a record changed after it was written is seen).
 std::filesystem::path write_record(const Record& record, const std::filesystem::path& dir,
                                    std::string* text_written = nullptr);
 // The same, to the name `file` asked for (gpumeter merge -o): never over an existing file.
