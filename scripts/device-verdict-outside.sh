@@ -71,13 +71,20 @@ evaluate() {  # name site jsonl candidates...
     evaluate ${common[*]} --out $OUT/records-$name --jsonl $jsonl \
     --reference exploits.problem:gpu_reference --inputs exploits.problem:gpu_inputs $*"
 }
+if [[ ,$PARTS, == *,cpp,* ]]; then
+  # The default configuration with this machine's g++ and warnings as errors, built beside the
+  # Python parts below (8 of the 16 cores), its GPU tests after them.
+  (cmake -S . -B build-v50 -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUMETER_WERROR=ON \
+     >"$OUT/configure.log" 2>&1 && cmake --build build-v50 -j 8 >"$OUT/build.log" 2>&1
+   echo $? >"$OUT/build.rc") &
+fi
 if [[ ,$PARTS, == *,probe,* ]]; then
   evaluate new-exploits "$SITE" "$OUT/new-exploits.jsonl" "${new_exploits[@]}"
 fi
 if [[ ,$PARTS, == *,pytest,* ]]; then
   step python-gpu 300 env PYTHONPATH="$SITE:$PWD/tests/python" "$PY" -m pytest -q -rs \
-    -p no:cacheprovider tests/python/test_exploits.py tests/python/test_watch.py \
-    tests/python/test_channel.py -k "gpu or watch or channel"
+    -p no:cacheprovider tests/python/test_gpu.py tests/python/test_exploits.py \
+    tests/python/test_watch.py tests/python/test_channel.py -k "gpu or watch or channel"
 fi
 old_suite=(honest=exploits.honest:gpu fused=exploits.honest:gpu_fused
            memo_first_call=exploits.memo_first_call:gpu memo_pointer=exploits.memo_pointer:gpu
@@ -97,13 +104,6 @@ if [[ ,$PARTS, == *,exploits,* ]]; then
     evaluate all-4096-base "$BASE_SITE" "$OUT/all-4096-base.jsonl" "${old_suite[@]}" \
       "${new_exploits[@]:1}"
   fi
-fi
-if [[ ,$PARTS, == *,cpp,* ]]; then
-  # The default configuration with this machine's g++ and warnings as errors, built beside the
-  # A-against-A runs below (host work; their verdicts read device time), its GPU tests after.
-  (cmake -S . -B build-v50 -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUMETER_WERROR=ON \
-     >"$OUT/configure.log" 2>&1 && cmake --build build-v50 -j 8 >"$OUT/build.log" 2>&1
-   echo $? >"$OUT/build.rc") &
 fi
 if [[ ,$PARTS, == *,avsa,* ]]; then
   export GPUMETER_EXPLOIT_N=4096
