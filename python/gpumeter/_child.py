@@ -172,9 +172,9 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
     of its processes is read every ``_POLL_S`` and, over the limit, they are all killed
     (``Ended.over_memory``). ``pass_fds``: more descriptors it inherits (its channel to evaluate's
     checker). ``starter``: what starts the process instead of ``subprocess.Popen`` (the warm
-    start's ``WarmStart.start``, which forks it as this one, already imported, would start it), given
-    the command, environment, output, descriptors and channel; what it returns is waited for as a
-    ``Popen``. Raises OSError when the process cannot be started."""
+    start's ``WarmStart.start``: it forks the process, its imports done), given the command,
+    environment, output, descriptors and channel; what it returns is waited for as a ``Popen``.
+    Raises OSError when the process cannot be started."""
     received: List[bytes] = []
     args = list(argv)
     env = dict(env)

@@ -349,6 +349,10 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
                              f"cannot start the Python interpreter {python!r}: {e.strerror}"),
                 "log": log}, None, checker.end() if checker is not None else None
     account = checker.end() if checker is not None else None
+    if warm is not None and warm.ready is False and warm.process is not None:
+        # The warm start's server failed during this start and was killed: its pid is no longer
+        # gpumeter's own (a later process may be given it).
+        _Runs.keep.discard(warm.process.pid)
     line: Dict[str, Any] = {"seconds": round(ended.seconds, 3), "log": log}
     carried = ended.channel
     if carried is not None and carried.problems:
@@ -858,7 +862,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _main(args)
     except UsageError as e:
         return _usage(e)
-    except Exception as e:  # noqa: BLE001  (evaluate's own failure: said, never a candidate's verdict)
+    except Exception as e:  # noqa: BLE001  (evaluate's own failure: said, never a verdict)
         batch = sys.modules.get("gpumeter._batch")
         if batch is not None and isinstance(e, batch.BatchError):
             return _usage(e)  # a batch that cannot be run as asked: nothing was run

@@ -102,7 +102,8 @@ def test_warm_start_forks_each_candidate_with_fresh_state(tmp_path):
 def test_start_cold_is_said_and_judges_the_same(tmp_path):
     cmdline = tmp_path / "cmdline.txt"
     (tmp_path / "detector.py").write_text(DETECTOR)
-    proc, lines = evaluate(tmp_path, ["detector=detector:run", "first_call=exploits.memo_first_call:host"],
+    proc, lines = evaluate(tmp_path, ["detector=detector:run",
+                                      "first_call=exploits.memo_first_call:host"],
                            "--start", "cold", env={"DETECTOR_OUT": str(cmdline)})
     assert proc.returncode == 0, proc.stderr
     assert "gpumeter evaluate: cold start (a fresh interpreter for each candidate): --start cold" \
@@ -380,6 +381,36 @@ def test_progress_on_a_terminal_only():
     assert pipe.getvalue() == ""
 
 
+def test_progress_on_a_terminal_through_evaluate(tmp_path):
+    """stderr a terminal (a pseudo-terminal here): the progress line is drawn; the JSON lines
+    hold none of it."""
+    master, slave = os.openpty()
+    jsonl = tmp_path / "lines.jsonl"
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join([HERE] + [p for p in sys.path if p]))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gpumeter", "evaluate", "--reference",
+         "exploits.problem:host_reference", "--inputs", "exploits.problem:host_inputs",
+         "--timing", "host", "--budget", "1,4", "--out", str(tmp_path / "eval"), "--jsonl",
+         str(jsonl), "a=exploits.honest:host", "b=exploits.memo_first_call:host"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave, cwd=HERE, env=environ)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    assert proc.wait(timeout=300) == 0, seen
+    text = seen.decode(errors="replace")
+    assert "candidate 1 of 2: a" in text and "candidate 2 of 2: b | last: a " in text, text
+    assert "elapsed, about" in text, text
+    assert "elapsed" not in jsonl.read_text() and "\x1b" not in jsonl.read_text()
+
+
 def test_no_progress_on_a_pipe(tmp_path):
     proc, lines = evaluate(tmp_path, ["honest=exploits.honest:host"])
     assert proc.returncode == 0, proc.stderr
@@ -413,7 +444,8 @@ def test_the_warm_server_is_gone_when_evaluate_returns(tmp_path):
 # --- the exploit suite, cold and warm -------------------------------------------------------
 
 EXPLOITS = ["honest=exploits.honest:host", "first_call=exploits.memo_first_call:host",
-            "patch_verify=exploits.patch_verify:host", "patch_allclose=exploits.patch_allclose:host",
+            "patch_verify=exploits.patch_verify:host",
+            "patch_allclose=exploits.patch_allclose:host",
             "patch_timer=exploits.patch_timer:host", "forged_report=exploits.forged_report:host",
             "own_verdict=exploits.own_verdict:host", "gc_capture=exploits.gc_capture:host",
             "profile_hook=exploits.profile_hook:host",
