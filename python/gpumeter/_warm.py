@@ -46,7 +46,8 @@ _KEY_BYTES = 32  # the report channel's key (``_child.run``)
 _HEAD = struct.Struct(">I")
 _MAX_FDS = 8
 _SPAWN_TIMEOUT_S = 30.0  # a fork takes milliseconds; a server that does not answer has stopped
-_CUDA_ERROR_NOT_INITIALIZED = 3  # cuda.h
+_CUDA_ERROR_NOT_INITIALIZED = 3  # cuda.h: cuInit never called, so no context exists
+_CUDA_ERROR_STUB_LIBRARY = 34  # cuda.h: the toolkit's stub, no driver: no context can exist
 _FRAMEWORKS = ("torch", "numpy", "cupy", "warp", "jax", "triton")
 
 
@@ -79,7 +80,7 @@ def fork_problem() -> str:
         return ""  # the driver is not loaded: no CUDA context exists
     context = ctypes.c_void_p()
     result = driver.cuCtxGetCurrent(ctypes.byref(context))
-    if result == _CUDA_ERROR_NOT_INITIALIZED:
+    if result in (_CUDA_ERROR_NOT_INITIALIZED, _CUDA_ERROR_STUB_LIBRARY):
         return ""
     if result == 0 and context.value:
         return "a CUDA context was made when the modules were imported"

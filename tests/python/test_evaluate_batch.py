@@ -175,6 +175,20 @@ def test_fork_problem_names_cuda_initialized_by_an_import(monkeypatch):
     assert _warm.fork_problem() == "PyTorch initialized CUDA when the modules were imported"
 
 
+STUB = "/usr/local/cuda/lib64/stubs/libcuda.so"
+
+
+@pytest.mark.skipif(not os.path.exists(STUB), reason=f"no CUDA driver stub at {STUB}")
+def test_fork_problem_reads_the_driver_without_initializing_it():
+    """libcuda loaded (here the toolkit's stub, which answers CUDA_ERROR_STUB_LIBRARY): asked
+    without cuInit, no context."""
+    code = ("import ctypes; from gpumeter import _warm; ctypes.CDLL(%r); "
+            "print(repr(_warm.fork_problem()))" % STUB)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert out.stdout.strip() == "''", out.stdout + out.stderr
+
+
 # --- the journal and --resume ---------------------------------------------------------------
 
 KILL_ONCE = textwrap.dedent("""
