@@ -94,7 +94,9 @@ def _imported(order: Mapping[str, Any]) -> List[str]:
     evaluate child takes at its start, then the reference's and the input generator's modules
     (and so the framework they import). The two spec modules themselves are then forgotten, so
     each run imports them afresh, as the cold start does, with everything they import already
-    here. Returns the frameworks imported and the evaluator's packages, to name them."""
+    here. What their functions import inside their bodies (``import torch`` in the generator) is
+    imported too, read from their code (``_lazy_imports``). Returns the frameworks imported and
+    the evaluator's packages, to name them."""
     import importlib
 
     from gpumeter import _specs
@@ -105,14 +107,20 @@ def _imported(order: Mapping[str, Any]) -> List[str]:
     before = set(sys.modules)
     path = list(sys.path)
     loaded = []
+    targets = []
     for key in ("reference", "inputs"):
-        _specs.load(order[key])
+        targets.append(_specs.load(order[key])[0])
         loaded.append(order[key])
+    for name in _lazy_imports(targets):
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001  (not needed here: the run imports it, or fails, itself)
+            pass
     added = [n for n in sys.modules if n not in before]
     for spec in loaded:
         # The spec's own module, so its import in the run is the cold start's (its globals
         # fresh, its name the one a cold run gives it).
-        name = spec.get("module") or os.path.splitext(os.path.basename(spec["path"]))[0]
+        name = _spec_module(spec)
         for n in [n for n in sys.modules if n == name or n == f"_gpumeter_evaluate_{name}"]:
             if n in added:
                 del sys.modules[n]
@@ -124,6 +132,49 @@ def _imported(order: Mapping[str, Any]) -> List[str]:
         if top and top in sys.modules and top not in named:
             named.append(top)
     return named
+
+
+def _spec_module(spec: Mapping[str, str]) -> str:
+    """The name ``_specs.load`` gives a spec's module (a path's first load: its file's stem)."""
+    return spec.get("module") or os.path.splitext(os.path.basename(spec["path"]))[0]
+
+
+def _lazy_imports(targets: Sequence[Any]) -> List[str]:
+    """The absolute imports written inside ``targets`` (the reference and the input generator)
+    and the functions of their modules they call by name, transitively: what they import when
+    called (``import torch`` in the generator's body), which a cold run imports when it calls the
+    generator once before its capture. Read from the code, never by calling it (a call could make
+    a CUDA context)."""
+    import dis
+    import types
+    names: List[str] = []
+    seen: set = set()
+
+    def visit(fn: Any) -> None:
+        fn = getattr(fn, "__func__", fn)
+        if not isinstance(fn, types.FunctionType) or fn.__code__ in seen:
+            return
+        stack = [fn.__code__]
+        while stack:
+            code = stack.pop()
+            if code in seen:
+                continue
+            seen.add(code)
+            instructions = list(dis.get_instructions(code))
+            for i, ins in enumerate(instructions):
+                # LOAD_CONST level, LOAD_CONST fromlist, IMPORT_NAME name: level 0 is absolute.
+                if ins.opname == "IMPORT_NAME" and i >= 2 and instructions[i - 2].argval == 0:
+                    names.append(str(ins.argval))
+            stack += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+            for name in code.co_names:  # a function of its module it calls by name
+                callee = fn.__globals__.get(name)
+                if isinstance(callee, types.FunctionType) and \
+                        callee.__globals__ is fn.__globals__:
+                    visit(callee)
+
+    for target in targets:
+        visit(target)
+    return list(dict.fromkeys(n for n in names if n.split(".")[0] not in sys.builtin_module_names))
 
 
 def serve(control: socket.socket, order: Mapping[str, Any]) -> None:

@@ -175,6 +175,43 @@ def test_fork_problem_names_cuda_initialized_by_an_import(monkeypatch):
     assert _warm.fork_problem() == "PyTorch initialized CUDA when the modules were imported"
 
 
+LAZY_REFERENCE = textwrap.dedent("""
+    from exploits import problem
+
+    def _helper(a, b):
+        import lazydep  # imported when called, as exploits.problem imports torch
+        return problem.host_reference(a, b)
+
+    def reference(a, b):
+        return _helper(a, b)
+
+    def unused():
+        import json_never_imported  # noqa: F401  (not reached from the reference: not imported)
+""")
+
+
+def test_lazy_imports_of_the_reference_are_read_from_its_code():
+    import exploits.problem as p
+    assert _warm._lazy_imports([p.host_reference, p.host_inputs]) == []
+    assert _warm._lazy_imports([p.gpu_reference, p.gpu_inputs]) == ["torch"]
+
+
+def test_the_warm_server_imports_what_the_reference_imports_when_called(tmp_path):
+    """A module the reference imports inside its body (through a helper) is imported once by
+    the server (and once by the checker, which calls the reference), never by each run."""
+    imports = tmp_path / "imports.txt"
+    (tmp_path / "lazydep.py").write_text(
+        f"import os\nwith open({str(imports)!r}, 'a') as f:\n    f.write(f'{{os.getpid()}}\\n')\n")
+    (tmp_path / "lazy_ref.py").write_text(LAZY_REFERENCE)
+    proc, lines = evaluate(tmp_path, ["a=exploits.honest:host", "b=exploits.honest:host",
+                                      "c=exploits.memo_first_call:host"],
+                           reference="lazy_ref:reference")
+    assert proc.returncode == 0, proc.stderr
+    assert "warm start" in proc.stderr
+    assert len(imports.read_text().split()) == 2, imports.read_text()  # the server, the checker
+    assert [x["verdict"] for x in lines][2] == "wrong" and lines[0]["correct"] is True
+
+
 STUB = "/usr/local/cuda/lib64/stubs/libcuda.so"
 
 
