@@ -38,7 +38,7 @@ import struct
 import subprocess
 import sys
 import time
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 #: The one module a warm run may run: what the cold start runs with ``python -m``.
 RUN_MODULE = "gpumeter._evaluate_child"
@@ -148,7 +148,7 @@ def _lazy_imports(targets: Sequence[Any]) -> List[str]:
     import dis
     import types
     names: List[str] = []
-    seen: set = set()
+    seen: Set[Any] = set()
 
     def visit(fn: Any) -> None:
         fn = getattr(fn, "__func__", fn)
