@@ -287,6 +287,15 @@ def test_read_journal_drops_a_torn_last_line_and_refuses_a_torn_middle(tmp_path)
     assert _batch.read_journal(str(tmp_path / "none.jsonl"), repair=True) == []
 
 
+def test_a_programs_lines_are_its_own():
+    lines = [{"candidate": "prog/case/a", "verdict": "wrong"},
+             {"candidate": "prog/case/b", "verdict": "faster"},
+             {"candidate": "program", "verdict": "crashed"}, {"candidate": "prog", "verdict": "x"}]
+    assert [x["candidate"] for x in _batch.judged(lines, "prog", program=True)] == \
+        ["prog/case/a", "prog/case/b", "prog"]
+    assert [x["candidate"] for x in _batch.judged(lines, "prog", program=False)] == ["prog"]
+
+
 def test_resume_needs_a_journal(capsys):
     rc = _evaluate.main(["--reference", "exploits.problem:host_reference", "--inputs",
                          "exploits.problem:host_inputs", "--timing", "host", "--resume",
