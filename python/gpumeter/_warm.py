@@ -105,7 +105,7 @@ def _imported(order: Mapping[str, Any]) -> List[str]:
         importlib.import_module(name)  # what gpumeter._evaluate_child imports at its start
 
     before = set(sys.modules)
-    path = list(sys.path)
+    search = list(sys.path)
     loaded = []
     targets = []
     for key in ("reference", "inputs"):
@@ -121,10 +121,13 @@ def _imported(order: Mapping[str, Any]) -> List[str]:
         # The spec's own module, so its import in the run is the cold start's (its globals
         # fresh, its name the one a cold run gives it).
         name = _spec_module(spec)
-        for n in [n for n in sys.modules if n == name or n == f"_gpumeter_evaluate_{name}"]:
-            if n in added:
+        path = os.path.realpath(spec["path"]) if spec.get("path") else None
+        for n in [n for n in added if n in sys.modules]:
+            file = getattr(sys.modules[n], "__file__", None)
+            if n == name or (path is not None and isinstance(file, str) and
+                             os.path.realpath(file) == path):
                 del sys.modules[n]
-    sys.path[:] = path  # a path spec put its folder first: the run's load does that itself
+    sys.path[:] = search  # a path spec put its folder first: the run's load does that itself
     # What to name on the first line: the frameworks now here and the evaluator's own packages.
     named = [n for n in _FRAMEWORKS if n in sys.modules]
     for spec in loaded:
