@@ -158,7 +158,8 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
         log: Optional[str] = None, order: Optional[Mapping[str, Any]] = None,
         new_session: bool = False, reap_orphans: bool = False,
         keep: AbstractSet[int] = frozenset(), memory_limit: Optional[int] = None,
-        pass_fds: Sequence[int] = (), channel: bool = False) -> Ended:
+        pass_fds: Sequence[int] = (), channel: bool = False,
+        starter: Optional[Any] = None) -> Ended:
     """Runs ``argv`` to its end or ``timeout_s``. With ``order``, the process is started as
     ``argv + [FD, ORDER]`` and reports one line on FD; with ``channel`` too, as ``argv + [ORDER]``
     with the channel's descriptor and key in the variable ``CHANNEL_VARIABLE``, and reports in
@@ -170,7 +171,10 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
     reparented here by ``become_subreaper()``. With ``memory_limit`` (bytes), the resident memory
     of its processes is read every ``_POLL_S`` and, over the limit, they are all killed
     (``Ended.over_memory``). ``pass_fds``: more descriptors it inherits (its channel to evaluate's
-    checker). Raises OSError when the process cannot be started."""
+    checker). ``starter``: what starts the process instead of ``subprocess.Popen`` (the warm
+    start's ``WarmStart.start``: it forks the process, its imports done), given the command,
+    environment, output, descriptors and channel; what it returns is waited for as a ``Popen``.
+    Raises OSError when the process cannot be started."""
     received: List[bytes] = []
     args = list(argv)
     env = dict(env)
@@ -199,11 +203,15 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
     output_reader: Optional[threading.Thread] = None
     try:
         try:
-            proc = subprocess.Popen(
-                args, stdout=out if out is not None else subprocess.PIPE,
-                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                pass_fds=tuple(pass_fds) + (() if write_fd is None else (write_fd,)),
-                start_new_session=new_session)
+            if starter is not None and channel and out is not None:
+                proc = starter(args, env=env, stdout=out, pass_fds=tuple(pass_fds),
+                               channel_fd=write_fd, key=key, new_session=new_session)
+            else:
+                proc = subprocess.Popen(
+                    args, stdout=out if out is not None else subprocess.PIPE,
+                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                    pass_fds=tuple(pass_fds) + (() if write_fd is None else (write_fd,)),
+                    start_new_session=new_session)
         finally:
             if write_fd is not None:
                 os.close(write_fd)  # the child's copy only: its report ends when it exits
@@ -258,7 +266,7 @@ _POLL_S = 0.15  # how often a run's memory is read: a 1 GiB allocation takes lon
 _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 
 
-def _wait(proc: "subprocess.Popen[bytes]", deadline: float, memory_limit: Optional[int],
+def _wait(proc: Any, deadline: float, memory_limit: Optional[int],
           new_session: bool, orphans: bool, keep: AbstractSet[int]
           ) -> Tuple[Optional[int], Optional[int]]:
     """Waits for ``proc`` until ``deadline`` (None at the deadline), reading its processes'

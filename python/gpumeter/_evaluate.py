@@ -99,13 +99,46 @@ def parse_program(text: str) -> Dict[str, Any]:
     return {"name": name or os.path.basename(argv[0]), "argv": argv, "text": command}
 
 
-def _unique(names: List[str]) -> List[str]:
-    seen: Dict[str, int] = {}
+def _file_candidates(path: Optional[str]) -> List[Dict[str, str]]:
+    """``--candidates FILE``: its candidates, each error naming its file and line."""
+    from gpumeter import _batch  # with the extension, as every use of gpumeter here
     out = []
-    for n in names:
-        seen[n] = seen.get(n, 0) + 1
-        out.append(n if seen[n] == 1 else f"{n}#{seen[n]}")
+    for where, text in (_batch.candidates_file(path) if path else []):
+        try:
+            out.append(parse_python_spec(text))
+        except UsageError as e:
+            raise UsageError(f"{where}: {e}") from None
     return out
+
+
+def _plan_batch(args: argparse.Namespace, python_candidates: List[Dict[str, str]],
+                programs: List[Dict[str, Any]]) -> Tuple[List[Dict[str, Any]], List[str]]:
+    """Which of the batch's candidates this run runs (``python_candidates`` and ``programs`` cut
+    to them, in place): this task's shard, less those with a line in the journal (``--resume``).
+    Returns the journal's lines of this shard's candidates (they stand) and what to say."""
+    from gpumeter import _batch  # with the extension, as every use of gpumeter here
+    both: List[Dict[str, Any]] = list(python_candidates) + list(programs)
+    mine, said = _batch.shard([c["name"] for c in both], args.shard)
+    notes = [said] if said else []
+    if mine is not None:
+        both = [c for i, c in enumerate(both) if i in mine]
+    previous: List[Dict[str, Any]] = []
+    if args.resume:
+        if not args.jsonl:
+            raise UsageError("--resume needs --jsonl FILE: the journal of the batch it resumes")
+        journal = _batch.read_journal(args.jsonl, repair=True)
+        left = []
+        for c in both:
+            lines = _batch.judged(journal, c["name"], program="argv" in c)
+            previous += lines
+            if not lines:
+                left.append(c)
+        notes.append(f"--resume: {len(both) - len(left)} of {len(both)} candidates have their "
+                     f"line in {args.jsonl}; {len(left)} run")
+        both = left
+    python_candidates[:] = [c for c in both if "argv" not in c]
+    programs[:] = [c for c in both if "argv" in c]
+    return previous, notes
 
 
 def _folder_name(index: int, name: str) -> str:
@@ -301,6 +334,7 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
     is set here: what the child's compiled code added to it."""
     from gpumeter import _child  # with the extension, as every use of gpumeter here
     log = os.path.join(folder, "output.log")
+    warm = _Started.warm
     pass_fds: Tuple[int, ...] = ()
     if checker is not None:
         order = dict(order, checker_fd=checker.begin(str(order.get("name", ""))))
@@ -308,12 +342,17 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
     try:
         ended = _child.run([python, "-m", "gpumeter._evaluate_child"], env=env,
                            timeout_s=timeout_s, log=log, order=order, new_session=True,
-                           pass_fds=pass_fds, channel=True, **_run_limits())
+                           pass_fds=pass_fds, channel=True, **_run_limits(),
+                           starter=warm.start if warm is not None and warm.ready else None)
     except OSError as e:
         return {**_run_ended("runner_not_started",
                              f"cannot start the Python interpreter {python!r}: {e.strerror}"),
                 "log": log}, None, checker.end() if checker is not None else None
     account = checker.end() if checker is not None else None
+    if warm is not None and warm.ready is False and warm.process is not None:
+        # The warm start's server failed during this start and was killed: its pid is no longer
+        # gpumeter's own (a later process may be given it).
+        _Runs.keep.discard(warm.process.pid)
     line: Dict[str, Any] = {"seconds": round(ended.seconds, 3), "log": log}
     carried = ended.channel
     if carried is not None and carried.problems:
@@ -699,6 +738,10 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=_HelpFormatter)
     p.add_argument("candidates", nargs="*", metavar="[NAME=]MODULE:FUNCTION",
                    help="Python candidates: module:function or path/to/file.py:function")
+    p.add_argument("--candidates", dest="candidates_file", metavar="FILE",
+                   help="more Python candidates, one [NAME=]MODULE:FUNCTION or "
+                        "[NAME=]path/to/file.py:FUNCTION a line (blank lines and # comments "
+                        "skipped), after those of the command line")
     p.add_argument("--reference", metavar="MODULE:FUNCTION",
                    help="the reference implementation (Python candidates need it)")
     p.add_argument("--inputs", metavar="MODULE:FUNCTION",
@@ -717,7 +760,25 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="gpumeter-evaluate", metavar="DIR",
                    help="folder for the records and logs, one subfolder per candidate "
                         "(default gpumeter-evaluate)")
-    p.add_argument("--jsonl", metavar="FILE", help="write the JSON lines here, not stdout")
+    p.add_argument("--jsonl", metavar="FILE",
+                   help="write the JSON lines here, not stdout: the batch's journal, each line "
+                        "synced as it comes")
+    p.add_argument("--resume", action="store_true",
+                   help="with --jsonl: run only the candidates without a line in it (a batch "
+                        "killed on a candidate runs that one again)")
+    p.add_argument("--shard", metavar="K/N",
+                   help="run shard K of N (0 <= K < N) of the candidates, dealt as the "
+                        "benchmark programs deal their cases; by default a Slurm array task's or "
+                        "a Kubernetes indexed Job's index where set; 'all' for every candidate")
+    p.add_argument("--merge", nargs="+", metavar="JOURNAL",
+                   help="run nothing: merge the shards' journals into one batch's lines (in the "
+                        "batch's order, any candidate without a line named, where the candidates "
+                        "are given)")
+    p.add_argument("--start", default="warm", choices=("warm", "cold"),
+                   help="warm: fork each candidate's process from one that imported gpumeter, "
+                        "the framework and the evaluator's modules (no CUDA context), cold where "
+                        "that cannot serve (said on the first line); cold: a fresh interpreter "
+                        "each (default warm)")
     p.add_argument("--timeout", type=float, default=600.0, metavar="S",
                    help="seconds a candidate's process may run before it is killed (default "
                         "600)")
@@ -800,11 +861,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         return _main(args)
     except UsageError as e:
-        sys.stderr.write(f"gpumeter evaluate: {' '.join(str(e).split())}\n"
-                         "Run 'gpumeter evaluate --help' for usage.\n")
-        return _exit_code("EXIT_USAGE")
-    except Exception:  # noqa: BLE001  (evaluate's own failure: said, never a candidate's verdict)
+        return _usage(e)
+    except Exception as e:  # noqa: BLE001  (evaluate's own failure: said, never a verdict)
+        batch = sys.modules.get("gpumeter._batch")
+        if batch is not None and isinstance(e, batch.BatchError):
+            return _usage(e)  # a batch that cannot be run as asked: nothing was run
         return _internal_error()
+
+
+def _usage(e: Exception) -> int:
+    sys.stderr.write(f"gpumeter evaluate: {' '.join(str(e).split())}\n"
+                     "Run 'gpumeter evaluate --help' for usage.\n")
+    return _exit_code("EXIT_USAGE")
 
 
 def _internal_error() -> int:
@@ -820,11 +888,98 @@ def _internal_error() -> int:
         return 3
 
 
+class _Started:
+    """The warm start's server while it serves this evaluation; None: every run starts cold."""
+
+    warm: Optional[Any] = None
+
+
+def _start_warm(args: argparse.Namespace, reference: Dict[str, str], inputs: Dict[str, str],
+                env: Dict[str, str], root: str) -> Optional[Any]:
+    """The warm start's server, started (its imports under way) unless --start cold: its word
+    is waited for by ``_say_start``, after the checker started beside it."""
+    if args.start == "cold":
+        return None
+    from gpumeter import _warm  # with the extension, as every use of gpumeter here
+    return _warm.WarmStart({"reference": reference, "inputs": inputs}, python=args.python,
+                           env=env, log=os.path.join(root, "warm-start.log"),
+                           note=lambda text: sys.stderr.write(f"gpumeter evaluate: {text}\n"))
+
+
+def _say_start(warm: Optional[Any], args: argparse.Namespace) -> None:
+    """How the candidates' processes start, said before the first runs: warm (forked from the
+    server, which is then gpumeter's own, never a run's leftover), or cold and why."""
+    from gpumeter import _warm  # with the extension, as every use of gpumeter here
+    why = "--start cold"
+    if warm is not None:
+        reaper = _warm.reaper_problem()
+        if reaper:
+            warm.close()
+            why = f"the warm start cannot serve: {reaper}"
+        elif warm.wait_ready(args.timeout):
+            _Runs.keep.add(warm.process.pid)
+            _Started.warm = warm
+            sys.stderr.write("gpumeter evaluate: warm start: each candidate's process is forked "
+                             "from one that imported " +
+                             ", ".join(["gpumeter"] + [m for m in warm.modules if m != "gpumeter"]
+                                       [:12]) + " and no CUDA context\n")
+            return
+        else:
+            why = f"the warm start cannot serve: {warm.why}"
+    sys.stderr.write(f"gpumeter evaluate: cold start (a fresh interpreter for each candidate): "
+                     f"{why}\n")
+
+
+def _stop_warm(warm: Any) -> None:
+    if warm.process is not None:
+        _Runs.keep.discard(warm.process.pid)
+    _Started.warm = None
+    warm.close()
+
+
+def _merge(args: argparse.Namespace) -> int:
+    """``--merge``: the journals of a batch's shards as one batch's lines, run nothing."""
+    from gpumeter import _batch, _wire  # with the extension, as every use of gpumeter here
+    names: List[str] = []
+    candidates = [parse_python_spec(c) for c in args.candidates] + \
+        _file_candidates(args.candidates_file) + [parse_program(p) for p in args.program]
+    _batch.refuse_duplicates([(c["name"], c["text"]) for c in candidates])
+    names = [c["name"] for c in candidates]
+    if args.jsonl and any(os.path.exists(j) and os.path.samefile(j, args.jsonl)
+                          for j in args.merge if os.path.exists(args.jsonl)):
+        raise UsageError(f"--jsonl {args.jsonl!r} is one of the journals merged")
+    lines, missing = _batch.merge(args.merge, names)
+    try:
+        sink: TextIO = open(args.jsonl, "w") if args.jsonl else sys.stdout
+    except OSError as e:
+        raise UsageError(f"cannot write {e.filename}: {e.strerror}") from None
+    for line in lines:
+        _batch.append(sink, _wire.jsonl_line(line))
+    if sink is not sys.stdout:
+        sink.close()
+    sys.stderr.write(_table(lines) + "\n")
+    sys.stderr.write(f"gpumeter evaluate: merged {len(lines)} lines from {len(args.merge)} "
+                     "journals\n")
+    if missing:
+        sys.stderr.write(f"gpumeter evaluate: {len(missing)} candidates of the batch have no line "
+                         f"({', '.join(_inert(m) for m in missing[:5])}"
+                         f"{' ...' if len(missing) > 5 else ''}): run their shard again with "
+                         "--resume\n")
+        return _exit_code("EXIT_FAILED")
+    import gpumeter
+    return int(gpumeter._gpumeter.evaluation_exit_code([str(x["verdict"]) for x in lines]))
+
+
 def _main(args: argparse.Namespace) -> int:
-    if not args.candidates and not args.program:
-        raise UsageError("no candidates: give module:function candidates or --program")
-    python_candidates = [parse_python_spec(c) for c in args.candidates]
+    if args.merge:
+        return _merge(args)
+    python_candidates = [parse_python_spec(c) for c in args.candidates] + \
+        _file_candidates(args.candidates_file)
+    if not python_candidates and not args.program:
+        raise UsageError("no candidates: give module:function candidates, --candidates FILE or "
+                         "--program")
     programs = [parse_program(p) for p in args.program]
+    from gpumeter import _batch  # with the extension, as every use of gpumeter here
     reference = inputs = None
     if python_candidates:
         if not args.reference or not args.inputs:
@@ -845,10 +1000,14 @@ def _main(args: argparse.Namespace) -> int:
         raise UsageError(f"--timeout {args.timeout}: must be more than 0 seconds")
     options = _options(args)
     memory = _memory_limit(args.memory)
-    names = _unique([c["name"] for c in python_candidates] + [p["name"] for p in programs])
+    # B11: a name is a candidate's key in the journal, a merge and the table: one each.
+    _batch.refuse_duplicates([(c["name"], c["text"]) for c in python_candidates + programs])
+    names = [c["name"] for c in python_candidates] + [p["name"] for p in programs]
     if "reference" in names[:len(python_candidates)]:
         raise UsageError("a candidate is named 'reference', the reference's name: rename it "
                          "with NAME=")
+    previous, batch_notes = _plan_batch(args, python_candidates, programs)
+    names = [c["name"] for c in python_candidates] + [p["name"] for p in programs]
     if python_candidates:
         # The session's word, before anything runs: GPU timing asked for and no usable GPU
         # ends here (exit 5, one line); the host clock taken for want of one is said first.
@@ -874,13 +1033,17 @@ def _main(args: argparse.Namespace) -> int:
     root = _evaluation_root(os.path.abspath(args.out))
     _hold_runs(memory)
     from gpumeter import _wire  # with the extension, as every use of gpumeter here
-    lines: List[Dict[str, Any]] = []
+    # The journal's lines of this batch's candidates judged before: they stand, in the table and
+    # the exit code, and are not run again.
+    lines: List[Dict[str, Any]] = list(previous)
+    progress = _batch.Progress(len(python_candidates) + len(programs))
 
     def emit(line: Dict[str, Any]) -> None:
         line = _ordered(line)
         lines.append(line)
-        sink.write(_wire.jsonl_line(line))
-        sink.flush()
+        _batch.append(sink, _wire.jsonl_line(line))
+        progress.clear()
+        progress.finished(_inert(line["candidate"]), str(line["verdict"]))
         shown = "" if line.get("speedup") is None else f" {line['speedup']:.3g}x"
         sys.stderr.write(f"gpumeter evaluate: {_inert(line['candidate'])}: "
                          f"{line['verdict']}{shown}\n")
@@ -900,7 +1063,11 @@ def _main(args: argparse.Namespace) -> int:
             env["GPUMETER_LOCK_HELD"] = f"{os.getpid()}:{held.path}"
             tolerated = gpumeter._gpumeter.device_processes(args.device)
     checker = None
+    warm = None
     try:
+        if python_candidates:
+            assert reference is not None and inputs is not None
+            warm = _start_warm(args, reference, inputs, env, root)
         alone_record: Any = None
         alone_failed: Optional[Dict[str, Any]] = None
         if python_candidates:
@@ -923,6 +1090,10 @@ def _main(args: argparse.Namespace) -> int:
             if checker is not None and tolerated is not None:
                 # The checker has its context on the device: one of the evaluation's own.
                 tolerated = gpumeter._gpumeter.device_processes(args.device)
+            _say_start(warm, args)
+        for note in batch_notes:  # after how the candidates start, said first
+            sys.stderr.write(f"gpumeter evaluate: {note}\n")
+        batch_notes = []
         if python_candidates and alone_failed is None:
             assert reference is not None and inputs is not None
             folder = os.path.join(root, "000-reference-alone")
@@ -934,6 +1105,7 @@ def _main(args: argparse.Namespace) -> int:
             alone_record, alone_failed = _alone_record(alone)
         for c in python_candidates:
             index += 1
+            progress.starting(_inert(c["name"]))
             folder = _candidate_folder(root, index, c["name"])
             assert reference is not None and inputs is not None
             if alone_failed is not None:
@@ -952,6 +1124,9 @@ def _main(args: argparse.Namespace) -> int:
             # The tolerances every checked answer was held to, in the line beside the verdict.
             emit({"candidate": c["name"], **line, "rtol": args.rtol, "atol": args.atol})
     finally:
+        progress.clear()
+        if warm is not None:
+            _stop_warm(warm)
         if checker is not None:
             _Runs.keep.discard(checker.process.pid)
             checker.close()
@@ -959,10 +1134,12 @@ def _main(args: argparse.Namespace) -> int:
             held.release()
     for p in programs:
         index += 1
+        progress.starting(_inert(p["name"]))
         folder = _candidate_folder(root, index, p["name"])
         for line in evaluate_program(p, folder=folder, timeout_s=args.timeout,
                                      reference=args.program_reference):
             emit(line)
+    progress.clear()
     if sink is not sys.stdout:
         sink.close()
     sys.stderr.write(_table(lines) + "\n")

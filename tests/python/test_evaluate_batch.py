@@ -1,0 +1,540 @@
+"""`gpumeter evaluate` at scale (host clock, no GPU needed): the warm start (each candidate's
+process forked from one that imported what it needs, with fresh state each), the batch's journal
+and --resume after a SIGKILL, shards merged into the whole batch's verdicts, candidates from a
+file, names refused twice, and progress only on a terminal.
+"""
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from gpumeter import _batch, _evaluate, _warm
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TIMED = {"faster", "slower", "no difference"}
+
+
+def evaluate(tmp_path, candidates, *extra, jsonl=None, out="eval", env=None, timeout=120,
+             reference="exploits.problem:host_reference"):
+    jsonl = jsonl or tmp_path / "lines.jsonl"
+    args = ["--reference", reference, "--inputs", "exploits.problem:host_inputs",
+            "--timing", "host", "--budget", "1,4", "--out", str(tmp_path / out),
+            "--jsonl", str(jsonl), "--timeout", str(timeout)]
+    environ = dict(os.environ, **(env or {}))
+    environ["PYTHONPATH"] = os.pathsep.join([HERE, str(tmp_path)] + [p for p in sys.path if p])
+    proc = subprocess.run([sys.executable, "-m", "gpumeter", "evaluate", *args, *extra,
+                           *candidates], capture_output=True, text=True, env=environ, cwd=HERE,
+                          timeout=timeout * (len(candidates) + 2) + 120)
+    return proc, read_lines(jsonl)
+
+
+def read_lines(path):
+    return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+
+
+def by_name(lines):
+    return {x["candidate"]: x for x in lines}
+
+
+def same_verdict(a, b):
+    """The verdict of one candidate in two runs: the same, timed verdicts read as timed (the host
+    clock's faster, slower or no difference of two honest runs may differ)."""
+    if a["verdict"] in TIMED or b["verdict"] in TIMED:
+        return a["verdict"] in TIMED and b["verdict"] in TIMED and a["correct"] == b["correct"]
+    return a["verdict"] == b["verdict"] and a["correct"] == b["correct"]
+
+
+# --- the warm start -------------------------------------------------------------------------
+
+POLLUTER = textwrap.dedent("""
+    # A candidate that changes everything it can reach in its process: a module global of a module
+    # the server imported, NumPy, gpumeter, builtins and the reference's own module.
+    import builtins, numpy, gpumeter, exploits, exploits.problem
+    exploits.polluted = True
+    numpy.polluted = True
+    gpumeter.polluted = True
+    builtins.polluted = True
+    exploits.problem.polluted = True
+    numpy.tanh = lambda x: x * 0.0
+    from exploits.honest import host as run
+""")
+
+DETECTOR = textwrap.dedent("""
+    # Honest unless it finds what an earlier candidate changed in its own process: then wrong.
+    import builtins, os, sys, numpy, gpumeter, exploits, exploits.problem
+    from exploits import honest
+    with open(os.environ["DETECTOR_OUT"], "w") as f:
+        f.write(open("/proc/self/cmdline", "rb").read().replace(b"\\0", b" ").decode())
+    seen = [n for n, m in (("exploits", exploits), ("numpy", numpy), ("gpumeter", gpumeter),
+                           ("builtins", builtins), ("exploits.problem", exploits.problem))
+            if hasattr(m, "polluted")] + (["numpy.tanh"] if numpy.tanh(1.0) == 0.0 else [])
+
+    def run(a, b):
+        return honest.host(a, b) * (2.0 if seen else 1.0)
+""")
+
+
+def test_warm_start_forks_each_candidate_with_fresh_state(tmp_path):
+    (tmp_path / "polluter.py").write_text(POLLUTER)
+    (tmp_path / "detector.py").write_text(DETECTOR)
+    cmdline = tmp_path / "cmdline.txt"
+    proc, lines = evaluate(tmp_path, ["polluter=polluter:run", "detector=detector:run"],
+                           env={"DETECTOR_OUT": str(cmdline)})
+    assert proc.returncode == 0, proc.stderr
+    assert "gpumeter evaluate: warm start: each candidate's process is forked" in proc.stderr, \
+        proc.stderr
+    lines = by_name(lines)
+    # The polluter changed gpumeter's module (and numpy.tanh, which the reference calls): its
+    # own verdict, tampered.
+    assert lines["polluter"]["verdict"] == "tampered", lines["polluter"]
+    # The next candidate's process was forked (not started cold) and saw none of it.
+    assert "gpumeter._warm" in cmdline.read_text(), cmdline.read_text()
+    assert lines["detector"]["correct"] is True and lines["detector"]["verdict"] in TIMED, \
+        lines["detector"]
+
+
+def test_start_cold_is_said_and_judges_the_same(tmp_path):
+    cmdline = tmp_path / "cmdline.txt"
+    (tmp_path / "detector.py").write_text(DETECTOR)
+    proc, lines = evaluate(tmp_path, ["detector=detector:run",
+                                      "first_call=exploits.memo_first_call:host"],
+                           "--start", "cold", env={"DETECTOR_OUT": str(cmdline)})
+    assert proc.returncode == 0, proc.stderr
+    assert "gpumeter evaluate: cold start (a fresh interpreter for each candidate): --start cold" \
+        in proc.stderr, proc.stderr
+    assert "gpumeter._evaluate_child" in cmdline.read_text()
+    lines = by_name(lines)
+    assert lines["detector"]["correct"] is True
+    assert lines["first_call"]["verdict"] == "wrong"
+
+
+THREADED_REFERENCE = textwrap.dedent("""
+    import threading, time
+    threading.Thread(target=time.sleep, args=(600,), daemon=True, name="sleeper").start()
+    from exploits.problem import host_reference
+""")
+
+
+def test_warm_start_falls_back_cold_where_an_import_started_a_thread(tmp_path):
+    (tmp_path / "threaded_ref.py").write_text(THREADED_REFERENCE)
+    proc, lines = evaluate(tmp_path, ["honest=exploits.honest:host"],
+                           reference="threaded_ref:host_reference")
+    assert proc.returncode == 0, proc.stderr
+    assert "cold start (a fresh interpreter for each candidate): the warm start cannot serve: an " \
+        "import started a Python thread (sleeper)" in proc.stderr, proc.stderr
+    assert lines[0]["correct"] is True and lines[0]["verdict"] in TIMED, lines
+
+
+SERVER_KILLER = textwrap.dedent("""
+    # Finds the warm start's server and kills it: the candidates after it start cold.
+    import os, signal
+    for pid in os.listdir("/proc"):
+        try:
+            if pid.isdigit() and b"gpumeter._warm" in open(f"/proc/{pid}/cmdline", "rb").read() \\
+                    and int(pid) != os.getpid():
+                os.kill(int(pid), signal.SIGKILL)
+        except OSError:
+            pass
+    from exploits.honest import host as run
+""")
+
+
+def test_a_server_killed_by_a_candidate_leaves_the_next_ones_cold_and_judged(tmp_path):
+    (tmp_path / "server_killer.py").write_text(SERVER_KILLER)
+    (tmp_path / "detector.py").write_text(DETECTOR)
+    cmdline = tmp_path / "cmdline.txt"
+    proc, lines = evaluate(tmp_path, ["killer=server_killer:run", "detector=detector:run",
+                                      "first_call=exploits.memo_first_call:host"],
+                           env={"DETECTOR_OUT": str(cmdline)})
+    assert proc.returncode == 0, proc.stderr
+    assert "the warm start's server failed" in proc.stderr, proc.stderr
+    assert "gpumeter._evaluate_child" in cmdline.read_text()  # started cold
+    lines = by_name(lines)
+    assert lines["killer"]["correct"] is True, lines["killer"]
+    assert lines["detector"]["correct"] is True and lines["detector"]["verdict"] in TIMED
+    assert lines["first_call"]["verdict"] == "wrong"
+
+
+def test_fork_problem_names_cuda_initialized_by_an_import(monkeypatch):
+    class Cuda:
+        @staticmethod
+        def is_initialized():
+            return True
+
+    class Torch:
+        cuda = Cuda()
+
+    assert _warm.fork_problem() == ""  # this process: no thread, no CUDA
+    monkeypatch.setitem(sys.modules, "torch", Torch())
+    assert _warm.fork_problem() == "PyTorch initialized CUDA when the modules were imported"
+
+
+LAZY_REFERENCE = textwrap.dedent("""
+    from exploits import problem
+
+    def _helper(a, b):
+        import lazydep  # imported when called, as exploits.problem imports torch
+        return problem.host_reference(a, b)
+
+    def reference(a, b):
+        return _helper(a, b)
+
+    def unused():
+        import json_never_imported  # noqa: F401  (not reached from the reference: not imported)
+""")
+
+
+def test_lazy_imports_of_the_reference_are_read_from_its_code():
+    import exploits.problem as p
+    assert _warm._lazy_imports([p.host_reference, p.host_inputs]) == []
+    assert _warm._lazy_imports([p.gpu_reference, p.gpu_inputs]) == ["torch"]
+
+
+def test_the_warm_server_imports_what_the_reference_imports_when_called(tmp_path):
+    """A module the reference imports inside its body (through a helper) is imported once by
+    the server (and once by the checker, which calls the reference), never by each run."""
+    imports = tmp_path / "imports.txt"
+    (tmp_path / "lazydep.py").write_text(
+        f"import os\nwith open({str(imports)!r}, 'a') as f:\n    f.write(f'{{os.getpid()}}\\n')\n")
+    (tmp_path / "lazy_ref.py").write_text(LAZY_REFERENCE)
+    proc, lines = evaluate(tmp_path, ["a=exploits.honest:host", "b=exploits.honest:host",
+                                      "c=exploits.memo_first_call:host"],
+                           reference="lazy_ref:reference")
+    assert proc.returncode == 0, proc.stderr
+    assert "warm start" in proc.stderr
+    assert len(imports.read_text().split()) == 2, imports.read_text()  # the server, the checker
+    assert [x["verdict"] for x in lines][2] == "wrong" and lines[0]["correct"] is True
+
+
+STUB = "/usr/local/cuda/lib64/stubs/libcuda.so"
+
+
+@pytest.mark.skipif(not os.path.exists(STUB), reason=f"no CUDA driver stub at {STUB}")
+def test_fork_problem_reads_the_driver_without_initializing_it():
+    """libcuda loaded (here the toolkit's stub, which answers CUDA_ERROR_STUB_LIBRARY): asked
+    without cuInit, no context."""
+    code = ("import ctypes; from gpumeter import _warm; ctypes.CDLL(%r); "
+            "print(repr(_warm.fork_problem()))" % STUB)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert out.stdout.strip() == "''", out.stdout + out.stderr
+
+
+# --- the journal and --resume ---------------------------------------------------------------
+
+KILL_ONCE = textwrap.dedent("""
+    # The batch's crash: the first time it is imported, it kills gpumeter evaluate (SIGKILL).
+    import os, signal
+    marker = os.environ["KILL_MARKER"]
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        os.kill(os.getppid(), signal.SIGKILL)
+    from exploits.honest import host as run
+""")
+
+
+@pytest.mark.parametrize("start", ["warm", "cold"])
+def test_resume_after_sigkill_runs_only_what_has_no_line(tmp_path, start):
+    (tmp_path / "kill_once.py").write_text(KILL_ONCE)
+    env = {"KILL_MARKER": str(tmp_path / "killed")}
+    names = ["c1=exploits.honest:host", "c2=exploits.memo_first_call:host",
+             "c3=kill_once:run", "c4=exploits.patch_verify:host", "c5=exploits.honest:host"]
+    jsonl = tmp_path / "journal.jsonl"
+    proc, first = evaluate(tmp_path, names, "--start", start, jsonl=jsonl, env=env, out="one")
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert [x["candidate"] for x in first] == ["c1", "c2"], first
+    # A torn line, as a kill in the middle of a write leaves it: dropped, its candidate run.
+    with open(jsonl, "a") as f:
+        f.write('{"candidate": "c3", "verdict": "fas')
+    proc, lines = evaluate(tmp_path, names, "--start", start, "--resume", jsonl=jsonl, env=env,
+                           out="two")
+    assert proc.returncode == 0, proc.stderr
+    assert "--resume: 2 of 5 candidates have their line" in proc.stderr, proc.stderr
+    assert [x["candidate"] for x in lines] == ["c1", "c2", "c3", "c4", "c5"], lines
+    assert lines[:2] == first  # the first two not run again
+    runs = os.listdir(next((tmp_path / "two").iterdir()))
+    assert not [r for r in runs if "-c1-" in r or "-c2-" in r], runs
+    assert lines[2]["correct"] is True and lines[3]["verdict"] == "tampered"
+    # Every candidate judged: a resume runs nothing and keeps the journal as it is.
+    text = jsonl.read_text()
+    proc, again = evaluate(tmp_path, names, "--start", start, "--resume", jsonl=jsonl, env=env,
+                           out="three")
+    assert proc.returncode == 0, proc.stderr
+    assert jsonl.read_text() == text
+
+
+def test_read_journal_drops_a_torn_last_line_and_refuses_a_torn_middle(tmp_path):
+    path = tmp_path / "j.jsonl"
+    good = '{"candidate": "a", "verdict": "wrong"}\n'
+    path.write_text(good + '{"candidate": "b", "ver')
+    assert [x["candidate"] for x in _batch.read_journal(str(path), repair=False)] == ["a"]
+    assert path.read_text().endswith('"ver')
+    _batch.read_journal(str(path), repair=True)
+    assert path.read_text() == good
+    # A complete last line that is no verdict is torn too (a partial write ending in a newline
+    # cannot happen; a line without its verdict can): dropped.
+    path.write_text(good + '{"candidate": "b"}\n')
+    assert len(_batch.read_journal(str(path), repair=False)) == 1
+    path.write_text('not json\n' + good)
+    with pytest.raises(_batch.BatchError, match="line 1"):
+        _batch.read_journal(str(path), repair=False)
+    assert _batch.read_journal(str(tmp_path / "none.jsonl"), repair=True) == []
+
+
+def test_a_programs_lines_are_its_own():
+    lines = [{"candidate": "prog/case/a", "verdict": "wrong"},
+             {"candidate": "prog/case/b", "verdict": "faster"},
+             {"candidate": "program", "verdict": "crashed"}, {"candidate": "prog", "verdict": "x"}]
+    assert [x["candidate"] for x in _batch.judged(lines, "prog", program=True)] == \
+        ["prog/case/a", "prog/case/b", "prog"]
+    assert [x["candidate"] for x in _batch.judged(lines, "prog", program=False)] == ["prog"]
+
+
+def test_resume_needs_a_journal(capsys):
+    rc = _evaluate.main(["--reference", "exploits.problem:host_reference", "--inputs",
+                         "exploits.problem:host_inputs", "--timing", "host", "--resume",
+                         "exploits.honest:host"])
+    assert rc == 2 and "--resume needs --jsonl" in capsys.readouterr().err
+
+
+# --- shards and their merge -----------------------------------------------------------------
+
+BATCH = ["honest=exploits.honest:host", "slow=exploits.honest:host_slow",
+         "first_call=exploits.memo_first_call:host", "patch_verify=exploits.patch_verify:host",
+         "raises=exploits.broken:raises", "superbatch=exploits.superbatch:host",
+         "deferred=exploits.deferred:host", "patch_allclose=exploits.patch_allclose:host"]
+
+
+def test_shards_merged_are_the_whole_batch(tmp_path):
+    listing = tmp_path / "batch.txt"
+    listing.write_text("# the batch\n\n" + "\n".join(BATCH) + "\n")
+    whole_jsonl = tmp_path / "whole.jsonl"
+    proc, whole = evaluate(tmp_path, [], "--candidates", str(listing), jsonl=whole_jsonl,
+                           out="whole")
+    assert proc.returncode == 0, proc.stderr
+    assert [x["candidate"] for x in whole] == [b.split("=")[0] for b in BATCH]
+    journals = []
+    for k in range(4):
+        journal = tmp_path / f"shard-{k}.jsonl"
+        # Shard 2 from the scheduler's variables, as a Slurm array task reads it.
+        how = ["--shard", f"{k}/4"] if k != 2 else []
+        env = {} if k != 2 else {"SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_COUNT": "4"}
+        proc, part = evaluate(tmp_path, [], "--candidates", str(listing), *how, jsonl=journal,
+                              out=f"shard-{k}", env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert f"shard {k}/4" in proc.stderr and "2 of 8 candidates" in proc.stderr, proc.stderr
+        assert len(part) == 2, part
+        journals.append(str(journal))
+    merged_path = tmp_path / "merged.jsonl"
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join([HERE] + sys.path))
+    merged = subprocess.run([sys.executable, "-m", "gpumeter", "evaluate", "--merge", *journals,
+                             "--candidates", str(listing), "--jsonl", str(merged_path)],
+                            capture_output=True, text=True, cwd=HERE, env=environ)
+    assert merged.returncode == 0, merged.stderr
+    lines = read_lines(merged_path)
+    assert [x["candidate"] for x in lines] == [x["candidate"] for x in whole]
+    for a, b in zip(whole, lines):
+        assert same_verdict(a, b), (a, b)
+    # A shard missing: its candidates named, exit 1; a journal given twice: refused.
+    missing = subprocess.run([sys.executable, "-m", "gpumeter", "evaluate", "--merge",
+                              *journals[:3], "--candidates", str(listing)],
+                             capture_output=True, text=True, cwd=HERE, env=environ)
+    assert missing.returncode == 1 and "2 candidates of the batch have no line" in \
+        missing.stderr, missing.stderr
+    twice = subprocess.run([sys.executable, "-m", "gpumeter", "evaluate", "--merge",
+                            journals[0], journals[0]], capture_output=True, text=True, cwd=HERE,
+                           env=environ)
+    assert twice.returncode == 2 and "not shards of one batch" in twice.stderr, twice.stderr
+
+
+def test_merge_refuses_a_journal_whose_task_was_killed(tmp_path):
+    path = tmp_path / "j.jsonl"
+    path.write_text('{"candidate": "a", "verdict": "wrong"}\n{"cand')
+    with pytest.raises(_batch.BatchError, match="torn"):
+        _batch.merge([str(path)], [])
+
+
+def test_shards_are_dealt_round_robin_and_read_from_the_scheduler(monkeypatch):
+    names = [f"c{i}" for i in range(10)]
+    assert _batch.shard(names, None) == (None, "")
+    mine, said = _batch.shard(names, "1/3")
+    assert mine == {1, 4, 7} and said.startswith("shard 1/3 (--shard 1/3): 3 of 10"), said
+    monkeypatch.setenv("JOB_COMPLETION_INDEX", "2")
+    monkeypatch.setenv("JOB_COMPLETIONS", "3")
+    mine, said = _batch.shard(names, None)
+    assert mine == {2, 5, 8} and "JOB_COMPLETION_INDEX=2" in said, said
+    with pytest.raises(_batch.BatchError):
+        _batch.shard(names, "1/2")  # the option and the scheduler disagree
+
+
+# --- candidates and their names -------------------------------------------------------------
+
+
+def test_candidates_file_lines(tmp_path):
+    path = tmp_path / "c.txt"
+    path.write_text("# comment\n\n  a=exploits.honest:host  \nexploits.honest:host_slow\n"
+                    "   # indented comment\nb=" + os.path.join(HERE, "exploits", "deferred.py")
+                    + ":host\n")
+    specs = _evaluate._file_candidates(str(path))
+    assert [s["name"] for s in specs] == ["a", "honest.host_slow", "b"]
+    assert specs[2]["path"].endswith("deferred.py")
+    path.write_text("a=exploits.honest:host\nnot a spec\n")
+    with pytest.raises(_evaluate.UsageError, match=r"c\.txt:2: "):
+        _evaluate._file_candidates(str(path))
+    with pytest.raises(_batch.BatchError, match="cannot be read"):
+        _batch.candidates_file(str(tmp_path / "missing.txt"))
+
+
+def test_two_candidates_of_one_name_are_refused_before_anything_runs(tmp_path, capsys):
+    listing = tmp_path / "c.txt"
+    listing.write_text("x=exploits.honest:host_slow\n")
+    rc = _evaluate.main(["--reference", "exploits.problem:host_reference", "--inputs",
+                         "exploits.problem:host_inputs", "--timing", "host", "--out",
+                         str(tmp_path / "eval"), "x=exploits.honest:host", "--candidates",
+                         str(listing)])
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    assert "two candidates are named 'x' (exploits.honest:host and exploits.honest:host_slow)" \
+        in err, err
+    assert not (tmp_path / "eval").exists()
+    # Default names too: a/cand.py:run and b/cand.py:run are both "cand".
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "cand.py").write_text("def run(a, b):\n    return a @ b\n")
+    rc = _evaluate.main(["--reference", "exploits.problem:host_reference", "--inputs",
+                         "exploits.problem:host_inputs", "--timing", "host",
+                         str(tmp_path / "a" / "cand.py") + ":run",
+                         str(tmp_path / "b" / "cand.py") + ":run"])
+    assert rc == 2 and "two candidates are named 'cand'" in capsys.readouterr().err
+
+
+# --- progress -------------------------------------------------------------------------------
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_on_a_terminal_only():
+    now = [0.0]
+    tty = Terminal()
+    p = _batch.Progress(4, tty, clock=lambda: now[0])
+    p.starting("a")
+    assert "candidate 1 of 4: a" in tty.getvalue()
+    now[0] = 10.0
+    p.finished("a", "wrong")
+    p.starting("b")
+    shown = tty.getvalue().rsplit("\r", 1)[-1]
+    assert "candidate 2 of 4: b | last: a wrong | 10 s elapsed, about 30 s left" in shown, shown
+    pipe = io.StringIO()
+    q = _batch.Progress(4, pipe)
+    q.starting("a")
+    q.finished("a", "wrong")
+    q.clear()
+    assert pipe.getvalue() == ""
+
+
+def test_progress_on_a_terminal_through_evaluate(tmp_path):
+    """stderr a terminal (a pseudo-terminal here): the progress line is drawn; the JSON lines
+    hold none of it."""
+    master, slave = os.openpty()
+    jsonl = tmp_path / "lines.jsonl"
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join([HERE] + [p for p in sys.path if p]))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gpumeter", "evaluate", "--reference",
+         "exploits.problem:host_reference", "--inputs", "exploits.problem:host_inputs",
+         "--timing", "host", "--budget", "1,4", "--out", str(tmp_path / "eval"), "--jsonl",
+         str(jsonl), "a=exploits.honest:host", "b=exploits.memo_first_call:host"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave, cwd=HERE, env=environ)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    assert proc.wait(timeout=300) == 0, seen
+    text = seen.decode(errors="replace")
+    assert "candidate 1 of 2: a" in text and "candidate 2 of 2: b | last: a " in text, text
+    assert "elapsed, about" in text, text
+    assert "elapsed" not in jsonl.read_text() and "\x1b" not in jsonl.read_text()
+
+
+def test_no_progress_on_a_pipe(tmp_path):
+    proc, lines = evaluate(tmp_path, ["honest=exploits.honest:host"])
+    assert proc.returncode == 0, proc.stderr
+    assert "\r" not in proc.stderr and "\x1b" not in proc.stderr
+    assert "candidate 1 of" not in proc.stderr
+    assert all("progress" not in x for x in lines)
+
+
+def _servers():
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            if pid.isdigit() and b"gpumeter._warm" in open(f"/proc/{pid}/cmdline", "rb").read():
+                found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+def test_the_warm_server_is_gone_when_evaluate_returns(tmp_path):
+    deadline = time.monotonic() + 20  # servers of a killed evaluate (above) leave on their own
+    while _servers() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _servers()
+    proc, lines = evaluate(tmp_path, ["honest=exploits.honest:host"])
+    assert proc.returncode == 0, proc.stderr
+    assert "warm start" in proc.stderr
+    assert not _servers()
+
+
+# --- the exploit suite, cold and warm -------------------------------------------------------
+
+EXPLOITS = ["honest=exploits.honest:host", "first_call=exploits.memo_first_call:host",
+            "patch_verify=exploits.patch_verify:host",
+            "patch_allclose=exploits.patch_allclose:host",
+            "patch_timer=exploits.patch_timer:host", "forged_report=exploits.forged_report:host",
+            "own_verdict=exploits.own_verdict:host", "gc_capture=exploits.gc_capture:host",
+            "profile_hook=exploits.profile_hook:host",
+            "below_allclose=exploits.below_allclose:host", "meta_path=exploits.meta_path:host",
+            "builtins_patch=exploits.builtins_patch:host", "hide_report=exploits.hide_report:host",
+            "forged_payload=exploits.forged_payload:host",
+            "loosened_check=exploits.loosened_check:host",
+            "check_elsewhere=exploits.check_elsewhere:host",
+            "slow_reference=exploits.slow_reference:host", "slow_sqrt=exploits.slow_sqrt:host",
+            "next_folder=exploits.next_folder:host", "delete_alone=exploits.delete_alone:host",
+            "extra_file=exploits.extra_file:host", "threads=exploits.threads:host",
+            "generator=exploits.lazy:host_generator", "segfault=exploits.broken:segfault"]
+
+
+def test_the_exploits_are_judged_the_same_cold_and_warm(tmp_path):
+    """Every exploit that attacks the candidate's process, its report or the batch, run with
+    the cold start and with the warm start: the same verdict, and the same names tampered with."""
+    runs = {}
+    for start in ("cold", "warm"):
+        proc, lines = evaluate(tmp_path, EXPLOITS, "--start", start,
+                               jsonl=tmp_path / f"{start}.jsonl", out=start)
+        assert proc.returncode == 0, proc.stderr
+        assert f"gpumeter evaluate: {start} start" in proc.stderr, proc.stderr
+        runs[start] = by_name(lines)
+    assert set(runs["cold"]) == set(runs["warm"]) == {e.split("=")[0] for e in EXPLOITS}
+    for name, cold in runs["cold"].items():
+        warm = runs["warm"][name]
+        assert same_verdict(cold, warm), (name, cold["verdict"], cold["why"], warm["verdict"],
+                                          warm["why"])
+        assert sorted(cold.get("tampered") or []) == sorted(warm.get("tampered") or []), name
+    assert runs["warm"]["honest"]["correct"] is True
+    assert runs["warm"]["patch_verify"]["verdict"] == "tampered"
