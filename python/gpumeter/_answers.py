@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import builtins
 import sys
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Tuple
 
 from . import _gpumeter
 from ._errors import AnswerNotPlain, ConfigError, VerificationFailed
@@ -133,11 +133,13 @@ def _answer_mismatch(out: Any, ref: Any, rtol: float, atol: float) -> str:
         excess = (od - rd).abs() - (atol + rtol * rd.abs())
         excess = torch.nan_to_num(excess, nan=float("inf"))
         flat = int(excess.reshape(-1).argmax().item())
-        index = tuple(int(i) for i in _unravel(flat, tuple(o.shape)))
+        at = _unravel(flat, tuple(int(n) for n in o.shape))
         bad = int((~torch.isclose(o, r, rtol=rtol, atol=atol, equal_nan=False)).sum().item())
-        return _element_words(index, o[index].item() if index else o.item(),
-                              r[index].item() if index else r.item(), bad, o.numel(), rtol, atol)
+        return _element_words(at, o[at].item() if at else o.item(),
+                              r[at].item() if at else r.item(), bad, o.numel(), rtol, atol)
     import numpy as np
+    o_a: Any
+    r_a: Any
     try:
         o_a = np.asarray(_host(out))
         r_a = np.asarray(_host(ref))
@@ -172,13 +174,13 @@ def _answer_mismatch(out: Any, ref: Any, rtol: float, atol: float) -> str:
     with np.errstate(invalid="ignore", over="ignore"):
         excess = np.abs(od - rd) - (atol + rtol * np.abs(rd))
     excess = np.where(np.isnan(excess), np.inf, excess)
-    index = np.unravel_index(int(np.argmax(excess)), od.shape) if od.shape else ()
+    index: Tuple[int, ...] = tuple(
+        int(i) for i in np.unravel_index(int(np.argmax(excess)), od.shape)) if od.shape else ()
     bad = int(np.count_nonzero(~np.isclose(o_a, r_a, rtol=rtol, atol=atol)))
-    return _element_words(tuple(int(i) for i in index), o_a[index], r_a[index], bad, od.size,
-                          rtol, atol)
+    return _element_words(index, o_a[index], r_a[index], bad, od.size, rtol, atol)
 
 
-def _unravel(flat: int, shape: tuple) -> tuple:
+def _unravel(flat: int, shape: Tuple[int, ...]) -> Tuple[int, ...]:
     out = []
     for n in reversed(shape):
         out.append(flat % n)
@@ -186,7 +188,7 @@ def _unravel(flat: int, shape: tuple) -> tuple:
     return tuple(reversed(out))
 
 
-def _element_words(index: tuple, got: Any, want: Any, bad: int, size: int, rtol: float,
+def _element_words(index: Tuple[int, ...], got: Any, want: Any, bad: int, size: int, rtol: float,
                    atol: float) -> str:
     """"output differs from the first implementation's: element [2, 7] is 1.5 against 1.25
     (absolute difference 0.25; 3 of 64 elements differ; rtol 1e-05, atol 1e-08)": the element

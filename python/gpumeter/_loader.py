@@ -70,7 +70,7 @@ _preload_cuda_libraries()
 
 try:
     from . import _gpumeter  # noqa: E402,F401  (after the libraries it needs are found)
-except ImportError as _e:
+except ImportError:
     if glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "_gpumeter*.so")):
         raise  # the extension is here and failed to load: its own error says why
     raise ImportError(_shadowed_message()) from None
