@@ -43,6 +43,7 @@ def _load() -> float:
 
 
 def measure(folder: str) -> None:
+    folder = os.path.abspath(folder)  # the command runs in the clone
     os.makedirs(folder, exist_ok=True)
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], check=True,
                             capture_output=True, text=True).stdout.strip()
