@@ -70,6 +70,7 @@ def measure(folder: str) -> None:
         load_end = _load()
     with open(os.path.join(folder, "main-job.json"), "w") as f:
         json.dump({"commit": commit, "command": MAIN_JOB, "rc": rc, "wall_s": round(wall, 1),
+                   "niceness": os.getpriority(os.PRIO_PROCESS, 0),
                    "load_start": load_start, "load_end": load_end, "cores": os.cpu_count(),
                    **{f"steps_{k}": v for k, v in steps.items()}}, f, indent=1)
         f.write("\n")
@@ -95,12 +96,13 @@ def paragraph(folder: str) -> str:
     rss_mib = int(_time_field(timed, "Maximum resident set size (kbytes)")) / 1024
     minutes, seconds = divmod(int(round(run["wall_s"])), 60)
     rel = os.path.relpath(folder, ROOT)
+    nice = f", at niceness {run['niceness']}" if run.get("niceness") else ""
     return (f"It builds only the example and the libraries under it (not the tests, benchmarks or "
             f"other programs): {run['steps_main_job']} build steps where a full build has "
             f"{run['steps_full']} (`ninja -n`, default configuration with the CUDA toolkit "
             f"found). From a fresh clone of `{run['commit']}` on this project's "
             f"{run['cores']}-core build machine, without a compiler cache, shared with other "
-            f"builds (load average {run['load_start']:.1f} at the start, "
+            f"builds{nice} (load average {run['load_start']:.1f} at the start, "
             f"{run['load_end']:.1f} at the end: the wall time is an upper bound for an idle "
             f"machine), the whole command took {minutes} min {seconds} s of wall time "
             f"({cpu:.0f} s of CPU time, its largest process {rss_mib:.0f} MiB) "
