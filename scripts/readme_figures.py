@@ -97,6 +97,8 @@ def paragraph(folder: str) -> str:
     minutes, seconds = divmod(int(round(run["wall_s"])), 60)
     rel = os.path.relpath(folder, ROOT)
     nice = f", at niceness {run['niceness']}" if run.get("niceness") else ""
+    # The conditions in words, where the folder has them.
+    notes = "NOTES.md" if os.path.exists(os.path.join(folder, "NOTES.md")) else "main-job.json"
     return (f"It builds only the example and the libraries under it (not the tests, benchmarks or "
             f"other programs): {run['steps_main_job']} build steps where a full build has "
             f"{run['steps_full']} (`ninja -n`, default configuration with the CUDA toolkit "
@@ -106,7 +108,7 @@ def paragraph(folder: str) -> str:
             f"{run['load_end']:.1f} at the end: the wall time is an upper bound for an idle "
             f"machine), the whole command took {minutes} min {seconds} s of wall time "
             f"({cpu:.0f} s of CPU time, its largest process {rss_mib:.0f} MiB) "
-            f"([{rel}/]({rel}/main-job.json), written by `scripts/readme_figures.py`).")
+            f"([{rel}/]({rel}/{notes}), written by `scripts/readme_figures.py`).")
 
 
 def _wrap(text: str, width: int = 100) -> str:
