@@ -1,30 +1,13 @@
 #!/usr/bin/env bash
-# Installs what gpumeter's build needs from Debian's packages. The CUDA toolkit is not
-# installed here: when present (nvcc, cudart, CUPTI), the CUDA backend is built too.
+# Installs what the main job's build needs from Debian's packages: the compiler, CMake, Ninja and
+# the libraries gpumeter builds against (GoogleTest too: the default configuration declares the
+# tests, so CMake looks for it even when only the example is built). What only the tests need
+# (clang-format, Clang 14 and its sanitizer runtimes, Chromium, a Python that makes virtual
+# environments) is installed by scripts/test.sh (scripts/setup-tests.sh), not here. The CUDA
+# toolkit is not installed here: when present (nvcc, cudart, CUPTI), the CUDA backend is built too.
 set -euo pipefail
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-pkgs=(cmake ninja-build g++ git clang-format nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev)
-# The record reader's fuzz target (tests/fuzz/run.sh): Clang 14, its libFuzzer and sanitizer
-# runtimes, and llvm-symbolizer for readable reports.
-pkgs+=(clang-14 libclang-rt-14-dev llvm-14)
-# gpumeter history's browser test (tests/browser): a headless Chromium and its WebDriver, from
-# Debian's packages (a browser download of its own, as Playwright's, needs a host CI may not reach).
-pkgs+=(chromium chromium-driver)
-missing=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
-# The Python module's build and tests: a python3 that makes virtual environments (pip then
-# fetches scikit-build-core, nanobind, numpy and pytest from PyPI into one).
-if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
-  echo "setup: installing python3-venv python3-pip"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3 python3-venv python3-pip >/dev/null
-fi
+cd "$(dirname "$0")"
+source ./install-packages.sh
+install_packages "build" cmake ninja-build g++ git nlohmann-json3-dev libcli11-dev libfmt-dev \
+  libgtest-dev
 echo "setup: build dependencies present"

@@ -5,6 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+# What only the tests need (clang-format, Clang 14, Chromium, python3-venv): scripts/setup.sh
+# installs the build's packages only, so the main job starts without these.
+bash scripts/setup-tests.sh
 
 # Formatting is part of the build's contract: the repository's .clang-format, no diffs.
 # safe.directory: a checkout owned by another user (a mounted volume) is still this one.

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import builtins
 import sys
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Tuple
 
 from . import _gpumeter
 from ._errors import AnswerNotPlain, ConfigError, VerificationFailed
@@ -85,24 +85,122 @@ def _default_verify(rtol: float, atol: float) -> Callable[[str, Any, Any], None]
                 problem = _constant_answer_problem(ref, rtol, atol)
             if problem:
                 raise ConfigError(problem, argument="atol")
-        # PyTorch, CuPy, NumPy: compared on their own device where they can be. A tensor means
-        # torch is imported already: it is looked up, never imported here.
-        torch: Any = sys.modules.get("torch")
-        if torch is not None and isinstance(out, torch.Tensor) and isinstance(ref, torch.Tensor):
-            if not torch.allclose(out, ref, rtol=rtol, atol=atol, equal_nan=False):
-                err = (out.double() - ref.double()).abs().max().item()
-                raise VerificationFailed(
-                    f"{name}: output differs from the first implementation's (largest "
-                    f"absolute difference {err:.3g}; rtol {rtol}, atol {atol})")
-            return
-        import numpy as np
-        o = np.asarray(_host(out))
-        r = np.asarray(_host(ref))
-        if o.shape != r.shape or not np.allclose(o, r, rtol=rtol, atol=atol):
-            raise VerificationFailed(
-                f"{name}: output differs from the first implementation's (shape {o.shape} vs "
-                f"{r.shape}; rtol {rtol}, atol {atol})")
+        problem = _answer_mismatch(out, ref, rtol, atol)
+        if problem:
+            raise VerificationFailed(f"{name}: {problem}")
     return verify
+
+
+def _described(x: Any) -> str:
+    """An answer's kind as a message names it: ``None``, ``a str``, ``a numpy.ndarray of float32,
+    shape (3, 4)``; its type looked up with ``type()``, nothing of it called but a framework's
+    dtype and shape."""
+    if x is None:
+        return "None"
+    t = type(x)
+    kind = t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+    shape, dtype = getattr(x, "shape", None), getattr(x, "dtype", None)
+    if isinstance(shape, tuple) and dtype is not None:
+        return f"a {kind} of {dtype}, shape {shape}"
+    return f"a {kind}"
+
+
+def _number(v: Any) -> str:
+    """An element's value, shortest: 2.5, nan, (1+2j)."""
+    return repr(v.item() if hasattr(v, "item") else v)
+
+
+def _answer_mismatch(out: Any, ref: Any, rtol: float, atol: float) -> str:
+    """Why the answer ``out`` fails the default check against ``ref`` (allclose by rtol and atol,
+    NaN never passing), in words with the values: the kinds of a non-numeric answer, the shapes
+    where they differ, else the element furthest beyond its tolerance with both values; "" when
+    it passes. Never raises for the answer's kind: a check that cannot compare says why."""
+    # PyTorch, CuPy, NumPy: compared on their own device where they can be. A tensor means torch
+    # is imported already: it is looked up, never imported here.
+    torch: Any = sys.modules.get("torch")
+    if torch is not None and isinstance(out, torch.Tensor) and isinstance(ref, torch.Tensor):
+        if tuple(out.shape) != tuple(ref.shape):
+            return (f"output differs from the first implementation's: shape "
+                    f"{tuple(out.shape)} against {tuple(ref.shape)}")
+        o, r = out.detach(), ref.detach()
+        if o.dtype != r.dtype:
+            common = torch.promote_types(o.dtype, r.dtype)
+            o, r = o.to(common), r.to(common)
+        if o.numel() == 0 or torch.allclose(o, r, rtol=rtol, atol=atol, equal_nan=False):
+            return ""
+        wide = torch.complex128 if o.is_complex() else torch.float64
+        od, rd = o.to(wide), r.to(wide)
+        excess = (od - rd).abs() - (atol + rtol * rd.abs())
+        excess = torch.nan_to_num(excess, nan=float("inf"))
+        flat = int(excess.reshape(-1).argmax().item())
+        at = _unravel(flat, tuple(int(n) for n in o.shape))
+        bad = int((~torch.isclose(o, r, rtol=rtol, atol=atol, equal_nan=False)).sum().item())
+        return _element_words(at, o[at].item() if at else o.item(),
+                              r[at].item() if at else r.item(), bad, o.numel(), rtol, atol)
+    import numpy as np
+    o_a: Any
+    r_a: Any
+    try:
+        o_a = np.asarray(_host(out))
+        r_a = np.asarray(_host(ref))
+    except Exception:  # noqa: BLE001  (an answer of no one shape or kind: said, not raised)
+        o_a = r_a = None
+    if o_a is None and type(out) in (tuple, list) and type(ref) in (tuple, list):
+        # Items of different shapes: each compared with its own.
+        if len(out) != len(ref):
+            return (f"output differs from the first implementation's: {len(out)} items against "
+                    f"{len(ref)}")
+        for i, (o_item, r_item) in enumerate(zip(out, ref)):
+            problem = _answer_mismatch(o_item, r_item, rtol, atol)
+            if problem:
+                return f"item {i}: {problem}"
+        return ""
+    numeric = [a is not None and (np.issubdtype(a.dtype, np.number) or a.dtype == np.bool_)
+               for a in (o_a, r_a)]
+    if not all(numeric):
+        if type(out) is type(ref) and isinstance(out, (str, builtins.bytes)) and out == ref:
+            return ""  # the same text: nothing to hold to a tolerance
+        return (f"the answer is {_described(out)}, the first implementation's "
+                f"{_described(ref)}: the default check compares numbers (arrays, tensors, "
+                "numbers, tuples of them); give check= to compare anything else")
+    assert o_a is not None and r_a is not None
+    if o_a.shape != r_a.shape:
+        return (f"output differs from the first implementation's: shape {o_a.shape} against "
+                f"{r_a.shape}")
+    if o_a.size == 0 or np.allclose(o_a, r_a, rtol=rtol, atol=atol):
+        return ""
+    wide = np.complex128 if np.iscomplexobj(o_a) or np.iscomplexobj(r_a) else np.float64
+    od, rd = o_a.astype(wide), r_a.astype(wide)
+    with np.errstate(invalid="ignore", over="ignore"):
+        excess = np.abs(od - rd) - (atol + rtol * np.abs(rd))
+    excess = np.where(np.isnan(excess), np.inf, excess)
+    index: Tuple[int, ...] = tuple(
+        int(i) for i in np.unravel_index(int(np.argmax(excess)), od.shape)) if od.shape else ()
+    bad = int(np.count_nonzero(~np.isclose(o_a, r_a, rtol=rtol, atol=atol)))
+    return _element_words(index, o_a[index], r_a[index], bad, od.size, rtol, atol)
+
+
+def _unravel(flat: int, shape: Tuple[int, ...]) -> Tuple[int, ...]:
+    out = []
+    for n in reversed(shape):
+        out.append(flat % n)
+        flat //= n
+    return tuple(reversed(out))
+
+
+def _element_words(index: Tuple[int, ...], got: Any, want: Any, bad: int, size: int, rtol: float,
+                   atol: float) -> str:
+    """"output differs from the first implementation's: element [2, 7] is 1.5 against 1.25
+    (absolute difference 0.25; 3 of 64 elements differ; rtol 1e-05, atol 1e-08)": the element
+    furthest beyond its tolerance, or the one number of a scalar answer."""
+    where = "" if not index else f"element [{', '.join(str(i) for i in index)}] is "
+    try:
+        difference = f"absolute difference {abs(complex(got) - complex(want)):.3g}; "
+    except (TypeError, ValueError, OverflowError):
+        difference = ""
+    count = f"{bad} of {size} elements differ; " if index else ""
+    return (f"output differs from the first implementation's: {where}{_number(got)} against "
+            f"{_number(want)} ({difference}{count}rtol {rtol}, atol {atol})")
 
 
 #: Nested tuples and lists an answer may hold before it is refused as unreadable.

@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 import traceback
-from typing import Any, Dict, List, Optional, Sequence, Set, TextIO, Tuple
+from typing import Any, Dict, List, NoReturn, Optional, Sequence, Set, TextIO, Tuple
 
 # gpumeter (the extension) is imported inside the functions that use it, not here: this file's
 # parser must load without the extension, so `gpumeter evaluate --help` can be printed where the
@@ -46,12 +46,26 @@ _WHOSE = {"candidate": "candidate", "gpumeter": "gpumeter", "reference": "evalua
 
 
 class UsageError(Exception):
-    pass
+    """A bad argument: one line naming it (exit 2), nothing run."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's own errors (a value that is not a number, an unknown option) in one line, as
+    every other command's, not its usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message}")
 
 
 # --- what was asked -------------------------------------------------------------------------
 
 _NAME = re.compile(r"^([A-Za-z0-9_][A-Za-z0-9_.+-]*)=(.+)$")
+_FUNCTION = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+#: What a NAME= may hold (names become folder names and table cells) and what a FUNCTION may be,
+#: said in every error about either.
+_SPEC_RULE = ("[NAME=]MODULE:FUNCTION or [NAME=]path/to/file.py:FUNCTION; NAME of letters, digits "
+              "and _ . + - (the first a letter, a digit or _), FUNCTION a Python name (letters, "
+              "digits and _), dotted for Class.method")
 
 
 def parse_python_spec(text: str) -> Dict[str, str]:
@@ -62,10 +76,12 @@ def parse_python_spec(text: str) -> Dict[str, str]:
     spec = text
     if m and ":" not in m.group(1):
         name, spec = m.group(1), m.group(2)
+    elif re.match(r"^[^:/=]*=", text):
+        raise UsageError(f"{text!r}: the name {text.split('=', 1)[0]!r} holds a character a "
+                         f"name may not: expected {_SPEC_RULE}")
     target, sep, attribute = spec.rpartition(":")
-    if not sep or not target or not attribute or not re.fullmatch(
-            r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", attribute):
-        raise UsageError(f"{text!r} is not 'module:function' or 'path/to/file.py:function'")
+    if not sep or not target or not attribute or not _FUNCTION.fullmatch(attribute):
+        raise UsageError(f"{text!r}: expected {_SPEC_RULE}")
     out = {"text": spec, "attribute": attribute}
     if target.endswith(".py") or os.sep in target:
         if not os.path.isfile(target):
@@ -73,8 +89,9 @@ def parse_python_spec(text: str) -> Dict[str, str]:
         out["path"] = os.path.abspath(target)
         default = os.path.splitext(os.path.basename(target))[0]
     else:
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", target):
-            raise UsageError(f"{text!r}: {target!r} is not a module name or a .py file")
+        if not _FUNCTION.fullmatch(target):
+            raise UsageError(f"{text!r}: {target!r} is not a module name (dotted Python names) "
+                             f"or a .py file: expected {_SPEC_RULE}")
         out["module"] = target
         default = target.rsplit(".", 1)[-1]
     out["name"] = name or (default if attribute in ("run", "candidate", "forward", "main")
@@ -721,7 +738,7 @@ class _HelpFormatter(argparse.HelpFormatter):
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="gpumeter evaluate",
         description="Judge candidates against a reference: each runs in a process of its own "
                     "on fresh inputs, its timed answers checked; the verdict is read from its "
@@ -779,7 +796,7 @@ def _parser() -> argparse.ArgumentParser:
                         "the framework and the evaluator's modules (no CUDA context), cold where "
                         "that cannot serve (said on the first line); cold: a fresh interpreter "
                         "each (default warm)")
-    p.add_argument("--timeout", type=float, default=600.0, metavar="S",
+    p.add_argument("--timeout", default="600", metavar="S",
                    help="seconds a candidate's process may run before it is killed (default "
                         "600)")
     p.add_argument("--memory", metavar="SIZE",
@@ -856,10 +873,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    except SystemExit as e:  # argparse: --help exits 0, a bad argument 2
-        return int(e.code) if isinstance(e.code, int) else _exit_code("EXIT_USAGE")
-    try:
         return _main(args)
+    except SystemExit as e:  # argparse: --help exits 0
+        return int(e.code) if isinstance(e.code, int) else _exit_code("EXIT_USAGE")
     except UsageError as e:
         return _usage(e)
     except Exception as e:  # noqa: BLE001  (evaluate's own failure: said, never a verdict)
@@ -870,6 +886,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def _usage(e: Exception) -> int:
+    # One line naming the argument, one pointing at the help, as every gpumeter command.
     sys.stderr.write(f"gpumeter evaluate: {' '.join(str(e).split())}\n"
                      "Run 'gpumeter evaluate --help' for usage.\n")
     return _exit_code("EXIT_USAGE")
@@ -996,8 +1013,8 @@ def _main(args: argparse.Namespace) -> int:
                              "1,2") from None
         if any(i < 0 for i in outputs):
             raise UsageError(f"--outputs {args.outputs!r}: indices are >= 0")
-    if not args.timeout > 0:
-        raise UsageError(f"--timeout {args.timeout}: must be more than 0 seconds")
+    from gpumeter import _evaluate_args
+    _evaluate_args.check_options(args)  # every value by its rule, before anything runs
     options = _options(args)
     memory = _memory_limit(args.memory)
     # B11: a name is a candidate's key in the journal, a merge and the table: one each.
@@ -1008,6 +1025,12 @@ def _main(args: argparse.Namespace) -> int:
                          "with NAME=")
     previous, batch_notes = _plan_batch(args, python_candidates, programs)
     names = [c["name"] for c in python_candidates] + [p["name"] for p in programs]
+    if python_candidates:
+        # Every function named is found where the candidates' interpreter imports from, none of
+        # their code run (guarantee 13 stands): a typo is a bad argument, not a crashed verdict.
+        _evaluate_args.locate(
+            _evaluate_args.spec_arguments(python_candidates, reference, inputs),
+            python=args.python, env=_child_environment(), timeout_s=args.timeout)
     if python_candidates:
         # The session's word, before anything runs: GPU timing asked for and no usable GPU
         # ends here (exit 5, one line); the host clock taken for want of one is said first.

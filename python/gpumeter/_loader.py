@@ -46,6 +46,31 @@ def _preload_cuda_libraries() -> None:
 
 
 
+def _shadowed_message() -> str:
+    """Why the extension is missing where this package was found, when the folder is a source
+    tree's (no compiled ``_gpumeter`` beside this file): the folder Python looked in first
+    shadows the installed package, which is named where one is on sys.path."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    installed = []
+    for path in sys.path:
+        folder = os.path.join(os.path.abspath(path or os.curdir), "gpumeter")
+        if os.path.abspath(folder) != here and glob.glob(os.path.join(folder, "_gpumeter*.so")):
+            installed.append(folder)
+    said = (f"gpumeter was imported from {here}, a source folder without the compiled extension "
+            "(_gpumeter): it shadows ")
+    if installed:
+        said += f"the installed package at {installed[0]}"
+    else:
+        said += "any installed package (and none with the extension is on sys.path)"
+    return said + (f"; run Python from a folder other than {os.path.dirname(here)} (`pip install "
+                   ".` in the clone installs the package with its extension)")
+
+
 _preload_cuda_libraries()
 
-from . import _gpumeter  # noqa: E402,F401  (after the libraries it needs are found)
+try:
+    from . import _gpumeter  # noqa: E402,F401  (after the libraries it needs are found)
+except ImportError:
+    if glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "_gpumeter*.so")):
+        raise  # the extension is here and failed to load: its own error says why
+    raise ImportError(_shadowed_message()) from None

@@ -19,6 +19,7 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -49,6 +50,7 @@
 #include "gpumeter/runner.hpp"
 #include "gpumeter/session.hpp"
 #include "gpumeter/version.hpp"
+#include "number_option.hpp"
 #ifdef GPUMETER_HAVE_CUDA
 #include "gpumeter/cuda.hpp"
 #endif
@@ -663,6 +665,24 @@ NB_MODULE(_gpumeter, m) {
       nb::arg("precision_name"), nb::arg("max_time_name"),
       "Why a budget, a precision and a time cap given (each flag: whether the user gave it) "
       "cannot go together, in the front end's names of them, or '' when they can.");
+  m.def(
+      "number_option_problem",
+      [](const std::string& name, const std::string& text, const std::string& rule) {
+        // The rules (number_rule.hpp) a Python front end's numeric options are held to, by the
+        // check and in the words of every program's numeric options.
+        static const std::map<std::string, NumberRule> rules{
+            {"process_limit_seconds", kProcessLimitSeconds},
+            {"limit_seconds", kLimitSeconds},
+            {"wait_seconds", kWaitSeconds},
+            {"device_index", kDeviceIndex}};
+        const auto found = rules.find(rule);
+        if (found == rules.end()) throw std::invalid_argument("no number rule '" + rule + "'");
+        return number_problem(name, text, found->second);
+      },
+      nb::arg("name"), nb::arg("text"), nb::arg("rule"),
+      "Why the text of the numeric option `name` breaks the rule of that name "
+      "(process_limit_seconds, limit_seconds, wait_seconds, device_index), one line naming the "
+      "option, or '' when it does not.");
   m.def("tolerance_problem", &tolerance_problem, nb::arg("rtol"), nb::arg("atol"),
         "Why rtol and atol cannot make a verdict (not finite, negative, rtol of 1 or more), or "
         "'' when they can.");

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -13,10 +14,12 @@
 #include <exception>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 
 #include "checkpoint.hpp"
@@ -24,8 +27,10 @@
 #include "gpumeter/detail/comparison.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/detail/reporter.hpp"
+#include "gpumeter/detail/row.hpp"
 #include "gpumeter/detail/run_recorder.hpp"
 #include "gpumeter/detail/table.hpp"
+#include "gpumeter/device_backends.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/row_status.hpp"
@@ -239,6 +244,74 @@ class Interruption {
   std::thread watcher_;
 };
 
+// A case that crashes the process it is measured in (without --isolate: abort, a segfault): one
+// line naming the case and the journal that keeps the cases finished before it, then the process
+// dies of its signal as it would have (exit 128+N to a shell; a parent sees the signal). Only
+// write() and raise() run in the handler: the line is made before each case.
+class CrashLine {
+ public:
+  static constexpr int kSignals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+
+  CrashLine() {
+    struct sigaction action {};
+    action.sa_handler = on_crash;
+    action.sa_flags = SA_RESETHAND | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    for (std::size_t i = 0; i < std::size(kSignals); ++i) {
+      ::sigaction(kSignals[i], &action, &previous_[i]);
+    }
+  }
+  ~CrashLine() {
+    for (std::size_t i = 0; i < std::size(kSignals); ++i) {
+      ::sigaction(kSignals[i], &previous_[i], nullptr);
+    }
+    g_crash_length = 0;
+  }
+  CrashLine(const CrashLine&) = delete;
+  CrashLine& operator=(const CrashLine&) = delete;
+
+  // The line said if the case about to run crashes the process ("" while none runs).
+  static void set(const std::string& program, const std::string& label, std::size_t done,
+                  const fs::path& journal) {
+    const std::string head = program + ": the process crashed (signal ";
+    const std::string tail =
+        ") measuring case " + label + ": the " + std::to_string(done) +
+        " case(s) finished before it are in the journal " + journal.string() +
+        ", which gpumeter report reads; --isolate measures each case in a process of its own, "
+        "where a crash is that case's row and the sweep goes on\n";
+    g_crash_length = 0;  // no torn line while it is rewritten
+    const std::size_t n = std::min(head.size(), sizeof g_crash_head - 1);
+    head.copy(g_crash_head, n);
+    g_crash_head_length = n;
+    const std::size_t m = std::min(tail.size(), sizeof g_crash_tail - 1);
+    tail.copy(g_crash_tail, m);
+    g_crash_length = m;
+  }
+
+ private:
+  static void on_crash(int signal_number) {
+    if (g_crash_length > 0) {
+      char digits[8];
+      std::size_t k = sizeof digits;
+      int v = signal_number;
+      do {
+        digits[--k] = static_cast<char>('0' + v % 10);
+        v /= 10;
+      } while (v > 0 && k > 0);
+      (void)!::write(STDERR_FILENO, g_crash_head, g_crash_head_length);
+      (void)!::write(STDERR_FILENO, digits + k, sizeof digits - k);
+      (void)!::write(STDERR_FILENO, g_crash_tail, g_crash_length);
+    }
+    ::raise(signal_number);  // SA_RESETHAND: the default action, as without this handler
+  }
+
+  static inline char g_crash_head[512];
+  static inline std::size_t g_crash_head_length = 0;
+  static inline char g_crash_tail[4096];
+  static inline volatile std::size_t g_crash_length = 0;
+  struct sigaction previous_[std::size(kSignals)]{};
+};
+
 }  // namespace
 
 // --- the sweep ----------------------------------------------------------------------------------
@@ -365,8 +438,10 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
       return kExitOk;
     }
     recorder.begin(std::move(measured));
+    CrashLine crash_line;
     for (std::size_t k = 0; k < n; ++k) {
       starting(k);
+      CrashLine::set(program, cases[k].label, k, recorder.journal_path());
       CaseOutcome one = measure_case(backend, cases[k], options, o.device, findings);
       recorder.add(std::move(one.results), std::move(one.failures));
       checkpoint(k + 1);
@@ -389,6 +464,33 @@ int run_sweep(const Options& o, const std::vector<std::string>& argv,
   return finish_sweep(o, recorder.take_record(), path, program);
 }
 
+namespace {
+
+// A program of GPU work run with --timing host (the option the no-GPU line names) where no GPU is
+// usable: every case fails with a DeviceError, and the run says that its work needs a GPU, in
+// the no-GPU line's terms (exit 5), not only that cases produced no number. "" otherwise.
+std::string gpu_work_without_gpu(const Record& record, int device) {
+  if (!record.results.empty()) return "";
+  const Failure* first = nullptr;
+  for (const Failure& f : record.failures) {
+    if (f.error == kSkipped) continue;
+    if (f.error != "DeviceError") return "";
+    if (first == nullptr) first = &f;
+  }
+  if (first == nullptr) return "";
+  const DeviceBackends* vendor = device_backends();
+  const std::string unusable = vendor == nullptr
+                                   ? "this gpumeter was built without a device backend"
+                                   : vendor->unusable(device);
+  if (unusable.empty()) return "";
+  return "every case failed with a DeviceError (" + row_label(first->row) + ": " + first->message +
+         ") and no GPU is usable here (" + unusable +
+         "): this program's work is GPU work, which the host clock cannot run; nothing was "
+         "measured; run it where a CUDA GPU is usable";
+}
+
+}  // namespace
+
 int finish_sweep(const Options& o, Record record, const fs::path& path,
                  const std::string& program) {
   const std::vector<Record> records{std::move(record)};
@@ -407,6 +509,10 @@ int finish_sweep(const Options& o, Record record, const fs::path& path,
   if (null_failed > 0) {
     say(program, std::to_string(null_failed) +
                      " row(s) failed the null test: their times are not their work's");
+  }
+  if (const std::string why = gpu_work_without_gpu(records.front(), o.device); !why.empty()) {
+    say(program, why);
+    return kExitNoDevice;
   }
   return failed + null_failed > 0 ? kExitFailed : kExitOk;
 }

@@ -19,9 +19,10 @@ namespace {
 
 using report_parts::md;
 
-// Record text at the start of a list item's text (in a cell or the rest of a line: md).
+// Record text at the start of a list item's text (in a cell or the rest of a line: md), broken
+// into lines of at most 120 columns (a case not measured says why at length).
 std::string item(const std::string& text) {
-  return "- " + markdown_text(text, MarkdownPlace::line_start) + "\n";
+  return report_parts::wrapped_item("- ", markdown_text(text, MarkdownPlace::line_start));
 }
 
 // A statistic as report's table titles name it.

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -19,6 +21,8 @@
 #include <nlohmann/json.hpp>
 
 #include "gpumeter/detail/clock_state.hpp"
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/difference.hpp"
 #include "gpumeter/detail/escape.hpp"
 #include "gpumeter/detail/format.hpp"
 #include "gpumeter/detail/wording.hpp"
@@ -136,14 +140,41 @@ std::string page(const std::string& title, const std::string& body, std::size_t 
   return out;
 }
 
-const std::string kRule =
-    "<p class=\"note\">Each point is one row of one record. A point is compared with the previous "
-    "point of its line (the same board and timing method) by the comparison of two runs, as "
-    "<code>gpumeter compare</code> makes it: device time by the relative difference with its 95% "
-    "interval, wall clock by the 1.5x resolution. Points of another board or timing method are "
-    "never compared: where a series changes either, its line breaks. A move between two records "
-    "of one commit is the machine's or the method's, not the code's, and is not listed as a "
-    "regression.</p>\n";
+// The confidence of device time's intervals, as the records' schemas make it (99% since
+// kCalibratedIntervalsSince, 95% before): "99%", or "99% (95% in records before schema 9)" where
+// the records hold both.
+std::string confidence_words(const History& history) {
+  std::set<double, std::greater<>> levels;
+  for (const HistoryRecord& r : history.records) {
+    if (r.record != nullptr) levels.insert(interval_rules_of(r.record->schema_version).confidence);
+  }
+  if (levels.empty()) levels.insert(interval_rules_of(kComparisonRulesVersion).confidence);
+  const auto percent = [](double c) { return format_significant(100 * c, 2) + "%"; };
+  std::string words = percent(*levels.begin());
+  if (levels.size() > 1) {
+    words += " (";
+    bool first = true;
+    for (auto it = std::next(levels.begin()); it != levels.end(); ++it) {
+      words += (first ? "" : ", ") + percent(*it);
+      first = false;
+    }
+    words += " in records before schema " + std::to_string(kCalibratedIntervalsSince) + ")";
+  }
+  return words;
+}
+
+// How a page's points are compared, with the confidence the records' own schemas give.
+std::string rule_note(const History& history) {
+  return "<p class=\"note\">Each point is one row of one record. A point is compared with the "
+         "previous point of its line (the same board and timing method) by the comparison of two "
+         "runs, as <code>gpumeter compare</code> makes it: device time by the relative difference "
+         "with its " +
+         h(confidence_words(history)) +
+         " interval, wall clock by the 1.5x resolution. Points of another board or timing method "
+         "are never compared: where a series changes either, its line breaks. A move between two "
+         "records of one commit is the machine's or the method's, not the code's, and is not "
+         "listed as a regression.</p>\n";
+}
 
 // The last part of a path, as a page names a record's file (the whole path is its title).
 std::string file_name(const std::string& path) {
@@ -572,7 +603,7 @@ std::string index_page(const History& history, const std::vector<std::string>& p
           count(history.regressions.size(), "regression", "regressions") + "</a> and " +
           count(history.improvements.size(), "improvement", "improvements") + " between commits; " +
           count(history.left_out.size(), "file", "files") + " left out.</p>\n";
-  body += kRule;
+  body += rule_note(history);
   body +=
       "<h2>Series</h2>\n<table id=\"series\">\n<thead><tr><th>case</th><th>params</th>"
       "<th>implementation</th><th>history</th><th>latest median</th><th>points</th>"
@@ -626,7 +657,7 @@ std::string series_page(const History& history, std::size_t si) {
   body += "<p class=\"note\">case <code>" + h(s.row.case_name) + "</code>, params <code>" +
           h(s.row.params.empty() ? "none" : format_params(s.row.params)) +
           "</code>, implementation <code>" + h(row_names(s.row)) + "</code>.</p>\n";
-  body += kRule;
+  body += rule_note(history);
   body += chart(history, s);
   body +=
       "<p class=\"note\">Each point: its median (a dot; a red triangle where it is slower than "
@@ -767,7 +798,7 @@ std::string regressions_page(const History& history, const std::vector<std::stri
           " and " + count(history.improvements.size(), "improvement", "improvements") +
           " between commits, over " + count(history.records.size(), "record", "records") +
           ". The same list for CI: <a href=\"regressions.json\">regressions.json</a>.</p>\n";
-  body += kRule;
+  body += rule_note(history);
   body += "<h2>Slower</h2>\n" + moves_table(history, pages, history.regressions, "regressions");
   body += "<h2>Faster</h2>\n" + moves_table(history, pages, history.improvements, "improvements");
   body += left_out_section(history);

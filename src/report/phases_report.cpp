@@ -1,6 +1,7 @@
 // The phases a user waits for, total(N), crossovers and growth in the markdown report: after the
 // comparisons, each part only when a record holds what it is made of. Every number comes from the
 // records' samples through the core (total_n.hpp, growth.hpp); every sentence from wording.hpp.
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <optional>
@@ -56,9 +57,10 @@ std::string phases_part(const Record& record, TableLayout layout) {
       first_of_case.emplace(c, p.row.implementation);
       by[{c, p.row.implementation, p.phase, p.setting}] = &p;
     }
-    std::vector<std::vector<std::string>> rows = {{"case", "candidate", "phase", "setting",
-                                                   "statistic", "median [p10, p90]", "n",
-                                                   "against the first candidate"}};
+    struct Line {
+      std::string case_name, candidate, phase, setting, statistic, spread, n, versus;
+    };
+    std::vector<Line> lines;
     for (const PhaseReading& p : record.phases) {
       const std::string c = case_of(p.row);
       std::string versus = "-";
@@ -79,11 +81,72 @@ std::string phases_part(const Record& record, TableLayout layout) {
       }
       std::string phase(phase_title(p.phase));
       if (p.recaptures) phase += fmt::format(" ({} captures)", *p.recaptures);
-      rows.push_back({md(c), md(p.row.implementation), phase, std::string(to_string(p.setting)),
-                      std::string(to_string(p.statistic)), spread_text(p.samples_ns),
-                      std::to_string(p.samples_ns.size()), md(versus)});
+      lines.push_back({c, p.row.implementation, phase, std::string(to_string(p.setting)),
+                       std::string(to_string(p.statistic)), spread_text(p.samples_ns),
+                       std::to_string(p.samples_ns.size()), versus});
     }
-    out += item("", phases_heading()) + "\n" + markdown_table(rows);
+    // `common`: the statistic said once above the table; a phase by another says its own.
+    const auto table = [&](bool statistic, bool setting, bool versus,
+                           const std::string& only_setting, const std::string& common = "") {
+      std::vector<std::vector<std::string>> rows;
+      std::vector<std::string> head = {"case", "candidate", "phase"};
+      if (setting) head.push_back("setting");
+      if (statistic) head.push_back("statistic");
+      head.insert(head.end(), {"median [p10, p90]", "n"});
+      if (versus) head.push_back("against the first candidate");
+      rows.push_back(head);
+      for (const Line& l : lines) {
+        if (!only_setting.empty() && l.setting != only_setting) continue;
+        std::vector<std::string> r = {
+            md(l.case_name), md(l.candidate),
+            l.phase + (statistic || l.statistic == common ? "" : " [" + l.statistic + "]")};
+        if (setting) r.push_back(l.setting);
+        if (statistic) r.push_back(l.statistic);
+        r.insert(r.end(), {l.spread, l.n});
+        if (versus) r.push_back(md(l.versus));
+        rows.push_back(std::move(r));
+      }
+      return markdown_table(rows);
+    };
+    std::string phases_table = table(true, true, true, "");
+    if (layout == TableLayout::narrow && widest_line(phases_table) > kNarrowWidth) {
+      // Within kNarrowWidth where the content allows (issue 51: 180 columns): a statistic every
+      // row shares said once, a table per setting, and each comparison with the first
+      // candidate as a line under the tables.
+      std::map<std::string, std::size_t> statistics;
+      std::vector<std::string> settings;
+      for (const Line& l : lines) {
+        ++statistics[l.statistic];
+        if (std::find(settings.begin(), settings.end(), l.setting) == settings.end()) {
+          settings.push_back(l.setting);
+        }
+      }
+      std::string common;  // the statistic of most phases
+      std::size_t most = 0;
+      for (const auto& [statistic, count] : statistics) {
+        if (count > most) {
+          common = statistic;
+          most = count;
+        }
+      }
+      phases_table.clear();
+      for (const std::string& setting : settings) {
+        phases_table += (phases_table.empty() ? "" : "\n") + std::string("Setting ") + setting +
+                        ", every phase by " + common +
+                        (statistics.size() > 1 ? " but those that name another" : "") + ":\n\n" +
+                        table(false, false, false, setting, common);
+      }
+      std::string versus_lines;
+      for (const Line& l : lines) {
+        if (l.versus == "-") continue;
+        versus_lines += item("- ", md(l.case_name + " / " + l.candidate, MdPlace::line_start) +
+                                       ", " + l.phase + " (" + l.setting + "): " + md(l.versus));
+      }
+      if (!versus_lines.empty()) {
+        phases_table += "\nAgainst the first candidate:\n" + versus_lines;
+      }
+    }
+    out += item("", phases_heading()) + "\n" + phases_table;
     // The wrapper: the public call against the bare kernel, one candidate at a time.
     std::string wrappers;
     for (const auto& [key, p] : by) {
@@ -140,7 +203,23 @@ std::string phases_part(const Record& record, TableLayout layout) {
       }
     }
     if (rows.size() == 1) continue;
-    out += "\n" + item("", total_n_heading(setting)) + "\n" + markdown_table(rows);
+    std::string table = markdown_table(rows);
+    std::string unmeasured;
+    if (layout == TableLayout::narrow && widest_line(table) > kNarrowWidth) {
+      // Within kNarrowWidth where the content allows: a column no row measured is said once
+      // under the table instead of in every row.
+      for (std::size_t col = rows.front().size(); col-- > 2;) {
+        const bool empty = std::all_of(rows.begin() + 1, rows.end(),
+                                       [&](const auto& r) { return r[col] == kNotMeasured; });
+        if (!empty) continue;
+        unmeasured = rows.front()[col] + (unmeasured.empty() ? "" : ", ") + unmeasured;
+        for (auto& r : rows) r.erase(r.begin() + static_cast<std::ptrdiff_t>(col));
+      }
+      table = markdown_table(rows);
+      if (!unmeasured.empty())
+        table += "\n" + item("", unmeasured + ": " + kNotMeasured + " in any row");
+    }
+    out += "\n" + item("", total_n_heading(setting)) + "\n" + table;
     if (!missing.empty()) out += "\n" + missing;
   }
 

@@ -131,6 +131,11 @@ run crash --filter "n=1000|crash" --out "$work/r5" "${quick[@]}"
 [[ $rc -ne 0 ]] || fail "crash: exit code 0 although the process aborted"
 partial=("$work"/r5/*.partial.jsonl)
 [[ -f "${partial[0]}" ]] || fail "crash: no journal on disk: $(ls "$work/r5")"
+# Issue 51: it died of SIGABRT saying nothing, the journal named nowhere. Now one line names the
+# case and the journal (docs/cli.md), and the process still dies of its signal (134 to a shell).
+[[ $rc -eq 134 ]] || fail "crash: exit code $rc, expected 134 (SIGABRT)"
+grep -qF "the process crashed (signal 6) measuring case trouble (what=crash): the 1 case(s) finished before it are in the journal ${partial[0]}, which gpumeter report reads; --isolate" "$work/crash.err" ||
+  fail "crash: no line naming the case and the journal: $(cat "$work/crash.err")"
 "$gpumeter" report "${partial[0]}" >"$work/partial.md" || fail "crash: the partial record does not read"
 grep -qE '^\| sum +\| loop ' "$work/partial.md" || fail "crash: the case before the crash is not in the partial record"
 grep -qF "partial record: read from the run's journal, which holds 1 of 2 cases" "$work/partial.md" ||

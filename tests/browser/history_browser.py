@@ -16,8 +16,8 @@ checks that:
     shown, as text;
   - nothing but the site's own files was loaded, and the browser logged no error.
 
-Chromium and its driver come from Debian's packages (chromium, chromium-driver: scripts/setup.sh),
-Selenium from PyPI (scripts/test.sh's virtual environment). Where one is missing the test skips
+Chromium and its driver come from Debian's packages (chromium, chromium-driver:
+scripts/setup-tests.sh, which scripts/test.sh runs), Selenium from PyPI (scripts/test.sh's virtual environment). Where one is missing the test skips
 (exit 77) and says which, unless GPUMETER_BROWSER_REQUIRED=1, where it fails.
 """
 
@@ -44,9 +44,9 @@ def find_browser() -> tuple[str | None, str | None, str]:
     )
     driver = os.environ.get("GPUMETER_CHROMEDRIVER") or shutil.which("chromedriver")
     if chromium is None:
-        return None, None, "no Chromium (apt-get install chromium, or scripts/setup.sh)"
+        return None, None, "no Chromium (apt-get install chromium, or scripts/setup-tests.sh)"
     if driver is None:
-        return None, None, "no chromedriver (apt-get install chromium-driver, or scripts/setup.sh)"
+        return None, None, "no chromedriver (apt-get install chromium-driver, or scripts/setup-tests.sh)"
     return chromium, driver, ""
 
 

@@ -31,6 +31,34 @@ one_line() {  # one_line NAME RC PATTERN: exit code RC, nothing on stdout, one s
   echo "row $name: exit $rc: $(cut -c1-160 "$work/$name.err")"
 }
 
+hint_of() {  # hint_of NAME: the option a no-GPU line of NAME names ("--timing host"), as printed
+  sed -nE 's/.*; (--[a-z-]+ [a-z]+) times host work on the host clock$/\1/p' "$work/$1.err" | head -n1
+}
+follow_hint() {  # follow_hint NAME COMMAND...: COMMAND with the hint NAME printed, as written:
+  # the option's value replaced where COMMAND gives the option, else the option added
+  local name=$1
+  shift
+  local hint option value
+  hint=$(hint_of "$name")
+  [[ -n $hint ]] || fail "$name: no hint to follow in $(cat "$work/$name.err")"
+  option=${hint% *}
+  value=${hint#* }
+  local args=() replaced=0
+  while [[ $# -gt 0 ]]; do
+    if [[ $1 == "$option" && $# -gt 1 ]]; then
+      args+=("$option" "$value")
+      replaced=1
+      shift 2
+    else
+      args+=("$1")
+      shift
+    fi
+  done
+  [[ $replaced -eq 1 ]] || args+=("$option" "$value")
+  run "$name-hint" "${args[@]}"
+  echo "row $name, its hint '$hint' as written: exit $rc: $(tail -n1 "$work/$name-hint.err" | cut -c1-160)"
+}
+
 if ! "$gpumeter" env --json | grep -q '"device": null'; then
   echo "SKIP: a CUDA GPU is usable here; the rows are of a machine without one"
   exit 77
@@ -46,16 +74,35 @@ echo "row example: exit $rc: $(head -n1 "$work/example.out")"
 # Asked for the GPU: exit 5, one line naming the option that times host work.
 run example-cuda "$example" --backend cuda --out "$work/records"
 one_line example-cuda 5 "; nothing was measured; --backend host times host work on the host clock$"
+# Issue 51: every hint a no-GPU line prints is run as written, and leads somewhere: a measurement,
+# or one line and the exit code docs/cli.md states.
+follow_hint example-cuda "$example" --backend cuda --out "$work/records"
+[[ $rc -eq 0 ]] || fail "example --backend cuda, its hint: exit code $rc: $(cat "$work/example-cuda-hint.err")"
 
 if [[ -n $gpu_program ]]; then
   run gpu-program "$gpu_program" --out "$work/records"
   one_line gpu-program 5 "^$(basename "$gpu_program"): .+; nothing was measured; --timing host times host work on the host clock$"
+  # Its work is GPU work: the hint's host clock cannot run it, and the run says so (exit 5), not
+  # "a case produced no number" alone (exit 1, a record of nothing).
+  follow_hint gpu-program "$gpu_program" --out "$work/records"
+  [[ $rc -eq 5 ]] || fail "gpu program, its hint: exit code $rc, expected 5: $(cat "$work/gpu-program-hint.err")"
+  tail -n1 "$work/gpu-program-hint.err" | grep -qE "^$(basename "$gpu_program"): every case failed with a DeviceError \(.+\) and no GPU is usable here \(.+\): this program's work is GPU work, which the host clock cannot run; nothing was measured; run it where a CUDA GPU is usable$" ||
+    fail "gpu program, its hint: last line $(tail -n1 "$work/gpu-program-hint.err")"
 fi
 
 # A program of host work built with the CUDA backend times with CUPTI by default: the same line;
 # with --timing host it measures.
 run host-bench "$host_bench" --filter sum --out "$work/records"
 one_line host-bench 5 "; nothing was measured; --timing host times host work on the host clock$"
+follow_hint host-bench "$host_bench" --filter sum --out "$work/records"
+[[ $rc -eq 0 ]] || fail "host-bench, its hint: exit code $rc: $(cat "$work/host-bench-hint.err")"
+# The whole program, as the hint reads without a filter: its demonstration case that aborts the
+# process says so in one line naming the case and the journal, and dies of SIGABRT (134).
+run host-bench-all "$host_bench" --out "$work/records-all"
+follow_hint host-bench-all "$host_bench" --out "$work/records-all"
+[[ $rc -eq 134 ]] || fail "host-bench --timing host, every case: exit code $rc, expected 134: $(cat "$work/host-bench-all-hint.err")"
+grep -qE "the process crashed \(signal 6\) measuring case .+: the [0-9]+ case\(s\) finished before it are in the journal .+[.]partial[.]jsonl, which gpumeter report reads" \
+  "$work/host-bench-all-hint.err" || fail "host-bench --timing host, every case: $(cat "$work/host-bench-all-hint.err")"
 run host-bench-host "$host_bench" --filter 'sum' --axis n=1024 --timing host --budget 1,2 --quiet \
   --out "$work/records"
 [[ $rc -eq 0 ]] || fail "host-bench --timing host: exit code $rc: $(cat "$work/host-bench-host.err")"
@@ -117,6 +164,11 @@ if "$python" -c 'import gpumeter' 2>/dev/null; then
       --inputs exploits.problem:host_inputs --out "$work/eval-$timing" honest=exploits.honest:host
     one_line "evaluate-$timing" 5 "^gpumeter evaluate: .+; nothing was measured; --timing host times host work on the host clock$"
     [[ -e "$work/eval-$timing" ]] && fail "evaluate --timing $timing: made its output folder"
+    PYTHONPATH="$tests_python" GPUMETER_PYTHON="$python" follow_hint "evaluate-$timing" \
+      "$gpumeter" evaluate --timing "$timing" --reference exploits.problem:host_reference \
+      --inputs exploits.problem:host_inputs --budget 1,4 --out "$work/eval-$timing" \
+      honest=exploits.honest:host
+    [[ $rc -eq 0 ]] || fail "evaluate --timing $timing, its hint: exit code $rc: $(cat "$work/evaluate-$timing-hint.err")"
   done
   # The Python API: timing='cupti' is DeviceError naming timing='host'; 'auto' warns.
   run python-api "$python" -c "

@@ -540,3 +540,44 @@ def test_ten_thousand_comparisons_are_a_summary_in_bounded_time_and_memory(tmp_p
     largest = ids(next(p for p in paths if p.endswith("-largest.svg")))
     named = [k for k in starting(largest, "interval-") if not k.endswith(("-bar", "-text"))]
     assert len(named) == gplot.COMPARISONS_PER_PAGE
+
+
+@pytest.mark.parametrize("reach", [1.3, 3.0, 40.0, 1000.0, 1e5])
+def test_ratio_tick_labels_never_run_together(reach):
+    """Issue 51: at a wide reach the comparison plot's 0.5x, 0.67x, 1x, 1.5x, 2x labels ran
+    together. Drawn on the comparison page's axis width, no two labels overlap."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = gplot._new_figure(10.5, 2.5)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    ax.set_xscale("log")
+    ax.set_xlim(1 / reach, reach)
+    gplot._ratio_ticks(ax, reach)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = sorted((t.get_window_extent(renderer) for t in ax.get_xticklabels()
+                    if t.get_text() and 1 / reach <= t._x <= reach), key=lambda b: b.x0)
+    assert len(boxes) >= (3 if reach >= 1.5 else 1), reach
+    for left, right in zip(boxes, boxes[1:]):
+        assert left.x1 + 2 <= right.x0, (reach, [t.get_text() for t in ax.get_xticklabels()])
+    assert "1x" in [t.get_text() for t in ax.get_xticklabels()]
+
+
+def test_a_totals_plot_is_as_wide_as_its_content(tmp_path):
+    """Issue 51: the totals plot was 3234 px wide and 40% blank: its caption, one line naming
+    every term not measured, set the width. The caption wraps to the figure; the image is as
+    wide as the plot and its legend."""
+    rec = totals_standin()
+    for t in rec.total_n():
+        t.fixed += [term(f"phase_{i}", f"a long-named phase {i} that was not measured",
+                         "fresh_cached", None) for i in range(12)]
+    paths, _ = draw(rec, tmp_path, ["totals"], formats=("png",))
+    image = matplotlib.image.imread(paths[0])
+    inked = (image[:, :, :3].min(axis=2) < 0.99)
+    plot_rows = inked[: int(image.shape[0] * 0.6)]  # the bars and the legend, above the caption
+    used = plot_rows.any(axis=0).nonzero()[0]
+    assert used.max() - used.min() > 0.85 * image.shape[1], (image.shape, used.min(), used.max())
+    caption = gplot._new_figure(8, 4)  # the wrapping alone: no line wider than the figure allows
+    gplot._caption(caption, ["word " * 200], "caption")
+    assert max(len(x) for x in caption.texts[0].get_text().splitlines()) <= 8 * 15

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "gpumeter/detail/comparison.hpp"
 #include "gpumeter/detail/escape.hpp"
 #include "history_records.hpp"
 
@@ -158,6 +159,26 @@ TEST(HistorySite, PageNamesHoldNoRecordTextAndNeverCollide) {
   std::vector<std::string> sorted = names;
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(std::unique(sorted.begin(), sorted.end()), sorted.end());
+}
+
+// Issue 51: every page said "95% interval" where records since schema 9 use 99%.
+TEST(HistorySite, ThePagesSayTheConfidenceOfTheRecordsSchemas) {
+  Fixture f = hostile_history();
+  const auto rule_of = [](const std::map<std::string, std::string>& files) {
+    const std::string& index = files.at("index.html");
+    const std::size_t at = index.find("relative difference with its ");
+    EXPECT_NE(at, std::string::npos) << index;
+    return index.substr(at, index.find(" interval,", at) - at);
+  };
+  EXPECT_EQ(rule_of(site_of(f.history)), "relative difference with its 99%");
+  for (const char* name : {"index.html", "regressions.html"}) {
+    EXPECT_EQ(site_of(f.history).at(name).find("95%"), std::string::npos) << name;
+  }
+  f.records[0].schema_version = kCalibratedIntervalsSince - 1;
+  std::vector<HistoryInput> in;
+  for (const Record& r : f.records) in.push_back({&r, r.run_id});
+  EXPECT_EQ(rule_of(site_of(build_history(in))),
+            "relative difference with its 99% (95% in records before schema 9)");
 }
 
 TEST(HistorySite, TheSameHistoryGivesTheSameBytes) {

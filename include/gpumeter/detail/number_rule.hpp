@@ -26,6 +26,11 @@ struct NumberRule {
 inline constexpr NumberRule kWaitSeconds{0, false, kMaxOptionSeconds, false, " s"};
 // A limit that must leave time to run: --timeout.
 inline constexpr NumberRule kLimitSeconds{0, true, kMaxOptionSeconds, false, " s"};
+// A limit on a process that starts Python, imports its code and measures (gpumeter evaluate's
+// --timeout): under a second no candidate's process could start an interpreter and measure one
+// budget before it is killed, so every candidate would read as timed out, a verdict of the limit
+// and not of its code. Infinite is refused as everywhere: a limit that never ends is no limit.
+inline constexpr NumberRule kProcessLimitSeconds{1, false, kMaxOptionSeconds, false, " s"};
 // A CUDA device index (whether it exists is the device's to say).
 inline constexpr NumberRule kDeviceIndex{0, false, std::numeric_limits<int>::max(), true, ""};
 // A percent threshold: --fail-on-regression, from the gate's own least (kMinGateThresholdPct,

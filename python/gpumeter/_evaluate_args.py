@@ -1,0 +1,102 @@
+"""What ``gpumeter evaluate`` checks before anything runs: every option's value by the rule the
+Python API and the programs apply (the core's, read through the extension, never spelled here),
+and the reference's, the input generator's and every candidate's function found where the
+candidates' interpreter would import it, without running any of their code (``_locate.py``). A
+bad argument is one line naming it and what it may be, exit 2, nothing run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from gpumeter._evaluate import UsageError
+
+
+# The extension's names of the options a run's target takes, as evaluate's flags.
+_FLAGS = {"budget": "--budget", "precision": "--precision", "max_time_s": "--max-time",
+          "device": "--device", "timing": "--timing"}
+
+
+def _budget(text: Optional[str]) -> Optional[Tuple[float, float]]:
+    if not text:
+        return None
+    try:
+        w, m = (float(x) for x in text.split(","))
+    except ValueError:
+        raise UsageError(f"--budget {text!r}: expected WARMUP_MS,MEASURE_MS such as 25,100"
+                         ) from None
+    return w, m
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Every numeric option by its rule, before anything runs; sets ``args.timeout`` to its
+    value. Raises UsageError naming the option and what it may be."""
+    import gpumeter
+    core = gpumeter._gpumeter
+    timeout = str(args.timeout)
+    problem = core.number_option_problem("--timeout", timeout, "process_limit_seconds")
+    if problem:
+        raise UsageError(problem + " (a candidate's process is killed after that many seconds; "
+                         "there is no unlimited value)")
+    args.timeout = float(timeout)
+    # The run's target as the Python API checks it (gpumeter.Options, run_target.hpp's ranges):
+    # the conflicts first, in evaluate's names, then each value.
+    problem = core.run_target_problem(
+        bool(args.budget), args.precision is not None, args.max_time is not None,
+        "--budget", "--precision", "--max-time")
+    if problem:
+        raise UsageError(problem)
+    try:
+        core.Options(device=args.device, timing=args.timing, budget_ms=_budget(args.budget),
+                     precision=args.precision, max_time_s=args.max_time)
+    except gpumeter.ConfigError as e:
+        flag = _FLAGS.get(str(e.argument), f"--{e.argument}")
+        said = str(e)
+        if e.argument and said.startswith(f"{e.argument}: "):
+            said = said[len(e.argument) + 2:]
+        raise UsageError(f"{flag} {said}") from None
+    # B11: tolerances that pass every answer (the core's rule).
+    problem = core.tolerance_problem(args.rtol, args.atol)
+    if problem:
+        raise UsageError(f"--{problem}")
+    for flag, value in (("--flops", args.flops), ("--bytes", args.bytes)):
+        # A workload's size divides into TFLOP/s and TB/s: a positive finite number.
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise UsageError(f"{flag} must be a positive finite number, got {value:g}")
+
+
+def locate(specs: Sequence[Tuple[str, Dict[str, str]]], *, python: str,
+           env: Dict[str, str], timeout_s: float) -> None:
+    """Each ``(argument, spec)``'s function found where the candidates' interpreter imports from,
+    by ``_locate.py`` in a process of that interpreter (no code of the specs runs); raises
+    UsageError naming the first that is not there. Where the script cannot run (no such
+    interpreter), nothing is refused here: the run says why it cannot start."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_locate.py")
+    order = [{k: s[k] for k in ("module", "path", "attribute") if k in s} for _, s in specs]
+    try:
+        done = subprocess.run([python, script, json.dumps(order)], env=env, capture_output=True,
+                              text=True, timeout=min(timeout_s, 120), stdin=subprocess.DEVNULL)
+        problems = json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 \
+            else []
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return
+    for (argument, spec), problem in zip(specs, problems):
+        if problem:
+            raise UsageError(f"{argument} {spec['text']!r}: {problem}; nothing was run")
+
+
+def spec_arguments(candidates: List[Dict[str, str]], reference: Optional[Dict[str, str]],
+                   inputs: Optional[Dict[str, str]]) -> List[Tuple[str, Dict[str, str]]]:
+    """The specs to locate, each with the argument it came from."""
+    out: List[Tuple[str, Dict[str, str]]] = []
+    if reference is not None:
+        out.append(("--reference", reference))
+    if inputs is not None:
+        out.append(("--inputs", inputs))
+    out += [("candidate", c) for c in candidates]
+    return out
