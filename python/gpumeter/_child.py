@@ -35,8 +35,8 @@ import subprocess
 import sys
 import threading
 import time
-from typing import (AbstractSet, Any, Dict, Iterable, List, Mapping, NamedTuple, Optional,
-                    Sequence, Set, Tuple)
+from typing import (AbstractSet, Any, Callable, Dict, Iterable, List, Mapping, NamedTuple,
+                    Optional, Sequence, Set, Tuple)
 
 from . import _wire
 
@@ -158,7 +158,8 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
         log: Optional[str] = None, order: Optional[Mapping[str, Any]] = None,
         new_session: bool = False, reap_orphans: bool = False,
         keep: AbstractSet[int] = frozenset(), memory_limit: Optional[int] = None,
-        pass_fds: Sequence[int] = (), channel: bool = False) -> Ended:
+        pass_fds: Sequence[int] = (), channel: bool = False,
+        started: Optional[Callable[[], None]] = None) -> Ended:
     """Runs ``argv`` to its end or ``timeout_s``. With ``order``, the process is started as
     ``argv + [FD, ORDER]`` and reports one line on FD; with ``channel`` too, as ``argv + [ORDER]``
     with the channel's descriptor and key in the variable ``CHANNEL_VARIABLE``, and reports in
@@ -170,7 +171,8 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
     reparented here by ``become_subreaper()``. With ``memory_limit`` (bytes), the resident memory
     of its processes is read every ``_POLL_S`` and, over the limit, they are all killed
     (``Ended.over_memory``). ``pass_fds``: more descriptors it inherits (its channel to evaluate's
-    checker). Raises OSError when the process cannot be started."""
+    checker); ``started`` is called once the process started (the parent closes its copies of
+    them). Raises OSError when the process cannot be started."""
     received: List[bytes] = []
     args = list(argv)
     env = dict(env)
@@ -207,6 +209,8 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
         finally:
             if write_fd is not None:
                 os.close(write_fd)  # the child's copy only: its report ends when it exits
+        if started is not None:
+            started()
         if proc.stdout is not None:
             # Kept output is read beside the wait, not waited for: a process it started may hold
             # the pipe open after it exited, and its end is its exit.
