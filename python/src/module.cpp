@@ -320,6 +320,7 @@ NB_MODULE(_gpumeter, m) {
   m.doc() = "gpumeter's C++ core. Use the gpumeter package, which documents and checks the API.";
 
   register_error_translator();
+  register_error_catalogue(m);
   bind_record(m);
   bind_evaluation_channel(m);
   bind_watch(m);
