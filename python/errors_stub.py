@@ -5,10 +5,10 @@ classes gpumeter/_errors.py makes from the same list at import.
     python errors_stub.py MODULE_DIR OUTPUT
 """
 import sys
-from typing import Any, Dict, List
+from typing import Any, List
 
 
-def stub_text(catalogue: List[Dict[str, Any]]) -> str:
+def stub_text(catalogue: List[Any]) -> str:
     """``_errors.pyi``: what type checkers read of this module, from the same catalogue."""
     lines = ['"""gpumeter\'s errors (written from the core\'s catalogue when the package is built)."""',
              "from typing import Any, Dict, List, Optional, Tuple, Type", "",
@@ -16,8 +16,8 @@ def stub_text(catalogue: List[Dict[str, Any]]) -> str:
              "    fields: Tuple[Tuple[str, str], ...]",
              "    def __init__(self, message: str = ..., **fields: Any) -> None: ...", ""]
     for entry in catalogue:
-        lines.append(f"class {entry['name']}({entry['base']}):")
-        fields = [(str(n), str(t)) for n, t in entry["fields"]]
+        lines.append(f"class {entry.name}({entry.base}):")
+        fields = [(str(n), str(t)) for n, t in entry.fields]
         for name, kind in fields:
             lines.append(f"    {name}: {kind}")
         args = "".join(f", {n}: {t}" + (" = ..." if t.startswith("Optional[") or t == "bool"

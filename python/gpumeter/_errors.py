@@ -58,20 +58,18 @@ class Error(Exception):
         return (_restore, (type(self), self.args, dict(self.__dict__)))
 
 
-def _make(entry: Dict[str, Any]) -> type:
+def _make(entry: _gpumeter.ErrorCatalogueEntry) -> type:
     """One error class of the catalogue."""
-    base = globals()[str(entry["base"])]
-    return type(str(entry["name"]), (base,), {
-        "__doc__": str(entry["doc"]), "__module__": __name__,
-        "error_class": str(entry["error_class"]), "exit_code": int(entry["exit_code"]),
-        "fields": tuple((str(n), str(t)) for n, t in entry["fields"])})
+    return type(entry.name, (globals()[entry.base],), {
+        "__doc__": entry.doc, "__module__": __name__, "error_class": entry.error_class,
+        "exit_code": entry.exit_code, "fields": tuple(entry.fields)})
 
 
 #: Every error class of the catalogue, in its order.
 ERRORS: List[type] = []
 for _entry in _gpumeter.error_catalogue():
     ERRORS.append(_make(_entry))
-    globals()[str(_entry["name"])] = ERRORS[-1]
+    globals()[_entry.name] = ERRORS[-1]
 del _entry
 
 

@@ -3,13 +3,17 @@
 // callable becomes the core's error for it, so the record names it as the core would.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <exception>
 #include <map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "binding.hpp"
 #include "gpumeter/detail/error_class.hpp"
@@ -95,33 +99,50 @@ void register_error_translator() {
   nb::register_exception_translator(&translate);
 }
 
+// One error of the catalogue, as Python reads it.
+struct CatalogueEntry {
+  std::string name;
+  std::string error_class;
+  int exit_code = 0;
+  std::string base;
+  std::vector<std::pair<std::string, std::string>> fields;  // (Python name, Python type)
+  std::string doc;
+};
+
 void register_error_catalogue(nb::module_& m) {
+  nb::class_<CatalogueEntry>(m, "ErrorCatalogueEntry",
+                             "One error of the core's catalogue: its name, its class (wrong, "
+                             "refused, not measured, failed), the exit code of a program it "
+                             "ends, its Python base, its fields as (name, Python type) and its "
+                             "documentation.")
+      .def_ro("name", &CatalogueEntry::name)
+      .def_ro("error_class", &CatalogueEntry::error_class)
+      .def_ro("exit_code", &CatalogueEntry::exit_code)
+      .def_ro("base", &CatalogueEntry::base)
+      .def_ro("fields", &CatalogueEntry::fields)
+      .def_ro("doc", &CatalogueEntry::doc);
   m.def(
       "error_catalogue",
       [] {
-        nb::list out;
-#define GPUMETER_FIELD(name, expression, type) fields.append(nb::make_tuple(#name, type));
-#define GPUMETER_ENTRY(Name, error_class, exit_code, base, field_list, doc) \
-  {                                                                         \
-    nb::list fields;                                                        \
-    field_list nb::dict entry;                                              \
-    entry["name"] = #Name;                                                  \
-    entry["error_class"] = std::string(to_string(ErrorClass::error_class)); \
-    entry["exit_code"] = exit_code;                                         \
-    entry["base"] = base;                                                   \
-    entry["fields"] = fields;                                               \
-    entry["doc"] = doc;                                                     \
-    out.append(entry);                                                      \
+        std::vector<CatalogueEntry> out;
+#define GPUMETER_FIELD(name, expression, type) entry.fields.emplace_back(#name, type);
+#define GPUMETER_ENTRY(Name, error_class_, exit_code_, base_, field_list, doc_) \
+  {                                                                             \
+    CatalogueEntry entry;                                                       \
+    entry.name = #Name;                                                         \
+    entry.error_class = std::string(to_string(ErrorClass::error_class_));       \
+    entry.exit_code = exit_code_;                                               \
+    entry.base = base_;                                                         \
+    field_list entry.doc = doc_;                                                \
+    out.push_back(std::move(entry));                                            \
   }
         GPUMETER_ERRORS(GPUMETER_ENTRY, GPUMETER_FIELD, )
 #undef GPUMETER_ENTRY
 #undef GPUMETER_FIELD
         return out;
       },
-      "gpumeter's errors, each once (the core's catalogue): its name, its class (wrong, refused, "
-      "not measured, failed), the exit code a program ending on it returns, its Python base, "
-      "its fields as (name, Python type) and its documentation. gpumeter._errors makes every "
-      "Python error class from it.");
+      "gpumeter's errors, each once (the core's catalogue), in its order: gpumeter._errors makes "
+      "every Python error class from it.");
   m.def(
       "exit_code_of_error",
       [](const std::string& name) { return exit_code_of_error(std::string_view(name)); },

@@ -506,25 +506,25 @@ _PYTHON_TYPES = {"int": int, "str": str, "bool": bool, "Optional[int]": (int, ty
 
 def test_every_error_of_the_catalogue_reaches_python_as_its_class_with_its_fields():
     catalogue = gpumeter._gpumeter.error_catalogue()
-    names = [entry["name"] for entry in catalogue]
+    names = [entry.name for entry in catalogue]
     assert len(names) == len(set(names)) and set(names) == set(CATALOGUE_EXAMPLES), names
     for entry in catalogue:
-        name = entry["name"]
+        name = entry.name
         cls = getattr(gpumeter, name)
         assert name in gpumeter.__all__ and cls.__module__ == "gpumeter._errors", name
-        assert issubclass(cls, getattr(gpumeter, entry["base"])), name
+        assert issubclass(cls, getattr(gpumeter, entry.base)), name
         # Its class and exit code are the catalogue's, as the core reads them.
-        assert cls.error_class == entry["error_class"] == gpumeter._gpumeter.error_class(name)
-        assert cls.exit_code == entry["exit_code"] == gpumeter._gpumeter.exit_code_of_error(name)
-        assert cls.__doc__ == entry["doc"] and len(cls.__doc__) > 40, name
+        assert cls.error_class == entry.error_class == gpumeter._gpumeter.error_class(name)
+        assert cls.exit_code == entry.exit_code == gpumeter._gpumeter.exit_code_of_error(name)
+        assert cls.__doc__ == entry.doc and len(cls.__doc__) > 40, name
         with pytest.raises(cls) as caught:
             gpumeter._gpumeter.raise_example_error(name)
         e = caught.value
         assert type(e) is cls, (name, type(e))
         fields = CATALOGUE_EXAMPLES[name]
-        assert [n for n, _ in entry["fields"]] == list(fields), name
+        assert [n for n, _ in entry.fields] == list(fields), name
         assert {k: getattr(e, k) for k in fields} == fields, name
-        for field, kind in entry["fields"]:
+        for field, kind in entry.fields:
             assert isinstance(getattr(e, field), _PYTHON_TYPES[kind]), (name, field, kind)
         assert str(e), name
         back = pickle.loads(pickle.dumps(e))
