@@ -23,15 +23,7 @@ PART=${PART:-1}
 REPEAT=${REPEAT:-25}
 start=$(date +%s)
 steps=()
-step() {  # name timeout cmd...: its output to $OUT/name.log
-  local name=$1 limit=$2 t0 rc
-  shift 2
-  t0=$(date +%s)
-  timeout "$limit" "$@" >"$OUT/$name.log" 2>&1
-  rc=$?
-  steps+=("$(printf '%-16s rc %-3s %4ss' "$name" "$rc" "$(( $(date +%s) - t0 ))")")
-  return $rc
-}
+source scripts/device-step.sh  # step NAME TIMEOUT CMD...
 
 if [[ $PART == 1 ]]; then
   step configure 120 cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -31,15 +31,8 @@ SITE=/tmp/gpumeter-site-new
 BASE_SITE=/tmp/gpumeter-site-base
 start=$(date +%s)
 steps=()
-step() {  # name timeout cmd...: its output to $OUT/name.log
-  local name=$1 limit=$2 t0 rc
-  shift 2
-  t0=$(date +%s)
-  timeout "$limit" "$@" >"$OUT/$name.log" 2>&1
-  rc=$?
-  steps+=("$(printf '%-22s rc %-3s %4ss' "$name" "$rc" "$(( $(date +%s) - t0 ))")")
-  return $rc
-}
+STEP_WIDTH=22
+source scripts/device-step.sh  # step NAME TIMEOUT CMD...
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,temperature.gpu \
   --format=csv,noheader >"$OUT/environment.txt" 2>&1
 # Both trees' modules at once (16 cores), each its own log and exit code.

@@ -56,7 +56,7 @@ class ChannelError(Exception):
 
 
 def _send(sock: socket.socket, header: Dict[str, Any], payload: bytes = b"") -> None:
-    head = _wire.order_argument(header).encode()
+    head = _wire.message_header(header)
     sock.sendall(_FRAME.pack(len(head), len(payload)) + head)
     if payload:
         sock.sendall(payload)
@@ -570,7 +570,8 @@ class Checker:
         self._run: Optional[socket.socket] = None
 
     def begin(self, label: str) -> int:
-        """A new run: the descriptor its process inherits (close it here once it started)."""
+        """A new run: the descriptor its process inherits (``started`` closes this side's copy
+        once the process started)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             _send(self._control, {"op": "begin", "label": label})
@@ -582,7 +583,8 @@ class Checker:
         return theirs.fileno()
 
     def started(self) -> None:
-        """The run's process has its copy of the descriptor: the parent keeps none."""
+        """The run's process has its copy of the descriptor: the parent keeps none (called once
+        the process started, and by ``end`` where it never did)."""
         if self._run is not None:
             self._run.close()
             self._run = None

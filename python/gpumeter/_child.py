@@ -35,8 +35,8 @@ import subprocess
 import sys
 import threading
 import time
-from typing import (AbstractSet, Any, Dict, Iterable, List, Mapping, NamedTuple, Optional,
-                    Sequence, Set, Tuple)
+from typing import (AbstractSet, Any, Callable, Dict, Iterable, List, Mapping, NamedTuple,
+                    Optional, Sequence, Set, Tuple)
 
 from . import _wire
 
@@ -159,7 +159,8 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
         new_session: bool = False, reap_orphans: bool = False,
         keep: AbstractSet[int] = frozenset(), memory_limit: Optional[int] = None,
         pass_fds: Sequence[int] = (), channel: bool = False,
-        starter: Optional[Any] = None) -> Ended:
+        starter: Optional[Any] = None,
+        started: Optional[Callable[[], None]] = None) -> Ended:
     """Runs ``argv`` to its end or ``timeout_s``. With ``order``, the process is started as
     ``argv + [FD, ORDER]`` and reports one line on FD; with ``channel`` too, as ``argv + [ORDER]``
     with the channel's descriptor and key in the variable ``CHANNEL_VARIABLE``, and reports in
@@ -174,7 +175,8 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
     checker). ``starter``: what starts the process instead of ``subprocess.Popen`` (the warm
     start's ``WarmStart.start``: it forks the process, its imports done), given the command,
     environment, output, descriptors and channel; what it returns is waited for as a ``Popen``.
-    Raises OSError when the process cannot be started."""
+    ``started`` is called once the process started (the parent closes its copies of the
+    descriptors). Raises OSError when the process cannot be started."""
     received: List[bytes] = []
     args = list(argv)
     env = dict(env)
@@ -215,6 +217,8 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
         finally:
             if write_fd is not None:
                 os.close(write_fd)  # the child's copy only: its report ends when it exits
+        if started is not None:
+            started()
         if proc.stdout is not None:
             # Kept output is read beside the wait, not waited for: a process it started may hold
             # the pipe open after it exited, and its end is its exit.

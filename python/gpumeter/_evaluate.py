@@ -29,7 +29,8 @@ import sys
 import tempfile
 import time
 import traceback
-from typing import Any, Dict, List, NoReturn, Optional, Sequence, Set, TextIO, Tuple
+from typing import Any, Dict, FrozenSet, List, NamedTuple, NoReturn, Optional, Sequence, TextIO, \
+    Tuple
 
 # gpumeter (the extension) is imported inside the functions that use it, not here: this file's
 # parser must load without the extension, so `gpumeter evaluate --help` can be printed where the
@@ -185,31 +186,35 @@ def _candidate_folder(root: str, index: int, name: str) -> str:
 # --- what every run is held to --------------------------------------------------------------
 
 
-class _Runs:
-    """What each candidate's process (and each program's) is held to, set once by ``_main``: the
-    resident memory its processes may hold, whether every process left under this one is killed
-    when it ends, and the processes of gpumeter's own that are not a candidate's leftovers."""
+class RunLimits(NamedTuple):
+    """What each candidate's process (and each program's) is held to, made once by ``_main`` and
+    passed to every run: the resident memory its processes may hold, whether every process left
+    under this one is killed when it ends, and the processes of gpumeter's own that are not a
+    candidate's leftovers."""
 
     memory: Optional[int] = None
     reap: bool = False
-    keep: Set[int] = set()
+    keep: FrozenSet[int] = frozenset()
+    warm: Optional[Any] = None  # the warm start's server that forks each run; None: cold
 
-
-def _run_limits() -> Dict[str, Any]:
-    """The keyword arguments of ``_child.run`` that hold a candidate's run to ``_Runs``."""
-    return {"memory_limit": _Runs.memory, "reap_orphans": _Runs.reap,
-            "keep": frozenset(_Runs.keep)}
+    def of_run(self) -> Dict[str, Any]:
+        """The keyword arguments of ``_child.run`` that hold a run to these limits."""
+        keep = self.keep
+        if self.warm is not None and self.warm.ready and self.warm.process is not None:
+            # gpumeter's own while it serves; once it failed or closed, its pid may be anyone's.
+            keep = keep | {self.warm.process.pid}
+        return {"memory_limit": self.memory, "reap_orphans": self.reap, "keep": keep}
 
 
 def _hold_runs(memory: Optional[int]) -> None:
     """B11: nothing a candidate starts outlives its run, whatever session it left for: this
-    process becomes the reaper of its orphans, and each run ends by killing every process left
-    under it; and no candidate holds more than ``memory`` bytes of host memory."""
+    process becomes the reaper of its orphans, so each run can end by killing every process left
+    under it (``RunLimits.reap``); and no candidate holds more than ``memory`` bytes of host
+    memory."""
     from gpumeter import _child  # with the extension, as every use of gpumeter here
     note = _child.become_subreaper()
     if note:
         sys.stderr.write(f"gpumeter evaluate: {note}\n")
-    _Runs.memory, _Runs.reap = memory, True
 
 
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?)\s*([KMGT]?)(?:i?B)?\s*$", re.I)
@@ -234,11 +239,10 @@ def _size(n: int) -> str:
     return f"{n / (1 << 30):.1f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):.0f} MiB"
 
 
-def _over_memory(held: int) -> Dict[str, Any]:
-    """The verdict of a run killed over ``--memory``: it ended without a report (crashed)."""
-    return _run_ended("ended_without_report",
-                      f"its processes held {_size(held)} of host memory, over --memory "
-                      f"{_size(_Runs.memory or 0)}, and were killed")
+def _over_memory(held: int, limits: RunLimits) -> str:
+    """The account of a run killed over ``--memory``: it ended without a report (crashed)."""
+    return (f"its processes held {_size(held)} of host memory, over --memory "
+            f"{_size(limits.memory or 0)}, and were killed")
 
 
 # --- judging a record -----------------------------------------------------------------------
@@ -265,8 +269,12 @@ def judge_record(path: Any, candidate: str, reference: str = "reference",
         wall = _read(end_to_end)
     except (gpumeter.Error, OSError) as e:
         return _run_ended("record_unreadable", f"its record cannot be read: {e}")
-    v = gpumeter._gpumeter.judge_candidate(record, candidate, reference, case, require_checks,
-                                           alone, wall)
+    return _verdict_line(gpumeter._gpumeter.judge_candidate(
+        record, candidate, reference, case, require_checks, alone, wall))
+
+
+def _verdict_line(v: Any) -> Dict[str, Any]:
+    """A CandidateVerdict of the core's as the fields of a JSON line."""
     line: Dict[str, Any] = {"verdict": v.verdict, "correct": v.correct, "why": v.why}
     if v.checked_iterations is not None:
         line["checked_iterations"] = v.checked_iterations
@@ -340,18 +348,21 @@ def _child_environment() -> Dict[str, str]:
 
 
 def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: str,
-                 env: Dict[str, str], checker: Optional[Any] = None,
-                 ) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]], Optional[Dict[str, Any]]]:
+                 env: Dict[str, str], limits: RunLimits, checker: Optional[Any] = None,
+                 ) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]], Optional[Dict[str, Any]],
+                            Dict[str, Any]]:
     """Runs one ``gpumeter._evaluate_child`` with its order, in a session of its own; returns the
     line so far (its seconds, its log, and a verdict when the process itself decided one), its
-    report, if it gave one, and the checker's account of its checks (with a checker). The report
-    comes on the authenticated channel (B11): anything on it gpumeter's compiled code did not
-    send, a second report or a violation (a measurement or a report asked for by code not
-    gpumeter's) makes the candidate tampered, whatever else it did. The report's ``channel`` key
-    is set here: what the child's compiled code added to it."""
+    report, if it gave one, the checker's account of its checks (with a checker), and what the
+    run left for the core's judge_evaluated_run (the channel's problems, the names its report and
+    the compiled capture found changed, how the process ended without a report). The report comes
+    on the authenticated channel (B11): anything on it gpumeter's compiled code did not send, a
+    second report or a violation (a measurement or a report asked for by code not gpumeter's)
+    makes the candidate tampered, whatever else it did. The report's ``channel`` key is set here:
+    what the child's compiled code added to it."""
     from gpumeter import _child  # with the extension, as every use of gpumeter here
     log = os.path.join(folder, "output.log")
-    warm = _Started.warm
+    warm = limits.warm
     pass_fds: Tuple[int, ...] = ()
     if checker is not None:
         order = dict(order, checker_fd=checker.begin(str(order.get("name", ""))))
@@ -359,52 +370,61 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
     try:
         ended = _child.run([python, "-m", "gpumeter._evaluate_child"], env=env,
                            timeout_s=timeout_s, log=log, order=order, new_session=True,
-                           pass_fds=pass_fds, channel=True, **_run_limits(),
-                           starter=warm.start if warm is not None and warm.ready else None)
+                           pass_fds=pass_fds, channel=True,
+                           started=checker.started if checker is not None else None,
+                           starter=warm.start if warm is not None and warm.ready else None,
+                           **limits.of_run())
     except OSError as e:
-        return {**_run_ended("runner_not_started",
-                             f"cannot start the Python interpreter {python!r}: {e.strerror}"),
-                "log": log}, None, checker.end() if checker is not None else None
+        not_started = {"end": "runner_not_started",
+                       "end_why": f"cannot start the Python interpreter {python!r}: {e.strerror}"}
+        return {**_judged_run(not_started)[0], "log": log}, None, \
+            checker.end() if checker is not None else None, not_started
     account = checker.end() if checker is not None else None
-    if warm is not None and warm.ready is False and warm.process is not None:
-        # The warm start's server failed during this start and was killed: its pid is no longer
-        # gpumeter's own (a later process may be given it).
-        _Runs.keep.discard(warm.process.pid)
     line: Dict[str, Any] = {"seconds": round(ended.seconds, 3), "log": log}
     carried = ended.channel
-    if carried is not None and carried.problems:
-        problems = list(dict.fromkeys(carried.problems))
-        why = "on gpumeter's report channel: " + "; ".join(problems[:8]) + \
-            (" ..." if len(problems) > 8 else "")
-        # The names the report's own tamper check found, where a report came: the same
-        # candidate's other doings, said beside.
-        listed = (ended.report or {}).get("tampered")
-        names = [str(t) for t in listed] if isinstance(listed, list) else []
-        if names:
-            why += "; and changed: " + ", ".join(names[:8]) + (" ..." if len(names) > 8 else "")
-        line.update(_run_ended("tampering_seen", why), tampered=problems + names)
-        return line, None, account
+    listed = (ended.report or {}).get("tampered")
+    run: Dict[str, Any] = {
+        "channel_problems": list(carried.problems or []) if carried is not None else [],
+        "reported_tampered": [str(t) for t in listed] if isinstance(listed, list) else [],
+        "watched": list(carried.watched or []) if carried is not None else []}
     if ended.over_memory is not None:
-        line.update(_over_memory(ended.over_memory))
-        return line, None, account
-    if ended.rc is None:
-        line.update(_run_ended("timed_out", f"did not finish in {timeout_s:g} s and was killed"))
-        return line, None, account
-    if ended.report is None or carried is None:
-        line.update(_run_ended("ended_without_report",
-                               f"its process {_ended(ended.rc)} without a report; its output ends: "
-                               f"{_tail(log)}"))
-        return line, None, account
-    report = dict(ended.report)
+        run.update(end="ended_without_report", end_why=_over_memory(ended.over_memory, limits))
+    elif ended.rc is None:
+        run.update(end="timed_out", end_why=f"did not finish in {timeout_s:g} s and was killed")
+    elif ended.report is None or carried is None:
+        run.update(end="ended_without_report",
+                   end_why=f"its process {_ended(ended.rc)} without a report; its output ends: "
+                           f"{_tail(log)}")
+    if run["channel_problems"] or "end" in run:
+        line.update(_judged_run(run)[0])
+        return line, None, account, run
+    assert carried is not None  # a run without its channel ended without a report, above
+    report = dict(ended.report or {})
     report["channel"] = {"records": carried.records, "measurements": carried.measurements}
-    if carried.watched:
-        # What the compiled code found changed stands whatever the payload's own list says.
-        listed = report.get("tampered")
-        report.update(tampered=list(dict.fromkeys(
-            ([str(t) for t in listed] if isinstance(listed, list) else []) + carried.watched)))
-    return line, report, account
+    return line, report, account, run
 
 
+def _judged_run(run: Dict[str, Any]) -> Tuple[Dict[str, Any], str]:
+    """The core's verdict on a run from what it left (judge_evaluated_run: the channel, the
+    process's end, its tamper check, the checker's account, its error, its records, in that
+    order), as the fields of its JSON line, and which of them decided; {} where nothing decided
+    (no record given)."""
+    import gpumeter
+    core = gpumeter._gpumeter
+    args = dict(run)
+    if "end" in args:
+        args["end"] = getattr(core.RunEnd, args["end"])
+    v = core.judge_evaluated_run(**args)
+    if v.source == "judged" and args.get("record") is None:
+        return {}, v.source
+    line = _verdict_line(v.verdict)
+    if v.changed:  # what is named as changed, where tampered
+        line.update(tampered=list(v.changed))
+    if v.process_end:
+        line["process_end"] = v.process_end
+    if v.error:
+        line["error"] = v.error
+    return line, v.source
 
 
 def _checker_verdict(account: Optional[Dict[str, Any]],
@@ -423,66 +443,55 @@ def _checker_verdict(account: Optional[Dict[str, Any]],
     return {"verdict": v.verdict, "correct": v.correct, "why": v.why}
 
 
-def _reported_records(folder: str, result: Dict[str, Any]) -> Tuple[Dict[str, str], str]:
+def _reported_records(folder: str, result: Dict[str, Any]) -> Tuple[Dict[str, str], str, str]:
     """The records the report's compiled part says were written (never a listing of the
-    folder): each inside ``folder`` (real paths), each file's SHA-256 the one written. Returns
-    {"record": path, "end_to_end": path} (where written) and "", else {} and the problem's
-    sentence; a record that changed or lies elsewhere is tampering ("tampered: " leads it)."""
+    folder): each inside ``folder`` (``_named_record``), each file's SHA-256 the one written.
+    Returns {"record": path, "end_to_end": path} (where written), "" and "", else {}, the
+    problem's sentence and its kind, a RecordTrouble of the core's (which says whether it is
+    tampering): elsewhere, unreadable, changed or miscounted."""
     import hashlib
     root = os.path.realpath(folder)
     found: Dict[str, List[str]] = {"record": [], "end_to_end": []}
     records = result.get("channel", {}).get("records", [])
     for r in records:
-        path = os.path.realpath(r["path"])
-        if os.path.commonpath([root, path]) != root:
-            return {}, f"tampered: its report names a record outside its folder: {r['path']}"
+        path, why = _named_record(folder, r["path"])
+        if path is None:
+            return {}, why, "elsewhere"
         try:
             with open(path, "rb") as f:
                 digest = hashlib.sha256(f.read()).hexdigest()
         except OSError as e:
-            return {}, f"tampered: its record {r['path']} cannot be read: {e.strerror}"
+            return {}, f"its record {r['path']} cannot be read: {e.strerror}", "unreadable"
         if digest != r["sha256"]:
-            return {}, "tampered: its record changed after gpumeter wrote it"
+            return {}, "its record changed after gpumeter wrote it", "changed"
         where = os.path.dirname(path)
         if where == root:
             found["record"].append(path)
         elif where == os.path.join(root, "end-to-end"):
             found["end_to_end"].append(path)
         else:
-            return {}, f"tampered: its report names a record outside its folder: {r['path']}"
+            return {}, f"its report names a record outside its folder: {r['path']}", "elsewhere"
     if len(found["record"]) != 1 or len(found["end_to_end"]) > 1:
         return {}, (f"its report names {len(found['record'])} records in its folder, not 1"
                     if len(found["record"]) != 1 else
-                    f"its report names {len(found['end_to_end'])} end-to-end records, not 1")
+                    f"its report names {len(found['end_to_end'])} end-to-end records, not 1"), \
+            "miscounted"
     out = {"record": found["record"][0]}
     if found["end_to_end"]:
         out["end_to_end"] = found["end_to_end"][0]
-    return out, ""
+    return out, "", ""
 
 
-def _record_problem(line: Dict[str, Any], why: str) -> Dict[str, Any]:
-    """The line of a report whose records cannot be judged: tampered, or no record."""
-    if why.startswith("tampered: "):
-        why = why[len("tampered: "):]
-        line.update(_run_ended("tampering_seen", why), tampered=[why])
-    else:
-        line.update(_run_ended("runner_left_no_record", why))
-    return line
-
-
-def _failed(line: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
+def _error_facts(result: Dict[str, Any]) -> Dict[str, Any]:
+    """The error a run's report says it failed with, for the core's judge_evaluated_run: its
+    name, whose code raised it, and its sentence (who raised it, the error, its message)."""
     error_type = str(result.get("type", ""))
     who = str(result.get("who", "candidate"))
-    verdict, correct = _from_error(error_type, who)
     whose = {"reference": "the reference raised: ", "inputs": "the input generator raised: ",
              "evaluator": f"{result.get('step')}: ",
              "internal": "gpumeter failed (not the candidate): "}.get(who, "")
-    line.update(verdict=verdict, correct=correct,
-                why=f"{whose}{error_type}: {result.get('message', '')}", error=error_type)
-    fields = result.get("fields")
-    if isinstance(fields, dict) and fields:
-        line["error_fields"] = fields
-    return line
+    return {"error": error_type, "error_whose": _WHOSE.get(who, "candidate"),
+            "error_why": f"{whose}{error_type}: {result.get('message', '')}"}
 
 
 def _named_record(folder: str, path: Any) -> Tuple[Optional[str], str]:
@@ -493,7 +502,7 @@ def _named_record(folder: str, path: Any) -> Tuple[Optional[str], str]:
         return None, "its report named no record"
     real, inside = os.path.realpath(path), os.path.realpath(folder)
     if real == inside or os.path.commonpath([real, inside]) != inside:
-        return None, f"its report named a record outside its folder: {path!r}"
+        return None, f"its report names a record outside its folder: {path}"
     if not os.path.isfile(real):
         return None, f"the record its report named is not there: {path!r}"
     return real, ""
@@ -514,18 +523,29 @@ def _alone_record(alone: Dict[str, Any]) -> Tuple[Any, Optional[Dict[str, Any]]]
                                             f"its record cannot be read: {e}")}
 
 
+def _account(account: Optional[Dict[str, Any]]) -> Any:
+    """The checker's account as the core's judge_evaluated_run takes it, or None."""
+    if account is None:
+        return None
+    timed = account.get("timed_checks") or {}
+    return ([(str(k), int(n)) for k, n in timed.items()], str(account.get("mismatch") or ""),
+            str(account.get("problem") or ""))
+
+
 def measure_reference_alone(*, reference: Dict[str, str], inputs: Dict[str, str],
                             outputs: Optional[List[int]], case: str, options: Dict[str, Any],
                             folder: str, timeout_s: float, python: str,
-                            tolerated: Optional[List[int]],
-                            env: Dict[str, str], checker: Optional[Any] = None) -> Dict[str, Any]:
+                            tolerated: Optional[List[int]], env: Dict[str, str],
+                            limits: RunLimits = RunLimits(),
+                            checker: Optional[Any] = None) -> Dict[str, Any]:
     """B11: the reference measured in a process with no candidate code, once per evaluation: what
     every candidate's reference is held to (a slowed reference is tampering), and what its fresh
     inputs and checks cost where nothing of a candidate's can reach them."""
     order = {"mode": "alone", "reference": reference, "inputs": inputs, "name": "reference",
              "outputs": outputs, "case": case, "options": options, "out": folder,
              "tolerated": tolerated}
-    line, result, account = _spawn_child(order, folder, timeout_s, python, env, checker)
+    line, result, account, _ = _spawn_child(order, folder, timeout_s, python, env, limits,
+                                            checker)
     if result is None:
         return line
     checked = _checker_verdict(account)
@@ -534,11 +554,12 @@ def measure_reference_alone(*, reference: Dict[str, str], inputs: Dict[str, str]
         return line
     if not result.get("ok"):
         # Whoever raised it, no candidate ran here.
-        line.update(_run_ended("reference_alone_failed", str(_failed(line, result)["why"])))
+        line.update(_run_ended("reference_alone_failed", _error_facts(result)["error_why"]))
         return line
-    records, why = _reported_records(folder, result)
+    records, why, trouble = _reported_records(folder, result)
     if not records:
-        return _record_problem(line, why)
+        line.update(_judged_run({"record_trouble": trouble, "record_trouble_why": why})[0])
+        return line
     path = records["record"]
     import gpumeter
     try:
@@ -558,82 +579,63 @@ def evaluate_python(candidate: Dict[str, str], *, reference: Dict[str, str],
                     python: str, reference_alone: Any = None,
                     tolerated: Optional[List[int]] = None,
                     env: Optional[Dict[str, str]] = None,
+                    limits: RunLimits = RunLimits(),
                     checker: Optional[Any] = None) -> Dict[str, Any]:
+    """A Python candidate's verdict: its run's sources (the report channel, its process's end,
+    its tamper check, the checker's account, its error, its records) judged by the core in one
+    order (judge_evaluated_run); its records are read once, and only where nothing before them
+    decided."""
     name = candidate["name"]
     order = {"reference": reference, "inputs": inputs, "candidate": candidate, "name": name,
              "outputs": outputs, "case": case, "options": options, "out": folder,
              "tolerated": tolerated, "end_to_end": True}
-    line, result, account = _spawn_child(order, folder, timeout_s, python,
-                                         env if env is not None else _child_environment(),
-                                         checker)
+    line, result, account, run = _spawn_child(order, folder, timeout_s, python,
+                                              env if env is not None else _child_environment(),
+                                              limits, checker)
     if account is not None:
         # What the checker saw of this run, beside what the run's own record says.
         line["checker"] = {k: account.get(k) for k in ("timed_checks", "untimed_checks",
                                                        "mismatch", "problem")}
-    if result is None:
-        # A wrong answer the checker saw stands even where the process then crashed or hung;
-        # tampering with gpumeter's channel stands before it.
-        checked = _checker_verdict(account)
-        if checked is not None and line.get("tampered") is None and \
-                checked["verdict"] != line.get("verdict"):
-            line["process_end"] = line.get("why")
-            line.update(checked)
+    run["checker"] = _account(account)
+    if result is not None and not result.get("ok"):
+        run.update(_error_facts(result))
+    decided, source = _judged_run(run)
+    if decided:
+        line.update(decided)
+        fields = (result or {}).get("fields")
+        if source == "error" and isinstance(fields, dict) and fields:
+            line["error_fields"] = fields
         return line
-    tampered = [str(t) for t in result.get("tampered", [])]
-    if tampered:
-        line.update(_run_ended("tampering_seen",
-                               "changed what gpumeter's measurement, its checks or the reference "
-                               "call or run under: " + ", ".join(tampered[:8]) +
-                               (" ..." if len(tampered) > 8 else "")),
-                    tampered=tampered)
-        return line
-    # B11: the checker's account before anything the candidate's process said of its answers.
-    checked = _checker_verdict(account)
-    if checked is not None:
-        line.update(checked)
-        if not result.get("ok") and _from_error(str(result.get("type", "")), "gpumeter")[0] == \
-                checked["verdict"]:
-            # The same refusal, which the run's process also saw: its sentence names the
-            # iteration (the checker counts answers, not iterations).
-            line["why"] = f"{_failed({}, result)['why']} (checked by gpumeter's checker, a " \
-                          "process no candidate code runs in)"
-            line["error"] = str(result.get("type", ""))
-        return line
-    if not result.get("ok"):
-        return _failed(line, result)
-    records, why = _reported_records(folder, result)
+    assert result is not None  # a run without a report was decided above
+    records, why, trouble = _reported_records(folder, result)
     if not records:
-        return _record_problem(line, why)
+        line.update(_judged_run({**run, "record_trouble": trouble, "record_trouble_why": why})[0])
+        return line
     path = records["record"]
     line["record"] = path
     end_to_end = records.get("end_to_end")
     if isinstance(end_to_end, str):
         line["end_to_end_record"] = end_to_end
-    if account is not None:
-        import gpumeter
-        try:
-            read = [gpumeter.read_record(path)] + (
-                [gpumeter.read_record(end_to_end)] if isinstance(end_to_end, str) else [])
-        except gpumeter.Error as e:
-            line.update(_run_ended("record_unreadable", f"its record cannot be read: {e}"))
-            return line
-        checked = _checker_verdict(account, read)
-        if checked is not None:
-            line.update(checked)
-            return line
-    line.update(judge_record(path, name, reference_alone=reference_alone,
-                             end_to_end=end_to_end))
+    import gpumeter
+    try:
+        run.update(record=gpumeter.read_record(path), candidate=name,
+                   end_to_end=gpumeter.read_record(end_to_end)
+                   if isinstance(end_to_end, str) else None,
+                   reference_alone=_read(reference_alone))
+    except (gpumeter.Error, OSError) as e:
+        run.update(record_unreadable=str(e))
+    line.update(_judged_run(run)[0])
     return line
 
 
 def evaluate_program(program: Dict[str, Any], *, folder: str, timeout_s: float,
-                     reference: str) -> List[Dict[str, Any]]:
+                     reference: str, limits: RunLimits = RunLimits()) -> List[Dict[str, Any]]:
     """A program's verdicts: one per implementation its record compares with ``reference``."""
     from gpumeter import _child  # with the extension, as every use of gpumeter here
     log = os.path.join(folder, "output.log")
     try:
         ended = _child.run(program["argv"] + ["--out", folder], env=os.environ,
-                           timeout_s=timeout_s, log=log, new_session=True, **_run_limits())
+                           timeout_s=timeout_s, log=log, new_session=True, **limits.of_run())
         rc, seconds = ended.rc, ended.seconds
     except OSError as e:
         return [{"candidate": program["name"], "log": log,
@@ -641,7 +643,8 @@ def evaluate_program(program: Dict[str, Any], *, folder: str, timeout_s: float,
                               f"cannot start {program['argv'][0]!r}: {e.strerror}")}]
     base: Dict[str, Any] = {"seconds": round(seconds, 3), "log": log}
     if ended.over_memory is not None:
-        return [{**base, "candidate": program["name"], **_over_memory(ended.over_memory)}]
+        return [{**base, "candidate": program["name"],
+                 **_run_ended("ended_without_report", _over_memory(ended.over_memory, limits))}]
     if rc is None:
         return [{**base, "candidate": program["name"],
                  **_run_ended("timed_out", f"did not finish in {timeout_s:g} s and was killed")}]
@@ -905,12 +908,6 @@ def _internal_error() -> int:
         return 3
 
 
-class _Started:
-    """The warm start's server while it serves this evaluation; None: every run starts cold."""
-
-    warm: Optional[Any] = None
-
-
 def _start_warm(args: argparse.Namespace, reference: Dict[str, str], inputs: Dict[str, str],
                 env: Dict[str, str], root: str) -> Optional[Any]:
     """The warm start's server, started (its imports under way) unless --start cold: its word
@@ -923,9 +920,9 @@ def _start_warm(args: argparse.Namespace, reference: Dict[str, str], inputs: Dic
                            note=lambda text: sys.stderr.write(f"gpumeter evaluate: {text}\n"))
 
 
-def _say_start(warm: Optional[Any], args: argparse.Namespace) -> None:
+def _say_start(warm: Optional[Any], args: argparse.Namespace) -> bool:
     """How the candidates' processes start, said before the first runs: warm (forked from the
-    server, which is then gpumeter's own, never a run's leftover), or cold and why."""
+    server, which is then gpumeter's own, never a run's leftover: True), or cold and why."""
     from gpumeter import _warm  # with the extension, as every use of gpumeter here
     why = "--start cold"
     if warm is not None:
@@ -934,24 +931,16 @@ def _say_start(warm: Optional[Any], args: argparse.Namespace) -> None:
             warm.close()
             why = f"the warm start cannot serve: {reaper}"
         elif warm.wait_ready(args.timeout):
-            _Runs.keep.add(warm.process.pid)
-            _Started.warm = warm
             sys.stderr.write("gpumeter evaluate: warm start: each candidate's process is forked "
                              "from one that imported " +
                              ", ".join(["gpumeter"] + [m for m in warm.modules if m != "gpumeter"]
                                        [:12]) + " and no CUDA context\n")
-            return
+            return True
         else:
             why = f"the warm start cannot serve: {warm.why}"
     sys.stderr.write(f"gpumeter evaluate: cold start (a fresh interpreter for each candidate): "
                      f"{why}\n")
-
-
-def _stop_warm(warm: Any) -> None:
-    if warm.process is not None:
-        _Runs.keep.discard(warm.process.pid)
-    _Started.warm = None
-    warm.close()
+    return False
 
 
 def _merge(args: argparse.Namespace) -> int:
@@ -1055,6 +1044,7 @@ def _main(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot write {e.filename}: {e.strerror}") from None
     root = _evaluation_root(os.path.abspath(args.out))
     _hold_runs(memory)
+    limits = RunLimits(memory=memory, reap=True)
     from gpumeter import _wire  # with the extension, as every use of gpumeter here
     # The journal's lines of this batch's candidates judged before: they stand, in the table and
     # the exit code, and are not run again.
@@ -1107,13 +1097,15 @@ def _main(args: argparse.Namespace) -> int:
                 alone_failed = {"why": f"gpumeter's checker, {e.step}: {e.error}: {e.message}",
                                 "log": os.path.join(root, "checker.log")}
             if checker is not None:
-                _Runs.keep.add(checker.process.pid)  # gpumeter's own, never a leftover
+                # gpumeter's own, never a leftover
+                limits = limits._replace(keep=limits.keep | {checker.process.pid})
             if checker is not None and checker.tolerance_problem:
                 raise UsageError(f"--atol: {checker.tolerance_problem}")
             if checker is not None and tolerated is not None:
                 # The checker has its context on the device: one of the evaluation's own.
                 tolerated = gpumeter._gpumeter.device_processes(args.device)
-            _say_start(warm, args)
+            if _say_start(warm, args):
+                limits = limits._replace(warm=warm)
         for note in batch_notes:  # after how the candidates start, said first
             sys.stderr.write(f"gpumeter evaluate: {note}\n")
         batch_notes = []
@@ -1124,7 +1116,7 @@ def _main(args: argparse.Namespace) -> int:
             alone = measure_reference_alone(
                 reference=reference, inputs=inputs, outputs=outputs, case=args.name,
                 options=options, folder=folder, timeout_s=args.timeout, python=args.python,
-                tolerated=tolerated, env=env, checker=checker)
+                tolerated=tolerated, env=env, limits=limits, checker=checker)
             alone_record, alone_failed = _alone_record(alone)
         for c in python_candidates:
             index += 1
@@ -1143,15 +1135,16 @@ def _main(args: argparse.Namespace) -> int:
                                    case=args.name, options=options, folder=folder,
                                    timeout_s=args.timeout, python=args.python,
                                    reference_alone=alone_record, tolerated=tolerated, env=env,
-                                   checker=checker)
+                                   limits=limits, checker=checker)
             # The tolerances every checked answer was held to, in the line beside the verdict.
             emit({"candidate": c["name"], **line, "rtol": args.rtol, "atol": args.atol})
     finally:
         progress.clear()
         if warm is not None:
-            _stop_warm(warm)
+            warm.close()
+            limits = limits._replace(warm=None)
         if checker is not None:
-            _Runs.keep.discard(checker.process.pid)
+            limits = limits._replace(keep=limits.keep - {checker.process.pid})
             checker.close()
         if held is not None:
             held.release()
@@ -1160,7 +1153,7 @@ def _main(args: argparse.Namespace) -> int:
         progress.starting(_inert(p["name"]))
         folder = _candidate_folder(root, index, p["name"])
         for line in evaluate_program(p, folder=folder, timeout_s=args.timeout,
-                                     reference=args.program_reference):
+                                     reference=args.program_reference, limits=limits):
             emit(line)
     progress.clear()
     if sink is not sys.stdout:

@@ -494,6 +494,7 @@ class WarmStart:
         self.close()
 
     def close(self) -> None:
+        self.ready = False  # no run forked from here on, and its pid no longer gpumeter's own
         try:
             self._control.close()
         finally:

@@ -2,6 +2,7 @@
 
 - a child process's order (its last argument) and its report (one line on a descriptor), for
   ``gpumeter evaluate``'s candidates and the fresh processes of ``phases()``;
+- the headers of the messages on ``gpumeter evaluate``'s checker channels;
 - ``gpumeter evaluate``'s lines of verdicts (JSON lines);
 - the pytest plugin's index of a run's records, read bounded (a baseline folder is input);
 - what ``gpumeter env --json`` prints, and a record given as a dict.
@@ -25,6 +26,13 @@ _loads = json.loads
 def order_argument(order: Mapping[str, Any]) -> str:
     """A child's order as its command line's last argument."""
     return _dumps(dict(order))
+
+
+def message_header(header: Mapping[str, Any]) -> bytes:
+    """The header of one message on ``gpumeter evaluate``'s checker channels (``_checker``): a
+    JSON object, as UTF-8 bytes; it is read back with ``read_bounded`` (the other side may be a
+    candidate's)."""
+    return _dumps(dict(header)).encode()
 
 
 def read_order(argument: str) -> Dict[str, Any]:

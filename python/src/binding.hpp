@@ -56,6 +56,8 @@ std::optional<std::vector<std::string>> watched_names_changed();
 
 // gpumeter's C++ errors raised in Python as the classes of gpumeter._errors, with their fields.
 void register_error_translator();
+// error_catalogue(): every error of the core's catalogue, for gpumeter._errors to make classes of.
+void register_error_catalogue(nb::module_& m);
 
 // A Python exception raised in a callable, in the core's terms: one of gpumeter's own classes
 // keeps its cause; anything else is UserCodeError with the exception's type as Python names it.

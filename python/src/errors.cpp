@@ -2,14 +2,22 @@
 // of gpumeter/_errors.py (typed, documented, with their fields); a Python exception raised in a
 // callable becomes the core's error for it, so the record names it as the core would.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <exception>
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "binding.hpp"
+#include "gpumeter/detail/error_class.hpp"
+#include "gpumeter/error_catalogue.hpp"
 #include "gpumeter/errors.hpp"
 
 namespace gpumeter::python {
@@ -37,37 +45,30 @@ nb::object text_or_none(const std::string& s) {
   return s.empty() ? nb::none() : nb::object(nb::str(s.c_str(), s.size()));
 }
 
+// A field's value as Python sees it: an optional argument's "" (none given) is None.
+template <class T>
+nb::object python_value(const T& value, const char* /*type*/) {
+  return nb::cast(value);
+}
+nb::object python_value(const std::string& value, const char* type) {
+  return std::string_view(type).rfind("Optional[", 0) == 0 ? text_or_none(value) : nb::cast(value);
+}
+
 void translate(const std::exception_ptr& thrown, void*) {
   try {
     std::rethrow_exception(thrown);
-  } catch (const RecordsLost& e) {
-    set_python_error("RecordsLost", e, nb::arg("dropped") = e.dropped(),
-                     nb::arg("attempts") = e.attempts());
-  } catch (const OffThreadLaunch& e) {
-    set_python_error("OffThreadLaunch", e, nb::arg("n_kernels") = e.n_orphans(),
-                     nb::arg("example_kernel") = e.example_kernel(),
-                     nb::arg("loss_ruled_out") = e.loss_ruled_out());
-  } catch (const AttributionError& e) {
-    set_python_error("AttributionError", e, nb::arg("iteration") = e.iteration(),
-                     nb::arg("why") = e.why(), nb::arg("loss_ruled_out") = e.loss_ruled_out());
-  } catch (const WrongDevice& e) {
-    set_python_error("WrongDevice", e, nb::arg("iteration") = e.iteration(),
-                     nb::arg("kernel") = e.kernel(), nb::arg("ran_on") = e.ran_on(),
-                     nb::arg("measured") = e.measured());
-  } catch (const OtherProcessOnDevice& e) {
-    set_python_error("OtherProcessOnDevice", e, nb::arg("own_session") = e.own_session());
-  } catch (const InvalidRecord& e) {
-    set_python_error("InvalidRecord", e, nb::arg("path") = e.path(),
-                     nb::arg("problem") = e.problem());
-  } catch (const ConfigError& e) {
-    set_python_error("ConfigError", e, nb::arg("argument") = text_or_none(e.argument()));
-  } catch (const UserCodeError& e) {
-    set_python_error("UserCodeError", e, nb::arg("step") = e.step(),
-                     nb::arg("exception_type") = e.type(),
-                     nb::arg("exception_message") = e.message());
-  } catch (const Error& e) {
-    // The classes whose message is all they carry, by the name a record gives them.
-    set_python_error(error_name(e), e);
+  }
+  // Each error of the catalogue as its Python class, made from the message and its fields.
+#define GPUMETER_FIELD(name, expression, type) , nb::arg(#name) = python_value(expression, type)
+#define GPUMETER_TRANSLATE(Name, error_class, exit_code, base, fields, doc) \
+  catch (const Name& e) {                                                   \
+    set_python_error(#Name, e fields);                                      \
+  }
+  GPUMETER_ERRORS(GPUMETER_TRANSLATE, GPUMETER_FIELD, )
+#undef GPUMETER_TRANSLATE
+#undef GPUMETER_FIELD
+  catch (const Error& e) {
+    set_python_error("Error", e);
   }
   // Anything else is not gpumeter's: it goes on to nanobind's own translation.
 }
@@ -96,6 +97,58 @@ const std::map<std::string, void (*)(const std::string&)>& raisable_errors() {
 
 void register_error_translator() {
   nb::register_exception_translator(&translate);
+}
+
+// One error of the catalogue, as Python reads it.
+struct CatalogueEntry {
+  std::string name;
+  std::string error_class;
+  int exit_code = 0;
+  std::string base;
+  std::vector<std::pair<std::string, std::string>> fields;  // (Python name, Python type)
+  std::string doc;
+};
+
+void register_error_catalogue(nb::module_& m) {
+  nb::class_<CatalogueEntry>(m, "ErrorCatalogueEntry",
+                             "One error of the core's catalogue: its name, its class (wrong, "
+                             "refused, not measured, failed), the exit code of a program it "
+                             "ends, its Python base, its fields as (name, Python type) and its "
+                             "documentation.")
+      .def_ro("name", &CatalogueEntry::name)
+      .def_ro("error_class", &CatalogueEntry::error_class)
+      .def_ro("exit_code", &CatalogueEntry::exit_code)
+      .def_ro("base", &CatalogueEntry::base)
+      .def_ro("fields", &CatalogueEntry::fields)
+      .def_ro("doc", &CatalogueEntry::doc);
+  m.def(
+      "error_catalogue",
+      [] {
+        std::vector<CatalogueEntry> out;
+#define GPUMETER_FIELD(name, expression, type) entry.fields.emplace_back(#name, type);
+#define GPUMETER_ENTRY(Name, error_class_, exit_code_, base_, field_list, doc_) \
+  {                                                                             \
+    CatalogueEntry entry;                                                       \
+    entry.name = #Name;                                                         \
+    entry.error_class = std::string(to_string(ErrorClass::error_class_));       \
+    entry.exit_code = exit_code_;                                               \
+    entry.base = base_;                                                         \
+    field_list entry.doc = doc_;                                                \
+    out.push_back(std::move(entry));                                            \
+  }
+        GPUMETER_ERRORS(GPUMETER_ENTRY, GPUMETER_FIELD, )
+#undef GPUMETER_ENTRY
+#undef GPUMETER_FIELD
+        return out;
+      },
+      "gpumeter's errors, each once (the core's catalogue), in its order: gpumeter._errors makes "
+      "every Python error class from it.");
+  m.def(
+      "exit_code_of_error",
+      [](const std::string& name) { return exit_code_of_error(std::string_view(name)); },
+      nb::arg("name"),
+      "The exit code a gpumeter program returns when the error of this name ends it (the "
+      "catalogue's).");
 }
 
 void rethrow_in_core_terms(const nb::python_error& e) {
@@ -128,6 +181,7 @@ void rethrow_in_core_terms(const nb::python_error& e) {
 }
 
 void raise_example_error(const std::string& name) {
+  // One of each error of the catalogue, with known fields (tests/python/test_api.py).
   if (name == "RecordsLost") throw RecordsLost(7, 3);
   if (name == "OffThreadLaunch") throw OffThreadLaunch(2, "void axpy<float>(int, float*)", true);
   if (name == "AttributionError") throw AttributionError(5, "no kernel was attributed", false);
@@ -140,6 +194,31 @@ void raise_example_error(const std::string& name) {
   if (name == "OtherProcessOnDevice")
     throw OtherProcessOnDevice("another process held a compute context on the measured device",
                                true);
+  if (name == "MergeRefused") throw MergeRefused("a row in two records", 1);
+  if (name == "CollectorRecordsLost") throw CollectorRecordsLost("range and launch events", 12);
+  if (name == "RangeNotOpen") throw RangeNotOpen(77, "app", true, 9, 1000);
+  if (name == "RangeLeftOpen") throw RangeLeftOpen("forward", "", 78, false, 2);
+  if (name == "LaunchNotFound") throw LaunchNotFound(41, "gemm_kernel", 3);
+  if (name == "ProgramProcessError") throw ProgramProcessError(4242, "CorruptTrace", "a bad trace");
+    // The errors whose message is all they carry.
+#define GPUMETER_MESSAGE_ONLY(Name) \
+  if (name == #Name) throw Name("an example of " #Name);
+  GPUMETER_MESSAGE_ONLY(VerificationFailed)
+  GPUMETER_MESSAGE_ONLY(InputsModified)
+  GPUMETER_MESSAGE_ONLY(CollectionStopped)
+  GPUMETER_MESSAGE_ONLY(UnaccountedWork)
+  GPUMETER_MESSAGE_ONLY(AnswerNotPlain)
+  GPUMETER_MESSAGE_ONLY(CuptiUnavailable)
+  GPUMETER_MESSAGE_ONLY(TimestampUnitMismatch)
+  GPUMETER_MESSAGE_ONLY(MixedTimingMethods)
+  GPUMETER_MESSAGE_ONLY(IncomparableStatistics)
+  GPUMETER_MESSAGE_ONLY(CorruptTrace)
+  GPUMETER_MESSAGE_ONLY(KernelRecordsMissing)
+  GPUMETER_MESSAGE_ONLY(PartsMissing)
+  GPUMETER_MESSAGE_ONLY(DeviceError)
+  GPUMETER_MESSAGE_ONLY(NoRangesFound)
+  GPUMETER_MESSAGE_ONLY(ProgramRunsDiffer)
+#undef GPUMETER_MESSAGE_ONLY
   if (name == "Error") throw Error("an error");
   throw std::invalid_argument("no example of " + name);
 }

@@ -322,6 +322,7 @@ NB_MODULE(_gpumeter, m) {
   m.doc() = "gpumeter's C++ core. Use the gpumeter package, which documents and checks the API.";
 
   register_error_translator();
+  register_error_catalogue(m);
   bind_record(m);
   bind_evaluation_channel(m);
   bind_watch(m);
@@ -594,6 +595,75 @@ NB_MODULE(_gpumeter, m) {
       run_end.value(name.c_str(), end);
     }
   }
+  nb::class_<EvaluatedVerdict>(m, "EvaluatedVerdict",
+                               "A run's verdict under evaluate and what decided it (the core's "
+                               "judge_evaluated_run).")
+      .def_ro("verdict", &EvaluatedVerdict::verdict)
+      .def_prop_ro("source",
+                   [](const EvaluatedVerdict& v) { return std::string(to_string(v.source)); })
+      .def_ro("changed", &EvaluatedVerdict::tampered)
+      .def_ro("process_end", &EvaluatedVerdict::process_end)
+      .def_ro("error", &EvaluatedVerdict::error);
+  using Account =
+      std::tuple<std::vector<std::pair<std::string, std::size_t>>, std::string, std::string>;
+  m.def(
+      "judge_evaluated_run",
+      [](const std::vector<std::string>& channel_problems,
+         const std::vector<std::string>& reported_tampered, const std::vector<std::string>& watched,
+         const std::optional<Account>& checker, std::optional<RunEnd> end,
+         const std::string& end_why, const std::optional<std::string>& error,
+         const std::string& error_whose, const std::string& error_why,
+         const std::string& record_trouble, const std::string& record_trouble_why,
+         const std::string& record_unreadable, const std::optional<RecordRef>& record,
+         const std::optional<RecordRef>& end_to_end, const std::string& candidate,
+         const std::optional<RecordRef>& reference_alone) {
+        EvaluatedRun run;
+        run.channel_problems = channel_problems;
+        run.reported_tampered = reported_tampered;
+        run.watched = watched;
+        if (checker) {
+          run.checker =
+              CheckerAccount{std::get<0>(*checker), std::get<1>(*checker), std::get<2>(*checker)};
+        }
+        run.end = end;
+        run.end_why = end_why;
+        run.error = error;
+        run.error_whose = error_whose == "candidate"   ? Whose::candidate
+                          : error_whose == "evaluator" ? Whose::evaluator
+                                                       : Whose::gpumeter;
+        run.error_why = error_why;
+        static const std::map<std::string, RecordTrouble> kTroubles = {
+            {"", RecordTrouble::none},
+            {"elsewhere", RecordTrouble::elsewhere},
+            {"unreadable", RecordTrouble::unreadable},
+            {"changed", RecordTrouble::changed},
+            {"miscounted", RecordTrouble::miscounted}};
+        const auto trouble = kTroubles.find(record_trouble);
+        if (trouble == kTroubles.end()) {
+          throw ConfigError("record_trouble",
+                            "no record trouble is named '" + record_trouble + "'");
+        }
+        run.record_trouble = trouble->second;
+        run.record_trouble_why = record_trouble_why;
+        run.record_unreadable = record_unreadable;
+        if (record) run.judge.record = record->record.get();
+        if (end_to_end) run.judge.end_to_end = end_to_end->record.get();
+        if (reference_alone) run.judge.reference_alone = reference_alone->record.get();
+        run.judge.candidate = candidate;
+        return judge_evaluated_run(run);
+      },
+      nb::arg("channel_problems") = std::vector<std::string>{},
+      nb::arg("reported_tampered") = std::vector<std::string>{},
+      nb::arg("watched") = std::vector<std::string>{}, nb::arg("checker") = nb::none(),
+      nb::arg("end") = nb::none(), nb::arg("end_why") = "", nb::arg("error") = nb::none(),
+      nb::arg("error_whose") = "candidate", nb::arg("error_why") = "",
+      nb::arg("record_trouble") = "", nb::arg("record_trouble_why") = "",
+      nb::arg("record_unreadable") = "", nb::arg("record") = nb::none(),
+      nb::arg("end_to_end") = nb::none(), nb::arg("candidate") = "",
+      nb::arg("reference_alone") = nb::none(),
+      "The verdict of a candidate's run under evaluate from everything it left (the report "
+      "channel's problems, the process's end, its tamper check, the checker's account, its "
+      "error, its records), in the core's one order: judge_evaluated_run.");
   m.def("verdict_of_run_end", &verdict_of_run_end, nb::arg("end"), nb::arg("why"),
         "The verdict of a run that ended so (never correct), with `why` as its account: the "
         "core's one table of ends and verdicts.");

@@ -14,6 +14,7 @@
 #include "devices.hpp"
 #include "gpumeter/benchmark.hpp"
 #include "gpumeter/detail/shard.hpp"
+#include "gpumeter/error_catalogue.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/help_format.hpp"
@@ -139,13 +140,10 @@ int main(int argc, char** argv) {
   } catch (const ConfigError& e) {
     say(program, e.what());
     std::cerr << "Run '" << program << " --help' for the options.\n";
-    return kExitUsage;
-  } catch (const DeviceBusy& e) {
-    say(program, std::string(error_name(e)) + ": " + e.what());
-    return kExitBusy;
+    return exit_code_of_error(e);
   } catch (const Error& e) {
     say(program, std::string(error_name(e)) + ": " + e.what());
-    return kExitFailed;
+    return exit_code_of_error(e);
   } catch (const std::exception& e) {
     say(program, std::string("internal error: ") + e.what());
     return kExitInternal;

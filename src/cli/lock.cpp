@@ -15,6 +15,7 @@
 #include "command_options.hpp"
 #include "gpumeter/detail/format.hpp"
 #include "gpumeter/device_lock.hpp"
+#include "gpumeter/error_catalogue.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/session.hpp"
@@ -117,10 +118,10 @@ Command add_lock_command(CLI::App& app) {
               lock = take_device_lock(o->device, options);
             } catch (const DeviceBusy& e) {
               print_error(io, "lock", e.what());
-              return kExitBusy;
+              return exit_code_of_error(e);
             } catch (const ConfigError& e) {
               print_error(io, "lock", e.what());
-              return kExitUsage;
+              return exit_code_of_error(e);
             }
             if (lock->contended() && !lock->inherited()) {
               print_error(

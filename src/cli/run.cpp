@@ -24,6 +24,7 @@
 #include "gpumeter/detail/format.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/detail/reporter.hpp"
+#include "gpumeter/error_catalogue.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/session.hpp"
@@ -144,12 +145,6 @@ std::vector<std::string> command_line(const RunArguments& o) {
   argv.emplace_back("--");
   argv.insert(argv.end(), o.command.begin(), o.command.end());
   return argv;
-}
-
-int exit_code_of(const Error& e) {
-  if (dynamic_cast<const NoRangesFound*>(&e) != nullptr) return kExitUsage;
-  if (dynamic_cast<const ConfigError*>(&e) != nullptr) return kExitUsage;
-  return kExitFailed;
 }
 
 // The folders a run made (--out's missing chain, each run's parts-*), removed again when the run
@@ -363,8 +358,8 @@ int run_program(Io& io, const RunArguments& o) {
     print_error(io, "run",
                 (in_process != nullptr ? in_process->cause() : std::string(error_name(e))) + ": " +
                     e.what());
-    return in_process != nullptr && in_process->cause() == "ConfigError" ? kExitUsage
-                                                                         : exit_code_of(e);
+    // A process's failure exits as the error it raised would.
+    return in_process != nullptr ? exit_code_of_error(in_process->cause()) : exit_code_of_error(e);
   }
 
   Record record;
@@ -406,7 +401,7 @@ int run_program(Io& io, const RunArguments& o) {
     }
   } catch (const Error& e) {
     print_error(io, "run", std::string(error_name(e)) + ": " + e.what());
-    return exit_code_of(e);
+    return exit_code_of_error(e);
   }
 
   fs::path written;

@@ -3,6 +3,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gpumeter/error_catalogue.hpp"
+
 namespace gpumeter {
 
 std::string_view to_string(ErrorClass error_class) {
@@ -21,42 +23,30 @@ std::string_view to_string(ErrorClass error_class) {
 
 const std::vector<ErrorEntry>& error_table() {
   static const std::vector<ErrorEntry> table{
-      {"VerificationFailed", ErrorClass::wrong},
-      {"InputsModified", ErrorClass::wrong},
-      // T6, T12, B11: what ran is there, but not as the call's own.
-      {"OffThreadLaunch", ErrorClass::refused},
-      {"AttributionError", ErrorClass::refused},
-      {"WrongDevice", ErrorClass::refused},
-      {"CollectionStopped", ErrorClass::refused},
-      {"UnaccountedWork", ErrorClass::refused},
-      {"AnswerNotPlain", ErrorClass::refused},
-      {"OtherProcessOnDevice", ErrorClass::refused},
-      // The measurement's own means failed: records, CUPTI, its clock, the device's occupancy.
-      {"RecordsLost", ErrorClass::not_measured},
-      {"CuptiUnavailable", ErrorClass::not_measured},
-      {"TimestampUnitMismatch", ErrorClass::not_measured},
-      {"DeviceBusy", ErrorClass::not_measured},
-      {"MixedTimingMethods", ErrorClass::not_measured},
-      {"IncomparableStatistics", ErrorClass::not_measured},
-      {"InvalidRecord", ErrorClass::not_measured},
-      {"CollectorRecordsLost", ErrorClass::not_measured},
-      {"CorruptTrace", ErrorClass::not_measured},
-      {"LaunchNotFound", ErrorClass::not_measured},
-      {"KernelRecordsMissing", ErrorClass::not_measured},
-      {"PartsMissing", ErrorClass::not_measured},
-      // The case's own code, its set-up or its program.
-      {"UserCodeError", ErrorClass::failed},
-      {"DeviceError", ErrorClass::failed},
-      {"ConfigError", ErrorClass::failed},
-      {"MergeRefused", ErrorClass::failed},
-      {"RangeNotOpen", ErrorClass::failed},
-      {"RangeLeftOpen", ErrorClass::failed},
-      {"NoRangesFound", ErrorClass::failed},
-      {"ProgramRunsDiffer", ErrorClass::failed},
-      {"ProgramProcessError", ErrorClass::failed},
+#define GPUMETER_ENTRY(Name, error_class, exit_code, base, fields, doc) \
+  {#Name, ErrorClass::error_class},
+#define GPUMETER_NO_FIELD(...)
+      GPUMETER_ERRORS(GPUMETER_ENTRY, GPUMETER_NO_FIELD, )
+#undef GPUMETER_ENTRY
+#undef GPUMETER_NO_FIELD
+      // The base class: an error of the case's own code or set-up, as is any name not known.
       {"Error", ErrorClass::failed},
   };
   return table;
+}
+
+int exit_code_of_error(std::string_view error_name) {
+#define GPUMETER_EXIT(Name, error_class, exit_code, base, fields, doc) \
+  if (error_name == #Name) return exit_code;
+#define GPUMETER_NO_FIELD(...)
+  GPUMETER_ERRORS(GPUMETER_EXIT, GPUMETER_NO_FIELD, )
+#undef GPUMETER_EXIT
+#undef GPUMETER_NO_FIELD
+  return error_name == "std::exception" ? kExitInternal : kExitFailed;
+}
+
+int exit_code_of_error(const std::exception& error) {
+  return exit_code_of_error(error_name(error));
 }
 
 ErrorClass error_class_of(std::string_view error_name) {

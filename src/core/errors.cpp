@@ -12,6 +12,8 @@
 #include <typeinfo>
 #include <utility>
 
+#include "gpumeter/error_catalogue.hpp"
+
 namespace gpumeter {
 namespace {
 
@@ -110,37 +112,13 @@ void run_user_code(const std::string& step, const std::function<void()>& code) {
 }
 
 const char* error_name(const std::exception& error) {
-  // Most derived first; the order only matters for classes that derive from one another.
-  if (dynamic_cast<const RecordsLost*>(&error)) return "RecordsLost";
-  if (dynamic_cast<const OffThreadLaunch*>(&error)) return "OffThreadLaunch";
-  if (dynamic_cast<const AttributionError*>(&error)) return "AttributionError";
-  if (dynamic_cast<const WrongDevice*>(&error)) return "WrongDevice";
-  if (dynamic_cast<const CollectionStopped*>(&error)) return "CollectionStopped";
-  if (dynamic_cast<const UnaccountedWork*>(&error)) return "UnaccountedWork";
-  if (dynamic_cast<const AnswerNotPlain*>(&error)) return "AnswerNotPlain";
-  if (dynamic_cast<const OtherProcessOnDevice*>(&error)) return "OtherProcessOnDevice";
-  if (dynamic_cast<const CuptiUnavailable*>(&error)) return "CuptiUnavailable";
-  if (dynamic_cast<const InputsModified*>(&error)) return "InputsModified";
-  if (dynamic_cast<const VerificationFailed*>(&error)) return "VerificationFailed";
-  if (dynamic_cast<const MixedTimingMethods*>(&error)) return "MixedTimingMethods";
-  if (dynamic_cast<const IncomparableStatistics*>(&error)) return "IncomparableStatistics";
-  if (dynamic_cast<const TimestampUnitMismatch*>(&error)) return "TimestampUnitMismatch";
-  if (dynamic_cast<const DeviceError*>(&error)) return "DeviceError";
-  if (dynamic_cast<const DeviceBusy*>(&error)) return "DeviceBusy";
-  if (dynamic_cast<const InvalidRecord*>(&error)) return "InvalidRecord";
-  if (dynamic_cast<const MergeRefused*>(&error)) return "MergeRefused";
-  if (dynamic_cast<const CollectorRecordsLost*>(&error)) return "CollectorRecordsLost";
-  if (dynamic_cast<const CorruptTrace*>(&error)) return "CorruptTrace";
-  if (dynamic_cast<const RangeNotOpen*>(&error)) return "RangeNotOpen";
-  if (dynamic_cast<const RangeLeftOpen*>(&error)) return "RangeLeftOpen";
-  if (dynamic_cast<const LaunchNotFound*>(&error)) return "LaunchNotFound";
-  if (dynamic_cast<const NoRangesFound*>(&error)) return "NoRangesFound";
-  if (dynamic_cast<const KernelRecordsMissing*>(&error)) return "KernelRecordsMissing";
-  if (dynamic_cast<const PartsMissing*>(&error)) return "PartsMissing";
-  if (dynamic_cast<const ProgramRunsDiffer*>(&error)) return "ProgramRunsDiffer";
-  if (dynamic_cast<const ProgramProcessError*>(&error)) return "ProgramProcessError";
-  if (dynamic_cast<const ConfigError*>(&error)) return "ConfigError";
-  if (dynamic_cast<const UserCodeError*>(&error)) return "UserCodeError";
+  // Every class of the catalogue derives from Error alone, so the order does not matter.
+#define GPUMETER_NAME_IF(Name, error_class, exit_code, base, fields, doc) \
+  if (dynamic_cast<const Name*>(&error)) return #Name;
+#define GPUMETER_NO_FIELD(...)
+  GPUMETER_ERRORS(GPUMETER_NAME_IF, GPUMETER_NO_FIELD, )
+#undef GPUMETER_NAME_IF
+#undef GPUMETER_NO_FIELD
   if (dynamic_cast<const Error*>(&error)) return "Error";
   return "std::exception";
 }

@@ -16,10 +16,10 @@ expect() {  # expect NAME RC STREAM SUBSTRING...
   local name=$1 want=$2 stream=$3
   shift 3
   [[ $rc -eq $want ]] || fail "$name: exit code $rc, expected $want: $(cat "$work/$name.err")"
-  # Read as one line: a message wrapped at the help's width may break a phrase where a long path
-  # (a checkout's) pushes it to the next line.
+  # Read as one line, each run of spaces one: a message wrapped at the help's width may break a
+  # phrase where a long path (a checkout's) pushes it to the next line.
   for s in "$@"; do
-    tr '\n' ' ' <"$work/$name.$stream" | grep -qF -- "$s" ||
+    tr -s '[:space:]' ' ' <"$work/$name.$stream" | grep -qF -- "$s" ||
       fail "$name: $stream does not say '$s': $(cat "$work/$name.$stream")"
   done
 }

@@ -469,6 +469,87 @@ def test_every_core_error_reaches_python_with_its_fields():
                 assert value in str(e), (name, str(e))
 
 
+# Every error of the core's catalogue, raised in C++ with known fields (raise_example_error), as
+# its Python class: the whole list, so an error added to the catalogue without its way into Python
+# fails here.
+CATALOGUE_EXAMPLES = {
+    "VerificationFailed": {}, "InputsModified": {},
+    "OffThreadLaunch": {"n_kernels": 2, "example_kernel": "void axpy<float>(int, float*)",
+                        "loss_ruled_out": True},
+    "AttributionError": {"iteration": 5, "why": "no kernel was attributed",
+                         "loss_ruled_out": False},
+    "WrongDevice": {"iteration": 4, "kernel": "copy_kernel", "ran_on": 1, "measured": 0},
+    "CollectionStopped": {}, "UnaccountedWork": {}, "AnswerNotPlain": {},
+    "OtherProcessOnDevice": {"own_session": True},
+    "RecordsLost": {"dropped": 7, "attempts": 3},
+    "CuptiUnavailable": {}, "TimestampUnitMismatch": {}, "DeviceBusy": {},
+    "MixedTimingMethods": {}, "IncomparableStatistics": {},
+    "InvalidRecord": {"path": "run.json", "problem": "truncated"},
+    "CollectorRecordsLost": {"records": "range and launch events", "dropped": 12},
+    "CorruptTrace": {},
+    "LaunchNotFound": {"correlation_id": 41, "kernel": "gemm_kernel", "n_activities": 3},
+    "KernelRecordsMissing": {}, "PartsMissing": {},
+    "UserCodeError": {"step": "iteration 3, the measured call", "exception_type": "KeyError",
+                      "exception_message": "'k'"},
+    "DeviceError": {},
+    "ConfigError": {"argument": "budget"},
+    "MergeRefused": {"record": 1},
+    "RangeNotOpen": {"thread": 77, "domain": "app", "process_wide": True, "id": 9},
+    "RangeLeftOpen": {"name": "forward", "domain": "", "thread": 78, "process_wide": False,
+                      "n_open": 2},
+    "NoRangesFound": {}, "ProgramRunsDiffer": {},
+    "ProgramProcessError": {"pid": 4242, "cause": "CorruptTrace"},
+}
+_PYTHON_TYPES = {"int": int, "str": str, "bool": bool, "Optional[int]": (int, type(None)),
+                 "Optional[str]": (str, type(None))}
+
+
+def test_every_error_of_the_catalogue_reaches_python_as_its_class_with_its_fields():
+    catalogue = gpumeter._gpumeter.error_catalogue()
+    names = [entry.name for entry in catalogue]
+    assert len(names) == len(set(names)) and set(names) == set(CATALOGUE_EXAMPLES), names
+    for entry in catalogue:
+        name = entry.name
+        cls = getattr(gpumeter, name)
+        assert name in gpumeter.__all__ and cls.__module__ == "gpumeter._errors", name
+        assert issubclass(cls, getattr(gpumeter, entry.base)), name
+        # Its class and exit code are the catalogue's, as the core reads them.
+        assert cls.error_class == entry.error_class == gpumeter._gpumeter.error_class(name)
+        assert cls.exit_code == entry.exit_code == gpumeter._gpumeter.exit_code_of_error(name)
+        assert cls.__doc__ == entry.doc and len(cls.__doc__) > 40, name
+        with pytest.raises(cls) as caught:
+            gpumeter._gpumeter.raise_example_error(name)
+        e = caught.value
+        assert type(e) is cls, (name, type(e))
+        fields = CATALOGUE_EXAMPLES[name]
+        assert [n for n, _ in entry.fields] == list(fields), name
+        assert {k: getattr(e, k) for k in fields} == fields, name
+        for field, kind in entry.fields:
+            assert isinstance(getattr(e, field), _PYTHON_TYPES[kind]), (name, field, kind)
+        assert str(e), name
+        back = pickle.loads(pickle.dumps(e))
+        assert type(back) is cls and {k: getattr(back, k) for k in fields} == fields, name
+
+
+def test_the_exit_codes_of_errors_are_the_catalogues():
+    core = gpumeter._gpumeter
+    assert core.exit_code_of_error("ConfigError") == core.EXIT_USAGE
+    assert core.exit_code_of_error("NoRangesFound") == core.EXIT_USAGE
+    assert core.exit_code_of_error("DeviceBusy") == core.EXIT_BUSY
+    assert core.exit_code_of_error("VerificationFailed") == core.EXIT_FAILED
+    assert core.exit_code_of_error("Error") == core.EXIT_FAILED
+    assert core.exit_code_of_error("std::exception") == core.EXIT_INTERNAL
+
+
+def test_an_error_class_takes_its_fields_by_name_and_only_those():
+    assert gpumeter.ConfigError("bad").argument is None
+    assert gpumeter.OtherProcessOnDevice("held").own_session is False
+    with pytest.raises(TypeError):
+        gpumeter.RecordsLost("lost", dropped=1)  # attempts missing
+    with pytest.raises(TypeError):
+        gpumeter.VerificationFailed("differs", iteration=3)  # no such field
+
+
 def test_errors_keep_their_fields_through_pickle():
     with pytest.raises(gpumeter.WrongDevice) as caught:
         gpumeter._gpumeter.raise_example_error("WrongDevice")

@@ -264,22 +264,29 @@ def test_the_parent_judges_only_reported_records_inside_the_folder_as_written(tm
         return {"channel": {"records": [
             {"path": str(p), "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
             for p in paths]}}
-    found, why = _evaluate._reported_records(str(folder), reported(record, wall))
-    assert why == "" and found == {"record": os.path.realpath(record),
-                                   "end_to_end": os.path.realpath(wall)}
-    # Changed after it was written: tampered.
+    found, why, trouble = _evaluate._reported_records(str(folder), reported(record, wall))
+    assert why == "" and trouble == "" and found == {"record": os.path.realpath(record),
+                                                     "end_to_end": os.path.realpath(wall)}
+    # Changed after it was written: tampered (the core says which trouble is tampering).
     claim = reported(record)
     record.write_text('{"a": 2}')
     assert _evaluate._reported_records(str(folder), claim) == \
-        ({}, "tampered: its record changed after gpumeter wrote it")
+        ({}, "its record changed after gpumeter wrote it", "changed")
     # A record elsewhere, however it is reached.
     outside = tmp_path / "gpumeter-z.json"
     outside.write_text("{}")
     link = folder / "link.json"
     link.symlink_to(outside)
     for path in (outside, link):
-        found, why = _evaluate._reported_records(str(folder), reported(path))
-        assert found == {} and why.startswith("tampered: its report names a record outside"), why
+        found, why, trouble = _evaluate._reported_records(str(folder), reported(path))
+        assert found == {} and trouble == "elsewhere", why
+        assert why.startswith("its report names a record outside"), why
     # None reported: what lies in the folder is not looked at.
     assert _evaluate._reported_records(str(folder), {"channel": {"records": []}}) == \
-        ({}, "its report names 0 records in its folder, not 1")
+        ({}, "its report names 0 records in its folder, not 1", "miscounted")
+    # What each trouble is, by the core's rule: tampering, but a miscount (no record to judge).
+    for trouble, verdict in (("changed", "tampered"), ("elsewhere", "tampered"),
+                             ("unreadable", "tampered"), ("miscounted", "not measured")):
+        line, _ = _evaluate._judged_run({"record_trouble": trouble, "record_trouble_why": "w"})
+        assert line["verdict"] == verdict and line["why"] == "w", (trouble, line)
+        assert line.get("tampered") == (["w"] if verdict == "tampered" else None), line

@@ -27,6 +27,7 @@
 #include "gpumeter/detail/summary.hpp"
 #include "gpumeter/detail/tolerance.hpp"
 #include "gpumeter/detail/wording.hpp"
+#include "gpumeter/error_catalogue.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/measure.hpp"
@@ -445,6 +446,52 @@ TEST(ErrorTable, EveryErrorNameIsClassedOnce) {
   EXPECT_EQ(error_class_of("DeviceBusy"), ErrorClass::not_measured);
   EXPECT_EQ(error_class_of("ConfigError"), ErrorClass::failed);
   EXPECT_EQ(error_class_of("SomethingLater"), ErrorClass::failed);
+}
+
+// The catalogue (error_catalogue.hpp) makes the names, the class table and the exit codes: each of
+// its errors is named by its own class, classed once, and ends a program with its exit code.
+TEST(ErrorTable, TheCatalogueNamesClassesAndExitsEveryError) {
+  std::vector<std::string> catalogue;
+#define GPUMETER_NAME(Name, error_class, exit_code, base, fields, doc) \
+  catalogue.emplace_back(#Name);
+#define GPUMETER_NO_FIELD(...)
+  GPUMETER_ERRORS(GPUMETER_NAME, GPUMETER_NO_FIELD, )
+#undef GPUMETER_NAME
+#undef GPUMETER_NO_FIELD
+  // Every class but the base, and the base last.
+  ASSERT_EQ(error_table().size(), catalogue.size() + 1);
+  EXPECT_EQ(error_table().back().name, "Error");
+  for (std::size_t i = 0; i < catalogue.size(); ++i) {
+    EXPECT_EQ(error_table()[i].name, catalogue[i]);
+  }
+  // The errors of `gpumeter run` and of merging, by the name their own class gives.
+  const std::vector<std::pair<std::string, std::string>> thrown{
+      {error_name(CollectorRecordsLost("range and launch events", std::nullopt)),
+       "CollectorRecordsLost"},
+      {error_name(CorruptTrace("x")), "CorruptTrace"},
+      {error_name(RangeNotOpen(1, "", false, 0, 0)), "RangeNotOpen"},
+      {error_name(RangeLeftOpen("r", "", 1, false, 1)), "RangeLeftOpen"},
+      {error_name(LaunchNotFound(1, "k", 1)), "LaunchNotFound"},
+      {error_name(NoRangesFound("x")), "NoRangesFound"},
+      {error_name(KernelRecordsMissing("x")), "KernelRecordsMissing"},
+      {error_name(PartsMissing("x")), "PartsMissing"},
+      {error_name(ProgramRunsDiffer("x")), "ProgramRunsDiffer"},
+      {error_name(ProgramProcessError(7, "CorruptTrace", "x")), "ProgramProcessError"},
+      {error_name(MergeRefused("x", 1)), "MergeRefused"},
+  };
+  for (const auto& [name, want] : thrown) EXPECT_EQ(name, want);
+  // The exit codes: a bad argument (a program's filter that matches no range too) is a usage
+  // error, a busy device its own code, every other error of gpumeter's a failure, and anything
+  // else internal.
+  EXPECT_EQ(exit_code_of_error(ConfigError("x")), kExitUsage);
+  EXPECT_EQ(exit_code_of_error(NoRangesFound("x")), kExitUsage);
+  EXPECT_EQ(exit_code_of_error(DeviceBusy("x")), kExitBusy);
+  EXPECT_EQ(exit_code_of_error(VerificationFailed("x")), kExitFailed);
+  EXPECT_EQ(exit_code_of_error(PartsMissing("x")), kExitFailed);
+  EXPECT_EQ(exit_code_of_error(Error("x")), kExitFailed);
+  EXPECT_EQ(exit_code_of_error(std::runtime_error("x")), kExitInternal);
+  EXPECT_EQ(exit_code_of_error("ConfigError"), kExitUsage);
+  EXPECT_EQ(exit_code_of_error("SomethingLater"), kExitFailed);
 }
 
 TEST(ErrorTable, VerdictsOfErrorsFollowTheirClassAndWhoseCodeRaisedThem) {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -33,5 +34,65 @@ struct CheckerAccount {
 // checker may have checked more than a record says, never fewer.
 std::optional<CandidateVerdict> judge_checker_account(const CheckerAccount& account,
                                                       const std::vector<const Record*>& records);
+
+// What is wrong with the records a run's report named, found by the front end (which reads the
+// files): a record outside the run's folder, unreadable or changed since gpumeter wrote it is
+// tampering; a count other than one record (and at most one end-to-end record) is a runner that
+// left no record to judge.
+enum class RecordTrouble { none, elsewhere, unreadable, changed, miscounted };
+
+// Everything a candidate's run under `gpumeter evaluate` left, each source as it came; the verdict
+// is judged from them in one order (judge_evaluated_run).
+struct EvaluatedRun {
+  // What came on gpumeter's report channel that its compiled code did not send.
+  std::vector<std::string> channel_problems;
+  std::vector<std::string> reported_tampered;  // what the report's own tamper check names
+  std::vector<std::string> watched;            // what the compiled capture found changed
+  std::optional<CheckerAccount> checker;
+  // Where the process ended without a report: how, and the front end's account of it.
+  std::optional<RunEnd> end;
+  std::string end_why;
+  // Where the report says the run failed: the error's name, whose code raised it, and the front
+  // end's sentence for it.
+  std::optional<std::string> error;
+  Whose error_whose = Whose::candidate;
+  std::string error_why;
+  RecordTrouble record_trouble = RecordTrouble::none;
+  std::string record_trouble_why;
+  // The strict reader's refusal of a named record, "" when they were read.
+  std::string record_unreadable;
+  // The records read (judge.record, judge.end_to_end) and what they are judged against; a run
+  // with no record read and no other source deciding is judged by nothing (the verdict is
+  // not_measured with an empty why: the caller's records stand).
+  VerdictInputs judge;
+};
+
+// Which source decided.
+enum class RunSource { channel, process_end, tamper_check, checker, error, records, judged };
+std::string_view to_string(RunSource source);  // the enumerator's name
+
+struct EvaluatedVerdict {
+  CandidateVerdict verdict;
+  RunSource source = RunSource::judged;
+  std::vector<std::string> tampered;  // what is named as changed, where tampered
+  std::string process_end;  // the process's own end, where the checker's verdict replaced it
+  std::string error;        // the error's name, where the report's error is the verdict's
+};
+
+// The verdict of a run, from its sources in this order, each before the ones after:
+//   1. the report channel: bytes gpumeter's compiled code did not send are tampering, whatever
+//      the run did besides (the names its report found changed said beside);
+//   2. the process's end without a report (over memory, time limit, no report), unless the
+//      checker's account gives another verdict: a wrong answer it saw stands though the process
+//      then crashed or hung;
+//   3. what the run's tamper check found changed: tampered;
+//   4. the checker's account (before anything the candidate's process said of its answers); where
+//      the run's process reported an error of the same verdict, its sentence is kept (it names the
+//      iteration: the checker counts answers, not iterations);
+//   5. the error the run reported;
+//   6. the records its report named: trouble with them (tampered or no record), the reader's
+//      refusal, and then the checker's account against them (checks the checker never made);
+//   7. the records judged (judge_candidate).
+EvaluatedVerdict judge_evaluated_run(const EvaluatedRun& run);
 
 }  // namespace gpumeter

@@ -1,0 +1,12 @@
+# Sourced by the device scripts: step NAME TIMEOUT CMD... runs CMD under `timeout`, its output to
+# $OUT/NAME.log, and appends "NAME rc RC SECONDS" to the array steps (the table the script prints
+# last), NAME padded to STEP_WIDTH columns (default 16). Returns CMD's exit code.
+step() {  # name timeout cmd...: its output to $OUT/name.log
+  local name=$1 limit=$2 t0 rc
+  shift 2
+  t0=$(date +%s)
+  timeout "$limit" "$@" >"$OUT/$name.log" 2>&1
+  rc=$?
+  steps+=("$(printf "%-${STEP_WIDTH:-16}s rc %-3s %4ss" "$name" "$rc" "$(( $(date +%s) - t0 ))")")
+  return $rc
+}
