@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """plot's worst case: 10,000 comparisons (500 refused) drawn as the summary and largest pages,
 by test_plot.py's many_comparisons.   plot_many.py OUT_DIR TESTS_PYTHON_DIR"""
-import os, resource, sys, time
+import resource
+import sys
+import time
+
 sys.path.insert(0, sys.argv[2])
 import test_plot as t
 from gpumeter import plot as gplot
