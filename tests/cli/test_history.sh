@@ -181,6 +181,31 @@ mkdir "$work/ci" && ln -s ../site-hostile "$work/ci/site"
 grep -q '^::error title=gpumeter history%3A dot\\x0a%3A%3Aerror title=forged%3A%3Aall benchmarks passed / unrolled4 (n=1024)::dot\\x0a::error' \
   "$work/annotations.out" || fail "the CI recipe: $(cat "$work/annotations.out")"
 grep -q '^::error title=forged' "$work/annotations.out" && fail "the CI recipe printed a forged command"
+# Without --commits, the order of the git repository that holds the records wins over their
+# times: here the newer commit's record was written first, so time alone would reverse them.
+if command -v git >/dev/null; then
+  repo="$work/repo"
+  git init -q "$repo" && git -C "$repo" -c user.name=t -c user.email=t@t commit -q --allow-empty -m one &&
+    git -C "$repo" -c user.name=t -c user.email=t@t commit -q --allow-empty -m two ||
+    fail "git: cannot make a repository"
+  older=$(git -C "$repo" rev-parse HEAD~1)
+  newer=$(git -C "$repo" rev-parse HEAD)
+  mkdir -p "$repo/records"
+  a_json=$(find "$work/hostile/a" -name '*.json' | head -n 1)
+  b_json=$(find "$work/hostile/b" -name '*.json' | head -n 1)
+  # a (created first, 1x) is the newer commit's; b (created later, 2x) the older one's.
+  python3 - "$a_json" "$repo/records/a.json" "$newer" "$b_json" "$repo/records/b.json" "$older" <<'PY'
+import json, sys
+for src, dst, commit in (sys.argv[1:4], sys.argv[4:7]):
+    j = json.load(open(src))
+    j["project_commit"] = commit
+    json.dump(j, open(dst, "w"))
+PY
+  run git_order history "$repo/records" --out "$work/site-git"
+  grep -qF "2 records over 2 commits, 1 series, 0 regressions, 1 improvements" "$work/git_order.out" ||
+    fail "git order: $(cat "$work/git_order.out" "$work/git_order.err")"
+fi
+
 # --commits and --out are checked before any record is read: a device, a FIFO and a file too
 # large are refused in one line, never read without end.
 mkfifo "$work/fifo"
