@@ -45,7 +45,8 @@ class Parser {
  private:
   [[noreturn]] void fail(const std::string& why) const {
     throw ConfigError(std::string(option_),
-                      "the pattern " + quoted_text(text_, 60) + " is not read: " + why +
+                      "the pattern " + quoted_text(text_, 60) +
+                          " is not a valid regular expression of the subset read: " + why +
                           ". Patterns are a regular-expression subset (literal text, . ^ $, "
                           "[classes], \\d \\w \\s, groups, |, * + ? {n,m}) matched in linear time");
   }
