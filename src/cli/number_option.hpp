@@ -109,12 +109,13 @@ inline double parse_number_option(std::string_view name, std::string_view text,
   return std::strtod(std::string(text).c_str(), nullptr);
 }
 
-// Refuses an empty value of `option` by the option's name: "--precision needs a value, got ''".
+// Refuses an empty value of `option` by the option's name: "--precision: is empty (...)".
 inline CLI::Option* check_not_empty(CLI::Option* option) {
   const std::string name = option->get_name();
   option->check(CLI::Validator(
       [name](std::string& text) {
-        if (text.empty()) throw OptionValueError(name + " needs a value, got ''");
+        if (text.empty())
+          throw OptionValueError(name + ": is empty (give it a value, or leave it out)");
         return std::string();
       },
       ""));

@@ -97,7 +97,7 @@ TEST(NumberOption, AnEmptyValueIsRefusedByTheOptionsName) {
     app.parse(3, argv);
     ADD_FAILURE() << "accepted";
   } catch (const CLI::ParseError& e) {
-    EXPECT_EQ(std::string(e.what()), "--precision needs a value, got ''");
+    EXPECT_EQ(std::string(e.what()), "--precision: is empty (give it a value, or leave it out)");
   }
 }
 
