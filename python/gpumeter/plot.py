@@ -31,6 +31,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
+from . import _gpumeter
 from ._errors import ConfigError, Error
 from ._records import read_record
 
@@ -72,8 +73,29 @@ _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 def _t(text: object) -> str:
-    """A record's text as a label shows it: a '$' is a dollar, never the start of math."""
-    return str(text).replace("$", r"\$")
+    """A record's text as a label shows it: each line through the core's terminal rule
+    (inert_text: controls, zero-width and bidirectional marks shown as escapes, so an ESC in a
+    name cannot make the SVG invalid XML, nor a mark reorder a label), and a '$' a dollar, never
+    the start of math. The lines a label is drawn on stay lines."""
+    return "\n".join(_gpumeter.inert_text(line) for line in str(text).split("\n")).replace(
+        "$", r"\$")
+
+
+def _choices(values: Sequence[str], allowed: Sequence[str], argument: str) -> None:
+    """Refuses, before anything is read or drawn, a list of `argument` values that is empty,
+    names a value twice (the second file would meet the first) or one not in `allowed`."""
+    if isinstance(values, str) or not values:
+        raise ConfigError(f"{argument}: no {argument} given (one or more of "
+                          f"{', '.join(allowed)}, comma-separated)", argument=argument)
+    seen = set()
+    for value in values:
+        shown = _gpumeter.inert_text(str(value))
+        if value not in allowed:
+            raise ConfigError(f"{argument}: '{shown}' is not one of {', '.join(allowed)}",
+                              argument=argument)
+        if value in seen:
+            raise ConfigError(f"{argument}: '{shown}' is given twice", argument=argument)
+        seen.add(value)
 
 
 def _slug(text: str, limit: int = 48) -> str:
@@ -1035,19 +1057,13 @@ def plot(records: Sequence[Union[str, "os.PathLike[str]", Any]],
 
     Raises:
         ImportError: matplotlib is not installed.
-        ConfigError: an unknown format or kind.
+        ConfigError: no format or kind, an unknown one, or one given twice.
         InvalidRecord: a record file that cannot be read.
         NothingToDraw: no record has anything to draw.
         FileExistsError: a file this would write exists (nothing is written then).
     """
-    for fmt in formats:
-        if fmt not in FORMATS:
-            raise ConfigError(f"format: '{fmt}' is not one of {', '.join(FORMATS)}",
-                              argument="format")
-    for kind in kinds:
-        if kind not in KINDS:
-            raise ConfigError(f"kind: '{kind}' is not one of {', '.join(KINDS)}",
-                              argument="kind")
+    _choices(formats, FORMATS, "format")
+    _choices(kinds, KINDS, "kind")
     if not records:
         raise ConfigError("records: no record given", argument="records")
     if note is None:
@@ -1122,8 +1138,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         sys.stderr.write(f"gpumeter plot: {flat}\n")
         return 2
 
-    formats = [f.strip().lower() for f in args.format.split(",") if f.strip()]
-    kinds = [k.strip().lower() for k in args.kind.split(",") if k.strip()]
+    # Every item kept, empty ones too: "--format ''" or "svg,,png" is refused by plot(), not read
+    # as fewer formats.
+    formats = [f.strip().lower() for f in args.format.split(",")] if args.format else []
+    kinds = [k.strip().lower() for k in args.kind.split(",")] if args.kind else []
     try:
         written = plot(args.records, args.out, formats, kinds=kinds)
     except ImportError as e:

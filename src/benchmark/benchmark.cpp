@@ -5,13 +5,13 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
-#include <regex>
 #include <set>
 #include <string>
 #include <system_error>
 #include <utility>
 
 #include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/pattern.hpp"
 #include "gpumeter/detail/summary.hpp"
 #include "gpumeter/detail/tolerance.hpp"
 #include "gpumeter/errors.hpp"
@@ -480,14 +480,10 @@ std::vector<PlannedCase> plan_cases(const std::vector<const Benchmark*>& benchma
       throw ConfigError("--axis '" + o + "': no selected benchmark has an axis '" + name + "'");
     overrides[name] = o.substr(eq + 1);
   }
-  std::optional<std::regex> pattern;
-  if (!filter.empty()) {
-    try {
-      pattern.emplace(filter, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      throw ConfigError("--filter '" + filter + "' is not a regular expression: " + e.what());
-    }
-  }
+  // The core's bounded matcher (pattern.hpp): a long or deeply nested pattern is refused in one
+  // line, never a signal from a recursing engine.
+  std::optional<NamePattern> pattern;
+  if (!filter.empty()) pattern.emplace(filter, "--filter");
 
   std::vector<PlannedCase> out;
   for (const Benchmark* b : benchmarks) {
@@ -503,7 +499,7 @@ std::vector<PlannedCase> plan_cases(const std::vector<const Benchmark*>& benchma
       c.benchmark = b;
       for (std::size_t i = 0; i < axes.size(); ++i) c.params[axes[i].name] = axes[i].values[at[i]];
       c.label = case_label(RowKey{b->name(), c.params, ""});
-      if (!pattern || std::regex_search(c.label, *pattern)) out.push_back(std::move(c));
+      if (!pattern || pattern->search(c.label)) out.push_back(std::move(c));
       bool done = true;
       for (std::size_t k = axes.size(); k-- > 0;) {
         if (++at[k] < axes[k].values.size()) {

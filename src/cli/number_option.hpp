@@ -31,6 +31,31 @@ inline std::string bound_text(double v) {
   return text;
 }
 
+// Whether `text` is a decimal number as a user writes one: an optional sign, digits with at most
+// one '.', an optional exponent ("2.5", "-1", "1e7", ".5"). strtod also reads hex ("0x10" is 16),
+// "inf", "nan" and leading spaces: none of them is a value a user means by a threshold or a time.
+inline bool decimal_syntax(std::string_view text) {
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const std::size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i - start;
+  };
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  std::size_t mantissa = digits();
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    mantissa += digits();
+  }
+  if (mantissa == 0) return false;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == text.size();
+}
+
 // "" when `text` is a value `rule` accepts; otherwise the line that says why, naming `name`.
 inline std::string number_problem(std::string_view name, std::string_view text,
                                   const NumberRule& rule) {
@@ -54,7 +79,7 @@ inline std::string number_problem(std::string_view name, std::string_view text,
     const std::string copy(text);
     char* end = nullptr;
     v = std::strtod(copy.c_str(), &end);
-    if (copy.empty() || end != copy.c_str() + copy.size() || !std::isfinite(v)) {
+    if (!decimal_syntax(text) || end != copy.c_str() + copy.size() || !std::isfinite(v)) {
       return std::string(name) + " must be a number " + lower + got;
     }
   }
@@ -82,6 +107,19 @@ inline double parse_number_option(std::string_view name, std::string_view text,
     throw OptionValueError(std::move(problem));
   }
   return std::strtod(std::string(text).c_str(), nullptr);
+}
+
+// Refuses an empty value of `option` by the option's name: "--precision: is empty (...)".
+inline CLI::Option* check_not_empty(CLI::Option* option) {
+  const std::string name = option->get_name();
+  option->check(CLI::Validator(
+      [name](std::string& text) {
+        if (text.empty())
+          throw OptionValueError(name + ": is empty (give it a value, or leave it out)");
+        return std::string();
+      },
+      ""));
+  return option;
 }
 
 // Checks `option`'s value by `rule` before CLI11 converts it; returns the option.

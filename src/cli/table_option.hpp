@@ -36,8 +36,11 @@ inline void require_kind(std::string_view names, const OptionMeaning& meaning, b
   }
 }
 
-// `option` checked by `meaning`'s number rule, where it has one.
+// `option` checked by `meaning`'s number rule, where it has one, and refused empty: an empty
+// value ("--precision ''", often an unset shell variable) names nothing, and was read as the
+// option not given.
 inline CLI::Option* with_rule(CLI::Option* option, const OptionMeaning& meaning) {
+  check_not_empty(option);
   return meaning.rule != nullptr ? check_number(option, *meaning.rule) : option;
 }
 

@@ -7,19 +7,35 @@
 namespace gpumeter {
 namespace {
 
-// The length of a character a terminal would obey rather than show, at the start of `text`, or
-// 0: a C0 control or DEL (newline, ESC, NUL...), a C1 control in UTF-8 (U+0080 to U+009F:
-// U+009B is a CSI of its own), or a bidirectional embedding, override or isolate (U+202A to
-// U+202E, U+2066 to U+2069), which would reorder what is shown around it.
+// The length of a character a reader would not see as written, at the start of `text`, or 0:
+// a C0 control or DEL (newline, ESC, NUL...), a C1 control in UTF-8 (U+0080 to U+009F: U+009B
+// is a CSI of its own), a bidirectional mark, embedding, override or isolate (U+061C, U+200E,
+// U+200F, U+202A to U+202E, U+2066 to U+2069), which would reorder what is shown around it, or a
+// character that shows nothing or breaks a line outside the line's own end: the soft hyphen
+// U+00AD, U+180E, the zero-width characters U+200B to U+200D, the line and paragraph separators
+// U+2028 and U+2029, U+2060 to U+2065 and U+206A to U+206F, the byte order mark U+FEFF and the
+// interlinear annotation marks U+FFF9 to U+FFFB. Two names that look alike are then told apart,
+// and no name moves or hides the text beside it.
 std::size_t control_length(std::string_view text) {
   const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
   if (byte(0) < 0x20 || byte(0) == 0x7f) return 1;
-  if (text.size() >= 2 && byte(0) == 0xc2 && byte(1) >= 0x80 && byte(1) <= 0x9f) return 2;
-  if (text.size() >= 3 && byte(0) == 0xe2 &&
-      ((byte(1) == 0x80 && byte(2) >= 0xaa && byte(2) <= 0xae) ||
-       (byte(1) == 0x81 && byte(2) >= 0xa6 && byte(2) <= 0xa9))) {
-    return 3;
+  if (text.size() >= 2 && byte(0) == 0xc2 &&
+      ((byte(1) >= 0x80 && byte(1) <= 0x9f) || byte(1) == 0xad)) {
+    return 2;
   }
+  if (text.size() >= 2 && byte(0) == 0xd8 && byte(1) == 0x9c) return 2;  // U+061C
+  if (text.size() < 3) return 0;
+  const unsigned b1 = byte(1);
+  const unsigned b2 = byte(2);
+  if (byte(0) == 0xe2) {
+    // U+200B to U+200F, and U+2028 to U+202E.
+    if (b1 == 0x80 && ((b2 >= 0x8b && b2 <= 0x8f) || (b2 >= 0xa8 && b2 <= 0xae))) return 3;
+    // U+2060 to U+206F (U+2066 to U+2069 are the isolates).
+    if (b1 == 0x81 && b2 >= 0xa0 && b2 <= 0xaf) return 3;
+  }
+  if (byte(0) == 0xe1 && b1 == 0xa0 && b2 == 0x8e) return 3;                // U+180E
+  if (byte(0) == 0xef && b1 == 0xbb && b2 == 0xbf) return 3;                // U+FEFF
+  if (byte(0) == 0xef && b1 == 0xbf && b2 >= 0xb9 && b2 <= 0xbb) return 3;  // U+FFF9 to U+FFFB
   return 0;
 }
 
@@ -104,11 +120,28 @@ std::string markdown_text(std::string_view text, MarkdownPlace place) {
   return out;
 }
 
+namespace {
+
+// Whether `cell` begins with a character a spreadsheet reads as the start of a formula: = + - @
+// and their fullwidth (U+FF1D, U+FF0B, U+FF0D, U+FF20) and small (U+FE66, U+FE62, U+FE63,
+// U+FE6B) forms, which some spreadsheets fold to the ASCII ones.
+bool formula_lead(std::string_view cell) {
+  if (cell.empty()) return false;
+  if (std::string_view("=+-@").find(cell.front()) != std::string_view::npos) return true;
+  static constexpr std::string_view kWideLeads[] = {"\xef\xbc\x9d", "\xef\xbc\x8b", "\xef\xbc\x8d",
+                                                    "\xef\xbc\xa0", "\xef\xb9\xa6", "\xef\xb9\xa2",
+                                                    "\xef\xb9\xa3", "\xef\xb9\xab"};
+  for (const std::string_view lead : kWideLeads) {
+    if (cell.substr(0, lead.size()) == lead) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string csv_cell(std::string_view text) {
   std::string cell = inert_text(text);
-  if (!cell.empty() && std::string_view("=+-@").find(cell.front()) != std::string_view::npos) {
-    cell.insert(cell.begin(), '\'');
-  }
+  if (formula_lead(cell)) cell.insert(cell.begin(), '\'');
   if (cell.find_first_of(",\"") == std::string::npos) return cell;
   std::string out = "\"";
   for (const char c : cell) {
@@ -172,6 +205,26 @@ std::string one_line(std::string_view text, std::size_t max_bytes) {
   while (!flat.empty() && flat.back() == ' ') flat.pop_back();
   if (flat.size() <= max_bytes) return inert_text(flat);
   return inert_text(std::string_view(flat).substr(0, max_bytes)) + "...";
+}
+
+std::string ci_annotation_text(std::string_view text, CiAnnotationPart part) {
+  // GitHub Actions decodes %25, %0D and %0A in a command's message, and %3A and %2C too in a
+  // property; the controls are already shown as \xNN, so the line holds no line end.
+  const std::string shown = inert_text(text);
+  std::string out;
+  out.reserve(shown.size() + shown.size() / 8);
+  for (const char c : shown) {
+    if (c == '%') {
+      out += "%25";
+    } else if (part == CiAnnotationPart::property && c == ':') {
+      out += "%3A";
+    } else if (part == CiAnnotationPart::property && c == ',') {
+      out += "%2C";
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace gpumeter

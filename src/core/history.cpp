@@ -4,13 +4,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "gpumeter/detail/board.hpp"
+#include "gpumeter/detail/escape.hpp"
 #include "gpumeter/detail/wording.hpp"
 #include "gpumeter/row_status.hpp"
 
@@ -68,7 +71,85 @@ std::string line_break_words(const HistoryPoint& before, const HistoryPoint& now
   return words;
 }
 
+// Days from 1970-01-01 to year-month-day (proleptic Gregorian; Howard Hinnant's days_from_civil).
+long long days_from_civil(long long y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const long long era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<long long>(doe) - 719468;
+}
+
+// Why a record's creation time cannot order it, or "".
+std::string created_problem(const Record& r, const std::optional<UtcInstant>& now) {
+  const std::optional<UtcInstant> created = rfc3339_instant(r.created_utc);
+  if (!created) {
+    return "its creation time " + quoted_text(r.created_utc, 64) +
+           " is not an RFC 3339 time (2026-12-03T10:00:00Z), so its place among records is not "
+           "known";
+  }
+  if (now && *now < *created) {
+    return "its creation time " + quoted_text(r.created_utc, 64) +
+           " is after this build, so its place among records is not known";
+  }
+  return "";
+}
+
 }  // namespace
+
+std::optional<UtcInstant> rfc3339_instant(std::string_view t) {
+  const auto digits = [&](std::size_t at, std::size_t n, int& out) {
+    if (at + n > t.size()) return false;
+    out = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+      if (t[i] < '0' || t[i] > '9') return false;
+      out = out * 10 + (t[i] - '0');
+    }
+    return true;
+  };
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  if (!digits(0, 4, year) || t.size() < 20 || t[4] != '-' || !digits(5, 2, month) || t[7] != '-' ||
+      !digits(8, 2, day) || (t[10] != 'T' && t[10] != 't') || !digits(11, 2, hour) ||
+      t[13] != ':' || !digits(14, 2, minute) || t[16] != ':' || !digits(17, 2, second)) {
+    return std::nullopt;
+  }
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  if (month < 1 || month > 12 || day < 1 || day > kDays[month - 1] + (month == 2 && leap ? 1 : 0) ||
+      hour > 23 || minute > 59 || second > 60) {  // 60: a leap second
+    return std::nullopt;
+  }
+  std::size_t at = 19;
+  long nanos = 0;
+  if (t[at] == '.') {
+    std::size_t n = 0;
+    for (++at; at < t.size() && t[at] >= '0' && t[at] <= '9'; ++at, ++n) {
+      if (n < 9) nanos = nanos * 10 + (t[at] - '0');
+    }
+    if (n == 0) return std::nullopt;
+    for (; n < 9; ++n) nanos *= 10;
+  }
+  long long offset = 0;
+  if (at < t.size() && (t[at] == 'Z' || t[at] == 'z')) {
+    ++at;
+  } else if (at < t.size() && (t[at] == '+' || t[at] == '-')) {
+    int oh = 0, om = 0;
+    if (!digits(at + 1, 2, oh) || at + 3 >= t.size() || t[at + 3] != ':' ||
+        !digits(at + 4, 2, om) || oh > 23 || om > 59) {
+      return std::nullopt;
+    }
+    offset = (t[at] == '+' ? 1 : -1) * (oh * 3600LL + om * 60LL);
+    at += 6;
+  } else {
+    return std::nullopt;
+  }
+  if (at != t.size()) return std::nullopt;
+  const long long seconds =
+      days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400 +
+      hour * 3600LL + minute * 60LL + second - offset;
+  return UtcInstant{seconds, nanos};
+}
 
 HistoryBoard history_board_of(const Record& record, const Result& result) {
   const std::string host = record.host.hostname.empty() ? "an unnamed host" : record.host.hostname;
@@ -95,8 +176,18 @@ History build_history(const std::vector<HistoryInput>& inputs, const HistoryOpti
   }
   std::map<std::string, std::string> run_ids;  // run id -> the source it came from
   std::vector<const HistoryInput*> placed;
+  const std::optional<UtcInstant> now =
+      options.now_utc.empty() ? std::nullopt : rfc3339_instant(options.now_utc);
+  // Each record's creation time, as a moment (records of one commit are ordered by it, and
+  // commits too without an order given).
+  std::map<const Record*, UtcInstant> created_at;
   for (const HistoryInput& in : inputs) {
     const Record& r = *in.record;
+    if (const std::string problem = created_problem(r, now); !problem.empty()) {
+      h.left_out.push_back({in.source, problem});
+      continue;
+    }
+    created_at[&r] = *rfc3339_instant(r.created_utc);
     if (r.project_commit.empty()) {
       h.left_out.push_back({in.source,
                             "the record names no project commit, so it has no place among commits "
@@ -106,7 +197,9 @@ History build_history(const std::vector<HistoryInput>& inputs, const HistoryOpti
     }
     if (!order_of.empty() && order_of.count(r.project_commit) == 0) {
       h.left_out.push_back(
-          {in.source, "its commit " + r.project_commit + " is not in the commit order given"});
+          {in.source, "its commit " + r.project_commit + " is not in " +
+                          (options.commit_order_from.empty() ? std::string("the commit order given")
+                                                             : options.commit_order_from)});
       continue;
     }
     if (const auto [it, fresh] = run_ids.emplace(r.run_id, in.source); !fresh) {
@@ -117,20 +210,22 @@ History build_history(const std::vector<HistoryInput>& inputs, const HistoryOpti
     placed.push_back(&in);
   }
 
-  // Commits in order: as given, else by their first record's creation time (ISO 8601 in UTC
-  // sorts as text), the commit's name breaking a tie.
-  std::map<std::string, std::string> first_created;
+  // Commits in order: as given, else by their first record's creation time (read as a moment:
+  // text sorts "+01:00" and fractions wrongly), the commit's name breaking a tie.
+  std::map<std::string, UtcInstant> first_created;
   for (const HistoryInput* in : placed) {
     const Record& r = *in->record;
-    const auto [it, fresh] = first_created.emplace(r.project_commit, r.created_utc);
-    if (!fresh && r.created_utc < it->second) it->second = r.created_utc;
+    const UtcInstant& created = created_at.at(&r);
+    const auto [it, fresh] = first_created.emplace(r.project_commit, created);
+    if (!fresh && created < it->second) it->second = created;
   }
   std::vector<std::string> commits;
   for (const auto& [commit, created] : first_created) commits.push_back(commit);
   const auto rank = [&](const std::string& c) {
+    const UtcInstant& t = first_created[c];
     return order_of.empty()
-               ? std::tuple<std::size_t, std::string, std::string>{0, first_created[c], c}
-               : std::tuple<std::size_t, std::string, std::string>{order_of[c], "", c};
+               ? std::tuple<std::size_t, long long, long, std::string>{0, t.seconds, t.nanos, c}
+               : std::tuple<std::size_t, long long, long, std::string>{order_of[c], 0, 0, c};
   };
   std::sort(commits.begin(), commits.end(),
             [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
@@ -144,8 +239,10 @@ History build_history(const std::vector<HistoryInput>& inputs, const HistoryOpti
   std::sort(placed.begin(), placed.end(), [&](const HistoryInput* a, const HistoryInput* b) {
     const Record& x = *a->record;
     const Record& y = *b->record;
-    return std::tie(commit_index[x.project_commit], x.created_utc, x.run_id) <
-           std::tie(commit_index[y.project_commit], y.created_utc, y.run_id);
+    const UtcInstant& tx = created_at.at(&x);
+    const UtcInstant& ty = created_at.at(&y);
+    return std::tie(commit_index[x.project_commit], tx.seconds, tx.nanos, x.run_id) <
+           std::tie(commit_index[y.project_commit], ty.seconds, ty.nanos, y.run_id);
   });
   for (const HistoryInput* in : placed) {
     const std::size_t c = commit_index[in->record->project_commit];
@@ -175,9 +272,26 @@ History build_history(const std::vector<HistoryInput>& inputs, const HistoryOpti
       if (!any) series_for(f.row);
     }
   }
-  for (auto& [row, index] : series_of) {
-    index = h.series.size();
-    h.series.push_back({row, {}});
+  // Every series up to kMaxHistorySeries has a page; the ones after are left out, counted and
+  // the first named, in one entry (a list of 100,000 would be the site's size again).
+  std::size_t dropped = 0;
+  std::string first_dropped;
+  for (auto it = series_of.begin(); it != series_of.end();) {
+    if (h.series.size() < kMaxHistorySeries) {
+      it->second = h.series.size();
+      h.series.push_back({it->first, {}});
+      ++it;
+      continue;
+    }
+    if (dropped++ < 5) first_dropped += (first_dropped.empty() ? "" : ", ") + row_label(it->first);
+    it = series_of.erase(it);
+  }
+  if (dropped > 0) {
+    h.left_out.push_back(
+        {std::to_string(dropped) + " series",
+         "a site draws at most " + std::to_string(kMaxHistorySeries) +
+             " series (rows), in row order, so these have no page: " + first_dropped +
+             (dropped > 5 ? ", ..." : "") + " (build a site per group of records to see them)"});
   }
 
   // Points, in record order; a measurement or failure already seen in another record of the same
@@ -189,7 +303,9 @@ History build_history(const std::vector<HistoryInput>& inputs, const HistoryOpti
     const HistoryRecord& rec = h.records[ri];
     const Record& record = *rec.record;
     for (const Result& r : record.results) {
-      const std::size_t si = series_of.at(r.row);
+      const auto found = series_of.find(r.row);
+      if (found == series_of.end()) continue;  // beyond kMaxHistorySeries
+      const std::size_t si = found->second;
       HistorySeries& s = h.series[si];
       auto& same = seen[{rec.commit, si, fingerprint(r)}];
       const auto earlier = std::find_if(same.begin(), same.end(), [&](std::size_t p) {
@@ -211,7 +327,8 @@ History build_history(const std::vector<HistoryInput>& inputs, const HistoryOpti
     for (const Failure& f : record.failures) {
       std::vector<std::size_t> targets;
       if (!f.row.implementation.empty() || series_of.count(f.row) != 0) {
-        targets.push_back(series_of.at(f.row));
+        if (const auto found = series_of.find(f.row); found != series_of.end())
+          targets.push_back(found->second);
       } else {
         for (const auto& [row, index] : series_of) {
           if (row.case_name == f.row.case_name && row.params == f.row.params) {

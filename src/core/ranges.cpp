@@ -6,13 +6,13 @@
 #include <map>
 #include <numeric>
 #include <optional>
-#include <regex>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "attribute.hpp"
+#include "gpumeter/detail/pattern.hpp"
 #include "gpumeter/errors.hpp"
 
 namespace gpumeter {
@@ -84,14 +84,11 @@ std::unordered_map<std::uint64_t, std::size_t> launches_by_id(const RangeTrace& 
   return launch_of;
 }
 
-std::optional<std::regex> name_filter(const RangeOptions& options) {
+// The core's bounded matcher (pattern.hpp): a long or deeply nested pattern is refused in one
+// line, never a signal from a recursing engine.
+std::optional<NamePattern> name_filter(const RangeOptions& options) {
   if (!options.name_regex) return std::nullopt;
-  try {
-    return std::regex(*options.name_regex, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    throw ConfigError("name_regex", "'" + *options.name_regex +
-                                        "' is not a valid regular expression (" + e.what() + ")");
-  }
+  return NamePattern(*options.name_regex, "name_regex");
 }
 
 void check_adoptions(const RangeOptions& options) {
@@ -275,13 +272,13 @@ RangeReport attribute_ranges(const RangeTrace& trace, const RangeOptions& option
   check_records_of(trace);
   check_consistent(trace);
   const std::unordered_map<std::uint64_t, std::size_t> launch_of = launches_by_id(trace);
-  const std::optional<std::regex> regex = name_filter(options);
+  const std::optional<NamePattern> regex = name_filter(options);
   check_adoptions(options);
 
   std::vector<Instance> instances = pair_ranges(trace);
   for (Instance& inst : instances) {
-    inst.selected = (!options.domain || inst.domain == *options.domain) &&
-                    (!regex || std::regex_search(inst.name, *regex));
+    inst.selected =
+        (!options.domain || inst.domain == *options.domain) && (!regex || regex->search(inst.name));
   }
   const std::vector<std::vector<std::size_t>> members =
       members_of_launches(trace, instances, options);

@@ -20,6 +20,7 @@ namespace gpumeter {
 // The command line checks --fail-on-regression by this rule before the gate sees it: the same
 // least.
 static_assert(kPercentThreshold.min == kMinGateThresholdPct);
+static_assert(kPercentThreshold.max == kMaxGateThresholdPct);
 namespace {
 
 // The gate passes with no regression, and with nothing it could not see unless that was let pass.
@@ -192,6 +193,10 @@ std::optional<GateOptions> gate_options(std::optional<double> threshold_pct, boo
   }
   if (pct < kMinGateThresholdPct) {
     throw ConfigError(std::string(option) + " must be " + rule + ", got " + format_shortest(pct));
+  }
+  if (pct > kMaxGateThresholdPct) {
+    throw ConfigError(std::string(option) + " must be at most " +
+                      format_shortest(kMaxGateThresholdPct) + "%, got " + format_shortest(pct));
   }
   return GateOptions{pct / 100, allow_missing};
 }

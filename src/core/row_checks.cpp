@@ -149,7 +149,14 @@ std::string unmeasurable_value(const Result& result, const DeviceIdentity& devic
       return "it holds GPU memory on the host CPU, which has none";
     }
   }
-  if (device.memory_bytes) {
+  // A host device's memory is the machine's (the host backend records it): no process's peak
+  // resident memory on it can exceed it.
+  if (device.kind == "host" && device.memory_bytes && result.memory.host_peak_rss_bytes &&
+      *result.memory.host_peak_rss_bytes > *device.memory_bytes) {
+    return "it holds a peak resident memory of " + bytes_text(*result.memory.host_peak_rss_bytes) +
+           " on a host of " + bytes_text(*device.memory_bytes);
+  }
+  if (device.memory_bytes && device.kind != "host") {
     for (const std::optional<long long>& bytes :
          {result.memory.gpu_context_floor_bytes, result.memory.gpu_after_case_bytes}) {
       if (bytes && *bytes > *device.memory_bytes) {

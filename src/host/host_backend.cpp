@@ -1,6 +1,7 @@
 #include "gpumeter/host_backend.hpp"
 
 #include <sys/utsname.h>
+#include <unistd.h>
 #include <cstddef>
 #include <cstdint>
 
@@ -27,6 +28,11 @@ class HostBackend final : public Backend {
     if (stand_in_) id.uuid = "stand-in-" + std::to_string(*stand_in_);
     utsname u{};
     if (uname(&u) == 0) id.arch = u.machine;
+    // The machine's physical memory: the reader bounds each host row's peak resident memory by
+    // it, as a GPU row's device memory by the GPU's.
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) id.memory_bytes = static_cast<long long>(pages) * page;
     return id;
   }
 

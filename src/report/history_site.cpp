@@ -509,8 +509,19 @@ std::string moves_table(const History& history, const std::vector<std::string>& 
   return out + "</tbody></table>\n";
 }
 
+// A move as a GitHub Actions workflow command: `level` "error" for a regression, "notice" for an
+// improvement. Escaped by the core's rule for annotations, so a row's name cannot end the line and
+// start a command of its own ("dot\n::error title=forged::all benchmarks passed").
+std::string github_annotation(const std::string& level, const MoveView& v) {
+  return "::" + level +
+         " title=" + ci_annotation_text("gpumeter history: " + v.row, CiAnnotationPart::property) +
+         "::" +
+         ci_annotation_text(v.row + ": " + v.change + " (" + v.from_commit + " to " + v.to_commit +
+                            ")");
+}
+
 nlohmann::ordered_json move_json(const History& history, const std::vector<std::string>& pages,
-                                 const HistoryMove& m) {
+                                 const HistoryMove& m, const std::string& level) {
   const HistorySeries& s = history.series[m.series];
   const HistoryPoint& p = s.points[m.point];
   const Comparison& c = *p.comparison;
@@ -544,6 +555,7 @@ nlohmann::ordered_json move_json(const History& history, const std::vector<std::
   j["board"] = v.board;
   j["timing_method"] = v.timing;
   j["page"] = v.page + "#" + v.anchor;
+  j["github_annotation"] = github_annotation(level, v);
   return j;
 }
 
@@ -562,11 +574,11 @@ std::string regressions_json(const History& history, const std::vector<std::stri
   for (const HistoryCommit& c : history.commits) j["commits"].push_back(c.commit);
   j["regressions"] = nlohmann::ordered_json::array();
   for (const HistoryMove& m : history.regressions) {
-    j["regressions"].push_back(move_json(history, pages, m));
+    j["regressions"].push_back(move_json(history, pages, m, "error"));
   }
   j["improvements"] = nlohmann::ordered_json::array();
   for (const HistoryMove& m : history.improvements) {
-    j["improvements"].push_back(move_json(history, pages, m));
+    j["improvements"].push_back(move_json(history, pages, m, "notice"));
   }
   j["left_out"] = nlohmann::ordered_json::array();
   for (const LeftOut& l : history.left_out) {

@@ -40,7 +40,7 @@ expect_usage bad_timing "--timing"
 run bad_budget --budget 5
 expect_usage bad_budget "WARMUP_MS,MEASURE_MS"
 run bad_regex --filter "(x"
-expect_usage bad_regex "not a regular expression"
+expect_usage bad_regex "not a valid regular expression"
 run no_match --filter nothing-matches-this
 expect_usage no_match "no case matches"
 run md_and_csv --md --csv

@@ -10,6 +10,12 @@
 // c2 holds a failure whose message is hostile; c6's device name is hostile; c7's commit is.
 // DIR/junk.json is no record (its text is a script); DIR/nocommit/ holds a record with no commit.
 // Prints the commits, oldest first, one a line (a --commits file).
+//   gpumeter_make_history_records DIR hostile
+// DIR holds two commits' records of one case whose name forges a CI workflow command
+// ("dot\n::error title=forged::all benchmarks passed"), 2x slower at the second commit; beside
+// them, copies of the first commit's record created "" (empty), "yesterday",
+// "9999-99-99T99:99:99Z" and 2999-01-01T00:00:00Z (after any build), which would reverse the order
+// of the two commits if their time were believed.
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -58,9 +64,37 @@ void write(Record r, const std::filesystem::path& dir) {
 
 }  // namespace
 
+// The hostile mode (see the top of this file).
+void hostile_history(const std::filesystem::path& dir) {
+  const std::string forged = "dot\n::error title=forged::all benchmarks passed";
+  const std::string a = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+  const std::string b = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+  const auto row = [&](double ns, int seed) {
+    return history_row("unrolled4", ns, TimingMethod::kernel_records, seed, 0.002, forged);
+  };
+  write(history_record("ci1", a, "2026-12-01T00:00:00Z", {row(10000, 1)}), dir / "a");
+  write(history_record("ci2", b, "2026-12-02T00:00:00Z", {row(20000, 2)}), dir / "b");
+  int n = 0;
+  for (const char* created : {"", "yesterday", "9999-99-99T99:99:99Z", "2999-01-01T00:00:00Z"}) {
+    ++n;
+    write(history_record("planted" + std::to_string(n), a, created, {row(10000, 10 + n)}),
+          dir / ("planted" + std::to_string(n)));
+  }
+  std::cout << a << "\n" << b << "\n";
+}
+
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[2]) == "hostile") {
+    try {
+      hostile_history(argv[1]);
+      return 0;
+    } catch (const std::exception& e) {
+      std::cerr << "gpumeter_make_history_records: " << e.what() << "\n";
+      return 1;
+    }
+  }
   if (argc != 2) {
-    std::cerr << "usage: gpumeter_make_history_records DIR\n";
+    std::cerr << "usage: gpumeter_make_history_records DIR [hostile]\n";
     return 2;
   }
   try {

@@ -20,7 +20,9 @@ run all history "$work/records" --out "$work/site"
 [[ $rc -eq 0 ]] || fail "history: exit $rc: $(cat "$work/all.err")"
 grep -qF "8 records over 7 commits, 3 series, 2 regressions, 1 improvements, 2 left out" \
   "$work/all.out" || fail "history: unexpected summary: $(cat "$work/all.out")"
-grep -qF "left out $work/records/junk.json" "$work/all.err" || fail "junk.json not named on stderr"
+grep -qF "left out records/junk.json" "$work/all.err" || fail "junk.json not named on stderr"
+# The site names files relative to the folder given, under its name: no path of this machine.
+grep -rqF "$work" "$work/site" && fail "site: holds the machine path $work"
 grep -qF "names no project commit" "$work/all.err" || fail "the record without a commit not named"
 for f in index.html regressions.html regressions.json style.css; do
   [[ -s $work/site/$f ]] || fail "site: no $f"
@@ -138,7 +140,7 @@ run shards history "$work/run" --out "$work/site-shards"
 [[ $rc -eq 0 ]] || fail "shards: history: exit $rc: $(cat "$work/shards.err")"
 grep -qF "4 records over 2 commits, 6 series, 0 regressions, 0 improvements, 1 left out" \
   "$work/shards.out" || fail "shards: unexpected summary: $(cat "$work/shards.out")"
-grep -qF "left out $work/run/begun.partial.jsonl: a run's journal without its first line" \
+grep -qF "left out run/begun.partial.jsonl: a run's journal without its first line" \
   "$work/shards.err" || fail "shards: the journal cut in its first line is not listed: $(cat "$work/shards.err")"
 for row in n-1-loop n-1-accumulate n-2-loop n-2-accumulate; do
   page=$(ls "$work"/site-shards/series-sum-kind-plain-$row-*.html 2>/dev/null | head -n 1)
@@ -155,6 +157,73 @@ page=$(ls "$work"/site-shards/series-sum-kind-plain-n-1000-loop-*.html 2>/dev/nu
   fail "shards: the torn journal's cut line was read"
 grep -qF "begun.partial.jsonl" "$work/site-shards/index.html" ||
   fail "shards: the site does not list the journal left out"
+
+# --- hostile input: times it cannot believe, a name that forges a CI command, special files ----
+"$make_records" "$work/hostile" hostile >"$work/hostile-commits.txt" ||
+  fail "make_history_records hostile"
+run hostile history "$work/hostile" --out "$work/site-hostile"
+[[ $rc -eq 0 ]] || fail "hostile: exit $rc: $(cat "$work/hostile.err")"
+# Four planted copies of the first commit's record, created "", "yesterday", an impossible date and
+# a date after this build: each left out with its reason, so the order (and the 2x regression from
+# the first commit to the second) stands.
+grep -qF "2 records over 2 commits, 1 series, 1 regressions, 0 improvements, 4 left out" \
+  "$work/hostile.out" || fail "hostile: $(cat "$work/hostile.out" "$work/hostile.err")"
+[[ $(grep -c "is not an RFC 3339 time" "$work/hostile.err") -eq 3 ]] ||
+  fail "hostile: the unreadable times are not each named: $(cat "$work/hostile.err")"
+grep -qF "is after this build" "$work/hostile.err" || fail "hostile: the future time is not named"
+# The docs' CI recipe prints the annotations gpumeter wrote, escaped for GitHub Actions: the name's
+# newline cannot start a line of its own, so no "::error title=forged" command is printed.
+recipe="jq -r '.regressions[].github_annotation' site/regressions.json"
+grep -qF "$recipe" "$(dirname "$0")/../../docs/history.md" || fail "docs/history.md: the CI recipe is not '$recipe'"
+mkdir "$work/ci" && ln -s ../site-hostile "$work/ci/site"
+(cd "$work/ci" && eval "$recipe") >"$work/annotations.out" || fail "the CI recipe: jq failed"
+[[ $(wc -l <"$work/annotations.out") -eq 1 ]] || fail "the CI recipe printed $(wc -l <"$work/annotations.out") lines: $(cat "$work/annotations.out")"
+grep -q '^::error title=gpumeter history%3A dot\\x0a%3A%3Aerror title=forged%3A%3Aall benchmarks passed / unrolled4 (n=1024)::dot\\x0a::error' \
+  "$work/annotations.out" || fail "the CI recipe: $(cat "$work/annotations.out")"
+grep -q '^::error title=forged' "$work/annotations.out" && fail "the CI recipe printed a forged command"
+# Without --commits, the order of the git repository that holds the records wins over their
+# times: here the newer commit's record was written first, so time alone would reverse them.
+if command -v git >/dev/null; then
+  repo="$work/repo"
+  git init -q "$repo" && git -C "$repo" -c user.name=t -c user.email=t@t commit -q --allow-empty -m one &&
+    git -C "$repo" -c user.name=t -c user.email=t@t commit -q --allow-empty -m two ||
+    fail "git: cannot make a repository"
+  older=$(git -C "$repo" rev-parse HEAD~1)
+  newer=$(git -C "$repo" rev-parse HEAD)
+  mkdir -p "$repo/records"
+  a_json=$(find "$work/hostile/a" -name '*.json' | head -n 1)
+  b_json=$(find "$work/hostile/b" -name '*.json' | head -n 1)
+  # a (created first, 1x) is the newer commit's; b (created later, 2x) the older one's.
+  python3 - "$a_json" "$repo/records/a.json" "$newer" "$b_json" "$repo/records/b.json" "$older" <<'PY'
+import json, sys
+for src, dst, commit in (sys.argv[1:4], sys.argv[4:7]):
+    j = json.load(open(src))
+    j["project_commit"] = commit
+    json.dump(j, open(dst, "w"))
+PY
+  run git_order history "$repo/records" --out "$work/site-git"
+  grep -qF "2 records over 2 commits, 1 series, 0 regressions, 1 improvements" "$work/git_order.out" ||
+    fail "git order: $(cat "$work/git_order.out" "$work/git_order.err")"
+fi
+
+# --commits and --out are checked before any record is read: a device, a FIFO and a file too
+# large are refused in one line, never read without end.
+mkfifo "$work/fifo"
+for commits in /dev/zero "$work/fifo" "$work/hostile"; do
+  run_program timeout special 20 "$gpumeter" history "$work/hostile" --commits "$commits" --out "$work/site-special"
+  rc_special=$rc
+  [[ $rc_special -eq 2 ]] || fail "--commits $commits: exit $rc_special, expected 2"
+  grep -qF "is not a regular file" "$work/special.err" || fail "--commits $commits: $(cat "$work/special.err")"
+  [[ $(wc -l <"$work/special.err") -eq 1 ]] || fail "--commits $commits: more than one line"
+done
+head -c $((65 * 1024 * 1024)) /dev/zero | tr '\0' 'a' >"$work/huge.txt"
+run huge history "$work/hostile" --commits "$work/huge.txt" --out "$work/site-special"
+[[ $rc -eq 2 ]] && grep -qF "is larger than" "$work/huge.err" || fail "a huge --commits: exit $rc: $(cat "$work/huge.err")"
+rm -f "$work/huge.txt"
+printf 'x' >"$work/a-file"
+run outfile history "$work/hostile" --out "$work/a-file"
+[[ $rc -eq 2 ]] && grep -qF "exists and is not an empty folder" "$work/outfile.err" || fail "--out a file: exit $rc"
+grep -qF "left out" "$work/outfile.err" && fail "--out a file: records were read before --out was refused"
 
 if [[ $failures -ne 0 ]]; then
   echo "history: $failures failure(s)" >&2

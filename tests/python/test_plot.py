@@ -322,6 +322,55 @@ def test_hostile_names_are_drawn_as_text(tmp_path):
     assert "$x$ &lt;b&gt;&amp;amp; vs cublas" in svg
 
 
+# Every text a name can carry that bends an output: controls (ESC raw made the SVG invalid XML),
+# zero-width and bidirectional marks, line and paragraph separators, a byte order mark, markup.
+HOSTILE = ["esc\x1b[31mred", "nul\x00", "bell\x07", "zw\u200bspace", "rlm\u200f",
+           "alm\u061c", "ls\u2028ps\u2029", "bom\ufeff", "rlo\u202egnp.exe", "del\x7f",
+           "c1\x9b31m", "\uff1d1+1", "<script>&amp;]]>"]
+
+
+def test_every_hostile_name_draws_an_svg_an_xml_parser_reads(tmp_path):
+    for k, name in enumerate(HOSTILE):
+        rec = comparisons_standin()
+        rec.comparisons[0].candidate_row = row("gemm", name)
+        rec.comparisons[0].candidate = name
+        path = draw(rec, tmp_path / str(k), ["comparisons"], ("svg",))[0][0]
+        with open(path, encoding="utf-8") as f:
+            svg = f.read()
+        ET.fromstring(svg)  # raises on a character XML 1.0 does not allow
+        for mark in ("\x1b", "\x00", "\x07", "\x7f", "\x9b", "\u200b", "\u200f", "\u061c",
+                     "\u2028", "\u2029", "\ufeff", "\u202e"):
+            assert mark not in svg, (name, mark)
+    # What the name held is shown, escaped as the terminal shows it.
+    assert "esc\\x1b[31mred" in open(
+        draw(_named("esc\x1b[31mred"), tmp_path / "shown", ["comparisons"], ("svg",))[0][0],
+        encoding="utf-8").read()
+
+
+def _named(name):
+    rec = comparisons_standin()
+    rec.comparisons[0].candidate_row = row("gemm", name)
+    rec.comparisons[0].candidate = name
+    return rec
+
+
+def test_empty_or_repeated_formats_are_refused_before_anything_is_drawn(tmp_path, capsys):
+    # "--format ''" wrote nothing and exited 0; "svg,svg" exited 2 naming a hidden temporary file
+    # and left one SVG behind.
+    for given, words in (("", "format: no format given"), ("svg,svg", "'svg' is given twice"),
+                         ("svg,,png", "format: '' is not one of"),
+                         ("svg,\x1b[9m", "'\\x1b[9m' is not one of")):
+        out = tmp_path / f"out{len(given)}"
+        rc = gpumeter.main(["plot", os.path.join(DATA, "sweep_crossing.json"), "--out",
+                            str(out), "--format", given])
+        err = capsys.readouterr().err
+        assert rc == 2, (given, err)
+        assert err.count("\n") == 1 and words in err, (given, err)
+        assert not out.exists(), given  # nothing drawn, no folder made
+    with pytest.raises(gpumeter.ConfigError, match="no kind given"):
+        gplot.plot([sweep_standin()], tmp_path, ["svg"], kinds=[])
+
+
 # --- files and messages --------------------------------------------------------------------
 
 

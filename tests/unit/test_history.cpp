@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,71 @@ TEST(History, CommitsInTheOrderOfTheirFirstRecordThenRecordsByTime) {
   ASSERT_EQ(h.commits.size(), 3u);
   EXPECT_EQ(h.commits[0].records, 2u);
   EXPECT_TRUE(h.left_out.empty());
+}
+
+TEST(History, Rfc3339TimesAreReadAsMomentsAndNothingElseIs) {
+  const std::optional<UtcInstant> epoch = rfc3339_instant("1970-01-01T00:00:00Z");
+  ASSERT_TRUE(epoch);
+  EXPECT_EQ(epoch->seconds, 0);
+  EXPECT_EQ(rfc3339_instant("2026-12-03T10:00:00Z")->seconds, 1796292000);
+  // An offset is the same moment in UTC; a fraction is kept to the nanosecond.
+  EXPECT_EQ(rfc3339_instant("2026-12-03T11:30:00+01:30")->seconds, 1796292000);
+  EXPECT_EQ(rfc3339_instant("2026-12-03T10:00:00.25z")->nanos, 250000000);
+  EXPECT_EQ(rfc3339_instant("2024-02-29T00:00:00Z")->seconds, 1709164800);  // a leap day
+  for (const char* bad :
+       {"", "yesterday", "9999-99-99T99:99:99Z", "2026-02-29T00:00:00Z", "2026-12-03 10:00:00Z",
+        "2026-12-03T10:00:00", "2026-12-03T24:00:00Z", "2026-12-03T10:00:00.Z",
+        "2026-12-03T10:00:00Z ", "2026-12-03T10:00:00+1:00", "+2026-12-03T10:00:00Z"}) {
+    EXPECT_FALSE(rfc3339_instant(bad)) << bad;
+  }
+}
+
+// One planted copy of the first commit's record with an empty time sorted first as text and
+// reversed the two commits, turning a 2.8x regression into "2.2x faster". Every record without a
+// time it can read, or with one after the build, is left out now, saying why.
+TEST(History, ARecordWithoutABelievableTimeIsLeftOutAndTheOrderStands) {
+  const std::vector<Record> records = {
+      history_record("r1", "aaa", "2026-12-01T00:00:00Z", {history_row("a", 1000)}),
+      history_record("r2", "bbb", "2026-12-02T00:00:00Z", {history_row("a", 2800)}),
+      history_record("planted1", "bbb", "", {history_row("a", 2800)}),
+      history_record("planted2", "bbb", "yesterday", {history_row("a", 2800)}),
+      history_record("planted3", "bbb", "2999-01-01T00:00:00Z", {history_row("a", 2800)}),
+  };
+  HistoryOptions o;
+  o.now_utc = "2026-12-07T00:00:00Z";
+  const History h = build_history(inputs(records), o);
+  EXPECT_EQ(order(h), (std::vector<std::string>{"aaa:r1", "bbb:r2"}));
+  ASSERT_EQ(h.left_out.size(), 3u);
+  EXPECT_NE(h.left_out[0].reason.find("\"\" is not an RFC 3339 time"), std::string::npos)
+      << h.left_out[0].reason;
+  EXPECT_NE(h.left_out[1].reason.find("\"yesterday\" is not an RFC 3339 time"), std::string::npos);
+  EXPECT_NE(h.left_out[2].reason.find("is after this build"), std::string::npos);
+  ASSERT_EQ(h.regressions.size(), 1u);
+  EXPECT_TRUE(h.improvements.empty());
+  // Times are compared as moments: 01:00+02:00 is 23:00 the day before, earlier than aaa's.
+  const std::vector<Record> offsets = {
+      history_record("r1", "aaa", "2026-12-01T00:00:00Z", {history_row("a", 1000)}),
+      history_record("r2", "bbb", "2026-12-01T01:00:00+02:00", {history_row("a", 1000)}),
+  };
+  EXPECT_EQ(order(build_history(inputs(offsets), o)),
+            (std::vector<std::string>{"bbb:r2", "aaa:r1"}));
+}
+
+// One record of 100,000 rows wrote 100,004 pages: series beyond the bound are left out, counted
+// in one entry naming the first.
+TEST(History, SeriesBeyondTheBoundAreLeftOutInOneEntry) {
+  std::vector<Result> rows;
+  for (std::size_t i = 0; i < kMaxHistorySeries + 7; ++i) {
+    rows.push_back(history_row("impl", 1000, TimingMethod::kernel_records, 1, 0.002,
+                               "case" + std::to_string(100000 + i)));
+  }
+  const std::vector<Record> records = {history_record("r1", "aaa", "2026-12-01T00:00:00Z", rows)};
+  const History h = build_history(inputs(records));
+  EXPECT_EQ(h.series.size(), kMaxHistorySeries);
+  ASSERT_EQ(h.left_out.size(), 1u);
+  EXPECT_EQ(h.left_out[0].source, "7 series");
+  EXPECT_NE(h.left_out[0].reason.find("case105000 / impl"), std::string::npos)
+      << h.left_out[0].reason;
 }
 
 TEST(History, AGivenCommitOrderWinsOverTimeAndLeavesOutOtherCommits) {

@@ -140,6 +140,43 @@ TEST(HistorySite, TheRegressionListAndItsJsonSayTheSame) {
   EXPECT_EQ(j["left_out"][0]["reason"], kHostile);
 }
 
+// The docs' CI recipe printed row names through jq -r, so a case named with a newline and a
+// workflow command printed a command of its own. The JSON carries the move as an annotation,
+// escaped by the core's rule: one line, and no command but its own.
+TEST(HistorySite, EachMoveCarriesItsCiAnnotationEscaped) {
+  const std::string forged = "dot\n::error title=forged::all benchmarks passed";
+  std::vector<Record> records = {
+      history_record("r1", "aaa", "2026-12-01T00:00:00Z",
+                     {history_row("unrolled4", 10000, {}, 1, 0.002, forged)}),
+      history_record("r2", "bbb", "2026-12-02T00:00:00Z",
+                     {history_row("unrolled4", 20000, {}, 2, 0.002, forged)}),
+      history_record("r3", "ccc", "2026-12-03T00:00:00Z",
+                     {history_row("unrolled4", 10000, {}, 3, 0.002, forged)}),
+  };
+  std::vector<HistoryInput> in;
+  for (const Record& r : records) in.push_back({&r, r.run_id});
+  const nlohmann::json j = nlohmann::json::parse(site_of(build_history(in)).at("regressions.json"));
+  ASSERT_EQ(j["regressions"].size(), 1u);
+  ASSERT_EQ(j["improvements"].size(), 1u);
+  const std::string error = j["regressions"][0]["github_annotation"];
+  const std::string notice = j["improvements"][0]["github_annotation"];
+  // One line each: the runner obeys a command only at a line's start, so the forged words stay
+  // words inside this annotation's own message.
+  for (const std::string& a : {error, notice}) {
+    EXPECT_EQ(a.find_first_of("\r\n"), std::string::npos) << a;
+  }
+  EXPECT_EQ(
+      error.rfind("::error title=gpumeter history%3A dot\\x0a%3A%3Aerror title=forged%3A%3Aall "
+                  "benchmarks passed / unrolled4 (n=1024)::dot\\x0a::error title=forged::all "
+                  "benchmarks passed / unrolled4 (n=1024): 2.00x slower",
+                  0),
+      0u)
+      << error;
+  EXPECT_EQ(notice.rfind("::notice title=", 0), 0u) << notice;
+  EXPECT_EQ(ci_annotation_text("100% a,b:c", CiAnnotationPart::property), "100%25 a%2Cb%3Ac");
+  EXPECT_EQ(ci_annotation_text("100% a,b:c\r\n"), "100%25 a,b:c\\x0d\\x0a");
+}
+
 TEST(HistorySite, PageNamesHoldNoRecordTextAndNeverCollide) {
   Fixture f;
   // Rows whose names differ only in what a page name cannot hold.

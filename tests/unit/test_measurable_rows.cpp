@@ -141,6 +141,25 @@ TEST(MeasurableRows, GpuMemoryOnTheHostCpuIsRefused) {
       "it holds GPU memory on the host CPU, which has none");
 }
 
+// A host row's peak resident memory times 1000 still read: the host device now records the
+// machine's memory, and no process's peak can exceed it.
+TEST(MeasurableRows, MoreHostMemoryThanTheMachineHasIsRefused) {
+  const auto on_machine = [](Record& r) {
+    r.device.memory_bytes = 16'000'000'000LL;
+    r.results[0].memory.host_peak_rss_bytes = 50'000'000LL;
+  };
+  Record fine = host_record();
+  on_machine(fine);
+  EXPECT_EQ(refusal(serialize(fine)), "(accepted)");
+  expect_refused(after(host_record(),
+                       [&](Record& r) {
+                         on_machine(r);
+                         r.results[0].memory.host_peak_rss_bytes = 50'000'000'000LL;
+                       }),
+                 "it holds a peak resident memory of 50000000000 bytes on a host of "
+                 "16000000000 bytes");
+}
+
 TEST(MeasurableRows, MoreGpuMemoryThanTheDeviceHasIsRefused) {
   expect_refused(
       after(testing::full_record(),

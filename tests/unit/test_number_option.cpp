@@ -45,6 +45,23 @@ TEST(NumberOption, AWrongValueIsOneLineNamingTheOptionTheRuleAndTheValue) {
   EXPECT_EQ(number_problem("--repeat", "0", kPositiveCount), "--repeat must be >= 1, got 0");
 }
 
+// strtod reads hex, leading spaces and "infinity"; a threshold had no upper bound, so 1e300 was a
+// gate that never fails and "0x10" a 16% gate. Each is refused by value now.
+TEST(NumberOption, OnlyDecimalNumbersWithinTheRuleAreRead) {
+  EXPECT_EQ(number_problem("--fail-on-regression", "0x10", kPercentThreshold),
+            "--fail-on-regression must be a number >= 0%, got '0x10'");
+  EXPECT_EQ(number_problem("--fail-on-regression", "1e300", kPercentThreshold),
+            "--fail-on-regression must be at most 10000%, got 1e300");
+  EXPECT_EQ(number_problem("--fail-on-regression", "10000", kPercentThreshold), "");
+  for (const char* bad : {" 5", "5 ", "0x1p3", "infinity", "+", ".", "1e", "1e+", "--1", "1..2",
+                          "1,5", "\xef\xbc\x95"}) {
+    EXPECT_NE(number_problem("--timeout", bad, kLimitSeconds), "") << bad;
+  }
+  for (const char* good : {"5", "+5", "0.5", ".5", "5.", "1e3", "1E-3", "2.5e+1"}) {
+    EXPECT_EQ(number_problem("--timeout", good, kLimitSeconds), "") << good;
+  }
+}
+
 TEST(NumberOption, CheckedOptionsEndParsingWithThatLine) {
   CLI::App app{"test"};
   double timeout = 0;
@@ -68,6 +85,20 @@ TEST(NumberOption, CheckedOptionsEndParsingWithThatLine) {
   EXPECT_EQ(error({"--timeout", "2.5", "--device", "1"}), "(accepted)");
   EXPECT_EQ(timeout, 2.5);
   EXPECT_EQ(device, 1);
+}
+
+// An empty text option ("--precision ''") was read as the option not given.
+TEST(NumberOption, AnEmptyValueIsRefusedByTheOptionsName) {
+  CLI::App app{"test"};
+  std::string precision;
+  check_not_empty(app.add_option("--precision", precision));
+  const char* argv[] = {"test", "--precision", ""};
+  try {
+    app.parse(3, argv);
+    ADD_FAILURE() << "accepted";
+  } catch (const CLI::ParseError& e) {
+    EXPECT_EQ(std::string(e.what()), "--precision: is empty (give it a value, or leave it out)");
+  }
 }
 
 }  // namespace

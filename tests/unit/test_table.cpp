@@ -574,6 +574,34 @@ TEST(RenderTables, NoControlFromARecordReachesATerminal) {
   EXPECT_EQ(inert_text("\xc2"), "\xc2");  // a cut sequence is not a control
 }
 
+// Zero-width and bidirectional marks, separators and the byte order mark passed raw into
+// markdown and CSV: two names that look alike could not be told apart, and a mark could reorder
+// the text beside it. Every output shows them escaped, by the one rule.
+TEST(InertText, ZeroWidthAndBidiMarksAndSeparatorsAreShownEscaped) {
+  const std::string marks =
+      "a\u200b|\u200c|\u200d|\u200e|\u200f|\u061c|\u2028|\u2029|\ufeff|\u00ad|\u2060|\u2064|"
+      "\u206a|\u206f|\u180e|\ufff9|\ufffb";
+  const std::string shown =
+      "a\\u200b|\\u200c|\\u200d|\\u200e|\\u200f|\\u061c|\\u2028|\\u2029|\\ufeff|\\u00ad|"
+      "\\u2060|\\u2064|\\u206a|\\u206f|\\u180e|\\ufff9|\\ufffb";
+  EXPECT_EQ(inert_text(marks), shown);
+  EXPECT_EQ(csv_cell("x\u200by"), "x\\u200by");
+  EXPECT_EQ(markdown_text("x\u200fy"), "x\\u200fy");
+  EXPECT_EQ(html_text("x\ufeffy"), "x\\ufeffy");
+  // Neighbours that are text stay text: U+200A (hair space), U+2030 (per mille), U+FEFE.
+  EXPECT_EQ(inert_text("\u200a\u2030\ufefe\u00ac"), "\u200a\u2030\ufefe\u00ac");
+}
+
+// A CSV cell could begin with a fullwidth or small form of a formula lead, which spreadsheets
+// fold to the ASCII one.
+TEST(CsvCell, FullwidthAndSmallFormulaLeadsArePrefixed) {
+  for (const std::string lead : {"\uff1d", "\uff0b", "\uff0d", "\uff20", "\ufe66", "\ufe62",
+                                 "\ufe63", "\ufe6b", "=", "+", "-", "@"}) {
+    EXPECT_EQ(csv_cell(lead + "1+1"), "'" + lead + "1+1") << lead;
+  }
+  EXPECT_EQ(csv_cell("a\uff1d1"), "a\uff1d1");  // not leading: no formula
+}
+
 TEST(RenderCsv, NoTextCellIsASpreadsheetFormula) {
   // Cells starting with = + - @ were left as they were.
   const std::string csv = render_csv({hostile()});

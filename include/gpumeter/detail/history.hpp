@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpumeter/detail/comparison.hpp"
@@ -41,7 +42,32 @@ struct HistoryOptions {
   // The project's commits, oldest first (`git rev-list --reverse HEAD`). Empty: commits in the
   // order of their first record's creation time. Given: a record of a commit not in it is left out.
   std::vector<std::string> commit_order;
+  // Where commit_order came from, for the reason a record outside it is left out ("" reads
+  // "the commit order given").
+  std::string commit_order_from;
+  // The time of this build (RFC 3339, UTC): a record created after it is left out. Empty: not
+  // checked (the core reads no clock; the command gives its own).
+  std::string now_utc;
 };
+
+// The most series a site draws a page for: a record of 100,000 rows wrote 100,004 pages (834 MB).
+// 5,000 is far beyond the rows a project tracks; the series beyond it (by row, in order) are left
+// out and listed.
+inline constexpr std::size_t kMaxHistorySeries = 5000;
+
+// A moment read from RFC 3339 text: seconds since 1970-01-01T00:00:00Z, and nanoseconds.
+struct UtcInstant {
+  long long seconds = 0;
+  long nanos = 0;
+  friend bool operator<(const UtcInstant& a, const UtcInstant& b) {
+    return a.seconds < b.seconds || (a.seconds == b.seconds && a.nanos < b.nanos);
+  }
+};
+
+// `text` as RFC 3339 ("2026-12-03T10:00:00Z", "2026-12-03T11:00:00.5+01:00"): a real date and
+// time of day with a zone, or nullopt. A record's created_utc is free text to the reader; a
+// history orders commits by it, so only a time that can be read as one is believed.
+std::optional<UtcInstant> rfc3339_instant(std::string_view text);
 
 // A record or file not placed among the points, and why.
 struct LeftOut {
@@ -105,9 +131,11 @@ struct History {
   std::vector<HistoryMove> improvements;  // faster, in record order
 };
 
-// Places every record: a record without a project commit, of a commit outside commit_order, or
-// given twice (one run id) is left out, saying why. Within each series a measured point is
-// compared with the latest earlier measured point of its board and timing method whose null test
+// Places every record: a record without a project commit, of a commit outside commit_order, given
+// twice (one run id), or whose created_utc is not an RFC 3339 time at or before options.now_utc
+// (the order of its commit and of its points would rest on it) is left out, saying why. Series
+// beyond kMaxHistorySeries are left out, listed in one entry. Within each series a measured point
+// is compared with the latest earlier measured point of its board and timing method whose null test
 // did not fail (a time that may not be its work's is no baseline), by compare_across_runs. A move
 // between two points of one commit is a repeat's, not the code's, and is not listed as a regression
 // or an improvement (the page still shows it). The inputs' records must outlive the history.

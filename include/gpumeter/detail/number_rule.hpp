@@ -33,10 +33,9 @@ inline constexpr NumberRule kLimitSeconds{0, true, kMaxOptionSeconds, false, " s
 inline constexpr NumberRule kProcessLimitSeconds{1, false, kMaxOptionSeconds, false, " s"};
 // A CUDA device index (whether it exists is the device's to say).
 inline constexpr NumberRule kDeviceIndex{0, false, std::numeric_limits<int>::max(), true, ""};
-// A percent threshold: --fail-on-regression, from the gate's own least (kMinGateThresholdPct,
-// which gate_options checks; record_comparison.cpp asserts the two agree).
-inline constexpr NumberRule kPercentThreshold{0, false, std::numeric_limits<double>::infinity(),
-                                              false, "%"};
+// A percent threshold: --fail-on-regression, within the gate's own bounds (kMinGateThresholdPct
+// and kMaxGateThresholdPct, which gate_options checks; record_comparison.cpp asserts they agree).
+inline constexpr NumberRule kPercentThreshold{0, false, 10000, false, "%"};
 // A count of things to do, at least one: iterations, repetitions.
 inline constexpr NumberRule kPositiveCount{1, false, std::numeric_limits<int>::max(), true, ""};
 

@@ -93,10 +93,13 @@ struct GateOptions {
 
 // The least threshold a gate takes, in percent: 0 fails any slowdown an interval resolves.
 inline constexpr double kMinGateThresholdPct = 0;
+// The greatest, in percent: a gate that lets a 101-fold slowdown pass gates nothing a user
+// means, so a larger threshold ("1e300", a typo) is refused rather than read as "never fail".
+inline constexpr double kMaxGateThresholdPct = 10000;
 // The gate as a front end asks it, by a threshold in percent and allow_missing: none without a
-// threshold. A threshold that is not a finite number of at least kMinGateThresholdPct would judge
-// nothing or everything, so it is refused by a ConfigError naming `option`, the front end's name
-// of it: "--fail-on-regression must be >= 0%, got -5".
+// threshold. A threshold that is not a finite number from kMinGateThresholdPct to
+// kMaxGateThresholdPct would judge nothing or everything, so it is refused by a ConfigError naming
+// `option`, the front end's name of it: "--fail-on-regression must be >= 0%, got -5".
 std::optional<GateOptions> gate_options(std::optional<double> threshold_pct, bool allow_missing,
                                         std::string_view option);
 
