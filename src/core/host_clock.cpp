@@ -74,14 +74,14 @@ RatioVerdict host_clock_verdict(const HostClockSides& sides) {
   const double factor = faster ? b / k : k / b;
   const bool over_floor = factor >= kResolutionRatio;
   // The passes' interval excludes no difference, on the medians' side.
-  const bool interval_agrees =
-      sides.interval && statable(*sides.interval) &&
-      (faster ? sides.interval->faster() : sides.interval->slower());
+  const bool interval_agrees = sides.interval && statable(*sides.interval) &&
+                               (faster ? sides.interval->faster() : sides.interval->slower());
   // The means printed beside point the same way (fast 27.7 us against 21.9 us is never
   // "faster", whatever the medians say).
   const bool means_known = sides.baseline_mean_ns > 0 && sides.candidate_mean_ns > 0;
-  const bool means_agree = !means_known || (faster ? sides.candidate_mean_ns < sides.baseline_mean_ns
-                                                   : sides.candidate_mean_ns > sides.baseline_mean_ns);
+  const bool means_agree =
+      !means_known || (faster ? sides.candidate_mean_ns < sides.baseline_mean_ns
+                              : sides.candidate_mean_ns > sides.baseline_mean_ns);
   if (over_floor && interval_agrees && means_agree) {
     v.resolution = Resolution::directional_difference;
     v.wording = format_sig2(factor) + "x " + (faster ? "faster" : "slower");
@@ -132,7 +132,8 @@ HostClockSides host_clock_sides(const PassSamples& baseline, const PassSamples& 
   s.candidate_mean_ns = tb / static_cast<double>(b.size());
   s.spread = pass_spread(baseline, candidate);
   if (baseline.size() >= 2 && candidate.size() >= 2) {
-    const RelativeDifference d = relative_difference(baseline, candidate, std::max<Nanos>(1, tick_ns));
+    const RelativeDifference d =
+        relative_difference(baseline, candidate, std::max<Nanos>(1, tick_ns));
     if (statable(d)) s.interval = d;
   }
   return s;

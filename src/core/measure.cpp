@@ -90,7 +90,8 @@ Measurement merge_passes(const std::vector<Measurement>& passes) {
     merged.timestamp_check = combine(merged.timestamp_check, p.timestamp_check);
     merged.ledger += p.ledger;
     if (p.load_average) {
-      merged.load_average = std::max(merged.load_average.value_or(*p.load_average), *p.load_average);
+      merged.load_average =
+          std::max(merged.load_average.value_or(*p.load_average), *p.load_average);
     }
   }
   return merged;

@@ -143,8 +143,8 @@ std::string describe_difference(const Comparison& c) {
       if (c.ratio->by_passes && c.difference) {
         passes = "; the passes' " + difference_words(*c.difference).interval;
       }
-      return b + " is " + c.ratio->wording + " than " + a + " (" + c.ratio->label + passes +
-             "; " + statistic + ", rule: 1.5x resolution)";
+      return b + " is " + c.ratio->wording + " than " + a + " (" + c.ratio->label + passes + "; " +
+             statistic + ", rule: 1.5x resolution)";
     }
     if (c.ratio->by_passes) {
       // The host-clock rule claimed nothing: the medians' ratio with no direction, and why.

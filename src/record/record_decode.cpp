@@ -141,8 +141,8 @@ void read_ledger(const Reader& r, const Doc& j, const std::string& where, Measur
 // Version 10: how the row was measured (which rule proves it, check_row_origins) and the
 // tolerances its answers were checked with, each usable (tolerance.hpp): an infinite atol stated
 // as a check's passes any answer.
-void read_version_10_fields(const Reader& r, const Doc& j, const std::string& where,
-                            Result& result, int version) {
+void read_version_10_fields(const Reader& r, const Doc& j, const std::string& where, Result& result,
+                            int version) {
   const std::string origin = r.text(j, where, "origin", kName);
   const std::optional<RowOrigin> o = parse_row_origin(origin);
   if (!o) r.fail(fmt::format("field {}.origin: unknown origin {}", where, record_text(origin)));

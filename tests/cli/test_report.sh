@@ -151,7 +151,7 @@ run big report "$work/big.json"
 expect_bad big "$work/big.json" "314572800 bytes, larger than the 268435456 bytes a record may be"
 
 # A key twice in one object was read, the last one winning.
-edit dup_version 's/"schema_version": 10,/"schema_version": 10, "schema_version": 1,/'
+edit dup_version 's/"schema_version": 11,/"schema_version": 11, "schema_version": 1,/'
 run dup_version report "$work/dup_version.json"
 expect_bad dup_version "$work/dup_version.json" 'the key "schema_version" appears twice in one object'
 edit dup_case '0,/"case": "gemm",/s//"case": "gemm", "case": "x",/'

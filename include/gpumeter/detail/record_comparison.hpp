@@ -55,9 +55,9 @@ struct RecordComparison {
 // statistic (compare_rows), as inside one record: device time by the relative difference with its
 // interval, wall clock by the host-clock rule (host_clock.hpp: the 1.5x floor, the passes'
 // interval and the means together). Across two records a wall-clock row gets no finer
-// statement from its passes than that rule's: the passes of two runs were not interleaved (A B B A), so a drift
-// between the runs would read as a difference (two identical host runs read "-3.7% [-4.8%,
-// -2.6%]"). The result points into `base` and `next`, which must outlive it.
+// statement from its passes than that rule's: the passes of two runs were not interleaved (A B B
+// A), so a drift between the runs would read as a difference (two identical host runs read "-3.7%
+// [-4.8%, -2.6%]"). The result points into `base` and `next`, which must outlive it.
 RecordComparison compare_records(const Record& base, const Record& next);
 
 // One row of a run against the same row of another run, as compare_records judges each pair (and
