@@ -45,13 +45,17 @@ std::optional<RelativeDifference> difference_of(const Result& base, const Result
   }
   const Nanos tick =
       std::max(base.measurement.timestamp_tick_ns, cand.measurement.timestamp_tick_ns);
+  IntervalRules rules = interval_rules_of(schema_version);
+  // The host clock from schema version 11: each pass's median (difference.hpp).
+  rules.pass_median = schema_version >= kHostClockRulesSince &&
+                      statistic_of(base.measurement.method) == Statistic::synchronized_wall_clock;
   try {
-    RelativeDifference d = relative_difference(a, b, tick, interval_rules_of(schema_version));
+    RelativeDifference d = relative_difference(a, b, tick, rules);
     // Passes too far apart for any bound a number can state are unresolved: no claim, the
     // spread said, and the record still written (a record never held one before, so every
     // version reads the same).
     if (!statable(d)) {
-      const std::optional<double> spread = pass_spread(a, b);
+      const std::optional<double> spread = pass_spread(a, b, rules);
       why_not = "unresolved: the passes of " + base.row.implementation + " and " +
                 cand.row.implementation + " bound no interval (" + spread_words(spread, {}) +
                 "); nothing is claimed";
@@ -282,7 +286,9 @@ Comparison compare_rows(const Result& base, const Result& cand, int schema_versi
   sides.baseline_mean_ns = c.baseline_mean_ns;
   sides.candidate_mean_ns = c.candidate_mean_ns;
   sides.interval = c.difference;
-  sides.spread = pass_spread(passes_of(base.measurement), passes_of(cand.measurement));
+  IntervalRules host_rules = interval_rules_of(schema_version);
+  host_rules.pass_median = true;
+  sides.spread = pass_spread(passes_of(base.measurement), passes_of(cand.measurement), host_rules);
   sides.load_average = load_average_of(base, cand);
   c.ratio = host_clock_verdict(sides);
   return c;

@@ -21,7 +21,8 @@ bool statable(const RelativeDifference& d) {
   return ratio(d.estimate) && ratio(d.low) && ratio(d.high) && std::isfinite(d.smallest_detectable);
 }
 
-std::optional<double> pass_spread(const PassSamples& baseline, const PassSamples& candidate) {
+std::optional<double> pass_spread(const PassSamples& baseline, const PassSamples& candidate,
+                                  const IntervalRules& rules) {
   std::optional<double> widest;
   for (const PassSamples* side : {&baseline, &candidate}) {
     if (side->size() < 2) continue;
@@ -30,7 +31,7 @@ std::optional<double> pass_spread(const PassSamples& baseline, const PassSamples
     bool first = true;
     for (const std::vector<double>& pass : *side) {
       if (pass.empty()) return std::nullopt;
-      const double level = trimmed_mean(pass);
+      const double level = pass_level(pass, rules);
       if (!(level > 0)) return std::nullopt;
       lo = first ? level : std::min(lo, level);
       hi = first ? level : std::max(hi, level);
@@ -132,8 +133,8 @@ HostClockSides host_clock_sides(const PassSamples& baseline, const PassSamples& 
   s.candidate_mean_ns = tb / static_cast<double>(b.size());
   s.spread = pass_spread(baseline, candidate);
   if (baseline.size() >= 2 && candidate.size() >= 2) {
-    const RelativeDifference d =
-        relative_difference(baseline, candidate, std::max<Nanos>(1, tick_ns));
+    const RelativeDifference d = relative_difference(
+        baseline, candidate, std::max<Nanos>(1, tick_ns), kHostClockIntervalRules);
     if (statable(d)) s.interval = d;
   }
   return s;

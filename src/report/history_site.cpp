@@ -140,7 +140,8 @@ const std::string kRule =
     "<p class=\"note\">Each point is one row of one record. A point is compared with the previous "
     "point of its line (the same board and timing method) by the comparison of two runs, as "
     "<code>gpumeter compare</code> makes it: device time by the relative difference with its 95% "
-    "interval, wall clock by the 1.5x resolution. Points of another board or timing method are "
+    "interval, wall clock by the host-clock rule (a move only where the passes bound it, from "
+    "1.5x on). Points of another board or timing method are "
     "never compared: where a series changes either, its line breaks. A move between two records "
     "of one commit is the machine's or the method's, not the code's, and is not listed as a "
     "regression.</p>\n";
@@ -497,7 +498,7 @@ nlohmann::ordered_json move_json(const History& history, const std::vector<std::
   j["statistic"] = std::string(to_string(c.statistic));
   j["rule"] = to_string(c.rule);
   // The numbers behind the words: new / previous - 1 with its interval (device time), or the
-  // medians' ratio new / previous (the 1.5x resolution, wall clock).
+  // medians' ratio new / previous (the host-clock rule, wall clock).
   if (c.difference) {
     j["estimate"] = c.difference->estimate;
     j["low"] = c.difference->low;

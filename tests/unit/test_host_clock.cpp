@@ -203,6 +203,27 @@ TEST(HostClock, ThreeTimesSlowerUnderLoadIsCaughtEveryTime) {
   }
 }
 
+TEST(HostClock, APreemptedCallInAShortPassDoesNotHideADifference) {
+  // Passes of 5 calls (a small budget's): one call of the slower side preempted to 170x its
+  // work. The trimmed mean trims none of 5 and that pass's level is 35x the others'; each pass's
+  // median is its work's, and 3x is caught. (Preempted on the faster side, the means beside
+  // would point the other way, and no claim is made: HostClock.AVerdictNever...)
+  PassSamples a;
+  PassSamples b;
+  for (int p = 0; p < 6; ++p) {
+    a.push_back({5'000, 5'100, 4'900, 5'050, 4'950});
+    b.push_back({15'000, 15'300, 14'700, 15'150, 14'850});
+  }
+  b[2][1] = 2'500'000;
+  const RatioVerdict v = compare_host_passes(a, b, 1);
+  EXPECT_TRUE(claims(v)) << v.label;
+  EXPECT_EQ(v.wording, "3.0x slower");
+  // The device-time rule (trimmed means) cannot bound it: the pass reads 35x.
+  EXPECT_FALSE(relative_difference(a, b, 1).slower());
+  EXPECT_EQ(pass_level({1, 9, 2}, kHostClockIntervalRules), 2);
+  EXPECT_EQ(pass_level({1, 9, 2, 4}, kHostClockIntervalRules), 3);
+}
+
 TEST(HostClock, SpreadWords) {
   EXPECT_EQ(spread_words(0.43, 6.93), "passes spread 43%; load average 6.9");
   EXPECT_EQ(spread_words(3.8, std::nullopt), "passes spread 4.8x");

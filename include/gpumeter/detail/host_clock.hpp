@@ -26,6 +26,9 @@ namespace gpumeter {
 // (Student's t at 99% is 3.17 there, 9.92 at the 2 degrees of freedom of one round).
 inline constexpr int kHostClockRounds = 3;
 
+// The interval rules of the host clock: the current ones, each pass's level its median.
+inline constexpr IntervalRules kHostClockIntervalRules{kDifferenceConfidence, true, true};
+
 // What the rule reads of the two sides.
 struct HostClockSides {
   double baseline_median_ns = 0;
@@ -67,9 +70,10 @@ RatioVerdict compare_host_readings(const std::vector<double>& baseline,
 // infinity). Passes far enough apart overflow it; such a comparison is unresolved, not refused.
 bool statable(const RelativeDifference& d);
 
-// The widest side's spread of pass levels (each pass's trimmed mean), or nullopt where no side
-// has two passes.
-std::optional<double> pass_spread(const PassSamples& baseline, const PassSamples& candidate);
+// The widest side's spread of pass levels (pass_level by `rules`: on the host clock each pass's
+// median), or nullopt where no side has two passes.
+std::optional<double> pass_spread(const PassSamples& baseline, const PassSamples& candidate,
+                                  const IntervalRules& rules = kHostClockIntervalRules);
 
 // "passes spread 43%; load average 6.9" (what an unresolved verdict states).
 std::string spread_words(std::optional<double> spread, std::optional<double> load_average);
