@@ -653,7 +653,9 @@ def test_summary_and_compare_result_read_as_what_they_are():
     c = gpumeter.compare({"a": spin, "b": lambda: spin(4000)}, timing="host", budget=QUICK,
                          verify=False)
     text = repr(c)
-    assert text.startswith("CompareResult(results=['a', 'b'], comparisons=['b is "), text
+    # (repr quotes a sentence holding an apostrophe, "the passes' ...", with double quotes.)
+    assert text.startswith(("CompareResult(results=['a', 'b'], comparisons=['b is ",
+                            "CompareResult(results=['a', 'b'], comparisons=[\"b is ")), text
     assert "object at 0x" not in text
     # The sentence's factor is the medians'; estimate is the passes' relative difference, and
     # each is named so beside the sentence.
