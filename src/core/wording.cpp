@@ -403,7 +403,8 @@ std::string wrapper_words(const std::vector<Nanos>& kernel, const std::vector<Na
 
 std::string phases_heading() {
   return "Phases (median [p10, p90]; n: fresh processes, or calls when warm; a wall-clock phase "
-         "against the first candidate's by the 1.5x rule, never against device time):";
+         "against the first candidate's by the host-clock rule, a direction only where the "
+         "readings bound it and from 1.5x on, never against device time):";
 }
 
 std::string total_n_heading(PhaseSetting setting) {

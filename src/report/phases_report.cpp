@@ -83,8 +83,9 @@ std::string phases_part(const Record& record, TableLayout layout) {
             // spread does not support.
             const RatioVerdict v = compare_host_readings(base, mine);
             const bool claimed = v.resolution == Resolution::directional_difference;
+            // Unclaimed, the cell says how far the readings spread (the heading names the rule).
             versus = v.wording + (claimed ? " than " : " of ") + first +
-                     (claimed ? "" : " (" + v.label + ")");
+                     (claimed ? "" : " (" + spread_words(v.spread, v.load_average) + ")");
           } else {
             versus = "not compared (a reading of zero)";
           }
