@@ -87,7 +87,8 @@ struct CompareOptions {
   std::function<std::size_t()> inputs_fingerprint;
   // Set: measure in rounds of A B C C B A until every comparison with the first implementation
   // can resolve `precision.relative`, or the time cap is reached (precision.hpp); `budget` is
-  // then not used. Unset: two passes of half the budget each.
+  // then not used. Unset: two passes of half the budget each (device time), or three rounds of
+  // them on the host clock, whose comparisons judge by the passes (host_clock.hpp).
   std::optional<PrecisionTarget> precision;
 };
 

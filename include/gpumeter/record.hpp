@@ -59,11 +59,18 @@ namespace gpumeter {
 // against the rest of the record, where a version 9 reader took it from a phrase among the
 // deviations, which anyone can write. It adds each result's `answer_check`, the tolerances its
 // answers were checked with, which a version 9 reader would drop. It changes no comparison rule:
-// its comparisons are judged by version 9's (kComparisonRulesVersion).
-inline constexpr int kRecordSchemaVersion = 10;
+// its comparisons are judged by version 9's. Version 11 judges a host-clock comparison by the
+// passes (host_clock.hpp: a claim only where the interval of the passes excludes no difference,
+// the medians differ by 1.5x and the means agree), and adds each result's `load_average`, the
+// host's load when it was measured, which a version 10 reader would drop; a comparison whose
+// passes bound no interval is recorded unresolved, where version 10 refused the record. A version
+// 9 or 10 record is held and written back as version 10, its comparisons by its own rules.
+inline constexpr int kRecordSchemaVersion = 11;
+// The version from which each result states the host's load average when it was measured.
+inline constexpr int kLoadAverageSince = 11;
 // The version from which each row states its origin and each record whether it merged programs.
 inline constexpr int kRowOriginsSince = 10;
-// A version that changes a comparison rule raises kComparisonRulesVersion to itself; one that
+// A version that changes a comparison rule raises kComparisonRulesVersion to itself (11); one that
 // changes none (10) leaves it, and its records are judged by the latest rules before it.
 static_assert(kComparisonRulesVersion <= kRecordSchemaVersion,
               "comparison.hpp's rules are those of a record schema this gpumeter writes");

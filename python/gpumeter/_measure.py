@@ -189,7 +189,10 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
     difference detected (a difference larger than 0.43% would have been seen)", the interval
     from the passes (calibrated: at 99%, a kernel against itself claims a difference in about 1
     comparison of 100; 0 of 24 from Python on an H100, and 0 of 80 on an H200 at the earlier
-    95%); for the host clock, the 1.5x resolution.
+    95%); for the host clock, three rounds of A B C C B A and the host-clock rule: a difference
+    only where the passes' interval excludes none, the medians differ by 1.5x or more and the
+    means agree, else "no difference this machine can resolve now (...; passes spread N%; load
+    average L)".
 
     Each implementation's runtime is resolved before that, as for :func:`measure`: where Warp
     is imported, each is called once more, untimed, and a Warp launch on Warp's CPU device or

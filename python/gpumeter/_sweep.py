@@ -69,7 +69,7 @@ def _close(comparison: Any) -> bool:
         d = comparison.difference
         return not (d.slower or d.faster)
     if comparison.ratio is not None:
-        return "no measured difference" in comparison.ratio.label
+        return not comparison.ratio.claimed
     return False
 
 

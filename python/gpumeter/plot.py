@@ -826,7 +826,7 @@ def _comparison_summary(panels: Dict[Tuple[str, str], List[Any]],
         for c in comps:
             if kind == "ratio":
                 r = 1.0 / float(c.ratio.speedup)
-                resolved = str(getattr(c.ratio, "resolution", "")) == "directional_difference"
+                resolved = bool(c.ratio.claimed)
                 verdict = "none" if not resolved else "slower" if r > 1 else "faster"
                 d = c.difference
                 lo, hi = ((1 + d.low, 1 + d.high) if d is not None and 1 + d.low > 0
@@ -966,7 +966,7 @@ def _comparison_page(panels: Dict[Tuple[str, str], List[Any]],
             for y, c in zip(ys, comps):
                 v = c.ratio
                 ratio = 1.0 / float(v.speedup)  # candidate time over baseline time
-                resolved = str(getattr(v, "resolution", "")) == "directional_difference"
+                resolved = bool(v.claimed)
                 col = color_of["none" if not resolved else "slower" if ratio > 1 else "faster"]
                 xerr = None
                 d = c.difference

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "gpumeter/detail/comparison.hpp"
 #include "gpumeter/detail/format.hpp"
 #include "gpumeter/detail/growth.hpp"
+#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/detail/precision.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/detail/reporter.hpp"
@@ -280,13 +282,48 @@ void bind_values(nb::module_& m) {
           "faster", [](const RelativeDifference& d) { return d.faster(); },
           "The whole interval is below 0.");
 
-  nb::class_<RatioVerdict>(m, "RatioVerdict", "A wall-clock comparison by the 1.5x resolution.")
+  nb::class_<RatioVerdict>(m, "RatioVerdict",
+                           "A host-clock comparison: the passes' interval, the 1.5x floor and the "
+                           "means together (records before schema version 11: the 1.5x "
+                           "resolution on the medians alone).")
       .def_ro("speedup", &RatioVerdict::speedup, "Baseline time / candidate time.")
       .def_prop_ro(
           "resolution", [](const RatioVerdict& v) { return to_string(v.resolution); },
-          "\"directional_difference\" or \"no_measured_difference\".")
-      .def_ro("wording", &RatioVerdict::wording, "\"1.6x faster\", \"2.0x slower\".")
-      .def_ro("label", &RatioVerdict::label, "What the factor supports.");
+          "\"directional difference\" or \"no measured difference at this precision\".")
+      .def_prop_ro(
+          "claimed",
+          [](const RatioVerdict& v) { return v.resolution == Resolution::directional_difference; },
+          "Whether the rule claims a difference (then `wording` gives its direction).")
+      .def_ro("wording", &RatioVerdict::wording,
+              "\"1.6x faster\", \"2.0x slower\"; without a claim \"1.3x the time\".")
+      .def_ro("label", &RatioVerdict::label,
+              "What the passes support: \"directional difference\", or \"no difference this "
+              "machine can resolve now (...; passes spread 43%; load average 6.9)\".")
+      .def_ro("spread", &RatioVerdict::spread,
+              "The widest side's spread of pass levels (highest over lowest, less 1); None with "
+              "one pass a side.")
+      .def_ro("load_average", &RatioVerdict::load_average,
+              "The host's 1-minute load average when the rows were measured; None where not "
+              "read.")
+      .def_ro("by_passes", &RatioVerdict::by_passes,
+              "Judged by the passes (schema version 11 on), not the medians alone.");
+
+  m.def(
+      "compare_host_passes",
+      [](const PassSamples& baseline, const PassSamples& candidate, Nanos tick_ns,
+         std::optional<double> load_average) {
+        try {
+          return compare_host_passes(baseline, candidate, tick_ns, load_average);
+        } catch (const std::invalid_argument& e) {
+          throw nb::value_error(e.what());
+        }
+      },
+      nb::arg("baseline"), nb::arg("candidate"), nb::arg("tick_ns") = 1,
+      nb::arg("load_average") = nb::none(),
+      "The host-clock rule over two sides' passes (each a list of readings in ns, in the order "
+      "they ran): a claim only where the passes' 99% interval excludes no difference, the "
+      "medians differ by 1.5x or more and the means agree. ValueError on an empty side or a "
+      "reading that is not positive.");
 
   nb::class_<Comparison>(m, "Comparison",
                          "An implementation against its case's first (the baseline), by the rule "

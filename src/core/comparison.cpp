@@ -13,6 +13,7 @@
 
 #include "gpumeter/detail/clock_state.hpp"
 #include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/detail/ledger.hpp"
 #include "gpumeter/detail/wording.hpp"
 #include "gpumeter/record.hpp"
@@ -44,12 +45,34 @@ std::optional<RelativeDifference> difference_of(const Result& base, const Result
   }
   const Nanos tick =
       std::max(base.measurement.timestamp_tick_ns, cand.measurement.timestamp_tick_ns);
+  IntervalRules rules = interval_rules_of(schema_version);
+  // The host clock from schema version 11: each pass's median (difference.hpp).
+  rules.pass_median = schema_version >= kHostClockRulesSince &&
+                      statistic_of(base.measurement.method) == Statistic::synchronized_wall_clock;
   try {
-    return relative_difference(a, b, tick, interval_rules_of(schema_version));
+    RelativeDifference d = relative_difference(a, b, tick, rules);
+    // Passes too far apart for any bound a number can state are unresolved: no claim, the
+    // spread said, and the record still written (a record never held one before, so every
+    // version reads the same).
+    if (!statable(d)) {
+      const std::optional<double> spread = pass_spread(a, b, rules);
+      why_not = "unresolved: the passes of " + base.row.implementation + " and " +
+                cand.row.implementation + " bound no interval (" + spread_words(spread, {}) +
+                "); nothing is claimed";
+      return std::nullopt;
+    }
+    return d;
   } catch (const std::invalid_argument&) {
     why_not = "a pass whose level is not a positive time";
     return std::nullopt;
   }
+}
+
+std::optional<double> load_average_of(const Result& base, const Result& cand) {
+  const std::optional<double>& a = base.measurement.load_average;
+  const std::optional<double>& b = cand.measurement.load_average;
+  if (a && b) return std::max(*a, *b);
+  return a ? a : b;
 }
 
 }  // namespace
@@ -251,7 +274,23 @@ Comparison compare_rows(const Result& base, const Result& cand, int schema_versi
     c.difference.reset();
     return c;
   }
-  c.ratio = compare_times(b, k);
+  if (schema_version < kHostClockRulesSince) {
+    c.ratio = compare_times(b, k);
+    return c;
+  }
+  // The host-clock rule (host_clock.hpp): the interval of the passes, the 1.5x floor and the
+  // means beside, together.
+  HostClockSides sides;
+  sides.baseline_median_ns = b;
+  sides.candidate_median_ns = k;
+  sides.baseline_mean_ns = c.baseline_mean_ns;
+  sides.candidate_mean_ns = c.candidate_mean_ns;
+  sides.interval = c.difference;
+  IntervalRules host_rules = interval_rules_of(schema_version);
+  host_rules.pass_median = true;
+  sides.spread = pass_spread(passes_of(base.measurement), passes_of(cand.measurement), host_rules);
+  sides.load_average = load_average_of(base, cand);
+  c.ratio = host_clock_verdict(sides);
   return c;
 }
 
@@ -261,7 +300,8 @@ IntervalRules interval_rules_of(int schema_version) {
 }
 
 int records_rules_version(int schema_version) {
-  return schema_version >= kCalibratedIntervalsSince ? kRecordSchemaVersion
+  if (schema_version >= kHostClockRulesSince) return kRecordSchemaVersion;
+  return schema_version >= kCalibratedIntervalsSince ? kHostClockRulesSince - 1
                                                      : kCalibratedIntervalsSince - 1;
 }
 

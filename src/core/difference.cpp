@@ -106,6 +106,18 @@ double trimmed_mean(std::vector<double> values, double trim) {
   return std::accumulate(first, last, 0.0) / static_cast<double>(last - first);
 }
 
+double pass_level(const std::vector<double>& pass, const IntervalRules& rules) {
+  if (!rules.pass_median) return trimmed_mean(pass);
+  if (pass.empty()) throw std::invalid_argument("pass_level of no values");
+  std::vector<double> v = pass;
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  const double upper = v[mid];
+  if (v.size() % 2 == 1) return upper;
+  const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+  return 0.5 * (lower + upper);
+}
+
 double student_t_quantile(double p, int df) {
   if (df < 1) throw std::invalid_argument("student_t_quantile: df < 1");
   if (!(p > 0 && p < 1)) throw std::invalid_argument("student_t_quantile: p outside (0, 1)");
@@ -199,11 +211,11 @@ RelativeDifference relative_difference(const PassSamples& baseline, const PassSa
     throw std::invalid_argument("relative_difference: confidence outside (0, 1)");
   }
   // Per side: the log of each pass's level, and their spread.
-  auto side_of = [](const PassSamples& passes) {
+  auto side_of = [&rules](const PassSamples& passes) {
     std::vector<double> logs;
     for (const std::vector<double>& pass : passes) {
       if (pass.empty()) throw std::invalid_argument("relative_difference: an empty pass");
-      const double level = trimmed_mean(pass);
+      const double level = pass_level(pass, rules);
       if (!(level > 0) || !std::isfinite(level)) {
         throw std::invalid_argument("relative_difference: a pass whose level is not positive");
       }

@@ -215,9 +215,9 @@ Record merge_records(const std::vector<Record>& in, const MergeOptions& options)
     run_ids += (i ? ", " : "") + r.run_id;
     // Never joined, even when mixed records are allowed: one record states its intervals and
     // precision outcomes by one version's rules, and a run to a precision stopped by its own.
-    if (interval_rules_of(r.schema_version) != interval_rules_of(first.schema_version)) {
+    if (records_rules_version(r.schema_version) != records_rules_version(first.schema_version)) {
       throw MergeRefused("record " + std::to_string(i + 1) + " (" + r.run_id +
-                             ") was judged by the interval rules of schema version " +
+                             ") was judged by the comparison rules of schema version " +
                              std::to_string(r.schema_version) + ", the first by those of version " +
                              std::to_string(first.schema_version) +
                              "; one record holds one version's: merge records of one version",

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/detail/summary.hpp"
 
 namespace gpumeter {
@@ -281,8 +282,18 @@ std::vector<Crossover> crossovers_in_calls(const std::vector<MeasuredTotal>& tot
             // A total of no time is no measurement: the rule cannot decide it, and its order
             // would mean nothing.
             if (!(p.first_ns > 0) || !(p.second_ns > 0)) continue;
-            // P5: measured totals are wall clock, so the 1.5x rule decides which leads.
-            const RatioVerdict v = compare_times(p.first_ns, p.second_ns);
+            // Every process a pass of the rule: each must be a time (a record's samples are
+            // positive; a forged zero is no measurement, and decides nothing).
+            const auto positive = [](const std::vector<double>& v) {
+              return std::all_of(v.begin(), v.end(), [](double x) { return x > 0; });
+            };
+            if (!positive(va) || !positive(vb->second)) {
+              points.push_back(p);
+              continue;
+            }
+            // Measured totals are wall clock: the host-clock rule decides which leads, each
+            // fresh process a pass.
+            const RatioVerdict v = compare_host_readings(va, vb->second);
             if (v.resolution == Resolution::directional_difference) {
               p.decided = v.speedup > 1 ? 1 : -1;
             }

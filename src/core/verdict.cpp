@@ -14,6 +14,17 @@ std::string to_string(Resolution resolution) {
              : "no measured difference at this precision";
 }
 
+std::string time_ratio_words(double ratio) {
+  // The medians' ratio, with the figures it takes not to print a ratio the rule did not call
+  // (1.496 is "1.496x", never "1.5x" beside "no measured difference").
+  int digits = 2;
+  while (digits < kMaxIntervalDigits && ratio < kResolutionRatio &&
+         std::strtod(format_significant(ratio, digits).c_str(), nullptr) >= kResolutionRatio) {
+    ++digits;
+  }
+  return format_significant(ratio, digits) + "x the time";
+}
+
 RatioVerdict compare_times(double baseline_ns, double candidate_ns) {
   if (!(baseline_ns > 0) || !(candidate_ns > 0)) {
     throw std::invalid_argument("compare_times: times must be positive");
@@ -29,16 +40,8 @@ RatioVerdict compare_times(double baseline_ns, double candidate_ns) {
   if (v.resolution == Resolution::directional_difference) {
     v.wording = format_sig2(factor) + "x " + (faster ? "faster" : "slower");
   } else {
-    // Under the resolution no direction was measured, so none is worded: the medians' ratio,
-    // with the figures it takes not to print a ratio the rule did not call (1.496 is "1.496x",
-    // never "1.5x" beside "no measured difference").
-    const double ratio = candidate_ns / baseline_ns;
-    int digits = 2;
-    while (digits < kMaxIntervalDigits &&
-           std::strtod(format_significant(ratio, digits).c_str(), nullptr) >= kResolutionRatio) {
-      ++digits;
-    }
-    v.wording = format_significant(ratio, digits) + "x the time";
+    // Under the resolution no direction was measured, so none is worded.
+    v.wording = time_ratio_words(candidate_ns / baseline_ns);
   }
   v.label = to_string(v.resolution);
   return v;

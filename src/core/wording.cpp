@@ -9,6 +9,7 @@
 #include "gpumeter/detail/clock_state.hpp"
 #include "gpumeter/detail/comparison.hpp"
 #include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/detail/timing_method.hpp"
 #include "gpumeter/detail/verdict.hpp"
 
@@ -138,8 +139,18 @@ std::string describe_difference(const Comparison& c) {
   const std::string statistic = std::string(to_string(c.statistic));
   if (c.rule == ComparisonRule::resolution) {
     if (c.ratio->resolution == Resolution::directional_difference) {
-      return b + " is " + c.ratio->wording + " than " + a + " (" + c.ratio->label + "; " +
+      std::string passes;
+      if (c.ratio->by_passes && c.difference) {
+        passes = "; the passes' " + difference_words(*c.difference).interval;
+      }
+      return b + " is " + c.ratio->wording + " than " + a + " (" + c.ratio->label + passes + "; " +
              statistic + ", rule: 1.5x resolution)";
+    }
+    if (c.ratio->by_passes) {
+      // The host-clock rule claimed nothing: the medians' ratio with no direction, and why.
+      return c.ratio->label + " between " + b + " and " + a + " (" + b + " took " +
+             c.ratio->wording + " of " + a + ", by their medians; " + statistic +
+             ", rule: 1.5x resolution and the passes' interval)";
     }
     // Under 1.5x no direction was measured: the sentence claims none ("b is 1.0x slower than
     // a" read as a finding). The passes may still support one (P5).
@@ -370,12 +381,19 @@ std::string describe(const GrowthRegime& r, std::string_view axis) {
          format_significant(r.r_squared, 3) + ", " + std::to_string(r.points) + " points)";
 }
 
-std::string wrapper_words(double kernel_ns, double call_ns) {
+std::string wrapper_words(const std::vector<Nanos>& kernel, const std::vector<Nanos>& call) {
+  const double kernel_ns = spread_of(kernel).median_ns;
+  const double call_ns = spread_of(call).median_ns;
   std::string s = "wrapper work (the public call less the bare kernel) " +
                   time_text(call_ns - kernel_ns) + ": public call " + time_text(call_ns) +
                   ", bare kernel " + time_text(kernel_ns);
-  if (kernel_ns > 0 && call_ns > 0) {
-    const RatioVerdict v = compare_times(kernel_ns, call_ns);
+  const auto positive = [](const std::vector<Nanos>& v) {
+    return !v.empty() && std::all_of(v.begin(), v.end(), [](Nanos x) { return x > 0; });
+  };
+  if (positive(kernel) && positive(call)) {
+    // The host-clock rule, a reading a pass (host_clock.hpp).
+    const RatioVerdict v = compare_host_readings(std::vector<double>(kernel.begin(), kernel.end()),
+                                                 std::vector<double>(call.begin(), call.end()));
     const bool bare = v.resolution == Resolution::no_measured_difference;
     s += "; the public call " + std::string(bare ? "takes " : "is ") + v.wording +
          (bare ? " of" : " than") + " the bare kernel (" + v.label + ")";
@@ -385,7 +403,8 @@ std::string wrapper_words(double kernel_ns, double call_ns) {
 
 std::string phases_heading() {
   return "Phases (median [p10, p90]; n: fresh processes, or calls when warm; a wall-clock phase "
-         "against the first candidate's by the 1.5x rule, never against device time):";
+         "against the first candidate's by the host-clock rule, a direction only where the "
+         "readings bound it and from 1.5x on, never against device time):";
 }
 
 std::string total_n_heading(PhaseSetting setting) {

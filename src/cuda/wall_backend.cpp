@@ -6,9 +6,11 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <utility>
 
 #include "backends.hpp"
+#include "procfs.hpp"
 
 namespace gpumeter::cuda {
 namespace {
@@ -18,6 +20,8 @@ class WallBackend final : public CudaBackendBase {
   using CudaBackendBase::CudaBackendBase;
 
   TimingMethod method() const override { return TimingMethod::host_wall; }
+  // A host clock: the load its readings ran under, for a verdict of no difference to state.
+  std::optional<double> load_average() override { return detail::load_average(); }
 
   void open_phase(const PhaseRequest& request) override {
     start_phase();

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "gpumeter/backend/trace.hpp"
+#include "procfs.hpp"
 
 namespace gpumeter {
 namespace {
@@ -64,12 +65,13 @@ class HostBackend final : public Backend {
   void abandon_phase() noexcept override { trace_ = Trace{}; }
 
   // DeviceSteps: host work is finished when the call returns; there is no device cache to
-  // clear. The EnvironmentProbe's defaults stand: the host has no device clock or memory to
-  // read.
+  // clear. The host has no device clock or memory to read.
   void drain(std::size_t, const char*) override {}
   void synchronize(const char*) override {}
   void clear_cache(std::size_t) override {}
   void after_user_code(std::size_t, const char*) override {}
+  // The EnvironmentProbe's one reading: the load the host clock's readings ran under.
+  std::optional<double> load_average() override { return detail::load_average(); }
 
  private:
   using Clock = std::chrono::steady_clock;

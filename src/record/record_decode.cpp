@@ -141,12 +141,16 @@ void read_ledger(const Reader& r, const Doc& j, const std::string& where, Measur
 // Version 10: how the row was measured (which rule proves it, check_row_origins) and the
 // tolerances its answers were checked with, each usable (tolerance.hpp): an infinite atol stated
 // as a check's passes any answer.
-void read_version_10_fields(const Reader& r, const Doc& j, const std::string& where,
-                            Result& result) {
+void read_version_10_fields(const Reader& r, const Doc& j, const std::string& where, Result& result,
+                            int version) {
   const std::string origin = r.text(j, where, "origin", kName);
   const std::optional<RowOrigin> o = parse_row_origin(origin);
   if (!o) r.fail(fmt::format("field {}.origin: unknown origin {}", where, record_text(origin)));
   result.measurement.origin = *o;
+  // Version 11: the host's load when the row was measured (null: not read, device timing).
+  if (version >= kLoadAverageSince) {
+    result.measurement.load_average = r.optional_real(j, where, "load_average", 0, 1e9);
+  }
   if (!j.contains("answer_check")) return;  // no check of gpumeter's tolerances was made
   const std::string aw = where + ".answer_check";
   const Doc& a = r.object(j, where, "answer_check");
@@ -409,7 +413,7 @@ Result read_result(const Reader& r, const Doc& j, const std::string& where,
   if (version >= 5) read_precision(r, j, where, m);
   if (version >= 7) read_ledger(r, j, where, m, version);
   if (version >= 8) result.board = read_board(r, j, where);
-  if (version >= kRowOriginsSince) read_version_10_fields(r, j, where, result);
+  if (version >= kRowOriginsSince) read_version_10_fields(r, j, where, result, version);
 
   if (version >= 2) {
     m.timestamp_tick_ns = r.integer<Nanos>(j, where, "timestamp_tick_ns", 1, 1'000'000);

@@ -20,6 +20,7 @@
 #include "gpumeter/columns.hpp"
 #include "gpumeter/detail/calibration.hpp"
 #include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/detail/phases.hpp"
 #include "gpumeter/detail/timing_method.hpp"
 #include "gpumeter/detail/wording.hpp"
@@ -31,22 +32,21 @@ namespace gpumeter {
 
 namespace record_json {
 
-// A relative difference is a ratio of times less one: finite and above -1. Passes 10^15 apart
-// with a wide interval round a bound to exactly -1 (a factor of infinity: "infx faster") or
-// overflow it; no measurement gives passes that far apart, and no sentence can state it.
+// A relative difference is a ratio of times less one: finite and above -1 (host_clock.hpp's
+// statable). The comparison rule records passes that far apart as unresolved, with no interval
+// (compare_rows), so a record whose stored comparisons hold one was not made by it.
 std::string unstatable_comparison(const std::vector<Comparison>& derived) {
   for (std::size_t i = 0; i < derived.size(); ++i) {
     if (!derived[i].difference) continue;
     const RelativeDifference& d = *derived[i].difference;
-    const auto ratio = [](double v) { return std::isfinite(v) && v > -1; };
-    if (!ratio(d.estimate) || !ratio(d.low) || !ratio(d.high) ||
-        !std::isfinite(d.smallest_detectable)) {
+    if (!statable(d)) {
       return fmt::format(
-          "the results of {} and {} give a relative difference beyond what a number can state "
-          "(estimate {}, interval {} to {}, smallest detectable {}); no measurement gives "
-          "passes that far apart",
+          "the results of {} and {} of case {} give a relative difference beyond what a number "
+          "can state (estimate {}, interval {} to {}, smallest detectable {}); no measurement "
+          "gives passes that far apart",
           record_text(derived[i].baseline.implementation),
-          record_text(derived[i].candidate.implementation), d.estimate, d.low, d.high,
+          record_text(derived[i].candidate.implementation),
+          record_text(derived[i].baseline.case_name), d.estimate, d.low, d.high,
           d.smallest_detectable);
     }
   }

@@ -76,6 +76,7 @@ constexpr AddedField kAddedFields[] = {
     {Scope::top, "merged_programs", 10},
     {Scope::result, "origin", 10},
     {Scope::result, "answer_check", 10},
+    {Scope::result, "load_average", 11},
 };
 
 // An older version is read by its own rules, which know nothing of what later versions added:

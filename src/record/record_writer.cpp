@@ -126,6 +126,14 @@ void put_version_10_fields(Json& j, const Result& result, const std::string& whe
         where, version, kCalibratedIntervalsSince - 1));
   }
   j["origin"] = std::string(to_string(origin));
+  if (version >= kLoadAverageSince) {
+    j["load_average"] = nullable_number(result.measurement.load_average, where + ".load_average");
+  } else if (result.measurement.load_average) {
+    throw Error(fmt::format(
+        "cannot write record: {} states a load average, which a record of schema_version {} "
+        "cannot hold",
+        where, version));
+  }
   if (result.answer_check) {
     const AnswerCheck& a = *result.answer_check;
     if (const std::string problem = tolerance_problem(a.rtol, a.atol); !problem.empty()) {
@@ -387,15 +395,17 @@ std::vector<std::string> version_8_words(const Record& record) {
 }  // namespace
 
 Json header_json(const Record& record) {
-  // A record read from a version of the older interval rules writes back as that version: its
-  // fields are version 9's (version 10's are said as version 8 said them), its comparisons and
-  // precision outcomes that version's.
+  // A record read from a version of older comparison rules writes back as that version: 8 (the
+  // older intervals; its fields are version 9's, version 10's said as version 8 said them) or 10
+  // (the older host-clock rule; no load averages), its comparisons and precision outcomes that
+  // version's.
   if (record.schema_version != kRecordSchemaVersion &&
-      record.schema_version != kCalibratedIntervalsSince - 1) {
+      record.schema_version != records_rules_version(record.schema_version)) {
     throw Error(
-        fmt::format("cannot write schema_version {}: this gpumeter writes {} (and {} for "
+        fmt::format("cannot write schema_version {}: this gpumeter writes {} (and {} or {} for "
                     "a record read from an older version)",
-                    record.schema_version, kRecordSchemaVersion, kCalibratedIntervalsSince - 1));
+                    record.schema_version, kRecordSchemaVersion, kCalibratedIntervalsSince - 1,
+                    kHostClockRulesSince - 1));
   }
   Json j;
   j["schema"] = kRecordSchemaName;

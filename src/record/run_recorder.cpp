@@ -214,7 +214,9 @@ fs::path RunRecorder::finish() {
   // check, not a read-back of the text).
   if (const std::string problem = record_json::unstatable_comparison(record_.comparisons);
       !problem.empty()) {
-    throw Error("refusing to write a record that would not read back: " + problem);
+    // The journal keeps every row measured; it is named so they are not lost with the record.
+    throw Error("refusing to write a record that would not read back: " + problem +
+                "; the rows measured are kept in the journal " + journal_path().string());
   }
   const fs::path target = dir_ / record_file_name(record_.run_id);
   const std::string text = serialize(record_);

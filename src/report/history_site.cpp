@@ -170,7 +170,9 @@ std::string rule_note(const History& history) {
          "runs, as <code>gpumeter compare</code> makes it: device time by the relative difference "
          "with its " +
          h(confidence_words(history)) +
-         " interval, wall clock by the 1.5x resolution. Points of another board or timing method "
+         " interval, wall clock by the host-clock rule (a move only where the passes bound it, "
+         "from "
+         "1.5x on). Points of another board or timing method "
          "are never compared: where a series changes either, its line breaks. A move between two "
          "records of one commit is the machine's or the method's, not the code's, and is not "
          "listed as a regression.</p>\n";
@@ -539,7 +541,7 @@ nlohmann::ordered_json move_json(const History& history, const std::vector<std::
   j["statistic"] = std::string(to_string(c.statistic));
   j["rule"] = to_string(c.rule);
   // The numbers behind the words: new / previous - 1 with its interval (device time), or the
-  // medians' ratio new / previous (the 1.5x resolution, wall clock).
+  // medians' ratio new / previous (the host-clock rule, wall clock).
   if (c.difference) {
     j["estimate"] = c.difference->estimate;
     j["low"] = c.difference->low;

@@ -15,6 +15,7 @@
 
 #include "gpumeter/detail/format.hpp"
 #include "gpumeter/detail/growth.hpp"
+#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/detail/phases.hpp"
 #include "gpumeter/detail/table.hpp"
 #include "gpumeter/detail/total_n.hpp"
@@ -40,6 +41,14 @@ std::string spread_text(const std::vector<Nanos>& samples) {
 
 std::string optional_time(const std::optional<double>& ns) {
   return ns ? time_text(*ns) : std::string(kNotMeasured);
+}
+
+std::vector<double> as_doubles(const std::vector<Nanos>& ns) {
+  return std::vector<double>(ns.begin(), ns.end());
+}
+
+bool positive(const std::vector<double>& v) {
+  return !v.empty() && std::all_of(v.begin(), v.end(), [](double x) { return x > 0; });
 }
 
 std::string phases_part(const Record& record, TableLayout layout) {
@@ -68,14 +77,18 @@ std::string phases_part(const Record& record, TableLayout layout) {
       if (p.row.implementation != first && p.statistic == Statistic::synchronized_wall_clock) {
         const auto it = by.find({c, first, p.phase, p.setting});
         if (it != by.end()) {
-          const double base = spread_of(it->second->samples_ns).median_ns;
-          const double mine = spread_of(p.samples_ns).median_ns;
-          if (base > 0 && mine > 0) {
-            const std::string w = compare_times(base, mine).wording;
-            const bool bare = w.size() >= 8 && w.compare(w.size() - 8, 8, "the time") == 0;
-            versus = w + (bare ? " of " : " than ") + first;
+          const std::vector<double> base = as_doubles(it->second->samples_ns);
+          const std::vector<double> mine = as_doubles(p.samples_ns);
+          if (positive(base) && positive(mine)) {
+            // The host-clock rule, each fresh process (or call) a pass: no claim the readings'
+            // spread does not support.
+            const RatioVerdict v = compare_host_readings(base, mine);
+            const bool claimed = v.resolution == Resolution::directional_difference;
+            // Unclaimed, the cell says how far the readings spread (the heading names the rule).
+            versus = v.wording + (claimed ? " than " : " of ") + first +
+                     (claimed ? "" : " (" + spread_words(v.spread, v.load_average) + ")");
           } else {
-            versus = "not compared (a zero median)";
+            versus = "not compared (a reading of zero)";
           }
         }
       }
@@ -155,8 +168,7 @@ std::string phases_part(const Record& record, TableLayout layout) {
       const auto kernel = by.find({c, implementation, Phase::kernel_call, setting});
       if (kernel == by.end()) continue;
       wrappers += item("- ", md(c + " / " + implementation, MdPlace::line_start) + ": " +
-                                 md(wrapper_words(spread_of(kernel->second->samples_ns).median_ns,
-                                                  spread_of(p->samples_ns).median_ns)));
+                                 md(wrapper_words(kernel->second->samples_ns, p->samples_ns)));
     }
     if (!wrappers.empty()) out += "\n" + wrappers;
   }

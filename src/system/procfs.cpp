@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -26,6 +28,16 @@ std::string read_bounded(const std::string& path, std::size_t max_bytes) {
   in.read(text.data(), static_cast<std::streamsize>(max_bytes));
   text.resize(static_cast<std::size_t>(in.gcount()));
   return text;
+}
+
+std::optional<double> load_average() {
+  // "6.93 5.10 3.02 3/412 8812": the first field is the last minute's.
+  const std::string text = read_bounded("/proc/loadavg", 128);
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || !std::isfinite(value) || value < 0) return std::nullopt;
+  return value;
 }
 
 std::string self_status() {

@@ -22,6 +22,10 @@ std::string self_status();
 // nullopt when no line does.
 std::optional<std::string_view> status_field(std::string_view status, std::string_view key);
 
+// The host's 1-minute load average (the first field of /proc/loadavg); nullopt when it cannot
+// be read or is not a number >= 0.
+std::optional<double> load_average();
+
 // A process's state letter ('R', 'S', 'Z' for a zombie, ...) and its parent's pid, from
 // /proc/<pid>/stat; nullopt when it cannot be read (gone, or another PID namespace's).
 struct ProcStat {

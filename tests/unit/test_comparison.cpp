@@ -94,13 +94,32 @@ TEST(Comparison, WallClockKeepsTheResolutionRuleAndSaysSo) {
   ASSERT_TRUE(c[0].ratio);
   EXPECT_EQ(c[0].ratio->resolution, Resolution::directional_difference);
   EXPECT_EQ(describe(c[0]).rfind("four-chains is 3.0x faster than one-chain (directional "
-                                 "difference; synchronized_wall_clock, rule: 1.5x resolution)",
+                                 "difference; the passes' 99% interval ",
                                  0),
             0u)
       << describe(c[0]);
-  // Under 1.5x: no measured difference at this precision, and the passes' finer statement.
+  EXPECT_NE(describe(c[0]).find("; synchronized_wall_clock, rule: 1.5x resolution)"),
+            std::string::npos);
+  // Under 1.5x: no difference claimed, the floor named, the passes' spread said.
   EXPECT_EQ(c[1].ratio->resolution, Resolution::no_measured_difference);
-  const std::string finer = describe(c[1]);
+  EXPECT_EQ(describe(c[1]).rfind("no difference this machine can resolve now (under the 1.5x floor "
+                                 "of what the host clock claims; passes spread ",
+                                 0),
+            0u)
+      << describe(c[1]);
+  EXPECT_NE(describe(c[1]).find("between tuned and one-chain (tuned took 0.83x the time of "
+                                "one-chain, by their medians"),
+            std::string::npos)
+      << describe(c[1]);
+  // A record before schema version 11: the 1.5x rule on the medians, and the passes' finer
+  // statement under it.
+  const std::vector<Comparison> old = compare_results(rs, kHostClockRulesSince - 1);
+  EXPECT_EQ(describe(old[0]).rfind("four-chains is 3.0x faster than one-chain (directional "
+                                   "difference; synchronized_wall_clock, rule: 1.5x resolution)",
+                                   0),
+            0u)
+      << describe(old[0]);
+  const std::string finer = describe(old[1]);
   EXPECT_EQ(finer.rfind("no measured difference at this precision between tuned and one-chain "
                         "(tuned took 0.83x the time of one-chain, by their medians; the passes "
                         "support a finer statement: ",
@@ -120,6 +139,12 @@ TEST(Comparison, UnderTheResolutionTheSentenceClaimsNoDirection) {
   ASSERT_TRUE(c.difference);
   EXPECT_FALSE(c.difference->found());
   EXPECT_EQ(describe(c),
+            "no difference this machine can resolve now (under the 1.5x floor of what the host "
+            "clock claims; passes spread 51%) between b and a (b took 1.0x the time of a, by "
+            "their medians; synchronized_wall_clock, rule: 1.5x resolution and the passes' "
+            "interval); mean per call b 1.00 us, a 0.998 us");
+  // Before schema version 11, as it was worded.
+  EXPECT_EQ(describe(compare_results(rs, kHostClockRulesSince - 1).at(0)),
             "no measured difference at this precision between b and a (b took 1.0x the time of "
             "a, by their medians; the samples support nothing finer; synchronized_wall_clock, "
             "rule: 1.5x resolution); mean per call b 1.00 us, a 0.998 us");

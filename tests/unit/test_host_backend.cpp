@@ -62,8 +62,12 @@ TEST(HostBackend, ComparesInMirroredOrder) {
   for (char c : order) {
     if (runs.empty() || runs.back() != c) runs += c;
   }
-  EXPECT_EQ(runs, "ABABA");  // "AB" + "ABBA" with the B runs merged
-  EXPECT_EQ(out[0].samples.size(), 40u);
+  // "AB" + 3 rounds of "ABBA" (the host clock's), the runs of one letter merged.
+  EXPECT_EQ(runs, "ABABABABA");
+  EXPECT_EQ(out[0].samples.size(), 120u);
+  EXPECT_EQ(out[0].pass_sizes.size(), 6u);
+  // The backend read the host's load for the record.
+  EXPECT_TRUE(out[0].load_average.has_value());
   EXPECT_EQ(out[0].method, TimingMethod::host_wall);
 }
 

@@ -229,12 +229,18 @@ TEST(MergeRecords, RecordsOfTwoIntervalRulesAreNeverJoined) {
       merge_records({a, b}, options(allow));
       FAIL() << "merged two rules";
     } catch (const MergeRefused& e) {
-      EXPECT_NE(std::string(e.what()).find("record 2 (b) was judged by the interval rules of "
-                                           "schema version 10, the first by those of version 8"),
+      EXPECT_NE(std::string(e.what()).find("record 2 (b) was judged by the comparison rules of "
+                                           "schema version 11, the first by those of version 8"),
                 std::string::npos)
           << e.what();
     }
   }
+  // Version 10's host-clock rule (held as 10) and version 11's are two rules too.
+  a.schema_version = kHostClockRulesSince - 1;
+  Record c = shard("c", {row("copy", "z", 300)});
+  c.schema_version = kHostClockRulesSince - 1;
+  EXPECT_EQ(merge_records({a, c}, options()).schema_version, kHostClockRulesSince - 1);
+  EXPECT_THROW(merge_records({a, b}, options(true)), MergeRefused);
 }
 
 TEST(MergeRecords, BoardsOfOneKindMergeEachRowKeepingItsOwnAndAreNeverCompared) {

@@ -431,10 +431,27 @@ TEST(RecordSchema, RefusesWhatItCannotWriteFaithfully) {
 // The checked-in record of the current schema version still reads, and reads as the same
 // record. If this fails after a schema change, bump kRecordSchemaVersion and add a fixture
 // (gpumeter_make_record --stdout program > tests/data/record_vN.json).
-TEST(RecordSchema, VersionTenFixtureStillReads) {
+TEST(RecordSchema, VersionElevenFixtureStillReads) {
+  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v11.json";
+  const Record r = read_record(fixture);
+  EXPECT_EQ(r.schema_version, kRecordSchemaVersion);
+  expect_records_equal(r, testing::program_record());
+  EXPECT_EQ(serialize(r), read_file(fixture));
+  for (const Result& row : r.results) {
+    EXPECT_EQ(row.board.uuid, "GPU-01234567-89ab-cdef-0123-456789abcdef");
+    EXPECT_EQ(row.measurement.origin, RowOrigin::program_range);
+  }
+}
+
+// A version 10 record (the older host-clock rule) reads with its comparisons as its rule gave
+// them, stays version 10 and writes back byte for byte.
+TEST(RecordSchema, VersionTenFixtureReadsByItsOwnRulesAndWritesBackAsVersionTen) {
   const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v10.json";
   const Record r = read_record(fixture);
-  expect_records_equal(r, testing::program_record());
+  EXPECT_EQ(r.schema_version, kHostClockRulesSince - 1);
+  Record want = testing::program_record();
+  want.schema_version = kHostClockRulesSince - 1;
+  expect_records_equal(r, want);
   EXPECT_EQ(serialize(r), read_file(fixture));
   for (const Result& row : r.results) {
     EXPECT_EQ(row.board.uuid, "GPU-01234567-89ab-cdef-0123-456789abcdef");
@@ -445,11 +462,14 @@ TEST(RecordSchema, VersionTenFixtureStillReads) {
 
 // A version 9 record reads as the same record, each row given the origin its version implied (a
 // program's record: its ranges), and writes back as version 10: the version 10 fixture, byte for
-// byte (version 10 added only the rows' origins, the record's merged_programs and answer checks).
+// byte (version 10 added only the rows' origins, the record's merged_programs and answer checks;
+// version 11 changed the host-clock rule, so both are held as 10).
 TEST(RecordSchema, VersionNineFixtureReadsWithItsRowsOriginsAndWritesAsVersionTen) {
   const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v9.json");
-  EXPECT_EQ(r.schema_version, kRecordSchemaVersion);
-  expect_records_equal(r, testing::program_record());
+  EXPECT_EQ(r.schema_version, kHostClockRulesSince - 1);
+  Record want = testing::program_record();
+  want.schema_version = kHostClockRulesSince - 1;
+  expect_records_equal(r, want);
   EXPECT_EQ(serialize(r), read_file(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v10.json"));
 }
 
@@ -987,10 +1007,10 @@ TEST(RecordStrictReading, TimestampCheckThatContradictsItselfIsRefused) {
 }
 
 TEST(RecordStrictReading, UnsupportedSchemaVersion) {
-  EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 11; }),
-            "dir/rec.json: unsupported schema_version 11 (this gpumeter reads 1 to 10)");
+  EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 12; }),
+            "dir/rec.json: unsupported schema_version 12 (this gpumeter reads 1 to 11)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = -1; }),
-            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 10)");
+            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 11)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = "1"; }),
             "dir/rec.json: field schema_version: expected an integer, found string");
   EXPECT_EQ(what_after([](auto& j) { j.erase("schema_version"); }),
@@ -1498,10 +1518,11 @@ TEST(RecordHostile, ZeroNanosecondSamplesReadAndCompareWithoutAnError) {
   }
 }
 
-TEST(RecordHostile, ADifferenceNoNumberCanStateIsRefused) {
+TEST(RecordHostile, ADifferenceNoNumberCanStateIsRecordedUnresolved) {
   // Passes of 10^15 ns against passes of 1 ns, with a 1 us timestamp step: the interval's
-  // lower bound rounds to exactly -1, a factor of infinity ("infx faster"). Every value is in
-  // its field's range; together they are no measurement.
+  // lower bound rounds to exactly -1, a factor of infinity ("infx faster"). Such passes are
+  // unresolved: no interval, no claim, the spread said; the record is written and reads back
+  // (a record was once refused for it, and its measurement lost).
   Record r = full_record();
   Result slow = testing::full_result();
   const Nanos most = 1'000'000'000'000'000;
@@ -1518,13 +1539,26 @@ TEST(RecordHostile, ADifferenceNoNumberCanStateIsRefused) {
   fast.measurement.samples = {testing::sample(1, 1, 1, 0), testing::sample(1, 1, 1, 0)};
   r.results = {slow, fast};
   testing::derive_summaries(r);
-  ASSERT_EQ(r.comparisons.at(0).difference->low, -1.0);
-  const std::string what = what_of(serialize(r));
-  EXPECT_EQ(what.rfind("dir/rec.json: the results of \"cublas\" and \"fast\" give a relative "
-                       "difference beyond what a number can state (estimate ",
-                       0),
+  ASSERT_FALSE(r.comparisons.at(0).difference);
+  EXPECT_EQ(r.comparisons.at(0).refusal.rfind(
+                "unresolved: the passes of cublas and fast bound no interval (passes spread ", 0),
             0u)
-      << what;
+      << r.comparisons.at(0).refusal;
+  const Record back = parse_record(serialize(r), "x.json");
+  EXPECT_EQ(back.comparisons.at(0).refusal, r.comparisons.at(0).refusal);
+  // A stored interval no number can state is still refused, naming the case.
+  auto j = ordered_json::parse(serialize(r));
+  j["comparisons"][0]["refusal"] = "";
+  j["comparisons"][0]["difference"] = {{"estimate", 1e300},
+                                       {"low", -1},
+                                       {"high", 1e300},
+                                       {"confidence", 0.99},
+                                       {"smallest_detectable", 1e300},
+                                       {"degrees_of_freedom", 2},
+                                       {"timestamp_tick_ns", 1000}};
+  EXPECT_NE(what_of(j.dump()).find("does not match what the record's results give"),
+            std::string::npos)
+      << what_of(j.dump());
   // The same two rows a million times apart are a difference like any other.
   r.results[0].measurement.samples = {testing::sample(1'000'000, 1'000'000, 1, 0),
                                       testing::sample(1'000'000, 1'000'000, 1, 0)};
@@ -1928,7 +1962,7 @@ TEST(RecordLedger, NoDeviationExemptsACuptiRowOfTheCurrentVersionFromItsLedger) 
   auto j = ordered_json::parse(serialize(full_record()));
   j["results"][0].erase("ledger");
   j["results"][0]["origin"] = "before_ledgers";
-  EXPECT_NE(what_of(j.dump()).find("origin \"before_ledgers\" in a record of schema_version 10: "
+  EXPECT_NE(what_of(j.dump()).find("origin \"before_ledgers\" in a record of schema_version 11: "
                                    "a row measured before ledgers is held in a record of schema "
                                    "version 8 or earlier"),
             std::string::npos)
@@ -1987,7 +2021,10 @@ TEST(RecordLedger, AVersionNineRecordIsReadByWhatItsVersionSaid) {
     auto j = ordered_json::parse(serialize(rec));
     j["schema_version"] = 9;
     j.erase("merged_programs");
-    for (auto& row : j["results"]) row.erase("origin");
+    for (auto& row : j["results"]) {
+      row.erase("origin");
+      row.erase("load_average");  // version 11's
+    }
     return j.dump();
   };
   const Record merged = parse_record(as_version_9(r, merged_programs_deviation("a")), "v9.json");

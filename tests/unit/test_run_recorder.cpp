@@ -91,6 +91,42 @@ TEST(RunRecorder, JournalReadsAsThePartialRecordOfTheCasesAdded) {
             "killed, or was still running, when it was read");
 }
 
+// Passes no number can bound (a host call preempted far beyond its work, or these: 10^15 ns
+// against 1 ns with a 1 us step) make a comparison unresolved, never a reason to lose the run:
+// the journal reads back to its rows, and the record is written and reads back.
+TEST(RunRecorder, PassesNoNumberCanBoundLoseNoRecord) {
+  TempDir dir;
+  RunRecorder rec(dir.path(), 1);
+  Record h = header();
+  h.config.budget = {12'500'000, 50'000'000, 2, 2};
+  rec.begin(h);
+  Result slow = full_result();
+  const Nanos most = 1'000'000'000'000'000;
+  slow.measurement.samples = {testing::sample(most, most, 1, 0), testing::sample(most, most, 1, 0)};
+  slow.measurement.pass_sizes = {1, 1};
+  slow.measurement.timestamp_tick_ns = 1000;
+  slow.measurement.null_test.reset();
+  slow.measurement.warmup_iterations = 2;
+  slow.measurement.measure_iterations = 2;
+  slow.measurement.ledger = testing::ledger_of(slow.measurement);
+  Result fast = slow;
+  fast.row.implementation = "fast";
+  fast.measurement.samples = {testing::sample(1, 1, 1, 0), testing::sample(1, 1, 1, 0)};
+  fast.measurement.ledger = testing::ledger_of(fast.measurement);
+  rec.add({slow, fast});
+  rec.checkpoint();
+  const Record journal = read_record(rec.journal_path());
+  ASSERT_EQ(journal.results.size(), 2u);
+  ASSERT_EQ(journal.comparisons.size(), 1u);
+  EXPECT_EQ(journal.comparisons[0].refusal.rfind("unresolved: the passes of cublas and fast", 0),
+            0u)
+      << journal.comparisons[0].refusal;
+  const fs::path path = rec.finish();
+  const Record back = read_record(path);
+  EXPECT_EQ(back.results.size(), 2u);
+  EXPECT_EQ(back.comparisons[0].refusal, journal.comparisons[0].refusal);
+}
+
 // finish(): the record on disk is what the recorder holds (serialized once), and the journal
 // is gone.
 TEST(RunRecorder, FinishWritesTheRecordOnceAndRemovesTheJournal) {

@@ -394,10 +394,12 @@ TEST(FindCrossovers, RefusesARepeatedOrNonFinitePoint) {
 }
 
 // A: 20 ms to set up, 10 us a call. B: 1 ms to set up, 1 ms a call. At 10 calls B is 1.8x
-// faster, at 100 A is 4.8x faster: a resolved bracket [10, 100]. Each N's samples hold a stray
-// slow process, so only its median reads as the total.
+// faster, at 100 A is 4.8x faster: a resolved bracket [10, 100]. Each N's five processes read
+// within 5% of each other: the host-clock rule takes each process for a pass, and their spread
+// bounds both ends.
 std::vector<Nanos> loop(Nanos fixed, Nanos per_call, int calls) {
-  return around(fixed + calls * per_call);
+  const Nanos m = fixed + calls * per_call;
+  return {m - m / 20, m - m / 40, m, m + m / 40, m + m / 20};
 }
 
 TEST(CrossoversInCalls, AHighFixedCostLosesFewCallsAndWinsMany) {
@@ -416,6 +418,16 @@ TEST(CrossoversInCalls, AHighFixedCostLosesFewCallsAndWinsMany) {
   ASSERT_EQ(out.size(), 1u);
   EXPECT_TRUE(out[0].resolved);
   EXPECT_EQ(out[0].first, b);  // ahead at 10 calls
+  // A stray process 6x the others in each N's five: the passes bound neither end, and the
+  // medians' change of order is not called a crossover.
+  std::vector<MeasuredTotal> stray;
+  for (const int n : {10, 100}) {
+    stray.push_back(total(a, n, kCached, around(20 * kMillisecond + n * 10 * kMicrosecond)));
+    stray.push_back(total(b, n, kCached, around(kMillisecond + n * kMillisecond)));
+  }
+  const std::vector<Crossover> unresolved = crossovers_in_calls(stray);
+  ASSERT_EQ(unresolved.size(), 1u);
+  EXPECT_FALSE(unresolved[0].resolved);
   EXPECT_EQ(out[0].second, a);
   EXPECT_EQ(out[0].low, 10);
   EXPECT_EQ(out[0].high, 100);

@@ -42,6 +42,10 @@ class EnvironmentProbe {
   // to this process's own session, whenever they came): work they do is in no reading. Read before
   // and after every measured phase. nullopt when the backend cannot list them.
   virtual std::optional<std::vector<DeviceProcess>> new_device_processes() { return std::nullopt; }
+  // The host's 1-minute load average now, read after each measured phase by a backend that times
+  // on the host clock (what a host-clock verdict of no difference states); nullopt otherwise.
+  // Must not throw.
+  virtual std::optional<double> load_average() { return std::nullopt; }
 };
 
 }  // namespace gpumeter

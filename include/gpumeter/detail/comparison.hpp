@@ -28,8 +28,12 @@ struct Result;  // record.hpp, which holds Comparisons
 
 // The record schema version whose comparison rules are the current ones: the last version that
 // changed one. A later version that changes none (record.hpp's kRecordSchemaVersion, which cannot
-// be included here, is 10) is judged by these.
-inline constexpr int kComparisonRulesVersion = 9;
+// be included here) is judged by these.
+inline constexpr int kComparisonRulesVersion = 11;
+// The version from which a host-clock comparison claims a difference only where the passes'
+// interval, the 1.5x floor and the means agree (host_clock.hpp); before it, the 1.5x rule on
+// the medians alone.
+inline constexpr int kHostClockRulesSince = 11;
 // The version from which the rules of moved work apply.
 inline constexpr int kMovedWorkRulesSince = 8;
 // The version from which intervals are at 99% with a step's allowance of kPassTrim where the
@@ -38,8 +42,9 @@ inline constexpr int kCalibratedIntervalsSince = 9;
 // The interval rules of a record of `schema_version`.
 IntervalRules interval_rules_of(int schema_version);
 // The version a record of `schema_version` is held and written as once read: the current record
-// schema version, or the last version with its interval rules (kCalibratedIntervalsSince - 1),
-// written with that version's fields.
+// schema version, or the last version with its comparison rules (kCalibratedIntervalsSince - 1
+// for older intervals, kHostClockRulesSince - 1 for the older host-clock rule), written with that
+// version's fields.
 int records_rules_version(int schema_version);
 
 enum class ComparisonRule {

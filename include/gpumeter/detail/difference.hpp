@@ -46,6 +46,12 @@ struct IntervalRules {
   // Whether a step's allowance may be kPassTrim of it where every pass's readings fell on two
   // or more values (false: half a step always).
   bool dithered_step = true;
+  // Each pass's level is its median, not its trimmed mean: the host clock's rule from schema
+  // version 11 (host_clock.hpp). A host call preempted by the OS reads 10 to 1000 times its work,
+  // and a pass of 5 calls (a small budget's) trims none of them: one such call set the level of
+  // its pass and the interval could bound nothing (a 3x difference caught 76 times in 100 with
+  // both cores busy, bench/results/2026-12-07-host-a-vs-a/).
+  bool pass_median = false;
   // Two records are judged alike only where every rule is the same (merge joins no others).
   friend bool operator==(const IntervalRules&, const IntervalRules&) = default;
 };
@@ -93,6 +99,10 @@ LogSpread log_spread_of(std::span<const double> logs);
 // The timestamp step's allowance in log units: `fraction` of a step (step_allowance_fraction)
 // relative to a level of `level_ns` (for two sides, the shorter one's: its rounding weighs most).
 double log_step_allowance(Nanos tick_ns, double level_ns, double fraction);
+
+// A pass's level by `rules`: its median (pass_median) or its 10% trimmed mean. Throws
+// std::invalid_argument on no values.
+double pass_level(const std::vector<double>& pass, const IntervalRules& rules);
 
 // The 10% trimmed mean (kPassTrim): the mean after the lowest and the highest
 // floor(0.1 n) values are dropped. Throws std::invalid_argument on no values.

@@ -89,6 +89,10 @@ struct Measurement {
   // Set when the measurement ran to a target precision: what was asked, what was reached, how
   // many passes, and why it stopped (the same for every implementation of one comparison).
   std::optional<PrecisionOutcome> precision;
+  // The host's 1-minute load average when the measurement ended (the highest of its passes'), as
+  // the backend read it (/proc/loadavg); nullopt where it read none (device timing, older
+  // records). What a host-clock verdict of no difference states beside the passes' spread.
+  std::optional<double> load_average;
 };
 
 }  // namespace gpumeter

@@ -53,10 +53,11 @@ struct RecordComparison {
 
 // Pairs every row of `next` with the same row of `base` and compares them by the rule of their
 // statistic (compare_rows), as inside one record: device time by the relative difference with its
-// interval, wall clock by the 1.5x resolution. Across two records a wall-clock row gets no finer
-// statement from its passes: the passes of two runs were not interleaved (A B B A), so a drift
-// between the runs would read as a difference (two identical host runs read "-3.7% [-4.8%,
-// -2.6%]"). The result points into `base` and `next`, which must outlive it.
+// interval, wall clock by the host-clock rule (host_clock.hpp: the 1.5x floor, the passes'
+// interval and the means together). Across two records a wall-clock row gets no finer
+// statement from its passes than that rule's: the passes of two runs were not interleaved (A B B
+// A), so a drift between the runs would read as a difference (two identical host runs read "-3.7%
+// [-4.8%, -2.6%]"). The result points into `base` and `next`, which must outlive it.
 RecordComparison compare_records(const Record& base, const Record& next);
 
 // One row of a run against the same row of another run, as compare_records judges each pair (and
@@ -104,12 +105,12 @@ std::optional<GateOptions> gate_options(std::optional<double> threshold_pct, boo
                                         std::string_view option);
 
 // A row slower than base by more than `threshold`, by the rule of its statistic: device time
-// when its whole interval lies above it (the low end > threshold); wall clock when the 1.5x
-// resolution calls it slower (a directional difference) by a factor above 1 + threshold.
+// when its whole interval lies above it (the low end > threshold); wall clock when the host-clock
+// rule calls it slower (a directional difference) by a factor above 1 + threshold.
 bool is_regression(const Comparison& comparison, double threshold);
 
 // Which way a comparison says the candidate moved, by the rule of its statistic: device time when
-// its whole interval lies on one side of zero; wall clock when the 1.5x resolution calls it a
+// its whole interval lies on one side of zero; wall clock when the host-clock rule calls it a
 // directional difference. `none` for a refused comparison and for no difference found.
 enum class Movement { none, slower, faster };
 std::string_view to_string(Movement movement);  // "none", "slower", "faster"

@@ -84,7 +84,7 @@ struct Crossover {
   std::optional<PhaseSetting> setting;
   // The statistic both candidates' points are in (set by crossovers_in_calls, analyze_sweeps).
   Statistic statistic = Statistic::synchronized_wall_clock;
-  // Both ends decided by the rule of the statistic (the 1.5x resolution for wall clock, an
+  // Both ends decided by the rule of the statistic (host_clock.hpp's for wall clock, an
   // interval that excludes no difference for device time); false: the medians change order
   // but at least one end is within the resolution, so the order is not established.
   bool resolved = false;
@@ -114,7 +114,8 @@ inline constexpr const char* kCallsAxis = "calls";
 
 // The crossovers in N of each pair of candidates of a case and params (in order of first
 // appearance), in each setting where both have measured totals at 2 or more common N: each N's
-// medians, decided by the 1.5x rule (compare_times; measured totals are wall clock).
+// medians, decided by the host-clock rule with each fresh process a pass (host_clock.hpp;
+// measured totals are wall clock).
 std::vector<Crossover> crossovers_in_calls(const std::vector<MeasuredTotal>& totals);
 
 }  // namespace gpumeter

@@ -1,5 +1,6 @@
 #pragma once
 // Reporting rules: the resolution of a wall-clock comparison and the null test.
+#include <optional>
 #include <string>
 
 namespace gpumeter {
@@ -21,6 +22,13 @@ struct RatioVerdict {
   // round up to the resolution ("1.496x the time", never "1.5x" labelled no difference).
   std::string wording;
   std::string label;  // "directional difference" / "no measured difference at this precision"
+  // Host clock (host_clock.hpp): the widest side's spread of pass levels and the load average
+  // the run read, where known; what a verdict of no difference states as its reason.
+  std::optional<double> spread;
+  std::optional<double> load_average;
+  // Judged by host_clock.hpp's rule (the passes, the floor and the means), not by the medians
+  // alone (compare_times; records before schema version 11).
+  bool by_passes = false;
 };
 
 // Compares a candidate's time with a baseline's. The label is decided on the unrounded
@@ -29,6 +37,10 @@ struct RatioVerdict {
 RatioVerdict compare_times(double baseline_ns, double candidate_ns);
 
 std::string to_string(Resolution resolution);
+
+// A ratio of times (candidate over baseline) worded with no direction: "1.0x the time", with the
+// figures it takes not to round to the resolution ("1.496x the time", never "1.5x").
+std::string time_ratio_words(double ratio);
 
 // The null test: scale the work 4x and check the time scales about 4x, within 40%: a harness that
 // does not run the work gives about the same time at any scale (a ratio near 1), far outside.

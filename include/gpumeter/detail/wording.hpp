@@ -163,7 +163,7 @@ std::string describe(const Crossover& crossover, std::string_view axis);
 // "time ~ bytes^0.98 from 1e+07 to 1e+09 (linear: throughput-bound ...; R^2 0.998, 6 points)".
 std::string describe(const GrowthRegime& regime, std::string_view axis);
 // The wrapper's work: the public call against the bare kernel, both synchronized wall clock.
-std::string wrapper_words(double kernel_ns, double call_ns);
+std::string wrapper_words(const std::vector<Nanos>& kernel, const std::vector<Nanos>& call);
 std::string phases_heading();
 std::string total_n_heading(PhaseSetting setting);
 std::string growth_heading(std::string_view axis);

@@ -1,0 +1,81 @@
+#pragma once
+// The one rule that turns two host-clock timings into a claim (docs/comparisons.md, "the host
+// clock"). A host clock on a shared machine carries no calibrated confidence of its own: under load
+// two passes of one function read 1.5x to 8x apart. So a claim is made the way device time makes
+// one, from the passes, with the 1.5x resolution kept as the floor of what is claimed:
+//   - the interval of the ratio from the passes (difference.hpp: each pass a unit, at 99%) must
+//     exclude no difference, on the side the medians point to;
+//   - the medians must differ by kResolutionRatio or more;
+//   - the means per call, printed beside, must point the same way (a verdict never contradicts
+//     the means shown with it).
+// Anything else is "no difference this machine can resolve now", with the spread of the passes
+// and the load average the run read. Used by compare, the pytest gate, history, phases, totals,
+// sweeps, evaluate and plots; none spells its own.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpumeter/detail/difference.hpp"
+#include "gpumeter/detail/duration.hpp"
+#include "gpumeter/detail/verdict.hpp"
+
+namespace gpumeter {
+
+// Where gpumeter runs both sides itself on the host clock, the rounds of A B B A it runs: 3 give
+// each side 6 passes (10 degrees of freedom), so a 3x difference is caught with passes 40% apart
+// (Student's t at 99% is 3.17 there, 9.92 at the 2 degrees of freedom of one round).
+inline constexpr int kHostClockRounds = 3;
+
+// The interval rules of the host clock: the current ones, each pass's level its median.
+inline constexpr IntervalRules kHostClockIntervalRules{kDifferenceConfidence, true, true};
+
+// What the rule reads of the two sides.
+struct HostClockSides {
+  double baseline_median_ns = 0;
+  double candidate_median_ns = 0;
+  // Means per call over every sample; 0 where not known (then no direction check).
+  double baseline_mean_ns = 0;
+  double candidate_mean_ns = 0;
+  // The interval from the passes; nullopt where a side has fewer than two passes or the passes
+  // give none a number can state (unresolved: no claim).
+  std::optional<RelativeDifference> interval;
+  // The widest side's spread of pass levels (highest over lowest, less 1); nullopt with one pass.
+  std::optional<double> spread;
+  // The 1-minute load average the run read (/proc/loadavg), where it read one.
+  std::optional<double> load_average;
+};
+
+// The verdict: `resolution` directional_difference only where every condition above holds;
+// otherwise no_measured_difference, with `label` saying why in the rule's words.
+RatioVerdict host_clock_verdict(const HostClockSides& sides);
+
+// The sides from samples split into passes (each a pass's readings in ns, in the order they ran),
+// as the comparison rule reads them: pass levels, medians and means over every sample, the
+// interval where each side has two passes and it can be stated. A phase's fresh processes are
+// each a pass of one reading. Throws std::invalid_argument on an empty side or a time that is not
+// positive.
+HostClockSides host_clock_sides(const PassSamples& baseline, const PassSamples& candidate,
+                                Nanos tick_ns, std::optional<double> load_average = std::nullopt);
+
+// The two in one: what a front end with passes of its own (phases, totals) calls.
+RatioVerdict compare_host_passes(const PassSamples& baseline, const PassSamples& candidate,
+                                 Nanos tick_ns, std::optional<double> load_average = std::nullopt);
+
+// Readings each of its own pass (a fresh process each, or calls with nothing between them to
+// group them): the rule over them, a reading a pass. Throws as host_clock_sides.
+RatioVerdict compare_host_readings(const std::vector<double>& baseline,
+                                   const std::vector<double>& candidate);
+
+// Whether an interval can be stated: every bound a finite ratio above -1 (a factor, not
+// infinity). Passes far enough apart overflow it; such a comparison is unresolved, not refused.
+bool statable(const RelativeDifference& d);
+
+// The widest side's spread of pass levels (pass_level by `rules`: on the host clock each pass's
+// median), or nullopt where no side has two passes.
+std::optional<double> pass_spread(const PassSamples& baseline, const PassSamples& candidate,
+                                  const IntervalRules& rules = kHostClockIntervalRules);
+
+// "passes spread 43%; load average 6.9" (what an unresolved verdict states).
+std::string spread_words(std::optional<double> spread, std::optional<double> load_average);
+
+}  // namespace gpumeter

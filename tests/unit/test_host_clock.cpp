@@ -1,0 +1,312 @@
+// The host-clock rule (host_clock.hpp) on synthetic passes: a claim only where the passes'
+// interval, the 1.5x floor and the means agree; an unresolved comparison recorded, not refused.
+#include "gpumeter/detail/host_clock.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/summary.hpp"
+#include "gpumeter/detail/wording.hpp"
+#include "gpumeter/record.hpp"
+
+namespace gpumeter {
+namespace {
+
+// A pass of `n` readings around `level` (a small fixed ripple, so no pass is all one value).
+std::vector<double> pass_at(double level, int n = 20) {
+  std::vector<double> p;
+  for (int i = 0; i < n; ++i) p.push_back(level * (1.0 + 0.002 * (i % 5)));
+  return p;
+}
+
+PassSamples passes_at(const std::vector<double>& levels) {
+  PassSamples out;
+  for (const double l : levels) out.push_back(pass_at(l));
+  return out;
+}
+
+bool claims(const RatioVerdict& v) {
+  return v.resolution == Resolution::directional_difference;
+}
+
+// Normal deviates from the standard's mt19937 (whose output is fixed by the standard; the
+// libraries' normal_distribution differ), by Box-Muller: the same draws under g++ and clang.
+class Noise {
+ public:
+  explicit Noise(std::uint32_t seed) : engine_(seed) {}
+  double normal() {
+    const double u1 = (static_cast<double>(engine_()) + 1.0) / 4294967297.0;
+    const double u2 = static_cast<double>(engine_()) / 4294967296.0;
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  }
+  double uniform() { return static_cast<double>(engine_()) / 4294967296.0; }
+
+ private:
+  std::mt19937 engine_;
+};
+
+// Passes of a function of `level` on a loaded host: each pass's level moves by a lognormal of
+// `sd` (the share of a core it got), and now and then (1 call in 20) a call is preempted to 2x
+// to 8x its time (what calls of one function read at load 7 on the 2-core build machine).
+PassSamples loaded_passes(Noise& noise, double level, int passes, double sd) {
+  PassSamples out;
+  for (int p = 0; p < passes; ++p) {
+    const double l = level * std::exp(sd * noise.normal());
+    std::vector<double> pass;
+    for (int i = 0; i < 10; ++i) {
+      double x = l * (1.0 + 0.02 * noise.uniform());
+      if (noise.uniform() < 0.05) x *= 2.0 + 6.0 * noise.uniform();
+      pass.push_back(x);
+    }
+    out.push_back(pass);
+  }
+  return out;
+}
+
+TEST(HostClock, SpreadWiderThanTheDifferenceClaimsNothing) {
+  // Medians 1.6x apart, passes 4x apart on each side: the interval includes no difference.
+  const PassSamples a = passes_at({100, 400, 100, 400, 100, 400});
+  const PassSamples b = passes_at({160, 640, 160, 640, 160, 640});
+  const RatioVerdict v = compare_host_passes(a, b, 1, 6.9);
+  EXPECT_FALSE(claims(v)) << v.wording;
+  EXPECT_EQ(v.label.rfind("no difference this machine can resolve now (", 0), 0u) << v.label;
+  EXPECT_NE(v.label.find("passes spread 4.0x"), std::string::npos) << v.label;
+  EXPECT_NE(v.label.find("load average 6.9"), std::string::npos) << v.label;
+  // No direction worded: the ratio of the medians only.
+  EXPECT_EQ(v.wording.find("slower"), std::string::npos);
+  EXPECT_NE(v.wording.find("x the time"), std::string::npos);
+}
+
+TEST(HostClock, ThreeTimesSlowerIsClaimed) {
+  const PassSamples a = passes_at({100, 130, 110, 125, 95, 120});
+  const PassSamples b = passes_at({300, 330, 290, 360, 310, 280});
+  const RatioVerdict v = compare_host_passes(a, b, 1);
+  EXPECT_TRUE(claims(v)) << v.label;
+  EXPECT_EQ(v.wording.substr(v.wording.size() - 6), "slower");
+  EXPECT_LT(v.speedup, 1.0 / 2.5);
+}
+
+TEST(HostClock, AnIntervalIncludingNoDifferenceClaimsNothing) {
+  HostClockSides s;
+  s.baseline_median_ns = 100;
+  s.candidate_median_ns = 300;  // 3x by the medians
+  RelativeDifference d;
+  d.estimate = 2.0;
+  d.low = -0.1;  // the interval reaches below no difference
+  d.high = 5.0;
+  d.smallest_detectable = 3.0;
+  s.interval = d;
+  s.spread = 2.5;
+  EXPECT_FALSE(claims(host_clock_verdict(s)));
+  EXPECT_NE(host_clock_verdict(s).label.find("the passes' interval includes no difference"),
+            std::string::npos);
+  // The same interval clear of no difference: a claim.
+  s.interval->low = 0.8;
+  EXPECT_TRUE(claims(host_clock_verdict(s)));
+  // On the other side of the medians' direction: no claim.
+  s.interval->low = -0.9;
+  s.interval->high = -0.5;
+  EXPECT_FALSE(claims(host_clock_verdict(s)));
+}
+
+TEST(HostClock, UnderTheFloorClaimsNothingWhateverTheInterval) {
+  // Passes tight enough to tell 1.3x apart: under the 1.5x floor, nothing is claimed.
+  const PassSamples a = passes_at({100, 101, 100, 99, 100, 101});
+  const PassSamples b = passes_at({130, 131, 130, 129, 130, 131});
+  const HostClockSides s = host_clock_sides(a, b, 1);
+  ASSERT_TRUE(s.interval);
+  EXPECT_TRUE(s.interval->slower());
+  const RatioVerdict v = host_clock_verdict(s);
+  EXPECT_FALSE(claims(v));
+  EXPECT_NE(v.label.find("under the 1.5x floor"), std::string::npos) << v.label;
+  EXPECT_EQ(v.wording, "1.3x the time");
+}
+
+TEST(HostClock, OnePassASideClaimsNothing) {
+  const RatioVerdict v = compare_host_passes({pass_at(100)}, {pass_at(900)}, 1);
+  EXPECT_FALSE(claims(v));
+  EXPECT_NE(v.label.find("one pass a side"), std::string::npos) << v.label;
+}
+
+TEST(HostClock, PassesNoNumberCanBoundAreUnresolvedNotAnError) {
+  // Passes 10^15 apart: the 99% interval overflows. No claim, the spread said, no throw.
+  const PassSamples a = passes_at({1, 1e15, 1});
+  const PassSamples b = passes_at({1e15, 1, 1e15});
+  HostClockSides s;
+  ASSERT_NO_THROW(s = host_clock_sides(a, b, 1000));
+  EXPECT_FALSE(s.interval);
+  const RatioVerdict v = host_clock_verdict(s);
+  EXPECT_FALSE(claims(v));
+  EXPECT_NE(v.label.find("the passes bound no interval"), std::string::npos) << v.label;
+  EXPECT_NE(v.label.find("passes over 1000x apart"), std::string::npos) << v.label;
+  RelativeDifference d;
+  d.low = -1;
+  EXPECT_FALSE(statable(d));
+  d.low = 0;
+  d.high = std::numeric_limits<double>::infinity();
+  EXPECT_FALSE(statable(d));
+}
+
+TEST(HostClock, AVerdictNeverContradictsTheMeansBesideIt) {
+  // The case: fast's median reads 3.3x faster, its mean 27.7 us against 21.9 us.
+  HostClockSides s;
+  s.baseline_median_ns = 21'900;
+  s.candidate_median_ns = 6'600;
+  s.baseline_mean_ns = 21'900;
+  s.candidate_mean_ns = 27'700;
+  RelativeDifference d;
+  d.estimate = -0.7;
+  d.low = -0.8;
+  d.high = -0.6;
+  d.smallest_detectable = 0.2;
+  s.interval = d;
+  s.spread = 0.4;
+  const RatioVerdict v = host_clock_verdict(s);
+  EXPECT_FALSE(claims(v));
+  EXPECT_EQ(v.wording.find("faster"), std::string::npos) << v.wording;
+  EXPECT_NE(v.label.find("the means per call point the other way"), std::string::npos);
+  // Means that agree: the claim stands.
+  s.candidate_mean_ns = 7'000;
+  EXPECT_EQ(host_clock_verdict(s).wording, "3.3x faster");
+}
+
+TEST(HostClock, AAgainstAUnderLoadClaimsAtMostOneInAHundred) {
+  // A function against itself, 6 passes a side (3 rounds of A B B A), passes moving 30% and
+  // now and then preempted 2x to 8x: the rule may claim in at most 1 of 100.
+  Noise noise(20261207);
+  int claimed = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const PassSamples a = loaded_passes(noise, 50'000, 6, 0.3);
+    const PassSamples b = loaded_passes(noise, 50'000, 6, 0.3);
+    claimed += claims(compare_host_passes(a, b, 1)) ? 1 : 0;
+  }
+  EXPECT_LE(claimed, 10);
+}
+
+TEST(HostClock, ThreeTimesSlowerUnderLoadIsCaughtEveryTime) {
+  // The same load, one side 3x the work; preempted calls land on either side, and a claim
+  // must still be made every time, with the direction right.
+  Noise noise(7);
+  for (int i = 0; i < 1000; ++i) {
+    const PassSamples a = loaded_passes(noise, 50'000, 6, 0.2);
+    const PassSamples b = loaded_passes(noise, 150'000, 6, 0.2);
+    const RatioVerdict v = compare_host_passes(a, b, 1);
+    ASSERT_TRUE(claims(v)) << i << ": " << v.label;
+    ASSERT_LT(v.speedup, 1.0);
+  }
+}
+
+TEST(HostClock, APreemptedCallInAShortPassDoesNotHideADifference) {
+  // Passes of 5 calls (a small budget's): one call of the slower side preempted to 170x its
+  // work. The trimmed mean trims none of 5 and that pass's level is 35x the others'; each pass's
+  // median is its work's, and 3x is caught. (Preempted on the faster side, the means beside
+  // would point the other way, and no claim is made: HostClock.AVerdictNever...)
+  PassSamples a;
+  PassSamples b;
+  for (int p = 0; p < 6; ++p) {
+    a.push_back({5'000, 5'100, 4'900, 5'050, 4'950});
+    b.push_back({15'000, 15'300, 14'700, 15'150, 14'850});
+  }
+  b[2][1] = 2'500'000;
+  const RatioVerdict v = compare_host_passes(a, b, 1);
+  EXPECT_TRUE(claims(v)) << v.label;
+  EXPECT_EQ(v.wording, "3.0x slower");
+  // The device-time rule (trimmed means) cannot bound it: the pass reads 35x.
+  EXPECT_FALSE(relative_difference(a, b, 1).slower());
+  EXPECT_EQ(pass_level({1, 9, 2}, kHostClockIntervalRules), 2);
+  EXPECT_EQ(pass_level({1, 9, 2, 4}, kHostClockIntervalRules), 3);
+}
+
+TEST(HostClock, SpreadWords) {
+  EXPECT_EQ(spread_words(0.43, 6.93), "passes spread 43%; load average 6.9");
+  EXPECT_EQ(spread_words(3.8, std::nullopt), "passes spread 4.8x");
+  EXPECT_EQ(spread_words(1e15, std::nullopt), "passes over 1000x apart");
+  EXPECT_EQ(spread_words(std::nullopt, std::nullopt),
+            "one pass a side: no spread to judge a difference by");
+  EXPECT_NEAR(pass_spread(passes_at({100, 150}), passes_at({100, 110})).value(), 0.5, 1e-12);
+}
+
+// compare_rows, which every front end reads: two wall-clock rows of one record.
+Result wall_row(const std::string& implementation, const std::vector<std::vector<Nanos>>& passes) {
+  Result r;
+  r.row = {"sum", {{"n", "1001"}}, implementation};
+  Measurement& m = r.measurement;
+  m.method = TimingMethod::host_wall;
+  m.timestamp_tick_ns = 1;
+  for (const std::vector<Nanos>& p : passes) {
+    for (const Nanos x : p) {
+      Sample s;
+      s.device_busy_ns = x;
+      s.latency_ns = x;
+      m.samples.push_back(s);
+    }
+    m.pass_sizes.push_back(p.size());
+  }
+  m.measure_iterations = m.samples.size();
+  r.summary = summarize(m.samples, m.method, 0, r.workload, Ceilings{});
+  return r;
+}
+
+TEST(HostClockRows, AnUnchangedFunctionUnderLoadIsNotCalledSlower) {
+  // The pytest gate's case: the same function, one pass of its candidate preempted. Medians
+  // 1.9x apart; the passes spread wider than that.
+  const Result base = wall_row("a", {{100, 101, 99}, {100, 102, 98}});
+  const Result next = wall_row("b", {{190, 191, 189}, {100, 101, 99}, {190, 192, 188}});
+  const Comparison c = compare_rows(base, next);
+  ASSERT_TRUE(c.compared()) << c.refusal;
+  ASSERT_TRUE(c.ratio);
+  EXPECT_EQ(c.ratio->resolution, Resolution::no_measured_difference) << describe(c);
+  EXPECT_EQ(describe(c).find("slower"), std::string::npos) << describe(c);
+}
+
+TEST(HostClockRows, MeansAgainstMediansAreNotCalledFaster) {
+  // fast: most calls quick, a few very slow (mean 27.7 us); reference steady at 21.9 us.
+  std::vector<Nanos> fast;
+  for (int i = 0; i < 8; ++i) fast.push_back(6'600);
+  fast.push_back(100'000);
+  fast.push_back(120'000);
+  const Result reference = wall_row("reference", {{21'900, 21'900, 21'900}, {21'900, 21'900}});
+  const Result candidate = wall_row("fast", {fast, fast});
+  const Comparison c = compare_rows(reference, candidate);
+  ASSERT_TRUE(c.ratio);
+  EXPECT_GT(c.candidate_mean_ns, c.baseline_mean_ns);
+  EXPECT_EQ(describe(c).find("faster"), std::string::npos) << describe(c);
+}
+
+TEST(HostClockRows, PassesNoNumberCanBoundAreRecordedUnresolved) {
+  // A wall-clock row whose passes overflow the interval: compared, no claim, no refusal (the
+  // record is written); a device-time row likewise is not compared, and says why.
+  const Result a = wall_row("a", {{1}, {1'000'000'000'000'000}, {1}});
+  const Result b = wall_row("b", {{1'000'000'000'000'000}, {1}, {1'000'000'000'000'000}});
+  const Comparison c = compare_rows(a, b);
+  EXPECT_TRUE(c.compared()) << c.refusal;
+  EXPECT_FALSE(c.difference);
+  ASSERT_TRUE(c.ratio);
+  EXPECT_EQ(c.ratio->resolution, Resolution::no_measured_difference);
+  EXPECT_NE(c.ratio->label.find("the passes bound no interval"), std::string::npos)
+      << c.ratio->label;
+}
+
+TEST(HostClockRows, RecordsBeforeVersion11KeepTheirRule) {
+  // A version 10 record's comparison is recomputed as it was made: the 1.5x rule on the medians.
+  const Result base = wall_row("a", {{100, 101, 99}, {100, 102, 98}});
+  const Result next = wall_row("b", {{190, 191, 189}, {100, 101, 99}, {190, 192, 188}});
+  const Comparison c = compare_rows(base, next, kHostClockRulesSince - 1);
+  ASSERT_TRUE(c.ratio);
+  EXPECT_EQ(c.ratio->resolution, Resolution::directional_difference);
+  EXPECT_FALSE(c.ratio->by_passes);
+  EXPECT_EQ(records_rules_version(10), 10);
+  EXPECT_EQ(records_rules_version(9), 10);
+  EXPECT_EQ(records_rules_version(8), 8);
+  EXPECT_EQ(records_rules_version(kRecordSchemaVersion), kRecordSchemaVersion);
+}
+
+}  // namespace
+}  // namespace gpumeter
