@@ -171,9 +171,8 @@ std::string rule_note(const History& history) {
          "with its " +
          h(confidence_words(history)) +
          " interval, wall clock by the host-clock rule (a move only where the passes bound it, "
-         "from "
-         "1.5x on). Points of another board or timing method "
-         "are never compared: where a series changes either, its line breaks. A move between two "
+         "from 1.5x on). Points of another board or timing method are never compared: where a "
+         "series changes either, its line breaks. A move between two "
          "records of one commit is the machine's or the method's, not the code's, and is not "
          "listed as a regression.</p>\n";
 }
