@@ -9,12 +9,17 @@ judged before it and at most a torn last line (the candidate it was on, dropped 
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, TextIO, Tuple
 
+from . import _gpumeter, _wire
+from ._errors import ConfigError
+
+# A verdict's line nests a few levels (an interval, lists of names); a journal line deeper than
+# this is not one of evaluate's, and is read no further (the journal is input).
+_LINE_DEPTH = 16
 
 class BatchError(Exception):
     """A batch that cannot be run as asked (evaluate's UsageError: nothing was run)."""
@@ -79,7 +84,8 @@ def read_journal(path: str, repair: bool) -> List[Dict[str, Any]]:
         last = end < 0 or end == len(data) - 1
         chunk = data[pos:] if end < 0 else data[pos:end]
         try:
-            value = json.loads(chunk.decode("utf-8")) if end >= 0 else None
+            value = _wire.read_bounded(chunk.decode("utf-8"), _LINE_DEPTH, "a verdict's line") \
+                if end >= 0 else None
         except (ValueError, UnicodeDecodeError):
             value = None
         if not isinstance(value, dict) or not _is_line(value):
@@ -124,10 +130,9 @@ def shard(names: Sequence[str], option: Optional[str]) -> Tuple[Optional[Set[int
     rule as a benchmark program deals its cases: ``--shard K/N`` (0 <= K < N), else a Slurm array
     task's or a Kubernetes indexed Job's index; (None, "") for every candidate. With the text
     that says which shard and where it was read."""
-    import gpumeter
     try:
-        plan = gpumeter._gpumeter.sweep_shard(option, [(n, {}) for n in names])
-    except gpumeter.ConfigError as e:
+        plan = _gpumeter.sweep_shard(option, [(n, {}) for n in names])
+    except ConfigError as e:
         raise BatchError(str(e)) from None
     if plan is None:
         return None, ""

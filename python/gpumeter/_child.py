@@ -30,6 +30,7 @@ import hashlib
 import hmac
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -154,6 +155,91 @@ def stop_service(process: Any) -> None:
         process.wait()
 
 
+def kill_service(process: Any) -> None:
+    """Kills a process ``start_service`` started and everything under it (a service that failed:
+    what it forked dies with it); ``stop_service`` then waits for it."""
+    _kill(_descendants(_processes(), [process.pid]) | {process.pid})
+
+
+def fork_twice(middle: Callable[[], None], child: Callable[[], None]) -> Optional[int]:
+    """Forks a process that forks ``child``'s and exits at once, so ``child``'s parent becomes the
+    reaper of this process's orphans (``gpumeter evaluate``, ``become_subreaper``: the warm
+    start's runs), not this process. ``middle`` runs first in the process between (it closes what
+    the child must not hold); ``child`` never returns (it leaves by ``os._exit``). Returns the
+    child's pid once the process between has ended, None when it did not start the child; raises
+    OSError when this process cannot fork."""
+    read_end, write_end = os.pipe()
+    between = os.fork()
+    if between == 0:  # pragma: no cover  (a forked process: it leaves by os._exit)
+        try:
+            os.close(read_end)
+            middle()
+            pid = os.fork()
+            if pid == 0:
+                os.close(write_end)
+                child()
+            os.write(write_end, str(pid).encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as f:
+        said = f.read()
+    os.waitpid(between, 0)
+    return int(said) if said.isdigit() else None
+
+
+class Forked:
+    """A process ``fork_twice`` forked whose parent is now this process (its reaper of orphans):
+    waited for as ``Popen`` is (``wait``, ``poll``, ``kill``, ``pid``), through a pidfd where the
+    kernel has one, so ``run`` waits for it as for a process it started."""
+
+    def __init__(self, pid: int, args: Sequence[str]) -> None:
+        self.pid = pid
+        self.args = list(args)
+        self.returncode: Optional[int] = None
+        self.stdout = None
+        try:
+            self._pidfd: Optional[int] = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            self._pidfd = None
+
+    def poll(self) -> Optional[int]:
+        """Its exit code once it ended, else None; ChildProcessError where it is not this
+        process's child (never was, or was reaped elsewhere) and has no exit code yet."""
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                return self.returncode
+            if pid == self.pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+                if self._pidfd is not None:
+                    os.close(self._pidfd)
+                    self._pidfd = None
+        return self.returncode
+
+    def wait(self, timeout: Optional[float] = None) -> int:
+        """Its exit code, waited for up to ``timeout`` seconds (``subprocess.TimeoutExpired``
+        after, as ``Popen.wait``)."""
+        end = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            left = None if end is None else end - time.monotonic()
+            if left is not None and left <= 0:
+                raise subprocess.TimeoutExpired(self.args, timeout or 0.0)
+            if self._pidfd is not None:
+                select.select([self._pidfd], [], [], left)
+            else:
+                time.sleep(0.002 if left is None else min(0.002, left))
+        assert self.returncode is not None
+        return self.returncode
+
+    def kill(self) -> None:
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
         log: Optional[str] = None, order: Optional[Mapping[str, Any]] = None,
         new_session: bool = False, reap_orphans: bool = False,
@@ -174,7 +260,8 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
     (``Ended.over_memory``). ``pass_fds``: more descriptors it inherits (its channel to evaluate's
     checker). ``starter``: what starts the process instead of ``subprocess.Popen`` (the warm
     start's ``WarmStart.start``: it forks the process, its imports done), given the command,
-    environment, output, descriptors and channel; what it returns is waited for as a ``Popen``.
+    environment, output, descriptors and channel; what it returns is waited for as a ``Popen``,
+    and where it returns None (it cannot fork) the process is started here, cold.
     ``started`` is called once the process started (the parent closes its copies of the
     descriptors). Raises OSError when the process cannot be started."""
     received: List[bytes] = []
@@ -205,10 +292,11 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
     output_reader: Optional[threading.Thread] = None
     try:
         try:
+            proc: Any = None
             if starter is not None and channel and out is not None:
                 proc = starter(args, env=env, stdout=out, pass_fds=tuple(pass_fds),
                                channel_fd=write_fd, key=key, new_session=new_session)
-            else:
+            if proc is None:
                 proc = subprocess.Popen(
                     args, stdout=out if out is not None else subprocess.PIPE,
                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,

@@ -8,12 +8,12 @@ bad argument is one line naming it and what it may be, exit 2, nothing run.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
-import subprocess
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from gpumeter import _child, _gpumeter, _wire
+from gpumeter._errors import ConfigError
 from gpumeter._evaluate import UsageError
 
 
@@ -36,8 +36,7 @@ def _budget(text: Optional[str]) -> Optional[Tuple[float, float]]:
 def check_options(args: argparse.Namespace) -> None:
     """Every numeric option by its rule, before anything runs; sets ``args.timeout`` to its
     value. Raises UsageError naming the option and what it may be."""
-    import gpumeter
-    core = gpumeter._gpumeter
+    core = _gpumeter
     timeout = str(args.timeout)
     problem = core.number_option_problem("--timeout", timeout, "process_limit_seconds")
     if problem:
@@ -54,7 +53,7 @@ def check_options(args: argparse.Namespace) -> None:
     try:
         core.Options(device=args.device, timing=args.timing, budget_ms=_budget(args.budget),
                      precision=args.precision, max_time_s=args.max_time)
-    except gpumeter.ConfigError as e:
+    except ConfigError as e:
         flag = _FLAGS.get(str(e.argument), f"--{e.argument}")
         said = str(e)
         if e.argument and said.startswith(f"{e.argument}: "):
@@ -79,11 +78,13 @@ def locate(specs: Sequence[Tuple[str, Dict[str, str]]], *, python: str,
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_locate.py")
     order = [{k: s[k] for k in ("module", "path", "attribute") if k in s} for _, s in specs]
     try:
-        done = subprocess.run([python, script, json.dumps(order)], env=env, capture_output=True,
-                              text=True, timeout=min(timeout_s, 120), stdin=subprocess.DEVNULL)
-        problems = json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 \
-            else []
-    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        done = _child.run([python, script, _wire.order_argument({"specs": order})], env=env,
+                          timeout_s=min(timeout_s, 120))
+        problems = _wire.read_bounded(done.output.strip().splitlines()[-1], 2,
+                                      "a list of problems") if done.rc == 0 else []
+    except (OSError, ValueError, IndexError):
+        return
+    if not isinstance(problems, list):
         return
     for (argument, spec), problem in zip(specs, problems):
         if problem:

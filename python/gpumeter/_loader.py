@@ -68,9 +68,9 @@ def _shadowed_message() -> str:
 
 _preload_cuda_libraries()
 
-try:
-    from . import _gpumeter  # noqa: E402,F401  (after the libraries it needs are found)
-except ImportError:
-    if glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "_gpumeter*.so")):
-        raise  # the extension is here and failed to load: its own error says why
-    raise ImportError(_shadowed_message()) from None
+if not glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "_gpumeter*.so")):
+    # A source folder, not the package: said as such, not as the circular import Python would
+    # report. Where the extension is here and fails to load, its own error says why.
+    raise ImportError(_shadowed_message())
+
+from . import _gpumeter  # noqa: E402,F401  (after the libraries it needs are found)

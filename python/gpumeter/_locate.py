@@ -178,7 +178,7 @@ def problem(spec: Dict[str, str]) -> str:
 def main() -> None:
     # As the candidates' `python -m` sees modules: the current folder first, not this file's.
     sys.path[0] = os.getcwd()
-    specs = json.loads(sys.argv[1])
+    specs = json.loads(sys.argv[1])["specs"]  # _wire.order_argument's object
     sys.stdout.write(json.dumps([problem(s) for s in specs]) + "\n")
 
 

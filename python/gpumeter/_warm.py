@@ -30,15 +30,14 @@ from __future__ import annotations
 
 import array
 import ctypes
-import json
 import os
-import select
 import socket
 import struct
-import subprocess
 import sys
 import time
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+
+from . import _child, _specs, _wire
 
 #: The one module a warm run may run: what the cold start runs with ``python -m``.
 RUN_MODULE = "gpumeter._evaluate_child"
@@ -99,7 +98,6 @@ def _imported(order: Mapping[str, Any]) -> List[str]:
     the evaluator's packages, to name them."""
     import importlib
 
-    from gpumeter import _specs
     for name in ("faulthandler", "runpy", "traceback", "types", "gpumeter", "gpumeter._checker",
                  "gpumeter._core", "gpumeter._measure", "gpumeter._wire"):
         importlib.import_module(name)  # what gpumeter._evaluate_child imports at its start
@@ -213,26 +211,10 @@ def _spawn(control: socket.socket, header: Dict[str, Any], key: bytearray,
            fds: List[int]) -> Dict[str, Any]:
     """Forks a child that forks the run and exits, so the run's parent is evaluate (its
     subreaper); returns {"pid": the run's pid}."""
-    read_end, write_end = os.pipe()
-    middle = os.fork()
-    if middle == 0:  # pragma: no cover  (a forked process: it leaves by os._exit)
-        try:
-            os.close(read_end)
-            control.close()
-            pid = os.fork()
-            if pid == 0:
-                os.close(write_end)
-                _run(header, key, fds)
-            os.write(write_end, str(pid).encode())
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as f:
-        said = f.read()
-    os.waitpid(middle, 0)
-    if not said.isdigit():
+    pid = _child.fork_twice(control.close, lambda: _run(header, key, fds))
+    if pid is None:
         return {"error": "the forked process did not start the run"}
-    return {"pid": int(said)}
+    return {"pid": pid}
 
 
 def _run(header: Dict[str, Any], key: bytearray, fds: List[int]) -> None:  # pragma: no cover
@@ -262,10 +244,10 @@ def _run(header: Dict[str, Any], key: bytearray, fds: List[int]) -> None:  # pra
         for fd in passed + [channel]:
             os.set_inheritable(fd, True)
         argv = list(header["argv"])
-        order = json.loads(argv[-1])
+        order = _wire.read_order(argv[-1])
         if order.get("checker_fd") is not None:
             order["checker_fd"] = numbers[int(order["checker_fd"])]
-        argv[-1] = json.dumps(order)
+        argv[-1] = _wire.order_argument(order)
         environ = {str(k): str(v) for k, v in header["env"].items()}
         os.environ.clear()
         os.environ.update(environ)
@@ -273,7 +255,6 @@ def _run(header: Dict[str, Any], key: bytearray, fds: List[int]) -> None:  # pra
         # compiled code reads it and erases every copy; the buffer it came in is zeroed first.
         value = b"%d:" % channel + bytes(key).hex().encode()
         key[:] = bytes(len(key))
-        from gpumeter import _child
         os.environb[_child.CHANNEL_VARIABLE.encode()] = value
         del value
         numpy_random = sys.modules.get("numpy.random")
@@ -293,7 +274,7 @@ def _run(header: Dict[str, Any], key: bytearray, fds: List[int]) -> None:  # pra
 
 
 def _send(sock: socket.socket, message: Mapping[str, Any]) -> None:
-    sock.sendall(json.dumps(dict(message)).encode() + b"\n")
+    sock.sendall(_wire.control_message(message))
 
 
 def _receive(control: socket.socket) -> Optional[Tuple[Dict[str, Any], bytearray, List[int]]]:
@@ -310,7 +291,7 @@ def _receive(control: socket.socket) -> Optional[Tuple[Dict[str, Any], bytearray
     if n == 0:
         return None
     size = _HEAD.unpack_from(buffer)[0]
-    header = json.loads(bytes(buffer[_HEAD.size:_HEAD.size + size]))
+    header = _wire.read_control_message(bytes(buffer[_HEAD.size:_HEAD.size + size]))
     key = bytearray(buffer[_HEAD.size + size:n])
     buffer[:] = bytes(len(buffer))
     return header, key, list(fds)
@@ -318,7 +299,7 @@ def _receive(control: socket.socket) -> Optional[Tuple[Dict[str, Any], bytearray
 
 def main() -> None:
     control = socket.socket(fileno=int(sys.argv[1]))
-    serve(control, json.loads(sys.argv[2]))
+    serve(control, _wire.read_order(sys.argv[2]))
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
@@ -348,62 +329,14 @@ def reaper_problem() -> str:
 
 
 
-class Forked:
-    """A run forked by the server, which is this process's child: waited for as ``Popen`` is
-    (``wait``, ``kill``, ``pid``), through a pidfd where the kernel has one."""
-
-    def __init__(self, pid: int, args: Sequence[str]) -> None:
-        self.pid = pid
-        self.args = list(args)
-        self.returncode: Optional[int] = None
-        self.stdout = None
-        try:
-            self._pidfd: Optional[int] = os.pidfd_open(pid)
-        except (AttributeError, OSError):
-            self._pidfd = None
-
-    def poll(self) -> Optional[int]:
-        if self.returncode is None:
-            try:
-                pid, status = os.waitpid(self.pid, os.WNOHANG)
-            except ChildProcessError:
-                return self.returncode
-            if pid == self.pid:
-                self.returncode = os.waitstatus_to_exitcode(status)
-                if self._pidfd is not None:
-                    os.close(self._pidfd)
-                    self._pidfd = None
-        return self.returncode
-
-    def wait(self, timeout: Optional[float] = None) -> int:
-        end = None if timeout is None else time.monotonic() + timeout
-        while self.poll() is None:
-            left = None if end is None else end - time.monotonic()
-            if left is not None and left <= 0:
-                raise subprocess.TimeoutExpired(self.args, timeout or 0.0)
-            if self._pidfd is not None:
-                select.select([self._pidfd], [], [], left)
-            else:
-                time.sleep(0.002 if left is None else min(0.002, left))
-        assert self.returncode is not None
-        return self.returncode
-
-    def kill(self) -> None:
-        try:
-            os.kill(self.pid, 9)
-        except ProcessLookupError:
-            pass
-
-
 class WarmStart:
     """evaluate's handle on the server: started once per evaluation, ``ready`` when it can fork
     runs (else ``why`` says why not: every run starts cold). ``start`` is ``_child.run``'s
-    starter: it forks a run from the server, or, where the server fails, starts it cold and says
-    so once (``note``)."""
+    starter: it forks a run from the server, or, where the server fails, says so once (``note``)
+    and leaves the run to ``_child.run``'s cold start."""
 
     def __init__(self, order: Mapping[str, Any], *, python: str, env: Mapping[str, str],
                  log: str, note: Any = None) -> None:
-        from . import _child
         self.ready = False
         self.why = ""
         self.modules: List[str] = []
@@ -412,7 +345,7 @@ class WarmStart:
         self._control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self.process = _child.start_service(
-                [python, "-m", "gpumeter._warm", str(theirs.fileno()), json.dumps(dict(order))],
+                [python, "-m", "gpumeter._warm", str(theirs.fileno()), _wire.order_argument(order)],
                 env=env, log=log, pass_fds=(theirs.fileno(),))
         except OSError as e:
             self.why = f"the server did not start ({e.strerror})"
@@ -428,7 +361,7 @@ class WarmStart:
         self._control.settimeout(timeout_s)
         try:
             said = self._control.recv(1 << 16)
-            message = json.loads(said) if said else None
+            message = _wire.read_control_message(said) if said else None
         except (OSError, ValueError) as e:
             message, self.why = None, f"the server did not answer ({type(e).__name__})"
         finally:
@@ -446,9 +379,9 @@ class WarmStart:
 
     def start(self, args: Sequence[str], *, env: Mapping[str, str], stdout: Any,
               pass_fds: Sequence[int], channel_fd: Optional[int], key: bytes,
-              new_session: bool) -> Any:
-        """A run's process: forked from the server where it serves, else started cold (the
-        server closed, and said once)."""
+              new_session: bool) -> Optional[_child.Forked]:
+        """A run's process forked from the server where it serves; None where it does not (the
+        server closed, and said once): ``_child.run`` then starts it cold."""
         if self.ready and list(args[1:3]) == ["-m", RUN_MODULE] and channel_fd is not None \
                 and stdout is not None:
             try:
@@ -456,18 +389,15 @@ class WarmStart:
                                   new_session)
             except (OSError, ValueError, ChildProcessError) as e:
                 self._failed(f"{type(e).__name__}: {e}")
-        return subprocess.Popen(list(args), stdout=stdout, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, env=dict(env),
-                                pass_fds=tuple(pass_fds) + ((channel_fd,) if channel_fd is not None
-                                                            else ()),
-                                start_new_session=new_session)
+        return None
 
     def _fork(self, args: Sequence[str], env: Mapping[str, str], stdout: int,
-              pass_fds: Sequence[int], channel_fd: int, key: bytes, new_session: bool) -> Forked:
-        from . import _child
+              pass_fds: Sequence[int], channel_fd: int, key: bytes,
+              new_session: bool) -> _child.Forked:
         environ = {k: v for k, v in env.items() if k != _child.CHANNEL_VARIABLE}
-        head = json.dumps({"argv": list(args), "env": environ, "new_session": new_session,
-                           "pass_fds": list(pass_fds), "parent": os.getpid()}).encode()
+        head = _wire.control_message({"argv": list(args), "env": environ,
+                                      "new_session": new_session, "pass_fds": list(pass_fds),
+                                      "parent": os.getpid()})
         fds = [stdout, channel_fd] + list(pass_fds)
         self._control.settimeout(_SPAWN_TIMEOUT_S)
         try:
@@ -476,21 +406,19 @@ class WarmStart:
             said = self._control.recv(1 << 16)
         finally:
             self._control.settimeout(None)
-        reply = json.loads(said) if said else {"error": "the server ended"}
+        reply = _wire.read_control_message(said) if said else {"error": "the server ended"}
         if "pid" not in reply:
             raise ValueError(str(reply.get("error")))
-        forked = Forked(int(reply["pid"]), args)
+        forked = _child.Forked(int(reply["pid"]), args)
         forked.poll()  # ChildProcessError where the pid is not this process's child
         return forked
 
     def _failed(self, why: str) -> None:
         """The server failed: it and everything under it killed, the runs from now on cold."""
-        from . import _child
         self.ready = False
         self._note(f"the warm start's server failed ({why}): the runs from here on start cold")
         if self.process is not None:
-            table = _child._processes()
-            _child._kill(_child._descendants(table, [self.process.pid]) | {self.process.pid})
+            _child.kill_service(self.process)
         self.close()
 
     def close(self) -> None:
@@ -499,7 +427,6 @@ class WarmStart:
             self._control.close()
         finally:
             if self.process is not None:
-                from . import _child
                 _child.stop_service(self.process)
 
 

@@ -2,7 +2,8 @@
 
 - a child process's order (its last argument) and its report (one line on a descriptor), for
   ``gpumeter evaluate``'s candidates and the fresh processes of ``phases()``;
-- the headers of the messages on ``gpumeter evaluate``'s checker channels;
+- the headers of the messages on ``gpumeter evaluate``'s checker channels, and on the control
+  socket of its warm start's server;
 - ``gpumeter evaluate``'s lines of verdicts (JSON lines);
 - the pytest plugin's index of a run's records, read bounded (a baseline folder is input);
 - what ``gpumeter env --json`` prints, and a record given as a dict.
@@ -33,6 +34,23 @@ def message_header(header: Mapping[str, Any]) -> bytes:
     JSON object, as UTF-8 bytes; it is read back with ``read_bounded`` (the other side may be a
     candidate's)."""
     return _dumps(dict(header)).encode()
+
+
+def control_message(message: Mapping[str, Any]) -> bytes:
+    """One message on the control socket between ``gpumeter evaluate`` and its warm start's server
+    (``_warm``): a request's header or the server's answer, a JSON object as UTF-8 bytes (the
+    socket keeps each message whole); read back with ``read_control_message``."""
+    return _dumps(dict(message)).encode()
+
+
+def read_control_message(data: bytes) -> Dict[str, Any]:
+    """A message ``control_message`` wrote (ValueError when it is not a JSON object). Both ends
+    are gpumeter's own: the server never runs a candidate's code, and the runs it forks close
+    their copy of the socket before anything else."""
+    message = _loads(data)
+    if not isinstance(message, dict):
+        raise ValueError("a message on the warm start's control socket is a JSON object")
+    return message
 
 
 def read_order(argument: str) -> Dict[str, Any]:

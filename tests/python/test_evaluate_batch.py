@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from gpumeter import _batch, _evaluate, _warm
+from gpumeter import _batch, _child, _evaluate, _warm
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMED = {"faster", "slower", "no difference"}
@@ -538,3 +538,15 @@ def test_the_exploits_are_judged_the_same_cold_and_warm(tmp_path):
         assert sorted(cold.get("tampered") or []) == sorted(warm.get("tampered") or []), name
     assert runs["warm"]["honest"]["correct"] is True
     assert runs["warm"]["patch_verify"]["verdict"] == "tampered"
+
+
+def test_a_starter_that_cannot_fork_leaves_the_run_to_the_cold_start(tmp_path):
+    # WarmStart.start returns None once its server failed: _child.run starts the process itself.
+    asked = []
+    ended = _child.run([sys.executable, "-c", "import sys; print('cold', len(sys.argv))"],
+                       env=dict(os.environ), timeout_s=60, log=str(tmp_path / "log"),
+                       order={"x": 1}, channel=True,
+                       starter=lambda *args, **kwargs: asked.append(args) or None)
+    assert len(asked) == 1
+    assert ended.rc == 0
+    assert (tmp_path / "log").read_text() == "cold 2\n"

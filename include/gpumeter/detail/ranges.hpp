@@ -80,8 +80,8 @@ struct Adoption {
 struct RangeOptions {
   // Only ranges of this domain are reported ("" is NVTX's default domain); nullopt: every domain.
   std::optional<std::string> domain;
-  // Only ranges whose name this ECMAScript regex matches somewhere (std::regex_search; anchor with
-  // ^ and $ for a whole name). nullopt: every name.
+  // Only ranges whose name this pattern (pattern.hpp's bounded subset of ECMAScript's regex)
+  // matches somewhere; anchor with ^ and $ for a whole name. nullopt: every name.
   std::optional<std::string> name_regex;
   std::vector<Adoption> adoptions;
   bool count_copies = false;  // copies and fills count toward device_busy and latency too
