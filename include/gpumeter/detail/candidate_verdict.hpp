@@ -47,11 +47,11 @@ Verdict verdict_of_error(std::string_view error_name, Whose whose);
 // fresh processes read within a small fraction of this (docs/measured-figures.md); the rest is
 // room for a reference of many kernels.
 inline constexpr double kReferenceSlowdownTolerance = 0.02;
-// On the wall clock (host work) two processes read 1.5x apart with nothing changed (an honest
-// candidate on the loaded 2-core build machine: docs/measured-figures.md), more than any
-// interval of one process says. There the reference is judged slowed only beyond this factor,
-// by its medians and by the low end of the interval where there is one: a third above the
-// largest noise seen, and below the 4.6x a replaced math.sqrt gave (issue 38).
+// On the wall clock (host work) two processes of a loaded machine read far apart with nothing
+// changed, more than any interval of one process says (docs/measured-figures.md, "Work outside the
+// call"). There the reference is judged slowed only beyond this factor, by its medians and by the
+// low end of the interval where there is one: a third above the largest such noise measured, and
+// below the slowdowns of the reference that were tried against it (docs/evaluation.md).
 inline constexpr double kHostReferenceSlowdownFactor = 2.0;
 
 struct CandidateVerdict {

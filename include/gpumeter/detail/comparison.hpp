@@ -91,8 +91,8 @@ struct Comparison {
 // comparison (which judges by levels a few heavy calls barely move), is refused by name. Device
 // time only: a host clock's preempted calls look the same (comparison.cpp).
 // Those few calls must fall in at least kConcentratedPasses of its passes: work moved between
-// calls recurs, while one stray reading (a host preemption of 4 ms among calls of 0.17 ms, seen
-// on the 2-core build machine) lands in one pass.
+// calls recurs, while one stray reading (a host preemption many times a call's length) lands in
+// one pass.
 inline constexpr double kConcentratedCallShare = 0.25;
 inline constexpr std::size_t kConcentratedPasses = 2;
 // A "faster" on fixed inputs by this factor or more is what a call returning a remembered answer

@@ -29,8 +29,8 @@
 namespace gpumeter {
 
 // Confidence of every interval a device-time comparison states. 99%, not 95%: an implementation
-// compared with itself then claims a difference in about 1 comparison of 100, where at 95%
-// the 235 comparisons of a memory-bound kernel with itself on H100s and H200s claimed 11.
+// compared with itself then claims a difference in about 1 comparison of 100, where 95% claims
+// about 5 in 100, as measured (docs/measured-figures.md, "Confidence and the timestamp step").
 inline constexpr double kDifferenceConfidence = 0.99;
 // The confidence of records before schema version 9.
 inline constexpr double kDifferenceConfidenceBeforeV9 = 0.95;
