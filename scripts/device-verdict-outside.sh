@@ -10,6 +10,9 @@
 #   - avsa: A against A through evaluate (AVSA copies of the reference as candidates), both trees;
 #   - cpp: the default configuration built with this machine's g++ (-Werror) beside avsa, then
 #     its ctest, the GPU tests included.
+#   - warm: issue 54's batch of WARM_N (100) with the warm start (bench/python/evaluate_warm.py),
+#     then that batch killed at KILL_AT (50) and resumed, and in 4 shards merged
+#     (bench/python/evaluate_resume.py), each against the whole batch's verdicts.
 # Each call must end within the device tool's 10 minutes: pytest,exploits in one, avsa,cpp in the
 # next (the machine still warm: the installed modules are reused).
 # Everything is written under $WORK; $OUT gets the summary, the JSON lines, the Python log and a
@@ -30,6 +33,7 @@ AVSA=${AVSA:-24}
 SITE=/tmp/gpumeter-site-new
 BASE_SITE=/tmp/gpumeter-site-base
 start=$(date +%s)
+DEADLINE=${DEADLINE:-$(( start + 570 ))}  # every step ends before the tool's 10 minutes do
 steps=()
 STEP_WIDTH=22
 source scripts/device-step.sh  # step NAME TIMEOUT CMD...
@@ -107,6 +111,18 @@ if [[ ,$PARTS, == *,avsa,* ]]; then
     evaluate avsa-base "$BASE_SITE" "$OUT/avsa-base.jsonl" "${copies[@]}"
   fi
 fi
+if [[ ,$PARTS, == *,warm,* ]]; then
+  # Issue 54: one batch of WARM_N candidates (the exploits, honest, faster and wrong ones) with
+  # the warm start; then, with the time left, the same batch killed at its KILL_AT-th line and
+  # resumed, and dealt to 4 shards and merged, each against the whole run's verdicts.
+  export GPUMETER_EXPLOIT_N=${WARM_EXPLOIT_N:-1024}
+  step warm 300 env PYTHONPATH="$SITE:$PWD/tests/python" "$PY" bench/python/evaluate_warm.py \
+    --n "${WARM_N:-100}" --order "${WARM_ORDER:-warm}" --out "$OUT/warm"
+  [[ -f $OUT/warm/warm.jsonl ]] &&
+    step resume 300 env PYTHONPATH="$SITE:$PWD/tests/python" "$PY" bench/python/evaluate_resume.py \
+      --n "${WARM_N:-100}" --kill-at "${KILL_AT:-50}" --whole "$OUT/warm/warm.jsonl" \
+      --out "$OUT/resume"
+fi
 if [[ ,$PARTS, == *,cpp,* ]]; then
   wait
   steps+=("$(printf '%-22s rc %-3s' build "$(cat "$OUT/build.rc" 2>/dev/null)")")
@@ -121,6 +137,7 @@ fi
   grep -sE "^[[:space:]]*[0-9]+ - .*(Failed|Timeout)" "$OUT/ctest.log" | head
   grep -sE "passed|failed" "$OUT/python-gpu.log" | tail -1
   grep -sE "^(FAILED|ERROR)" "$OUT/python-gpu.log" | cut -c1-300
+  cat "$OUT/warm.log" "$OUT/resume.log" 2>/dev/null
   PYTHONPATH="$SITE" "$PY" - "$OUT" <<'PYEOF'
 import json, os, statistics, sys
 out = sys.argv[1]
@@ -166,7 +183,10 @@ PYEOF
 } >"$OUT/summary.txt" 2>&1
 find "$OUT" -maxdepth 1 -newer "$OUT/.start" \( -name '*.jsonl' -o -name python-gpu.log -o -name ctest.log \) \
   -exec cp {} "$FINAL"/ \;
+for f in warm/summary.json resume/summary.json; do
+  [[ -f $OUT/$f ]] && cp "$OUT/$f" "$FINAL/${f%%/*}-summary.json"
+done
 cp "$OUT/summary.txt" "$FINAL"/
-tar -czf "$FINAL/logs.tar.gz" -C "$OUT" --exclude='records-*' . 2>/dev/null
+tar -czf "$FINAL/logs.tar.gz" -C "$OUT" --exclude='records-*' --exclude='runs-*' . 2>/dev/null
 cat "$OUT/summary.txt"
 echo "== total $(( $(date +%s) - start )) s"
