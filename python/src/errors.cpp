@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -74,22 +75,23 @@ void translate(const std::exception_ptr& thrown, void*) {
 }
 
 // gpumeter's errors whose Python classes a callable may raise with a message alone (the default
-// check raises VerificationFailed), by class name.
+// check raises VerificationFailed), by class name: every error of the catalogue that a message
+// alone makes (an error with fields needs them, so a message alone cannot stand for it).
 template <class E>
 [[noreturn]] void throw_as(const std::string& message) {
   throw E(message);
 }
-const std::map<std::string, void (*)(const std::string&)>& raisable_errors() {
-  static const std::map<std::string, void (*)(const std::string&)> by_name{
-      {"CuptiUnavailable", &throw_as<CuptiUnavailable>},
-      {"InputsModified", &throw_as<InputsModified>},
-      {"VerificationFailed", &throw_as<VerificationFailed>},
-      {"AnswerNotPlain", &throw_as<AnswerNotPlain>},
-      {"MixedTimingMethods", &throw_as<MixedTimingMethods>},
-      {"IncomparableStatistics", &throw_as<IncomparableStatistics>},
-      {"DeviceError", &throw_as<DeviceError>},
-      {"DeviceBusy", &throw_as<DeviceBusy>},
-      {"ConfigError", &throw_as<ConfigError>}};
+using Thrower = void (*)(const std::string&);
+const std::map<std::string, Thrower>& raisable_errors() {
+  static const std::map<std::string, Thrower> by_name = [] {
+    std::map<std::string, Thrower> out;
+#define GPUMETER_RAISABLE(Name, error_class, exit_code, base, fields, doc) \
+  if constexpr (std::is_constructible_v<Name, const std::string&>)         \
+    out.emplace(#Name, &throw_as<Name>);
+    GPUMETER_ERRORS(GPUMETER_RAISABLE, , )
+#undef GPUMETER_RAISABLE
+    return out;
+  }();
   return by_name;
 }
 

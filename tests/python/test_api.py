@@ -176,6 +176,22 @@ def test_a_gpumeter_error_raised_in_a_callable_keeps_its_cause():
                          budget=QUICK)
 
 
+# Every error of the catalogue that a message alone makes comes back through the core as itself,
+# not as the generic Error: the list is the catalogue's, not a hand-kept one.
+@pytest.mark.parametrize("name", [e.name for e in gpumeter._gpumeter.error_catalogue()
+                                  if not e.fields])
+def test_a_fieldless_gpumeter_error_raised_in_a_check_comes_back_as_itself(name):
+    cls = getattr(gpumeter, name)
+
+    def check(impl, out, ref):
+        raise cls(f"{impl}: raised by the check")
+
+    with pytest.raises(cls, match="b: raised by the check") as caught:
+        gpumeter.compare({"a": lambda: 1, "b": lambda: 1}, verify=check, timing="host",
+                         budget=QUICK)
+    assert type(caught.value) is cls, type(caught.value)
+
+
 def test_ctrl_c_in_a_callable_is_itself():
     def interrupted():
         raise KeyboardInterrupt
