@@ -117,11 +117,11 @@ forbid "the pytest plugin runs the command or parses its output" \
 
 # JSON text in the Python package is read and written by python/gpumeter/_wire.py alone (a child's
 # order and report, evaluate's lines, the pytest index): a second reader of a protocol drifts from
-# its writer. The fresh process of phases() imports only the standard library before its candidate,
-# so it writes the same format with json itself; so does _locate.py, run as a script in the
-# candidates' interpreter to find their functions without importing anything of theirs or ours.
+# its writer. The fresh process of phases() loads _wire.py by its file (importing the package would
+# count as its process start). _locate.py, run as a script in the candidates' interpreter to find
+# their functions without importing anything of theirs or ours, still writes with json itself.
 found=$(grep -nE '^[[:space:]]*(import json|from json )|\bjson\.(loads?|dumps?)\(' python/gpumeter/*.py |
-  grep -vE '^python/gpumeter/(_wire|_phase_child|_locate)\.py:')
+  grep -vE '^python/gpumeter/(_wire|_locate)\.py:')
 if [[ -n "$found" ]]; then
   echo "FAIL: JSON read or written outside python/gpumeter/_wire.py:" >&2
   echo "$found" >&2
