@@ -44,6 +44,7 @@
 #include "gpumeter/detail/shard.hpp"
 #include "gpumeter/detail/summary.hpp"
 #include "gpumeter/detail/tolerance.hpp"
+#include "gpumeter/detail/verdict.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/host_info.hpp"
@@ -827,6 +828,8 @@ NB_MODULE(_gpumeter, m) {
   m.def("run", &python::run, nb::arg("cases"), nb::arg("options"),
         "Runs the cases (A B C C B A each) and returns the record and the fallbacks taken.\n\n"
         "Raises:\n    Error: the first failed case's error, with its fields.");
+  // The wall clock's resolution (verdict.hpp), for what draws it: plot's shaded band.
+  m.attr("RESOLUTION_RATIO") = kResolutionRatio;
   m.def("host_clock_samples", &python::host_clock_samples, nb::arg("call"),
         nb::arg("comparison_pass"), nb::arg("estimate_ns") = nb::none(),
         "The synchronized wall clock of call() by the core's driver on the host clock: "

@@ -762,5 +762,33 @@ TEST(Verdicts, FailuresGiveTheirClasssVerdictAndTheReferencesAreNotTheCandidates
   EXPECT_EQ(v.verdict, Verdict::not_measured) << v.why;
 }
 
+// The one reading of a comparison's direction (Comparison.found and .finding in Python, plot's
+// colours, the sweep's reversed order, evaluate's verdict): the interval's side of 0 for device
+// time, the host-clock rule's claim and its factor for the wall clock.
+TEST(Direction, ReadFromTheRuleOfTheStatistic) {
+  Comparison c;
+  c.difference = RelativeDifference{};
+  c.difference->estimate = 0.03;
+  c.difference->low = 0.01;
+  c.difference->high = 0.05;
+  EXPECT_EQ(direction_of(c), Verdict::slower);
+  c.difference->low = -0.01;  // the interval holds 0: no direction
+  EXPECT_EQ(direction_of(c), Verdict::no_difference);
+  c.difference->estimate = -0.03;
+  c.difference->low = -0.05;
+  c.difference->high = -0.01;
+  EXPECT_EQ(direction_of(c), Verdict::faster);
+  // The wall clock: the ratio's claim decides, whatever the finer interval beside it says.
+  c.ratio = RatioVerdict{};
+  c.ratio->speedup = 1.2;
+  c.ratio->resolution = Resolution::no_measured_difference;
+  EXPECT_EQ(direction_of(c), Verdict::no_difference);
+  c.ratio->speedup = 0.5;
+  c.ratio->resolution = Resolution::directional_difference;
+  EXPECT_EQ(direction_of(c), Verdict::slower);
+  c.ratio->speedup = 2.0;
+  EXPECT_EQ(direction_of(c), Verdict::faster);
+}
+
 }  // namespace
 }  // namespace gpumeter
