@@ -190,6 +190,12 @@ fi
 check "a direction read off an interval's ends" \
   '(^|[^+] )\b[a-z_]+(\.|->)(low|high)[[:space:]]*[<>]=?[[:space:]]*0\b' \
   '^(src/core/|include/gpumeter/detail/difference\.hpp$|tests/|bench/)'
+# A row's flags (low clock, copy > busy, uncounted copy, drops unproven...) are decided by the
+# core's row_flags (row_status.cpp) from the row's numbers; reporters word them. The markdown
+# reporter once decided "copy > busy" and "low clock" itself.
+check "a row's flag decided outside the core" \
+  'clock_below_reference[[:space:]]*\(|median_uncounted_copy_ns[[:space:]]*[<>]|[<>][[:space:]]*[a-z_.]*median_uncounted_copy_ns' \
+  '^(src/core/|include/gpumeter/detail/clock_state\.hpp$|tests/|bench/)'
 
 if [[ $failed -eq 0 ]]; then
   echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \
