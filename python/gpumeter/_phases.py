@@ -39,7 +39,7 @@ from . import _child, _gpumeter, _runtimes
 from ._answers import _checked_tolerances, _copy, _default_verify
 from ._core import _options, _raise_run_error, _run, _Runner
 from ._runtimes import deviations as _runtime_deviations
-from ._errors import ConfigError, Error, UserCodeError, VerificationFailed
+from ._errors import ConfigError, Error, UserCodeError
 
 # The kernel caches a fresh process is given empty (cold) or warm (cached), each the framework's
 # own setting: Warp's kernel cache, Triton's cache, TorchInductor's, CuPy's (its NVRTC output) and
