@@ -9,6 +9,7 @@ import sys
 from typing import Any, Callable, Optional, Tuple
 
 from . import _gpumeter
+from ._checks import _real
 from ._errors import AnswerNotPlain, ConfigError, VerificationFailed
 
 
@@ -68,6 +69,18 @@ def _constant_answer_problem(ref: Any, rtol: float, atol: float) -> str:
         if problem:
             return problem
     return ""
+
+
+def _checked_tolerances(rtol: object, atol: object) -> Tuple[float, float]:
+    """The default check's ``rtol`` and ``atol`` as numbers, refused (ConfigError naming the one)
+    where the core's rule says they cannot make a verdict: compare()'s and phases()'s one check
+    of them before anything runs."""
+    rtol_v = _real("rtol", rtol, "a number >= 0")
+    atol_v = _real("atol", atol, "a number >= 0")
+    problem = _gpumeter.tolerance_problem(rtol_v, atol_v)
+    if problem:
+        raise ConfigError(problem, argument="rtol" if problem.startswith("rtol") else "atol")
+    return rtol_v, atol_v
 
 
 def _default_verify(rtol: float, atol: float) -> Callable[[str, Any, Any], None]:

@@ -137,6 +137,30 @@ def _with_runtimes(record: Record, runtimes: Sequence[_runtimes.RuntimeInfo]) ->
     return _gpumeter.with_deviations(record, list(notes)) if notes else record
 
 
+def _raise_run_error(error: Error, runner: _Runner) -> NoReturn:
+    """Raises the error a run of the core raised, as measure() and compare() document it: the
+    exception a Python callable raised (kept by ``runner``) as its cause, or itself."""
+    # The runner forgets the exception: its traceback reaches this frame, whose case holds the
+    # runner's closures in C++ objects the garbage collector cannot see into, a cycle it could
+    # never free.
+    raised, runner.raised = runner.raised, None
+    # gpumeter's own errors raised in a callable (the default check's VerificationFailed)
+    # keep their cause; Ctrl-C and SystemExit stay what they are.
+    # The core's copy of the same error, when it says more (the iteration whose answer a
+    # check refused), is raised instead, with the callable's as its cause.
+    if (isinstance(raised, Error) and type(error) is type(raised) and
+            str(raised) in str(error) and str(error) != str(raised)):
+        raise error from raised
+    if raised is not None and (isinstance(raised, Error) or
+                               not isinstance(raised, Exception)):
+        raise raised
+    # UserCodeError for a callable's exception keeps it as its __cause__ (its traceback
+    # points into the user's code).
+    if raised is not None:
+        raise error from raised
+    raise error
+
+
 def _run(case: Union[_gpumeter.Case, Sequence[_gpumeter.Case]], options: _gpumeter.Options,
          runner: _Runner, runtimes: Sequence[_runtimes.RuntimeInfo] = ()) -> Record:
     cases: List[_gpumeter.Case] = (list(case) if isinstance(case, (list, tuple))
@@ -146,26 +170,9 @@ def _run(case: Union[_gpumeter.Case, Sequence[_gpumeter.Case]], options: _gpumet
         record, fallbacks = _gpumeter.run(cases, options)
     except Error as e:
         error = e
-    # The runner forgets the exception: its traceback reaches this frame, whose case holds the
-    # runner's closures in C++ objects the garbage collector cannot see into, a cycle it could
-    # never free.
-    raised, runner.raised = runner.raised, None
     if error is not None:
-        # gpumeter's own errors raised in a callable (the default check's VerificationFailed)
-        # keep their cause; Ctrl-C and SystemExit stay what they are.
-        # The core's copy of the same error, when it says more (the iteration whose answer a
-        # check refused), is raised instead, with the callable's as its cause.
-        if (isinstance(raised, Error) and type(error) is type(raised) and
-                str(raised) in str(error) and str(error) != str(raised)):
-            raise error from raised
-        if raised is not None and (isinstance(raised, Error) or
-                                   not isinstance(raised, Exception)):
-            raise raised
-        # UserCodeError for a callable's exception keeps it as its __cause__ (its traceback
-        # points into the user's code).
-        if raised is not None:
-            raise error from raised
-        raise error
+        _raise_run_error(error, runner)
+    runner.raised = None
     for note in fallbacks:
         warnings.warn(note, FallbackWarning, stacklevel=3)  # at the caller of measure/compare
     return _with_runtimes(record, runtimes)

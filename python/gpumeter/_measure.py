@@ -7,8 +7,8 @@ import builtins
 from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _gpumeter, _runtimes
-from ._answers import _copy, _default_verify, _is_warp_array, _plain_answer
-from ._checks import (_bad, _callable, _flag, _integer, _optional_real, _per_name, _real,
+from ._answers import _checked_tolerances, _copy, _default_verify, _is_warp_array, _plain_answer
+from ._checks import (_bad, _callable, _flag, _integer, _optional_real, _per_name,
                       _refuse_lazy_result, _shown, _text)
 from ._core import _options, _run, _Runner
 from ._errors import ConfigError
@@ -300,12 +300,7 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
     # The default check's tolerances, stated in the record beside each checked row.
     tolerances: Tuple[Optional[float], Optional[float]] = (None, None)
     if plain_answers:
-        rtol_v = _real("rtol", rtol, "a number >= 0")
-        atol_v = _real("atol", atol, "a number >= 0")
-        problem = _gpumeter.tolerance_problem(rtol_v, atol_v)
-        if problem:
-            raise ConfigError(f"{problem}", argument="rtol" if problem.startswith("rtol")
-                              else "atol")
+        rtol_v, atol_v = _checked_tolerances(rtol, atol)
         check = _default_verify(rtol_v, atol_v)
         tolerances = (rtol_v, atol_v)
     elif verify is False:

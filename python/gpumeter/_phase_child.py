@@ -1,11 +1,13 @@
 """The fresh process of gpumeter.phases(): runs one candidate from nothing and reports when each
 phase ended.
 
-It imports only the standard library before the candidate does, so "process start" is the
+It imports only the standard library (and the package's JSON module, _wire.py, by its file)
+before the candidate does, so "process start" is the
 interpreter's own start and this file, and "init" is the candidate's framework alone. Every phase
 ends synchronized through the runtime that launched the work: an asynchronous launch is not
 finished when the call returns, and a phase that stopped the clock early would move its cost into
-the next one. Its only output is one JSON line on the file descriptor the parent named.
+the next one. Its only output is one JSON line on the file descriptor the parent named, in
+_wire.py's format.
 """
 
 from __future__ import annotations
@@ -15,16 +17,33 @@ import time
 _START_NS = time.monotonic_ns()  # CLOCK_MONOTONIC: one clock for every process of the host
 
 import importlib  # noqa: E402
-import json  # noqa: E402
+import importlib.util  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
 import traceback  # noqa: E402
+from types import ModuleType  # noqa: E402
 from typing import Any, Callable, Dict, List, Mapping, Optional  # noqa: E402
 
 # Started as a script, this file's folder (the gpumeter package) leads sys.path: its modules
 # would shadow a candidate's imports of the same names.
 if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
     sys.path.pop(0)
+
+
+def _load_wire() -> ModuleType:
+    """The package's one JSON module (_wire.py), loaded from its file alone: importing it as
+    gpumeter._wire would import the package and its extension, which would count as process
+    start. It imports only the standard library, and is loaded before the candidate, so the
+    candidate cannot replace what writes the report."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_wire.py")
+    spec = importlib.util.spec_from_file_location("_gpumeter_phase_wire", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_wire = _load_wire()
 
 
 def _resolve(reference: str) -> Callable[..., Any]:
@@ -153,7 +172,7 @@ def run(order: Dict[str, Any]) -> Dict[str, Any]:
 
 def main() -> int:
     fd = int(sys.argv[1])
-    order = json.loads(sys.argv[2])
+    order = _wire.read_order(sys.argv[2])
     try:
         result: Dict[str, Any] = {"ok": True, **run(order)}
     except _Lazy as e:
@@ -163,7 +182,7 @@ def main() -> int:
         result = {"ok": False, "type": type(e).__name__, "message": str(e),
                   "step": _current_step[0], "traceback": traceback.format_exc()}
     with os.fdopen(fd, "w") as out:
-        out.write(json.dumps(result) + "\n")
+        out.write(_wire.report_line(result))
     return 0 if result["ok"] else 1
 
 

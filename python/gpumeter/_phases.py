@@ -30,16 +30,16 @@ from __future__ import annotations
 import importlib
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import _child, _gpumeter, _runtimes
-from ._core import _options, _run, _Runner
+from ._answers import _checked_tolerances, _copy, _default_verify
+from ._core import _options, _raise_run_error, _run, _Runner
 from ._runtimes import deviations as _runtime_deviations
-from ._errors import ConfigError, Error, UserCodeError, VerificationFailed
+from ._errors import ConfigError, Error, UserCodeError
 
 # The kernel caches a fresh process is given empty (cold) or warm (cached), each the framework's
 # own setting: Warp's kernel cache, Triton's cache, TorchInductor's, CuPy's (its NVRTC output) and
@@ -47,13 +47,6 @@ from ._errors import ConfigError, Error, UserCodeError, VerificationFailed
 # warm across processes.
 CACHE_VARIABLES: Tuple[str, ...] = ("WARP_CACHE_PATH", "TRITON_CACHE_DIR",
                                     "TORCHINDUCTOR_CACHE_DIR", "CUPY_CACHE_DIR", "CUDA_CACHE_PATH")
-
-# The wall-clock phases measured warm: a budget like the core's measurement (100 ms), iterations
-# clamped as the core clamps them, and one discarded warm-up per the protocol.
-_WALL_BUDGET_NS = 100_000_000
-_MIN_ITERATIONS = 10
-_MAX_ITERATIONS = 200
-
 
 def _steps_of(steps: Any, name: str) -> Optional[Callable[..., Any]]:
     fn = steps.get(name) if isinstance(steps, Mapping) else getattr(steps, name, None)
@@ -139,28 +132,27 @@ def _child_environment(cache_dir: str) -> Dict[str, str]:
     return env
 
 
-def _wall_samples(fn: Callable[[], Any], sync: Callable[[], Any],
-                  budget_ns: int) -> List[int]:
-    """The synchronized wall clock of ``fn``: one discarded warm-up, three calls to estimate
-    one, then as many as the budget holds (10 to 200), each between two synchronizes."""
-    sync()
-    fn()
-    sync()
-    estimate = []
-    for _ in range(3):
-        t = time.monotonic_ns()
+def _wall_samples(runner: _Runner, fn: Callable[[], Any], sync: Callable[[], Any],
+                  comparison_pass: bool,
+                  estimate_ns: Optional[int] = None) -> Tuple[List[int], int]:
+    """The synchronized wall clock of ``fn``, each call between two synchronizes, taken by the
+    core's driver on the host clock as ``timing="host"`` takes a call: calibrated, warmed up
+    (the warm-up's samples dropped) and counted by the core's budget, of one comparison pass
+    where the calls are taken in two passes; a second pass counted from the first's estimate.
+    Returns the samples and the estimate of one call."""
+
+    def call() -> None:
         fn()
         sync()
-        estimate.append(time.monotonic_ns() - t)
-    per_call = max(int(statistics.median(estimate)), 1)
-    n = min(max(budget_ns // per_call, _MIN_ITERATIONS), _MAX_ITERATIONS)
-    samples = []
-    for _ in range(n):
-        t = time.monotonic_ns()
-        fn()
-        sync()
-        samples.append(time.monotonic_ns() - t)
-    return samples
+
+    sync()
+    try:
+        samples, estimate = _gpumeter.host_clock_samples(runner.wrap(call), comparison_pass,
+                                                         estimate_ns)
+    except Error as e:
+        _raise_run_error(e, runner)
+    runner.raised = None
+    return [int(x) for x in samples], int(estimate)
 
 
 def _wall_phase(name: str, params: Mapping[str, str], implementation: str, phase: str,
@@ -195,8 +187,8 @@ def run_phases(candidates: Mapping[str, str], *, name: str, params: Mapping[str,
                processes: int, calls: Sequence[int], options_for: Callable[[bool], Any],
                device: int, lock: bool, allow_contended: bool, verify: bool, rtol: float,
                atol: float, recaptures: int, python: str, timeout_s: float,
-               resolve_runtimes: Callable[[Mapping[str, Callable[[], Any]], int], List[Any]],
-               wall_budget_ns: int = _WALL_BUDGET_NS) -> PhasesResult:
+               resolve_runtimes: Callable[[Mapping[str, Callable[[], Any]], int], List[Any]]
+               ) -> PhasesResult:
     names = list(candidates)
     row_params = {str(k): str(v) for k, v in params.items()}
     phases: List[_gpumeter.PhaseReading] = []
@@ -261,13 +253,16 @@ def run_phases(candidates: Mapping[str, str], *, name: str, params: Mapping[str,
                      (n, "rebuild", _steps_of(s, "rebuild")),
                      (n, "downstream", _steps_of(s, "downstream"))]
         wall: Dict[Tuple[str, str], List[int]] = {}
+        estimates: Dict[Tuple[str, str], int] = {}
+        runner = _Runner()  # a warm call's exception raised as measure() raises it
         for warm_order in (warm, list(reversed(warm))):  # two passes, the second reversed
             for n, phase, fn in warm_order:
                 if fn is not None:
                     sync = _steps_of(steps[n], "sync")
                     assert sync is not None
-                    wall.setdefault((n, phase), []).extend(
-                        _wall_samples(fn, sync, wall_budget_ns // 2))
+                    samples, estimates[(n, phase)] = _wall_samples(
+                        runner, fn, sync, True, estimates.get((n, phase)))
+                    wall.setdefault((n, phase), []).extend(samples)
         for n in names:
             capture = _steps_of(steps[n], "capture")
             if capture is None:
@@ -283,7 +278,7 @@ def run_phases(candidates: Mapping[str, str], *, name: str, params: Mapping[str,
             phases.append(_wall_phase(name, row_params, n, "graph_capture", "warm_process",
                                       times, recaptures))
             if callable(replay):
-                wall[(n, "graph_replay")] = _wall_samples(replay, sync, wall_budget_ns)
+                wall[(n, "graph_replay")] = _wall_samples(runner, replay, sync, False)[0]
         for (n, phase), samples in wall.items():
             phases.append(_wall_phase(name, row_params, n, phase, "warm_process", samples))
 
@@ -306,9 +301,11 @@ def run_phases(candidates: Mapping[str, str], *, name: str, params: Mapping[str,
 
 def _verify_outputs(steps: Mapping[str, Any], names: Sequence[str], rtol: float,
                     atol: float) -> None:
-    """The candidates compute the same thing: each one's output (its ``result`` step, a NumPy
-    array) against the first's, before anything warm is timed."""
-    import numpy as np
+    """The candidates compute the same thing: each one's output (its ``result`` step) against
+    the first's, before anything warm is timed, by the check compare() makes by default: the
+    core's tolerance rules (atol held to the size of the first's answer, no constant answer
+    passing), then allclose by ``rtol`` and ``atol``."""
+    check = _default_verify(rtol, atol)
     outputs = {}
     for n in names:
         out = _steps_of(steps[n], "result")
@@ -319,15 +316,12 @@ def _verify_outputs(steps: Mapping[str, Any], names: Sequence[str], rtol: float,
         assert call is not None and sync is not None
         call()
         sync()
-        outputs[n] = np.asarray(out())
+        outputs[n] = _copy(out())  # a later candidate's call may write the same buffer
     if len(outputs) < 2:
         return
-    first = next(iter(outputs))
-    for n, o in outputs.items():
-        r = outputs[first]
-        if o.shape != r.shape or not np.allclose(o, r, rtol=rtol, atol=atol):
-            raise VerificationFailed(f"{n}: output differs from {first}'s (shape {o.shape} vs "
-                                     f"{r.shape}; rtol {rtol}, atol {atol})")
+    first, *others = outputs
+    for n in others:
+        check(n, outputs[n], outputs[first])
 
 
 def _measure_kernels(kernels: Mapping[str, Callable[[], Any]], name: str,
@@ -369,9 +363,11 @@ def phases(candidates: Mapping[str, str], *, name: str = "phases",
         timing: How the kernels' device time is taken, as for :func:`gpumeter.measure`.
         lock: Hold the device's exclusive lock throughout (``lock=False`` is a deviation).
         allow_contended: Go ahead when other processes use the device (marked contended).
-        verify: Check that candidates with an ``output`` step agree (``rtol``, ``atol``).
+        verify: Check that candidates with a ``result`` step agree, by compare()'s default
+            check (``rtol``, ``atol``).
         rtol: Relative tolerance of the check.
-        atol: Absolute tolerance of the check.
+        atol: Absolute tolerance of the check. Refused (ConfigError), as compare() refuses it,
+            where it would pass an all-zero or constant answer against the first candidate's.
         recaptures: Graph captures timed per candidate with a ``capture`` step.
         python: The interpreter of the fresh processes (default: this one).
         timeout_s: How long one fresh process may take before it is killed (an error).
@@ -381,7 +377,8 @@ def phases(candidates: Mapping[str, str], *, name: str = "phases",
         ``crossovers()``, and ``str()`` the report.
 
     Raises:
-        ConfigError: an argument of the wrong type or value, named in ``argument``; a
+        ConfigError: an argument of the wrong type or value, named in ``argument`` (a
+            tolerance that would pass an all-zero answer, as compare() refuses it); a
             callable that does no work when called (a generator or ``async def`` function, or
             one that returned a generator, a coroutine or an awaitable), refused before timing.
         UserCodeError: a candidate raised, in a fresh process or here.
@@ -412,6 +409,9 @@ def phases(candidates: Mapping[str, str], *, name: str = "phases",
     if not isinstance(timeout_s, (int, float)) or isinstance(timeout_s, bool) or timeout_s <= 0:
         raise ConfigError(f"timeout_s: must be a positive number of seconds, not {timeout_s!r}",
                           argument="timeout_s")
+    # The tolerances as compare() takes them, refused before anything runs where they cannot
+    # make a verdict (the rule that needs the answers is applied to them, before warm timing).
+    rtol_v, atol_v = _checked_tolerances(rtol, atol) if verify else (rtol, atol)
     index = 0 if device is None else device
     if isinstance(index, bool) or not isinstance(index, int) or index < 0:
         raise ConfigError(f"device: must be a CUDA device index, not {device!r}",
@@ -424,6 +424,6 @@ def phases(candidates: Mapping[str, str], *, name: str = "phases",
     return run_phases(
         refs, name=name, params=dict(params or {}), processes=processes,
         calls=sorted(set(n_calls)), options_for=options_for, device=index, lock=lock,
-        allow_contended=allow_contended, verify=verify, rtol=rtol, atol=atol,
+        allow_contended=allow_contended, verify=bool(verify), rtol=rtol_v, atol=atol_v,
         recaptures=recaptures, python=python or sys.executable, timeout_s=float(timeout_s),
         resolve_runtimes=_runtimes.resolve_runtimes)

@@ -62,15 +62,9 @@ def _size_text(size: Any) -> str:
 
 
 def _close(comparison: Any) -> bool:
-    """No difference the comparison could state: the order of the two is not established."""
-    if comparison.refusal:
-        return False
-    if comparison.difference is not None and comparison.ratio is None:
-        d = comparison.difference
-        return not (d.slower or d.faster)
-    if comparison.ratio is not None:
-        return not comparison.ratio.claimed
-    return False
+    """No difference the comparison could state (the core's finding): the order of the two is
+    not established. A refused comparison is not measured again."""
+    return bool(comparison.compared) and not comparison.found
 
 
 def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],

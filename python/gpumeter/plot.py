@@ -41,9 +41,9 @@ MISSING_MATPLOTLIB = ("gpumeter plot draws with matplotlib: pip install matplotl
 FORMATS = ("svg", "png", "pdf")
 KINDS = ("sweep", "totals", "comparisons")
 
-# 1.5x: under it a wall-clock comparison claims no difference (the rule the core applies; the
-# band drawn is the core's, repeated here only to draw it).
-RESOLUTION_RATIO = 1.5
+# Under it a wall-clock comparison claims no difference: the core's resolution, read from it to
+# draw its band and to word an amount as the core words it (a percent under it, a factor from it).
+RESOLUTION_RATIO: float = _gpumeter.RESOLUTION_RATIO
 
 # A regime's label names its fit's largest miss beyond this (log10 residual 0.05).
 MISS_SHOWN = 10 ** 0.05 - 1
@@ -676,6 +676,12 @@ def _percent(x: float, digits: int = 2) -> str:
     return (f"{v:#.{digits}g}".rstrip(".") if v < 10 ** digits else f"{v:.0f}") + "%"
 
 
+def _finding(comparison: Any) -> str:
+    """What the comparison found, as the core reads it ("slower", "faster"), or "none" where it
+    claims no difference: the key of its colour."""
+    return str(comparison.finding) if comparison.found else "none"
+
+
 def _factor(difference: float) -> float:
     """A relative difference as the factor a reader says: +0.8 is 1.8x slower, -0.5 2x faster."""
     return 1 + difference if difference >= 0 else 1 / (1 + difference)
@@ -824,17 +830,15 @@ def _comparison_summary(panels: Dict[Tuple[str, str], List[Any]],
         ax.set_gid(ids("summary", statistic, kind))
         rows = []
         for c in comps:
+            verdict = _finding(c)
             if kind == "ratio":
                 r = 1.0 / float(c.ratio.speedup)
-                resolved = bool(c.ratio.claimed)
-                verdict = "none" if not resolved else "slower" if r > 1 else "faster"
                 d = c.difference
                 lo, hi = ((1 + d.low, 1 + d.high) if d is not None and 1 + d.low > 0
                           else (r, r))
                 rows.append((r, lo, hi, verdict))
             else:
                 d = c.difference
-                verdict = "slower" if d.low > 0 else "faster" if d.high < 0 else "none"
                 rows.append((1 + d.estimate, 1 + d.low, 1 + d.high, verdict))
         rows.sort(key=lambda x: x[0])
         ys = list(range(len(rows)))
@@ -924,7 +928,7 @@ def _comparison_page(panels: Dict[Tuple[str, str], List[Any]],
                 est, lo, hi = shown(d.estimate), shown(d.low), shown(d.high)
                 lows.append(lo)
                 highs.append(hi)
-                verdict = "slower" if d.low > 0 else "faster" if d.high < 0 else "none"
+                verdict = _finding(c)
                 col = color_of[verdict]
                 bars = ax.errorbar([est], [y], xerr=[[max(est - lo, 0)], [max(hi - est, 0)]],
                                    fmt="o", color=col, capsize=4, elinewidth=2, markersize=5)
@@ -937,7 +941,7 @@ def _comparison_page(panels: Dict[Tuple[str, str], List[Any]],
                     words = "no difference detected" + (
                         f" (would see {_percent(sd)})" if sd else "")
                 else:
-                    near, far = (d.low, d.high) if verdict == "slower" else (d.high, d.low)
+                    near, far = (d.low, d.high) if d.slower else (d.high, d.low)
                     e, n, f = _interval_words(d.estimate, near, far)
                     words = f"{e} {verdict} ({n} to {f})"
                 ax.annotate(words, (hi, y), xytext=(6, 0), textcoords="offset points",
@@ -966,8 +970,7 @@ def _comparison_page(panels: Dict[Tuple[str, str], List[Any]],
             for y, c in zip(ys, comps):
                 v = c.ratio
                 ratio = 1.0 / float(v.speedup)  # candidate time over baseline time
-                resolved = bool(v.claimed)
-                col = color_of["none" if not resolved else "slower" if ratio > 1 else "faster"]
+                col = color_of[_finding(c)]
                 xerr = None
                 d = c.difference
                 if d is not None and 1 + d.low > 0:

@@ -44,9 +44,11 @@
 #include "gpumeter/detail/shard.hpp"
 #include "gpumeter/detail/summary.hpp"
 #include "gpumeter/detail/tolerance.hpp"
+#include "gpumeter/detail/verdict.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/host_info.hpp"
+#include "gpumeter/measure.hpp"
 #include "gpumeter/runner.hpp"
 #include "gpumeter/session.hpp"
 #include "gpumeter/version.hpp"
@@ -307,6 +309,32 @@ std::pair<RecordRef, std::vector<std::string>> run(const std::vector<Case>& case
   record.run_id = new_run_id();
   std::vector<std::string> fallbacks = session->fallbacks(record);
   return {RecordRef{std::make_shared<const Record>(std::move(record))}, std::move(fallbacks)};
+}
+
+// The warm calls of phases() (a public call, a refit, a replay: host work and its synchronize)
+// timed by the core's driver on the host clock, as timing='host' times a measured call:
+// calibrated (3 calls), warmed up and counted by the core's budget, of one comparison pass when
+// the calls are taken in two passes. `estimate_ns`: the first pass's estimate, so a later pass
+// runs no calibration of its own (as the core's later passes). Returns each measured call's
+// time and the estimate of one call.
+std::pair<std::vector<Nanos>, Nanos> host_clock_samples(const Call0& call, bool comparison_pass,
+                                                        std::optional<Nanos> estimate_ns) {
+  const ChannelMeasurement measurement;  // B11: a measurement, counted as any
+  // The host's steady clock, no device opened; phases() holds the device's lock itself.
+  SessionOptions host;
+  host.timing = Timing::host_only;
+  host.lock = LockChoice::skip;
+  host.ceilings = false;
+  Session session(host);
+  MeasureOptions options;
+  if (comparison_pass) options.budget = comparison_pass_budget(kMeasureBudget);
+  options.read_clocks = false;  // the host has no device clock
+  options.estimate_ns = estimate_ns;
+  const Measurement m = measure(session.backend(), Call(as_call(call)), options);
+  std::vector<Nanos> samples;
+  samples.reserve(m.samples.size());
+  for (const Sample& s : m.samples) samples.push_back(s.latency_ns);
+  return {std::move(samples), m.estimate_ns};
 }
 
 struct HeldLock {
@@ -800,6 +828,14 @@ NB_MODULE(_gpumeter, m) {
   m.def("run", &python::run, nb::arg("cases"), nb::arg("options"),
         "Runs the cases (A B C C B A each) and returns the record and the fallbacks taken.\n\n"
         "Raises:\n    Error: the first failed case's error, with its fields.");
+  // The wall clock's resolution (verdict.hpp), for what draws it: plot's shaded band.
+  m.attr("RESOLUTION_RATIO") = kResolutionRatio;
+  m.def("host_clock_samples", &python::host_clock_samples, nb::arg("call"),
+        nb::arg("comparison_pass"), nb::arg("estimate_ns") = nb::none(),
+        "The synchronized wall clock of call() by the core's driver on the host clock: "
+        "calibrated, warmed up and counted by the core's budget (halved for one pass of two), "
+        "or counted from estimate_ns (the first pass's). Returns (samples_ns, estimate_ns).\n\n"
+        "Raises:\n    UserCodeError: the call raised (its exception the cause).");
   m.def(
       "read_record",
       [](const std::string& path) {

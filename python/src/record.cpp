@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "binding.hpp"
+#include "gpumeter/detail/candidate_verdict.hpp"
 #include "gpumeter/detail/ceilings.hpp"
 #include "gpumeter/detail/clock_state.hpp"
 #include "gpumeter/detail/comparison.hpp"
@@ -407,6 +408,20 @@ void bind_values(nb::module_& m) {
       .def_prop_ro(
           "faster", [](const Comparison& c) { return c.difference && c.difference->faster(); },
           "The candidate is faster: the whole interval is below 0.")
+      .def_prop_ro(
+          "finding",
+          [](const Comparison& c) {
+            return c.compared() ? std::string(to_string(direction_of(c))) : std::string();
+          },
+          "What the comparison found by its statistic's rule (the core's reading, the one every "
+          "front end shows): \"faster\", \"slower\" or \"no difference\"; \"\" when refused.")
+      .def_prop_ro(
+          "found",
+          [](const Comparison& c) {
+            return c.compared() && direction_of(c) != Verdict::no_difference;
+          },
+          "Whether the comparison claims a difference (finding is \"faster\" or \"slower\"): "
+          "what a front end asks instead of reading the words.")
       .def_prop_ro(
           "text", [](const Comparison& c) { return describe(c); },
           "The sentence a reader sees first: \"b is 2.8% slower than a (99% interval 2.6% to "

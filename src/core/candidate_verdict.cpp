@@ -67,6 +67,8 @@ void speedup_of(const Comparison& c, CandidateVerdict& v) {
   if (low && high) v.interval = std::make_pair(*low, *high);
 }
 
+}  // namespace
+
 Verdict direction_of(const Comparison& c) {
   if (c.ratio) {
     if (c.ratio->resolution != Resolution::directional_difference) return Verdict::no_difference;
@@ -78,6 +80,8 @@ Verdict direction_of(const Comparison& c) {
   }
   return Verdict::no_difference;
 }
+
+namespace {
 
 bool slower_end_to_end(const Comparison& c) {
   if (c.difference) return c.difference->slower();

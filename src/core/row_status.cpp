@@ -1,11 +1,14 @@
 #include "gpumeter/row_status.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "gpumeter/detail/clock_state.hpp"
 #include "gpumeter/detail/comparison.hpp"
 #include "gpumeter/detail/error_class.hpp"
+#include "gpumeter/detail/timing_method.hpp"
 #include "gpumeter/detail/wording.hpp"
 
 namespace gpumeter {
@@ -65,6 +68,32 @@ std::string describe(const Failure& failure) {
   const std::string why =
       named_by_status && !failure.message.empty() ? failure.message : error_of(failure);
   return std::string(to_string(status)) + ": " + why;
+}
+
+int highest_clock(const Record& record) {
+  int mhz = 0;
+  for (const Result& result : record.results) {
+    if (result.summary.clock) mhz = std::max(mhz, result.summary.clock->max_mhz);
+  }
+  return mhz;
+}
+
+RowFlags row_flags(const Result& result, int record_highest_mhz) {
+  RowFlags f;
+  const Summary& s = result.summary;
+  if (s.clock) {
+    f.clock_flagged = s.clock->flagged;
+    // A row's own samples are flagged against its own highest clock; a row held down throughout
+    // (a small case after a power-capped GEMM) is caught only against the record's.
+    f.low_clock = clock_below_reference(s.clock->max_mhz, record_highest_mhz);
+  }
+  f.retries = result.measurement.retries;
+  if (!result.count_copies && sees_kernels(result.measurement.method)) {
+    f.uncounted_copy = s.median_uncounted_copy_ns > 0;
+    f.copy_exceeds_busy = s.median_uncounted_copy_ns > s.device_busy.median_ns;
+  }
+  f.drops_unproven = !result.measurement.drop_counter_live;
+  return f;
 }
 
 std::string error_of(const Result& result) {

@@ -99,8 +99,9 @@ std::string render_markdown(const std::vector<Record>& records, TableLayout layo
     const int record_mhz = highest_clock(record);
     for (const Result& result : record.results) {
       if (!narrow) rows.push_back(markdown_row(record, result, unit));
+      const RowFlags flags = row_flags(result, record_mhz);  // the core's; worded here
       if (const std::optional<ClockSummary>& clock = result.summary.clock;
-          clock && clock_below_reference(clock->max_mhz, record_mhz)) {
+          clock && flags.low_clock) {
         const std::string range = clock->min_mhz == clock->max_mhz
                                       ? fmt::format("at {} MHz", clock->max_mhz)
                                       : fmt::format("{} to {} MHz", clock->min_mhz, clock->max_mhz);
@@ -135,11 +136,11 @@ std::string render_markdown(const std::vector<Record>& records, TableLayout layo
                                     md(null_test_failed_words(*n))));
       }
       if (const std::optional<ClockSummary>& clock = result.summary.clock;
-          clock && clock->flagged > 0) {
+          clock && flags.clock_flagged > 0) {
         notes.push_back(fmt::format("{}: {}", md(row_label(result.row), MdPlace::line_start),
                                     md(describe_clock_flags(*clock, result.summary.n_samples))));
       }
-      if (!m.drop_counter_live) {
+      if (flags.drops_unproven) {
         notes.push_back(fmt::format(
             "{}: the dropped-record counter was not proven live; a lost record could have gone "
             "unseen",

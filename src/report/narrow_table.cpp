@@ -54,29 +54,24 @@ std::string rate_cell(const Result& r, const Column& rate, const Column& pct, co
   return cell;
 }
 
-// What a row's notes say in a word: clock-flagged samples, a clock held down throughout, lost
-// records retried, copies the call ran that device_busy does not count.
-std::vector<std::string> row_flags(const Result& r, int record_mhz) {
-  std::vector<std::string> flags;
-  if (const std::optional<ClockSummary>& clock = r.summary.clock) {
-    if (clock->flagged > 0) {
-      flags.push_back(fmt::format("clock {}/{}", clock->flagged, r.summary.n_samples));
-    }
-    if (clock_below_reference(clock->max_mhz, record_mhz)) flags.emplace_back("low clock");
+// A row's flags (the core's, row_status.hpp) in a word each: clock-flagged samples, a clock held
+// down throughout, lost records retried, copies the call ran that device_busy does not count.
+std::vector<std::string> flag_words(const Result& r, int record_mhz) {
+  const RowFlags f = row_flags(r, record_mhz);
+  std::vector<std::string> words;
+  if (f.clock_flagged > 0) {
+    words.push_back(fmt::format("clock {}/{}", f.clock_flagged, r.summary.n_samples));
   }
-  if (const int retries = r.measurement.retries; retries > 0) {
-    flags.push_back(fmt::format("{} {}", retries, retries == 1 ? "retry" : "retries"));
+  if (f.low_clock) words.emplace_back("low clock");
+  if (f.retries > 0)
+    words.push_back(fmt::format("{} {}", f.retries, f.retries == 1 ? "retry" : "retries"));
+  if (f.copy_exceeds_busy) {
+    words.emplace_back("copy > busy");
+  } else if (f.uncounted_copy) {
+    words.emplace_back("uncounted copy");
   }
-  const std::optional<double> copy = shown_number_of(column("uncounted_copy_us"), r);
-  // B11: a copy longer than the work it is left out of may be the work (an answer copied in).
-  const std::optional<double> busy = shown_number_of(column("time_median_us"), r);
-  if (!r.count_copies && copy && busy && *copy > *busy) {
-    flags.emplace_back("copy > busy");
-  } else if (!r.count_copies && copy && *copy > 0) {
-    flags.emplace_back("uncounted copy");
-  }
-  if (!r.measurement.drop_counter_live) flags.emplace_back("drops unproven");
-  return flags;
+  if (f.drops_unproven) words.emplace_back("drops unproven");
+  return words;
 }
 
 // Whether a continuation line of a list item may start with `word`: never with a character
@@ -100,7 +95,7 @@ std::string flags_legend(const std::vector<Record>& records) {
   for (const Record& record : records) {
     const int mhz = highest_clock(record);
     for (const Result& r : record.results) {
-      for (const std::string& f : row_flags(r, mhz)) {
+      for (const std::string& f : flag_words(r, mhz)) {
         kinds.insert(f.rfind("clock ", 0) == 0              ? "clock"
                      : f.find(" retr") != std::string::npos ? "retries"
                                                             : f);
@@ -163,7 +158,7 @@ std::vector<std::vector<std::string>> narrow_rows(const std::vector<Record>& rec
       any_flops = any_flops || r.workload.flops.has_value();
       any_bytes = any_bytes || r.workload.bytes.has_value();
       any_null_test = any_null_test || null_test_of(r).has_value();
-      any_flags = any_flags || !row_flags(r, mhz).empty();
+      any_flags = any_flags || !flag_words(r, mhz).empty();
     }
     for (const Failure& f : record.failures) any_params = any_params || !f.row.params.empty();
   }
@@ -261,7 +256,7 @@ std::vector<std::vector<std::string>> narrow_rows(const std::vector<Record>& rec
   if (any_flags) {
     cells.push_back({"flags", [](const Record&, const Result& r, int mhz) {
                        std::string joined;
-                       for (const std::string& f : row_flags(r, mhz)) {
+                       for (const std::string& f : flag_words(r, mhz)) {
                          joined += (joined.empty() ? "" : ", ") + f;
                        }
                        return joined;

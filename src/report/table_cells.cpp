@@ -185,14 +185,6 @@ std::string markdown_table(const std::vector<std::vector<std::string>>& rows) {
   return out;
 }
 
-int highest_clock(const Record& record) {
-  int mhz = 0;
-  for (const Result& result : record.results) {
-    if (result.summary.clock) mhz = std::max(mhz, result.summary.clock->max_mhz);
-  }
-  return mhz;
-}
-
 const Column& column(std::string_view id) {
   for (const Column& c : result_columns()) {
     if (c.id == id) return c;

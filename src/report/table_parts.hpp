@@ -68,8 +68,6 @@ void append_markdown_row(std::string& out, const std::vector<std::string>& cells
 // A markdown table of `rows` (the first the header; cells already made inert), every column as
 // wide as its widest cell.
 std::string markdown_table(const std::vector<std::vector<std::string>>& rows);
-// The highest SM clock any row of the record ran at (B4's reference), 0 when none was read.
-int highest_clock(const Record& record);
 const Column& column(std::string_view id);
 
 // The narrow table (narrow_table.cpp).

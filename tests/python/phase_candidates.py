@@ -84,3 +84,19 @@ def coroutine_call() -> Dict[str, Callable[[], Any]]:
     s = sleeper(init_ms=1, compile_ms=1, load_ms=1)
     s["call"] = lambda: work()
     return s
+
+
+def zero_result() -> Dict[str, Callable[[], Any]]:
+    """A candidate whose answer is all zeros: a tolerance that passes it passes anything."""
+    s = sleeper(init_ms=1, compile_ms=1, load_ms=1)
+    s["result"] = lambda: [0.0, 0.0]
+    return s
+
+
+def refit_raises() -> Dict[str, Callable[[], Any]]:
+    """A candidate whose warm refit raises (never called in its fresh processes)."""
+    def refit() -> None:
+        raise RuntimeError("the structure is gone")
+    s = sleeper(init_ms=1, compile_ms=1, load_ms=1)
+    s["refit"] = refit
+    return s

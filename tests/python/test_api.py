@@ -865,3 +865,17 @@ def test_evaluate_refuses_a_time_cap_without_a_precision_before_any_candidate_ru
         _evaluate._options(both)
     capped = parser.parse_args(["--precision", "0.01", "--max-time", "5", "--program", "true"])
     assert _evaluate._options(capped)["max_time_s"] == 5.0
+
+
+def test_a_comparisons_finding_is_the_cores_reading_of_its_rule():
+    # Comparison.found and .finding are what front ends read (the sweep's reversed order, plot's
+    # colours) in place of the interval's ends or the sentence's words: they agree with the
+    # sentence the core writes.
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
+                        "sweep_crossing.json")
+    record = gpumeter.read_record(path)
+    findings = [c.finding for c in record.comparisons]
+    assert "slower" in findings and "faster" in findings
+    for c in record.comparisons:
+        assert c.found == (c.finding in ("slower", "faster"))
+        assert f" {c.finding} than " in str(c)

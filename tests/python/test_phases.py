@@ -118,6 +118,32 @@ def test_candidates_that_disagree_are_refused_before_warm_timing(log):
         run({"a": "phase_candidates:fast", "b": "phase_candidates:wrong_result"}, processes=1)
 
 
+def test_an_atol_that_passes_an_all_zero_answer_is_refused_as_compare_refuses_it(log):
+    # atol 1e9 against answers of size 2 would pass an all-zero answer: phases() refuses it by
+    # the core's rule, in compare()'s words, before any warm timing.
+    with pytest.raises(gpumeter.ConfigError) as by_phases:
+        run({"a": "phase_candidates:fast", "b": "phase_candidates:zero_result"}, processes=1,
+            atol=1e9)
+    with pytest.raises(gpumeter.ConfigError) as by_compare:
+        gpumeter.compare({"a": lambda: [1.0, 2.0], "b": lambda: [0.0, 0.0]}, timing="host",
+                         lock=False, atol=1e9)
+    assert by_phases.value.argument == by_compare.value.argument == "atol"
+    assert str(by_phases.value) and str(by_phases.value) in str(by_compare.value)
+    # A tolerance no answer can make a verdict with is refused before any process starts.
+    with pytest.raises(gpumeter.ConfigError) as e:
+        gpumeter.phases({"a": "m:f"}, rtol=-1)
+    assert e.value.argument == "rtol"
+
+
+def test_a_warm_call_that_raises_is_a_user_code_error(log):
+    # The warm calls run in the core's driver: a candidate's exception there is raised as
+    # measure() raises one, its own exception the cause.
+    with pytest.raises(gpumeter.UserCodeError) as e:
+        run({"a": "phase_candidates:refit_raises"}, processes=1)
+    assert isinstance(e.value.__cause__, RuntimeError)
+    assert "the structure is gone" in str(e.value.__cause__)
+
+
 def test_a_hung_fresh_process_is_killed_and_named(log):
     with pytest.raises(gpumeter.Error) as e:
         run({"slow": "phase_candidates:sleeper"}, processes=1, timeout_s=0.01)

@@ -135,23 +135,27 @@ def totals_standin():
 
 def comparisons_standin():
     def diff(e, lo, hi, sd=0.005):
-        return NS(estimate=e, low=lo, high=hi, smallest_detectable=sd)
+        return NS(estimate=e, low=lo, high=hi, smallest_detectable=sd, slower=lo > 0,
+                  faster=hi < 0)
 
-    def cmp(case, base, cand, statistic, rule, difference=None, ratio=None, refusal=""):
+    # `finding`: what the core's rule found (Comparison.finding); plot colours by it alone.
+    def cmp(case, base, cand, statistic, rule, difference=None, ratio=None, refusal="",
+            finding="no difference"):
         return NS(baseline=base, candidate=cand, baseline_row=row(case, base),
                   candidate_row=row(case, cand), statistic=statistic, rule=rule,
-                  difference=difference, ratio=ratio, refusal=refusal)
+                  difference=difference, ratio=ratio, refusal=refusal,
+                  finding="" if refusal else finding,
+                  found=finding in ("slower", "faster") and not refusal)
 
     comps = [
         cmp("gemm", "cublas", "triton", "device_busy", "relative_difference",
-            diff(0.028, 0.026, 0.030)),
+            diff(0.028, 0.026, 0.030), finding="slower"),
         cmp("gemm", "cublas", "naive", "device_busy", "relative_difference",
             diff(-0.001, -0.004, 0.002, 0.0051)),
         cmp("mlp", "eager", "compiled", "synchronized_wall_clock", "resolution_1.5x",
-            diff(-0.47, -0.50, -0.44),
-            NS(speedup=1.9, resolution="directional_difference", claimed=True,
-               wording="1.9x faster",
-               label="directional difference")),
+            diff(-0.47, -0.50, -0.44), finding="faster",
+            ratio=NS(speedup=1.9, resolution="directional_difference", claimed=True,
+                     wording="1.9x faster", label="directional difference")),
         cmp("mlp", "eager", "jit", "synchronized_wall_clock", "resolution_1.5x", None,
             NS(speedup=1.2, resolution="no_measured_difference", claimed=False,
                wording="0.83x the time",
@@ -516,20 +520,22 @@ def many_comparisons(n, refused=0):
     """A record of n compared device-time comparisons (every tenth slower, every tenth faster)
     and `refused` refused ones."""
     def diff(e):
-        return NS(estimate=e, low=e - 0.002, high=e + 0.002, smallest_detectable=0.004)
+        return NS(estimate=e, low=e - 0.002, high=e + 0.002, smallest_detectable=0.004,
+                  slower=e - 0.002 > 0, faster=e + 0.002 < 0)
 
     comps = []
     for i in range(n):
         e = 0.05 * ((i % 10 == 1) - (i % 10 == 2)) + 1e-4 * (i % 7)
+        finding = {1: "slower", 2: "faster"}.get(i % 10, "no difference")  # the core's
         comps.append(NS(baseline="base", candidate=f"c{i}", baseline_row=row("op", "base"),
                         candidate_row=row("op", f"c{i}"), statistic="device_busy",
                         rule="relative_difference", difference=diff(e), ratio=None,
-                        refusal=""))
+                        refusal="", finding=finding, found=i % 10 in (1, 2)))
     for i in range(refused):
         comps.append(NS(baseline="base", candidate=f"z{i}", baseline_row=row("op", "base"),
                         candidate_row=row("op", f"z{i}"), statistic="device_busy",
                         rule="relative_difference", difference=None, ratio=None,
-                        refusal="every sample is 0 ns"))
+                        refusal="every sample is 0 ns", finding="", found=False))
     return NS(run_id="20261201T000000Z-4-many", results=[], comparisons=comps, totals=[],
               device=NS(l2_bytes=None, name=""),
               sweeps=lambda: NS(axes=[], growth=[], crossovers=[]),

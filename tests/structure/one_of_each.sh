@@ -117,11 +117,11 @@ forbid "the pytest plugin runs the command or parses its output" \
 
 # JSON text in the Python package is read and written by python/gpumeter/_wire.py alone (a child's
 # order and report, evaluate's lines, the pytest index): a second reader of a protocol drifts from
-# its writer. The fresh process of phases() imports only the standard library before its candidate,
-# so it writes the same format with json itself; so does _locate.py, run as a script in the
-# candidates' interpreter to find their functions without importing anything of theirs or ours.
+# its writer. The fresh process of phases() loads _wire.py by its file (importing the package would
+# count as its process start). _locate.py, run as a script in the candidates' interpreter to find
+# their functions without importing anything of theirs or ours, still writes with json itself.
 found=$(grep -nE '^[[:space:]]*(import json|from json )|\bjson\.(loads?|dumps?)\(' python/gpumeter/*.py |
-  grep -vE '^python/gpumeter/(_wire|_phase_child|_locate)\.py:')
+  grep -vE '^python/gpumeter/(_wire|_locate)\.py:')
 if [[ -n "$found" ]]; then
   echo "FAIL: JSON read or written outside python/gpumeter/_wire.py:" >&2
   echo "$found" >&2
@@ -171,10 +171,36 @@ check "a timing named" 'timing[[:space:]]*[!=]=[[:space:]]*"(auto|cupti|events|h
 check "an option of a benchmark program or of the gpumeter command registered by name" \
   '\badd_(flag|option|option_function<[^>]*>)[[:space:]]*\([[:space:]]*"-' '^(src/program/|tests/|bench/|examples/|testkit/)'
 
+# A comparison's finding and the wall clock's resolution are the core's (direction_of in
+# candidate_verdict.cpp, kResolutionRatio in verdict.hpp): the Python package reads
+# Comparison.found and .finding and _gpumeter.RESOLUTION_RATIO. A front end that matches a
+# verdict's words, writes the 1.5x factor into a rule, or reads a direction off an interval's ends
+# or a ratio's claim judges by a copy (the sweep once matched "no measured difference"; plot
+# copied the 1.5x rule). Comment lines aside.
+found=$(grep -nP '(==|!=|\bin)\s*\(?\s*["'"'"'](no measured difference|directional difference|no difference|faster|slower)["'"'"']|\.(label|text|wording|resolution|finding)\s*(==|!=)|(=|<|>)\s*1\.5\b(?!\s*[a-z])|\b1\.5\s*(\*|/|<|>)|(?<!\+ )\b\w+\.(low|high)\s*[<>]=?\s*0\b|\.claimed\b' \
+  python/gpumeter/*.py | grep -vE '^[^:]+:[0-9]+:[[:space:]]*#')
+if [[ -n "$found" ]]; then
+  echo "FAIL: a verdict's words matched, the 1.5x factor written, or a direction read off an" \
+    "interval in the Python package (read Comparison.found, .finding, _gpumeter.RESOLUTION_RATIO):" >&2
+  echo "$found" >&2
+  failed=1
+fi
+# The same in the C++ front ends (the reporters, the commands, the binding, the programs): a
+# difference's direction is the core's (RelativeDifference::slower/faster, direction_of).
+check "a direction read off an interval's ends" \
+  '(^|[^+] )\b[a-z_]+(\.|->)(low|high)[[:space:]]*[<>]=?[[:space:]]*0\b' \
+  '^(src/core/|include/gpumeter/detail/difference\.hpp$|tests/|bench/)'
+# A row's flags (low clock, copy > busy, uncounted copy, drops unproven...) are decided by the
+# core's row_flags (row_status.cpp) from the row's numbers; reporters word them. The markdown
+# reporter once decided "copy > busy" and "low clock" itself.
+check "a row's flag decided outside the core" \
+  'clock_below_reference[[:space:]]*\(|median_uncounted_copy_ns[[:space:]]*[<>]|[<>][[:space:]]*[a-z_.]*median_uncounted_copy_ns' \
+  '^(src/core/|include/gpumeter/detail/clock_state\.hpp$|tests/|bench/)'
+
 if [[ $failed -eq 0 ]]; then
   echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \
     "one CUPTI record decoder, one JSON wire, one child runner, no import of the package's own" \
     "inside a function, one list of timing names, one table of options per front end, no vendor's" \
-    "code outside its folder"
+    "code outside its folder, no verdict judged by a front end's copy"
 fi
 exit $failed

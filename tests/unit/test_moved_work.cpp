@@ -32,6 +32,7 @@
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/measure.hpp"
 #include "gpumeter/record.hpp"
+#include "gpumeter/row_status.hpp"
 
 namespace gpumeter {
 namespace {
@@ -760,6 +761,86 @@ TEST(Verdicts, FailuresGiveTheirClasssVerdictAndTheReferencesAreNotTheCandidates
   in.record = &ref_failed;
   v = judge_candidate(in);
   EXPECT_EQ(v.verdict, Verdict::not_measured) << v.why;
+}
+
+// The one reading of a comparison's direction (Comparison.found and .finding in Python, plot's
+// colours, the sweep's reversed order, evaluate's verdict): the interval's side of 0 for device
+// time, the host-clock rule's claim and its factor for the wall clock.
+TEST(Direction, ReadFromTheRuleOfTheStatistic) {
+  Comparison c;
+  c.difference = RelativeDifference{};
+  c.difference->estimate = 0.03;
+  c.difference->low = 0.01;
+  c.difference->high = 0.05;
+  EXPECT_EQ(direction_of(c), Verdict::slower);
+  c.difference->low = -0.01;  // the interval holds 0: no direction
+  EXPECT_EQ(direction_of(c), Verdict::no_difference);
+  c.difference->estimate = -0.03;
+  c.difference->low = -0.05;
+  c.difference->high = -0.01;
+  EXPECT_EQ(direction_of(c), Verdict::faster);
+  // The wall clock: the ratio's claim decides, whatever the finer interval beside it says.
+  c.ratio = RatioVerdict{};
+  c.ratio->speedup = 1.2;
+  c.ratio->resolution = Resolution::no_measured_difference;
+  EXPECT_EQ(direction_of(c), Verdict::no_difference);
+  c.ratio->speedup = 0.5;
+  c.ratio->resolution = Resolution::directional_difference;
+  EXPECT_EQ(direction_of(c), Verdict::slower);
+  c.ratio->speedup = 2.0;
+  EXPECT_EQ(direction_of(c), Verdict::faster);
+}
+
+// A row's flags are decided by the core from its numbers; reporters only word them.
+TEST(RowFlags, DecidedFromTheRowsNumbers) {
+  Result r;
+  r.measurement.method = TimingMethod::kernel_records;
+  r.summary.n_samples = 10;
+  r.summary.device_busy.median_ns = 4000;
+  r.summary.median_uncounted_copy_ns = 4001;  // a nanosecond longer than the work: flagged
+  r.summary.clock = ClockSummary{};
+  r.summary.clock->max_mhz = 1800;
+  r.summary.clock->flagged = 3;
+  r.measurement.retries = 2;
+  Record record;
+  record.results = {r};
+  Result fast = r;
+  fast.summary.clock->max_mhz = 1980;
+  record.results.push_back(fast);
+  EXPECT_EQ(highest_clock(record), 1980);
+  EXPECT_EQ(highest_clock(Record{}), 0);  // no clock read: nothing to be below
+
+  RowFlags f = row_flags(r, highest_clock(record));
+  EXPECT_EQ(f.clock_flagged, 3U);
+  EXPECT_TRUE(f.low_clock);  // 1800 < 0.95 x 1980
+  EXPECT_EQ(f.retries, 2);
+  EXPECT_TRUE(f.uncounted_copy);
+  EXPECT_TRUE(f.copy_exceeds_busy);
+  EXPECT_FALSE(f.drops_unproven);
+  EXPECT_FALSE(row_flags(r, 1890).low_clock);  // 1800 >= 0.95 x 1890
+
+  r.summary.median_uncounted_copy_ns = 4000;  // as long as the work: a copy, not the work
+  f = row_flags(r, 0);
+  EXPECT_TRUE(f.uncounted_copy);
+  EXPECT_FALSE(f.copy_exceeds_busy);
+  r.summary.median_uncounted_copy_ns = 0;
+  EXPECT_FALSE(row_flags(r, 0).uncounted_copy);
+
+  // Copies counted as device time, or a timing that does not see kernels: nothing uncounted.
+  r.summary.median_uncounted_copy_ns = 9000;
+  r.count_copies = true;
+  EXPECT_FALSE(row_flags(r, 0).uncounted_copy);
+  r.count_copies = false;
+  r.measurement.method = TimingMethod::host_wall;
+  f = row_flags(r, 0);
+  EXPECT_FALSE(f.uncounted_copy || f.copy_exceeds_busy);
+
+  r.measurement.drop_counter_live = false;
+  EXPECT_TRUE(row_flags(r, 0).drops_unproven);
+  r.summary.clock.reset();
+  f = row_flags(r, 1980);
+  EXPECT_EQ(f.clock_flagged, 0U);
+  EXPECT_FALSE(f.low_clock);
 }
 
 }  // namespace

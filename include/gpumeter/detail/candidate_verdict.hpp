@@ -29,6 +29,12 @@ enum class Verdict {
 // "not measured".
 std::string_view to_string(Verdict verdict);
 
+// What a comparison found, by the rule of its statistic: faster or slower where it claims a
+// difference (the whole interval on one side of 0; the host clock's rule claiming one), else
+// no_difference. The one reading of a comparison's direction for every front end (the sweep's
+// reversed order, plot's colours, evaluate's verdict).
+Verdict direction_of(const Comparison& c);
+
 // Whose code raised an error: the candidate's, the evaluator's (the reference, the input
 // generator, their imports) or gpumeter's own.
 enum class Whose { candidate, evaluator, gpumeter };

@@ -2,6 +2,7 @@
 // What became of a row of a record (P10): measured, or which kind of nothing, and why. CSV says
 // it of every row; `gpumeter compare` says it of every row it could not set against its other
 // side.
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,27 @@ RowStatus status_of(const Result& result);
 // "null test: " and its outcome; "" for an ok result.
 std::string error_of(const Failure& failure);
 std::string error_of(const Result& result);
+
+// The flags of a row, decided here from its numbers (the samples' clocks, the records' retries,
+// the copies' and the work's medians), never from the values a table prints; reporters only
+// word them (the narrow table's flags column and its legend, the clock notes).
+struct RowFlags {
+  std::size_t clock_flagged = 0;  // B4: samples that may have run slower for their SM clock
+  bool low_clock = false;         // B4: the whole row ran below the record's highest clock
+  int retries = 0;                // phases measured again after activity records were lost
+  // The call also ran copies or fills, which device_busy does not count (only where the timing
+  // sees kernels: a clock around the whole call counts them already).
+  bool uncounted_copy = false;
+  // B11: those copies took longer than the work they are left out of: the time may not be the
+  // work's (an answer copied in). Implies uncounted_copy.
+  bool copy_exceeds_busy = false;
+  bool drops_unproven = false;  // the collector's drop counter was not live: a loss unseen
+};
+// The highest SM clock any row of `record` ran at (B4's reference for low_clock), 0 when none
+// was read.
+int highest_clock(const Record& record);
+// `result`'s flags in a record whose highest clock is `record_highest_mhz` (highest_clock).
+RowFlags row_flags(const Result& result, int record_highest_mhz);
 
 // For people, in one line: the status, then why, without saying the runtime's own names twice:
 // "crashed: the case's process was killed by signal 9 (Killed)", "skipped: needs bf16",
