@@ -374,6 +374,14 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
                            started=checker.started if checker is not None else None,
                            starter=warm.start if warm is not None and warm.ready else None,
                            **limits.of_run())
+    except _child.StartInterrupted as e:
+        # The warm start failed in the middle of this run's fork: its checker's run is ended and
+        # its account set aside (what the forked process checked is no run of this candidate),
+        # and the candidate is not measured, by a cause not its own.
+        if checker is not None:
+            checker.end()
+        interrupted = {"end": "runner_not_started", "end_why": str(e)}
+        return {**_judged_run(interrupted)[0], "log": log}, None, None, interrupted
     except OSError as e:
         not_started = {"end": "runner_not_started",
                        "end_why": f"cannot start the Python interpreter {python!r}: {e.strerror}"}

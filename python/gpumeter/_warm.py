@@ -329,6 +329,10 @@ def reaper_problem() -> str:
 
 
 
+class _NotSent(Exception):
+    """A run's request that never reached the server: nothing of the run was forked."""
+
+
 class WarmStart:
     """evaluate's handle on the server: started once per evaluation, ``ready`` when it can fork
     runs (else ``why`` says why not: every run starts cold). ``start`` is ``_child.run``'s
@@ -387,8 +391,19 @@ class WarmStart:
             try:
                 return self._fork(args, env, stdout.fileno(), pass_fds, channel_fd, key,
                                   new_session)
+            except _NotSent as e:
+                self._failed(str(e))  # nothing reached the server: this run starts cold
             except (OSError, ValueError, ChildProcessError) as e:
-                self._failed(f"{type(e).__name__}: {e}")
+                # The server had the run's descriptors and may have forked it: a cold start of
+                # the same run would share its channel and its checker's descriptor with that
+                # process. The run is not started again (StartInterrupted: its candidate is not
+                # measured, what was forked is killed); the runs after it start cold.
+                why = f"{type(e).__name__}: {e}"
+                self._failed(why)
+                raise _child.StartInterrupted(
+                    f"the warm start's server failed while it forked this candidate's process "
+                    f"({why}): not measured (what was forked was killed; the candidates from "
+                    "here on start cold)") from None
         return None
 
     def _fork(self, args: Sequence[str], env: Mapping[str, str], stdout: int,
@@ -401,8 +416,12 @@ class WarmStart:
         fds = [stdout, channel_fd] + list(pass_fds)
         self._control.settimeout(_SPAWN_TIMEOUT_S)
         try:
-            self._control.sendmsg([_HEAD.pack(len(head)), head, key],
-                                  [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+            try:
+                self._control.sendmsg(
+                    [_HEAD.pack(len(head)), head, key],
+                    [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+            except OSError as e:  # a message is sent whole or not at all (SOCK_SEQPACKET)
+                raise _NotSent(f"{type(e).__name__}: {e}") from None
             said = self._control.recv(1 << 16)
         finally:
             self._control.settimeout(None)

@@ -550,3 +550,49 @@ def test_a_starter_that_cannot_fork_leaves_the_run_to_the_cold_start(tmp_path):
     assert len(asked) == 1
     assert ended.rc == 0
     assert (tmp_path / "log").read_text() == "cold 2\n"
+
+
+# --- the warm start's server dying in the middle of a fork ----------------------------------
+
+DIES_IN_A_FORK = textwrap.dedent("""
+    # The evaluator's reference module, imported by the warm start's server: at the server's
+    # DIE_AT_FORK-th fork it ends the server right after the fork, before its answer, so the run's
+    # process exists (forked on, by the process between) and evaluate hears nothing of it.
+    import os, sys
+    from exploits.problem import host_reference  # noqa: F401
+
+    _server, _forks = os.getpid(), [0]
+
+    def _after():
+        if os.getpid() == _server and sys.argv[0].endswith("_warm.py"):
+            _forks[0] += 1
+            if _forks[0] == int(os.environ.get("DIE_AT_FORK", "0")):
+                os._exit(9)
+
+    os.register_at_fork(after_in_parent=_after)
+""")
+
+
+def test_a_server_that_dies_in_a_fork_leaves_that_candidate_not_measured(tmp_path):
+    """The server dies after it forked the first candidate's process (the reference alone was
+    its first fork): that candidate is not measured, cause stated, what was forked is killed and
+    its checker's account set aside (never judged, never added to a cold start's), and the batch
+    goes on cold."""
+    (tmp_path / "dies_in_a_fork.py").write_text(DIES_IN_A_FORK)
+    proc, lines = evaluate(tmp_path, ["first=exploits.honest:host", "second=exploits.honest:host",
+                                      "third=exploits.memo_first_call:host"],
+                           reference="dies_in_a_fork:host_reference", env={"DIE_AT_FORK": "2"})
+    assert "warm start: each candidate's process is forked" in proc.stderr, proc.stderr
+    assert "the warm start's server failed" in proc.stderr and "start cold" in proc.stderr, \
+        proc.stderr
+    lines = by_name(lines)
+    first = lines["first"]
+    assert first["verdict"] == "not measured", first
+    assert "the warm start's server failed while it forked this candidate's process" in \
+        first["why"], first
+    assert "checker" not in first, first  # its account set aside, not judged
+    # A cause not its own: exit 1; the candidates after it judged, cold.
+    assert proc.returncode == 1, proc.stderr
+    assert lines["second"]["correct"] is True and lines["second"]["verdict"] in TIMED, \
+        lines["second"]
+    assert lines["third"]["verdict"] == "wrong", lines["third"]
