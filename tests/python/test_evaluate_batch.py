@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from gpumeter import _batch, _child, _evaluate, _warm
+from gpumeter import _batch, _child, _evaluate, _warm, _wire
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMED = {"faster", "slower", "no difference"}
@@ -258,6 +258,10 @@ def test_resume_after_sigkill_runs_only_what_has_no_line(tmp_path, start):
     assert "--resume: 2 of 5 candidates have their line" in proc.stderr, proc.stderr
     assert [x["candidate"] for x in lines] == ["c1", "c2", "c3", "c4", "c5"], lines
     assert lines[:2] == first  # the first two not run again
+    # Each line says the batch it came from, which a resume compares with its own.
+    assert all(x[_wire.JOURNAL_BATCH] == lines[0][_wire.JOURNAL_BATCH] for x in lines)
+    assert lines[0][_wire.JOURNAL_BATCH]["timing"] == "host" and \
+        lines[0][_wire.JOURNAL_BATCH]["budget_ms"] == [1.0, 4.0]
     runs = os.listdir(next((tmp_path / "two").iterdir()))
     assert not [r for r in runs if "-c1-" in r or "-c2-" in r], runs
     assert lines[2]["correct"] is True and lines[3]["verdict"] == "tampered"
@@ -596,3 +600,147 @@ def test_a_server_that_dies_in_a_fork_leaves_that_candidate_not_measured(tmp_pat
     assert lines["second"]["correct"] is True and lines["second"]["verdict"] in TIMED, \
         lines["second"]
     assert lines["third"]["verdict"] == "wrong", lines["third"]
+
+
+# --- wrong values of the batch's options: one line, exit 2, nothing run ---------------------
+
+BASE = ["--reference", "exploits.problem:host_reference", "--inputs",
+        "exploits.problem:host_inputs", "--timing", "host"]
+
+
+def _usage_line(capsys):
+    """The one line a refused argument gives (and the pointer to --help every command adds)."""
+    err = capsys.readouterr().err
+    said = [x for x in err.splitlines() if x]
+    assert len(said) == 2 and said[1] == "Run 'gpumeter evaluate --help' for usage.", err
+    assert said[0].startswith("gpumeter evaluate: "), err
+    return said[0]
+
+
+def _files(tmp_path):
+    (tmp_path / "dup.txt").write_text("x=exploits.honest:host\n\nx=exploits.honest:host_slow\n")
+    (tmp_path / "empty.txt").write_text("# nothing yet\n\n")
+    (tmp_path / "bad.txt").write_text("a=exploits.honest:host\n# fine\nnot a spec\n")
+    (tmp_path / "corrupt.jsonl").write_text('not json\n{"candidate": "a", "verdict": "wrong"}\n')
+
+
+@pytest.mark.parametrize("extra,said", [
+    (["--shard", "4/4"], "--shard: K must be below N"),
+    (["--shard", "5/4"], "--shard: K must be below N"),
+    (["--shard", "a/b"], "--shard: must be K/N"),
+    (["--shard", "1/0"], "--shard: the count N must be 1 to"),
+    (["--shard", ""], "--shard: is empty"),
+    (["--candidates", "/nonexistent"], "--candidates '/nonexistent': cannot be read"),
+    (["--candidates", "{tmp}/dup.txt"], "two candidates are named 'x'"),
+    (["--candidates", "{tmp}/empty.txt"], "holds no candidate"),
+    (["--candidates", "{tmp}/bad.txt"], "bad.txt:3: 'not a spec': expected"),
+    (["--resume", "h=exploits.honest:host"], "--resume needs --jsonl"),
+    (["--merge", "{tmp}/missing.jsonl"], "--merge '{tmp}/missing.jsonl': no such file"),
+    (["--merge", "{tmp}/corrupt.jsonl"],
+     "--merge '{tmp}/corrupt.jsonl' line 1 is not a candidate's JSON line"),
+    (["--start", "lukewarm", "h=exploits.honest:host"],
+     "argument --start: invalid choice: 'lukewarm'"),
+], ids=["shard-4/4", "shard-5/4", "shard-a/b", "shard-1/0", "shard-empty", "candidates-missing",
+        "candidates-duplicate", "candidates-empty", "candidates-bad-line", "resume-no-jsonl",
+        "merge-missing", "merge-corrupt", "start-lukewarm"])
+def test_wrong_values_of_the_batch_options_are_one_line_and_exit_2(tmp_path, capsys, extra,
+                                                                   said):
+    _files(tmp_path)
+    extra = [x.replace("{tmp}", str(tmp_path)) for x in extra]
+    out = tmp_path / "eval"
+    rc = _evaluate.main(BASE + ["--out", str(out)] + extra +
+                        ([] if any(x.startswith("--candidates") or x == "--merge" or "=" in x
+                                   for x in extra) else ["h=exploits.honest:host"]))
+    line = _usage_line(capsys)
+    assert rc == 2, line
+    assert said.replace("{tmp}", str(tmp_path)) in line, line
+    assert not out.exists()  # nothing run
+
+
+def test_the_batch_options_python_api_raises_config_error(tmp_path):
+    """The same refusals through the functions: gpumeter.ConfigError (the core's class of a bad
+    argument, exit 2), its argument the option."""
+    import gpumeter
+    _files(tmp_path)
+    names = [f"c{i}" for i in range(4)]
+    assert _batch.shard(names, "0/4")[0] == {0}  # shards are numbered from 0
+    tries = [(lambda: _batch.shard(names, "4/4"), "--shard"),
+             (lambda: _batch.shard(names, "a/b"), "--shard"),
+             (lambda: _batch.candidates_file("/nonexistent"), "--candidates"),
+             (lambda: _batch.candidates_file(str(tmp_path / "empty.txt")), "--candidates"),
+             (lambda: _batch.refuse_duplicates([("x", "a:f"), ("x", "b:f")]), "candidates"),
+             (lambda: _batch.merge([str(tmp_path / "missing.jsonl")], []), "--merge"),
+             (lambda: _batch.merge([str(tmp_path / "corrupt.jsonl")], []), "--merge"),
+             (lambda: _batch.read_journal(str(tmp_path / "corrupt.jsonl"), repair=False),
+              "--resume"),
+             (lambda: _batch.check_resume("j", [{"candidate": "a", "verdict": "wrong"}], {}),
+              "--resume")]
+    for call, argument in tries:
+        with pytest.raises(gpumeter.ConfigError) as caught:
+            call()
+        assert caught.value.argument == argument, (argument, caught.value)
+        assert "\n" not in str(caught.value)
+
+
+# --- --resume takes only lines of the same batch --------------------------------------------
+
+
+def _journal_line(name, **changed):
+    fields = dict(reference="exploits.problem:host_reference",
+                  inputs="exploits.problem:host_inputs", outputs=None, rtol=1e-5, atol=1e-8,
+                  timing="host", budget_ms=None, precision=None, max_time_s=None,
+                  program_reference="reference")
+    fields.update(changed)
+    return {"candidate": name, "verdict": "wrong", "correct": False,
+            _wire.JOURNAL_BATCH: _wire.journal_batch(**fields)}
+
+
+@pytest.mark.parametrize("extra,differs", [
+    (["--rtol", "1e-3"], "--rtol 0.001 in this run's, 1e-05 in its"),
+    (["--atol", "1e-6"], "--atol 1e-06 in this run's, 1e-08 in its"),
+    (["--reference", "exploits.honest:host_slow"],
+     "--reference exploits.honest:host_slow in this run's, exploits.problem:host_reference in"),
+    (["--inputs", "exploits.problem:gpu_inputs"], "--inputs exploits.problem:gpu_inputs"),
+    (["--timing", "auto"], "--timing auto in this run's, host in its"),
+    (["--budget", "1,4"], "--budget 1,4 in this run's, none in its"),
+    (["--precision", "0.05"], "--precision 0.05 in this run's, none in its"),
+], ids=["rtol", "atol", "reference", "inputs", "timing", "budget", "precision"])
+def test_resume_refuses_a_journal_of_another_batch(tmp_path, capsys, extra, differs):
+    jsonl = tmp_path / "journal.jsonl"
+    text = "".join(_wire.jsonl_line(_journal_line(n)) for n in ("a", "b")) + '{"candid'
+    jsonl.write_text(text)
+    options = dict(zip(BASE[::2], BASE[1::2]))
+    options.update(dict(zip(extra[::2], extra[1::2])))
+    argv = [x for kv in options.items() for x in kv]
+    out = tmp_path / "eval"
+    rc = _evaluate.main(argv + ["--out", str(out), "--jsonl", str(jsonl), "--resume",
+                                "a=exploits.honest:host", "b=exploits.honest:host",
+                                "c=exploits.honest:host"])
+    line = _usage_line(capsys)
+    assert rc == 2, line
+    assert f"--resume '{jsonl}': line 1 (candidate 'a') came from another batch: {differs}" \
+        in line, line
+    assert not out.exists() and jsonl.read_text() == text  # nothing run, the journal as it was
+
+
+def test_resume_refuses_lines_that_do_not_say_their_batch(tmp_path, capsys):
+    jsonl = tmp_path / "journal.jsonl"
+    jsonl.write_text(_wire.jsonl_line(_journal_line("a")) +
+                     '{"candidate": "b", "verdict": "wrong"}\n')
+    rc = _evaluate.main(BASE + ["--out", str(tmp_path / "eval"), "--jsonl", str(jsonl),
+                                "--resume", "a=exploits.honest:host", "b=exploits.honest:host"])
+    line = _usage_line(capsys)
+    assert rc == 2 and "line 2 (candidate 'b') does not say which batch it came from" in line, \
+        line
+
+
+def test_merge_refuses_shards_of_two_batches(tmp_path):
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    one.write_text(_wire.jsonl_line(_journal_line("a")))
+    two.write_text(_wire.jsonl_line(_journal_line("b", atol=1e-3)))
+    import gpumeter
+    with pytest.raises(gpumeter.ConfigError, match=r"not a shard of the batch of .*one\.jsonl.*"
+                       r"--atol 1e-08 in .*, 0\.001 in its"):
+        _batch.merge([str(one), str(two)], [])
+    two.write_text(_wire.jsonl_line(_journal_line("b")))
+    assert [x["candidate"] for x in _batch.merge([str(one), str(two)], [])[0]] == ["a", "b"]
