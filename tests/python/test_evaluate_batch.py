@@ -52,19 +52,6 @@ def same_verdict(a, b):
 
 # --- the warm start -------------------------------------------------------------------------
 
-POLLUTER = textwrap.dedent("""
-    # A candidate that changes everything it can reach in its process: a module global of a module
-    # the server imported, NumPy, gpumeter, builtins and the reference's own module.
-    import builtins, numpy, gpumeter, exploits, exploits.problem
-    exploits.polluted = True
-    numpy.polluted = True
-    gpumeter.polluted = True
-    builtins.polluted = True
-    exploits.problem.polluted = True
-    numpy.tanh = lambda x: x * 0.0
-    from exploits.honest import host as run
-""")
-
 DETECTOR = textwrap.dedent("""
     # Honest unless it finds what an earlier candidate changed in its own process: then wrong.
     import builtins, os, sys, numpy, gpumeter, exploits, exploits.problem
@@ -73,7 +60,10 @@ DETECTOR = textwrap.dedent("""
         f.write(open("/proc/self/cmdline", "rb").read().replace(b"\\0", b" ").decode())
     seen = [n for n, m in (("exploits", exploits), ("numpy", numpy), ("gpumeter", gpumeter),
                            ("builtins", builtins), ("exploits.problem", exploits.problem))
-            if hasattr(m, "polluted")] + (["numpy.tanh"] if numpy.tanh(1.0) == 0.0 else [])
+            if hasattr(m, "polluted")] + (["numpy.tanh"] if numpy.tanh(1.0) == 0.0 else []) + \
+        (["sys.modules"] if "left_by_leave_state" in sys.modules else []) + \
+        (["sys.path"] if "/left/by/leave_state" in sys.path else []) + \
+        (["os.environ"] if "LEFT_BY_LEAVE_STATE" in os.environ else [])
 
     def run(a, b):
         return honest.host(a, b) * (2.0 if seen else 1.0)
@@ -81,10 +71,12 @@ DETECTOR = textwrap.dedent("""
 
 
 def test_warm_start_forks_each_candidate_with_fresh_state(tmp_path):
-    (tmp_path / "polluter.py").write_text(POLLUTER)
+    """exploits.leave_state changes the modules the server imported, then a detector that would
+    answer wrong if it saw any of it runs forked from the same server."""
     (tmp_path / "detector.py").write_text(DETECTOR)
     cmdline = tmp_path / "cmdline.txt"
-    proc, lines = evaluate(tmp_path, ["polluter=polluter:run", "detector=detector:run"],
+    proc, lines = evaluate(tmp_path, ["polluter=exploits.leave_state:host",
+                                      "detector=detector:run"],
                            env={"DETECTOR_OUT": str(cmdline)})
     assert proc.returncode == 0, proc.stderr
     assert "gpumeter evaluate: warm start: each candidate's process is forked" in proc.stderr, \
@@ -744,3 +736,163 @@ def test_merge_refuses_shards_of_two_batches(tmp_path):
         _batch.merge([str(one), str(two)], [])
     two.write_text(_wire.jsonl_line(_journal_line("b")))
     assert [x["candidate"] for x in _batch.merge([str(one), str(two)], [])[0]] == ["a", "b"]
+
+
+# --- what a forked run inherits from the server ---------------------------------------------
+
+
+def test_no_channel_key_in_a_warm_runs_memory(tmp_path):
+    """A candidate that reads its whole memory for a channel key (its own, or an earlier run's
+    left in the server) finds none, warm or cold, and its garbage is wrong."""
+    found = tmp_path / "found.txt"
+    proc, lines = evaluate(tmp_path, ["key=exploits.warm_key:host"],
+                           env={"WARM_KEY_OUT": str(found)})
+    assert proc.returncode == 0, proc.stderr
+    assert "warm start: each candidate's process is forked" in proc.stderr, proc.stderr
+    assert not found.exists() or found.read_text() == "", found.read_text()
+    lines = by_name(lines)
+    assert lines["key"]["verdict"] == "wrong", lines
+
+
+SCAN_AFTER_RECEIVE = textwrap.dedent("""
+    # The server's side of one request: received and its key zeroed after the fork, as serve
+    # does; then this process's writable memory is read for what is left of the key (its last 24
+    # bytes: a freed small block keeps all but its first 8). The key itself comes masked on stdin,
+    # unmasked into one buffer whose place is skipped, as is the buffer memory is read into.
+    # With "child": the run's side, the key given to the child's compiled code (_give_channel)
+    # and taken by it (evaluation_channel_open), then memory read for the key's hex text.
+    import ctypes, os, socket, sys
+    from gpumeter import _gpumeter, _warm
+    masked = sys.stdin.buffer.read()
+    needle = bytearray(200)  # not the size of a key's block: never one of them reused
+    if sys.argv[1] == "child":
+        key = bytearray(32)
+        for i in range(32):
+            key[i] = masked[i] ^ 0x5A
+        _warm._give_channel(1, key)
+        assert _gpumeter.evaluation_channel_open()
+        for i in range(32):
+            byte = masked[i] ^ 0x5A
+            needle[2 * i] = b"0123456789abcdef"[byte >> 4]
+            needle[2 * i + 1] = b"0123456789abcdef"[byte & 15]
+        tail = memoryview(needle)[16:64]
+    else:
+        sock = socket.socket(fileno=int(sys.argv[1]))
+        header, key, fds = _warm._receive(sock)
+        key[:] = bytes(len(key))
+        for fd in fds:
+            os.close(fd)
+        for i in range(32):
+            needle[i] = masked[i] ^ 0x5A
+        tail = memoryview(needle)[8:32]
+    buf = bytearray(1 << 22)
+    def place(b):
+        return ctypes.addressof((ctypes.c_char * len(b)).from_buffer(b))
+    skip = [(place(needle), place(needle) + len(needle)), (place(buf), place(buf) + len(buf))]
+    found = []
+    with open("/proc/self/maps") as maps, open("/proc/self/mem", "rb", buffering=0) as mem:
+        regions = [line.split() for line in maps]
+        for fields in regions:
+            if "w" not in fields[1] or (len(fields) > 5 and fields[5].startswith("[v")):
+                continue
+            start, end = (int(x, 16) for x in fields[0].split("-"))
+            at = start
+            while at < end:
+                n = min(len(buf), end - at)
+                try:
+                    mem.seek(at)
+                    got = mem.readinto(memoryview(buf)[:n])
+                except OSError:
+                    break
+                i = buf.find(tail, 0, got)
+                while i >= 0:
+                    where = at + i
+                    if not any(a <= where < b for a, b in skip):
+                        found.append(hex(where))
+                    i = buf.find(tail, i + 1, got)
+                at += n
+    print(len(found))
+""")
+
+
+def test_the_server_keeps_no_key_of_a_run_it_forked(tmp_path):
+    """What the server received for a run (the channel's key) is not left in its memory, where
+    every later run would inherit it: read back from the whole of its writable memory."""
+    import array
+    import socket
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    script = tmp_path / "scan.py"
+    script.write_text(SCAN_AFTER_RECEIVE)
+    proc = subprocess.Popen([sys.executable, str(script), str(theirs.fileno())],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=False,
+                            pass_fds=(theirs.fileno(),),
+                            env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    theirs.close()
+    key = os.urandom(32)
+    head = b'{"argv": [], "env": {}, "pass_fds": []}'
+    null = os.open(os.devnull, os.O_WRONLY)
+    ours.sendmsg([_warm._HEAD.pack(len(head)), head, key],
+                 [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [null, null]))])
+    os.close(null)
+    out, _ = proc.communicate(bytes(b ^ 0x5A for b in key), timeout=60)
+    ours.close()
+    assert proc.returncode == 0
+    assert out.split() == [b"0"], out
+
+
+def test_a_warm_run_keeps_no_text_of_its_key(tmp_path):
+    """The run's side: the key put where the child's compiled code reads it, and read (which
+    erases every copy it knows): no text of it is left in the process's memory."""
+    script = tmp_path / "scan.py"
+    script.write_text(SCAN_AFTER_RECEIVE)
+    key = os.urandom(32)
+    environ = {k: v for k, v in os.environ.items() if k != _child.CHANNEL_VARIABLE}
+    done = subprocess.run([sys.executable, str(script), "child"], capture_output=True,
+                          input=bytes(b ^ 0x5A for b in key), timeout=60,
+                          env=dict(environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-1:] == [b"0"], done.stdout
+
+
+def test_the_key_exploit_finds_a_key_left_in_memory(tmp_path):
+    """exploits.warm_key finds a key where one is left (here in the environment, unerased):
+    the test above it can fail."""
+    found = tmp_path / "found.txt"
+    done = subprocess.run([sys.executable, "-c", "import exploits.warm_key"], timeout=60,
+                          capture_output=True, cwd=HERE,
+                          env=dict(os.environ, WARM_KEY_OUT=str(found),
+                                   PYTHONPATH=os.pathsep.join([HERE] + sys.path),
+                                   **{_child.CHANNEL_VARIABLE: "5:" + "ab" * 32}))
+    assert done.returncode == 0, done.stderr
+    assert found.read_text() == "5:" + "ab" * 32 + "\n"
+
+
+KEEPS_A_LOG = textwrap.dedent("""
+    # The evaluator's reference module keeps a log open on a logger (which outlives the module:
+    # the server forgets the module, not the logging's handlers), one file per process.
+    import logging, os
+    from exploits.problem import host_reference  # noqa: F401
+    logging.getLogger("keeps_a_log").addHandler(
+        logging.FileHandler(os.path.join(os.environ["LOG_DIR"], f"{os.getpid()}.log")))
+""")
+
+
+def test_a_warm_run_writes_through_no_descriptor_of_the_servers(tmp_path):
+    """A candidate that writes into every descriptor it holds reaches none the server held (here
+    a log the reference's module keeps open in the server): only its own files, and its own
+    channel (tampered)."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (tmp_path / "keeps_a_log.py").write_text(KEEPS_A_LOG)
+    said = tmp_path / "fds.txt"
+    proc, lines = evaluate(tmp_path, ["fds=exploits.warm_fds:host"],
+                           reference="keeps_a_log:host_reference",
+                           env={"LOG_DIR": str(logs), "WARM_FDS_OUT": str(said)})
+    assert proc.returncode == 0, proc.stderr
+    assert "warm start: each candidate's process is forked" in proc.stderr, proc.stderr
+    own = {line.split()[1] for line in said.read_text().splitlines() if line.startswith("pid ")}
+    written = {p.stem for p in logs.iterdir() if b"warm_fds" in p.read_bytes()}
+    assert written <= own, (written, own, said.read_text())
+    # One socket, its checker's: not the server's control socket.
+    assert said.read_text().count("socket:") == 1, said.read_text()
+    assert by_name(lines)["fds"]["verdict"] == "tampered", lines
