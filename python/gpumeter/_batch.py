@@ -21,8 +21,13 @@ from ._errors import ConfigError
 # this is not one of evaluate's, and is read no further (the journal is input).
 _LINE_DEPTH = 16
 
-class BatchError(Exception):
-    """A batch that cannot be run as asked (evaluate's UsageError: nothing was run)."""
+#: A batch that cannot be run as asked: the core's ConfigError (a bad argument or option, raised
+#: before anything runs: evaluate's exit 2), its ``argument`` the option at fault.
+BatchError = ConfigError
+
+
+def _refused(argument: str, message: str) -> ConfigError:
+    return ConfigError(message, argument=argument)
 
 
 # --- the candidates -------------------------------------------------------------------------
@@ -36,12 +41,17 @@ def candidates_file(path: str) -> List[Tuple[str, str]]:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except (OSError, UnicodeDecodeError) as e:
-        raise BatchError(f"--candidates {path!r}: cannot be read ({e})") from None
+        raise _refused("--candidates", f"--candidates {path!r}: cannot be read ({e})") from None
     out = []
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if line and not line.startswith("#"):
             out.append((f"{path}:{number}", line))
+    if not out:
+        # An empty list is a step before the batch that failed (a generator that wrote nothing):
+        # a batch of no candidates would exit 0 and say nothing was wrong.
+        raise _refused("--candidates", f"--candidates {path!r} holds no candidate (only blank "
+                       "lines and # comments): one [NAME=]MODULE:FUNCTION a line")
     return out
 
 
@@ -51,8 +61,8 @@ def refuse_duplicates(named: Sequence[Tuple[str, str]]) -> None:
     seen: Dict[str, str] = {}
     for name, text in named:
         if name in seen:
-            raise BatchError(f"two candidates are named {name!r} ({seen[name]} and {text}): "
-                             "give each a name of its own with NAME=")
+            raise _refused("candidates", f"two candidates are named {name!r} ({seen[name]} and "
+                           f"{text}): give each a name of its own with NAME=")
         seen[name] = text
 
 
@@ -64,18 +74,19 @@ def _is_line(value: Any) -> bool:
         isinstance(value.get("verdict"), str)
 
 
-def read_journal(path: str, repair: bool) -> List[Dict[str, Any]]:
+def read_journal(path: str, repair: bool, option: str = "--resume") -> List[Dict[str, Any]]:
     """The lines of a journal, each a candidate's verdict. A last line that is torn (no newline
     at its end, or not a verdict's line) is the candidate the batch was on when it was killed:
     dropped (with ``repair``, cut from the file, so the journal keeps one line per candidate).
-    Any other line that is not a verdict is refused: the file is not a journal of evaluate's."""
+    Any other line that is not a verdict is refused: the file is not a journal of evaluate's
+    (ConfigError naming ``option``, the option that gave the file)."""
     try:
         with open(path, "rb") as f:
             data = f.read()
     except FileNotFoundError:
         return []
     except OSError as e:
-        raise BatchError(f"{path!r}: cannot be read ({e.strerror})") from None
+        raise _refused(option, f"{option} {path!r}: cannot be read ({e.strerror})") from None
     lines: List[Dict[str, Any]] = []
     keep = 0
     pos = 0
@@ -91,8 +102,8 @@ def read_journal(path: str, repair: bool) -> List[Dict[str, Any]]:
         if not isinstance(value, dict) or not _is_line(value):
             if last:
                 break  # torn: the candidate it was on runs again
-            raise BatchError(f"{path!r} line {len(lines) + 1} is not a candidate's JSON line: "
-                             "not a journal of gpumeter evaluate")
+            raise _refused(option, f"{option} {path!r} line {len(lines) + 1} is not a "
+                           "candidate's JSON line: not a journal of gpumeter evaluate")
         lines.append(value)
         pos = end + 1
         keep = pos
@@ -122,6 +133,58 @@ def append(sink: TextIO, text: str) -> None:
         pass  # a pipe or a terminal: nothing to sync
 
 
+def identity(args: Any, reference: Optional[Dict[str, str]], inputs: Optional[Dict[str, str]],
+             outputs: Optional[List[int]]) -> Dict[str, Any]:
+    """This batch's ``JOURNAL_BATCH`` object, from evaluate's checked options: a spec by where
+    its function is (a file's absolute path, or a module), so a resume from another folder is the
+    same batch."""
+    def spec(s: Optional[Dict[str, str]]) -> Optional[str]:
+        return None if s is None else f"{s.get('path') or s.get('module')}:{s['attribute']}"
+    budget = [float(x) for x in args.budget.split(",")] if args.budget else None
+    return _wire.journal_batch(
+        reference=spec(reference), inputs=spec(inputs), outputs=outputs, rtol=args.rtol,
+        atol=args.atol, timing=args.timing, budget_ms=budget, precision=args.precision,
+        max_time_s=args.max_time, program_reference=args.program_reference)
+
+
+def batch_mismatch(lines: Sequence[Dict[str, Any]], batch: Any, whose: str = "this run's") -> str:
+    """Why ``lines`` are not all of the batch ``batch`` (the ``JOURNAL_BATCH`` object of
+    ``_wire``): the first line that says another batch or none, and each field that differs, by
+    its option; "" when every line is of it. A line of another batch stands for a verdict made
+    against another reference, other inputs, other tolerances or another timing: taken into this
+    batch it would be a verdict this batch never made."""
+    for number, line in enumerate(lines, 1):
+        theirs = line.get(_wire.JOURNAL_BATCH)
+        if theirs == batch:
+            continue
+        said = f"line {number} (candidate {str(line.get('candidate'))!r})"
+        if not isinstance(theirs, dict) or not isinstance(batch, dict):
+            return f"{said} does not say which batch it came from"
+        differ = [f"{option} {_shown(batch.get(key))} in {whose}, {_shown(theirs.get(key))} in "
+                  "its" for key, option in _wire.JOURNAL_BATCH_FIELDS
+                  if theirs.get(key) != batch.get(key)]
+        return f"{said} came from another batch: " + "; ".join(differ or ["its fields differ"])
+    return ""
+
+
+def check_resume(path: str, lines: Sequence[Dict[str, Any]], batch: Dict[str, Any]) -> None:
+    """``--resume``: the journal's lines are taken as verdicts of this batch only where each came
+    from the same reference, inputs, tolerances, timing and run target; else ConfigError (exit 2)
+    naming the line and what differs, before anything runs."""
+    problem = batch_mismatch(lines, batch)
+    if problem:
+        raise _refused("--resume", f"--resume {path!r}: {problem}; resume with the options the "
+                       "batch was run with, or give a new --jsonl")
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, list):
+        return ",".join(f"{x:g}" if isinstance(x, float) else str(x) for x in value)
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 # --- shards ---------------------------------------------------------------------------------
 
 
@@ -133,7 +196,7 @@ def shard(names: Sequence[str], option: Optional[str]) -> Tuple[Optional[Set[int
     try:
         plan = _gpumeter.sweep_shard(option, [(n, {}) for n in names])
     except ConfigError as e:
-        raise BatchError(str(e)) from None
+        raise _refused("--shard", str(e)) from None
     if plan is None:
         return None, ""
     mine = {i for i, c in enumerate(plan.cases) if c.shard == plan.shard.index}
@@ -152,20 +215,32 @@ def merge(journals: Sequence[str], names: Sequence[str]) -> Tuple[List[Dict[str,
     journals' order."""
     lines: List[Dict[str, Any]] = []
     where: Dict[str, str] = {}
+    first: Tuple[str, Any] = ("", None)
     for path in journals:
         if not os.path.isfile(path):
-            raise BatchError(f"--merge {path!r}: no such file")
-        with open(path, "rb") as f:
-            data = f.read()
-        read = read_journal(path, repair=False)
+            raise _refused("--merge", f"--merge {path!r}: no such file")
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise _refused("--merge", f"--merge {path!r}: cannot be read ({e.strerror})") from None
+        read = read_journal(path, repair=False, option="--merge")
         if data and (not data.endswith(b"\n") or len(read) != data.count(b"\n")):
-            raise BatchError(f"--merge {path!r}: its last line is torn (its task was killed on a "
-                             "candidate): run that task again with --resume first")
+            raise _refused("--merge", f"--merge {path!r}: its last line is torn (its task was "
+                           "killed on a candidate): run that task again with --resume first")
+        if read and not lines:
+            first = (path, read[0].get(_wire.JOURNAL_BATCH))
+        if read:
+            # Shards of one batch were all held to one reference, inputs, tolerances and timing.
+            problem = batch_mismatch(read, first[1], f"{first[0]!r}")
+            if problem:
+                raise _refused("--merge", f"--merge {path!r}: not a shard of the batch of "
+                               f"{first[0]!r}: {problem}")
         for x in read:
             name = str(x["candidate"])
             if name in where:
-                raise BatchError(f"--merge: {name!r} has a line in {where[name]!r} and in "
-                                 f"{path!r}: not shards of one batch")
+                raise _refused("--merge", f"--merge: {name!r} has a line in {where[name]!r} and "
+                               f"in {path!r}: not shards of one batch")
             where[name] = path
             lines.append(x)
     if not names:
@@ -180,7 +255,7 @@ def merge(journals: Sequence[str], names: Sequence[str]) -> Tuple[List[Dict[str,
         ordered += mine
     extra = [n for n in by_name if by_name[n] not in ordered]
     if extra:
-        raise BatchError(f"--merge: {len(extra)} lines of candidates not in this batch "
+        raise _refused("--merge", f"--merge: {len(extra)} lines of candidates not in this batch "
                          f"({', '.join(extra[:3])}{' ...' if len(extra) > 3 else ''})")
     return ordered, missing
 

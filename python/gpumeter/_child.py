@@ -121,6 +121,13 @@ def read_channel(data: bytes, key: bytes) -> Channel:
                    records, problems, watched)
 
 
+class StartInterrupted(OSError):
+    """A starter (the warm start's ``WarmStart.start``) failed after it may have started the
+    run's process: the run is not started again, since a process of it may hold its channel and
+    its descriptors (a second start would share them); with ``reap_orphans`` what it left is
+    killed first. ``str(error)`` says what failed."""
+
+
 class Ended(NamedTuple):
     """How a process ended."""
 
@@ -263,7 +270,8 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
     environment, output, descriptors and channel; what it returns is waited for as a ``Popen``,
     and where it returns None (it cannot fork) the process is started here, cold.
     ``started`` is called once the process started (the parent closes its copies of the
-    descriptors). Raises OSError when the process cannot be started."""
+    descriptors). Raises OSError when the process cannot be started (StartInterrupted where the
+    starter failed after it may have started it)."""
     received: List[bytes] = []
     args = list(argv)
     env = dict(env)
@@ -294,8 +302,13 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
         try:
             proc: Any = None
             if starter is not None and channel and out is not None:
-                proc = starter(args, env=env, stdout=out, pass_fds=tuple(pass_fds),
-                               channel_fd=write_fd, key=key, new_session=new_session)
+                try:
+                    proc = starter(args, env=env, stdout=out, pass_fds=tuple(pass_fds),
+                                   channel_fd=write_fd, key=key, new_session=new_session)
+                except StartInterrupted:
+                    if reap_orphans:
+                        _kill_descendants(keep)  # a process it forked before it failed
+                    raise
             if proc is None:
                 proc = subprocess.Popen(
                     args, stdout=out if out is not None else subprocess.PIPE,

@@ -130,10 +130,12 @@ def _file_candidates(path: Optional[str]) -> List[Dict[str, str]]:
 
 
 def _plan_batch(args: argparse.Namespace, python_candidates: List[Dict[str, str]],
-                programs: List[Dict[str, Any]]) -> Tuple[List[Dict[str, Any]], List[str]]:
+                programs: List[Dict[str, Any]], batch: Dict[str, Any]
+                ) -> Tuple[List[Dict[str, Any]], List[str]]:
     """Which of the batch's candidates this run runs (``python_candidates`` and ``programs`` cut
-    to them, in place): this task's shard, less those with a line in the journal (``--resume``).
-    Returns the journal's lines of this shard's candidates (they stand) and what to say."""
+    to them, in place): this task's shard, less those with a line in the journal (``--resume``,
+    whose every line must be of this ``batch``). Returns the journal's lines of this shard's
+    candidates (they stand) and what to say."""
     from gpumeter import _batch  # with the extension, as every use of gpumeter here
     both: List[Dict[str, Any]] = list(python_candidates) + list(programs)
     mine, said = _batch.shard([c["name"] for c in both], args.shard)
@@ -144,6 +146,9 @@ def _plan_batch(args: argparse.Namespace, python_candidates: List[Dict[str, str]
     if args.resume:
         if not args.jsonl:
             raise UsageError("--resume needs --jsonl FILE: the journal of the batch it resumes")
+        # Every line of this batch, checked before anything runs (exit 2) and before a torn last
+        # line is cut: a journal refused is left as it was.
+        _batch.check_resume(args.jsonl, _batch.read_journal(args.jsonl, repair=False), batch)
         journal = _batch.read_journal(args.jsonl, repair=True)
         left = []
         for c in both:
@@ -374,6 +379,14 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
                            started=checker.started if checker is not None else None,
                            starter=warm.start if warm is not None and warm.ready else None,
                            **limits.of_run())
+    except _child.StartInterrupted as e:
+        # The warm start failed in the middle of this run's fork: its checker's run is ended and
+        # its account set aside (what the forked process checked is no run of this candidate),
+        # and the candidate is not measured, by a cause not its own.
+        if checker is not None:
+            checker.end()
+        interrupted = {"end": "runner_not_started", "end_why": str(e)}
+        return {**_judged_run(interrupted)[0], "log": log}, None, None, interrupted
     except OSError as e:
         not_started = {"end": "runner_not_started",
                        "end_why": f"cannot start the Python interpreter {python!r}: {e.strerror}"}
@@ -1012,7 +1025,8 @@ def _main(args: argparse.Namespace) -> int:
     if "reference" in names[:len(python_candidates)]:
         raise UsageError("a candidate is named 'reference', the reference's name: rename it "
                          "with NAME=")
-    previous, batch_notes = _plan_batch(args, python_candidates, programs)
+    batch = _batch.identity(args, reference, inputs, outputs)  # each line says its batch
+    previous, batch_notes = _plan_batch(args, python_candidates, programs, batch)
     names = [c["name"] for c in python_candidates] + [p["name"] for p in programs]
     if python_candidates:
         # Every function named is found where the candidates' interpreter imports from, none of
@@ -1052,7 +1066,7 @@ def _main(args: argparse.Namespace) -> int:
     progress = _batch.Progress(len(python_candidates) + len(programs))
 
     def emit(line: Dict[str, Any]) -> None:
-        line = _ordered(line)
+        line = _ordered({**line, _wire.JOURNAL_BATCH: batch})
         lines.append(line)
         _batch.append(sink, _wire.jsonl_line(line))
         progress.clear()

@@ -222,6 +222,9 @@ def _run(header: Dict[str, Any], key: bytearray, fds: List[int]) -> None:  # pra
     interpreter starts (its session, its output, its environment, its descriptors, its argv), then
     ``gpumeter._evaluate_child`` as ``__main__``. Never returns."""
     try:
+        # First, before anything of the run: no descriptor but its own (what the order passes)
+        # reaches another process (_only_its_descriptors).
+        _only_its_descriptors(set(fds))
         # Its parent is evaluate, as a cold run's is, before anything runs: the process that
         # forked it exits at once, and evaluate (the reaper of its orphans) takes it.
         parent, give_up = int(header["parent"]), time.monotonic() + 10
@@ -252,11 +255,8 @@ def _run(header: Dict[str, Any], key: bytearray, fds: List[int]) -> None:  # pra
         os.environ.clear()
         os.environ.update(environ)
         # The channel's key as the cold start gives it (CHANNEL_VARIABLE), where the child's
-        # compiled code reads it and erases every copy; the buffer it came in is zeroed first.
-        value = b"%d:" % channel + bytes(key).hex().encode()
-        key[:] = bytes(len(key))
-        os.environb[_child.CHANNEL_VARIABLE.encode()] = value
-        del value
+        # compiled code reads it and erases every copy (the C environment's and os.environ's).
+        _give_channel(channel, key)
         numpy_random = sys.modules.get("numpy.random")
         if numpy_random is not None:
             numpy_random.seed()  # a fresh interpreter seeds NumPy's global generator afresh
@@ -271,6 +271,45 @@ def _run(header: Dict[str, Any], key: bytearray, fds: List[int]) -> None:  # pra
         traceback.print_exc()
         sys.stderr.flush()
     os._exit(70)
+
+
+def _only_its_descriptors(its: Set[int]) -> None:  # pragma: no cover  (in a forked run)
+    """Every descriptor the run inherited from the server but 0, 1, 2 and ``its`` (its output,
+    its channel, what its order passes) is pointed at /dev/null: whatever the server's imports
+    left open (a log a module keeps), the server's own and another run's are never written
+    through it. Replaced, not closed: an object of those modules that still holds the number
+    writes nowhere, where a closed number could be reused by the run's next open file."""
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        for name in os.listdir("/proc/self/fd"):
+            fd = int(name)
+            if fd > 2 and fd != null and fd not in its:
+                try:
+                    os.fstat(fd)  # the listing's own descriptor is closed by now
+                except OSError:
+                    continue
+                os.dup2(null, fd)
+    finally:
+        os.close(null)
+
+
+_HEX = b"0123456789abcdef"
+
+
+def _give_channel(channel: int, key: bytearray) -> None:  # pragma: no cover  (a forked run)
+    """Puts ``FD:KEY`` (the key in hex) in CHANNEL_VARIABLE with no copy of the key left behind
+    in memory the candidate can read: the text is built digit by digit in one buffer (no string
+    or bytes of the key freed unzeroed), copied once into the environment (the one object the
+    child's compiled code zeroes in os.environ, and the C environment's copy it erases), and the
+    buffer and ``key`` zeroed."""
+    value = bytearray(b"%d:" % channel) + bytearray(2 * len(key))
+    at = len(value) - 2 * len(key)
+    for i, byte in enumerate(key):
+        value[at + 2 * i] = _HEX[byte >> 4]
+        value[at + 2 * i + 1] = _HEX[byte & 15]
+    key[:] = bytes(len(key))
+    os.environb[_child.CHANNEL_VARIABLE.encode()] = bytes(value)
+    value[:] = bytes(len(value))
 
 
 def _send(sock: socket.socket, message: Mapping[str, Any]) -> None:
@@ -291,8 +330,12 @@ def _receive(control: socket.socket) -> Optional[Tuple[Dict[str, Any], bytearray
     if n == 0:
         return None
     size = _HEAD.unpack_from(buffer)[0]
-    header = _wire.read_control_message(bytes(buffer[_HEAD.size:_HEAD.size + size]))
-    key = bytearray(buffer[_HEAD.size + size:n])
+    view = memoryview(buffer)
+    header = _wire.read_control_message(bytes(view[_HEAD.size:_HEAD.size + size]))
+    # The key copied once, from a view (a slice of the buffer would be a second copy, freed
+    # unzeroed); ``serve`` zeroes it once the run is forked, and the buffer is zeroed here.
+    key = bytearray(view[_HEAD.size + size:n])
+    view.release()
     buffer[:] = bytes(len(buffer))
     return header, key, list(fds)
 
@@ -327,6 +370,10 @@ def reaper_problem() -> str:
         return f"cannot read whether this process reaps its orphans ({e})"
     return "" if flag.value else "this process is not the reaper of its orphans"
 
+
+
+class _NotSent(Exception):
+    """A run's request that never reached the server: nothing of the run was forked."""
 
 
 class WarmStart:
@@ -387,8 +434,19 @@ class WarmStart:
             try:
                 return self._fork(args, env, stdout.fileno(), pass_fds, channel_fd, key,
                                   new_session)
+            except _NotSent as e:
+                self._failed(str(e))  # nothing reached the server: this run starts cold
             except (OSError, ValueError, ChildProcessError) as e:
-                self._failed(f"{type(e).__name__}: {e}")
+                # The server had the run's descriptors and may have forked it: a cold start of
+                # the same run would share its channel and its checker's descriptor with that
+                # process. The run is not started again (StartInterrupted: its candidate is not
+                # measured, what was forked is killed); the runs after it start cold.
+                why = f"{type(e).__name__}: {e}"
+                self._failed(why)
+                raise _child.StartInterrupted(
+                    f"the warm start's server failed while it forked this candidate's process "
+                    f"({why}): not measured (what was forked was killed; the candidates from "
+                    "here on start cold)") from None
         return None
 
     def _fork(self, args: Sequence[str], env: Mapping[str, str], stdout: int,
@@ -401,8 +459,12 @@ class WarmStart:
         fds = [stdout, channel_fd] + list(pass_fds)
         self._control.settimeout(_SPAWN_TIMEOUT_S)
         try:
-            self._control.sendmsg([_HEAD.pack(len(head)), head, key],
-                                  [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+            try:
+                self._control.sendmsg(
+                    [_HEAD.pack(len(head)), head, key],
+                    [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+            except OSError as e:  # a message is sent whole or not at all (SOCK_SEQPACKET)
+                raise _NotSent(f"{type(e).__name__}: {e}") from None
             said = self._control.recv(1 << 16)
         finally:
             self._control.settimeout(None)

@@ -4,7 +4,8 @@
   ``gpumeter evaluate``'s candidates and the fresh processes of ``phases()``;
 - the headers of the messages on ``gpumeter evaluate``'s checker channels, and on the control
   socket of its warm start's server;
-- ``gpumeter evaluate``'s lines of verdicts (JSON lines);
+- ``gpumeter evaluate``'s lines of verdicts (JSON lines), the batch's journal, each line with
+  the batch it belongs to (``JOURNAL_BATCH``);
 - the pytest plugin's index of a run's records, read bounded (a baseline folder is input);
 - what ``gpumeter env --json`` prints, and a record given as a dict.
 
@@ -81,6 +82,26 @@ def read_report(text: str) -> Optional[Dict[str, Any]]:
 def jsonl_line(line: Mapping[str, Any]) -> str:
     """One line of a JSON-lines file."""
     return _dumps(dict(line)) + "\n"
+
+
+#: The key of ``gpumeter evaluate``'s JSON line that says which batch the line belongs to: what
+#: every candidate of the batch was held to, so ``--resume`` and ``--merge`` take a line only into
+#: the batch that made it. Its fields, each with the option that sets it (named when one differs).
+JOURNAL_BATCH = "batch"
+JOURNAL_BATCH_FIELDS = (("reference", "--reference"), ("inputs", "--inputs"),
+                        ("outputs", "--outputs"), ("rtol", "--rtol"), ("atol", "--atol"),
+                        ("timing", "--timing"), ("budget_ms", "--budget"),
+                        ("precision", "--precision"), ("max_time_s", "--max-time"),
+                        ("program_reference", "--program-reference"))
+
+
+def journal_batch(**fields: Any) -> Dict[str, Any]:
+    """The ``JOURNAL_BATCH`` object of a batch's lines: exactly ``JOURNAL_BATCH_FIELDS``, each as
+    JSON writes it (a tuple as a list), so a line read back compares equal to it."""
+    names = [name for name, _ in JOURNAL_BATCH_FIELDS]
+    if sorted(fields) != sorted(names):
+        raise ValueError(f"a journal's batch holds {', '.join(names)}")
+    return _loads(_dumps({name: fields[name] for name in names}))
 
 
 def index_text(index: Mapping[str, Any]) -> str:

@@ -11,9 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstring>
-#include <ctime>
 
 #include <algorithm>
 #include <atomic>
@@ -35,6 +33,7 @@
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/history_site.hpp"
+#include "gpumeter/host_info.hpp"
 
 extern char** environ;
 
@@ -270,16 +269,6 @@ std::vector<std::string> repository_commit_order(const std::string& folder) {
   return commit_lines(text);
 }
 
-// This build's time, RFC 3339 in UTC: a record created after it is left out.
-std::string now_utc() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 // `--out` as the site would be written: refused before any record is read when it exists and is
 // not an empty folder.
 void check_site_free(const fs::path& site) {
@@ -331,7 +320,7 @@ int run_history(Io& io, const HistoryArguments& options_given) {
   if (!out.has_filename() && out.has_parent_path()) out = out.parent_path();
   o.out = out.string();
   HistoryOptions options;
-  options.now_utc = now_utc();
+  options.now_utc = utc_now_iso();  // this build's time: a record created after it is left out
   try {
     // Before anything is read: a site that cannot be written is known now, not after every
     // record was read.

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from gpumeter import _batch, _child, _evaluate, _warm
+from gpumeter import _batch, _child, _evaluate, _warm, _wire
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMED = {"faster", "slower", "no difference"}
@@ -52,19 +52,6 @@ def same_verdict(a, b):
 
 # --- the warm start -------------------------------------------------------------------------
 
-POLLUTER = textwrap.dedent("""
-    # A candidate that changes everything it can reach in its process: a module global of a module
-    # the server imported, NumPy, gpumeter, builtins and the reference's own module.
-    import builtins, numpy, gpumeter, exploits, exploits.problem
-    exploits.polluted = True
-    numpy.polluted = True
-    gpumeter.polluted = True
-    builtins.polluted = True
-    exploits.problem.polluted = True
-    numpy.tanh = lambda x: x * 0.0
-    from exploits.honest import host as run
-""")
-
 DETECTOR = textwrap.dedent("""
     # Honest unless it finds what an earlier candidate changed in its own process: then wrong.
     import builtins, os, sys, numpy, gpumeter, exploits, exploits.problem
@@ -73,7 +60,10 @@ DETECTOR = textwrap.dedent("""
         f.write(open("/proc/self/cmdline", "rb").read().replace(b"\\0", b" ").decode())
     seen = [n for n, m in (("exploits", exploits), ("numpy", numpy), ("gpumeter", gpumeter),
                            ("builtins", builtins), ("exploits.problem", exploits.problem))
-            if hasattr(m, "polluted")] + (["numpy.tanh"] if numpy.tanh(1.0) == 0.0 else [])
+            if hasattr(m, "polluted")] + (["numpy.tanh"] if numpy.tanh(1.0) == 0.0 else []) + \
+        (["sys.modules"] if "left_by_leave_state" in sys.modules else []) + \
+        (["sys.path"] if "/left/by/leave_state" in sys.path else []) + \
+        (["os.environ"] if "LEFT_BY_LEAVE_STATE" in os.environ else [])
 
     def run(a, b):
         return honest.host(a, b) * (2.0 if seen else 1.0)
@@ -81,10 +71,12 @@ DETECTOR = textwrap.dedent("""
 
 
 def test_warm_start_forks_each_candidate_with_fresh_state(tmp_path):
-    (tmp_path / "polluter.py").write_text(POLLUTER)
+    """exploits.leave_state changes the modules the server imported, then a detector that would
+    answer wrong if it saw any of it runs forked from the same server."""
     (tmp_path / "detector.py").write_text(DETECTOR)
     cmdline = tmp_path / "cmdline.txt"
-    proc, lines = evaluate(tmp_path, ["polluter=polluter:run", "detector=detector:run"],
+    proc, lines = evaluate(tmp_path, ["polluter=exploits.leave_state:host",
+                                      "detector=detector:run"],
                            env={"DETECTOR_OUT": str(cmdline)})
     assert proc.returncode == 0, proc.stderr
     assert "gpumeter evaluate: warm start: each candidate's process is forked" in proc.stderr, \
@@ -258,6 +250,10 @@ def test_resume_after_sigkill_runs_only_what_has_no_line(tmp_path, start):
     assert "--resume: 2 of 5 candidates have their line" in proc.stderr, proc.stderr
     assert [x["candidate"] for x in lines] == ["c1", "c2", "c3", "c4", "c5"], lines
     assert lines[:2] == first  # the first two not run again
+    # Each line says the batch it came from, which a resume compares with its own.
+    assert all(x[_wire.JOURNAL_BATCH] == lines[0][_wire.JOURNAL_BATCH] for x in lines)
+    assert lines[0][_wire.JOURNAL_BATCH]["timing"] == "host" and \
+        lines[0][_wire.JOURNAL_BATCH]["budget_ms"] == [1.0, 4.0]
     runs = os.listdir(next((tmp_path / "two").iterdir()))
     assert not [r for r in runs if "-c1-" in r or "-c2-" in r], runs
     assert lines[2]["correct"] is True and lines[3]["verdict"] == "tampered"
@@ -550,3 +546,353 @@ def test_a_starter_that_cannot_fork_leaves_the_run_to_the_cold_start(tmp_path):
     assert len(asked) == 1
     assert ended.rc == 0
     assert (tmp_path / "log").read_text() == "cold 2\n"
+
+
+# --- the warm start's server dying in the middle of a fork ----------------------------------
+
+DIES_IN_A_FORK = textwrap.dedent("""
+    # The evaluator's reference module, imported by the warm start's server: at the server's
+    # DIE_AT_FORK-th fork it ends the server right after the fork, before its answer, so the run's
+    # process exists (forked on, by the process between) and evaluate hears nothing of it.
+    import os, sys
+    from exploits.problem import host_reference  # noqa: F401
+
+    _server, _forks = os.getpid(), [0]
+
+    def _after():
+        if os.getpid() == _server and sys.argv[0].endswith("_warm.py"):
+            _forks[0] += 1
+            if _forks[0] == int(os.environ.get("DIE_AT_FORK", "0")):
+                os._exit(9)
+
+    os.register_at_fork(after_in_parent=_after)
+""")
+
+
+def test_a_server_that_dies_in_a_fork_leaves_that_candidate_not_measured(tmp_path):
+    """The server dies after it forked the first candidate's process (the reference alone was
+    its first fork): that candidate is not measured, cause stated, what was forked is killed and
+    its checker's account set aside (never judged, never added to a cold start's), and the batch
+    goes on cold."""
+    (tmp_path / "dies_in_a_fork.py").write_text(DIES_IN_A_FORK)
+    proc, lines = evaluate(tmp_path, ["first=exploits.honest:host", "second=exploits.honest:host",
+                                      "third=exploits.memo_first_call:host"],
+                           reference="dies_in_a_fork:host_reference", env={"DIE_AT_FORK": "2"})
+    assert "warm start: each candidate's process is forked" in proc.stderr, proc.stderr
+    assert "the warm start's server failed" in proc.stderr and "start cold" in proc.stderr, \
+        proc.stderr
+    lines = by_name(lines)
+    first = lines["first"]
+    assert first["verdict"] == "not measured", first
+    assert "the warm start's server failed while it forked this candidate's process" in \
+        first["why"], first
+    assert "checker" not in first, first  # its account set aside, not judged
+    # A cause not its own: exit 1; the candidates after it judged, cold.
+    assert proc.returncode == 1, proc.stderr
+    assert lines["second"]["correct"] is True and lines["second"]["verdict"] in TIMED, \
+        lines["second"]
+    assert lines["third"]["verdict"] == "wrong", lines["third"]
+
+
+# --- wrong values of the batch's options: one line, exit 2, nothing run ---------------------
+
+BASE = ["--reference", "exploits.problem:host_reference", "--inputs",
+        "exploits.problem:host_inputs", "--timing", "host"]
+
+
+def _usage_line(capsys):
+    """The one line a refused argument gives (and the pointer to --help every command adds)."""
+    err = capsys.readouterr().err
+    said = [x for x in err.splitlines() if x]
+    assert len(said) == 2 and said[1] == "Run 'gpumeter evaluate --help' for usage.", err
+    assert said[0].startswith("gpumeter evaluate: "), err
+    return said[0]
+
+
+def _files(tmp_path):
+    (tmp_path / "dup.txt").write_text("x=exploits.honest:host\n\nx=exploits.honest:host_slow\n")
+    (tmp_path / "empty.txt").write_text("# nothing yet\n\n")
+    (tmp_path / "bad.txt").write_text("a=exploits.honest:host\n# fine\nnot a spec\n")
+    (tmp_path / "corrupt.jsonl").write_text('not json\n{"candidate": "a", "verdict": "wrong"}\n')
+
+
+@pytest.mark.parametrize("extra,said", [
+    (["--shard", "4/4"], "--shard: K must be below N"),
+    (["--shard", "5/4"], "--shard: K must be below N"),
+    (["--shard", "a/b"], "--shard: must be K/N"),
+    (["--shard", "1/0"], "--shard: the count N must be 1 to"),
+    (["--shard", ""], "--shard: is empty"),
+    (["--candidates", "/nonexistent"], "--candidates '/nonexistent': cannot be read"),
+    (["--candidates", "{tmp}/dup.txt"], "two candidates are named 'x'"),
+    (["--candidates", "{tmp}/empty.txt"], "holds no candidate"),
+    (["--candidates", "{tmp}/bad.txt"], "bad.txt:3: 'not a spec': expected"),
+    (["--resume", "h=exploits.honest:host"], "--resume needs --jsonl"),
+    (["--merge", "{tmp}/missing.jsonl"], "--merge '{tmp}/missing.jsonl': no such file"),
+    (["--merge", "{tmp}/corrupt.jsonl"],
+     "--merge '{tmp}/corrupt.jsonl' line 1 is not a candidate's JSON line"),
+    (["--start", "lukewarm", "h=exploits.honest:host"],
+     "argument --start: invalid choice: 'lukewarm'"),
+], ids=["shard-4/4", "shard-5/4", "shard-a/b", "shard-1/0", "shard-empty", "candidates-missing",
+        "candidates-duplicate", "candidates-empty", "candidates-bad-line", "resume-no-jsonl",
+        "merge-missing", "merge-corrupt", "start-lukewarm"])
+def test_wrong_values_of_the_batch_options_are_one_line_and_exit_2(tmp_path, capsys, extra,
+                                                                   said):
+    _files(tmp_path)
+    extra = [x.replace("{tmp}", str(tmp_path)) for x in extra]
+    out = tmp_path / "eval"
+    rc = _evaluate.main(BASE + ["--out", str(out)] + extra +
+                        ([] if any(x.startswith("--candidates") or x == "--merge" or "=" in x
+                                   for x in extra) else ["h=exploits.honest:host"]))
+    line = _usage_line(capsys)
+    assert rc == 2, line
+    assert said.replace("{tmp}", str(tmp_path)) in line, line
+    assert not out.exists()  # nothing run
+
+
+def test_the_batch_options_python_api_raises_config_error(tmp_path):
+    """The same refusals through the functions: gpumeter.ConfigError (the core's class of a bad
+    argument, exit 2), its argument the option."""
+    import gpumeter
+    _files(tmp_path)
+    names = [f"c{i}" for i in range(4)]
+    assert _batch.shard(names, "0/4")[0] == {0}  # shards are numbered from 0
+    tries = [(lambda: _batch.shard(names, "4/4"), "--shard"),
+             (lambda: _batch.shard(names, "a/b"), "--shard"),
+             (lambda: _batch.candidates_file("/nonexistent"), "--candidates"),
+             (lambda: _batch.candidates_file(str(tmp_path / "empty.txt")), "--candidates"),
+             (lambda: _batch.refuse_duplicates([("x", "a:f"), ("x", "b:f")]), "candidates"),
+             (lambda: _batch.merge([str(tmp_path / "missing.jsonl")], []), "--merge"),
+             (lambda: _batch.merge([str(tmp_path / "corrupt.jsonl")], []), "--merge"),
+             (lambda: _batch.read_journal(str(tmp_path / "corrupt.jsonl"), repair=False),
+              "--resume"),
+             (lambda: _batch.check_resume("j", [{"candidate": "a", "verdict": "wrong"}], {}),
+              "--resume")]
+    for call, argument in tries:
+        with pytest.raises(gpumeter.ConfigError) as caught:
+            call()
+        assert caught.value.argument == argument, (argument, caught.value)
+        assert "\n" not in str(caught.value)
+
+
+# --- --resume takes only lines of the same batch --------------------------------------------
+
+
+def _journal_line(name, **changed):
+    fields = dict(reference="exploits.problem:host_reference",
+                  inputs="exploits.problem:host_inputs", outputs=None, rtol=1e-5, atol=1e-8,
+                  timing="host", budget_ms=None, precision=None, max_time_s=None,
+                  program_reference="reference")
+    fields.update(changed)
+    return {"candidate": name, "verdict": "wrong", "correct": False,
+            _wire.JOURNAL_BATCH: _wire.journal_batch(**fields)}
+
+
+@pytest.mark.parametrize("extra,differs", [
+    (["--rtol", "1e-3"], "--rtol 0.001 in this run's, 1e-05 in its"),
+    (["--atol", "1e-6"], "--atol 1e-06 in this run's, 1e-08 in its"),
+    (["--reference", "exploits.honest:host_slow"],
+     "--reference exploits.honest:host_slow in this run's, exploits.problem:host_reference in"),
+    (["--inputs", "exploits.problem:gpu_inputs"], "--inputs exploits.problem:gpu_inputs"),
+    (["--timing", "auto"], "--timing auto in this run's, host in its"),
+    (["--budget", "1,4"], "--budget 1,4 in this run's, none in its"),
+    (["--precision", "0.05"], "--precision 0.05 in this run's, none in its"),
+], ids=["rtol", "atol", "reference", "inputs", "timing", "budget", "precision"])
+def test_resume_refuses_a_journal_of_another_batch(tmp_path, capsys, extra, differs):
+    jsonl = tmp_path / "journal.jsonl"
+    text = "".join(_wire.jsonl_line(_journal_line(n)) for n in ("a", "b")) + '{"candid'
+    jsonl.write_text(text)
+    options = dict(zip(BASE[::2], BASE[1::2]))
+    options.update(dict(zip(extra[::2], extra[1::2])))
+    argv = [x for kv in options.items() for x in kv]
+    out = tmp_path / "eval"
+    rc = _evaluate.main(argv + ["--out", str(out), "--jsonl", str(jsonl), "--resume",
+                                "a=exploits.honest:host", "b=exploits.honest:host",
+                                "c=exploits.honest:host"])
+    line = _usage_line(capsys)
+    assert rc == 2, line
+    assert f"--resume '{jsonl}': line 1 (candidate 'a') came from another batch: {differs}" \
+        in line, line
+    assert not out.exists() and jsonl.read_text() == text  # nothing run, the journal as it was
+
+
+def test_resume_refuses_lines_that_do_not_say_their_batch(tmp_path, capsys):
+    jsonl = tmp_path / "journal.jsonl"
+    jsonl.write_text(_wire.jsonl_line(_journal_line("a")) +
+                     '{"candidate": "b", "verdict": "wrong"}\n')
+    rc = _evaluate.main(BASE + ["--out", str(tmp_path / "eval"), "--jsonl", str(jsonl),
+                                "--resume", "a=exploits.honest:host", "b=exploits.honest:host"])
+    line = _usage_line(capsys)
+    assert rc == 2 and "line 2 (candidate 'b') does not say which batch it came from" in line, \
+        line
+
+
+def test_merge_refuses_shards_of_two_batches(tmp_path):
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    one.write_text(_wire.jsonl_line(_journal_line("a")))
+    two.write_text(_wire.jsonl_line(_journal_line("b", atol=1e-3)))
+    import gpumeter
+    with pytest.raises(gpumeter.ConfigError, match=r"not a shard of the batch of .*one\.jsonl.*"
+                       r"--atol 1e-08 in .*, 0\.001 in its"):
+        _batch.merge([str(one), str(two)], [])
+    two.write_text(_wire.jsonl_line(_journal_line("b")))
+    assert [x["candidate"] for x in _batch.merge([str(one), str(two)], [])[0]] == ["a", "b"]
+
+
+# --- what a forked run inherits from the server ---------------------------------------------
+
+
+def test_no_channel_key_in_a_warm_runs_memory(tmp_path):
+    """A candidate that reads its whole memory for a channel key (its own, or an earlier run's
+    left in the server) finds none, warm or cold, and its garbage is wrong."""
+    found = tmp_path / "found.txt"
+    proc, lines = evaluate(tmp_path, ["key=exploits.warm_key:host"],
+                           env={"WARM_KEY_OUT": str(found)})
+    assert proc.returncode == 0, proc.stderr
+    assert "warm start: each candidate's process is forked" in proc.stderr, proc.stderr
+    assert not found.exists() or found.read_text() == "", found.read_text()
+    lines = by_name(lines)
+    assert lines["key"]["verdict"] == "wrong", lines
+
+
+SCAN_AFTER_RECEIVE = textwrap.dedent("""
+    # The server's side of one request: received and its key zeroed after the fork, as serve
+    # does; then this process's writable memory is read for what is left of the key (its last 24
+    # bytes: a freed small block keeps all but its first 8). The key itself comes masked on stdin,
+    # unmasked into one buffer whose place is skipped, as is the buffer memory is read into.
+    # With "child": the run's side, the key given to the child's compiled code (_give_channel)
+    # and taken by it (evaluation_channel_open), then memory read for the key's hex text.
+    import ctypes, os, socket, sys
+    from gpumeter import _gpumeter, _warm
+    masked = sys.stdin.buffer.read()
+    needle = bytearray(200)  # not the size of a key's block: never one of them reused
+    if sys.argv[1] == "child":
+        key = bytearray(32)
+        for i in range(32):
+            key[i] = masked[i] ^ 0x5A
+        _warm._give_channel(1, key)
+        assert _gpumeter.evaluation_channel_open()
+        for i in range(32):
+            byte = masked[i] ^ 0x5A
+            needle[2 * i] = b"0123456789abcdef"[byte >> 4]
+            needle[2 * i + 1] = b"0123456789abcdef"[byte & 15]
+        tail = memoryview(needle)[16:64]
+    else:
+        sock = socket.socket(fileno=int(sys.argv[1]))
+        header, key, fds = _warm._receive(sock)
+        key[:] = bytes(len(key))
+        for fd in fds:
+            os.close(fd)
+        for i in range(32):
+            needle[i] = masked[i] ^ 0x5A
+        tail = memoryview(needle)[8:32]
+    buf = bytearray(1 << 22)
+    def place(b):
+        return ctypes.addressof((ctypes.c_char * len(b)).from_buffer(b))
+    skip = [(place(needle), place(needle) + len(needle)), (place(buf), place(buf) + len(buf))]
+    found = []
+    with open("/proc/self/maps") as maps, open("/proc/self/mem", "rb", buffering=0) as mem:
+        regions = [line.split() for line in maps]
+        for fields in regions:
+            if "w" not in fields[1] or (len(fields) > 5 and fields[5].startswith("[v")):
+                continue
+            start, end = (int(x, 16) for x in fields[0].split("-"))
+            at = start
+            while at < end:
+                n = min(len(buf), end - at)
+                try:
+                    mem.seek(at)
+                    got = mem.readinto(memoryview(buf)[:n])
+                except OSError:
+                    break
+                i = buf.find(tail, 0, got)
+                while i >= 0:
+                    where = at + i
+                    if not any(a <= where < b for a, b in skip):
+                        found.append(hex(where))
+                    i = buf.find(tail, i + 1, got)
+                at += n
+    print(len(found))
+""")
+
+
+def test_the_server_keeps_no_key_of_a_run_it_forked(tmp_path):
+    """What the server received for a run (the channel's key) is not left in its memory, where
+    every later run would inherit it: read back from the whole of its writable memory."""
+    import array
+    import socket
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    script = tmp_path / "scan.py"
+    script.write_text(SCAN_AFTER_RECEIVE)
+    proc = subprocess.Popen([sys.executable, str(script), str(theirs.fileno())],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=False,
+                            pass_fds=(theirs.fileno(),),
+                            env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    theirs.close()
+    key = os.urandom(32)
+    head = b'{"argv": [], "env": {}, "pass_fds": []}'
+    null = os.open(os.devnull, os.O_WRONLY)
+    ours.sendmsg([_warm._HEAD.pack(len(head)), head, key],
+                 [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [null, null]))])
+    os.close(null)
+    out, _ = proc.communicate(bytes(b ^ 0x5A for b in key), timeout=60)
+    ours.close()
+    assert proc.returncode == 0
+    assert out.split() == [b"0"], out
+
+
+def test_a_warm_run_keeps_no_text_of_its_key(tmp_path):
+    """The run's side: the key put where the child's compiled code reads it, and read (which
+    erases every copy it knows): no text of it is left in the process's memory."""
+    script = tmp_path / "scan.py"
+    script.write_text(SCAN_AFTER_RECEIVE)
+    key = os.urandom(32)
+    environ = {k: v for k, v in os.environ.items() if k != _child.CHANNEL_VARIABLE}
+    done = subprocess.run([sys.executable, str(script), "child"], capture_output=True,
+                          input=bytes(b ^ 0x5A for b in key), timeout=60,
+                          env=dict(environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-1:] == [b"0"], done.stdout
+
+
+def test_the_key_exploit_finds_a_key_left_in_memory(tmp_path):
+    """exploits.warm_key finds a key where one is left (here in the environment, unerased):
+    the test above it can fail."""
+    found = tmp_path / "found.txt"
+    done = subprocess.run([sys.executable, "-c", "import exploits.warm_key"], timeout=60,
+                          capture_output=True, cwd=HERE,
+                          env=dict(os.environ, WARM_KEY_OUT=str(found),
+                                   PYTHONPATH=os.pathsep.join([HERE] + sys.path),
+                                   **{_child.CHANNEL_VARIABLE: "5:" + "ab" * 32}))
+    assert done.returncode == 0, done.stderr
+    assert found.read_text() == "5:" + "ab" * 32 + "\n"
+
+
+KEEPS_A_LOG = textwrap.dedent("""
+    # The evaluator's reference module keeps a log open on a logger (which outlives the module:
+    # the server forgets the module, not the logging's handlers), one file per process.
+    import logging, os
+    from exploits.problem import host_reference  # noqa: F401
+    logging.getLogger("keeps_a_log").addHandler(
+        logging.FileHandler(os.path.join(os.environ["LOG_DIR"], f"{os.getpid()}.log")))
+""")
+
+
+def test_a_warm_run_writes_through_no_descriptor_of_the_servers(tmp_path):
+    """A candidate that writes into every descriptor it holds reaches none the server held (here
+    a log the reference's module keeps open in the server): only its own files, and its own
+    channel (tampered)."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (tmp_path / "keeps_a_log.py").write_text(KEEPS_A_LOG)
+    said = tmp_path / "fds.txt"
+    proc, lines = evaluate(tmp_path, ["fds=exploits.warm_fds:host"],
+                           reference="keeps_a_log:host_reference",
+                           env={"LOG_DIR": str(logs), "WARM_FDS_OUT": str(said)})
+    assert proc.returncode == 0, proc.stderr
+    assert "warm start: each candidate's process is forked" in proc.stderr, proc.stderr
+    own = {line.split()[1] for line in said.read_text().splitlines() if line.startswith("pid ")}
+    written = {p.stem for p in logs.iterdir() if b"warm_fds" in p.read_bytes()}
+    assert written <= own, (written, own, said.read_text())
+    # One socket, its checker's: not the server's control socket.
+    assert said.read_text().count("socket:") == 1, said.read_text()
+    assert by_name(lines)["fds"]["verdict"] == "tampered", lines
