@@ -475,11 +475,14 @@ def test_no_progress_on_a_pipe(tmp_path):
     assert all("progress" not in x for x in lines)
 
 
-def _servers():
+def _servers(tag):
+    """The warm servers of the runs this test started (their environment holds ``tag``): other
+    runs on the machine (another test, a developer's batch) are not this test's to judge."""
     found = []
     for pid in os.listdir("/proc"):
         try:
-            if pid.isdigit() and b"gpumeter._warm" in open(f"/proc/{pid}/cmdline", "rb").read():
+            if pid.isdigit() and b"gpumeter._warm" in open(f"/proc/{pid}/cmdline", "rb").read() \
+                    and tag in open(f"/proc/{pid}/environ", "rb").read().split(b"\0"):
                 found.append(int(pid))
         except OSError:
             pass
@@ -487,14 +490,13 @@ def _servers():
 
 
 def test_the_warm_server_is_gone_when_evaluate_returns(tmp_path):
-    deadline = time.monotonic() + 20  # servers of a killed evaluate (above) leave on their own
-    while _servers() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not _servers()
-    proc, lines = evaluate(tmp_path, ["honest=exploits.honest:host"])
+    tag = f"GPUMETER_TEST_TAG={os.getpid()}-{time.monotonic_ns()}"
+    assert not _servers(tag.encode())
+    proc, lines = evaluate(tmp_path, ["honest=exploits.honest:host"],
+                           env=dict([tag.split("=", 1)]))
     assert proc.returncode == 0, proc.stderr
     assert "warm start" in proc.stderr
-    assert not _servers()
+    assert not _servers(tag.encode())
 
 
 # --- the exploit suite, cold and warm -------------------------------------------------------
