@@ -415,6 +415,42 @@ def become_subreaper() -> Optional[str]:
             "starts in a session of its own can outlive its run")
 
 
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+_PARENT_WAIT_S = 5.0  # a warm run's forking middle process exits within milliseconds
+
+
+def end_with(evaluator: Optional[int]) -> None:
+    """Makes this process (a run of ``gpumeter evaluate``) end when ``evaluator``, the evaluate
+    process, does (Linux's PR_SET_PDEATHSIG, SIGKILL): evaluate killed by SIGKILL (a job's time
+    limit, an out-of-memory kill) cannot kill the run in flight, which would otherwise run on,
+    holding the device, beside the batch resumed after it. A warm run's parent is evaluate only
+    once the process that forked it has exited (evaluate is its subreaper), so this waits for that
+    first; a parent-death signal set under that middle process would fire when it exits. Where
+    evaluate is gone already, this process ends now. Elsewhere than Linux, nothing is done."""
+    if evaluator is None or not sys.platform.startswith("linux"):
+        return
+    deadline = time.monotonic() + _PARENT_WAIT_S
+    while os.getppid() != evaluator and time.monotonic() < deadline:
+        time.sleep(0.001)
+    if os.getppid() != evaluator:
+        try:
+            os.kill(evaluator, 0)
+        except ProcessLookupError:  # evaluate ended: nobody waits for this run
+            os._exit(1)
+        except OSError:
+            pass
+        return  # a parent gpumeter did not arrange (a wrapper of the user's): left as it is
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        arg = ctypes.c_ulong
+        libc.prctl(ctypes.c_int(_PR_SET_PDEATHSIG), arg(signal.SIGKILL), arg(0), arg(0), arg(0))
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != evaluator:  # evaluate ended before the signal was set: nobody waits
+        os._exit(1)
+
+
 def _processes() -> Dict[int, Tuple[int, int]]:
     """Every process of the host: {pid: (parent pid, session id)}, from /proc/PID/stat."""
     table: Dict[int, Tuple[int, int]] = {}

@@ -369,6 +369,7 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
     log = os.path.join(folder, "output.log")
     warm = limits.warm
     pass_fds: Tuple[int, ...] = ()
+    order = dict(order, evaluator=os.getpid())  # the run ends with this process (_child.end_with)
     if checker is not None:
         order = dict(order, checker_fd=checker.begin(str(order.get("name", ""))))
         pass_fds = (int(order["checker_fd"]),)

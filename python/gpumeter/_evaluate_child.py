@@ -38,7 +38,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 # are imported as the evaluator's shell would import them.
 
 import gpumeter  # noqa: E402  (gpumeter first: before any code under test)
-from gpumeter import _checker, _core, _measure, _wire  # noqa: E402
+from gpumeter import _checker, _child, _core, _measure, _wire  # noqa: E402
 from gpumeter._specs import load as _load  # noqa: E402
 
 faulthandler.enable()  # a crash leaves its Python stack in the candidate's log
@@ -456,6 +456,10 @@ def main() -> None:
                          "this\n")
         _exit(2)
     order = _wire.read_order(sys.argv[1])
+    # Ends with evaluate, before any code under test runs: a run evaluate can no longer wait for
+    # would hold the device beside the batch resumed after it.
+    evaluator = order.get("evaluator")
+    _child.end_with(evaluator if isinstance(evaluator, int) else None)
     try:
         result = run(order)
     except BaseException as e:  # noqa: BLE001

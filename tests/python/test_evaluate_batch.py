@@ -898,3 +898,58 @@ def test_a_warm_run_writes_through_no_descriptor_of_the_servers(tmp_path):
     # One socket, its checker's: not the server's control socket.
     assert said.read_text().count("socket:") == 1, said.read_text()
     assert by_name(lines)["fds"]["verdict"] == "tampered", lines
+
+
+# --- evaluate killed: the run in flight ends with it ----------------------------------------
+
+SLEEPER = textwrap.dedent('''
+    import os, time
+    from exploits import problem
+
+    def host(*inputs):
+        with open(os.environ["SLEEPER_PID_FILE"], "a") as f:
+            f.write(f"{os.getpid()}\\n")
+        time.sleep(120)
+        return problem.host_reference(*inputs)
+''')
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("start", ["cold", "warm"])
+def test_a_run_in_flight_ends_when_evaluate_is_killed(tmp_path, start):
+    # A job's time limit or an out-of-memory kill ends evaluate with SIGKILL: nothing of it can
+    # kill the candidate in flight, which must then end by itself, not hold the device beside the
+    # batch resumed after it.
+    (tmp_path / "sleeper.py").write_text(SLEEPER)
+    pids = tmp_path / "pids"
+    env = dict(os.environ, SLEEPER_PID_FILE=str(pids))
+    env["PYTHONPATH"] = os.pathsep.join([HERE, str(tmp_path)] + [p for p in sys.path if p])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gpumeter", "evaluate", "--reference",
+         "exploits.problem:host_reference", "--inputs", "exploits.problem:host_inputs",
+         "--timing", "host", "--budget", "1,4", "--out", str(tmp_path / "eval"), "--jsonl",
+         str(tmp_path / "lines.jsonl"), "--timeout", "300", "--start", start,
+         "sleeper=sleeper:host"], env=env, cwd=HERE, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not (pids.exists() and pids.read_text().strip()) and time.monotonic() < deadline:
+        assert proc.poll() is None, "evaluate ended before its candidate ran"
+        time.sleep(0.05)
+    candidate = [int(x) for x in pids.read_text().split()]
+    assert candidate and all(_alive(p) for p in candidate)
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(p) for p in candidate) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [p for p in candidate if _alive(p)]
+    for p in left:  # leave the machine as found
+        os.kill(p, signal.SIGKILL)
+    assert not left, f"the candidate's process {left} outlived evaluate killed by SIGKILL"
