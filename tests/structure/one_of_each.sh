@@ -142,8 +142,9 @@ fi
 # The package's modules import each other at module level: an import of its own indented in a
 # function dodges an import cycle, which the split by concern (issue 37) leaves none of. Lines in
 # docstrings (between triple quotes) are examples, not code. _evaluate.py imports gpumeter in its
-# functions on purpose: its parser loads from the file alone, without the extension, so
-# tests/python/test_cli_help.py can print its help for the C++ command's copy.
+# functions on purpose: the module loads from the file alone, and its parser takes the shared
+# options from the extension only when it is built, so tests/python/test_cli_help.py can print its
+# help for the C++ command's copy.
 found=$(awk '
   FILENAME != file { file = FILENAME; in_docstring = 0 }
   { quotes = gsub(/"""/, "&") }
@@ -171,10 +172,34 @@ check "a timing named" 'timing[[:space:]]*[!=]=[[:space:]]*"(auto|cupti|events|h
 check "an option of a benchmark program or of the gpumeter command registered by name" \
   '\badd_(flag|option|option_function<[^>]*>)[[:space:]]*\([[:space:]]*"-' '^(src/program/|tests/|bench/|examples/|testkit/)'
 
+# A value's unit is read by the core's one reader (src/core/number_rule.cpp: a fraction, 2% or
+# 0.02; a duration, 10s, 500ms or bare seconds): a front end that strips a "%", "ms" or "s" from an
+# option's text reads it by a rule of its own (`--precision 1` was 1% in the benchmark programs
+# and 100% in `gpumeter evaluate`; `--max-time 10s` was refused there).
+check "an option's unit read outside the core's reader" \
+  '(ends_with|strip|remove_suffix)[[:space:]]*\([^;]*"(%|ms|s)"\)' \
+  '^(src/core/number_rule\.cpp$|tests/|bench/)'
+found=$(grep -nE "(endswith|rstrip|removesuffix|split)\([\"'](%|ms|s)[\"']|type=float[^)]*metavar=\"(S|T|P|FRACTION)\"" \
+  python/gpumeter/*.py | grep -vE '^[^:]+:[0-9]+:[[:space:]]*#')
+if [[ -n "$found" ]]; then
+  echo "FAIL: a precision or a duration read outside the core's reader:" >&2
+  echo "$found" >&2
+  failed=1
+fi
+# The options every front end shares (--timing, --budget, --precision, --max-time) are the core's
+# specs (option_spec.hpp): evaluate's parser adds them from option_specs(), never by name.
+found=$(grep -nE 'add_argument\([[:space:]]*"--(timing|budget|precision|max-time)"' python/gpumeter/*.py)
+if [[ -n "$found" ]]; then
+  echo "FAIL: a shared option added by name, not from the core's specs:" >&2
+  echo "$found" >&2
+  failed=1
+fi
+
 if [[ $failed -eq 0 ]]; then
   echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \
     "one CUPTI record decoder, one JSON wire, one child runner, no import of the package's own" \
     "inside a function, one list of timing names, one table of options per front end, no vendor's" \
-    "code outside its folder"
+    "code outside its folder, one reader of a precision and a duration, the shared options from" \
+    "the core's specs"
 fi
 exit $failed
