@@ -13,6 +13,7 @@
 
 #include "command_line.hpp"
 #include "example_work.hpp"
+#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/option_spec.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
@@ -70,11 +71,16 @@ int main(int argc, char** argv) {
   app.add_option("--out", o.out_dir, "directory for the JSON record");
   app.add_flag("--wide", o.wide, "every column in the table (the record holds them all)");
   app.footer(
-      "Exit codes: 0 every case measured; 1 a case produced no number (the notes say why); 2 a "
-      "usage error, or --out cannot be written (nothing measured); 3 an internal error; 4 the "
-      "device stayed busy or another run held its lock (nothing measured); 5 --timing cupti on a "
-      "machine with no usable CUDA GPU (one line says so; nothing measured). The device lock is "
-      "$GPU_LOCK, else /tmp/gpumeter-gpu-<uuid>.lock.");
+      gpumeter::exit_codes_help(
+          {{gpumeter::kExitOk, "every case measured"},
+           {gpumeter::kExitFailed, "a case produced no number (the notes say why)"},
+           {gpumeter::kExitUsage, "a usage error, or --out cannot be written (nothing measured)"},
+           {gpumeter::kExitInternal},
+           {gpumeter::kExitBusy},
+           {gpumeter::kExitNoDevice,
+            "--timing cupti or events on a machine with no usable CUDA GPU (one line says "
+            "so; nothing measured)"}}) +
+      " The device lock is $GPU_LOCK, else /tmp/gpumeter-gpu-<uuid>.lock.");
   if (const auto done = gpumeter::testkit::parse_command_line(app, argc, argv)) return *done;
 
   // Where the record goes is checked before anything is measured.

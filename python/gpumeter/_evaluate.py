@@ -748,28 +748,22 @@ def _add_shared_options(p: argparse.ArgumentParser) -> None:
     from gpumeter import _gpumeter  # the specs are the core's
     for spec in _gpumeter.option_specs():
         shown = spec["help"] + (f" (default {spec['default']})" if spec["default"] else "")
-        extra: Dict[str, Any] = {}
-        if spec["name"] == "--timing":  # the session's names; given or not, one of them
+        extra: Dict[str, Any] = {"metavar": spec["metavar"]}
+        if spec["name"] == "--timing":  # the session's names, shown; given or not, one of them
             extra = {"choices": _gpumeter.timing_names(), "default": spec["default"]}
-        p.add_argument(spec["name"], metavar=spec["metavar"], help=shown.replace("%", "%%"),
-                       **extra)
+        p.add_argument(spec["name"], help=shown.replace("%", "%%"), **extra)
 
 
 def _parser() -> argparse.ArgumentParser:
+    from gpumeter import _gpumeter  # the exit codes' text and the shared options are the core's
     p = _Parser(
         prog="gpumeter evaluate",
         description="Judge candidates against a reference: each runs in a process of its own "
                     "on fresh inputs, its timed answers checked; the verdict is read from its "
                     "record here. One JSON line per candidate on stdout (or --jsonl), a table "
                     "on stderr.",
-        epilog="Exit codes: 0 every candidate has a verdict (wrong, refused, crashed, "
-               "timed-out and tampered candidates included); 1 a candidate was not measured for "
-               "a cause not its own (device busy, CUPTI unavailable, the reference or the input "
-               "generator failed); 2 bad arguments, nothing run; 3 internal error; 5 --timing "
-               "cupti or events and no usable CUDA GPU, nothing run (without a GPU, the default "
-               "--timing auto times the candidates on the host clock and says so on its first "
-               "line). Candidates run one after another: on one GPU the device lock serializes "
-               "measurements, so there is no --jobs.",
+        epilog=_gpumeter.exit_codes_help("evaluate") + " Candidates run one after another: on "
+               "one GPU the device lock serializes measurements, so there is no --jobs.",
         formatter_class=_HelpFormatter)
     p.add_argument("candidates", nargs="*", metavar="[NAME=]MODULE:FUNCTION",
                    help="Python candidates: module:function or path/to/file.py:function")

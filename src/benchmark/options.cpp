@@ -14,6 +14,7 @@
 
 #include "gpumeter/detail/calibration.hpp"
 #include "gpumeter/detail/escape.hpp"
+#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/format.hpp"
 #include "gpumeter/detail/option_spec.hpp"
 #include "gpumeter/detail/option_table.hpp"
@@ -160,13 +161,18 @@ void add_options(CLI::App& app, Options& o, const std::string& program) {
       entry("--" + name, cli_takes_value(*option));
     }
   }
-  app.footer(
-      "Exit codes: 0 every case measured (or skipped by its benchmark); 1 a case produced no "
-      "number, or a row failed its null test (the record says why); 2 a usage error; 3 an internal "
-      "error; 4 the device stayed busy or another run held its lock (nothing measured); 5 no "
-      "usable CUDA GPU for a program that measures GPU work (nothing measured); 128+N signal N "
-      "(Ctrl-C: 130) stopped the sweep, and the cases finished before it are in the partial "
-      "record it names. The device lock is $GPU_LOCK, else /tmp/gpumeter-gpu-<uuid>.lock.");
+  app.footer(exit_codes_help({{kExitOk, "every case measured (or skipped by its benchmark)"},
+                              {kExitFailed,
+                               "a case produced no number, or a row failed its null test (the "
+                               "record says why)"},
+                              {kExitUsage},
+                              {kExitInternal},
+                              {kExitBusy},
+                              {kExitNoDevice},
+                              {kExitSignalBase,
+                               "signal N (Ctrl-C: 130) stopped the sweep, and the cases finished "
+                               "before it are in the partial record it names"}}) +
+             " The device lock is $GPU_LOCK, else /tmp/gpumeter-gpu-<uuid>.lock.");
 }
 
 SessionOptions session_options(const Options& o, bool parent) {

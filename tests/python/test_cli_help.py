@@ -65,10 +65,12 @@ def test_evaluates_shared_options_are_the_cores_specs():
     for spec in specs:
         action = actions[spec["name"]]
         assert action.type is None, spec["name"]  # the text, for the core's reader
-        assert action.metavar == spec["metavar"]
+        # --timing shows its names ({auto,cupti,events,host}), the session's.
+        assert action.metavar == (None if spec["name"] == "--timing" else spec["metavar"])
         shown = spec["help"] + (f" (default {spec['default']})" if spec["default"] else "")
         assert action.help.replace("%%", "%") == shown
     assert actions["--timing"].default == "auto"
+    assert list(actions["--timing"].choices) == _gpumeter.timing_names()
     assert actions["--timeout"].type is None  # a duration, read by the core too
 
 

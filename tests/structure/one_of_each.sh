@@ -194,12 +194,22 @@ if [[ -n "$found" ]]; then
   echo "$found" >&2
   failed=1
 fi
+# Every program's exit codes in its help are made from the one table (exit_codes.hpp's
+# kExitCodeMeanings, by exit_codes_help in src/core/exit_help.cpp): fourteen sentences typed by hand
+# had drifted apart.
+check "an exit codes sentence typed by hand" '"Exit codes:' '^(src/core/exit_help\.cpp$|tests/|bench/)'
+found=$(grep -nE '"Exit codes:' python/gpumeter/*.py)
+if [[ -n "$found" ]]; then
+  echo "FAIL: an exit codes sentence typed by hand (exit_codes_help, through the extension):" >&2
+  echo "$found" >&2
+  failed=1
+fi
 
 if [[ $failed -eq 0 ]]; then
   echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \
     "one CUPTI record decoder, one JSON wire, one child runner, no import of the package's own" \
     "inside a function, one list of timing names, one table of options per front end, no vendor's" \
     "code outside its folder, one reader of a precision and a duration, the shared options from" \
-    "the core's specs"
+    "the core's specs, exit codes' help from one table"
 fi
 exit $failed
