@@ -28,11 +28,13 @@
 
 #include "binding.hpp"
 #include "cli.hpp"
+#include "command_options.hpp"
 #include "gpumeter/detail/calibration.hpp"
 #include "gpumeter/detail/candidate_verdict.hpp"
 #include "gpumeter/detail/checker_account.hpp"
 #include "gpumeter/detail/error_class.hpp"
 #include "gpumeter/detail/escape.hpp"
+#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/format.hpp"
 #include "gpumeter/detail/merge.hpp"
 #include "gpumeter/detail/number_rule.hpp"
@@ -704,6 +706,16 @@ NB_MODULE(_gpumeter, m) {
   m.attr("EXIT_INTERNAL") = kExitInternal;
   m.attr("EXIT_BUSY") = kExitBusy;
   m.attr("EXIT_NO_DEVICE") = kExitNoDevice;
+  // The exit codes `gpumeter evaluate` and `gpumeter plot` list in their help: the same text as
+  // the C++ command's, made from the one table (exit_help.hpp).
+  m.def(
+      "exit_codes_help",
+      [](const std::string& command) {
+        if (command == "evaluate") return evaluate_exit_codes_help();
+        if (command == "plot") return plot_exit_codes_help();
+        throw std::invalid_argument("no exit codes of the command '" + command + "'");
+      },
+      nb::arg("command"), "The 'Exit codes: ...' sentence of evaluate's or plot's help.");
   m.def(
       "verdict_of_error",
       [](const std::string& name, const std::string& whose) {
@@ -791,6 +803,25 @@ NB_MODULE(_gpumeter, m) {
       },
       "The options every front end offers by one meaning: name, python_name, metavar, help, "
       "default (text, '' for none) and kind (text, number, fraction, duration).");
+  m.def(
+      "command_options",
+      [](const std::string& command) {
+        // The gpumeter command's option table (command_options.cpp), for the parsers of the
+        // subcommands the Python module runs itself (plot): one table for both.
+        for (const cli::CommandOptions& c : cli::command_options()) {
+          if (c.command != command) continue;
+          std::vector<std::tuple<std::string, bool, std::string>> out;
+          for (const cli::CommandOption& o : c.options) {
+            out.emplace_back(std::string(o.names), o.meaning.takes_value,
+                             std::string(o.meaning.help));
+          }
+          return out;
+        }
+        throw std::invalid_argument("the gpumeter command has no subcommand '" + command + "'");
+      },
+      nb::arg("command"),
+      "The options of a gpumeter subcommand, from the command's one table: (names, takes a value, "
+      "help) each, in --help's order.");
   m.def(
       "budget_problem",
       [](const std::string& name, const std::string& text) {
