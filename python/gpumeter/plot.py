@@ -1120,8 +1120,7 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    """``gpumeter plot RECORD... [--out DIR] [--format svg,png]``; returns the exit code."""
+def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="gpumeter plot",
         description="Draw a record's sweep (time against size, growth exponents, crossover "
@@ -1131,11 +1130,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("records", nargs="+", metavar="RECORD", help="record files (.json)")
     # The options are the gpumeter command's table (command_options.cpp), which `gpumeter plot`
     # parses with too: one list of names and helps; the defaults are the ones those helps state.
-    for names, takes_value, text in _gpumeter.command_options("plot"):
+    for names, _, text in _gpumeter.command_options("plot"):
         name = names.split(",")[-1]
-        assert takes_value, name
         parser.add_argument(*names.split(","), default=_PLOT_DEFAULTS[name],
                             metavar=_PLOT_METAVARS[name], help=text.replace("%", "%%"))
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """``gpumeter plot RECORD... [--out DIR] [--format svg,png]``; returns the exit code."""
+    parser = _parser()
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
 
     def fail(message: str) -> int:

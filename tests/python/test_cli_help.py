@@ -74,6 +74,26 @@ def test_evaluates_shared_options_are_the_cores_specs():
     assert actions["--timeout"].type is None  # a duration, read by the core too
 
 
+def test_plots_options_are_the_commands_table():
+    """`gpumeter plot`'s options are parsed by the C++ command and again by the module: both from
+    the command's one table (command_options.cpp), and the module's defaults are those the
+    table's helps state."""
+    from gpumeter import _gpumeter, plot
+    table = _gpumeter.command_options("plot")
+    actions = {s: a for a in plot._parser()._actions for s in a.option_strings}
+    assert [n for n, _, _ in table] == ["--out", "--format", "--kind"]
+    for names, takes_value, text in table:
+        assert takes_value
+        assert actions[names].help.replace("%%", "%") == text
+    assert "(default svg,png)" in dict((n, t) for n, _, t in table)["--format"]
+    assert actions["--format"].default == "svg,png"
+    assert actions["--kind"].default.split(",") == list(plot.KINDS)
+    assert "(default: all)" in dict((n, t) for n, _, t in table)["--kind"]
+    assert "the current one" in dict((n, t) for n, _, t in table)["--out"]
+    assert actions["--out"].default == "."
+    assert plot._parser().epilog == _gpumeter.exit_codes_help("plot")
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["--write-evaluate-help"]:
         with open(COPY, "w", encoding="utf-8") as f:
