@@ -105,14 +105,14 @@ Command add_lock_command(CLI::App& app) {
   sub->add_option("COMMAND", o->command, "The command to run and its arguments (after --)")
       ->required();
   sub->positionals_at_end();
-  sub->footer("The command's own exit code, or: " +
-              exit_codes_help({{kExitSignalBase, "signal N ended it"},
+  sub->footer(exit_codes_help({{kExitSignalBase, "signal N ended the command"},
                                {kExitCannotRun},
                                {kExitNotFound},
                                {kExitBusy,
                                 "the device stays busy or its lock stays held (one line names the "
                                 "processes or the holder)"},
-                               {kExitUsage, "bad arguments"}}));
+                               {kExitUsage, "bad arguments"}}) +
+              " Otherwise the command's own code.");
   return {sub, [o](Io& io) {
             DeviceLockOptions options;
             options.timeout_s = o->timeout_s;
