@@ -13,18 +13,21 @@
 
 #include "command_line.hpp"
 #include "example_work.hpp"
+#include "gpumeter/detail/exit_help.hpp"
+#include "gpumeter/detail/option_spec.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/records.hpp"
 #include "gpumeter/report.hpp"
 #include "gpumeter/session.hpp"
 #include "number_option.hpp"
+#include "table_option.hpp"
 #include "temporary_file.hpp"
 
 namespace {
 
 struct Options {
-  std::string backend = "auto";
+  std::string timing = "auto";
   int device = 0;
   bool allow_events_fallback = false;
   std::string out_dir = "gpumeter-results";
@@ -32,17 +35,23 @@ struct Options {
 };
 
 // What the options ask of the session: how to time, on which device. The session takes the
-// device lock and chooses the backend; the work follows the backend's device.
+// device lock and chooses the backend; the work follows the backend's device. --timing takes the
+// session's names, as every program's does; host times the example's host work, so no device is
+// opened for it.
 gpumeter::SessionOptions session_options(const Options& o) {
   gpumeter::SessionOptions s;
   s.device = o.device;
-  s.timing = o.backend == "cuda"   ? gpumeter::Timing::cupti
-             : o.backend == "host" ? gpumeter::Timing::host_only
-                                   : gpumeter::Timing::automatic;
+  s.timing = gpumeter::parse_timing(o.timing, "--timing");
+  if (s.timing == gpumeter::Timing::host) s.timing = gpumeter::Timing::host_only;
   s.allow_events_fallback = o.allow_events_fallback;
-  s.spelling.cupti = "--backend cuda";
-  s.spelling.host = "--backend host";
   return s;
+}
+
+// The session's timing names (kTimingNames), which --timing takes.
+std::vector<std::string> timing_names() {
+  std::vector<std::string> names;
+  for (const gpumeter::TimingName& t : gpumeter::kTimingNames) names.emplace_back(t.name);
+  return names;
 }
 
 }  // namespace
@@ -51,8 +60,10 @@ int main(int argc, char** argv) {
   CLI::App app{"gpumeter-example: measure the bundled example work and print its table",
                "gpumeter-example"};
   Options o;
-  app.add_option("--backend", o.backend, "auto, cuda or host")
-      ->check(CLI::IsMember({"auto", "cuda", "host"}));
+  const gpumeter::OptionSpec& timing = gpumeter::option_spec("--timing");
+  app.add_option(std::string(timing.name), o.timing,
+                 gpumeter::option_help(timing.meaning, timing.default_text))
+      ->check(CLI::IsMember(timing_names()));
   gpumeter::check_number(app.add_option("--device", o.device, "CUDA device index"),
                          gpumeter::kDeviceIndex);
   app.add_flag("--allow-events-fallback", o.allow_events_fallback,
@@ -60,11 +71,16 @@ int main(int argc, char** argv) {
   app.add_option("--out", o.out_dir, "directory for the JSON record");
   app.add_flag("--wide", o.wide, "every column in the table (the record holds them all)");
   app.footer(
-      "Exit codes: 0 every case measured; 1 a case produced no number (the notes say why); 2 a "
-      "usage error, or --out cannot be written (nothing measured); 3 an internal error; 4 the "
-      "device stayed busy or another run held its lock (nothing measured); 5 --backend cuda on a "
-      "machine with no usable CUDA GPU (one line says so; nothing measured). The device lock is "
-      "$GPU_LOCK, else /tmp/gpumeter-gpu-<uuid>.lock.");
+      gpumeter::exit_codes_help(
+          {{gpumeter::kExitOk, "every case measured"},
+           {gpumeter::kExitFailed, "a case produced no number (the notes say why)"},
+           {gpumeter::kExitUsage, "a usage error, or --out cannot be written (nothing measured)"},
+           {gpumeter::kExitInternal},
+           {gpumeter::kExitBusy},
+           {gpumeter::kExitNoDevice,
+            "--timing cupti or events on a machine with no usable CUDA GPU (one line says "
+            "so; nothing measured)"}}) +
+      " The device lock is $GPU_LOCK, else /tmp/gpumeter-gpu-<uuid>.lock.");
   if (const auto done = gpumeter::testkit::parse_command_line(app, argc, argv)) return *done;
 
   // Where the record goes is checked before anything is measured.
@@ -78,7 +94,7 @@ int main(int argc, char** argv) {
   try {
     const gpumeter::SessionOptions choice = session_options(o);
     gpumeter::Session::check_timing_is_built(choice);
-    // Said once, before the lock: --backend cuda without a usable GPU has nothing to measure,
+    // Said once, before the lock: --timing cupti without a usable GPU has nothing to measure,
     // and every program says so with the same code (5).
     if (const std::string why = gpumeter::Session::unusable_device(choice); !why.empty()) {
       std::fprintf(stderr, "gpumeter-example: %s\n",
@@ -96,7 +112,7 @@ int main(int argc, char** argv) {
       // One short line; the record's deviations below say why in full.
       std::printf(
           "%s: the same pipeline runs on the host backend (host-wall timing, CPU work).\n\n",
-          o.backend == "host" ? "Host backend asked for" : "No usable GPU");
+          choice.timing == gpumeter::Timing::host_only ? "Host timing asked for" : "No usable GPU");
       work = gpumeter::example::host_example_work();
     }
     std::printf("Measuring %s on %s (%s)\n", work.description.c_str(),

@@ -1,7 +1,11 @@
 #pragma once
 // The exit codes of every gpumeter program (the benchmark programs, the gpumeter command and
 // gpumeter-example): one set, so a script or CI job reads any of them the same way. The values
-// are documented in README.md and docs/rules.md and never change.
+// are documented in README.md and docs/rules.md and never change. Every program's --help says its
+// exit codes from kExitCodeMeanings (gpumeter/detail/exit_help.hpp), naming only what is its own:
+// fourteen texts written by hand had drifted apart.
+#include <string_view>
+
 namespace gpumeter {
 
 // Everything asked was done: every case measured (or skipped by its benchmark), a comparison
@@ -31,5 +35,25 @@ inline constexpr int kExitNotFound = 127;
 // 128+N: signal N ended the program (a sweep stopped by Ctrl-C exits 130, after writing the
 // partial record) or the command `gpumeter lock` ran.
 inline constexpr int kExitSignalBase = 128;
+
+// What each code means wherever a program exits with it, in its --help's words; a program adds
+// what the code is for it (exit_codes_help).
+struct ExitCodeMeaning {
+  int code;
+  std::string_view meaning;
+};
+inline constexpr ExitCodeMeaning kExitCodeMeanings[] = {
+    {kExitOk, "everything asked was done"},
+    {kExitFailed, "a result is a failure (the output or the record says which)"},
+    {kExitUsage, "a usage error (nothing was measured)"},
+    {kExitInternal, "an internal error"},
+    {kExitBusy, "the device stayed busy or another run held its lock (nothing measured)"},
+    {kExitNoDevice,
+     "no usable CUDA GPU for work that needs one (one line says so; nothing measured)"},
+    {kExitOrphaned, "a case's process whose parent died first (it ran nothing)"},
+    {kExitCannotRun, "the command cannot be started"},
+    {kExitNotFound, "the command is not found"},
+    {kExitSignalBase, "signal N ended it (Ctrl-C: 130)"},
+};
 
 }  // namespace gpumeter

@@ -12,6 +12,7 @@ import inspect
 import numbers
 from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
+from . import _gpumeter
 from ._errors import ConfigError
 
 
@@ -36,6 +37,18 @@ def _real(argument: str, value: object, expected: str) -> float:
 
 def _optional_real(argument: str, value: object, expected: str) -> Optional[float]:
     return None if value is None else _real(argument, value, expected)
+
+
+def _fraction(argument: str, value: object) -> Optional[float]:
+    """A fraction option (``precision=``): a number (0.02) or its text ("2%", "0.02"), read by
+    the core's reader, as ``--precision`` is everywhere; a number's range is the core's to
+    check."""
+    if isinstance(value, str):
+        fraction, must = _gpumeter.read_number(value, argument)
+        if fraction is None:
+            raise _bad(argument, must, value)
+        return fraction
+    return _optional_real(argument, value, "a fraction, 0.01 or '1%', or None")
 
 
 def _integer(argument: str, value: object, expected: str) -> int:

@@ -754,21 +754,30 @@ class _HelpFormatter(argparse.HelpFormatter):
         return [line.replace("\0", " ") for line in super()._split_lines(glued, width)]
 
 
+def _add_shared_options(p: argparse.ArgumentParser) -> None:
+    """--timing, --budget, --precision and --max-time: the options every front end offers by
+    one meaning, added from the core's specs (option_spec.hpp, through the extension) with their
+    help, value and default; check_options reads their values by the core's reader. Nothing of
+    them is spelled here: ``tests/python/test_cli_help.py`` fails on an option added otherwise."""
+    from gpumeter import _gpumeter  # the specs are the core's
+    for spec in _gpumeter.option_specs():
+        shown = spec["help"] + (f" (default {spec['default']})" if spec["default"] else "")
+        extra: Dict[str, Any] = {"metavar": spec["metavar"]}
+        if spec["name"] == "--timing":  # the session's names, shown; given or not, one of them
+            extra = {"choices": _gpumeter.timing_names(), "default": spec["default"]}
+        p.add_argument(spec["name"], help=shown.replace("%", "%%"), **extra)
+
+
 def _parser() -> argparse.ArgumentParser:
+    from gpumeter import _gpumeter  # the exit codes' text and the shared options are the core's
     p = _Parser(
         prog="gpumeter evaluate",
         description="Judge candidates against a reference: each runs in a process of its own "
                     "on fresh inputs, its timed answers checked; the verdict is read from its "
                     "record here. One JSON line per candidate on stdout (or --jsonl), a table "
                     "on stderr.",
-        epilog="Exit codes: 0 every candidate has a verdict (wrong, refused, crashed, "
-               "timed-out and tampered candidates included); 1 a candidate was not measured for "
-               "a cause not its own (device busy, CUPTI unavailable, the reference or the input "
-               "generator failed); 2 bad arguments, nothing run; 3 internal error; 5 --timing "
-               "cupti or events and no usable CUDA GPU, nothing run (without a GPU, the default "
-               "--timing auto times the candidates on the host clock and says so on its first "
-               "line). Candidates run one after another: on one GPU the device lock serializes "
-               "measurements, so there is no --jobs.",
+        epilog=_gpumeter.exit_codes_help("evaluate") + " Candidates run one after another: on "
+               "one GPU the device lock serializes measurements, so there is no --jobs.",
         formatter_class=_HelpFormatter)
     p.add_argument("candidates", nargs="*", metavar="[NAME=]MODULE:FUNCTION",
                    help="Python candidates: module:function or path/to/file.py:function")
@@ -813,9 +822,9 @@ def _parser() -> argparse.ArgumentParser:
                         "the framework and the evaluator's modules (no CUDA context), cold where "
                         "that cannot serve (said on the first line); cold: a fresh interpreter "
                         "each (default warm)")
-    p.add_argument("--timeout", default="600", metavar="S",
-                   help="seconds a candidate's process may run before it is killed (default "
-                        "600)")
+    p.add_argument("--timeout", default="600", metavar="T",
+                   help="how long a candidate's process may run before it is killed: 10s, "
+                        "500ms or bare seconds (default 600)")
     p.add_argument("--memory", metavar="SIZE",
                    help="host memory a candidate's processes may hold (resident, summed over "
                         "every process it started, read every 0.15 s) before they are all killed "
@@ -823,18 +832,7 @@ def _parser() -> argparse.ArgumentParser:
                         "memory)")
     p.add_argument("--name", default="evaluate",
                    help="the case's name in the records (default evaluate)")
-    p.add_argument("--timing", default="auto", choices=("auto", "cupti", "events", "host"),
-                   help="how the candidates are timed: auto (CUPTI's device time where a CUDA "
-                        "GPU is usable, else the host clock, said on the first line), cupti, "
-                        "events (CUDA event pairs) or host (the host clock); default auto")
-    p.add_argument("--budget", metavar="WARMUP_MS,MEASURE_MS",
-                   help="warm-up and measurement budget of each candidate's comparison, in ms "
-                        "(default 25,100)")
-    p.add_argument("--precision", type=float, metavar="FRACTION",
-                   help="measure in rounds until the comparison resolves this fraction (0.01: "
-                        "1%%) or --max-time; default: one budget")
-    p.add_argument("--max-time", type=float, metavar="S",
-                   help="with --precision: the most seconds a comparison may take (default 10)")
+    _add_shared_options(p)
     p.add_argument("--rtol", type=float, default=1e-5,
                    help="relative tolerance of the answers' check (default 1e-5)")
     p.add_argument("--atol", type=float, default=1e-8,
@@ -852,31 +850,16 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _options(args: argparse.Namespace) -> Dict[str, Any]:
-    import gpumeter
-    # A verdict its inputs cannot bend: tolerances that pass every answer are refused (B11).
-    problem = gpumeter._gpumeter.tolerance_problem(args.rtol, args.atol)
-    if problem:
-        raise UsageError(f"--{problem}")
+    """The candidates' options, from values check_options has read by the core's rules."""
     options: Dict[str, Any] = {"timing": args.timing, "rtol": args.rtol, "atol": args.atol,
                                "count_copies": args.count_copies, "device": args.device}
-    if args.budget:
-        try:
-            w, m = (float(x) for x in args.budget.split(","))
-        except ValueError:
-            raise UsageError(f"--budget {args.budget!r}: expected WARMUP_MS,MEASURE_MS such as "
-                             "25,100") from None
-        options["budget"] = (w, m)
+    if args.budget is not None:
+        options["budget"] = args.budget
     for key in ("precision", "flops", "bytes"):
         if getattr(args, key) is not None:
             options[key] = getattr(args, key)
     if args.max_time is not None:
         options["max_time_s"] = args.max_time
-    # Refused here, in evaluate's names, by the core's rule: not in each candidate's process.
-    problem = gpumeter._gpumeter.run_target_problem(
-        bool(args.budget), args.precision is not None, args.max_time is not None,
-        "--budget", "--precision", "--max-time")
-    if problem:
-        raise UsageError(problem)
     return options
 
 

@@ -13,52 +13,55 @@ import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from gpumeter import _child, _gpumeter, _wire
-from gpumeter._errors import ConfigError
 from gpumeter._evaluate import UsageError
 
 
-# The extension's names of the options a run's target takes, as evaluate's flags.
-_FLAGS = {"budget": "--budget", "precision": "--precision", "max_time_s": "--max-time",
-          "device": "--device", "timing": "--timing"}
-
-
-def _budget(text: Optional[str]) -> Optional[Tuple[float, float]]:
-    if not text:
-        return None
-    try:
-        w, m = (float(x) for x in text.split(","))
-    except ValueError:
-        raise UsageError(f"--budget {text!r}: expected WARMUP_MS,MEASURE_MS such as 25,100"
-                         ) from None
-    return w, m
+def _number(flag: str, text: str, rule: str) -> float:
+    """The value of a numeric option's text by the core's reader and rule of that name (a
+    fraction, 1% or 0.01; a duration, 10s, 500ms or bare seconds), as every program reads it;
+    raises UsageError with the core's line."""
+    problem = _gpumeter.number_option_problem(flag, text, rule)
+    if problem:
+        raise UsageError(problem)
+    value, _ = _gpumeter.read_number(text, rule)
+    return float(value)
 
 
 def check_options(args: argparse.Namespace) -> None:
-    """Every numeric option by its rule, before anything runs; sets ``args.timeout`` to its
-    value. Raises UsageError naming the option and what it may be."""
+    """Every numeric option by its rule, before anything runs; sets ``args.timeout``,
+    ``args.budget`` (warm-up ms, measure ms), ``args.precision`` (a fraction) and
+    ``args.max_time`` (seconds) to their values. Raises UsageError naming the option and what it
+    may be."""
     core = _gpumeter
     timeout = str(args.timeout)
     problem = core.number_option_problem("--timeout", timeout, "process_limit_seconds")
     if problem:
-        raise UsageError(problem + " (a candidate's process is killed after that many seconds; "
-                         "there is no unlimited value)")
-    args.timeout = float(timeout)
-    # The run's target as the Python API checks it (gpumeter.Options, run_target.hpp's ranges):
-    # the conflicts first, in evaluate's names, then each value.
+        raise UsageError(problem + " (a candidate's process is killed after that long; there is "
+                         "no unlimited value)")
+    args.timeout = _number("--timeout", timeout, "process_limit_seconds")
+    # The run's target (run_target.hpp): the conflicts first, in evaluate's names, then each
+    # value. A value given empty ("--budget ''") is refused by name, as the programs refuse it.
+    for flag, text in (("--budget", args.budget), ("--precision", args.precision),
+                       ("--max-time", args.max_time)):
+        if text is not None and not text.strip():
+            raise UsageError(f"{flag}: is empty (give it a value, or leave it out)")
     problem = core.run_target_problem(
-        bool(args.budget), args.precision is not None, args.max_time is not None,
+        args.budget is not None, args.precision is not None, args.max_time is not None,
         "--budget", "--precision", "--max-time")
     if problem:
         raise UsageError(problem)
-    try:
-        core.Options(device=args.device, timing=args.timing, budget_ms=_budget(args.budget),
-                     precision=args.precision, max_time_s=args.max_time)
-    except ConfigError as e:
-        flag = _FLAGS.get(str(e.argument), f"--{e.argument}")
-        said = str(e)
-        if e.argument and said.startswith(f"{e.argument}: "):
-            said = said[len(e.argument) + 2:]
-        raise UsageError(f"{flag} {said}") from None
+    if args.budget is not None:
+        warmup, measure, problem = core.budget_problem("--budget", args.budget)
+        if problem:
+            raise UsageError(problem)
+        args.budget = (warmup, measure)
+    if args.precision is not None:
+        args.precision = _number("--precision", args.precision, "precision")
+    if args.max_time is not None:
+        args.max_time = _number("--max-time", args.max_time, "max_time")
+    problem = core.number_option_problem("--device", str(args.device), "device_index")
+    if problem:
+        raise UsageError(problem)
     # B11: tolerances that pass every answer (the core's rule).
     problem = core.tolerance_problem(args.rtol, args.atol)
     if problem:

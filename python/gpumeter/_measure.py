@@ -34,7 +34,7 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
             allow_events_fallback: bool = False, name: str = "measure", lock: bool = True,
             allow_contended: bool = False,
             scaled: Optional[Callable[[int], Any]] = None,
-            precision: Optional[float] = None, max_time_s: Optional[float] = None,
+            precision: Union[float, str, None] = None, max_time_s: Optional[float] = None,
             fresh_inputs: Optional[Callable[[int], Sequence[Any]]] = None) -> Result:
     """Measures the GPU work of ``fn()`` and returns its typed Result.
 
@@ -80,7 +80,8 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
             must take 4x the time within 40%, else ``null_test_failed`` is True and the times
             are not the work's.
         precision: Instead of a fixed budget, measure in passes until the 99% interval of the
-            level (the passes' geometric mean) is within +-precision (0.01: 1%), or until
+            level (the passes' geometric mean) is within +-precision (a fraction: 0.01 or "1%";
+            a bare 1 or more is refused, as ``--precision`` refuses it), or until
             ``max_time_s``; ``Result.precision`` says what was reached and why it stopped.
         max_time_s: The cap of a run to ``precision``, in seconds (0.1 to 3600); only with
             ``precision``. None (the default): the core's cap, 10 s.
@@ -176,7 +177,7 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
             allow_events_fallback: bool = False, name: str = "compare", lock: bool = True,
             allow_contended: bool = False,
             scaled: Optional[Mapping[str, Callable[[int], Any]]] = None,
-            precision: Optional[float] = None, max_time_s: Optional[float] = None,
+            precision: Union[float, str, None] = None, max_time_s: Optional[float] = None,
             fresh_inputs: Optional[Callable[[int], Sequence[Any]]] = None,
             outputs: Optional[Sequence[int]] = None) -> CompareResult:
     """Compares implementations of one operation, checked first, timed in A B C C B A order.
@@ -228,7 +229,8 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
         scaled: The null test's hook per implementation name, as for :func:`measure`; an
             implementation whose null test fails is compared with nothing.
         precision: Instead of a fixed budget, measure in rounds of A B B A until every comparison
-            with the first would detect a difference of ``precision`` (0.01: 1%), or until
+            with the first would detect a difference of ``precision`` (a fraction: 0.01 or
+            "1%"; a bare 1 or more is refused, as ``--precision`` refuses it), or until
             ``max_time_s``. The stop reads only the width, never the estimate, so stopping
             cannot make a difference appear; each sentence ends with what was reached.
         max_time_s: The cap of a run to ``precision``, in seconds (0.1 to 3600); only with

@@ -1112,28 +1112,37 @@ def plot(records: Sequence[Union[str, "os.PathLike[str]", Any]],
     return written
 
 
+#: What `gpumeter plot` takes when an option is not given: the defaults its help states.
+_PLOT_DEFAULTS = {"--out": ".", "--format": "svg,png", "--kind": ",".join(KINDS)}
+_PLOT_METAVARS = {"--out": "DIR", "--format": "LIST", "--kind": "LIST"}
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:  # one line, then where the help is
         sys.stderr.write(f"gpumeter plot: {message}\nRun 'gpumeter plot --help' for usage.\n")
         sys.exit(2)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    """``gpumeter plot RECORD... [--out DIR] [--format svg,png]``; returns the exit code."""
+def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="gpumeter plot",
         description="Draw a record's sweep (time against size, growth exponents, crossover "
                     "brackets), total(N) by phase, and comparisons with their intervals, as "
                     "SVG and PNG. Every point is read from the records; nothing is measured.",
-        epilog="Exit codes: 0 plots written; 2 bad arguments, a record that cannot be read, "
-               "nothing to draw, a file that exists, or matplotlib missing.")
+        epilog=_gpumeter.exit_codes_help("plot"))
     parser.add_argument("records", nargs="+", metavar="RECORD", help="record files (.json)")
-    parser.add_argument("--out", default=".", metavar="DIR",
-                        help="directory to write into (default: the current one)")
-    parser.add_argument("--format", default="svg,png", metavar="LIST",
-                        help="comma-separated formats: svg, png, pdf (default: svg,png)")
-    parser.add_argument("--kind", default=",".join(KINDS), metavar="LIST",
-                        help="comma-separated kinds: sweep, totals, comparisons (default: all)")
+    # The options are the gpumeter command's table (command_options.cpp), which `gpumeter plot`
+    # parses with too: one list of names and helps; the defaults are the ones those helps state.
+    for names, _, text in _gpumeter.command_options("plot"):
+        name = names.split(",")[-1]
+        parser.add_argument(*names.split(","), default=_PLOT_DEFAULTS[name],
+                            metavar=_PLOT_METAVARS[name], help=text.replace("%", "%%"))
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """``gpumeter plot RECORD... [--out DIR] [--format svg,png]``; returns the exit code."""
+    parser = _parser()
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
 
     def fail(message: str) -> int:

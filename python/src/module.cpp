@@ -28,13 +28,17 @@
 
 #include "binding.hpp"
 #include "cli.hpp"
+#include "command_options.hpp"
 #include "gpumeter/detail/calibration.hpp"
 #include "gpumeter/detail/candidate_verdict.hpp"
 #include "gpumeter/detail/checker_account.hpp"
 #include "gpumeter/detail/error_class.hpp"
 #include "gpumeter/detail/escape.hpp"
+#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/format.hpp"
 #include "gpumeter/detail/merge.hpp"
+#include "gpumeter/detail/number_rule.hpp"
+#include "gpumeter/detail/option_spec.hpp"
 #include "gpumeter/detail/phases.hpp"
 #include "gpumeter/detail/precision.hpp"
 #include "gpumeter/detail/record_comparison.hpp"
@@ -113,19 +117,17 @@ Options make_options(int device, std::string timing, bool allow_events_fallback,
       !conflict.empty()) {
     throw ConfigError(conflict.option, conflict.problem);
   }
-  if (precision) {
-    if (!kPrecisionTargetRange.contains(*precision)) {
-      throw ConfigError("precision", "must be a fraction from " +
-                                         format_shortest(kPrecisionTargetRange.min) + " to " +
-                                         format_shortest(kPrecisionTargetRange.max) +
-                                         " (0.01 for 1%), not " + format_shortest(*precision));
+  // A number given to Python is held to the rule its option's text is read by, everywhere
+  // (option_spec.hpp): precision=2 is refused as `--precision 2` is, the unit named.
+  const auto check = [](const char* argument, std::optional<double> v, const NumberRule& rule) {
+    if (!v) return;
+    const NumberValue read = read_number(format_shortest(*v), rule);
+    if (!read.ok()) {
+      throw ConfigError(argument, "must be " + read.must + ", not " + format_shortest(*v));
     }
-    if (max_time_s && !kPrecisionTimeSRange.contains(*max_time_s)) {
-      throw ConfigError("max_time_s", "must be from " + format_shortest(kPrecisionTimeSRange.min) +
-                                          " to " + format_shortest(kPrecisionTimeSRange.max) +
-                                          " seconds, not " + format_shortest(*max_time_s));
-    }
-  }
+  };
+  check("precision", precision, kPrecisionTargetRule);
+  check("max_time_s", max_time_s, kPrecisionTimeRule);
   Options o;
   o.device = device;
   o.timing = std::move(timing);
@@ -732,6 +734,16 @@ NB_MODULE(_gpumeter, m) {
   m.attr("EXIT_INTERNAL") = kExitInternal;
   m.attr("EXIT_BUSY") = kExitBusy;
   m.attr("EXIT_NO_DEVICE") = kExitNoDevice;
+  // The exit codes `gpumeter evaluate` and `gpumeter plot` list in their help: the same text as
+  // the C++ command's, made from the one table (exit_help.hpp).
+  m.def(
+      "exit_codes_help",
+      [](const std::string& command) {
+        if (command == "evaluate") return evaluate_exit_codes_help();
+        if (command == "plot") return plot_exit_codes_help();
+        throw std::invalid_argument("no exit codes of the command '" + command + "'");
+      },
+      nb::arg("command"), "The 'Exit codes: ...' sentence of evaluate's or plot's help.");
   m.def(
       "verdict_of_error",
       [](const std::string& name, const std::string& whose) {
@@ -763,24 +775,90 @@ NB_MODULE(_gpumeter, m) {
       nb::arg("precision_name"), nb::arg("max_time_name"),
       "Why a budget, a precision and a time cap given (each flag: whether the user gave it) "
       "cannot go together, in the front end's names of them, or '' when they can.");
+  // The rules (number_rule.hpp) a Python front end's numeric options are held to, by the reader
+  // and in the words of every program's numeric options.
+  static const std::map<std::string, NumberRule> kRules{
+      {"process_limit_seconds", kProcessLimitSeconds},
+      {"limit_seconds", kLimitSeconds},
+      {"wait_seconds", kWaitSeconds},
+      {"device_index", kDeviceIndex},
+      {"precision", kPrecisionTargetRule},
+      {"max_time", kPrecisionTimeRule}};
+  const auto rule_named = [](const std::string& rule) -> const NumberRule& {
+    const auto found = kRules.find(rule);
+    if (found == kRules.end()) throw std::invalid_argument("no number rule '" + rule + "'");
+    return found->second;
+  };
   m.def(
       "number_option_problem",
-      [](const std::string& name, const std::string& text, const std::string& rule) {
-        // The rules (number_rule.hpp) a Python front end's numeric options are held to, by the
-        // check and in the words of every program's numeric options.
-        static const std::map<std::string, NumberRule> rules{
-            {"process_limit_seconds", kProcessLimitSeconds},
-            {"limit_seconds", kLimitSeconds},
-            {"wait_seconds", kWaitSeconds},
-            {"device_index", kDeviceIndex}};
-        const auto found = rules.find(rule);
-        if (found == rules.end()) throw std::invalid_argument("no number rule '" + rule + "'");
-        return number_problem(name, text, found->second);
+      [rule_named](const std::string& name, const std::string& text, const std::string& rule) {
+        return number_problem(name, text, rule_named(rule));
       },
       nb::arg("name"), nb::arg("text"), nb::arg("rule"),
       "Why the text of the numeric option `name` breaks the rule of that name "
-      "(process_limit_seconds, limit_seconds, wait_seconds, device_index), one line naming the "
-      "option, or '' when it does not.");
+      "(process_limit_seconds, limit_seconds, wait_seconds, device_index, precision, max_time), "
+      "one line naming the option, or '' when it does not.");
+  m.def(
+      "read_number",
+      [rule_named](const std::string& text, const std::string& rule) {
+        const NumberValue read = read_number(text, rule_named(rule));
+        return std::make_pair(read.ok() ? std::optional<double>(read.value) : std::nullopt,
+                              read.must);
+      },
+      nb::arg("text"), nb::arg("rule"),
+      "The value of a numeric option's text under the rule of that name, in its unit (seconds, a "
+      "fraction of 1), and ''; or None and what the value must be ('a fraction, written 2% or "
+      "0.02').");
+  m.def(
+      "option_specs",
+      [] {
+        // The options every front end offers by one meaning (option_spec.hpp), for the parsers
+        // built from them (gpumeter evaluate's).
+        std::vector<std::map<std::string, std::string>> out;
+        for (const OptionSpec& spec : option_specs()) {
+          const NumberRule* rule = spec.meaning.rule;
+          out.push_back({{"name", std::string(spec.name)},
+                         {"python_name", std::string(spec.python_name)},
+                         {"metavar", std::string(spec.metavar)},
+                         {"help", std::string(spec.meaning.help)},
+                         {"default", spec.default_text},
+                         {"kind", rule == nullptr                      ? "text"
+                                  : rule->kind == NumberKind::fraction ? "fraction"
+                                  : rule->kind == NumberKind::duration ? "duration"
+                                                                       : "number"}});
+        }
+        return out;
+      },
+      "The options every front end offers by one meaning: name, python_name, metavar, help, "
+      "default (text, '' for none) and kind (text, number, fraction, duration).");
+  m.def(
+      "command_options",
+      [](const std::string& command) {
+        // The gpumeter command's option table (command_options.cpp), for the parsers of the
+        // subcommands the Python module runs itself (plot): one table for both.
+        for (const cli::CommandOptions& c : cli::command_options()) {
+          if (c.command != command) continue;
+          std::vector<std::tuple<std::string, bool, std::string>> out;
+          for (const cli::CommandOption& o : c.options) {
+            out.emplace_back(std::string(o.names), o.meaning.takes_value,
+                             std::string(o.meaning.help));
+          }
+          return out;
+        }
+        throw std::invalid_argument("the gpumeter command has no subcommand '" + command + "'");
+      },
+      nb::arg("command"),
+      "The options of a gpumeter subcommand, from the command's one table: (names, takes a value, "
+      "help) each, in --help's order.");
+  m.def(
+      "budget_problem",
+      [](const std::string& name, const std::string& text) {
+        const BudgetValue b = read_budget(name, text);
+        return std::make_tuple(b.warmup_ms, b.measure_ms, b.problem);
+      },
+      nb::arg("name"), nb::arg("text"),
+      "A budget's text, WARMUP_MS,MEASURE_MS, read by the core's rule: (warm-up ms, measure ms, "
+      "'') or, when it breaks the rule, one line naming `name` as the third item.");
   m.def("tolerance_problem", &tolerance_problem, nb::arg("rtol"), nb::arg("atol"),
         "Why rtol and atol cannot make a verdict (not finite, negative, rtol of 1 or more), or "
         "'' when they can.");

@@ -14,7 +14,9 @@
 
 #include "gpumeter/detail/calibration.hpp"
 #include "gpumeter/detail/escape.hpp"
+#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/option_spec.hpp"
 #include "gpumeter/detail/option_table.hpp"
 #include "gpumeter/detail/run_target.hpp"
 #include "gpumeter/errors.hpp"
@@ -33,32 +35,12 @@ void say(const std::string& program, const std::string& message) {
   std::cerr << program << ": " << inert_text(message) << '\n';
 }
 
-namespace {
-
-// A range of the run's target (run_target.hpp, in the core's units) as a numeric option's rule
-// (number_option.hpp), in the option's unit: `per_core_unit` of it in each of the core's.
-NumberRule option_rule(const TargetRange& range, double per_core_unit, const char* unit) {
-  return NumberRule{range.min * per_core_unit, range.min_excluded, range.max * per_core_unit, false,
-                    unit};
-}
-
-}  // namespace
-
-// Each part by the core's rule (kBudgetMsRange), in the words of every numeric option.
+// Each part by the core's rule (kBudgetMsRule), in the words of every numeric option.
 Budget parse_budget(const std::string& text) {
-  const auto comma = text.find(',');
-  if (comma == std::string::npos) {
-    throw ConfigError("--budget must be WARMUP_MS,MEASURE_MS (e.g. 25,100), got '" + text + "'");
-  }
-  const NumberRule ms_rule = option_rule(kBudgetMsRange, 1, " ms");
-  auto ms = [&](const std::string& part, const char* name) {
-    const std::string problem = number_problem(name, part, ms_rule);
-    if (!problem.empty()) throw ConfigError(problem);
-    return budget_ns_from_ms(std::strtod(part.c_str(), nullptr));
-  };
-  return Budget{ms(text.substr(0, comma), "--budget's warm-up"),
-                ms(text.substr(comma + 1), "--budget's measurement"), kMeasureBudget.min_iterations,
-                kMeasureBudget.max_iterations};
+  const BudgetValue b = read_budget("--budget", text);
+  if (!b.ok()) throw ConfigError(b.problem);
+  return Budget{budget_ns_from_ms(b.warmup_ms), budget_ns_from_ms(b.measure_ms),
+                kMeasureBudget.min_iterations, kMeasureBudget.max_iterations};
 }
 
 std::optional<PrecisionTarget> parse_precision(const Options& o) {
@@ -69,32 +51,18 @@ std::optional<PrecisionTarget> parse_precision(const Options& o) {
     throw ConfigError(conflict.problem);
   }
   if (o.precision.empty()) return std::nullopt;
-  auto strip = [](std::string text, std::string_view suffix) {
-    if (text.size() >= suffix.size() &&
-        text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      text.resize(text.size() - suffix.size());
-      return std::make_pair(text, true);
-    }
-    return std::make_pair(text, false);
-  };
-  PrecisionTarget t;
-  // A percent, with or without its sign: "1%" and "1" both ask for 1%.
-  const std::string pct = strip(o.precision, "%").first;
-  if (const std::string problem =
-          number_problem("--precision", pct, option_rule(kPrecisionTargetRange, 100, "%"));
-      !problem.empty()) {
-    throw ConfigError(problem);
-  }
-  t.relative = std::strtod(pct.c_str(), nullptr) / 100.0;
-  if (!o.max_time.empty()) {
-    auto [text, in_ms] = strip(o.max_time, "ms");
-    if (!in_ms) text = strip(text, "s").first;
-    const double scale = in_ms ? 1e-3 : 1.0;
-    const NumberRule seconds = option_rule(kPrecisionTimeSRange, 1 / scale, in_ms ? " ms" : " s");
-    if (const std::string problem = number_problem("--max-time", text, seconds); !problem.empty()) {
+  // Read by the rules every front end reads them by (option_spec.hpp): a fraction, 1% or 0.01;
+  // a duration, 10s, 500ms or bare seconds.
+  const auto read = [](const char* name, const std::string& text, const NumberRule& rule) {
+    if (const std::string problem = number_problem(name, text, rule); !problem.empty()) {
       throw ConfigError(problem);
     }
-    t.max_time_ns = static_cast<Nanos>(std::strtod(text.c_str(), nullptr) * scale * 1e9);
+    return read_number(text, rule).value;
+  };
+  PrecisionTarget t;
+  t.relative = read("--precision", o.precision, kPrecisionTargetRule);
+  if (!o.max_time.empty()) {
+    t.max_time_ns = static_cast<Nanos>(read("--max-time", o.max_time, kPrecisionTimeRule) * 1e9);
   }
   return t;
 }
@@ -167,11 +135,9 @@ void add_options(CLI::App& app, Options& o, const std::string& program) {
   value(app, "--axis", o.axes);
   value(app, "--timing", o.timing)->check(CLI::IsMember(program_timing_names()));
   flag(app, "--allow-events-fallback", o.allow_events_fallback);
-  value(app, "--budget", o.budget,
-        format_shortest(to_ms(kMeasureBudget.warmup_ns)) + "," +
-            format_shortest(to_ms(kMeasureBudget.measure_ns)));
+  value(app, "--budget", o.budget, option_spec("--budget").default_text);
   value(app, "--precision", o.precision);
-  value(app, "--max-time", o.max_time);
+  value(app, "--max-time", o.max_time, option_spec("--max-time").default_text);
   value(app, "--out", o.out, Options{}.out);
   auto* md = flag(app, "--md", o.md);
   // --csv and --wide: every table-printing program's, with their help (table_format_option.hpp).
@@ -195,13 +161,18 @@ void add_options(CLI::App& app, Options& o, const std::string& program) {
       entry("--" + name, cli_takes_value(*option));
     }
   }
-  app.footer(
-      "Exit codes: 0 every case measured (or skipped by its benchmark); 1 a case produced no "
-      "number, or a row failed its null test (the record says why); 2 a usage error; 3 an internal "
-      "error; 4 the device stayed busy or another run held its lock (nothing measured); 5 no "
-      "usable CUDA GPU for a program that measures GPU work (nothing measured); 128+N signal N "
-      "(Ctrl-C: 130) stopped the sweep, and the cases finished before it are in the partial "
-      "record it names. The device lock is $GPU_LOCK, else /tmp/gpumeter-gpu-<uuid>.lock.");
+  app.footer(exit_codes_help({{kExitOk, "every case measured (or skipped by its benchmark)"},
+                              {kExitFailed,
+                               "a case produced no number, or a row failed its null test (the "
+                               "record says why)"},
+                              {kExitUsage},
+                              {kExitInternal},
+                              {kExitBusy},
+                              {kExitNoDevice},
+                              {kExitSignalBase,
+                               "signal N (Ctrl-C: 130) stopped the sweep, and the cases finished "
+                               "before it are in the partial record it names"}}) +
+             " The device lock is $GPU_LOCK, else /tmp/gpumeter-gpu-<uuid>.lock.");
 }
 
 SessionOptions session_options(const Options& o, bool parent) {

@@ -26,7 +26,7 @@ struct Options {
   std::string timing;
   bool allow_events_fallback = false;
   std::string budget;
-  std::string precision;  // --precision 1%: run every case to this precision
+  std::string precision;  // --precision 1% (or 0.01): run every case to this precision
   std::string max_time;   // --max-time 10s: the cap of a run to a precision
   std::string out = "gpumeter-results";
   bool md = false;
@@ -58,10 +58,11 @@ void say(const std::string& program, const std::string& message);
 // ConfigError.
 Budget parse_budget(const std::string& text);
 
-// --precision P% and --max-time T (seconds, "10", "10s" or "500ms"): the target of every case's
-// measurement, or nullopt when neither was given. Throws ConfigError naming the option for a value
-// outside its range, --max-time without --precision, and --precision with --budget (a run to a
-// precision has no fixed budget).
+// --precision P (a fraction, "1%" or "0.01") and --max-time T (a duration, "10s", "500ms" or bare
+// seconds), read by the rules every front end reads them by (option_spec.hpp): the target of
+// every case's measurement, or nullopt when neither was given. Throws ConfigError naming the option
+// for a value outside its range, --max-time without --precision, and --precision with --budget (a
+// run to a precision has no fixed budget).
 std::optional<PrecisionTarget> parse_precision(const Options& o);
 
 // Registers every option on `app`, into `o`: each with its entry of the benchmark programs' option

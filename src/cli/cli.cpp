@@ -9,6 +9,7 @@
 #include "compare.hpp"
 #include "env.hpp"
 #include "evaluate.hpp"
+#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/table.hpp"
 #include "gpumeter/help_format.hpp"
 #include "gpumeter/version.hpp"
@@ -22,12 +23,20 @@
 namespace gpumeter::cli {
 namespace {
 
-constexpr const char* kFooter =
-    "Exit codes: 0 success; 1 a regression (compare --fail-on-regression); 2 bad arguments or\n"
-    "a record that cannot be read (one line on stderr names the file and the problem); 3\n"
-    "internal error; 4 the device stays busy or its lock stays held (lock); 5 no usable CUDA GPU\n"
-    "(run, evaluate --timing cupti). `lock` and `run` otherwise exit with their command's code.\n"
-    "Each command's --help lists its own.";
+// The codes every command shares, from the one table (exit_codes.hpp).
+std::string top_footer() {
+  return exit_codes_help(
+             {{kExitOk, "success"},
+              {kExitFailed, "a regression (compare --fail-on-regression)"},
+              {kExitUsage,
+               "bad arguments or a record that cannot be read (one line on stderr names the file "
+               "and the problem)"},
+              {kExitInternal},
+              {kExitBusy, "the device stays busy or its lock stays held (lock)"},
+              {kExitNoDevice, "no usable CUDA GPU (run, evaluate --timing cupti)"}}) +
+         " `lock` and `run` otherwise exit with their command's code. Each command's --help lists "
+         "its own.";
+}
 
 // CLI11 says "A subcommand is required" also when the user typed a command that does not
 // exist; name what was typed instead.
@@ -80,7 +89,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
 
     std::vector<Command> commands = add_commands(app);
     // After the subcommands, which would otherwise inherit it: each has its own codes.
-    app.footer(kFooter);
+    app.footer(top_footer());
 
     // The first word that is not an option names the command (the top level takes only
     // --help and --version). One that names none is an error whatever follows it: CLI11 would

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "command_options.hpp"
+#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/record_comparison.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/detail/reporter.hpp"
@@ -37,10 +38,14 @@ Command add_compare_command(CLI::App& app) {
           ->type_name("PCT");
   add_command_flag(*sub, "--allow-missing", options->allow_missing)->needs(gate);
   sub->footer(
-      "Exit codes: 0 no regression; 1 the gate failed (a row slower beyond "
-      "--fail-on-regression, or, without --allow-missing, a row it could not see); 2 a record "
-      "that cannot be read, or a row that cannot be compared (another statistic or timing "
-      "method, too few passes, a failed null test); 3 internal error.");
+      exit_codes_help({{kExitOk, "no regression"},
+                       {kExitFailed,
+                        "the gate failed (a row slower beyond --fail-on-regression, or, without "
+                        "--allow-missing, a row it could not see)"},
+                       {kExitUsage,
+                        "a record that cannot be read, or a row that cannot be compared (another "
+                        "statistic or timing method, too few passes, a failed null test)"},
+                       {kExitInternal}}));
   return {sub, [options](Io& io) {
             return compare(options->base, options->next, options->fail_on_regression_pct,
                            options->allow_missing, io);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "command_options.hpp"
+#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/detail/table.hpp"
 #include "gpumeter/detail/wording.hpp"
@@ -73,9 +74,9 @@ Command add_env_command(CLI::App& app) {
       "env", "Print the host, the device and its state as a record made now would hold them.");
   add_command_flag(*sub, "--json", options->json);
   add_command_option(*sub, "--device", options->device);
-  sub->footer(
-      "Exit codes: 0 printed (a machine without a GPU is described as it is); 2 bad "
-      "arguments; 3 internal error.");
+  sub->footer(exit_codes_help({{kExitOk, "printed (a machine without a GPU is described as it is)"},
+                               {kExitUsage, "bad arguments"},
+                               {kExitInternal}}));
   return {
       sub, [options](Io& io) {
         const Environment env = read_environment(options->device);

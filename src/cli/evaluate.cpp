@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/help_format.hpp"
@@ -152,11 +153,7 @@ Command add_evaluate_command(CLI::App& app) {
   sub->set_help_flag();
   sub->prefix_command();
   sub->allow_extras();
-  sub->footer(
-      "Exit codes: 0 every candidate has a verdict (wrong, refused, crashed and tampered ones "
-      "included); 1 a candidate was not measured for a cause not its own; 2 bad arguments, or "
-      "Python or the module missing; 3 internal error; 5 GPU timing asked for and no usable "
-      "CUDA GPU.");
+  sub->footer(evaluate_exit_codes_help());  // the module's own, from the one table
   CLI::App* raw = sub;
   return {sub, [args, raw](Io& io) {
             *args = raw->remaining();

@@ -29,6 +29,7 @@
 
 #include "command_options.hpp"
 #include "gpumeter/detail/escape.hpp"
+#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/history.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/errors.hpp"
@@ -410,8 +411,12 @@ Command add_history_command(CLI::App& app) {
       "never fatal. Commits are ordered by --commits, else by git rev-list of the repository "
       "holding a folder given (where it holds their commits), else by each commit's first "
       "record's creation time (RFC 3339, not after this build; a record without one is left "
-      "out). Exit codes: 0 the site was written (its index on stdout); 2 bad arguments, no "
-      "record to draw, or an --out that exists and is not empty; 3 internal error.");
+      "out). " +
+      exit_codes_help({{kExitOk, "the site was written (its index on stdout)"},
+                       {kExitUsage,
+                        "bad arguments, no record to draw, or an --out that exists and is not "
+                        "empty"},
+                       {kExitInternal}}));
   return {sub, [o](Io& io) { return run_history(io, *o); }};
 }
 

@@ -13,6 +13,7 @@
 
 #include "child_signals.hpp"
 #include "command_options.hpp"
+#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/format.hpp"
 #include "gpumeter/device_lock.hpp"
 #include "gpumeter/error_catalogue.hpp"
@@ -104,10 +105,14 @@ Command add_lock_command(CLI::App& app) {
   sub->add_option("COMMAND", o->command, "The command to run and its arguments (after --)")
       ->required();
   sub->positionals_at_end();
-  sub->footer(
-      "Exit codes: the command's own; 128+N when signal N ended it; 126 when it cannot be "
-      "started, 127 when it is not found; 4 when the device stays busy or its lock stays held "
-      "(one line names the processes or the holder); 2 bad arguments.");
+  sub->footer(exit_codes_help({{kExitSignalBase, "signal N ended the command"},
+                               {kExitCannotRun},
+                               {kExitNotFound},
+                               {kExitBusy,
+                                "the device stays busy or its lock stays held (one line names the "
+                                "processes or the holder)"},
+                               {kExitUsage, "bad arguments"}}) +
+              " Otherwise the command's own code.");
   return {sub, [o](Io& io) {
             DeviceLockOptions options;
             options.timeout_s = o->timeout_s;

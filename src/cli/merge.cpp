@@ -14,6 +14,7 @@
 
 #include "command_options.hpp"
 #include "gpumeter/detail/escape.hpp"
+#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/merge.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/errors.hpp"
@@ -47,9 +48,12 @@ Command add_merge_command(CLI::App& app) {
   add_command_flag(*sub, "--allow-mixed", options->allow_mixed);
   add_command_flag(*sub, "--allow-missing-shards", options->allow_missing_shards);
   sub->footer(
-      "Exit codes: 0 the merged record was written (its path on stdout); 2 bad arguments, a "
-      "record that cannot be read, records that are not shards of one sweep (a shard missing or "
-      "partial among them), or an output that exists; 3 internal error.");
+      exit_codes_help({{kExitOk, "the merged record was written (its path on stdout)"},
+                       {kExitUsage,
+                        "bad arguments, a record that cannot be read, records that are not shards "
+                        "of one sweep (a shard missing or partial among them), or an output that "
+                        "exists"},
+                       {kExitInternal}}));
   return {sub, [options](Io& io) -> int {
             // -o names the file itself: a folder there would otherwise read as "the record
             // already exists".

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "command_options.hpp"
+#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "python_module.hpp"
@@ -95,9 +96,8 @@ Command add_plot_command(CLI::App& app) {
   add_command_option(*sub, "--kind", o->kind);
   sub->footer(
       "Files: gpumeter-<run_id>-<kind>[-<case>].<format>, never written over an existing file. A "
-      "record with nothing to draw for a kind says so in one line. Exit codes: 0 plots written; 2 "
-      "bad arguments, a record that cannot be read, nothing to draw, a file that exists, or "
-      "Python, the module or matplotlib missing or broken; 3 an internal error while drawing.");
+      "record with nothing to draw for a kind says so in one line. " +
+      plot_exit_codes_help());
   return {sub, [o](Io& io) { return run_plot(io, *o); }};
 }
 

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/detail/reporter.hpp"
 #include "gpumeter/errors.hpp"
@@ -21,8 +22,11 @@ Command add_report_command(CLI::App& app) {
   sub->add_option("records", options->files, "Record files (gpumeter-<run_id>.json)")->required();
   add_table_format_flags(*sub, options->table);
   sub->footer(
-      "Exit codes: 0 the table was printed; 2 bad arguments or a record that cannot be read "
-      "(one line names the file and the problem; no partial table); 3 internal error.");
+      exit_codes_help({{kExitOk, "the table was printed"},
+                       {kExitUsage,
+                        "bad arguments or a record that cannot be read (one line names the file "
+                        "and the problem; no partial table)"},
+                       {kExitInternal}}));
   return {sub, [options](Io& io) { return report(options->files, options->table.format(), io); }};
 }
 

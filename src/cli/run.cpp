@@ -21,6 +21,7 @@
 #include "command_options.hpp"
 #include "env.hpp"
 #include "gpumeter/detail/escape.hpp"
+#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/format.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/detail/reporter.hpp"
@@ -456,15 +457,22 @@ Command add_run_command(CLI::App& app) {
       ->required();
   sub->positionals_at_end();
   sub->footer(
-      "Exit codes: 0 the record was written; 1 the run produced no number gpumeter stands "
-      "behind (records lost, a trace that cannot be true, a range left open or closed twice, "
-      "a kernel without its launch, kernel records missing, a part missing, another CUPTI "
-      "client, runs that differ): one line names it; 2 bad arguments (including an engine "
-      "thread whose ranges are ambiguous, a range name too long for a record, no collector, "
-      "another tool already injected), or a program that recorded no NVTX range; 5 no usable "
-      "CUDA GPU here and nothing recorded (one line says so); the command's own code (128+N for "
-      "signal N) when it failed, no record written (so a 3 there is the command's, not an "
-      "internal error); 126 or 127 when it cannot be started or is not found.");
+      exit_codes_help(
+          {{kExitOk, "the record was written"},
+           {kExitFailed,
+            "the run produced no number gpumeter stands behind (records lost, a trace that cannot "
+            "be true, a range left open or closed twice, a kernel without its launch, kernel "
+            "records missing, a part missing, another CUPTI client, runs that differ): one line "
+            "names it"},
+           {kExitUsage,
+            "bad arguments (including an engine thread whose ranges are ambiguous, a range name "
+            "too long for a record, no collector, another tool already injected), or a program "
+            "that recorded no NVTX range"},
+           {kExitNoDevice, "no usable CUDA GPU here and nothing recorded (one line says so)"},
+           {kExitCannotRun},
+           {kExitNotFound}}) +
+      " Otherwise the command's own code (128+N for signal N) when it failed, no record written "
+      "(so a 3 there is the command's, not an internal error).");
   return {sub, [o](Io& io) { return run_program(io, *o); }};
 }
 

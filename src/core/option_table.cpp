@@ -1,5 +1,7 @@
 #include "gpumeter/detail/option_table.hpp"
 
+#include "gpumeter/detail/option_spec.hpp"
+
 namespace gpumeter {
 namespace {
 
@@ -39,15 +41,10 @@ constexpr ProgramOption kProgramOptions[] = {
     {"--allow-events-fallback",
      identity,
      {false, "Time with CUDA events when CUPTI cannot be used (rows say so)"}},
-    {"--budget", identity, {true, "WARMUP_MS,MEASURE_MS per implementation"}},
-    {"--precision",
-     identity,
-     {true,
-      "Measure every case until its comparisons resolve this relative difference (or a lone "
-      "implementation's level is within it), e.g. 1%; instead of --budget"}},
-    {"--max-time",
-     identity,
-     {true, "The cap of a case run to --precision: seconds, e.g. 10s or 500ms (default 10s)"}},
+    // The run's target: the options every front end shares (option_spec.hpp).
+    {"--budget", identity, kBudgetOption},
+    {"--precision", identity, kPrecisionOption},
+    {"--max-time", identity, kMaxTimeOption},
     {"--out", output, kRecordDirectoryOption},  // its default: Options{}.out
     {"--md", output, {false, "Print the markdown table (the default)"}},
     {"--csv", output, kCsvOption},

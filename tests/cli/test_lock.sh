@@ -145,7 +145,7 @@ grep -qF "COMMAND is required" "$work/no_command.err" && grep -qF -- "--help" "$
   fail "no_command: $(cat "$work/no_command.err")"
 run bad_timeout lock --timeout soon -- true
 [[ $rc -eq 2 ]] || fail "bad_timeout: exit code $rc, expected 2"
-grep -qF "gpumeter lock: --timeout must be a number >= 0 s, got 'soon'" "$work/bad_timeout.err" ||
+grep -qF "gpumeter lock: --timeout must be a duration >= 0 s (10s, 500ms or bare seconds), got 'soon'" "$work/bad_timeout.err" ||
   fail "bad_timeout: $(cat "$work/bad_timeout.err")"
 
 if [[ $failures -gt 0 ]]; then

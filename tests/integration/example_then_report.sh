@@ -14,7 +14,7 @@ gpumeter=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
-"$example" --backend host --out "$dir/records" >"$dir/example.out"
+"$example" --timing host --out "$dir/records" >"$dir/example.out"
 grep -q "host backend" "$dir/example.out"
 grep -q "^| sum-f64 *| one-chain" "$dir/example.out"
 # A verdict by the wall-clock rule, whichever way the loaded CPU made it come out.

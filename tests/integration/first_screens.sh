@@ -35,7 +35,7 @@ rc=$?
 [[ $rc -eq 0 ]] || fail "main job: exit code $rc: $(cat "$work/main.err")"
 if ! grep -q "^No usable GPU" "$work/main.out"; then
   # A GPU here: the host pipeline is the one this checks.
-  (cd "$work/main" && "$example" --backend host) >"$work/main.out" 2>"$work/main.err"
+  (cd "$work/main" && "$example" --timing host) >"$work/main.out" 2>"$work/main.err"
 fi
 table_of "$work/main.out" >"$work/main.table"
 [[ $(wc -l <"$work/main.table") -ge 4 ]] || fail "main job: no table: $(cat "$work/main.out")"
@@ -60,17 +60,17 @@ gap=$(grep -E '^\| sum-f64 ' "$work/wide.md" | head -n1 | tr '|' '\n' | sed -n "
 if "$gpumeter" env --json | grep -q '"device": null'; then
   # The main job asked for the GPU: exit 5 and one line, as every program of GPU work (a build
   # without the CUDA backend says that instead, a usage error).
-  (cd "$work" && "$example" --backend cuda) >"$work/cuda.out" 2>"$work/cuda.err"
+  (cd "$work" && "$example" --timing cupti) >"$work/cuda.out" 2>"$work/cuda.err"
   rc=$?
   if grep -qF "needs the CUDA backend" "$work/cuda.err"; then
-    [[ $rc -eq 2 ]] || fail "example --backend cuda (no CUDA backend): exit code $rc, expected 2"
+    [[ $rc -eq 2 ]] || fail "example --timing cupti (no CUDA backend): exit code $rc, expected 2"
   else
-    [[ $rc -eq 5 ]] || fail "example --backend cuda: exit code $rc without a GPU, expected 5"
-    [[ $(wc -l <"$work/cuda.err") -eq 1 ]] || fail "example --backend cuda: not one line: $(cat "$work/cuda.err")"
-    grep -qE "^gpumeter-example: .+; nothing was measured; --backend host times host work on the host clock$" \
-      "$work/cuda.err" || fail "example --backend cuda: $(cat "$work/cuda.err")"
+    [[ $rc -eq 5 ]] || fail "example --timing cupti: exit code $rc without a GPU, expected 5"
+    [[ $(wc -l <"$work/cuda.err") -eq 1 ]] || fail "example --timing cupti: not one line: $(cat "$work/cuda.err")"
+    grep -qE "^gpumeter-example: .+; nothing was measured; --timing host times host work on the host clock$" \
+      "$work/cuda.err" || fail "example --timing cupti: $(cat "$work/cuda.err")"
   fi
-  [[ -s "$work/cuda.out" ]] && fail "example --backend cuda: printed $(head -n3 "$work/cuda.out")"
+  [[ -s "$work/cuda.out" ]] && fail "example --timing cupti: printed $(head -n3 "$work/cuda.out")"
   for name in time-my-kernel gpumeter-examples gpumeter-fault-demo gpumeter-protocol-demo; do
     program="$examples_dir/$name"
     [[ -x $program ]] || continue
@@ -108,7 +108,7 @@ run_rc=$?
 
 touch "$work/a-file"
 start=$(date +%s%N)
-"$example" --backend host --out "$work/a-file" >"$work/out.out" 2>"$work/out.err"
+"$example" --timing host --out "$work/a-file" >"$work/out.out" 2>"$work/out.err"
 rc=$?
 elapsed_ms=$((($(date +%s%N) - start) / 1000000))
 [[ $rc -eq 2 ]] || fail "example --out FILE: exit code $rc, expected 2"

@@ -72,12 +72,12 @@ grep -qE "^No usable GPU: the same pipeline runs on the host backend" <(head -n1
 echo "row example: exit $rc: $(head -n1 "$work/example.out")"
 
 # Asked for the GPU: exit 5, one line naming the option that times host work.
-run example-cuda "$example" --backend cuda --out "$work/records"
-one_line example-cuda 5 "; nothing was measured; --backend host times host work on the host clock$"
+run example-cuda "$example" --timing cupti --out "$work/records"
+one_line example-cuda 5 "; nothing was measured; --timing host times host work on the host clock$"
 # Issue 51: every hint a no-GPU line prints is run as written, and leads somewhere: a measurement,
 # or one line and the exit code docs/cli.md states.
-follow_hint example-cuda "$example" --backend cuda --out "$work/records"
-[[ $rc -eq 0 ]] || fail "example --backend cuda, its hint: exit code $rc: $(cat "$work/example-cuda-hint.err")"
+follow_hint example-cuda "$example" --timing cupti --out "$work/records"
+[[ $rc -eq 0 ]] || fail "example --timing cupti, its hint: exit code $rc: $(cat "$work/example-cuda-hint.err")"
 
 if [[ -n $gpu_program ]]; then
   run gpu-program "$gpu_program" --out "$work/records"

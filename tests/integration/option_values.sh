@@ -31,10 +31,13 @@ b=$(basename "$bench")
 # A benchmark program (every one shares this command line).
 expect "$b: --timeout must be > 0 s, got 0" -- "$bench" --isolate --timeout 0
 expect "$b: --timeout must be > 0 s, got -1" -- "$bench" --isolate --timeout -1
-expect "$b: --timeout must be a number > 0 s, got 'soon'" -- "$bench" --isolate --timeout soon
+expect "$b: --timeout must be a duration > 0 s (10s, 500ms or bare seconds), got 'soon'" -- \
+  "$bench" --isolate --timeout soon
+expect "$b: --timeout must be > 0 s, got 0ms" -- "$bench" --isolate --timeout 0ms
 expect "$b: --timeout must be at most 10000000 s, got 1e99" -- "$bench" --isolate --timeout 1e99
 expect "$b: --lock-timeout must be >= 0 s, got -3" -- "$bench" --lock-timeout -3
-expect "$b: --lock-timeout must be a number >= 0 s, got 'inf'" -- "$bench" --lock-timeout inf
+expect "$b: --lock-timeout must be a duration >= 0 s (10s, 500ms or bare seconds), got 'inf'" -- \
+  "$bench" --lock-timeout inf
 expect "$b: --device must be >= 0, got -1" -- "$bench" --device -1
 expect "$b: --device must be an integer >= 0, got '1.5'" -- "$bench" --device 1.5
 expect "$b: --device must be at most 2147483647, got 99999999999999999999" -- \
@@ -42,6 +45,13 @@ expect "$b: --device must be at most 2147483647, got 99999999999999999999" -- \
 expect "$b: --budget's warm-up must be > 0 ms, got 0" -- "$bench" --budget 0,100
 expect "$b: --budget's measurement must be a number > 0 ms, got 'x'" -- "$bench" --budget 25,x
 expect "$b: --budget must be WARMUP_MS,MEASURE_MS (e.g. 25,100), got '5'" -- "$bench" --budget 5
+# A fraction is 2% or 0.02 and a duration 10s, 500ms or bare seconds, in every program (issue 53).
+expect "$b: --precision must be a fraction, written 2% or 0.02, got 2" -- "$bench" --precision 2
+expect "$b: --precision must be a fraction from 0.1% to 50% (0.001 to 0.5), got 0.0001" -- \
+  "$bench" --precision 0.0001
+expect "$b: --max-time must be >= 0.1 s, got 50ms" -- "$bench" --precision 1% --max-time 50ms
+expect "$b: --max-time must be a duration >= 0.1 s (10s, 500ms or bare seconds), got '2h'" -- \
+  "$bench" --precision 1% --max-time 2h
 
 # The gpumeter command.
 expect "gpumeter compare: --fail-on-regression must be >= 0%, got -5" -- \
@@ -51,11 +61,12 @@ expect "gpumeter compare: --fail-on-regression must be a number >= 0%, got 'nan'
 expect "gpumeter env: --device must be >= 0, got -1" -- "$gpumeter" env --device -1
 expect "gpumeter lock: --device must be >= 0, got -1" -- "$gpumeter" lock --device -1 -- true
 expect "gpumeter lock: --timeout must be >= 0 s, got -1" -- "$gpumeter" lock --timeout -1 -- true
-expect "gpumeter lock: --idle-timeout must be a number >= 0 s, got 'x'" -- \
+expect "gpumeter lock: --idle-timeout must be a duration >= 0 s (10s, 500ms or bare seconds), got 'x'" -- \
   "$gpumeter" lock --idle-timeout x -- true
 
 # The main job.
 expect "gpumeter-example: --device must be >= 0, got -1" -- "$example" --device -1
+expect "gpumeter-example: --timing: cuda not in {auto,cupti,events,host}" -- "$example" --timing cuda
 
 if [[ $failures -gt 0 ]]; then
   echo "$failures check(s) failed" >&2

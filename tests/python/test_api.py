@@ -697,7 +697,9 @@ def test_a_target_precision_is_recorded_with_why_it_stopped():
 @pytest.mark.parametrize("kwargs, argument", [
     ({"precision": 0.9}, "precision"),
     ({"precision": 0.0001}, "precision"),
-    ({"precision": "1%"}, "precision"),
+    ({"precision": "2"}, "precision"),
+    ({"precision": 2}, "precision"),
+    ({"precision": "1%%"}, "precision"),
     ({"precision": 0.01, "max_time_s": 0.01}, "max_time_s"),
     ({"precision": 0.01, "max_time_s": "10s"}, "max_time_s"),
     ({"precision": 0.01, "budget": QUICK}, "precision"),
@@ -715,6 +717,19 @@ def test_a_bad_precision_is_named(kwargs, argument):
     with pytest.raises(gpumeter.ConfigError) as e:
         gpumeter.compare({"a": spin, "b": spin}, verify=False, timing="host", **kwargs)
     assert e.value.argument == argument
+
+
+def test_a_precision_means_what_it_means_on_the_command_line():
+    """precision=0.05 is 5%, as `--precision 0.05` and `--precision 5%` are; "5%" is read by the
+    same reader, and a bare 1 or more is refused with the unit named."""
+    assert gpumeter._core._options(None, None, "host", False, False, True, False,
+                                   precision="5%").precision == 0.05
+    with pytest.raises(gpumeter.ConfigError,
+                       match=r"^precision: must be a fraction, written 2% or 0.02, not 2$"):
+        gpumeter._gpumeter.Options(precision=2.0)
+    with pytest.raises(gpumeter.ConfigError,
+                       match=r"^precision: must be a fraction, written 2% or 0.02, not str '2'$"):
+        gpumeter.measure(spin, timing="host", precision="2")
 
 
 def test_a_cap_not_given_reads_as_none():
@@ -854,17 +869,19 @@ def test_evaluate_refuses_a_time_cap_without_a_precision_before_any_candidate_ru
     a failure of its comparison. Its options are now checked when they are read, by the core's
     rule (run_target_conflict) in evaluate's own names: a usage error, as the benchmark
     programs' --max-time alone is."""
-    from gpumeter import _evaluate
+    from gpumeter import _evaluate, _evaluate_args
     parser = _evaluate._parser()
     alone = parser.parse_args(["--max-time", "5", "--program", "true"])
     with pytest.raises(_evaluate.UsageError,
                        match="^--max-time caps a run to a target precision: give --precision too$"):
-        _evaluate._options(alone)
+        _evaluate_args.check_options(alone)
     both = parser.parse_args(["--budget", "5,20", "--precision", "0.01", "--program", "true"])
     with pytest.raises(_evaluate.UsageError, match="^--budget and --precision exclude each other"):
-        _evaluate._options(both)
-    capped = parser.parse_args(["--precision", "0.01", "--max-time", "5", "--program", "true"])
-    assert _evaluate._options(capped)["max_time_s"] == 5.0
+        _evaluate_args.check_options(both)
+    capped = parser.parse_args(["--precision", "1%", "--max-time", "500ms", "--program", "true"])
+    _evaluate_args.check_options(capped)
+    assert _evaluate._options(capped)["max_time_s"] == 0.5
+    assert _evaluate._options(capped)["precision"] == 0.01
 
 
 def test_a_comparisons_finding_is_the_cores_reading_of_its_rule():

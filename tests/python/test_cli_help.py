@@ -18,7 +18,7 @@ DELIMITER = "gpumeter_help"
 
 
 def module_help() -> str:
-    """The parser's help, from the file itself (no extension needed)."""
+    """The parser's help, from the file itself (its shared options from the extension's specs)."""
     spec = importlib.util.spec_from_file_location(
         "_gpumeter_evaluate_help", os.path.join(ROOT, "python", "gpumeter", "_evaluate.py"))
     module = importlib.util.module_from_spec(spec)
@@ -51,6 +51,47 @@ def test_evaluates_help_fits_100_columns_and_describes_every_option():
                 i + 1 < len(lines) and lines[i + 1].startswith(" " * 20))
             assert described, f"no description: {line}"
     assert "refused" in text.split("Exit codes:", 1)[1]
+
+
+def test_evaluates_shared_options_are_the_cores_specs():
+    """--timing, --budget, --precision and --max-time come from the core's specs (option_spec.hpp,
+    through the extension): their help, value name and default are the specs', and their text is
+    read by the core's reader (no type= of evaluate's own), so `--precision 2%` means what it
+    means in the benchmark programs and in Python."""
+    from gpumeter import _evaluate, _gpumeter
+    actions = {s: a for a in _evaluate._parser()._actions for s in a.option_strings}
+    specs = _gpumeter.option_specs()
+    assert [s["name"] for s in specs] == ["--timing", "--budget", "--precision", "--max-time"]
+    for spec in specs:
+        action = actions[spec["name"]]
+        assert action.type is None, spec["name"]  # the text, for the core's reader
+        # --timing shows its names ({auto,cupti,events,host}), the session's.
+        assert action.metavar == (None if spec["name"] == "--timing" else spec["metavar"])
+        shown = spec["help"] + (f" (default {spec['default']})" if spec["default"] else "")
+        assert action.help.replace("%%", "%") == shown
+    assert actions["--timing"].default == "auto"
+    assert list(actions["--timing"].choices) == _gpumeter.timing_names()
+    assert actions["--timeout"].type is None  # a duration, read by the core too
+
+
+def test_plots_options_are_the_commands_table():
+    """`gpumeter plot`'s options are parsed by the C++ command and again by the module: both from
+    the command's one table (command_options.cpp), and the module's defaults are those the
+    table's helps state."""
+    from gpumeter import _gpumeter, plot
+    table = _gpumeter.command_options("plot")
+    actions = {s: a for a in plot._parser()._actions for s in a.option_strings}
+    assert [n for n, _, _ in table] == ["--out", "--format", "--kind"]
+    for names, takes_value, text in table:
+        assert takes_value
+        assert actions[names].help.replace("%%", "%") == text
+    assert "(default svg,png)" in dict((n, t) for n, _, t in table)["--format"]
+    assert actions["--format"].default == "svg,png"
+    assert actions["--kind"].default.split(",") == list(plot.KINDS)
+    assert "(default: all)" in dict((n, t) for n, _, t in table)["--kind"]
+    assert "the current one" in dict((n, t) for n, _, t in table)["--out"]
+    assert actions["--out"].default == "."
+    assert plot._parser().epilog == _gpumeter.exit_codes_help("plot")
 
 
 if __name__ == "__main__":

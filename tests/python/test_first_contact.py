@@ -25,6 +25,9 @@ def evaluate(tmp_path, *args, candidates=("honest=exploits.honest:host",)):
     for i in range(0, len(given) - 1):
         if given[i] in base:
             base.pop(given[i])
+    # An option given as None is left out (the base's too).
+    given = [x for i, x in enumerate(given)
+             if x is not None and not (i + 1 < len(given) and given[i + 1] is None)]
     argv = [x for kv in base.items() for x in kv] + given + list(candidates)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([HERE] + [p for p in sys.path if p])
@@ -48,16 +51,27 @@ def assert_usage_error(proc, out, *said):
     assert not out.exists() or not any(out.iterdir()), list(out.iterdir())
 
 
-@pytest.mark.parametrize("value", ["5", "nan", "-1", "0", "inf"])
+@pytest.mark.parametrize("value", ["60%", "nan", "-1", "0", "inf", "0.0001"])
 def test_evaluate_refuses_a_precision_outside_its_range_before_anything_runs(tmp_path, value):
-    proc, out = evaluate(tmp_path, "--budget", "", "--precision", value)
-    assert_usage_error(proc, out, "--precision must be a fraction from 0.001 to 0.5", value)
+    proc, out = evaluate(tmp_path, "--budget", None, "--precision", value)
+    assert_usage_error(proc, out, "--precision must be a fraction from 0.1% to 50% (0.001 to 0.5)",
+                       value)
+
+
+@pytest.mark.parametrize("value", ["2", "1"])
+def test_evaluate_refuses_a_bare_precision_of_one_or_more_naming_the_unit(tmp_path, value):
+    """`--precision 1` was 100% here and 1% in the benchmark programs: a bare 1 or more is
+    refused everywhere, the unit named, exit 2, nothing run."""
+    proc, out = evaluate(tmp_path, "--budget", None, "--precision", value)
+    assert_usage_error(proc, out, f"--precision must be a fraction, written {value}% or "
+                                  f"0.0{value}, got {value}")
 
 
 @pytest.mark.parametrize("value,said", [
-    ("0,100", "--budget the warm-up (its first value) must be a positive number"),
-    ("25,inf", "--budget the measurement (its second value) must be a positive number"),
-    ("25", "--budget '25': expected WARMUP_MS,MEASURE_MS")])
+    ("0,100", "--budget's warm-up must be > 0 ms, got 0"),
+    ("25,inf", "--budget's measurement must be a number > 0 ms, got 'inf'"),
+    ("25", "--budget must be WARMUP_MS,MEASURE_MS (e.g. 25,100), got '25'"),
+    ("", "--budget: is empty (give it a value, or leave it out)")])
 def test_evaluate_refuses_a_budget_outside_its_range_before_anything_runs(tmp_path, value, said):
     proc, out = evaluate(tmp_path, "--budget", value)
     assert_usage_error(proc, out, said)
@@ -66,9 +80,10 @@ def test_evaluate_refuses_a_budget_outside_its_range_before_anything_runs(tmp_pa
 @pytest.mark.parametrize("value,said", [
     ("1e-9", "--timeout must be >= 1 s, got 1e-9"),
     ("0", "--timeout must be >= 1 s, got 0"),
-    ("inf", "--timeout must be a number >= 1 s, got 'inf'"),
-    ("nan", "--timeout must be a number >= 1 s, got 'nan'"),
-    ("abc", "--timeout must be a number >= 1 s, got 'abc'")])
+    ("500ms", "--timeout must be >= 1 s, got 500ms"),
+    ("inf", "--timeout must be a duration >= 1 s (10s, 500ms or bare seconds), got 'inf'"),
+    ("nan", "--timeout must be a duration >= 1 s (10s, 500ms or bare seconds), got 'nan'"),
+    ("abc", "--timeout must be a duration >= 1 s (10s, 500ms or bare seconds), got 'abc'")])
 def test_evaluate_refuses_a_timeout_that_is_no_limit_or_too_short(tmp_path, value, said):
     proc, out = evaluate(tmp_path, "--timeout", value)
     assert_usage_error(proc, out, said)
@@ -79,7 +94,9 @@ def test_evaluate_refuses_a_timeout_that_is_no_limit_or_too_short(tmp_path, valu
 @pytest.mark.parametrize("args,said", [
     (("--rtol", "nan"), "--rtol nan is not a finite number >= 0"),
     (("--atol", "inf"), "--atol inf is not a finite number >= 0"),
-    (("--device", "-1"), "--device must be a CUDA device index, 0 or more, not -1"),
+    (("--device", "-1"), "--device must be >= 0, got -1"),
+    (("--budget", None, "--precision", "1%", "--max-time", "2h"),
+     "--max-time must be a duration >= 0.1 s (10s, 500ms or bare seconds), got '2h'"),
     (("--flops", "-3"), "--flops must be a positive finite number, got -3"),
     (("--max-time", "5"), "--max-time caps a run to a target precision")])
 def test_evaluate_refuses_other_values_by_their_rules(tmp_path, args, said):
@@ -87,7 +104,8 @@ def test_evaluate_refuses_other_values_by_their_rules(tmp_path, args, said):
     assert_usage_error(proc, out, said)
 
 
-@pytest.mark.parametrize("args", [("--precision", "abc"), ("--bogus",), ("--rtol",)])
+@pytest.mark.parametrize("args", [("--precision", "abc"), ("--bogus",), ("--rtol",),
+                                  ("--timing", "cuda")])
 def test_evaluate_argparse_errors_are_one_line_not_the_usage_block(tmp_path, args):
     proc, out = evaluate(tmp_path, *args)
     assert_usage_error(proc, out)

@@ -142,8 +142,9 @@ fi
 # The package's modules import each other at module level: an import of its own indented in a
 # function dodges an import cycle, which the split by concern (issue 37) leaves none of. Lines in
 # docstrings (between triple quotes) are examples, not code. _evaluate.py imports gpumeter in its
-# functions on purpose: its parser loads from the file alone, without the extension, so
-# tests/python/test_cli_help.py can print its help for the C++ command's copy.
+# functions on purpose: the module loads from the file alone, and its parser takes the shared
+# options from the extension only when it is built, so tests/python/test_cli_help.py can print its
+# help for the C++ command's copy.
 found=$(awk '
   FILENAME != file { file = FILENAME; in_docstring = 0 }
   { quotes = gsub(/"""/, "&") }
@@ -196,11 +197,44 @@ check "a direction read off an interval's ends" \
 check "a row's flag decided outside the core" \
   'clock_below_reference[[:space:]]*\(|median_uncounted_copy_ns[[:space:]]*[<>]|[<>][[:space:]]*[a-z_.]*median_uncounted_copy_ns' \
   '^(src/core/|include/gpumeter/detail/clock_state\.hpp$|tests/|bench/)'
+# A value's unit is read by the core's one reader (src/core/number_rule.cpp: a fraction, 2% or
+# 0.02; a duration, 10s, 500ms or bare seconds): a front end that strips a "%", "ms" or "s" from an
+# option's text reads it by a rule of its own (`--precision 1` was 1% in the benchmark programs
+# and 100% in `gpumeter evaluate`; `--max-time 10s` was refused there).
+check "an option's unit read outside the core's reader" \
+  '(ends_with|strip|remove_suffix)[[:space:]]*\([^;]*"(%|ms|s)"\)' \
+  '^(src/core/number_rule\.cpp$|tests/|bench/)'
+found=$(grep -nE "(endswith|rstrip|removesuffix|split)\([\"'](%|ms|s)[\"']|type=float[^)]*metavar=\"(S|T|P|FRACTION)\"" \
+  python/gpumeter/*.py | grep -vE '^[^:]+:[0-9]+:[[:space:]]*#')
+if [[ -n "$found" ]]; then
+  echo "FAIL: a precision or a duration read outside the core's reader:" >&2
+  echo "$found" >&2
+  failed=1
+fi
+# The options every front end shares (--timing, --budget, --precision, --max-time) are the core's
+# specs (option_spec.hpp): evaluate's parser adds them from option_specs(), never by name.
+found=$(grep -nE 'add_argument\([[:space:]]*"--(timing|budget|precision|max-time)"' python/gpumeter/*.py)
+if [[ -n "$found" ]]; then
+  echo "FAIL: a shared option added by name, not from the core's specs:" >&2
+  echo "$found" >&2
+  failed=1
+fi
+# Every program's exit codes in its help are made from the one table (exit_codes.hpp's
+# kExitCodeMeanings, by exit_codes_help in src/core/exit_help.cpp): fourteen sentences typed by hand
+# had drifted apart.
+check "an exit codes sentence typed by hand" '"Exit codes:' '^(src/core/exit_help\.cpp$|tests/|bench/)'
+found=$(grep -nE '"Exit codes:' python/gpumeter/*.py)
+if [[ -n "$found" ]]; then
+  echo "FAIL: an exit codes sentence typed by hand (exit_codes_help, through the extension):" >&2
+  echo "$found" >&2
+  failed=1
+fi
 
 if [[ $failed -eq 0 ]]; then
   echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \
     "one CUPTI record decoder, one JSON wire, one child runner, no import of the package's own" \
     "inside a function, one list of timing names, one table of options per front end, no vendor's" \
-    "code outside its folder, no verdict judged by a front end's copy"
+    "code outside its folder, no verdict judged by a front end's copy, one reader of a precision" \
+    "and a duration, the shared options from the core's specs, exit codes' help from one table"
 fi
 exit $failed

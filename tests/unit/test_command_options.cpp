@@ -8,10 +8,12 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cli.hpp"
+#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/option_table.hpp"
 #include "number_option.hpp"
 
@@ -123,6 +125,28 @@ TEST(CommandOptions, AnOptionNameSharedByProgramsHasOneMeaning) {
             find_program_option("--lock-timeout")->meaning);
   EXPECT_EQ(command_option("env", "--device").meaning, find_program_option("--device")->meaning);
   EXPECT_EQ(command_option("run", "--out").meaning, find_program_option("--out")->meaning);
+}
+
+// Every subcommand's help lists its exit codes in the one table's words (exit_help.hpp): the
+// sentence is made, never typed, so the codes and the general meanings cannot drift apart.
+TEST(ExitCodesHelp, ASentenceFromTheTableInTheOrderGiven) {
+  EXPECT_EQ(exit_codes_help({{kExitOk, "done"}, {kExitInternal}, {kExitSignalBase, "signal N"}}),
+            "Exit codes: 0 done; 3 an internal error; 128+N signal N.");
+  EXPECT_THROW((void)exit_codes_help({{42, "no such code"}}), std::logic_error);
+  for (const int code : {kExitOk, kExitFailed, kExitUsage, kExitInternal, kExitBusy, kExitNoDevice,
+                         kExitOrphaned, kExitCannotRun, kExitNotFound, kExitSignalBase}) {
+    EXPECT_FALSE(exit_code_meaning(code).empty()) << code;
+  }
+  CLI::App app;
+  (void)add_commands(app);
+  for (const CommandOptions& table : command_options()) {
+    const CLI::App* sub = app.get_subcommand(std::string(table.command));
+    EXPECT_NE(sub->get_footer().find("Exit codes: "), std::string::npos) << table.command;
+  }
+  EXPECT_NE(app.get_subcommand("evaluate")->get_footer().find(evaluate_exit_codes_help()),
+            std::string::npos);
+  EXPECT_NE(app.get_subcommand("plot")->get_footer().find(plot_exit_codes_help()),
+            std::string::npos);
 }
 
 }  // namespace

@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "gpumeter/detail/option_spec.hpp"
 
 namespace gpumeter {
 namespace {
@@ -24,11 +27,11 @@ TEST(NumberOption, AWrongValueIsOneLineNamingTheOptionTheRuleAndTheValue) {
   EXPECT_EQ(number_problem("--timeout", "1e99", kLimitSeconds),
             "--timeout must be at most 10000000 s, got 1e99");
   EXPECT_EQ(number_problem("--timeout", "", kLimitSeconds),
-            "--timeout must be a number > 0 s, got ''");
+            "--timeout must be a duration > 0 s (10s, 500ms or bare seconds), got ''");
   EXPECT_EQ(number_problem("--timeout", "nan", kLimitSeconds),
-            "--timeout must be a number > 0 s, got 'nan'");
-  EXPECT_EQ(number_problem("--timeout", "3s", kLimitSeconds),
-            "--timeout must be a number > 0 s, got '3s'");
+            "--timeout must be a duration > 0 s (10s, 500ms or bare seconds), got 'nan'");
+  EXPECT_EQ(number_problem("--timeout", "3h", kLimitSeconds),
+            "--timeout must be a duration > 0 s (10s, 500ms or bare seconds), got '3h'");
   EXPECT_EQ(number_problem("--lock-timeout", "-0.1", kWaitSeconds),
             "--lock-timeout must be >= 0 s, got -0.1");
   EXPECT_EQ(number_problem("--fail-on-regression", "-5", kPercentThreshold),
@@ -85,6 +88,121 @@ TEST(NumberOption, CheckedOptionsEndParsingWithThatLine) {
   EXPECT_EQ(error({"--timeout", "2.5", "--device", "1"}), "(accepted)");
   EXPECT_EQ(timeout, 2.5);
   EXPECT_EQ(device, 1);
+  // A duration reaches the program in seconds, however it was written.
+  EXPECT_EQ(error({"--timeout", "250ms"}), "(accepted)");
+  EXPECT_EQ(timeout, 0.25);
+  EXPECT_EQ(error({"--timeout", "3s"}), "(accepted)");
+  EXPECT_EQ(timeout, 3);
+  EXPECT_EQ(error({"--timeout", ""}), "--timeout: is empty (give it a value, or leave it out)");
+}
+
+// One duration rule everywhere: "10s", "500ms" or bare seconds, the value in seconds; anything
+// else refused with the unit named.
+TEST(NumberOption, ADurationIsSecondsMillisecondsOrBareSeconds) {
+  const auto seconds = [](const char* text) {
+    const NumberValue v = read_number(text, kWaitSeconds);
+    EXPECT_TRUE(v.ok()) << text << ": " << v.must;
+    return v.value;
+  };
+  EXPECT_EQ(seconds("10"), 10);
+  EXPECT_EQ(seconds("10s"), 10);
+  EXPECT_EQ(seconds("500ms"), 0.5);
+  EXPECT_EQ(seconds("0.5s"), 0.5);
+  EXPECT_EQ(seconds("1e3ms"), 1);
+  for (const char* bad : {"10 s", "10m", "10min", "s", "ms", "10sec", "10S", "1h", "0x1s", "inf"}) {
+    EXPECT_NE(number_problem("--lock-timeout", bad, kWaitSeconds)
+                  .find("(10s, 500ms or bare "
+                        "seconds)"),
+              std::string::npos)
+        << bad;
+  }
+  EXPECT_EQ(number_problem("--max-time", "50ms", kPrecisionTimeRule),
+            "--max-time must be >= 0.1 s, got 50ms");
+  EXPECT_EQ(number_problem("--max-time", "2h", kPrecisionTimeRule),
+            "--max-time must be a duration >= 0.1 s (10s, 500ms or bare seconds), got '2h'");
+  EXPECT_EQ(number_problem("--max-time", "3601", kPrecisionTimeRule),
+            "--max-time must be at most 3600 s, got 3601");
+}
+
+// One fraction rule everywhere: "2%" or "0.02"; a bare number of 1 or more is someone's percent,
+// refused with both spellings, never read as 100 times the target.
+TEST(NumberOption, AFractionIsAPercentOrAFractionAndABareOneOrMoreIsRefused) {
+  const auto fraction = [](const char* text) {
+    const NumberValue v = read_number(text, kPrecisionTargetRule);
+    EXPECT_TRUE(v.ok()) << text << ": " << v.must;
+    return v.value;
+  };
+  EXPECT_EQ(fraction("2%"), 0.02);
+  EXPECT_EQ(fraction("0.02"), 0.02);
+  EXPECT_EQ(fraction("7%"), 0.07);  // divided, so the same double as 0.07
+  EXPECT_EQ(fraction("0.5%"), 0.005);
+  EXPECT_EQ(fraction("50%"), 0.5);
+  EXPECT_EQ(fraction("0.1%"), 0.001);
+  EXPECT_EQ(number_problem("--precision", "2", kPrecisionTargetRule),
+            "--precision must be a fraction, written 2% or 0.02, got 2");
+  EXPECT_EQ(number_problem("--precision", "1", kPrecisionTargetRule),
+            "--precision must be a fraction, written 1% or 0.01, got 1");
+  EXPECT_EQ(number_problem("--precision", "60", kPrecisionTargetRule),
+            "--precision must be a fraction from 0.1% to 50% (0.001 to 0.5), got 60");
+  EXPECT_EQ(number_problem("--precision", "60%", kPrecisionTargetRule),
+            "--precision must be a fraction from 0.1% to 50% (0.001 to 0.5), got 60%");
+  EXPECT_EQ(number_problem("--precision", "0.0001", kPrecisionTargetRule),
+            "--precision must be a fraction from 0.1% to 50% (0.001 to 0.5), got 0.0001");
+  EXPECT_EQ(number_problem("precision", "-1", kPrecisionTargetRule),
+            "precision must be a fraction from 0.1% to 50% (0.001 to 0.5), got -1");
+  for (const char* bad : {"abc", "2%%", "%", "2 %", "nan", "inf", "0x1", "2 pct", ""}) {
+    EXPECT_EQ(number_problem("--precision", bad, kPrecisionTargetRule),
+              "--precision must be a fraction from 0.1% to 50% (0.001 to 0.5), written 1% or "
+              "0.01, got '" +
+                  std::string(bad) + "'")
+        << bad;
+  }
+}
+
+// A fraction option on CLI11 reaches the program as a fraction, however it was written.
+TEST(NumberOption, AFractionReachesTheProgramAsAFraction) {
+  CLI::App app{"test"};
+  std::string precision;
+  check_number(app.add_option("--precision", precision), kPrecisionTargetRule);
+  const char* percent[] = {"test", "--precision", "2%"};
+  app.parse(3, percent);
+  EXPECT_EQ(read_number(precision, kPrecisionTargetRule).value, 0.02);
+  const char* bare[] = {"test", "--precision", "2"};
+  try {
+    app.parse(3, bare);
+    ADD_FAILURE() << "accepted";
+  } catch (const CLI::ParseError& e) {
+    EXPECT_EQ(std::string(e.what()), "--precision must be a fraction, written 2% or 0.02, got 2");
+  }
+}
+
+// A budget: two parts, each by the budget's rule, in the words of every numeric option.
+TEST(NumberOption, ABudgetIsTwoMillisecondParts) {
+  const BudgetValue b = read_budget("--budget", "25,100");
+  EXPECT_TRUE(b.ok()) << b.problem;
+  EXPECT_EQ(b.warmup_ms, 25);
+  EXPECT_EQ(b.measure_ms, 100);
+  EXPECT_EQ(read_budget("--budget", "25").problem,
+            "--budget must be WARMUP_MS,MEASURE_MS (e.g. 25,100), got '25'");
+  EXPECT_EQ(read_budget("--budget", "0,100").problem, "--budget's warm-up must be > 0 ms, got 0");
+  EXPECT_EQ(read_budget("--budget", "25,inf").problem,
+            "--budget's measurement must be a number > 0 ms, got 'inf'");
+}
+
+// The shared options are one spec each, their defaults the core's values.
+TEST(OptionSpec, EachSharedOptionIsOneSpecWithTheCoresDefault) {
+  std::vector<std::string> names;
+  for (const OptionSpec& s : option_specs()) names.emplace_back(s.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"--timing", "--budget", "--precision", "--max-time"}));
+  EXPECT_EQ(option_spec("--budget").default_text, "25,100");
+  EXPECT_EQ(option_spec("--max-time").default_text, "10s");
+  EXPECT_EQ(option_spec("--precision").meaning.rule, &kPrecisionTargetRule);
+  EXPECT_EQ(option_spec("--max-time").meaning.rule, &kPrecisionTimeRule);
+  EXPECT_EQ(option_spec("--max-time").python_name, "max_time_s");
+  EXPECT_THROW((void)option_spec("--nope"), std::logic_error);
+  // The default cap reads back as the core's.
+  EXPECT_EQ(read_number(option_spec("--max-time").default_text, kPrecisionTimeRule).value * 1e9,
+            static_cast<double>(PrecisionTarget{}.max_time_ns));
 }
 
 // An empty text option ("--precision ''") was read as the option not given.

@@ -73,7 +73,7 @@ TEST(OptionTable, NumericOptionsAreCheckedByTheirEntrysRule) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 3);  // --device, --timeout, --lock-timeout
+  EXPECT_EQ(checked, 5);  // --device, --precision, --max-time, --timeout, --lock-timeout
 }
 
 // CLI11 reads the options as the table says: a flag takes nothing, an option the next argument.

@@ -1,9 +1,15 @@
 #pragma once
-// What a numeric command-line option accepts, as data: the bounds, whether it must be whole, and
-// its unit. The option tables name the rule of each numeric option (option_meaning.hpp), so the
-// rule is written once with the option's help; the check that applies it and words a wrong value
-// is the command line's (src/cli/number_option.hpp).
+// What a numeric option accepts, as data: the bounds, whether it must be whole, its unit and so
+// how its text is read; and the one reader of such a text (read_number), which every front end
+// uses: the benchmark programs, the gpumeter command, the main job, the bench tools (through
+// src/cli/number_option.hpp, which hands it to CLI11) and the Python module and `gpumeter
+// evaluate` (through the binding). A value means the same wherever it is written: `--precision
+// 0.05` and Python's `precision=0.05` are both 5%, `--max-time 10s` and `--max-time 10` both ten
+// seconds. The option tables name the rule of each numeric option (option_meaning.hpp), so the
+// rule is written once with the option's help.
 #include <limits>
+#include <string>
+#include <string_view>
 
 namespace gpumeter {
 
@@ -11,26 +17,43 @@ namespace gpumeter {
 // makes stays far inside the steady clock's range.
 inline constexpr double kMaxOptionSeconds = 1e7;
 
+// How an option's text is read, and the unit its value is in.
+enum class NumberKind {
+  plain,  // a decimal number in `unit`
+  // A duration, its value in seconds: "10s", "500ms" or a bare number of seconds. One rule for
+  // every option that takes a time (--max-time, --timeout, --lock-timeout, ...), so "10s" and
+  // "10" never mean different things in two programs.
+  duration,
+  // A fraction, its value a fraction of 1: "2%" or "0.02". A bare number of 1 or more is
+  // refused, the unit named: `--precision 1` once meant 1% in the benchmark programs and 100% in
+  // `gpumeter evaluate`, and nothing a fraction option takes is 1 or more.
+  fraction,
+};
+
 // What a numeric option accepts: a finite number from `min` (or above it, when min_excluded)
 // to `max`, whole when `integer`, read in `unit` (" s", "%", "": the text after the number in
-// messages).
+// messages) as `kind` says. A fraction's bounds are fractions (0.001 for 0.1%).
 struct NumberRule {
   double min = 0;
   bool min_excluded = false;
   double max = std::numeric_limits<double>::infinity();
   bool integer = false;
   const char* unit = "";
+  NumberKind kind = NumberKind::plain;
 };
 
 // A wait that may be 0 (try once): --lock-timeout, gpumeter lock --timeout, --idle-timeout.
-inline constexpr NumberRule kWaitSeconds{0, false, kMaxOptionSeconds, false, " s"};
+inline constexpr NumberRule kWaitSeconds{0,     false, kMaxOptionSeconds,
+                                         false, " s",  NumberKind::duration};
 // A limit that must leave time to run: --timeout.
-inline constexpr NumberRule kLimitSeconds{0, true, kMaxOptionSeconds, false, " s"};
+inline constexpr NumberRule kLimitSeconds{0,     true, kMaxOptionSeconds,
+                                          false, " s", NumberKind::duration};
 // A limit on a process that starts Python, imports its code and measures (gpumeter evaluate's
 // --timeout): under a second no candidate's process could start an interpreter and measure one
 // budget before it is killed, so every candidate would read as timed out, a verdict of the limit
 // and not of its code. Infinite is refused as everywhere: a limit that never ends is no limit.
-inline constexpr NumberRule kProcessLimitSeconds{1, false, kMaxOptionSeconds, false, " s"};
+inline constexpr NumberRule kProcessLimitSeconds{1,     false, kMaxOptionSeconds,
+                                                 false, " s",  NumberKind::duration};
 // A CUDA device index (whether it exists is the device's to say).
 inline constexpr NumberRule kDeviceIndex{0, false, std::numeric_limits<int>::max(), true, ""};
 // A percent threshold: --fail-on-regression, within the gate's own bounds (kMinGateThresholdPct
@@ -38,5 +61,34 @@ inline constexpr NumberRule kDeviceIndex{0, false, std::numeric_limits<int>::max
 inline constexpr NumberRule kPercentThreshold{0, false, 10000, false, "%"};
 // A count of things to do, at least one: iterations, repetitions.
 inline constexpr NumberRule kPositiveCount{1, false, std::numeric_limits<int>::max(), true, ""};
+
+// A bound as a user would write it: 0, 10000000, 2147483647, 0.5.
+std::string bound_text(double v);
+
+// Whether `text` is a decimal number as a user writes one: an optional sign, digits with at most
+// one '.', an optional exponent ("2.5", "-1", "1e7", ".5"). strtod also reads hex ("0x10" is 16),
+// "inf", "nan" and leading spaces: none of them is a value a user means by a threshold or a time.
+bool decimal_syntax(std::string_view text);
+
+// The value of an option's text under its rule, in the rule's unit (seconds for a duration, a
+// fraction of 1 for a fraction); or, when the text breaks the rule, what it must be.
+struct NumberValue {
+  double value = 0;
+  // "" when the text is valid; else what the value must be, to follow "must be ": "> 0 s",
+  // "a fraction, written 5% or 0.05".
+  std::string must;
+  // Whether the text is shown quoted (it is not a number of the rule's syntax: '', 'abc').
+  bool quoted = false;
+  bool ok() const { return must.empty(); }
+};
+NumberValue read_number(std::string_view text, const NumberRule& rule);
+
+// "" when `text` is a value `rule` accepts; otherwise the line that says why, naming `name` as
+// the front end spells it ("--timeout", "precision"): "--timeout must be > 0 s, got 0",
+// "--precision must be a fraction, written 2% or 0.02, got 2".
+std::string number_problem(std::string_view name, std::string_view text, const NumberRule& rule);
+
+// What --help shows of the rule beside the option's name: ">= 0 s", "0.1% to 50%".
+std::string number_rule_text(const NumberRule& rule);
 
 }  // namespace gpumeter

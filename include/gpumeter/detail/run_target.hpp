@@ -1,13 +1,15 @@
 #pragma once
 // What a run measures to, as a user asks for it: a fixed budget (a warm-up and a measurement, in
 // milliseconds) or a target precision with its time cap. The rules of those options are written
-// here once; each front end reads its own text or values, words its messages in its own names
-// and units (the benchmark programs' --precision in percent, Python's precision as a fraction),
-// and checks them by these ranges and by run_target_conflict.
+// here once; every front end reads their text by the rules below (number_rule.hpp's reader, so a
+// precision is a fraction, 2% or 0.02, and a cap a duration, 10s, 500ms or bare seconds,
+// everywhere) and checks them together by run_target_conflict; option_spec.hpp holds the options
+// themselves.
 #include <string>
 
 #include "gpumeter/detail/calibration.hpp"
 #include "gpumeter/detail/duration.hpp"
+#include "gpumeter/detail/number_rule.hpp"
 #include "gpumeter/detail/precision.hpp"
 
 namespace gpumeter {
@@ -31,6 +33,22 @@ inline constexpr TargetRange kPrecisionTargetRange{kMinPrecisionTarget, false, k
 // The time cap of a run to a precision, in seconds.
 inline constexpr TargetRange kPrecisionTimeSRange{to_ms(kMinPrecisionTime) / 1e3, false,
                                                   to_ms(kMaxPrecisionTime) / 1e3};
+
+// The same ranges as the rules their options are read by (number_rule.hpp).
+inline constexpr NumberRule kBudgetMsRule{kBudgetMsRange.min, kBudgetMsRange.min_excluded,
+                                          kBudgetMsRange.max, false, " ms"};
+inline constexpr NumberRule kPrecisionTargetRule{kPrecisionTargetRange.min,
+                                                 kPrecisionTargetRange.min_excluded,
+                                                 kPrecisionTargetRange.max,
+                                                 false,
+                                                 "",
+                                                 NumberKind::fraction};
+inline constexpr NumberRule kPrecisionTimeRule{kPrecisionTimeSRange.min,
+                                               kPrecisionTimeSRange.min_excluded,
+                                               kPrecisionTimeSRange.max,
+                                               false,
+                                               " s",
+                                               NumberKind::duration};
 
 // How a front end names the options of a run's target in its messages: "--budget", "budget".
 struct RunTargetNames {
