@@ -104,12 +104,12 @@ RatioVerdict host_clock_verdict(const HostClockSides& sides) {
   v.resolution = Resolution::no_measured_difference;
   v.wording = time_ratio_words(k / b);
   std::string why;
-  if (both_overhead) {
+  if (!over_floor) {
+    why = "under the " + format_sig2(kResolutionRatio) + "x floor of what the host clock claims";
+  } else if (both_overhead) {
     why = "both calls read at or under the host clock's " +
           format_sig2(kHostCallOverheadFloorNs / 1000.0) +
           " us floor: they measure the call's overhead, not work";
-  } else if (!over_floor) {
-    why = "under the " + format_sig2(kResolutionRatio) + "x floor of what the host clock claims";
   } else if (!interval_agrees) {
     why = sides.interval && statable(*sides.interval)
               ? "the passes' interval includes no difference"

@@ -69,13 +69,14 @@ def test_a_call_that_runs_nothing_measures_the_calls_overhead():
     r = gpumeter.measure(lambda: None, timing="host", budget=QUICK)
     assert r.measures_call_overhead
     assert "measures the call's overhead, not work (median " in str(r)
-    # Two such calls are never said to differ, whatever their medians.
+    # Two such calls are never said to differ, whatever their medians (the reason is named where
+    # they read 1.5x apart or more: tests/unit/test_host_clock.cpp).
     c = gpumeter.compare({"none": lambda: None, "args": lambda *a: None}, timing="host",
                          budget=QUICK)
     (comparison,) = c.comparisons
     assert comparison.ratio is not None and not comparison.ratio.claimed
-    assert "they measure the call's overhead, not work" in comparison.ratio.label
     assert all(x.measures_call_overhead for x in c.results.values())
+    assert all("measures the call's overhead, not work" in str(x) for x in c.results.values())
 
 
 def test_work_well_above_the_floor_is_not_flagged():

@@ -315,7 +315,7 @@ TEST(HostClock, ACallAtTheClocksFloorMeasuresItsOverhead) {
   EXPECT_TRUE(measures_call_overhead(Statistic::synchronized_wall_clock, kHostCallOverheadFloorNs));
   EXPECT_FALSE(measures_call_overhead(Statistic::synchronized_wall_clock, 1001));
   EXPECT_FALSE(measures_call_overhead(Statistic::device_busy, 320));
-  EXPECT_FALSE(measures_call_overhead(Statistic::cuda_event, 320));
+  EXPECT_FALSE(measures_call_overhead(Statistic::device_event, 320));
   EXPECT_EQ(call_overhead_words(320),
             "measures the call's overhead, not work (median 0.32 us, at or under the host "
             "clock's 1.0 us floor)");
@@ -341,7 +341,7 @@ TEST(HostClockRows, TwoCallsAtTheClocksFloorAreNeverSaidToDiffer) {
   ASSERT_TRUE(w.ratio);
   EXPECT_EQ(w.ratio->resolution, Resolution::directional_difference) << describe(w);
   // Each row says it of itself; a row above the floor says nothing of it.
-  EXPECT_NE(describe(a).find("measures the call's overhead, not work (median 0.1 us"),
+  EXPECT_NE(describe(a).find("measures the call's overhead, not work (median 0.10 us"),
             std::string::npos)
       << describe(a);
   EXPECT_EQ(describe(work).find("overhead"), std::string::npos) << describe(work);
