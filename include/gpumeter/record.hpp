@@ -65,6 +65,8 @@ namespace gpumeter {
 // host's load when it was measured, which a version 10 reader would drop; a comparison whose
 // passes bound no interval is recorded unresolved, where version 10 refused the record. A version
 // 9 or 10 record is held and written back as version 10, its comparisons by its own rules.
+// Within version 11 (none published with it before), two host-clock rows that both read at or
+// under the clock's floor (host_clock.hpp, kHostCallOverheadFloorNs) are never said to differ.
 inline constexpr int kRecordSchemaVersion = 11;
 // The version from which each result states the host's load average when it was measured.
 inline constexpr int kLoadAverageSince = 11;

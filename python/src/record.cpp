@@ -799,6 +799,15 @@ void bind_views(nb::module_& m) {
           "nothing.")
       .def_prop_ro("null_test_outcome", &null_test, "The null test; None without `scaled`.")
       .def_prop_ro(
+          "measures_call_overhead",
+          [](const ResultRef& r) {
+            const Result& result = r.get();
+            return measures_call_overhead(statistic_of(result.measurement.method),
+                                          result.summary.device_busy.median_ns);
+          },
+          "The host clock read the call at or under its floor (1 us): the number measures the "
+          "call's overhead, not work, and no difference is claimed between two such rows.")
+      .def_prop_ro(
           "record", [](const ResultRef& r) { return RecordRef{r.record}; },
           "The record this result is part of.")
       .def("__str__", [](const ResultRef& r) { return describe(r.get()); })

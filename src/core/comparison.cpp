@@ -290,6 +290,8 @@ Comparison compare_rows(const Result& base, const Result& cand, int schema_versi
   host_rules.pass_median = true;
   sides.spread = pass_spread(passes_of(base.measurement), passes_of(cand.measurement), host_rules);
   sides.load_average = load_average_of(base, cand);
+  sides.both_measure_call_overhead =
+      measures_call_overhead(c.statistic, b) && measures_call_overhead(c.statistic, k);
   c.ratio = host_clock_verdict(sides);
   return c;
 }

@@ -16,6 +16,16 @@ constexpr double kWidestSpreadStated = 1000;
 
 }  // namespace
 
+bool measures_call_overhead(Statistic statistic, double median_ns) {
+  return statistic == Statistic::synchronized_wall_clock && median_ns <= kHostCallOverheadFloorNs;
+}
+
+std::string call_overhead_words(double median_ns) {
+  return "measures the call's overhead, not work (median " +
+         format_significant(median_ns / 1000.0, 2) + " us, at or under the host clock's " +
+         format_sig2(kHostCallOverheadFloorNs / 1000.0) + " us floor)";
+}
+
 bool statable(const RelativeDifference& d) {
   const auto ratio = [](double v) { return std::isfinite(v) && v > -1; };
   return ratio(d.estimate) && ratio(d.low) && ratio(d.high) && std::isfinite(d.smallest_detectable);
@@ -83,7 +93,9 @@ RatioVerdict host_clock_verdict(const HostClockSides& sides) {
   const bool means_agree =
       !means_known || (faster ? sides.candidate_mean_ns < sides.baseline_mean_ns
                               : sides.candidate_mean_ns > sides.baseline_mean_ns);
-  if (over_floor && interval_agrees && means_agree) {
+  // Two calls the clock reads at its floor differ, if at all, in the path into them.
+  const bool both_overhead = sides.both_measure_call_overhead;
+  if (over_floor && interval_agrees && means_agree && !both_overhead) {
     v.resolution = Resolution::directional_difference;
     v.wording = format_sig2(factor) + "x " + (faster ? "faster" : "slower");
     v.label = to_string(v.resolution);
@@ -94,6 +106,10 @@ RatioVerdict host_clock_verdict(const HostClockSides& sides) {
   std::string why;
   if (!over_floor) {
     why = "under the " + format_sig2(kResolutionRatio) + "x floor of what the host clock claims";
+  } else if (both_overhead) {
+    why = "both calls read at or under the host clock's " +
+          format_sig2(kHostCallOverheadFloorNs / 1000.0) +
+          " us floor: they measure the call's overhead, not work";
   } else if (!interval_agrees) {
     why = sides.interval && statable(*sides.interval)
               ? "the passes' interval includes no difference"

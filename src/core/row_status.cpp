@@ -8,6 +8,7 @@
 #include "gpumeter/detail/clock_state.hpp"
 #include "gpumeter/detail/comparison.hpp"
 #include "gpumeter/detail/error_class.hpp"
+#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/detail/timing_method.hpp"
 #include "gpumeter/detail/wording.hpp"
 
@@ -93,6 +94,8 @@ RowFlags row_flags(const Result& result, int record_highest_mhz) {
     f.copy_exceeds_busy = s.median_uncounted_copy_ns > s.device_busy.median_ns;
   }
   f.drops_unproven = !result.measurement.drop_counter_live;
+  f.call_overhead =
+      measures_call_overhead(statistic_of(result.measurement.method), s.device_busy.median_ns);
   return f;
 }
 

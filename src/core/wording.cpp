@@ -355,6 +355,9 @@ std::string describe(const Result& r) {
   };
   percent(s.pct_of_peak_flops, s.above_flops_ceiling, "FLOP/s");
   percent(s.pct_of_peak_bandwidth, s.above_bandwidth_ceiling, "TB/s");
+  if (measures_call_overhead(statistic_of(r.measurement.method), s.device_busy.median_ns)) {
+    line += "; " + call_overhead_words(s.device_busy.median_ns);
+  }
   return line;
 }
 

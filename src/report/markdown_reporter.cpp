@@ -24,6 +24,7 @@
 #include "gpumeter/detail/duration.hpp"
 #include "gpumeter/detail/escape.hpp"
 #include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/detail/reporter.hpp"
 #include "gpumeter/detail/summary.hpp"
 #include "gpumeter/detail/table.hpp"
@@ -139,6 +140,10 @@ std::string render_markdown(const std::vector<Record>& records, TableLayout layo
           clock && flags.clock_flagged > 0) {
         notes.push_back(fmt::format("{}: {}", md(row_label(result.row), MdPlace::line_start),
                                     md(describe_clock_flags(*clock, result.summary.n_samples))));
+      }
+      if (flags.call_overhead) {
+        notes.push_back(fmt::format("{}: {}", md(row_label(result.row), MdPlace::line_start),
+                                    md(call_overhead_words(s.device_busy.median_ns))));
       }
       if (flags.drops_unproven) {
         notes.push_back(fmt::format(

@@ -71,6 +71,7 @@ std::vector<std::string> flag_words(const Result& r, int record_mhz) {
     words.emplace_back("uncounted copy");
   }
   if (f.drops_unproven) words.emplace_back("drops unproven");
+  if (f.call_overhead) words.emplace_back("call overhead");
   return words;
 }
 
@@ -130,6 +131,11 @@ std::string flags_legend(const std::vector<Record>& records) {
   }
   if (kinds.count("drops unproven") != 0) {
     parts.emplace_back("\"drops unproven\": a lost record could have gone unseen");
+  }
+  if (kinds.count("call overhead") != 0) {
+    parts.emplace_back(
+        "\"call overhead\": the host clock read the call at or under its floor: it measures the "
+        "call's overhead, not work");
   }
   std::string legend = "flags: ";
   for (std::size_t i = 0; i < parts.size(); ++i) legend += (i > 0 ? "; " : "") + parts[i];

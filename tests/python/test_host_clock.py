@@ -51,3 +51,36 @@ def test_a_side_with_nothing_is_a_value_error():
         rule([], [[1.0]])
     with pytest.raises(ValueError):
         rule([[0.0]], [[1.0]])
+
+
+QUICK = (1.0, 2.0)  # budgets in ms: what is flagged, not how fast
+
+
+def spin(n=2000):
+    x = 0.0
+    for i in range(n):
+        x += i * 0.5
+    return x
+
+
+def test_a_call_that_runs_nothing_measures_the_calls_overhead():
+    # The README's "a call that ran nothing": on the host clock no kernel says so, and what it
+    # reads is the path into the call (about 0.3 us); the row is flagged, not passed as work.
+    r = gpumeter.measure(lambda: None, timing="host", budget=QUICK)
+    assert r.measures_call_overhead
+    assert "measures the call's overhead, not work (median " in str(r)
+    # Two such calls are never said to differ, whatever their medians (the reason is named where
+    # they read 1.5x apart or more: tests/unit/test_host_clock.cpp).
+    c = gpumeter.compare({"none": lambda: None, "args": lambda *a: None}, timing="host",
+                         budget=QUICK)
+    (comparison,) = c.comparisons
+    assert comparison.ratio is not None and not comparison.ratio.claimed
+    assert all(x.measures_call_overhead for x in c.results.values())
+    assert all("measures the call's overhead, not work" in str(x) for x in c.results.values())
+
+
+def test_work_well_above_the_floor_is_not_flagged():
+    # 2000 interpreter steps read tens of microseconds, far above the 1 us floor.
+    r = gpumeter.measure(spin, timing="host", budget=QUICK)
+    assert not r.measures_call_overhead
+    assert "overhead" not in str(r)

@@ -308,5 +308,44 @@ TEST(HostClockRows, RecordsBeforeVersion11KeepTheirRule) {
   EXPECT_EQ(records_rules_version(kRecordSchemaVersion), kRecordSchemaVersion);
 }
 
+TEST(HostClock, ACallAtTheClocksFloorMeasuresItsOverhead) {
+  // lambda: None read 0.32 us (issue 51): flagged; the floor itself too; above it, or on device
+  // time, not.
+  EXPECT_TRUE(measures_call_overhead(Statistic::synchronized_wall_clock, 320));
+  EXPECT_TRUE(measures_call_overhead(Statistic::synchronized_wall_clock, kHostCallOverheadFloorNs));
+  EXPECT_FALSE(measures_call_overhead(Statistic::synchronized_wall_clock, 1001));
+  EXPECT_FALSE(measures_call_overhead(Statistic::device_busy, 320));
+  EXPECT_FALSE(measures_call_overhead(Statistic::device_event, 320));
+  EXPECT_EQ(call_overhead_words(320),
+            "measures the call's overhead, not work (median 0.32 us, at or under the host "
+            "clock's 1.0 us floor)");
+}
+
+TEST(HostClockRows, TwoCallsAtTheClocksFloorAreNeverSaidToDiffer) {
+  // 6x apart by tight passes, both under the floor: the difference is the path into the calls.
+  const Result a = wall_row("empty", {{100, 101, 99}, {100, 102, 98}, {101, 100, 99}});
+  const Result b = wall_row("args", {{600, 601, 599}, {600, 602, 598}, {601, 600, 599}});
+  const Comparison c = compare_rows(a, b);
+  ASSERT_TRUE(c.compared()) << c.refusal;
+  ASSERT_TRUE(c.ratio);
+  ASSERT_TRUE(c.difference);
+  EXPECT_TRUE(c.difference->slower());  // the interval alone would claim it
+  EXPECT_EQ(c.ratio->resolution, Resolution::no_measured_difference) << describe(c);
+  EXPECT_NE(c.ratio->label.find("they measure the call's overhead, not work"), std::string::npos)
+      << c.ratio->label;
+  EXPECT_EQ(describe(c).find("slower"), std::string::npos) << describe(c);
+  // One side above the floor: the 6x is work, and claimed.
+  const Result work =
+      wall_row("work", {{6000, 6010, 5990}, {6000, 6020, 5980}, {6010, 6000, 5990}});
+  const Comparison w = compare_rows(a, work);
+  ASSERT_TRUE(w.ratio);
+  EXPECT_EQ(w.ratio->resolution, Resolution::directional_difference) << describe(w);
+  // Each row says it of itself; a row above the floor says nothing of it.
+  EXPECT_NE(describe(a).find("measures the call's overhead, not work (median 0.10 us"),
+            std::string::npos)
+      << describe(a);
+  EXPECT_EQ(describe(work).find("overhead"), std::string::npos) << describe(work);
+}
+
 }  // namespace
 }  // namespace gpumeter

@@ -17,6 +17,7 @@
 
 #include "gpumeter/detail/difference.hpp"
 #include "gpumeter/detail/duration.hpp"
+#include "gpumeter/detail/timing_method.hpp"
 #include "gpumeter/detail/verdict.hpp"
 
 namespace gpumeter {
@@ -28,6 +29,27 @@ inline constexpr int kHostClockRounds = 3;
 
 // The interval rules of the host clock: the current ones, each pass's level its median.
 inline constexpr IntervalRules kHostClockIntervalRules{kDifferenceConfidence, true, true};
+
+// A call's overhead, not work. On device time a call that ran nothing is refused (no kernel: an
+// Attribution error); the host clock sees no kernel, so it cannot tell a call that ran nothing from
+// a short one, and reads the path into the call either way (its two clock reads, the front end's
+// dispatch). A Python call that does nothing reads a few tenths of a microsecond
+// (docs/measured-figures.md, "The host clock's floor"); this floor is 3 to 5 times that, so a
+// reading at or under it is mostly that path, whatever the call did. One floor for every front
+// end: C++ work under 1 us is flagged too, where the clock cannot say how much of a reading is
+// the path. Such a row keeps its number, flagged as measuring the call's overhead, not work, and
+// two such rows are never said to differ: what would differ is the path, not the work. Work this
+// short is timed as a loop of calls inside one.
+inline constexpr double kHostCallOverheadFloorNs = 1000;
+
+// Whether a row of `statistic` with this median measures the call's overhead, not work: a
+// host-clock median (synchronized_wall_clock) at or under kHostCallOverheadFloorNs. Device time
+// never is.
+bool measures_call_overhead(Statistic statistic, double median_ns);
+
+// "measures the call's overhead, not work (median 0.32 us, at or under the host clock's 1 us
+// floor)": what a table's note, a result's sentence and Python say of such a row.
+std::string call_overhead_words(double median_ns);
 
 // What the rule reads of the two sides.
 struct HostClockSides {
@@ -43,10 +65,14 @@ struct HostClockSides {
   std::optional<double> spread;
   // The 1-minute load average the run read (/proc/loadavg), where it read one.
   std::optional<double> load_average;
+  // Both rows measure the call's overhead, not work (measures_call_overhead): what differs is the
+  // path into the calls, so nothing is claimed. Set by whoever reads rows (compare_rows).
+  bool both_measure_call_overhead = false;
 };
 
-// The verdict: `resolution` directional_difference only where every condition above holds;
-// otherwise no_measured_difference, with `label` saying why in the rule's words.
+// The verdict: `resolution` directional_difference only where every condition above holds and
+// the two rows do not both measure the call's overhead; otherwise no_measured_difference, with
+// `label` saying why in the rule's words.
 RatioVerdict host_clock_verdict(const HostClockSides& sides);
 
 // The sides from samples split into passes (each a pass's readings in ns, in the order they ran),

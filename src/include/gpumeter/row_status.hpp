@@ -54,6 +54,9 @@ struct RowFlags {
   // work's (an answer copied in). Implies uncounted_copy.
   bool copy_exceeds_busy = false;
   bool drops_unproven = false;  // the collector's drop counter was not live: a loss unseen
+  // The host clock read the call at or under its floor: the row measures the call's overhead,
+  // not work (host_clock.hpp, measures_call_overhead).
+  bool call_overhead = false;
 };
 // The highest SM clock any row of `record` ran at (B4's reference for low_clock), 0 when none
 // was read.
