@@ -140,7 +140,8 @@ def identity(args: Any, reference: Optional[Dict[str, str]], inputs: Optional[Di
     same batch."""
     def spec(s: Optional[Dict[str, str]]) -> Optional[str]:
         return None if s is None else f"{s.get('path') or s.get('module')}:{s['attribute']}"
-    budget = [float(x) for x in args.budget.split(",")] if args.budget else None
+    # check_options has read --budget by the core's reader: (warm-up ms, measure ms).
+    budget = [float(x) for x in args.budget] if args.budget else None
     return _wire.journal_batch(
         reference=spec(reference), inputs=spec(inputs), outputs=outputs, rtol=args.rtol,
         atol=args.atol, timing=args.timing, budget_ms=budget, precision=args.precision,

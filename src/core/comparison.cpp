@@ -202,7 +202,8 @@ std::string moved_between_calls(const Comparison& c, const Result& base, const R
 
 }  // namespace
 
-Comparison compare_rows(const Result& base, const Result& cand, int schema_version) {
+Comparison compare_rows(const Result& base, const Result& cand, int schema_version,
+                        bool across_runs) {
   Comparison c;
   c.baseline = base.row;
   c.candidate = cand.row;
@@ -290,6 +291,7 @@ Comparison compare_rows(const Result& base, const Result& cand, int schema_versi
   host_rules.pass_median = true;
   sides.spread = pass_spread(passes_of(base.measurement), passes_of(cand.measurement), host_rules);
   sides.load_average = load_average_of(base, cand);
+  sides.across_runs = across_runs;
   sides.both_measure_call_overhead =
       measures_call_overhead(c.statistic, b) && measures_call_overhead(c.statistic, k);
   c.ratio = host_clock_verdict(sides);

@@ -83,7 +83,8 @@ RatioVerdict host_clock_verdict(const HostClockSides& sides) {
   const bool faster = k <= b;
   // One division, so the floor is the same either way (no 1/1.5 round trip).
   const double factor = faster ? b / k : k / b;
-  const bool over_floor = factor >= kResolutionRatio;
+  v.floor = sides.across_runs ? kAcrossRunsResolutionRatio : kResolutionRatio;
+  const bool over_floor = factor >= v.floor;
   // The passes' interval excludes no difference, on the medians' side.
   const bool interval_agrees = sides.interval && statable(*sides.interval) &&
                                (faster ? sides.interval->faster() : sides.interval->slower());
@@ -105,7 +106,8 @@ RatioVerdict host_clock_verdict(const HostClockSides& sides) {
   v.wording = time_ratio_words(k / b);
   std::string why;
   if (!over_floor) {
-    why = "under the " + format_sig2(kResolutionRatio) + "x floor of what the host clock claims";
+    why = "under the " + format_sig2(v.floor) + "x floor of what the host clock claims" +
+          (sides.across_runs ? " across two runs, whose passes were not interleaved" : "");
   } else if (both_overhead) {
     why = "both calls read at or under the host clock's " +
           format_sig2(kHostCallOverheadFloorNs / 1000.0) +

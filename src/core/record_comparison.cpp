@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/detail/number_rule.hpp"
 #include "gpumeter/detail/row.hpp"
 #include "gpumeter/detail/verdict.hpp"
@@ -93,7 +94,7 @@ RecordComparison compare_records(const Record& base, const Record& next) {
 }
 
 Comparison compare_across_runs(const Result& base, const Result& next) {
-  Comparison c = compare_rows(base, next);
+  Comparison c = compare_rows(base, next, kComparisonRulesVersion, true);
   // P5 across runs: the host-clock rule's verdict, no finer statement (see the header).
   if (c.rule == ComparisonRule::resolution) c.difference.reset();
   return c;
@@ -235,10 +236,12 @@ GateOutcome judge_gate(const RecordComparison& comparison, const GateOptions& op
       }
     }
   }
-  if (wall_clock > 0 && 1 + options.threshold < kResolutionRatio) {
+  // Rows of two runs: the host clock's floor across runs (host_clock.hpp).
+  if (wall_clock > 0 && 1 + options.threshold < kAcrossRunsResolutionRatio) {
     g.notes.push_back(rows(wall_clock) + " timed by the wall clock: judged by the " +
-                      format_sig2(kResolutionRatio) + "x resolution, so a slowdown under " +
-                      format_sig2(kResolutionRatio) +
+                      format_sig2(kAcrossRunsResolutionRatio) +
+                      "x floor of two runs, so a slowdown under " +
+                      format_sig2(kAcrossRunsResolutionRatio) +
                       "x is not a regression the gate can see, nor one wider apart than the "
                       "spread of its passes bounds");
   }

@@ -266,7 +266,7 @@ CompareRowWords compare_row_words(const Comparison& c) {
   if (c.rule == ComparisonRule::resolution) {
     // The factor of the medians and what the 1.5x resolution calls it; no interval.
     w.change = c.ratio->wording;
-    w.finding = c.ratio->label + " (" + format_sig2(kResolutionRatio) + "x resolution)";
+    w.finding = c.ratio->label + " (" + format_sig2(c.ratio->floor) + "x resolution)";
   } else {
     const RelativeDifference& d = *c.difference;
     // The core's numbers, so the change and its interval share their figures.
@@ -284,7 +284,7 @@ CompareRowWords compare_row_words(const Comparison& c) {
 
 std::string regression_words(const Comparison& c) {
   if (c.rule == ComparisonRule::resolution) {
-    return c.ratio->wording + " (" + c.ratio->label + ", " + format_sig2(kResolutionRatio) +
+    return c.ratio->wording + " (" + c.ratio->label + ", " + format_sig2(c.ratio->floor) +
            "x resolution)";
   }
   const DifferenceWords w = difference_words(*c.difference);

@@ -121,8 +121,11 @@ std::optional<NullTestOutcome> null_test_of(const Result& result);
 // `schema_version`: the rules of that version of the record (a stored comparison is recomputed by
 // the rules it was made with; the rules of work moved between calls and into the harness's work
 // came with version 8).
+// `across_runs`: the two rows are of two runs (compare_across_runs), whose passes were not
+// interleaved; a host-clock comparison then claims from kAcrossRunsResolutionRatio
+// (host_clock.hpp).
 Comparison compare_rows(const Result& baseline, const Result& candidate,
-                        int schema_version = kComparisonRulesVersion);
+                        int schema_version = kComparisonRulesVersion, bool across_runs = false);
 
 // Every comparison of `results` (one record's rows, in record order): rows are grouped by case
 // and params, the first of a group is the baseline. A row whose null test failed is refused.

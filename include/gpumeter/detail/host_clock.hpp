@@ -30,6 +30,14 @@ inline constexpr int kHostClockRounds = 3;
 // The interval rules of the host clock: the current ones, each pass's level its median.
 inline constexpr IntervalRules kHostClockIntervalRules{kDifferenceConfidence, true, true};
 
+// Across two runs (a baseline record against a new one, the pytest gate, a history's commits) the
+// passes of the two sides were not interleaved, so the load of each run falls on one side only,
+// and passes that agree within a run say nothing of the drift between runs. On a loaded machine an
+// unchanged function read well beyond the 1.5x floor of its baseline of a minute before, and a 3x
+// slower one no lower than just over 2x (docs/measured-figures.md, "The host clock across runs"):
+// across runs the floor of what the host clock claims is 2x.
+inline constexpr double kAcrossRunsResolutionRatio = 2.0;
+
 // A call's overhead, not work. On device time a call that ran nothing is refused (no kernel: an
 // Attribution error); the host clock sees no kernel, so it cannot tell a call that ran nothing from
 // a short one, and reads the path into the call either way (its two clock reads, the front end's
@@ -68,6 +76,9 @@ struct HostClockSides {
   // Both rows measure the call's overhead, not work (measures_call_overhead): what differs is the
   // path into the calls, so nothing is claimed. Set by whoever reads rows (compare_rows).
   bool both_measure_call_overhead = false;
+  // The two sides are rows of two runs (compare_across_runs): the floor is
+  // kAcrossRunsResolutionRatio.
+  bool across_runs = false;
 };
 
 // The verdict: `resolution` directional_difference only where every condition above holds and

@@ -29,6 +29,9 @@ struct RatioVerdict {
   // Judged by host_clock.hpp's rule (the passes, the floor and the means), not by the medians
   // alone (compare_times; records before schema version 11).
   bool by_passes = false;
+  // The factor from which a difference is claimed: the 1.5x resolution, or across two runs the
+  // host clock's floor for runs not interleaved (host_clock.hpp, kAcrossRunsResolutionRatio).
+  double floor = kResolutionRatio;
 };
 
 // Compares a candidate's time with a baseline's. The label is decided on the unrounded
