@@ -256,10 +256,11 @@ TEST(History, TheWallClockIsJudgedByTheResolutionAcrossRuns) {
   };
   const std::vector<Record> records = {
       history_record("r1", "aaa", "2026-12-01T00:00:00Z", {wall(10000, 1)}),
-      // 1.3x: under the 1.5x resolution, no direction, whatever the passes say.
-      history_record("r2", "bbb", "2026-12-02T00:00:00Z", {wall(13000, 2)}),
-      // 2x the time of the one before: a directional difference.
-      history_record("r3", "ccc", "2026-12-03T00:00:00Z", {wall(26000, 3)}),
+      // 1.7x: over the 1.5x resolution, but under the 2x floor of two runs whose passes were
+      // not interleaved: no direction, whatever the passes say.
+      history_record("r2", "bbb", "2026-12-02T00:00:00Z", {wall(17000, 2)}),
+      // 2.5x the time of the one before: a directional difference.
+      history_record("r3", "ccc", "2026-12-03T00:00:00Z", {wall(42500, 3)}),
   };
   const History h = build_history(inputs(records));
   const HistorySeries& s = h.series[0];

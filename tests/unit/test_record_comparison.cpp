@@ -290,22 +290,31 @@ TEST(CompareRecords, WallClockRowsAcrossRecordsKeepTheResolutionRule) {
   EXPECT_TRUE(g.passed);
   ASSERT_EQ(g.notes.size(), 1u);
   EXPECT_EQ(g.notes[0],
-            "1 row timed by the wall clock: judged by the 1.5x resolution, so a "
-            "slowdown under 1.5x is not a regression the gate can see, nor one wider apart "
+            "1 row timed by the wall clock: judged by the 2.0x floor of two runs, so a "
+            "slowdown under 2.0x is not a regression the gate can see, nor one wider apart "
             "than the spread of its passes bounds");
-  // From 1.5x on it is a directional difference: a regression beyond 5%, not beyond 80%.
-  const Record slower = record({row("sum", "a", 160000, TimingMethod::host_wall, 0.001)});
+  // Across two runs 1.6x is under the host clock's floor of runs not interleaved (2x): within
+  // one record, whose passes were interleaved, the same rows differ (the 1.5x floor).
+  const Record bit_slower = record({row("sum", "a", 160000, TimingMethod::host_wall, 0.001)});
+  const RecordComparison across = compare_records(base, bit_slower);
+  EXPECT_EQ(across.pairs[0].comparison.ratio->resolution, Resolution::no_measured_difference);
+  EXPECT_NE(across.pairs[0].comparison.ratio->label.find("2.0x floor"), std::string::npos)
+      << across.pairs[0].comparison.ratio->label;
+  EXPECT_TRUE(judge_gate(across, kFivePercent).passed);
+  EXPECT_EQ(compare_rows(base.results[0], bit_slower.results[0]).ratio->wording, "1.6x slower");
+  // From 2x on it is a directional difference: a regression beyond 5%, not beyond 200%.
+  const Record slower = record({row("sum", "a", 250000, TimingMethod::host_wall, 0.001)});
   const RecordComparison slow = compare_records(base, slower);
-  EXPECT_EQ(slow.pairs[0].comparison.ratio->wording, "1.6x slower");
+  EXPECT_EQ(slow.pairs[0].comparison.ratio->wording, "2.5x slower");
   EXPECT_EQ(judge_gate(slow, kFivePercent).regressions.size(), 1u);
-  EXPECT_TRUE(judge_gate(slow, GateOptions{0.8, false}).passed);
+  EXPECT_TRUE(judge_gate(slow, GateOptions{2.0, false}).passed);
   // The conclusion names the row and the comparison's words, and carries the gate's note.
   const CompareConclusion concluded = conclude(slow, kFivePercent);
   EXPECT_EQ(concluded.exit_code, kExitFailed);
   EXPECT_EQ(concluded.why, "the gate failed: 1 regression(s)");
   ASSERT_EQ(concluded.regressions.size(), 1u);
   EXPECT_EQ(concluded.regressions[0].rfind("sum / a", 0), 0u) << concluded.regressions[0];
-  EXPECT_NE(concluded.regressions[0].find("1.6x slower"), std::string::npos)
+  EXPECT_NE(concluded.regressions[0].find("2.5x slower"), std::string::npos)
       << concluded.regressions[0];
   EXPECT_EQ(concluded.notes, g.notes);
 }
