@@ -102,11 +102,21 @@ def test_work(gpumeter, i):
 '''
 
 
+def _plugin_installed():
+    """Whether an installed gpumeter registers its pytest plugin (the pytest11 entry point)."""
+    import importlib.metadata
+    return any(e.value.split(":")[0] == "gpumeter_pytest"
+               for e in importlib.metadata.entry_points(group="pytest11"))
+
+
 def pytest_session(args, project, tests, extra_args, slow):
     env = child_env({"HOST_WORK_TESTS": str(tests), "HOST_WORK_SLOW": "1" if slow else "0"})
     began = time.monotonic()
-    p = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p",
-                        "gpumeter_pytest", "-rA", "-q", "test_work.py", *extra_args],
+    # The plugin by name only where no installed package registers it (its entry point): pytest
+    # refuses a plugin loaded twice.
+    plugin = [] if _plugin_installed() else ["-p", "gpumeter_pytest"]
+    p = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *plugin,
+                        "-rA", "-q", "test_work.py", *extra_args],
                        cwd=project, env=env, capture_output=True, text=True)
     wall = time.monotonic() - began
     failed = len(re.findall(r"^FAILED ", p.stdout, re.M))
