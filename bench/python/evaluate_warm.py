@@ -154,8 +154,12 @@ def main():
               f"{r['candidate_seconds_mean']!s:>12}")
     for r in rows:
         print(f"{r['start']}: {r['first_lines'][0] if r['first_lines'] else ''}")
-    print(f"verdicts the same cold and warm: {'yes' if not differ else 'NO'}"
-          f" ({len(differ)} differ{': ' + json.dumps(differ[:10]) if differ else ''})")
+    if not (cold and warm):
+        print("verdicts cold against warm: not compared (one start only: --order cold,warm "
+              "runs both)")
+    else:
+        print(f"verdicts the same cold and warm: {'yes' if not differ else 'NO'}"
+              f" ({len(differ)} differ{': ' + json.dumps(differ[:10]) if differ else ''})")
 
 
 if __name__ == "__main__":
