@@ -23,7 +23,9 @@ def _number(flag: str, text: str, rule: str) -> float:
     problem = _gpumeter.number_option_problem(flag, text, rule)
     if problem:
         raise UsageError(problem)
-    value, _ = _gpumeter.read_number(text, rule)
+    value, must = _gpumeter.read_number(text, rule)
+    if value is None:  # the rule's problem above says the same; the reader is the one source
+        raise UsageError(f"{flag} {text!r}: {must}")
     return float(value)
 
 

@@ -101,7 +101,8 @@ def journal_batch(**fields: Any) -> Dict[str, Any]:
     names = [name for name, _ in JOURNAL_BATCH_FIELDS]
     if sorted(fields) != sorted(names):
         raise ValueError(f"a journal's batch holds {', '.join(names)}")
-    return _loads(_dumps({name: fields[name] for name in names}))
+    batch: Dict[str, Any] = _loads(_dumps({name: fields[name] for name in names}))
+    return batch
 
 
 def index_text(index: Mapping[str, Any]) -> str:
