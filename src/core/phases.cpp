@@ -1,8 +1,13 @@
 #include "gpumeter/detail/phases.hpp"
 
+#include <algorithm>
 #include <array>
+#include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
+
+#include "gpumeter/detail/host_clock.hpp"
 
 namespace gpumeter {
 namespace {
@@ -103,6 +108,38 @@ Spread spread_of(const std::vector<Nanos>& samples_ns) {
   s.p10_ns = quantile(values, 0.1);
   s.p90_ns = quantile(values, 0.9);
   return s;
+}
+
+std::vector<PhaseVersus> compare_phases(const std::vector<PhaseReading>& phases) {
+  using CaseKey = std::pair<std::string, Params>;
+  std::map<CaseKey, std::string> first_of_case;
+  std::map<std::tuple<CaseKey, std::string, Phase, PhaseSetting>, const PhaseReading*> by;
+  for (const PhaseReading& p : phases) {
+    const CaseKey c{p.row.case_name, p.row.params};
+    first_of_case.emplace(c, p.row.implementation);
+    by[{c, p.row.implementation, p.phase, p.setting}] = &p;
+  }
+  const auto positive = [](const std::vector<Nanos>& v) {
+    return !v.empty() && std::all_of(v.begin(), v.end(), [](Nanos x) { return x > 0; });
+  };
+  std::vector<PhaseVersus> out;
+  for (std::size_t i = 0; i < phases.size(); ++i) {
+    const PhaseReading& p = phases[i];
+    const CaseKey c{p.row.case_name, p.row.params};
+    const std::string& first = first_of_case[c];
+    if (p.row.implementation == first || p.statistic != Statistic::synchronized_wall_clock)
+      continue;
+    const auto it = by.find({c, first, p.phase, p.setting});
+    if (it == by.end()) continue;
+    PhaseVersus v{i, first, std::nullopt};
+    if (positive(it->second->samples_ns) && positive(p.samples_ns)) {
+      v.verdict = compare_host_readings(
+          std::vector<double>(it->second->samples_ns.begin(), it->second->samples_ns.end()),
+          std::vector<double>(p.samples_ns.begin(), p.samples_ns.end()));
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
 }
 
 }  // namespace gpumeter

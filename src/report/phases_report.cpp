@@ -43,14 +43,6 @@ std::string optional_time(const std::optional<double>& ns) {
   return ns ? time_text(*ns) : std::string(kNotMeasured);
 }
 
-std::vector<double> as_doubles(const std::vector<Nanos>& ns) {
-  return std::vector<double>(ns.begin(), ns.end());
-}
-
-bool positive(const std::vector<double>& v) {
-  return !v.empty() && std::all_of(v.begin(), v.end(), [](double x) { return x > 0; });
-}
-
 std::string phases_part(const Record& record, TableLayout layout) {
   const auto item = [&](std::string_view marker, const std::string& text) {
     return layout == TableLayout::narrow ? wrapped_item(marker, text)
@@ -58,45 +50,35 @@ std::string phases_part(const Record& record, TableLayout layout) {
   };
   std::string out;
   if (!record.phases.empty()) {
-    // The first candidate of each case is the one the others are read against.
-    std::map<std::string, std::string> first_of_case;
     std::map<std::tuple<std::string, std::string, Phase, PhaseSetting>, const PhaseReading*> by;
     for (const PhaseReading& p : record.phases) {
       const std::string c = case_of(p.row);
-      first_of_case.emplace(c, p.row.implementation);
       by[{c, p.row.implementation, p.phase, p.setting}] = &p;
     }
     struct Line {
       std::string case_name, candidate, phase, setting, statistic, spread, n, versus;
     };
     std::vector<Line> lines;
-    for (const PhaseReading& p : record.phases) {
-      const std::string c = case_of(p.row);
-      std::string versus = "-";
-      const std::string& first = first_of_case[c];
-      if (p.row.implementation != first && p.statistic == Statistic::synchronized_wall_clock) {
-        const auto it = by.find({c, first, p.phase, p.setting});
-        if (it != by.end()) {
-          const std::vector<double> base = as_doubles(it->second->samples_ns);
-          const std::vector<double> mine = as_doubles(p.samples_ns);
-          if (positive(base) && positive(mine)) {
-            // The host-clock rule, each fresh process (or call) a pass: no claim the readings'
-            // spread does not support.
-            const RatioVerdict v = compare_host_readings(base, mine);
-            const bool claimed = v.resolution == Resolution::directional_difference;
-            // Unclaimed, the cell says how far the readings spread (the heading names the rule).
-            versus = v.wording + (claimed ? " than " : " of ") + first +
-                     (claimed ? "" : " (" + spread_words(v.spread, v.load_average) + ")");
-          } else {
-            versus = "not compared (a reading of zero)";
-          }
-        }
+    std::vector<std::string> versus_of(record.phases.size(), "-");
+    for (const PhaseVersus& v : compare_phases(record.phases)) {
+      if (!v.verdict) {
+        versus_of[v.reading] = "not compared (a reading of zero)";
+        continue;
       }
+      // Unclaimed, the cell says how far the readings spread (the heading names the rule).
+      const bool claimed = v.verdict->resolution == Resolution::directional_difference;
+      versus_of[v.reading] =
+          v.verdict->wording + (claimed ? " than " : " of ") + v.against +
+          (claimed ? "" : " (" + spread_words(v.verdict->spread, v.verdict->load_average) + ")");
+    }
+    for (std::size_t i = 0; i < record.phases.size(); ++i) {
+      const PhaseReading& p = record.phases[i];
+      const std::string c = case_of(p.row);
       std::string phase(phase_title(p.phase));
       if (p.recaptures) phase += fmt::format(" ({} captures)", *p.recaptures);
       lines.push_back({c, p.row.implementation, phase, std::string(to_string(p.setting)),
                        std::string(to_string(p.statistic)), spread_text(p.samples_ns),
-                       std::to_string(p.samples_ns.size()), versus});
+                       std::to_string(p.samples_ns.size()), versus_of[i]});
     }
     // `common`: the statistic said once above the table; a phase by another says its own.
     const auto table = [&](bool statistic, bool setting, bool versus,

@@ -473,5 +473,48 @@ TEST(CrossoversInCalls, EveryPairOfEachCaseAndParams) {
   EXPECT_EQ(out[1].second, key("a", "1"));
 }
 
+// compare_phases: each wall-clock phase against the first candidate of its case, same phase and
+// setting; the first's own, device-time phases and phases the first lacks are not compared.
+TEST(ComparePhases, ReadsEachCandidateAgainstTheFirstOfItsCase) {
+  const RowKey first{"bvh", {{"n", "1000"}}, "ref"};
+  const RowKey second{"bvh", {{"n", "1000"}}, "fast"};
+  const RowKey other_size{"bvh", {{"n", "2000"}}, "fast"};  // a case of its own: first there
+  const std::vector<Nanos> tight = {1000, 1010, 1020, 1005, 1015, 1000, 1010, 1020};
+  std::vector<Nanos> thrice;
+  for (Nanos t : tight) thrice.push_back(3 * t);
+  const std::vector<PhaseReading> phases = {
+      reading(first, Phase::process_start, kCold, thrice),
+      reading(second, Phase::process_start, kCold, tight),
+      reading(second, Phase::init, kCold, tight),  // the first has no init: not compared
+      reading(first, Phase::warm_call, kWarm, tight, Statistic::device_busy),
+      reading(second, Phase::warm_call, kWarm, thrice, Statistic::device_busy),
+      reading(other_size, Phase::process_start, kCold, tight),
+      reading(first, Phase::first_launch, kCold, tight),
+      reading(second, Phase::first_launch, kCold, {0, 1000, 1000}),
+  };
+  const std::vector<PhaseVersus> v = compare_phases(phases);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].reading, 1u);
+  EXPECT_EQ(v[0].against, "ref");
+  ASSERT_TRUE(v[0].verdict.has_value());
+  EXPECT_EQ(v[0].verdict->resolution, Resolution::directional_difference);
+  EXPECT_GT(v[0].verdict->speedup, 2.5);
+  EXPECT_EQ(v[1].reading, 7u);
+  EXPECT_FALSE(v[1].verdict.has_value());  // a sample of zero: no ratio
+}
+
+// Two candidates whose readings are the same: never a claim.
+TEST(ComparePhases, TheSameReadingsClaimNothing) {
+  const std::vector<Nanos> same = {1000, 1300, 900, 1100, 1000, 1200, 950, 1050};
+  const std::vector<PhaseReading> phases = {
+      reading({"c", {}, "a"}, Phase::process_start, kCold, same),
+      reading({"c", {}, "b"}, Phase::process_start, kCold, same),
+  };
+  const std::vector<PhaseVersus> v = compare_phases(phases);
+  ASSERT_EQ(v.size(), 1u);
+  ASSERT_TRUE(v[0].verdict.has_value());
+  EXPECT_NE(v[0].verdict->resolution, Resolution::directional_difference);
+}
+
 }  // namespace
 }  // namespace gpumeter

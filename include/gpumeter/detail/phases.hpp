@@ -13,6 +13,7 @@
 #include "gpumeter/detail/row.hpp"
 #include "gpumeter/detail/summary.hpp"
 #include "gpumeter/detail/timing_method.hpp"
+#include "gpumeter/detail/verdict.hpp"
 
 namespace gpumeter {
 
@@ -93,5 +94,18 @@ bool phase_allows(Phase phase, Statistic statistic);
 
 // The median, 10th and 90th percentile of a phase's or a total's samples, as every row has them.
 Spread spread_of(const std::vector<Nanos>& samples_ns);
+
+// A wall-clock phase of a candidate read against the same phase and setting of the first
+// candidate of its case (case and params), in record order: the first is the one the others are
+// read against, as a user lists the reference first. Each fresh process (or warm call) is a
+// pass of the host-clock rule (host_clock.hpp, compare_host_readings): no claim the readings'
+// spread does not support. Device-time phases and the first candidate's own are not compared.
+struct PhaseVersus {
+  std::size_t reading = 0;  // index into the phases given
+  std::string against;      // the first candidate's name
+  // None: a sample of zero on either side, which no ratio can be taken of.
+  std::optional<RatioVerdict> verdict;
+};
+std::vector<PhaseVersus> compare_phases(const std::vector<PhaseReading>& phases);
 
 }  // namespace gpumeter
