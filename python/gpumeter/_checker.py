@@ -25,6 +25,7 @@ and ``serve`` (this process's loop, run as ``python -m gpumeter._checker CTL_FD 
 from __future__ import annotations
 
 import array
+import hmac
 import importlib
 import os
 import re
@@ -348,11 +349,17 @@ def _rebuild_cuda(d: Dict[str, Any], opened: Dict[str, Any]) -> Any:
 class CheckerLink:
     """A run's side: sends each checked answer with its seed, and raises VerificationFailed when
     the checker found it wrong. Whatever the run's process does with this object, the checker
-    counts what it checked: a record claiming more checks than the checker made is refused."""
+    counts what it checked: a record claiming more checks than the checker made is refused.
 
-    def __init__(self, fd: int) -> None:
+    Each check carries the tag the child's compiled code gives gpumeter's own code only while the
+    driver checks that call (``_gpumeter.evaluation_check_tag``): a check the candidate sends
+    itself (seeds of its own choosing, at import or in a call) has none the checker accepts.
+    ``tag`` replaces that source (the checker's tests, which have no channel)."""
+
+    def __init__(self, fd: int, tag: Optional[Any] = None) -> None:
         self._sock = socket.socket(fileno=fd)
         self._staging = _Staging()
+        self._tag = tag if tag is not None else _gpumeter.evaluation_check_tag
 
     def check(self, implementation: str, seed: int, answer: Any, untimed: bool) -> None:
         chunks: List[bytes] = []
@@ -362,7 +369,8 @@ class CheckerLink:
             raise VerificationFailed(f"{implementation}: its answer cannot be checked: {e}") \
                 from None
         _send(self._sock, {"op": "check", "implementation": implementation, "seed": int(seed),
-                           "untimed": bool(untimed), "answer": described}, b"".join(chunks))
+                           "untimed": bool(untimed), "answer": described,
+                           "tag": self._tag(implementation, int(seed))}, b"".join(chunks))
         reply, _ = _recv(self._sock)
         if reply.get("ok") is True:
             return
@@ -378,8 +386,9 @@ class _Account:
     """What the checker saw of one run: its checks per implementation, the first wrong answer,
     and anything on its channel that gpumeter did not write."""
 
-    def __init__(self, label: str) -> None:
+    def __init__(self, label: str, key: bytes = b"") -> None:
         self.label = label
+        self.key = key  # the run's check key: every check's tag is verified with it
         self.timed: Dict[str, int] = {}
         self.untimed: Dict[str, int] = {}
         self.seeds: Set[int] = set()
@@ -399,6 +408,18 @@ def _check_one(header: Dict[str, Any], payload: bytes, account: _Account, fresh:
     if not isinstance(implementation, str) or type(seed) is not int or not 0 <= seed < 2**64 \
             or type(header.get("untimed")) is not bool:
         raise ChannelError("a check that names no implementation or seed")
+    # Issue 50: a check the driver made carries the tag only gpumeter's compiled code gives, and
+    # only while it checks that call; one without it was sent by other code (a count padded with
+    # seeds of the candidate's choosing).
+    tag = header.get("tag")
+    try:
+        expected = _gpumeter.evaluation_check_tag_of(account.key, implementation, seed).encode()
+    except (TypeError, ValueError):  # a name that is no text the compiled side reads
+        expected = b""
+    if not isinstance(tag, str) or not account.key or not expected or not hmac.compare_digest(
+            tag.encode("utf-8", "surrogateescape"), expected):
+        raise ChannelError(f"a check of seed {seed} that gpumeter's driver did not make (its tag "
+                           "is not the run's)")
     if seed in account.seeds:
         # Each call's seed is new: a seed checked twice is an answer offered for a call it did not
         # answer.
@@ -459,7 +480,11 @@ def serve(control: socket.socket, order: Dict[str, Any]) -> None:
         fds = _received_fds(control)
         if len(fds) != 1:
             return
-        account = _Account(str(header.get("label", "")))
+        try:
+            key = bytes.fromhex(str(header.get("key", "")))
+        except ValueError:
+            key = b""
+        account = _Account(str(header.get("label", "")), key)
         _serve_run(control, socket.socket(fileno=fds[0]), account, fresh, reference,
                    _default_verify(rtol, atol))
         account.opened.clear()  # the run's buffers closed before the next run
@@ -490,7 +515,7 @@ def _serve_run(control: socket.socket, run: socket.socket, account: _Account, fr
                 continue
             except (ChannelError, OSError) as e:
                 account.problem = account.problem or str(e)
-                open_run = False
+                open_run = _closed(run)
                 continue
             try:
                 if header.get("op") != "check":
@@ -498,7 +523,7 @@ def _serve_run(control: socket.socket, run: socket.socket, account: _Account, fr
                 reply = _check_one(header, payload, account, fresh, reference, verify)
             except ChannelError as e:
                 account.problem = account.problem or str(e)
-                open_run = False
+                open_run = _closed(run)
                 continue
             try:
                 _send(run, reply)
@@ -506,6 +531,17 @@ def _serve_run(control: socket.socket, run: socket.socket, account: _Account, fr
                 open_run = False
     finally:
         run.close()
+
+
+def _closed(run: socket.socket) -> bool:
+    """The run's channel shut after a problem: nothing more is read from it, and the run's
+    process, waiting for a reply, sees its end at once rather than at its time limit. False
+    (the run is no longer read)."""
+    try:
+        run.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    return False
 
 
 def _received_fds(control: socket.socket) -> List[int]:
@@ -569,12 +605,14 @@ class Checker:
         self.tolerance_problem = str(ready.get("tolerance") or "")
         self._run: Optional[socket.socket] = None
 
-    def begin(self, label: str) -> int:
+    def begin(self, label: str, key: bytes) -> int:
         """A new run: the descriptor its process inherits (``started`` closes this side's copy
-        once the process started)."""
+        once the process started). ``key``: the run's check key
+        (``_gpumeter.evaluation_check_key`` of its channel's key), which every check's tag is
+        verified with."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            _send(self._control, {"op": "begin", "label": label})
+            _send(self._control, {"op": "begin", "label": label, "key": key.hex()})
             self._control.sendmsg([b"\0"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
                                              array.array("i", [ours.fileno()]))])
         finally:

@@ -253,7 +253,8 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
         keep: AbstractSet[int] = frozenset(), memory_limit: Optional[int] = None,
         pass_fds: Sequence[int] = (), channel: bool = False,
         starter: Optional[Any] = None,
-        started: Optional[Callable[[], None]] = None) -> Ended:
+        started: Optional[Callable[[], None]] = None,
+        channel_key: Optional[bytes] = None) -> Ended:
     """Runs ``argv`` to its end or ``timeout_s``. With ``order``, the process is started as
     ``argv + [FD, ORDER]`` and reports one line on FD; with ``channel`` too, as ``argv + [ORDER]``
     with the channel's descriptor and key in the variable ``CHANNEL_VARIABLE``, and reports in
@@ -270,8 +271,9 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
     environment, output, descriptors and channel; what it returns is waited for as a ``Popen``,
     and where it returns None (it cannot fork) the process is started here, cold.
     ``started`` is called once the process started (the parent closes its copies of the
-    descriptors). Raises OSError when the process cannot be started (StartInterrupted where the
-    starter failed after it may have started it)."""
+    descriptors). ``channel_key``: the channel's key, where the caller made it (evaluate gives
+    the checker a key derived from it); else a fresh one. Raises OSError when the process cannot
+    be started (StartInterrupted where the starter failed after it may have started it)."""
     received: List[bytes] = []
     args = list(argv)
     env = dict(env)
@@ -285,7 +287,7 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
         read_fd, write_fd = os.pipe()
         report_file = os.fdopen(read_fd, "rb")
         if channel:
-            key = os.urandom(32)
+            key = channel_key if channel_key is not None else os.urandom(32)
             env[CHANNEL_VARIABLE] = f"{write_fd}:{key.hex()}"
             args += [_wire.order_argument(order)]
             reader = threading.Thread(target=_read_all, args=(report_file, received), daemon=True)

@@ -365,18 +365,22 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
     second report or a violation (a measurement or a report asked for by code not gpumeter's)
     makes the candidate tampered, whatever else it did. The report's ``channel`` key is set here:
     what the child's compiled code added to it."""
-    from gpumeter import _child  # with the extension, as every use of gpumeter here
+    from gpumeter import _child, _gpumeter  # with the extension, as every use of gpumeter here
     log = os.path.join(folder, "output.log")
     warm = limits.warm
     pass_fds: Tuple[int, ...] = ()
     order = dict(order, evaluator=os.getpid())  # the run ends with this process (_child.end_with)
+    # The run's channel key, made here: the checker verifies every check's tag with a key derived
+    # from it (issue 50: a check the candidate sends itself has no tag the checker accepts).
+    channel_key = os.urandom(32)
     if checker is not None:
-        order = dict(order, checker_fd=checker.begin(str(order.get("name", ""))))
+        check_key = _gpumeter.evaluation_check_key(channel_key)
+        order = dict(order, checker_fd=checker.begin(str(order.get("name", "")), check_key))
         pass_fds = (int(order["checker_fd"]),)
     try:
         ended = _child.run([python, "-m", "gpumeter._evaluate_child"], env=env,
                            timeout_s=timeout_s, log=log, order=order, new_session=True,
-                           pass_fds=pass_fds, channel=True,
+                           pass_fds=pass_fds, channel=True, channel_key=channel_key,
                            started=checker.started if checker is not None else None,
                            starter=warm.start if warm is not None and warm.ready else None,
                            **limits.of_run())

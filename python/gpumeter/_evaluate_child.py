@@ -32,7 +32,7 @@ import os
 import sys
 import traceback
 import types
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 # Run with -m, the current folder leads sys.path (as for `python -m`): the candidate's modules
 # are imported as the evaluator's shell would import them.
@@ -252,23 +252,103 @@ def _snapshot(evaluator_modules: Tuple[str, ...] = ()) -> List[_Entry]:
     return [(key, value, fn) for key, (value, fn) in shot.items()]
 
 
+def _timers_armed(getitimer: Callable[[int], Tuple[float, float]],
+                  which: Tuple[int, ...]) -> Tuple[bool, ...]:
+    """Whether each interval timer is armed (a timer's remaining time changes as it runs: its
+    being armed is what is compared)."""
+    return tuple(any(t > 0 for t in getitimer(w)) for w in which)
+
+
+def _entries_of(cache: Dict[str, Any], keys: Tuple[str, ...]) -> Tuple[Any, ...]:
+    """The finders ``sys.path_importer_cache`` holds for the paths it held at capture (imports add
+    paths; a finder replaced for one gpumeter or the reference imports from runs code there)."""
+    return tuple(cache.get(k) for k in keys)
+
+
+def _instance_items(obj: Any) -> Tuple[Tuple[str, Any], ...]:
+    """An object's own attributes (its instance dict), read without getattr code: a method
+    replaced on the instance shadows its class's watched one (``_checker_link.check = ...``)."""
+    return tuple(sorted(object.__getattribute__(obj, "__dict__").items()))
+
+
+def _harness_objects() -> List[Tuple[str, Any]]:
+    """gpumeter's own objects held by its modules (the checker link and what it holds): each an
+    instance of a class of gpumeter's with an instance dict, found by key as the capture names
+    it."""
+    found: List[Tuple[str, Any]] = []
+    seen: Set[int] = set()
+
+    def visit(key: str, value: Any, depth: int) -> None:
+        cls = type(value)
+        if depth > 2 or id(value) in seen or isinstance(value, (type, types.ModuleType)) or \
+                not str(getattr(cls, "__module__", "")).startswith("gpumeter") or \
+                not hasattr(value, "__dict__") or isinstance(value, types.FunctionType):
+            return
+        try:
+            attrs = dict(object.__getattribute__(value, "__dict__"))
+        except (AttributeError, TypeError):
+            return
+        seen.add(id(value))
+        found.append((key, value))
+        for attr, inner in attrs.items():
+            visit(f"{key}.{attr}", inner, depth + 1)
+    for name, module in list(sys.modules.items()):
+        if module is not None and _ours(name):
+            for attr, value in list(vars(module).items()):
+                visit(f"{name}.{attr}", value, 0)
+    return found
+
+
 def _probes() -> List[Tuple[str, Callable[..., Any], Tuple[Any, ...]]]:
     """The interpreter's hooks, read by calling these (kept by the compiled capture, so a name
-    replaced later cannot change what is read): the profile and trace functions of this thread
-    and of new threads, sys.monitoring's tools and their events, the import hooks' contents."""
+    replaced later cannot change what is read), at the end of the run and while every answer is
+    checked: the profile and trace functions of this thread and of new threads, sys.monitoring's
+    tools and their events, the import hooks' contents; issue 50's levers, which run code while a
+    check runs without replacing any name: gc's callbacks, thresholds and state, every signal's
+    handler and the interval timers that raise them, the hooks the interpreter calls on an
+    exception or an unraisable error, the finders of the import path; and the instance dicts of
+    gpumeter's own objects (a method shadowed on the instance)."""
+    import gc
+    import operator
+    import signal
     import threading
     probes: List[Tuple[str, Callable[..., Any], Tuple[Any, ...]]] = [
         ("sys.getprofile()", sys.getprofile, ()), ("sys.gettrace()", sys.gettrace, ()),
         ("sys.meta_path[:]", tuple, (sys.meta_path,)),
-        ("sys.path_hooks[:]", tuple, (sys.path_hooks,))]
+        ("sys.path_hooks[:]", tuple, (sys.path_hooks,)),
+        ("gc.callbacks[:]", tuple, (gc.callbacks,)),
+        ("gc.get_threshold()", gc.get_threshold, ()), ("gc.isenabled()", gc.isenabled, ()),
+        ("sys.path_importer_cache", _entries_of,
+         # The finders of absolute paths (those importlib.invalidate_caches keeps).
+         (sys.path_importer_cache, tuple(sorted(
+             k for k, v in list(sys.path_importer_cache.items())
+             if isinstance(k, str) and os.path.isabs(k) and v is not None))))]
     for name in ("getprofile", "gettrace"):
         if callable(getattr(threading, name, None)):
             probes.append((f"threading.{name}()", getattr(threading, name), ()))
+    for owner, names in ((sys, ("excepthook", "unraisablehook", "displayhook", "breakpointhook")),
+                         (threading, ("excepthook",))):
+        for name in names:
+            if hasattr(owner, name):
+                probes.append((f"{owner.__name__}.{name}", operator.attrgetter(name), (owner,)))
+    for number in sorted(signal.valid_signals()):
+        try:
+            label = signal.Signals(number).name
+        except ValueError:
+            label = str(int(number))
+        probes.append((f"signal.getsignal({label})", signal.getsignal, (number,)))
+    timers = tuple(getattr(signal, t) for t in ("ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF")
+                   if hasattr(signal, t))
+    if timers and hasattr(signal, "getitimer"):
+        probes.append(("signal.setitimer (a timer armed)", _timers_armed,
+                       (signal.getitimer, timers)))
     monitoring = getattr(sys, "monitoring", None)  # 3.12
     if monitoring is not None:
         for i in range(6):
             probes.append((f"sys.monitoring.get_tool({i})", monitoring.get_tool, (i,)))
             probes.append((f"sys.monitoring.get_events({i})", monitoring.get_events, (i,)))
+    for key, obj in _harness_objects():
+        probes.append((f"vars({key})", _instance_items, (obj,)))
     return probes
 
 

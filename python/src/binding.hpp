@@ -4,6 +4,7 @@
 #include <nanobind/nanobind.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -88,6 +89,23 @@ class ChannelMeasurement {
  private:
   bool counted_ = false;
 };
+// The driver's check of one call's answer (Call::check), for as long as it lives (B11, issue 50):
+// while it runs, and only then, gpumeter's own code may ask for the one tag the checker accepts
+// for that implementation and seed (evaluation_check_tag); the capture's hooks are read at its
+// start and end (watch_at_check). Nothing when the channel is not open.
+class ChannelCheck {
+ public:
+  ChannelCheck(const std::string& implementation, std::uint64_t seed);
+  ~ChannelCheck();
+  ChannelCheck(const ChannelCheck&) = delete;
+  ChannelCheck& operator=(const ChannelCheck&) = delete;
+
+ private:
+  bool open_ = false;
+};
+// The capture's hooks and levers (its probes) read again while an answer is checked: each that
+// differs from the capture is recorded as changed while gpumeter checked an answer (watch.cpp).
+void watch_at_check();
 // A record written at `path` as the bytes `text`: its digest goes into the report.
 void channel_record_written(const std::string& path, const std::string& text);
 // SHA-256 and HMAC-SHA256 (FIPS 180-4, RFC 2104), raw 32 bytes.

@@ -178,6 +178,12 @@ struct Channel {
   std::vector<std::pair<std::string, std::string>> records;  // path, SHA-256 (hex)
   std::map<PyObject*, PyObject*> code;  // gpumeter's code -> the globals it runs with
   std::vector<PyObject*> base;          // the frames below the sealing one, innermost first
+  // The driver's check now running (ChannelCheck): its implementation and seed, and whether its
+  // one tag was given.
+  bool checking = false;
+  bool tagged = false;
+  std::string check_implementation;
+  std::uint64_t check_seed = 0;
 };
 
 Channel& channel() {
@@ -503,7 +509,65 @@ bool report(const std::string& payload) {
                             ", \"records\": " + records + "}");
 }
 
+// The key the checker verifies tags with: derived from the channel's key, so the parent, which
+// made that key, gives it to the checker, and no process but these two and the child's compiled
+// code holds it.
+std::string check_key_of(std::string_view channel_key) {
+  return hmac_sha256(channel_key, "gpumeter checker key 1");
+}
+
+// What a check's tag authenticates: the implementation and the seed of the call checked.
+std::string check_tag_of(std::string_view check_key, const std::string& implementation,
+                         std::uint64_t seed) {
+  return hex(
+      hmac_sha256(check_key, "gpumeter check 1 " + std::to_string(seed) + " " + implementation));
+}
+
+// The tag of the check now running, for gpumeter's own code asking within it; else a violation
+// and "" (which the checker refuses: a check gpumeter did not make).
+std::string check_tag(const std::string& implementation, std::uint64_t seed) {
+  Channel& c = channel();
+  if (!c.open) throw std::runtime_error("no evaluation channel is open in this process");
+  if (!c.checking || c.measuring == 0) {
+    violation(
+        "a check's tag asked for outside gpumeter's check of a call (a check the candidate "
+        "sent itself)");
+    return "";
+  }
+  if (c.tagged || implementation != c.check_implementation || seed != c.check_seed) {
+    violation(
+        "a check's tag asked for a second time, or for another call than the one gpumeter "
+        "checks");
+    return "";
+  }
+  if (const std::string foreign = foreign_frame(false); !foreign.empty()) {
+    violation("a check's tag asked for by code that is not gpumeter's (" + foreign + ")");
+    return "";
+  }
+  c.tagged = true;
+  return check_tag_of(check_key_of(c.key), implementation, seed);
+}
+
 }  // namespace
+
+ChannelCheck::ChannelCheck(const std::string& implementation, std::uint64_t seed) {
+  Channel& c = channel();
+  if (!c.open) return;
+  watch_at_check();
+  c.checking = true;
+  c.tagged = false;
+  c.check_implementation = implementation;
+  c.check_seed = seed;
+  open_ = true;
+}
+
+ChannelCheck::~ChannelCheck() {
+  if (!open_) return;
+  Channel& c = channel();
+  c.checking = false;
+  c.tagged = false;
+  watch_at_check();
+}
 
 ChannelMeasurement::ChannelMeasurement() {
   Channel& c = channel();
@@ -549,6 +613,25 @@ void bind_evaluation_channel(nb::module_& m) {
         "Sends the one report (payload: JSON text) with the violations, the measurements started "
         "and the records written; a call from a stack not gpumeter's, inside a measurement or a "
         "second time sends a violation instead and returns False.");
+  m.def("evaluation_check_tag", &check_tag, nb::arg("implementation"), nb::arg("seed"),
+        "The tag gpumeter's checker accepts for the answer of the call the driver checks now "
+        "(its implementation and seed), given once, to gpumeter's own code; asked for outside "
+        "that check, a second time or by other code, a violation is sent and '' returned.");
+  m.def(
+      "evaluation_check_key",
+      [](nb::bytes channel_key) {
+        return nb::bytes(check_key_of({channel_key.c_str(), channel_key.size()}).data(), 32);
+      },
+      nb::arg("channel_key"),
+      "The key gpumeter's checker verifies a run's tags with, from the run's channel key.");
+  m.def(
+      "evaluation_check_tag_of",
+      [](nb::bytes check_key, const std::string& implementation, std::uint64_t seed) {
+        return check_tag_of({check_key.c_str(), check_key.size()}, implementation, seed);
+      },
+      nb::arg("check_key"), nb::arg("implementation"), nb::arg("seed"),
+      "The tag of a check of `implementation` on `seed` under `check_key` (hex): what the "
+      "checker compares a check's tag with.");
   m.def(
       "sha256_hex",
       [](nb::bytes data) {

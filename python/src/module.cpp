@@ -207,6 +207,22 @@ std::function<void(std::uint64_t)> as_seeded(const std::optional<CallSeed>& fn) 
   };
 }
 
+// check(seed) (B11, issue 50): run inside the channel's check scope, the one time gpumeter's code
+// can have the checker's tag for this implementation and seed.
+std::function<void(std::uint64_t)> as_check(const std::string& name,
+                                            const std::optional<CallSeed>& fn) {
+  if (!fn) return {};
+  nb::callable f = *fn;
+  return [f, name](std::uint64_t seed) {
+    try {
+      const ChannelCheck scope(name, seed);
+      f(seed);
+    } catch (const nb::python_error& e) {
+      rethrow_in_core_terms(e);
+    }
+  };
+}
+
 Implementation make_implementation(std::string name, Call0 run, std::optional<Call0> reset,
                                    std::optional<Call0> verify, std::optional<CallK> scaled,
                                    std::optional<CallSeed> prepare, std::optional<CallSeed> check) {
@@ -215,7 +231,7 @@ Implementation make_implementation(std::string name, Call0 run, std::optional<Ca
   i.call.run = as_call(run);
   i.call.reset = as_call(reset);
   i.call.prepare = as_seeded(prepare);
-  i.call.check = as_seeded(check);
+  i.call.check = as_check(i.name, check);
   i.verify = as_call(verify);
   if (scaled) {  // the null test's hook: scaled(k)
     nb::callable f = *scaled;

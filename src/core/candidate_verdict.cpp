@@ -11,6 +11,7 @@
 #include "gpumeter/detail/comparison.hpp"
 #include "gpumeter/detail/error_class.hpp"
 #include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/timing_method.hpp"
 #include "gpumeter/detail/wording.hpp"
 #include "gpumeter/exit_codes.hpp"
 
@@ -110,11 +111,27 @@ std::string us(double ns) {
 // kHostReferenceSlowdownFactor (by the medians, and by the interval's low end where there is one).
 std::string reference_slowdown(const Result& alone, const Result& beside_row) {
   const Comparison beside = compare_rows(alone, beside_row);
-  if (!beside.compared()) return "";
   const double alone_ns = alone.summary.device_busy.median_ns;
   const double beside_ns = beside_row.summary.device_busy.median_ns;
   const std::string times =
       " beside the candidate (" + us(beside_ns) + ") than in a process of its own (" + us(alone_ns);
+  if (!beside.compared()) {
+    // Issue 50: rows the rule cannot set against each other (the candidate made the reference's
+    // calls uneven, or its copies differ) still show a slowdown by their medians, against the
+    // rule's own threshold (no interval here): a refusal must not hide a slowed reference. Two
+    // statistics (CUPTI in one process, a fallback in the other) have no medians to set apart.
+    if (!(alone_ns > 0) || !(beside_ns > 0) ||
+        statistic_of(alone.measurement.method) != statistic_of(beside_row.measurement.method)) {
+      return "";
+    }
+    const double factor = beside_ns / alone_ns;
+    const bool wall = beside.rule == ComparisonRule::resolution;
+    const double threshold = wall ? kHostReferenceSlowdownFactor : 1 + kReferenceSlowdownTolerance;
+    if (factor <= threshold) return "";
+    return format_significant(factor, 3) + "x slower" + times +
+           "; the two rows cannot be compared by their rule (" + beside.refusal +
+           "), and their medians are more than " + format_shortest(threshold) + "x apart)";
+  }
   if (beside.rule == ComparisonRule::resolution) {
     const double factor = beside_ns / alone_ns;
     const bool beyond_interval =
@@ -254,6 +271,22 @@ CandidateVerdict verdict_of_run_end(RunEnd end, std::string why) {
   return ending(v, verdict, std::move(why));
 }
 
+std::optional<CandidateVerdict> reference_slowed(const VerdictInputs& in) {
+  if (in.record == nullptr || in.reference_alone == nullptr) return std::nullopt;
+  const Result* reference = row_named(*in.record, in.reference, in.case_name);
+  const Result* alone = row_named(*in.reference_alone, in.reference, std::nullopt);
+  if (reference == nullptr || alone == nullptr) return std::nullopt;
+  const std::string slowdown = reference_slowdown(*alone, *reference);
+  if (slowdown.empty()) return std::nullopt;
+  CandidateVerdict v;
+  v.reference_alone_ns = alone->summary.device_busy.median_ns;
+  v.reference_beside_ns = reference->summary.device_busy.median_ns;
+  return ending(v, Verdict::tampered,
+                "the reference ran " + slowdown +
+                    ": the candidate changed what the reference runs (a library function or a "
+                    "setting it uses), which makes the candidate look faster");
+}
+
 CandidateVerdict judge_candidate(const VerdictInputs& in) {
   CandidateVerdict v;
   if (in.record == nullptr) return ending(v, Verdict::not_measured, "no record to judge");
@@ -267,18 +300,13 @@ CandidateVerdict judge_candidate(const VerdictInputs& in) {
   // B11: a reference slowed beside the candidate is tampering whatever else the record says:
   // judged first, so a candidate that also moved its work, failed or was refused cannot hide it
   // behind a lesser verdict.
+  if (std::optional<CandidateVerdict> slowed = reference_slowed(in)) return std::move(*slowed);
   const Result* alone = in.reference_alone != nullptr
                             ? row_named(*in.reference_alone, in.reference, std::nullopt)
                             : nullptr;
   if (reference != nullptr && alone != nullptr) {
     v.reference_alone_ns = alone->summary.device_busy.median_ns;
     v.reference_beside_ns = reference->summary.device_busy.median_ns;
-    if (const std::string slowdown = reference_slowdown(*alone, *reference); !slowdown.empty()) {
-      return ending(v, Verdict::tampered,
-                    "the reference ran " + slowdown +
-                        ": the candidate changed what the reference runs (a library function or a "
-                        "setting it uses), which makes the candidate look faster");
-    }
   }
   if (const Failure* f = failure_of(record, in.candidate, in.case_name)) {
     return ending(v, verdict_of_error(f->error, Whose::gpumeter), f->error + ": " + f->message);

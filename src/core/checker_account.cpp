@@ -143,6 +143,11 @@ EvaluatedVerdict judge_evaluated_run(const EvaluatedRun& run) {
                    RunSource::records);
   }
   if (run.judge.record == nullptr) return decided(CandidateVerdict{}, RunSource::judged);
+  // A reference slowed beside the candidate is tampering before the checker's refusal of the
+  // records: a run that also skipped its checks cannot hide the slowdown behind "did not see".
+  if (std::optional<CandidateVerdict> slowed = reference_slowed(run.judge)) {
+    return decided(std::move(*slowed), RunSource::judged);
+  }
   if (run.checker) {
     const std::vector<const Record*> records = {run.judge.record, run.judge.end_to_end};
     if (std::optional<CandidateVerdict> checked = judge_checker_account(*run.checker, records)) {

@@ -183,6 +183,42 @@ def test_a_report_from_code_not_gpumeters_is_a_violation_and_the_real_one_carrie
     assert carried.problems == carried.violations
 
 
+TAG_OUTSIDE = r'''
+import json
+from gpumeter import _gpumeter
+
+def run():
+    _gpumeter.evaluation_channel_seal()
+    space = {"_gpumeter": _gpumeter}
+    exec(compile("tag = _gpumeter.evaluation_check_tag('c', 5)", "cand.py", "exec"), space)
+    return space["tag"]
+
+def main():
+    assert _gpumeter.evaluation_channel_open()
+    tag = run()
+    _gpumeter.evaluation_report(json.dumps({"ok": True, "tag": tag}))
+
+main()
+'''
+
+
+def test_a_checks_tag_asked_for_outside_the_drivers_check_is_a_violation():
+    """Issue 50: the tag the checker accepts is given only while the driver checks a call; one
+    asked for at any other time (a check the candidate sends itself) is a violation, and empty."""
+    ended = run_child(TAG_OUTSIDE)
+    assert ended.rc == 0, ended.output
+    assert ended.report == {"ok": True, "tag": ""}, ended.report
+    assert ended.channel.violations == [
+        "a check's tag asked for outside gpumeter's check of a call (a check the candidate sent "
+        "itself)"], ended.channel.violations
+    # The parent's key and the checker's tag are the compiled side's, one derivation.
+    key = _gpumeter.evaluation_check_key(b"k" * 32)
+    assert len(key) == 32 and key != b"k" * 32
+    tag = _gpumeter.evaluation_check_tag_of(key, "c", 5)
+    assert len(tag) == 64 and tag != _gpumeter.evaluation_check_tag_of(key, "c", 6)
+    assert tag != _gpumeter.evaluation_check_tag_of(key, "d", 5)
+
+
 def test_without_a_channel_the_evaluation_child_refuses_to_run():
     import subprocess
     proc = subprocess.run([sys.executable, "-m", "gpumeter._evaluate_child", "{}"],

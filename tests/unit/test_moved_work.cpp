@@ -21,6 +21,7 @@
 #include "attribute.hpp"
 #include "driver.hpp"
 #include "gpumeter/detail/candidate_verdict.hpp"
+#include "gpumeter/detail/checker_account.hpp"
 #include "gpumeter/detail/comparison.hpp"
 #include "gpumeter/detail/error_class.hpp"
 #include "gpumeter/detail/ledger.hpp"
@@ -665,6 +666,83 @@ TEST(Verdicts, ASlowedReferenceIsTamperingEvenWhereTheComparisonWasRefused) {
   const CandidateVerdict refused = judge_candidate(in);
   EXPECT_EQ(refused.verdict, Verdict::refused) << refused.why;
   EXPECT_EQ(refused.why.rfind("work done while its answer was checked", 0), 0u) << refused.why;
+}
+
+// Issue 50: the reference alone and beside the candidate that its rule cannot set against each
+// other (here the reference's own checks did 50 us more beside the candidate: moved work between
+// the two rows) still show a slowdown by their medians: tampered, not "not measured".
+TEST(Verdicts, ASlowedReferenceIsTamperingWhereAloneAndBesideCannotBeCompared) {
+  const auto with_checks = [](Result r, std::int64_t busy_per_check) {
+    r = checked(std::move(r));
+    r.measurement.ledger.check_records = 10;
+    r.measurement.ledger.check_busy_ns = 10 * busy_per_check;
+    return r;
+  };
+  const Result alone = with_checks(
+      row_of("reference", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)}), 8000);
+  const Result cand = with_checks(
+      row_of("candidate", {honest_pass(10000, 50, 32), honest_pass(10000, 50, 32)}), 8000);
+  Record alone_record;
+  alone_record.results = {alone};
+  VerdictInputs in;
+  in.candidate = "candidate";
+  in.reference_alone = &alone_record;
+  const auto judged = [&](Nanos beside_level) {
+    const Result beside = with_checks(
+        row_of("reference", {honest_pass(beside_level, 50, 32), honest_pass(beside_level, 50, 32)}),
+        58000);
+    EXPECT_FALSE(compare_rows(alone, beside).compared());
+    const Record rec = record_of(beside, cand);
+    in.record = &rec;
+    return judge_candidate(in);
+  };
+  const CandidateVerdict slowed = judged(22000);
+  EXPECT_EQ(slowed.verdict, Verdict::tampered) << slowed.why;
+  EXPECT_EQ(slowed.why.rfind("the reference ran 1.1", 0), 0u) << slowed.why;
+  EXPECT_NE(slowed.why.find("x slower beside the candidate (22.1 us) than in a process of its own "
+                            "(20.1 us; the two rows cannot be compared by their rule (work done "
+                            "while its answer was checked"),
+            std::string::npos)
+      << slowed.why;
+  EXPECT_NE(slowed.why.find("their medians are more than 1.02x apart)"), std::string::npos)
+      << slowed.why;
+  EXPECT_FALSE(slowed.speedup.has_value());
+  // Uncomparable, but not slower by its medians: not measured, as before.
+  const CandidateVerdict even = judged(20000);
+  EXPECT_EQ(even.verdict, Verdict::not_measured) << even.why;
+  EXPECT_NE(even.why.find("could not be compared"), std::string::npos) << even.why;
+}
+
+// Issue 50: the checker's refusal of a run's records ("a record of a run gpumeter's checker did
+// not see") does not hide a reference slowed beside the candidate: tampered.
+TEST(Verdicts, ASlowedReferenceIsTamperingWhereTheCheckerRefusedTheRecords) {
+  const Result alone =
+      checked(row_of("reference", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)}));
+  const Result beside =
+      checked(row_of("reference", {honest_pass(44400, 50, 32), honest_pass(44400, 50, 32)}));
+  const Result cand =
+      checked(row_of("candidate", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)}));
+  Record alone_record;
+  alone_record.results = {alone};
+  const Record rec = record_of(beside, cand);
+  EvaluatedRun run;
+  run.judge.record = &rec;
+  run.judge.candidate = "candidate";
+  run.judge.reference_alone = &alone_record;
+  // The checker saw the reference's checks and none of the candidate's.
+  run.checker = CheckerAccount{{{"reference", 10}}, "", ""};
+  EvaluatedVerdict v = judge_evaluated_run(run);
+  EXPECT_EQ(v.verdict.verdict, Verdict::tampered) << v.verdict.why;
+  EXPECT_EQ(v.verdict.why.rfind("the reference ran 2.2161x slower beside the candidate", 0), 0u)
+      << v.verdict.why;
+  // The reference alone as beside: the checker's refusal stands.
+  const Record same = record_of(alone, cand);
+  run.judge.record = &same;
+  v = judge_evaluated_run(run);
+  EXPECT_EQ(v.source, RunSource::checker);
+  EXPECT_EQ(v.verdict.verdict, Verdict::refused) << v.verdict.why;
+  EXPECT_EQ(v.verdict.why.rfind("a record of a run gpumeter's checker did not see", 0), 0u)
+      << v.verdict.why;
 }
 
 Result on_wall_clock(Result r) {

@@ -97,6 +97,15 @@ struct VerdictInputs {
 
 CandidateVerdict judge_candidate(const VerdictInputs& inputs);
 
+// Tampered where the reference ran slower beside the candidate than alone (the record's reference
+// row against the reference alone's): by the comparison's rule beyond kReferenceSlowdownTolerance
+// (device time) or kHostReferenceSlowdownFactor (the wall clock), or, where the rule cannot set
+// the two rows against each other, by their medians beyond the same threshold. nullopt otherwise,
+// or without a reference alone. judge_candidate judges this first, and so does every verdict
+// that would refuse a run's records (judge_evaluated_run): a slowed reference is tampering
+// whatever else was refused (B11, issue 50).
+std::optional<CandidateVerdict> reference_slowed(const VerdictInputs& inputs);
+
 // How a candidate's run under `gpumeter evaluate` (each candidate in a process of its own) ended
 // where no record of it can be judged. Each end has one verdict, here, so every front end that
 // runs candidates gives the same one: the candidate's own process or program failing is
