@@ -327,8 +327,18 @@ class CodeCollector {
       visit_attribute(value, "__wrapped__", depth);
     } else if (PyType_Check(value)) {
       // A class's module by its own dict (no metaclass code runs): gpumeter's classes only.
-      PyObject* named = PyDict_GetItemString(reinterpret_cast<PyTypeObject*>(value)->tp_dict,
-                                             "__module__");  // borrowed
+      // From 3.12 a static builtin type (int, object) has no tp_dict: PyType_GetDict is its dict.
+#if PY_VERSION_HEX >= 0x030C0000
+      const nb::object owned = nb::steal(PyType_GetDict(reinterpret_cast<PyTypeObject*>(value)));
+      PyObject* dict = owned.ptr();
+#else
+      PyObject* dict = reinterpret_cast<PyTypeObject*>(value)->tp_dict;
+#endif
+      if (dict == nullptr) {
+        PyErr_Clear();
+        return;
+      }
+      PyObject* named = PyDict_GetItemString(dict, "__module__");  // borrowed
       if (named == nullptr || !PyUnicode_Check(named)) return;
       Py_ssize_t size = 0;
       const char* text = PyUnicode_AsUTF8AndSize(named, &size);
@@ -340,7 +350,6 @@ class CodeCollector {
       if (module != "gpumeter" && module.rfind("gpumeter.", 0) != 0 && module != "__main__") {
         return;
       }
-      PyObject* dict = reinterpret_cast<PyTypeObject*>(value)->tp_dict;
       PyObject* key = nullptr;
       PyObject* item = nullptr;
       Py_ssize_t pos = 0;

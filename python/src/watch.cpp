@@ -328,8 +328,15 @@ PyObject* home_of(const std::string& key, std::string& attr) {
   if (module_of_key(key)) return nullptr;
   const auto dot = key.rfind('.');
   if (dot == std::string::npos) return nullptr;
-  PyObject* owner = lookup(key.substr(0, dot));
-  if (owner == nullptr) return nullptr;
+  const std::string owner_key = key.substr(0, dot);
+  PyObject* owner = lookup(owner_key);
+  // lookup reads attributes of modules: a module's own function ("torch.allclose") has a module
+  // of one name, found in the module table itself.
+  if (owner == nullptr) owner = keep(item(PyImport_GetModuleDict(), owner_key));
+  if (owner == nullptr || owner == Py_None) {
+    Py_XDECREF(owner);
+    return nullptr;
+  }
   PyObject* dict = namespace_dict(owner);
   Py_DECREF(owner);
   attr = key.substr(dot + 1);
@@ -647,7 +654,29 @@ std::vector<std::string> watch_changes_impl(const std::map<std::string, std::str
     if (!unchanged) changed.push_back(p.key + " (replaced)");
     Py_CLEAR(now.value);
   }
-  changed.insert(changed.end(), c.events.begin(), c.events.end());
+  // A name still replaced or removed at the end is said once, as it ends: the dict watcher's
+  // line for it as it happened adds nothing.
+  std::set<std::string> ended;
+  for (const std::string& line : changed) {
+    for (const std::string_view tail :
+         {std::string_view(" (replaced)"), std::string_view(" (removed)")}) {
+      if (line.size() > tail.size() &&
+          line.compare(line.size() - tail.size(), tail.size(), tail) == 0) {
+        ended.insert(line.substr(0, line.size() - tail.size()));
+      }
+    }
+  }
+  for (const std::string& line : c.events) {
+    bool said = false;
+    for (const std::string_view tail : {std::string_view(" (replaced during the run)"),
+                                        std::string_view(" (removed during the run)")}) {
+      if (line.size() > tail.size() &&
+          line.compare(line.size() - tail.size(), tail.size(), tail) == 0) {
+        said = said || ended.count(line.substr(0, line.size() - tail.size())) != 0;
+      }
+    }
+    if (!said) changed.push_back(line);
+  }
   changed.insert(changed.end(), c.refused.begin(), c.refused.end());
   dispatcher_changes(c, changed);
   std::sort(changed.begin(), changed.end());
