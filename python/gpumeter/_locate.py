@@ -176,8 +176,16 @@ def problem(spec: Dict[str, str]) -> str:
 
 
 def main() -> None:
-    # As the candidates' `python -m` sees modules: the current folder first, not this file's.
-    sys.path[0] = os.getcwd()
+    # As the candidates' processes see modules (B11): gpumeter's folder (PYTHONPATH), the
+    # interpreter's own path, then the user's folders evaluate names (GPUMETER_USER_PATH, the
+    # current folder last); this file's folder nowhere.
+    if not getattr(sys.flags, "safe_path", False):
+        del sys.path[0]
+    for folder in os.environ.get("GPUMETER_USER_PATH", "").split(os.pathsep):
+        if folder and folder not in sys.path:
+            sys.path.append(folder)
+    if "GPUMETER_USER_PATH" not in os.environ:
+        sys.path.insert(0, os.getcwd())
     specs = json.loads(sys.argv[1])["specs"]  # _wire.order_argument's object
     sys.stdout.write(json.dumps([problem(s) for s in specs]) + "\n")
 
