@@ -133,6 +133,70 @@ def append(sink: TextIO, text: str) -> None:
         pass  # a pipe or a terminal: nothing to sync
 
 
+class Journal:
+    """The ``--jsonl`` file while evaluate writes it (B11): what evaluate wrote is kept in memory,
+    and before each line is appended the file is held to it. A line a candidate added, a line it
+    rewrote or a file it removed or replaced is undone (the file put back as evaluate wrote it),
+    and ``check`` says so, for the run in flight to be judged. Same user, same limits: a candidate
+    that kills evaluate leaves the file as it made it, and ``--resume`` reads what is on disk
+    (docs/evaluation.md)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.sink: TextIO = open(path, "a", encoding="utf-8")
+        with open(path, "rb") as f:
+            self._kept = f.read()
+
+    def check(self) -> str:
+        """"" where the file is as evaluate wrote it; else what was done to it, the file put
+        back. The whole file is read each time (a journal is a few kB a candidate): a same-size
+        rewrite within the file system's time resolution leaves its times as they were."""
+        try:
+            with open(self.path, "rb") as f:
+                now: Optional[bytes] = f.read()
+            same_file = os.stat(self.path).st_ino == os.fstat(self.sink.fileno()).st_ino
+        except OSError:
+            now, same_file = None, False
+        if now == self._kept and same_file:
+            return ""
+        if now is None or not same_file:
+            said = "removed or replaced"
+        elif now.startswith(self._kept):
+            added = now[len(self._kept):].count(b"\n") or 1
+            said = f"added {added} line{'s' if added > 1 else ''} to"
+        else:
+            said = "rewrote"
+        self._put_back(same_file)
+        return f"{said} the journal {self.path}"
+
+    def _put_back(self, same_file: bool) -> None:
+        if same_file:
+            with open(self.path, "r+b") as f:
+                f.write(self._kept)
+                f.truncate(len(self._kept))
+                f.flush()
+                os.fsync(f.fileno())
+            return
+        self.sink.close()
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+        with open(self.path, "wb") as f:
+            f.write(self._kept)
+            f.flush()
+            os.fsync(f.fileno())
+        self.sink = open(self.path, "a", encoding="utf-8")
+
+    def write(self, text: str) -> None:
+        """One line appended (``append``), and kept as evaluate's own."""
+        append(self.sink, text)
+        self._kept += text.encode("utf-8")
+
+    def close(self) -> None:
+        self.sink.close()
+
+
 def identity(args: Any, reference: Optional[Dict[str, str]], inputs: Optional[Dict[str, str]],
              outputs: Optional[List[int]]) -> Dict[str, Any]:
     """This batch's ``JOURNAL_BATCH`` object, from evaluate's checked options: a spec by where

@@ -25,29 +25,48 @@ and ``serve`` (this process's loop, run as ``python -m gpumeter._checker CTL_FD 
 from __future__ import annotations
 
 import array
+import ctypes
 import hmac
 import importlib
+import importlib.abc
+import importlib.util
 import os
 import re
 import select
+import signal
 import socket
 import struct
 import sys
+import time
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from . import _child, _gpumeter, _wire
 from ._answers import _constant_answer_problem, _default_verify, _host, _largest_magnitude
 from ._errors import ConfigError, VerificationFailed
 from ._inputs import _FreshInputs
-from ._specs import load
+from ._specs import load, user_path
 
 # A message: 4 bytes of header length, 8 bytes of payload length (big-endian), the header (a JSON
 # object), the payload (the bytes of the arrays the header describes).
 _FRAME = struct.Struct(">IQ")
 # A header far beyond any description of an answer (a tuple of arrays) is no answer.
 _MAX_HEADER_BYTES = 1 << 20
-# Host answers are sent whole; one larger than this is no answer a check could compare in time.
+# The most any message on the parent's channel may carry (a run's account is a few kB).
 _MAX_PAYLOAD_BYTES = 1 << 36
+# A run's answer may be larger than the reference's by this factor (float64 against the
+# reference's float8), plus this headroom (headers of small answers, a shape padded): anything
+# larger is no answer of this problem, and is refused before it is read (a run cannot make the
+# checker hold more memory than that).
+_ANSWER_SLACK = 8
+_ANSWER_HEADROOM = 1 << 20
+# The frameworks whose answers the checker rebuilds (the run's process sends every other kind as
+# NumPy's): imported at its start where installed, since it imports nothing once ready.
+_FRAMEWORKS = ("numpy", "torch")
+# How long evaluate waits for the checker's answer to its ping before a run: an idle checker
+# answers in microseconds; one that does not in this long is stopped or stuck, and is restarted.
+_PING_S = 10.0
+# How often evaluate reads whether the checker still runs while it waits for a run's account.
+_STATE_POLL_S = 0.2
 # Nested tuples or lists of an answer, as the default check reads them (_answers._MAX_ANSWER_DEPTH).
 _MAX_DEPTH = 8
 
@@ -75,8 +94,9 @@ def _recv_exactly(sock: socket.socket, n: int) -> bytes:
     return b"".join(chunks)
 
 
-def _recv(sock: socket.socket) -> Tuple[Dict[str, Any], bytes]:
-    """One message; EOFError at a clean end, ChannelError for bytes that are no message."""
+def _recv(sock: socket.socket, most: int = _MAX_PAYLOAD_BYTES) -> Tuple[Dict[str, Any], bytes]:
+    """One message of at most ``most`` payload bytes; EOFError at a clean end, ChannelError for
+    bytes that are no message."""
     try:
         first = sock.recv(1, socket.MSG_PEEK)
     except ConnectionResetError:
@@ -85,9 +105,9 @@ def _recv(sock: socket.socket) -> Tuple[Dict[str, Any], bytes]:
         raise EOFError
     try:
         head_size, payload_size = _FRAME.unpack(_recv_exactly(sock, _FRAME.size))
-        if head_size > _MAX_HEADER_BYTES or payload_size > _MAX_PAYLOAD_BYTES:
+        if head_size > _MAX_HEADER_BYTES or payload_size > most:
             raise ChannelError(f"a message of {head_size} + {payload_size} bytes, larger than any "
-                               "answer gpumeter sends")
+                               f"answer of this problem ({most} bytes at most)")
         head = _recv_exactly(sock, head_size)
         payload = _recv_exactly(sock, payload_size) if payload_size else b""
     except EOFError:
@@ -193,9 +213,12 @@ class _Staging:
 
 
 def _torch() -> Any:
-    """PyTorch, imported where the run's answers are PyTorch's though the reference's module never
-    imported it."""
-    return sys.modules.get("torch") or importlib.import_module("torch")
+    """PyTorch, as the checker imported it at its start (it imports nothing once ready): an answer
+    of PyTorch where it is not installed is no answer."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        raise ChannelError("an answer of PyTorch, which is not installed where the checker runs")
+    return torch
 
 
 def _reductions() -> Any:
@@ -220,9 +243,10 @@ def _ints(value: Any, what: str) -> List[int]:
     return value
 
 
-def _rebuild(d: Any, payload: bytes, opened: Dict[str, Any], depth: int = 0) -> Any:
+def _rebuild(d: Any, payload: bytes, opened: Dict[str, Any], most: int = _MAX_PAYLOAD_BYTES,
+             depth: int = 0) -> Any:
     """The answer a description stands for, as the checker's own objects (copies: nothing of the
-    run's process stays referenced)."""
+    run's process stays referenced); a CUDA answer of more than ``most`` bytes is refused."""
     if not isinstance(d, dict) or depth > _MAX_DEPTH:
         raise ChannelError("an answer description that is not an object")
     kind = d.get("kind")
@@ -231,7 +255,8 @@ def _rebuild(d: Any, payload: bytes, opened: Dict[str, Any], depth: int = 0) -> 
     if kind == "number":
         kinds = {"bool": bool, "int": int, "float": float}
         value = d.get("value")
-        if d.get("type") == "complex" and isinstance(value, list) and len(value) == 2:
+        if d.get("type") == "complex" and isinstance(value, list) and len(value) == 2 and \
+                all(type(v) in (int, float) for v in value):
             return complex(float(value[0]), float(value[1]))
         want = kinds.get(str(d.get("type")))
         if want is None or type(value) not in (bool, int, float) or \
@@ -246,12 +271,12 @@ def _rebuild(d: Any, payload: bytes, opened: Dict[str, Any], depth: int = 0) -> 
         except ValueError:
             raise ChannelError("a bytes answer that is not hex") from None
     if kind == "seq" and d.get("type") in ("tuple", "list") and isinstance(d.get("items"), list):
-        items = [_rebuild(v, payload, opened, depth + 1) for v in d["items"]]
+        items = [_rebuild(v, payload, opened, most, depth + 1) for v in d["items"]]
         return tuple(items) if d["type"] == "tuple" else items
     if kind == "array":
         return _rebuild_array(d, payload)
     if kind == "cuda":
-        return _rebuild_cuda(d, opened)
+        return _rebuild_cuda(d, opened, most)
     raise ChannelError(f"an answer of kind {kind!r}")
 
 
@@ -286,9 +311,29 @@ def _rebuild_array(d: Dict[str, Any], payload: bytes) -> Any:
     return np.frombuffer(data, dtype=dtype).reshape(shape).copy()
 
 
-def _rebuild_cuda(d: Dict[str, Any], opened: Dict[str, Any]) -> Any:
+def _allocation_end(pointer: int) -> int:
+    """Where the device allocation holding ``pointer`` ends (the driver's cuMemGetAddressRange):
+    what a buffer opened by its IPC handle really holds, whatever its description says."""
+    try:
+        driver = ctypes.CDLL("libcuda.so.1")
+        fn = driver.cuMemGetAddressRange_v2
+        fn.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_size_t),
+                       ctypes.c_uint64]
+        base, size = ctypes.c_uint64(0), ctypes.c_size_t(0)
+        result = fn(ctypes.byref(base), ctypes.byref(size), ctypes.c_uint64(pointer))
+    except (OSError, AttributeError) as e:
+        raise ChannelError(f"a CUDA answer whose allocation cannot be measured here ({e})") \
+            from None
+    if result != 0:
+        raise ChannelError(f"a CUDA answer in no allocation the driver knows (error {result})")
+    return int(base.value) + int(size.value)
+
+
+def _rebuild_cuda(d: Dict[str, Any], opened: Dict[str, Any], most: int) -> Any:
     """A CUDA answer: its bytes copied out of the run's buffer (opened once per run by its IPC
-    handle, kept in ``opened``) into a tensor of the checker's own."""
+    handle, kept in ``opened``) into a tensor of the checker's own. Its sizes are held to the
+    allocation the handle really opens before anything is copied: a copy past its end would read
+    another allocation or fault, and a fault ends every later check of the checker's context."""
     torch = _torch()
     rebuild_cuda_tensor = _reductions().rebuild_cuda_tensor
     buffer = d.get("buffer")
@@ -323,6 +368,9 @@ def _rebuild_cuda(d: Dict[str, Any], opened: Dict[str, Any]) -> Any:
     element = torch.empty((), dtype=dtype).element_size()
     if count * element != nbytes or nbytes > length or type(buffer.get("event_sync")) is not bool:
         raise ChannelError("a CUDA answer whose bytes do not fill its shape")
+    if nbytes > most:
+        raise ChannelError(f"a CUDA answer of {nbytes} bytes, larger than any answer of this "
+                           f"problem ({most} bytes at most)")
     key = str(buffer.get("handle"))
     shared = opened.get(key)
     if shared is None:
@@ -339,7 +387,14 @@ def _rebuild_cuda(d: Dict[str, Any], opened: Dict[str, Any]) -> Any:
         except Exception as e:  # noqa: BLE001  (a handle that opens nothing is no answer)
             raise ChannelError(f"a CUDA answer that cannot be opened here ({type(e).__name__}: "
                                f"{' '.join(str(e).split())[:200]})") from None
+        with torch.cuda.device(shared.device):
+            end = _allocation_end(int(shared.data_ptr()))
+        if int(shared.data_ptr()) + length > end:
+            raise ChannelError(f"a CUDA answer whose buffer of {length} bytes runs past the end of "
+                               "the allocation its handle opens")
         opened[key] = shared
+    if nbytes > shared.numel():
+        raise ChannelError("a CUDA answer larger than the buffer it was sent in")
     return shared[:nbytes].clone().view(dtype).reshape(shape)
 
 
@@ -401,8 +456,78 @@ class _Account:
                 "mismatch": self.mismatch, "problem": self.problem}
 
 
+class _NoImports(importlib.abc.MetaPathFinder):
+    """The checker's first import finder once it is ready: every import refused, never run, and
+    named (``asked``). The checker imported everything it reads answers with at its start; an
+    import asked for later can only be one a run's answer led to, and a module found then could
+    be a file a candidate wrote."""
+
+    def __init__(self) -> None:
+        self.asked: List[str] = []
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        self.asked.append(fullname)
+        raise ImportError(f"gpumeter's checker imports nothing once it is ready ({fullname})")
+
+
+_NO_IMPORTS = _NoImports()
+
+
+def _frameworks() -> None:
+    """Every framework whose answers the checker rebuilds, imported now where installed (found
+    before any candidate ran, so no file of a candidate's), with PyTorch's sharing of CUDA
+    memory."""
+    for name in _FRAMEWORKS:
+        if name not in sys.modules and importlib.util.find_spec(name) is None:
+            continue
+        importlib.import_module(name)
+        if name == "torch":
+            _reductions()
+
+
+def _answer_bytes(x: Any, depth: int = 0) -> int:
+    """The bytes of an answer as the run's process sends it (its arrays' and its text's)."""
+    if isinstance(x, (tuple, list)) and depth < _MAX_DEPTH:
+        return sum(_answer_bytes(v, depth + 1) for v in x)
+    if isinstance(x, (str, bytes)):
+        return len(x)
+    nbytes = getattr(x, "nbytes", None)
+    if isinstance(nbytes, int):
+        return nbytes
+    numel, element = getattr(x, "numel", None), getattr(x, "element_size", None)
+    if callable(numel) and callable(element):
+        return int(numel()) * int(element())
+    return 0
+
+
+def _poisoned(x: Any, depth: int = 0) -> Any:
+    """A wrong answer of the same kind as ``x`` (NaN or one more in every element), for the
+    checker's first pass through a mismatch before it is ready."""
+    if isinstance(x, (tuple, list)) and depth < _MAX_DEPTH:
+        return type(x)(_poisoned(v, depth + 1) for v in x)
+    try:
+        return x + 1
+    except Exception:  # noqa: BLE001  (an answer that adds nothing: itself)
+        return x
+
+
+def _rehearse(expected: Any, rtol: float, atol: float) -> None:
+    """Everything a check runs, once on the reference's own answer, right and wrong, before the
+    checker is ready: what the comparison imports when first called is imported now."""
+    chunks: List[bytes] = []
+    for answer in (expected, _poisoned(expected)):
+        for rebuild in (False, True):
+            try:
+                if rebuild:
+                    answer = _rebuild(_describe(answer, chunks, [0]), b"".join(chunks), {})
+                _default_verify(rtol, atol)("reference", answer, expected)
+            except Exception:  # noqa: BLE001  (a rehearsal: what it imported is what counts)
+                pass
+            chunks.clear()
+
+
 def _check_one(header: Dict[str, Any], payload: bytes, account: _Account, fresh: Any,
-               reference: Any, verify: Any) -> Dict[str, Any]:
+               reference: Any, verify: Any, most: int = _MAX_PAYLOAD_BYTES) -> Dict[str, Any]:
     """One checked answer: the reply to the run's process."""
     implementation, seed = header.get("implementation"), header.get("seed")
     if not isinstance(implementation, str) or type(seed) is not int or not 0 <= seed < 2**64 \
@@ -427,7 +552,7 @@ def _check_one(header: Dict[str, Any], payload: bytes, account: _Account, fresh:
     account.seeds.add(seed)
     counts = account.untimed if header["untimed"] else account.timed
     counts[implementation] = counts.get(implementation, 0) + 1
-    answer = _rebuild(header.get("answer"), payload, account.opened)
+    answer = _rebuild(header.get("answer"), payload, account.opened, most)
     args = fresh.make(seed)
     expected = fresh.output_of(args, reference(*args))
     try:
@@ -446,8 +571,13 @@ def _check_one(header: Dict[str, Any], payload: bytes, account: _Account, fresh:
 
 def serve(control: socket.socket, order: Dict[str, Any]) -> None:
     """The checker's loop: one run at a time, begun and ended by the parent."""
-    step = "importing the reference"
+    step = "importing the frameworks whose answers the checker reads"
     try:
+        # Before the user's folders join the path (B11): a framework found now is an installed
+        # one, never a file a candidate left in the current folder (a checker restarted).
+        _frameworks()
+        user_path()
+        step = "importing the reference"
         reference = load(order["reference"])[0]
         step = "importing the input generator"
         generate = load(order["inputs"])[0]
@@ -462,11 +592,18 @@ def serve(control: socket.socket, order: Dict[str, Any]) -> None:
         problem = _gpumeter.tolerance_problem(rtol, atol) or \
             _gpumeter.absolute_tolerance_problem(rtol, atol, _largest_magnitude(expected)) or \
             _constant_answer_problem(expected, rtol, atol)
+        if not problem:
+            step = "checking the reference's own answer"
+            _rehearse(expected, rtol, atol)
+        # The most a run's answer may carry: the reference's, with its slack (_ANSWER_SLACK).
+        most = _ANSWER_SLACK * _answer_bytes(expected) + _ANSWER_HEADROOM
         del args, expected
     except BaseException as e:  # noqa: BLE001  (the parent says whose code failed)
         _send(control, {"ready": False, "step": step, "type": type(e).__name__,
                         "message": " ".join(str(e).split())[:2000]})
         return
+    # B11: from here on no import runs (the first finder refuses all and names them).
+    sys.meta_path.insert(0, _NO_IMPORTS)
     _send(control, {"ready": True, "pid": os.getpid(), "tolerance": problem})
     if problem:
         return
@@ -475,6 +612,9 @@ def serve(control: socket.socket, order: Dict[str, Any]) -> None:
             header, _ = _recv(control)
         except (EOFError, ChannelError):
             return
+        if header.get("op") == "ping":  # evaluate's word before each run: still serving
+            _send(control, {"pong": True})
+            continue
         if header.get("op") != "begin":
             return
         fds = _received_fds(control)
@@ -486,14 +626,16 @@ def serve(control: socket.socket, order: Dict[str, Any]) -> None:
             key = b""
         account = _Account(str(header.get("label", "")), key)
         _serve_run(control, socket.socket(fileno=fds[0]), account, fresh, reference,
-                   _default_verify(rtol, atol))
+                   _default_verify(rtol, atol), most)
         account.opened.clear()  # the run's buffers closed before the next run
         _send(control, account.as_report())
 
 
 def _serve_run(control: socket.socket, run: socket.socket, account: _Account, fresh: Any,
-               reference: Any, verify: Any) -> None:
-    """A run's checks, until the parent says it ended."""
+               reference: Any, verify: Any, most: int = _MAX_PAYLOAD_BYTES) -> None:
+    """A run's checks, until the parent says it ended. Whatever a message does to the checker
+    (an exception of any kind while it is read, rebuilt or checked, an import it asks for) is
+    that run's problem: the run's channel is closed, and the checker serves the next run."""
     open_run = True
     try:
         while True:
@@ -508,21 +650,29 @@ def _serve_run(control: socket.socket, run: socket.socket, account: _Account, fr
                 if header.get("op") == "end":
                     return
                 continue
+            problem = ""
             try:
-                header, payload = _recv(run)
+                header, payload = _recv(run, most)
             except EOFError:
                 open_run = False
                 continue
-            except (ChannelError, OSError) as e:
-                account.problem = account.problem or str(e)
-                open_run = _closed(run)
-                continue
-            try:
-                if header.get("op") != "check":
-                    raise ChannelError(f"a message {header.get('op')!r} that is no check")
-                reply = _check_one(header, payload, account, fresh, reference, verify)
-            except ChannelError as e:
-                account.problem = account.problem or str(e)
+            except Exception as e:  # noqa: BLE001  (any failure to read a message: the run's)
+                problem = _problem(e)
+            asked = len(_NO_IMPORTS.asked)
+            if not problem:
+                try:
+                    if header.get("op") != "check":
+                        raise ChannelError(f"a message {header.get('op')!r} that is no check")
+                    reply = _check_one(header, payload, account, fresh, reference, verify, most)
+                except Exception as e:  # noqa: BLE001  (whatever a message raises is the run's)
+                    problem = _problem(e)
+            if len(_NO_IMPORTS.asked) > asked:
+                problem = (f"a check that made gpumeter's checker import "
+                           f"{', '.join(_NO_IMPORTS.asked[asked:][:4])} after it was ready "
+                           "(refused, never run: a module found then could be a candidate's file)")
+            if problem:
+                account.problem = account.problem or problem
+                # The run's sends fail at once (never block on a checker that reads no more).
                 open_run = _closed(run)
                 continue
             try:
@@ -542,6 +692,14 @@ def _closed(run: socket.socket) -> bool:
     except OSError:
         pass
     return False
+
+
+def _problem(e: BaseException) -> str:
+    """An exception a run's message raised in the checker, as the run's problem."""
+    if isinstance(e, ChannelError):
+        return str(e)
+    return (f"a message gpumeter's checker could not read ({type(e).__name__}: "
+            f"{' '.join(str(e).split())[:200]})")
 
 
 def _received_fds(control: socket.socket) -> List[int]:
@@ -580,6 +738,7 @@ class Checker:
 
     def __init__(self, order: Dict[str, Any], *, python: str, env: Dict[str, str], log: str,
                  timeout_s: float = 600.0) -> None:
+        self._started_as = (order, python, env, log, timeout_s)  # for ``restarted``
         self._control, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self.process = _child.start_service(
@@ -605,6 +764,50 @@ class Checker:
         self.tolerance_problem = str(ready.get("tolerance") or "")
         self._run: Optional[socket.socket] = None
 
+    def state(self) -> str:
+        """Why the checker cannot serve now ("" while it can): it ended (killed, exited) or is
+        stopped (SIGSTOP, a tracer), read from the process itself, not from its silence."""
+        rc = self.process.poll()
+        if rc is not None:
+            if rc < 0:
+                try:
+                    return f"was killed by {signal.Signals(-rc).name}"
+                except ValueError:
+                    return f"was killed by signal {-rc}"
+            return f"exited with {rc}"
+        try:
+            with open(f"/proc/{self.process.pid}/stat", "rb") as f:
+                stat = f.read()
+            if stat[stat.rindex(b")") + 2:].split()[0] in (b"T", b"t"):
+                return "was stopped (SIGSTOP or a tracer)"
+        except (OSError, ValueError, IndexError):
+            pass
+        return ""
+
+    def ping(self, timeout_s: float = _PING_S) -> str:
+        """Asks the checker whether it serves, waiting ``timeout_s`` at most (evaluate's word
+        before each run): "" when it answered, else why not."""
+        problem = self.state()
+        if problem:
+            return problem
+        self._control.settimeout(timeout_s)
+        try:
+            _send(self._control, {"op": "ping"})
+            said, _ = _recv(self._control)
+        except (EOFError, ChannelError, OSError) as e:
+            return self.state() or f"did not answer in {timeout_s:g} s ({type(e).__name__})"
+        finally:
+            self._control.settimeout(None)
+        return "" if said.get("pong") is True else "answered no ping of gpumeter's"
+
+    def restarted(self) -> "Checker":
+        """A new checker started as this one was, this one killed first (it may be stopped):
+        what a run did to it reaches no later run. Raises CheckerFailed as the constructor."""
+        _child.kill_service(self.process)
+        self.close()
+        order, python, env, log, timeout_s = self._started_as
+        return Checker(order, python=python, env=env, log=log, timeout_s=timeout_s)
+
     def begin(self, label: str, key: bytes) -> int:
         """A new run: the descriptor its process inherits (``started`` closes this side's copy
         once the process started). ``key``: the run's check key
@@ -628,18 +831,34 @@ class Checker:
             self._run = None
 
     def end(self, timeout_s: float = 600.0) -> Dict[str, Any]:
-        """The checker's account of the run that just ended."""
+        """The checker's account of the run that just ended. A checker that was stopped or
+        killed while the run ran says so at once (not after ``timeout_s``): the run's problem."""
         self.started()
-        self._control.settimeout(timeout_s)
+        deadline = time.monotonic() + timeout_s
         try:
             _send(self._control, {"op": "end"})
-            account, _ = _recv(self._control)
+            while True:
+                # Waited for in short steps, reading between them whether the checker still
+                # runs: a stopped one would otherwise hold every run to the timeout.
+                problem = self.state()
+                if problem:
+                    raise OSError(f"gpumeter's checker {problem} while this run ran")
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise OSError(f"gpumeter's checker did not answer in {timeout_s:g} s")
+                ready, _, _ = select.select([self._control], [], [], min(left, _STATE_POLL_S))
+                if ready:
+                    account, _ = _recv(self._control)
+                    return account
         except (EOFError, ChannelError, OSError) as e:
-            return {"problem": f"gpumeter's checker did not answer ({type(e).__name__}: {e})",
-                    "timed_checks": {}, "mismatch": ""}
-        finally:
-            self._control.settimeout(None)
-        return account
+            said = self.state()
+            if "gpumeter's checker" in str(e):
+                why = str(e)
+            elif said:
+                why = f"gpumeter's checker {said} while this run ran"
+            else:
+                why = f"gpumeter's checker did not answer ({type(e).__name__}: {e})"
+            return {"problem": why, "timed_checks": {}, "mismatch": ""}
 
     def close(self) -> None:
         """Ends the checker: its channel closed, it leaves."""

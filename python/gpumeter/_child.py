@@ -254,7 +254,8 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
         pass_fds: Sequence[int] = (), channel: bool = False,
         starter: Optional[Any] = None,
         started: Optional[Callable[[], None]] = None,
-        channel_key: Optional[bytes] = None) -> Ended:
+        channel_key: Optional[bytes] = None,
+        watch: Optional[Callable[[], str]] = None) -> Ended:
     """Runs ``argv`` to its end or ``timeout_s``. With ``order``, the process is started as
     ``argv + [FD, ORDER]`` and reports one line on FD; with ``channel`` too, as ``argv + [ORDER]``
     with the channel's descriptor and key in the variable ``CHANNEL_VARIABLE``, and reports in
@@ -270,6 +271,8 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
     start's ``WarmStart.start``: it forks the process, its imports done), given the command,
     environment, output, descriptors and channel; what it returns is waited for as a ``Popen``,
     and where it returns None (it cannot fork) the process is started here, cold.
+    ``watch`` is read every ``_POLL_S`` while the process runs: once it says something (evaluate's
+    checker stopped or killed), the run's processes are all killed, as over the memory limit.
     ``started`` is called once the process started (the parent closes its copies of the
     descriptors). ``channel_key``: the channel's key, where the caller made it (evaluate gives
     the checker a key derived from it); else a fresh one. Raises OSError when the process cannot
@@ -330,7 +333,7 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float,
                                              daemon=True)
             output_reader.start()
         rc, over_memory = _wait(proc, start + timeout_s, memory_limit, new_session,
-                                reap_orphans, keep)
+                                reap_orphans, keep, watch)
         exited_ns = time.monotonic_ns()
         seconds = time.monotonic() - start
         if new_session:
@@ -374,18 +377,23 @@ _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 
 
 def _wait(proc: Any, deadline: float, memory_limit: Optional[int],
-          new_session: bool, orphans: bool, keep: AbstractSet[int]
-          ) -> Tuple[Optional[int], Optional[int]]:
+          new_session: bool, orphans: bool, keep: AbstractSet[int],
+          watch: Optional[Callable[[], str]] = None) -> Tuple[Optional[int], Optional[int]]:
     """Waits for ``proc`` until ``deadline`` (None at the deadline), reading its processes'
     resident memory meanwhile when there is a limit; over it, kills them all and returns the exit
-    with the bytes they held."""
+    with the bytes they held. Where ``watch`` says something, kills them all and returns the
+    exit."""
+    polled = memory_limit is not None or watch is not None
     while True:
         left = max(0.0, deadline - time.monotonic())
         try:
-            return proc.wait(timeout=left if memory_limit is None else min(_POLL_S, left)), None
+            return proc.wait(timeout=min(_POLL_S, left) if polled else left), None
         except subprocess.TimeoutExpired:
             if time.monotonic() >= deadline:
                 return None, None
+        if watch is not None and watch():
+            _kill(_run_processes(_processes(), proc.pid, new_session, orphans, keep))
+            return proc.wait(), None
         if memory_limit is None:
             continue
         pids = _run_processes(_processes(), proc.pid, new_session, orphans, keep)

@@ -346,10 +346,24 @@ def _ended(rc: int) -> str:
 
 
 def _child_environment() -> Dict[str, str]:
-    env = dict(os.environ)
-    paths = [os.getcwd()] + [p for p in sys.path if p]
-    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
-    return env
+    """The environment of every process evaluate starts (its checker, its warm server, each run,
+    the locate script): gpumeter's own folder first, then the interpreter's standard library and
+    installed packages, and only then the user's folders (PYTHONPATH's entries, the current
+    folder), so no file a candidate writes stands in for gpumeter or a framework (B11)."""
+    import gpumeter
+    from gpumeter import _specs
+    package = os.path.dirname(os.path.dirname(os.path.abspath(gpumeter.__file__)))
+    users = os.environ.get("PYTHONPATH", "").split(os.pathsep) + [os.getcwd()]
+    return _specs.process_environment(os.environ, package, users)
+
+
+def _user_folders_last() -> None:
+    """This process's own path as its children's: the current folder (``python -m`` puts it
+    first) moved after the standard library and the installed packages, so a module evaluate
+    imports while candidates run (``hashlib``, a part of gpumeter) is never a candidate's file."""
+    here = os.getcwd()
+    first = [p for p in sys.path if p not in ("", here)]
+    sys.path[:] = first + [p for p in sys.path if p in ("", here)][:1]
 
 
 def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: str,
@@ -383,6 +397,9 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
                            pass_fds=pass_fds, channel=True, channel_key=channel_key,
                            started=checker.started if checker is not None else None,
                            starter=warm.start if warm is not None and warm.ready else None,
+                           # B11: a run that stopped or killed the checker ends at once (its
+                           # checks would wait forever); the checker's account names it.
+                           watch=checker.state if checker is not None else None,
                            **limits.of_run())
     except _child.StartInterrupted as e:
         # The warm start failed in the middle of this run's fork: its checker's run is ended and
@@ -977,7 +994,68 @@ def _merge(args: argparse.Namespace) -> int:
     return int(gpumeter._gpumeter.evaluation_exit_code([str(x["verdict"]) for x in lines]))
 
 
+def _tampering(line: Dict[str, Any], changed: List[str]) -> Dict[str, Any]:
+    """A run's line where it changed what no candidate may (a watched file, the journal): the
+    core's verdict of tampering seen, naming what changed; the run's seconds and log kept."""
+    kept: Dict[str, Any] = {k: line[k] for k in ("candidate", "seconds", "log") if k in line}
+    return dict(kept, **_run_ended("tampering_seen", "; ".join(changed[:4])), tampered=changed)
+
+
+def _watched_files(reference: Optional[Dict[str, str]], inputs: Optional[Dict[str, str]],
+                   candidates: Sequence[Dict[str, str]]) -> Any:
+    """The files no run may change (``_guard.Files``): gpumeter's package, the reference's and
+    the input generator's sources, every candidate's source, as they are now."""
+    import compileall
+    import gpumeter
+    from gpumeter import _guard, _locate
+    package = os.path.dirname(os.path.abspath(gpumeter.__file__))
+    named = [(path, whose) for spec, whose in ((reference, "the reference's"),
+                                               (inputs, "the input generator's"))
+             for path in (_locate.sources(spec) if spec is not None else [])]
+    named += [(path, f"candidate {c['name']}'s") for c in candidates
+              for path in _locate.sources(c)]
+    # Bytecode of this interpreter written now where it is missing or stale (where the folder may
+    # be written): a process of the user importing them for the first time while the batch runs
+    # (another shard's evaluate, before its own start) then writes none of its own.
+    compileall.compile_dir(package, quiet=2)
+    for path, _ in named:
+        compileall.compile_file(path, quiet=2)
+    files = _guard.Files()
+    files.add_folder(package, "gpumeter's")
+    for path, whose in named:
+        files.add(path, whose)
+    return files
+
+
+def _serving_checker(checker: Any, limits: RunLimits, tolerated: Optional[List[int]],
+                     device: int) -> Tuple[Optional[Any], RunLimits, Optional[List[int]], str]:
+    """The checker, pinged before a run (B11): itself where it answers; else a new one started
+    as it was (with the processes gpumeter keeps and tolerates on the device updated), or None
+    and why where it cannot start."""
+    from gpumeter import _checker  # with the extension, as every use of gpumeter here
+    problem = checker.ping()
+    if not problem:
+        return checker, limits, tolerated, ""
+    sys.stderr.write(f"gpumeter evaluate: gpumeter's checker {problem} after the last run: "
+                     "restarted\n")
+    limits = limits._replace(keep=limits.keep - {checker.process.pid})
+    try:
+        checker = checker.restarted()
+    except _checker.CheckerFailed as e:
+        return None, limits, tolerated, (f"gpumeter's checker {problem} and could not be "
+                                         f"restarted: {e.step}: {e.error}: {e.message}")
+    limits = limits._replace(keep=limits.keep | {checker.process.pid})
+    if tolerated is not None:
+        import gpumeter
+        tolerated = gpumeter._gpumeter.device_processes(device)
+    return checker, limits, tolerated, ""
+
+
 def _main(args: argparse.Namespace) -> int:
+    _user_folders_last()
+    # No bytecode written by evaluate either: a .pyc that appears beside a watched source is then
+    # a candidate's (_guard).
+    sys.dont_write_bytecode = True
     if args.merge:
         return _merge(args)
     python_candidates = [parse_python_spec(c) for c in args.candidates] + \
@@ -1041,7 +1119,8 @@ def _main(args: argparse.Namespace) -> int:
         p["name"] = n
     try:
         os.makedirs(args.out, exist_ok=True)
-        sink: TextIO = open(args.jsonl, "a") if args.jsonl else sys.stdout
+        # B11: the journal held to what evaluate wrote, checked before each line is appended.
+        journal = _batch.Journal(args.jsonl) if args.jsonl else None
     except OSError as e:
         raise UsageError(f"cannot write {e.filename}: {e.strerror}") from None
     root = _evaluation_root(os.path.abspath(args.out))
@@ -1054,9 +1133,17 @@ def _main(args: argparse.Namespace) -> int:
     progress = _batch.Progress(len(python_candidates) + len(programs))
 
     def emit(line: Dict[str, Any]) -> None:
+        changed = journal.check() if journal is not None else ""
+        if changed:
+            # The journal changed while this candidate ran: its doing (nothing else of this
+            # batch runs then); the file is put back, and the candidate is tampered.
+            line = _tampering(line, [f"{changed} while it ran (put back)"])
         line = _ordered({**line, _wire.JOURNAL_BATCH: batch})
         lines.append(line)
-        _batch.append(sink, _wire.jsonl_line(line))
+        if journal is not None:
+            journal.write(_wire.jsonl_line(line))
+        else:
+            _batch.append(sys.stdout, _wire.jsonl_line(line))
         progress.clear()
         progress.finished(_inert(line["candidate"]), str(line["verdict"]))
         shown = "" if line.get("speedup") is None else f" {line['speedup']:.3g}x"
@@ -1120,6 +1207,10 @@ def _main(args: argparse.Namespace) -> int:
                 options=options, folder=folder, timeout_s=args.timeout, python=args.python,
                 tolerated=tolerated, env=env, limits=limits, checker=checker)
             alone_record, alone_failed = _alone_record(alone)
+        # B11: gpumeter's, the evaluator's and the candidates' files, kept before any candidate
+        # runs and held to that after each run.
+        files = _watched_files(reference, inputs, python_candidates)
+        unchecked = ""
         for c in python_candidates:
             index += 1
             progress.starting(_inert(c["name"]))
@@ -1133,11 +1224,24 @@ def _main(args: argparse.Namespace) -> int:
                                    "what a candidate's reference is held to is unknown: " +
                                    str(alone_failed.get("why", "")))})
                 continue
+            if checker is not None:
+                # B11: the checker answers before each run, else it is restarted (what the last
+                # run did to it was that run's, named in its account).
+                checker, limits, tolerated, unchecked = _serving_checker(checker, limits,
+                                                                         tolerated, args.device)
+            if checker is None:
+                # Fail closed: no answer of this run could be checked where no candidate runs.
+                emit({"candidate": c["name"], "log": os.path.join(root, "checker.log"),
+                      **_run_ended("runner_not_started", unchecked)})
+                continue
             line = evaluate_python(c, reference=reference, inputs=inputs, outputs=outputs,
                                    case=args.name, options=options, folder=folder,
                                    timeout_s=args.timeout, python=args.python,
                                    reference_alone=alone_record, tolerated=tolerated, env=env,
                                    limits=limits, checker=checker)
+            changed = files.check()
+            if changed:
+                line = _tampering(line, changed)
             # The tolerances every checked answer was held to, in the line beside the verdict.
             emit({"candidate": c["name"], **line, "rtol": args.rtol, "atol": args.atol})
     finally:
@@ -1154,12 +1258,14 @@ def _main(args: argparse.Namespace) -> int:
         index += 1
         progress.starting(_inert(p["name"]))
         folder = _candidate_folder(root, index, p["name"])
-        for line in evaluate_program(p, folder=folder, timeout_s=args.timeout,
-                                     reference=args.program_reference, limits=limits):
-            emit(line)
+        judged = evaluate_program(p, folder=folder, timeout_s=args.timeout,
+                                  reference=args.program_reference, limits=limits)
+        changed = files.check()
+        for line in judged:
+            emit(_tampering(line, changed) if changed else line)
     progress.clear()
-    if sink is not sys.stdout:
-        sink.close()
+    if journal is not None:
+        journal.close()
     sys.stderr.write(_table(lines) + "\n")
     import gpumeter
     return int(gpumeter._gpumeter.evaluation_exit_code([str(x["verdict"]) for x in lines]))

@@ -34,12 +34,14 @@ import traceback
 import types
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-# Run with -m, the current folder leads sys.path (as for `python -m`): the candidate's modules
-# are imported as the evaluator's shell would import them.
+# Run with -m under PYTHONSAFEPATH (B11): gpumeter's folder, then the interpreter's own path, and
+# the user's folders (the current one among them) only after, appended by main: the candidate's
+# modules are found as the evaluator's shell finds them, but none stands in for gpumeter or a
+# framework.
 
 import gpumeter  # noqa: E402  (gpumeter first: before any code under test)
 from gpumeter import _checker, _child, _core, _measure, _wire  # noqa: E402
-from gpumeter._specs import load as _load  # noqa: E402
+from gpumeter._specs import load as _load, user_path as _user_path  # noqa: E402
 
 faulthandler.enable()  # a crash leaves its Python stack in the candidate's log
 
@@ -535,6 +537,7 @@ def main() -> None:
         sys.stderr.write("gpumeter._evaluate_child: no report channel; gpumeter evaluate runs "
                          "this\n")
         _exit(2)
+    _user_path()
     order = _wire.read_order(sys.argv[1])
     # Ends with evaluate, before any code under test runs: a run evaluate can no longer wait for
     # would hold the device beside the batch resumed after it.

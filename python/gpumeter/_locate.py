@@ -167,6 +167,37 @@ def _module_problem(module: str, attribute: str) -> str:
     return _problem_in(origin, attribute)
 
 
+def sources(spec: Dict[str, str]) -> List[str]:
+    """The source files importing a parsed spec runs, found as ``problem`` finds them (nothing
+    executed): its module's file and the ``__init__.py`` of every package above it. Files of
+    compiled modules, and modules not found, are left out."""
+    found: List[str] = []
+    if spec.get("path"):
+        path = os.path.abspath(spec["path"])
+        found.append(path)
+        folder = os.path.dirname(path)
+        while os.path.isfile(os.path.join(folder, "__init__.py")):
+            found.append(os.path.join(folder, "__init__.py"))
+            folder = os.path.dirname(folder)
+        return found
+    parts = spec["module"].split(".")
+    try:
+        found_spec = importlib.util.find_spec(parts[0])
+        for i in range(len(parts)):
+            if found_spec is None:
+                break
+            if found_spec.origin and found_spec.origin.endswith(".py"):
+                found.append(os.path.abspath(found_spec.origin))
+            places = found_spec.submodule_search_locations
+            if i + 1 == len(parts) or not places:
+                break
+            found_spec = importlib.machinery.PathFinder.find_spec(".".join(parts[:i + 2]),
+                                                                  list(places))
+    except (ImportError, ValueError):
+        pass
+    return found
+
+
 def problem(spec: Dict[str, str]) -> str:
     """Why the function a parsed spec names (``{"module"|"path", "attribute"}``) cannot be
     found, or "" where it is, or where only importing it could tell."""
@@ -176,8 +207,16 @@ def problem(spec: Dict[str, str]) -> str:
 
 
 def main() -> None:
-    # As the candidates' `python -m` sees modules: the current folder first, not this file's.
-    sys.path[0] = os.getcwd()
+    # As the candidates' processes see modules (B11): gpumeter's folder (PYTHONPATH), the
+    # interpreter's own path, then the user's folders evaluate names (GPUMETER_USER_PATH, the
+    # current folder last); this file's folder nowhere.
+    if not getattr(sys.flags, "safe_path", False):
+        del sys.path[0]
+    for folder in os.environ.get("GPUMETER_USER_PATH", "").split(os.pathsep):
+        if folder and folder not in sys.path:
+            sys.path.append(folder)
+    if "GPUMETER_USER_PATH" not in os.environ:
+        sys.path.insert(0, os.getcwd())
     specs = json.loads(sys.argv[1])["specs"]  # _wire.order_argument's object
     sys.stdout.write(json.dumps([problem(s) for s in specs]) + "\n")
 

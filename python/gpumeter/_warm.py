@@ -341,6 +341,7 @@ def _receive(control: socket.socket) -> Optional[Tuple[Dict[str, Any], bytearray
 
 
 def main() -> None:
+    _specs.user_path()  # the user's folders after the interpreter's own (B11)
     control = socket.socket(fileno=int(sys.argv[1]))
     serve(control, _wire.read_order(sys.argv[2]))
     sys.stdout.flush()

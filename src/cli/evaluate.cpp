@@ -29,9 +29,12 @@ constexpr int kHelpWithoutModule = 100;
 // What the interpreter runs: the module's evaluate, or one line naming what it could not import.
 // argv[1] is the interpreter's name for that line, argv[2] what installs the module, argv[3] a
 // file it writes when it ends having run this (its report, kReportMark); evaluate's arguments
-// follow them.
+// follow them. `python -c` puts the current folder first on the import path: it is moved last
+// before anything is imported, so a gpumeter/ a candidate wrote there is never this evaluate.
 constexpr const char* kEvaluateBootstrap =
     "import sys\n"
+    "if sys.path and sys.path[0] == '':\n"
+    "    sys.path.append(sys.path.pop(0))\n"
     "try:\n"
     "    try:\n"
     "        from gpumeter._evaluate import main\n"

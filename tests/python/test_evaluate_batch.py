@@ -953,3 +953,94 @@ def test_a_run_in_flight_ends_when_evaluate_is_killed(tmp_path, start):
     for p in left:  # leave the machine as found
         os.kill(p, signal.SIGKILL)
     assert not left, f"the candidate's process {left} outlived evaluate killed by SIGKILL"
+
+
+# --- issue 50: what no candidate may change, held to what evaluate kept -----------------------
+
+
+def test_the_journal_is_held_to_what_evaluate_wrote(tmp_path):
+    """A line added, a line rewritten, the file replaced: each undone before evaluate's next
+    line, and said; a file touched but unchanged says nothing."""
+    path = tmp_path / "lines.jsonl"
+    path.write_text('{"candidate": "a", "verdict": "faster"}\n')  # a resumed batch's line
+    journal = _batch.Journal(str(path))
+    try:
+        assert journal.check() == ""
+        journal.write('{"candidate": "b", "verdict": "wrong"}\n')
+        kept = path.read_bytes()
+        os.utime(path)  # touched: nothing changed
+        assert journal.check() == ""
+        with open(path, "a") as f:
+            f.write('{"candidate": "c", "verdict": "faster"}\n')
+        assert journal.check() == f"added 1 line to the journal {path}"
+        assert path.read_bytes() == kept
+        path.write_bytes(kept.replace(b"wrong", b"faste"))  # same size, rewritten
+        assert journal.check() == f"rewrote the journal {path}"
+        assert path.read_bytes() == kept
+        os.unlink(path)
+        path.write_bytes(kept + kept)
+        assert journal.check() == f"removed or replaced the journal {path}"
+        assert path.read_bytes() == kept
+        journal.write('{"candidate": "d", "verdict": "slower"}\n')  # to the file put back
+        assert path.read_bytes() == kept + b'{"candidate": "d", "verdict": "slower"}\n'
+        assert journal.check() == ""
+    finally:
+        journal.close()
+
+
+def test_watched_files_changed_removed_or_added_are_put_back_and_named(tmp_path):
+    import pathlib
+    from gpumeter import _guard
+    tmp_path = pathlib.Path(os.path.realpath(tmp_path))  # as the watch names files
+    package = tmp_path / "pkg"
+    (package / "__pycache__").mkdir(parents=True)
+    (package / "a.py").write_text("A = 1\n")
+    (package / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"compiled")
+    source = tmp_path / "ref.py"
+    source.write_text("def f():\n    return 1\n")
+    files = _guard.Files()
+    files.add_folder(str(package), "gpumeter's")
+    files.add(str(source), "the reference's")
+    assert files.check() == []
+    os.utime(source)  # touched, not changed
+    assert files.check() == []
+    source.write_text("def f():\n    return 2\n")
+    (package / "__pycache__" / "a.cpython-311.pyc").unlink()
+    (package / "b.py").write_text("evil = True\n")
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "ref.cpython-311.pyc").write_bytes(b"not from the source")
+    said = files.check()
+    assert f"changed the reference's file {source} while it ran (put back)" in said, said
+    assert f"removed gpumeter's file {package / '__pycache__' / 'a.cpython-311.pyc'} while it " \
+           "ran (put back)" in said, said
+    assert f"added {package / 'b.py'} to gpumeter's files while it ran (removed)" in said, said
+    assert f"added {tmp_path / '__pycache__' / 'ref.cpython-311.pyc'} to the reference's files " \
+           "while it ran (removed)" in said, said
+    assert len(said) == 4, said
+    assert source.read_text() == "def f():\n    return 1\n"
+    assert (package / "__pycache__" / "a.cpython-311.pyc").read_bytes() == b"compiled"
+    assert not (package / "b.py").exists()
+    assert not (tmp_path / "__pycache__" / "ref.cpython-311.pyc").exists()
+    assert files.check() == []
+
+
+def test_the_processes_evaluate_starts_put_the_users_folders_last(tmp_path, monkeypatch):
+    """gpumeter's folder alone on PYTHONPATH, the current folder never first, the user's
+    folders appended by the process itself."""
+    from gpumeter import _specs
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(["/somewhere", HERE]))
+    env = _evaluate._child_environment()
+    package = os.path.dirname(os.path.dirname(os.path.abspath(_evaluate.__file__)))
+    assert env["PYTHONPATH"] == package
+    assert env["PYTHONSAFEPATH"] == "1" and env["PYTHONDONTWRITEBYTECODE"] == "1"
+    assert env[_specs.USER_PATH_VARIABLE].split(os.pathsep) == ["/somewhere", HERE,
+                                                                 str(tmp_path)]
+    (tmp_path / "json.py").write_text("raise SystemExit('the current folder came first')\n")
+    script = ("import sys, importlib.machinery as m, gpumeter._specs as s; s.user_path(); "
+              "print(m.PathFinder.find_spec('json', sys.path).origin != sys.argv[1] + '/json.py', "
+              "sys.path.index(sys.argv[1]) > max(i for i, p in enumerate(sys.path) "
+              "if 'site-packages' in p or p.endswith('lib-dynload')))")
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], env=env,
+                          capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert done.stdout.split() == ["True", "True"], done.stdout + done.stderr
