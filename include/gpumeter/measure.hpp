@@ -79,6 +79,12 @@ NullTestSamples run_null_test(Backend& backend, const Implementation& impl, bool
 // the step when the reset, the call or the check throws anything else.
 void verify_untimed(Backend& backend, const Implementation& impl);
 
+// A front end's yardstick (host_clock.hpp): its name and the call that does its fixed work.
+struct YardstickWork {
+  std::string work;
+  Call call;
+};
+
 struct CompareOptions {
   Budget budget = kMeasureBudget;  // the whole budget of one implementation; each pass gets half
   bool count_copies = false;
@@ -90,6 +96,10 @@ struct CompareOptions {
   // then not used. Unset: two passes of half the budget each (device time), or three rounds of
   // them on the host clock, whose comparisons judge by the passes (host_clock.hpp).
   std::optional<PrecisionTarget> precision;
+  // Set: on the host clock with a fixed budget, the yardstick's passes run interleaved with the
+  // implementations' (A B Y Y B A), and each implementation's Measurement::yardstick holds its
+  // level in each pass (host_clock.hpp). Ignored on device time and with a target precision.
+  std::optional<YardstickWork> yardstick;
 };
 
 // The pass of a measurement run to a target precision: a quarter of the default budget. Its

@@ -67,7 +67,14 @@ namespace gpumeter {
 // 9 or 10 record is held and written back as version 10, its comparisons by its own rules.
 // Within version 11 (none published with it before), two host-clock rows that both read at or
 // under the clock's floor (host_clock.hpp, kHostCallOverheadFloorNs) are never said to differ.
-inline constexpr int kRecordSchemaVersion = 11;
+// Version 12 adds each result's `yardstick` (host_clock.hpp): the work a front end timed in passes
+// interleaved with the row's and its level in each pass, by which a comparison with a row of
+// another run reads each side against the load of its own minutes; a version 11 reader would drop
+// it, judging such rows by the floor of rows never interleaved. It changes no rule of the
+// comparisons a record holds (those are of one run): version 11's are its.
+inline constexpr int kRecordSchemaVersion = 12;
+// The version from which each result states its yardstick (null: none).
+inline constexpr int kYardstickSince = 12;
 // The version from which each result states the host's load average when it was measured.
 inline constexpr int kLoadAverageSince = 11;
 // The version from which each row states its origin and each record whether it merged programs.

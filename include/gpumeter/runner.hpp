@@ -31,6 +31,8 @@ struct Case {
   // gpumeter's tolerance check (the user's own, or none). Refused by the runner when
   // tolerance_problem finds them unusable.
   std::optional<AnswerCheck> answer_check;
+  // The front end's yardstick for host-clock rows (CompareOptions::yardstick); nullopt: none.
+  std::optional<YardstickWork> yardstick;
 };
 
 struct RunOptions {

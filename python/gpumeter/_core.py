@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from typing import Any, Callable, Dict, List, NoReturn, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, NoReturn, Optional, Sequence, Tuple, Union
 
 from . import _gpumeter, _runtimes
 from ._answers import _plain_answer
@@ -96,6 +96,24 @@ def _cupti_sharing() -> bool:
 #: Device locks this process holds across many calls, by device index (the pytest plugin's, held
 #: for its session): a call on such a device takes none itself, which would wait for this one.
 _held_locks: Dict[int, Any] = {}
+
+def _python_yardstick() -> None:
+    """The yardstick of Python rows: a fixed pure-Python loop (tens of microseconds), run through
+    the same path into the core as a measured call, so the load of the minutes it runs in slows
+    it as it slows the row beside it."""
+    total = 0
+    for i in range(1000):
+        total += i * i
+
+
+#: The yardstick's work as a record names it: rows are read against one yardstick only where both
+#: ran the same work, so a change of the loop above changes this name.
+_PYTHON_YARDSTICK = ("python-int-loop-1000", _python_yardstick)
+
+#: The yardstick the next measure() or compare() times beside its host-clock rows, where a front end
+#: that compares rows of two runs asks for one (the pytest plugin, around each measurement); None:
+#: none. Comparisons across runs read each row against it (docs/comparisons.md, "the host clock").
+_yardstick: Optional[Tuple[str, Callable[[], None]]] = None
 
 #: The other processes a measured phase tolerates on the device (B11), as NVML lists them: None,
 #: those there when the backend is made. ``gpumeter evaluate`` sets the list it read before any

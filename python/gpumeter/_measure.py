@@ -6,7 +6,7 @@ from __future__ import annotations
 import builtins
 from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
-from . import _gpumeter, _runtimes
+from . import _core, _gpumeter, _runtimes
 from ._answers import _checked_tolerances, _copy, _default_verify, _is_warp_array, _plain_answer
 from ._checks import (_bad, _callable, _flag, _integer, _optional_real, _per_name,
                       _refuse_lazy_result, _shown, _text)
@@ -163,7 +163,8 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
             runner.wrap(reset_fn, argument="reset") if reset_fn else None, None,
             runner.wrap_scaled(scaled_fn) if scaled_fn else None)
     case = _gpumeter.Case(_text("name", name), [impl], flops=flops_v, bytes=bytes_v,
-                          count_copies=_flag("count_copies", count_copies))
+                          count_copies=_flag("count_copies", count_copies),
+                          yardstick=_core._yardstick)
     return _run(case, options, runner, runtimes).results[0]
 
 
@@ -389,7 +390,7 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
         _text("name", name), impls, flops=flops_v, bytes=bytes_v,
         count_copies=_flag("count_copies", count_copies),
         inputs_fingerprint=runner.wrap_value(fingerprint) if fingerprint else None,
-        rtol=tolerances[0], atol=tolerances[1])
+        rtol=tolerances[0], atol=tolerances[1], yardstick=_core._yardstick)
     return _gpumeter.compare_result(_run(case, options, runner, runtimes))
 
 

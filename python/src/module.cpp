@@ -255,7 +255,8 @@ ConstantAnswer constant_answer_named(const std::string& which) {
 Case make_case(std::string name, std::vector<Implementation> implementations,
                std::optional<double> flops, std::optional<double> bytes, bool count_copies,
                std::optional<Fingerprint> inputs_fingerprint, Params params,
-               std::optional<double> rtol, std::optional<double> atol) {
+               std::optional<double> rtol, std::optional<double> atol,
+               std::optional<std::pair<std::string, Call0>> yardstick) {
   const auto check = [](const std::optional<double>& v, const char* argument, const char* what) {
     if (v && !work_per_call_valid(*v)) {
       throw ConfigError(argument, std::string("must be a finite number >= 0 of ") + what +
@@ -281,6 +282,7 @@ Case make_case(std::string name, std::vector<Implementation> implementations,
   c.workload.flops = flops;
   c.workload.bytes = bytes;
   c.count_copies = count_copies;
+  if (yardstick) c.yardstick = YardstickWork{yardstick->first, Call(as_call(yardstick->second))};
   if (inputs_fingerprint) {
     nb::callable f = *inputs_fingerprint;
     c.inputs_fingerprint = [f] {
@@ -400,8 +402,12 @@ NB_MODULE(_gpumeter, m) {
            nb::arg("flops") = nb::none(), nb::arg("bytes") = nb::none(),
            nb::arg("count_copies") = false, nb::arg("inputs_fingerprint") = nb::none(),
            nb::arg("params") = Params{}, nb::arg("rtol") = nb::none(), nb::arg("atol") = nb::none(),
+           nb::arg("yardstick") = nb::none(),
            "rtol and atol: the tolerances the implementations' checks hold answers to, stated in "
            "the record (Result.answer_check); None when the checks are not the default one.\n\n"
+           "yardstick: (work's name, call): fixed work timed in passes interleaved with the "
+           "implementations' on the host clock, its level per pass kept with each row, which "
+           "comparisons across runs read the rows against.\n\n"
            "Raises:\n    ConfigError: flops or bytes not a finite number >= 0, no "
            "implementations, one tolerance without the other, or tolerances that cannot make "
            "a verdict.")

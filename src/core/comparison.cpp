@@ -292,6 +292,23 @@ Comparison compare_rows(const Result& base, const Result& cand, int schema_versi
   sides.spread = pass_spread(passes_of(base.measurement), passes_of(cand.measurement), host_rules);
   sides.load_average = load_average_of(base, cand);
   sides.across_runs = across_runs;
+  if (across_runs) {
+    // Rows of two runs: each read against the yardstick timed beside it, where both have one.
+    const Nanos tick =
+        std::max(base.measurement.timestamp_tick_ns, cand.measurement.timestamp_tick_ns);
+    try {
+      HostClockSides read = host_clock_sides_across_runs(
+          passes_of(base.measurement), base.measurement.yardstick, passes_of(cand.measurement),
+          cand.measurement.yardstick, tick, sides.load_average);
+      if (read.against_yardstick) {
+        sides = std::move(read);
+      } else {
+        sides.no_yardstick = read.no_yardstick;
+      }
+    } catch (const std::invalid_argument&) {
+      sides.no_yardstick = "a pass holds a time that is not positive";
+    }
+  }
   sides.both_measure_call_overhead =
       measures_call_overhead(c.statistic, b) && measures_call_overhead(c.statistic, k);
   c.ratio = host_clock_verdict(sides);

@@ -218,6 +218,7 @@ std::vector<Measurement> compare(Backend& backend, const std::vector<Implementat
     return &passes[k].back();
   };
   std::optional<PrecisionOutcome> outcome;
+  std::vector<Measurement> yardstick_passes;
   if (options.precision) {
     const MeasureOptions pass{kPrecisionPassBudget, options.count_copies};
     outcome = detail::run_to_precision(
@@ -232,11 +233,23 @@ std::vector<Measurement> compare(Backend& backend, const std::vector<Implementat
     const MeasureOptions pass{comparison_pass_budget(options.budget), options.count_copies};
     // On the host clock, rounds of A B B A: load falls on both sides, and the passes give the
     // interval the host-clock rule judges by (host_clock.hpp). Device time judges by one.
-    const int rounds =
-        statistic_of(backend.method()) == Statistic::synchronized_wall_clock ? kHostClockRounds : 1;
+    const bool host = statistic_of(backend.method()) == Statistic::synchronized_wall_clock;
+    const int rounds = host ? kHostClockRounds : 1;
+    // The yardstick, where a front end gave one, takes the middle of each round (A B Y Y B A):
+    // its i-th pass runs beside each implementation's i-th, so a comparison with a row of
+    // another run reads each side against the load of its own minutes (host_clock.hpp).
+    const std::size_t yardstick_slot = host && options.yardstick ? impls.size() : SIZE_MAX;
+    const std::size_t slots = impls.size() + (yardstick_slot == SIZE_MAX ? 0 : 1);
     for (int round = 0; round < rounds; ++round) {
-      for (const PassSlot& slot : symmetric_schedule(impls.size()))
-        run_pass(slot.implementation, pass);
+      for (const PassSlot& slot : symmetric_schedule(slots)) {
+        if (slot.implementation != yardstick_slot) {
+          run_pass(slot.implementation, pass);
+          continue;
+        }
+        MeasureOptions y = pass;  // the implementations' pass, as they run it
+        if (!yardstick_passes.empty()) y.estimate_ns = yardstick_passes.front().estimate_ns;
+        yardstick_passes.push_back(measure(backend, options.yardstick->call, y));
+      }
     }
   }
 
@@ -245,6 +258,13 @@ std::vector<Measurement> compare(Backend& backend, const std::vector<Implementat
   for (const auto& p : passes) {
     merged.push_back(merge_passes(p));
     merged.back().precision = outcome;
+  }
+  if (!yardstick_passes.empty()) {
+    YardstickReading reading{options.yardstick->work, {}};
+    for (const Measurement& y : yardstick_passes) {
+      reading.pass_ns.push_back(pass_level(device_busy_of(y), kHostClockIntervalRules));
+    }
+    for (Measurement& m : merged) m.yardstick = reading;
   }
 
   // P6: after every pass, so the null test's runs cannot disturb the comparison's order.

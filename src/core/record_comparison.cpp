@@ -204,10 +204,15 @@ std::optional<GateOptions> gate_options(std::optional<double> threshold_pct, boo
 
 GateOutcome judge_gate(const RecordComparison& comparison, const GateOptions& options) {
   GateOutcome g;
+  // Wall-clock rows by the floor they were judged by: read against their yardsticks, or not.
   std::size_t wall_clock = 0;
+  std::size_t against_yardstick = 0;
   for (const RowPair& p : comparison.pairs) {
     if (is_regression(p.comparison, options.threshold)) g.regressions.push_back(&p);
-    if (p.comparison.compared() && p.comparison.rule == ComparisonRule::resolution) ++wall_clock;
+    if (p.comparison.compared() && p.comparison.rule == ComparisonRule::resolution &&
+        p.comparison.ratio) {
+      ++(p.comparison.ratio->against_yardstick ? against_yardstick : wall_clock);
+    }
   }
   std::size_t from_next = 0;
   std::size_t from_base = 0;
@@ -236,9 +241,19 @@ GateOutcome judge_gate(const RecordComparison& comparison, const GateOptions& op
       }
     }
   }
-  // Rows of two runs: the host clock's floor across runs (host_clock.hpp).
+  // Rows of two runs: the host clock's floors across runs (host_clock.hpp).
+  if (against_yardstick > 0 && 1 + options.threshold < kAcrossRunsYardstickRatio) {
+    g.notes.push_back(rows(against_yardstick) +
+                      " timed by the wall clock, each read against the yardstick timed beside "
+                      "it: judged by the " +
+                      format_sig2(kAcrossRunsYardstickRatio) + "x floor, so a slowdown under " +
+                      format_sig2(kAcrossRunsYardstickRatio) +
+                      "x is not a regression the gate can see, nor one wider apart than the "
+                      "spread of its passes bounds");
+  }
   if (wall_clock > 0 && 1 + options.threshold < kAcrossRunsResolutionRatio) {
-    g.notes.push_back(rows(wall_clock) + " timed by the wall clock: judged by the " +
+    g.notes.push_back(rows(wall_clock) +
+                      " timed by the wall clock without a yardstick on both sides: judged by the " +
                       format_sig2(kAcrossRunsResolutionRatio) +
                       "x floor of two runs, so a slowdown under " +
                       format_sig2(kAcrossRunsResolutionRatio) +

@@ -138,6 +138,28 @@ void read_ledger(const Reader& r, const Doc& j, const std::string& where, Measur
   m.ledger = l;
 }
 
+// Version 12: the yardstick timed beside a host-clock row (null: none), its work named and one
+// level per pass of at least 1 ns (a host call takes tens of ns or more), checked against
+// pass_sizes once they are read.
+void read_yardstick(const Reader& r, const Doc& j, const std::string& where, Measurement& m) {
+  const Doc& yj = r.field(j, where, "yardstick");
+  if (yj.is_null()) return;
+  const std::string yw = where + ".yardstick";
+  r.expect(yj.is_object(), yj, yw, "an object or null");
+  if (statistic_of(m.method) != Statistic::synchronized_wall_clock) {
+    r.fail(
+        fmt::format("{}: a yardstick on a row not timed by the host clock (altered record?)", yw));
+  }
+  YardstickReading y;
+  y.work = r.text(yj, yw, "work", kName);
+  const Doc& levels = r.array(yj, yw, "pass_ns");
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    y.pass_ns.push_back(
+        r.real_value(levels[i], fmt::format("{}.pass_ns[{}]", yw, i), 1, kMaxNanos));
+  }
+  m.yardstick = std::move(y);
+}
+
 // Version 10: how the row was measured (which rule proves it, check_row_origins) and the
 // tolerances its answers were checked with, each usable (tolerance.hpp): an infinite atol stated
 // as a check's passes any answer.
@@ -151,6 +173,7 @@ void read_version_10_fields(const Reader& r, const Doc& j, const std::string& wh
   if (version >= kLoadAverageSince) {
     result.measurement.load_average = r.optional_real(j, where, "load_average", 0, 1e9);
   }
+  if (version >= kYardstickSince) read_yardstick(r, j, where, result.measurement);
   if (!j.contains("answer_check")) return;  // no check of gpumeter's tolerances was made
   const std::string aw = where + ".answer_check";
   const Doc& a = r.object(j, where, "answer_check");
@@ -428,6 +451,10 @@ Result read_result(const Reader& r, const Doc& j, const std::string& where,
     if (total != n) {
       r.fail(fmt::format("{}.pass_sizes add up to {} samples but the result holds {}", where, total,
                          n));
+    }
+    if (m.yardstick && m.yardstick->pass_ns.size() != m.pass_sizes.size()) {
+      r.fail(fmt::format("{}.yardstick.pass_ns holds {} levels for the row's {} passes", where,
+                         m.yardstick->pass_ns.size(), m.pass_sizes.size()));
     }
   } else {
     // Version 1 kept no pass boundaries: one pass of unknown tick, which the interval rule

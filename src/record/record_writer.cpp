@@ -134,6 +134,28 @@ void put_version_10_fields(Json& j, const Result& result, const std::string& whe
         "cannot hold",
         where, version));
   }
+  const std::optional<YardstickReading>& y = result.measurement.yardstick;
+  if (version >= kYardstickSince) {
+    j["yardstick"] = nullptr;
+    if (y) {
+      if (y->pass_ns.size() != result.measurement.pass_sizes.size()) {
+        throw Error(fmt::format(
+            "cannot write record: {}.yardstick has {} pass levels for the row's {} passes", where,
+            y->pass_ns.size(), result.measurement.pass_sizes.size()));
+      }
+      j["yardstick"]["work"] = row_name(y->work, "a yardstick's work");
+      Json levels = Json::array();
+      for (std::size_t i = 0; i < y->pass_ns.size(); ++i) {
+        levels.push_back(number(y->pass_ns[i], fmt::format("{}.yardstick.pass_ns[{}]", where, i)));
+      }
+      j["yardstick"]["pass_ns"] = std::move(levels);
+    }
+  } else if (y) {
+    throw Error(fmt::format(
+        "cannot write record: {} states a yardstick, which a record of schema_version {} cannot "
+        "hold",
+        where, version));
+  }
   if (result.answer_check) {
     const AnswerCheck& a = *result.answer_check;
     if (const std::string problem = tolerance_problem(a.rtol, a.atol); !problem.empty()) {

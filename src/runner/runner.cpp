@@ -26,6 +26,7 @@ std::vector<Measurement> measure_case(Backend& backend, const Case& c, const Run
   co.count_copies = c.count_copies;
   co.inputs_fingerprint = c.inputs_fingerprint;
   co.precision = options.precision;
+  co.yardstick = c.yardstick;
   return compare(backend, c.implementations, co);
 }
 

@@ -95,11 +95,11 @@ run wall compare "$r/wall_base.json" "$r/wall_same.json" --fail-on-regression 1
 [[ $rc -eq 0 ]] || fail "wall: exit code $rc, expected 0 (no direction measured under 2x)"
 grep -qE '^\| sum +\| a +\| n=1024 +\| 100 us +\| 96\.3 us +\| 0\.96x the time +\|' "$work/wall.out" &&
   grep -qxF -- '- sum / a (n=1024): no difference this machine can resolve now (under the 2.0x floor of what the host clock claims' "$work/wall.out" &&
-  grep -qxE -- '  across two runs, whose passes were not interleaved; passes spread [0-9.]+%\) \(2\.0x resolution\)' "$work/wall.out" &&
+  grep -qxE -- '  across two runs, whose passes were not interleaved \(neither row has a yardstick\); passes spread [0-9.]+%\) \(2\.0x resolution\)' "$work/wall.out" &&
   grep -qxF "Each side's median wall clock, row by row:" "$work/wall.out" ||
   fail "wall: the row: $(grep 'sum' "$work/wall.out")"
 grep -qE 'faster|slower|%\]' <(grep 'sum / a' "$work/wall.out") && fail "wall: a direction or an interval on a wall-clock row"
-grep -qF "Note: 1 row timed by the wall clock: judged by the 2.0x floor of two runs, so a slowdown under 2.0x is not a regression the gate can see, nor one wider apart than the spread of its passes bounds" "$work/wall.out" ||
+grep -qF "Note: 1 row timed by the wall clock without a yardstick on both sides: judged by the 2.0x floor of two runs, so a slowdown under 2.0x is not a regression the gate can see, nor one wider apart than the spread of its passes bounds" "$work/wall.out" ||
   fail "wall: the gate's limit is not said"
 run wall_slow compare "$r/wall_base.json" "$r/wall_slow.json" --fail-on-regression 5
 [[ $rc -eq 1 ]] || fail "wall_slow: exit code $rc, expected 1 (2.5x slower, a directional difference)"

@@ -4,8 +4,9 @@ run saves a baseline; a second, with one implementation slower, must fail that t
 the row, and every blind spot (a test not in the baseline, a baseline test that did not measure)
 must fail unless allowed.
 
-Host work is judged by the host clock's rule across two runs, the 2x floor: no slowdown under 2x
-is a regression on the host clock (the gate's note says so), so a 5% step cannot be asserted there.
+Host work is judged by the host clock's rule across two runs, each row read against the yardstick
+timed beside it, from 1.5x: no slowdown under 1.5x is a regression on the host clock (the gate's
+note says so), so a 5% step cannot be asserted there.
 Across two runs a host row also moves with the machine's load: on this project's loaded 2-core
 machine an unchanged row read 1.7x and 1.8x slower than its baseline taken in a quieter minute.
 So the host sample is slowed 10x and gated at 200% (a row regresses when more than 3x slower):
@@ -107,6 +108,10 @@ def test_the_baseline_holds_a_record_per_measurement(host_project):
             assert record["schema"] == "gpumeter.record"
             # the session's lock, taken once, said what it could not check, in every record
             assert any(d.startswith("device lock taken") for d in record["deviations"])
+            # every host row timed beside the Python yardstick, a level per pass of the row
+            for row in record["results"]:
+                assert row["yardstick"]["work"] == "python-int-loop-1000", row["yardstick"]
+                assert len(row["yardstick"]["pass_ns"]) == len(row["pass_sizes"]) == 6
     runs = list((host_project / ".gpumeter" / "runs").iterdir())
     assert runs and all((r / "index.json").exists() for r in runs)
 
@@ -154,8 +159,27 @@ def test_a_5_percent_step_is_under_the_host_clocks_resolution_and_said_so(host_p
                    "--gpumeter-fail-on-regression", "5", SAMPLE_SLOW="loop",
                    SAMPLE_SLOWDOWN="1.05")
     # Nothing the host clock's rule can call 5% slower; the summary says the gate is blind there.
-    assert "timed by the wall clock: judged by the 2.0x floor of two runs, so a slowdown under " \
-           "2.0x is not a regression the gate can see" in p.stdout, outcome(p)
+    assert "timed by the wall clock, each read against the yardstick timed beside it: judged " \
+           "by the 1.5x floor, so a slowdown under 1.5x is not a regression the gate can see" \
+           in p.stdout, outcome(p)
+
+
+def test_a_baseline_without_yardsticks_is_judged_by_the_floor_of_runs_not_interleaved(
+        host_project, tmp_path):
+    """A baseline saved before rows carried a yardstick (here: its yardsticks taken out) is
+    judged by the 2x floor of runs never interleaved, and the gate says which rows and why."""
+    project = make_project(tmp_path / "p", "test_host_sample.py")
+    shutil.copytree(host_project / ".gpumeter" / "baselines", project / ".gpumeter" / "baselines")
+    folder = project / ".gpumeter" / "baselines" / "base"
+    for f in folder.glob("gpumeter-*.json"):
+        record = json.loads(f.read_text())
+        for row in record["results"]:
+            row["yardstick"] = None
+        f.write_text(json.dumps(record, indent=1))
+    p = run_sample(project, "test_host_sample.py", "-k", "test_squares", "--gpumeter-compare",
+                   "base", "--gpumeter-fail-on-regression", "5")
+    assert "1 row timed by the wall clock without a yardstick on both sides: judged by the 2.0x " \
+           "floor of two runs" in p.stdout, outcome(p)
 
 
 def test_a_test_not_in_the_baseline_fails_unless_allowed(host_project, tmp_path):

@@ -71,6 +71,36 @@ TEST(HostBackend, ComparesInMirroredOrder) {
   EXPECT_EQ(out[0].method, TimingMethod::host_wall);
 }
 
+TEST(HostBackend, TheYardstickTakesTheMiddleOfEachRound) {
+  // A Y Y A, three rounds: each implementation's i-th pass beside the yardstick's i-th, whose
+  // level (its pass's median) each row keeps.
+  auto backend = make_host_backend();
+  std::string order;
+  CompareOptions opt;
+  opt.budget = Budget{1 * kMillisecond, 4 * kMillisecond, 10, 40};
+  opt.yardstick = YardstickWork{"test-loop", Call{[&] { order += 'Y'; }, {}}};
+  const auto out = compare(
+      *backend,
+      {{"A", Call{[&] { order += 'A'; }, {}}, {}}, {"B", Call{[&] { order += 'B'; }, {}}, {}}},
+      opt);
+  ASSERT_EQ(out.size(), 2u);
+  std::string runs;
+  for (char c : order) {
+    if (runs.empty() || runs.back() != c) runs += c;
+  }
+  // "AB" (verification; the yardstick has none), then 3 rounds of "ABYYBA".
+  EXPECT_EQ(runs, "ABABYBABYBABYBA");
+  for (const Measurement& m : out) {
+    ASSERT_TRUE(m.yardstick.has_value());
+    EXPECT_EQ(m.yardstick->work, "test-loop");
+    EXPECT_EQ(m.yardstick->pass_ns.size(), m.pass_sizes.size());
+    for (const double level : m.yardstick->pass_ns) EXPECT_GT(level, 0);
+  }
+  // Without one, none.
+  opt.yardstick.reset();
+  EXPECT_FALSE(compare(*backend, {{"A", Call{[] {}, {}}, {}}}, opt)[0].yardstick.has_value());
+}
+
 TEST(HostBackend, ResetRunsBeforeEachCallAndOutsideTheTiming) {
   // T10: a reset restores inputs before every call and is never timed. A 2 ms reset beside a
   // call that does almost nothing: any reset time in the sample would dominate it.

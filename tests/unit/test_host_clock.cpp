@@ -5,13 +5,16 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/record_comparison.hpp"
 #include "gpumeter/detail/summary.hpp"
 #include "gpumeter/detail/wording.hpp"
 #include "gpumeter/record.hpp"
@@ -345,6 +348,192 @@ TEST(HostClockRows, TwoCallsAtTheClocksFloorAreNeverSaidToDiffer) {
             std::string::npos)
       << describe(a);
   EXPECT_EQ(describe(work).find("overhead"), std::string::npos) << describe(work);
+}
+
+// --- Across two runs, each row read against the yardstick timed beside it ---------------------
+
+YardstickReading yardstick_at(const std::vector<double>& levels,
+                              const std::string& work = "python-int-loop-1000") {
+  return YardstickReading{work, levels};
+}
+
+TEST(HostClockAcrossRuns, EachPassIsReadAgainstTheYardstickPassBesideIt) {
+  const PassSamples read =
+      read_against_yardstick({{100, 200}, {300}}, {50, 150}, 100);  // scale 100 ns
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_DOUBLE_EQ(read[0][0], 200);
+  EXPECT_DOUBLE_EQ(read[0][1], 400);
+  EXPECT_DOUBLE_EQ(read[1][0], 200);
+  EXPECT_THROW((void)read_against_yardstick({{100}, {100}}, {50}, 100), std::invalid_argument);
+  EXPECT_THROW((void)read_against_yardstick({{100}}, {0}, 100), std::invalid_argument);
+  EXPECT_THROW((void)read_against_yardstick({{100}}, {50}, 0), std::invalid_argument);
+}
+
+TEST(HostClockAcrossRuns, ASlowerRowWhoseBaselineRanUnderLoadIsCaught) {
+  // The row the 2x floor missed: the baseline's minute ran it (and its yardstick) 1.6x slower,
+  // so a 3x slower function read under 2x of it. Read against the yardsticks: 3x slower.
+  const PassSamples base = passes_at({160, 165, 158, 162, 160, 159});
+  const PassSamples next = passes_at({300, 305, 298, 302, 300, 299});
+  const YardstickReading base_y = yardstick_at({64, 66, 63, 65, 64, 64});
+  const YardstickReading next_y = yardstick_at({40, 41, 39, 40, 40, 40});
+  const RatioVerdict fallback = host_clock_verdict(
+      host_clock_sides_across_runs(base, std::nullopt, next, std::nullopt, 1, 6.9));
+  EXPECT_FALSE(claims(fallback)) << fallback.label;
+  EXPECT_EQ(fallback.floor, kAcrossRunsResolutionRatio);
+  EXPECT_NE(fallback.label.find("under the 2.0x floor of what the host clock claims across two "
+                                "runs, whose passes were not interleaved (neither row has a "
+                                "yardstick)"),
+            std::string::npos)
+      << fallback.label;
+  const HostClockSides sides = host_clock_sides_across_runs(base, base_y, next, next_y, 1, 6.9);
+  EXPECT_TRUE(sides.against_yardstick);
+  const RatioVerdict v = host_clock_verdict(sides);
+  EXPECT_TRUE(claims(v)) << v.label;
+  EXPECT_EQ(v.wording, "3.0x slower");
+  EXPECT_EQ(v.floor, kAcrossRunsYardstickRatio);
+  EXPECT_TRUE(v.against_yardstick);
+  EXPECT_EQ(v.label, "directional difference, each row read against the yardstick timed beside it");
+}
+
+TEST(HostClockAcrossRuns, AnUnchangedRowWhoseRunRanUnderLoadIsNotCalledSlower) {
+  // The new run's minute ran everything 2.2x slower, the row and its yardstick alike: by the
+  // floor of rows never interleaved that is a claim; read against the yardsticks, no difference.
+  const PassSamples base = passes_at({100, 101, 99, 100, 102, 100});
+  const PassSamples next = passes_at({220, 222, 218, 221, 220, 219});
+  const YardstickReading base_y = yardstick_at({40, 40, 41, 40, 39, 40});
+  const YardstickReading next_y = yardstick_at({88, 88, 90, 88, 86, 88});
+  EXPECT_TRUE(claims(
+      host_clock_verdict(host_clock_sides_across_runs(base, std::nullopt, next, std::nullopt, 1))));
+  const RatioVerdict v =
+      host_clock_verdict(host_clock_sides_across_runs(base, base_y, next, next_y, 1, 7.5));
+  EXPECT_FALSE(claims(v)) << v.label;
+  EXPECT_NE(v.label.find("under the 1.5x floor of what the host clock claims across two runs, "
+                         "each row read against the yardstick timed beside it; passes spread"),
+            std::string::npos)
+      << v.label;
+  EXPECT_NE(v.label.find("load average 7.5"), std::string::npos) << v.label;
+}
+
+TEST(HostClockAcrossRuns, RowsWithoutOneYardstickFallBackToTheFloorOfRunsNotInterleaved) {
+  const PassSamples base = passes_at({100, 101, 99, 100, 102, 100});
+  const PassSamples next = passes_at({160, 162, 158, 161, 160, 159});
+  const YardstickReading y = yardstick_at({40, 40, 40, 40, 40, 40});
+  const auto why = [&](const std::optional<YardstickReading>& b,
+                       const std::optional<YardstickReading>& n) {
+    const HostClockSides s = host_clock_sides_across_runs(base, b, next, n, 1);
+    EXPECT_FALSE(s.against_yardstick);
+    EXPECT_TRUE(s.across_runs);
+    const RatioVerdict v = host_clock_verdict(s);
+    EXPECT_FALSE(claims(v)) << v.label;  // 1.6x: under the 2x floor
+    EXPECT_EQ(v.floor, kAcrossRunsResolutionRatio);
+    return s.no_yardstick;
+  };
+  EXPECT_EQ(why(std::nullopt, y), "the base row has no yardstick");
+  EXPECT_EQ(why(y, std::nullopt), "the new row has no yardstick");
+  EXPECT_EQ(why(y, yardstick_at(y.pass_ns, "cxx-loop")),
+            "the two rows' yardsticks are different work");
+  EXPECT_EQ(why(y, yardstick_at({40, 40})), "a yardstick's passes are not the row's");
+  // With one yardstick on both sides, the same 1.6x is judged by the 1.5x floor: a claim.
+  EXPECT_TRUE(claims(host_clock_verdict(host_clock_sides_across_runs(base, y, next, y, 1))));
+}
+
+TEST(HostClockAcrossRuns, AVerdictNeverContradictsTheMeansPrintedBesideIt) {
+  // Read against the yardsticks the new row is 2x slower, but its minute ran everything at a
+  // third of the time, so the means as measured (which a front end prints) say it is faster:
+  // nothing is claimed.
+  const PassSamples base = passes_at({300, 300, 300, 300, 300, 300});
+  const PassSamples next = passes_at({200, 200, 200, 200, 200, 200});
+  const YardstickReading base_y = yardstick_at({90, 90, 90, 90, 90, 90});
+  const YardstickReading next_y = yardstick_at({30, 30, 30, 30, 30, 30});
+  const HostClockSides s = host_clock_sides_across_runs(base, base_y, next, next_y, 1);
+  ASSERT_TRUE(s.against_yardstick);
+  EXPECT_GT(s.candidate_median_ns, s.baseline_median_ns);              // read: slower
+  EXPECT_LT(s.printed_candidate_mean_ns, s.printed_baseline_mean_ns);  // measured: faster
+  const RatioVerdict v = host_clock_verdict(s);
+  EXPECT_FALSE(claims(v)) << v.label;
+  EXPECT_NE(v.label.find("the means per call point the other way"), std::string::npos) << v.label;
+}
+
+// A row and its yardstick in one run on a loaded host: the run's own load (`run_sd`, what moves
+// between two runs of a minute apart), each pass's local load, shared by the row's pass and the
+// yardstick's beside it (`local_sd`), and each one's own noise (`own_sd`), with now and then a
+// preempted call in the row's passes (loaded_passes).
+struct RowAndYardstick {
+  PassSamples row;
+  YardstickReading yardstick;
+};
+RowAndYardstick loaded_run(Noise& noise, double level, double run_sd, double local_sd,
+                           double own_sd) {
+  RowAndYardstick out;
+  out.yardstick.work = "python-int-loop-1000";
+  const double run = std::exp(run_sd * noise.normal());
+  for (int p = 0; p < 6; ++p) {
+    const double local = run * std::exp(local_sd * noise.normal());
+    PassSamples one = loaded_passes(noise, level * local, 1, own_sd);
+    out.row.push_back(one.front());
+    out.yardstick.pass_ns.push_back(40'000 * local * std::exp(own_sd * noise.normal()));
+  }
+  return out;
+}
+
+TEST(HostClockAcrossRuns, AAgainstAAcrossLoadedRunsClaimsAtMostOneInAHundred) {
+  // Runs whose load, shared by a row and its yardstick, moves both about 0.55x to 1.8x between
+  // them: read against the yardsticks, at most 1 in 100. (This is the drift a yardstick can
+  // cancel; at load 13 the gate's rows on the build machine drifted by a state of their own,
+  // which no yardstick shares: bench/results/2026-12-07-gate-calibration/.)
+  Noise noise(2026120751);
+  int claimed = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const RowAndYardstick a = loaded_run(noise, 60'000, 0.2, 0.25, 0.1);
+    const RowAndYardstick b = loaded_run(noise, 60'000, 0.2, 0.25, 0.1);
+    claimed += claims(host_clock_verdict(
+                   host_clock_sides_across_runs(a.row, a.yardstick, b.row, b.yardstick, 1)))
+                   ? 1
+                   : 0;
+  }
+  EXPECT_LE(claimed, 10);
+}
+
+TEST(HostClockAcrossRuns, ThreeTimesSlowerAcrossLoadedRunsIsCaughtEveryTime) {
+  Noise noise(51);
+  for (int i = 0; i < 1000; ++i) {
+    // The same shared drift: a 3x slower row is called slower every time (the means as measured,
+    // 3x apart less the drift, still agree).
+    const RowAndYardstick a = loaded_run(noise, 60'000, 0.2, 0.25, 0.1);
+    const RowAndYardstick b = loaded_run(noise, 180'000, 0.2, 0.25, 0.1);
+    const RatioVerdict v =
+        host_clock_verdict(host_clock_sides_across_runs(a.row, a.yardstick, b.row, b.yardstick, 1));
+    ASSERT_TRUE(claims(v)) << i << ": " << v.label;
+    ASSERT_LT(v.speedup, 1.0);
+  }
+}
+
+// compare_across_runs reads the rows' yardsticks from their measurements.
+TEST(HostClockRows, RowsOfTwoRunsAreReadAgainstTheirYardsticks) {
+  Result base = wall_row("a", {{150'000, 151'000}, {149'000, 150'000}, {150'000, 152'000}});
+  Result next = wall_row("a", {{300'000, 301'000}, {299'000, 300'000}, {300'000, 302'000}});
+  // Without yardsticks: 2.0x by the medians, judged by the 2x floor of runs not interleaved.
+  const Comparison before = compare_across_runs(base, next);
+  ASSERT_TRUE(before.ratio);
+  EXPECT_EQ(before.ratio->floor, kAcrossRunsResolutionRatio);
+  EXPECT_FALSE(before.ratio->against_yardstick);
+  base.measurement.yardstick = yardstick_at({60'000, 60'000, 60'000});
+  next.measurement.yardstick = yardstick_at({40'000, 40'000, 40'000});
+  const Comparison c = compare_across_runs(base, next);
+  ASSERT_TRUE(c.ratio);
+  EXPECT_TRUE(c.ratio->against_yardstick);
+  EXPECT_EQ(c.ratio->resolution, Resolution::directional_difference) << describe(c);
+  EXPECT_EQ(c.ratio->wording, "3.0x slower");
+  // The means printed are those measured.
+  EXPECT_NEAR(c.baseline_mean_ns, 150'333, 1);
+  EXPECT_NE(describe(c).find("each row read against the yardstick timed beside it"),
+            std::string::npos)
+      << describe(c);
+  // Within one run (compare_rows, not across runs) the yardsticks change nothing.
+  const Comparison within = compare_rows(base, next);
+  ASSERT_TRUE(within.ratio);
+  EXPECT_FALSE(within.ratio->against_yardstick);
+  EXPECT_EQ(within.ratio->wording, "2.0x slower");
 }
 
 }  // namespace

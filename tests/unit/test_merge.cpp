@@ -230,7 +230,9 @@ TEST(MergeRecords, RecordsOfTwoIntervalRulesAreNeverJoined) {
       FAIL() << "merged two rules";
     } catch (const MergeRefused& e) {
       EXPECT_NE(std::string(e.what()).find("record 2 (b) was judged by the comparison rules of "
-                                           "schema version 11, the first by those of version 8"),
+                                           "schema version " +
+                                           std::to_string(kRecordSchemaVersion) +
+                                           ", the first by those of version 8"),
                 std::string::npos)
           << e.what();
     }

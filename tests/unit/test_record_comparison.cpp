@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/detail/summary.hpp"
 #include "gpumeter/detail/wording.hpp"
 #include "gpumeter/errors.hpp"
@@ -290,7 +291,8 @@ TEST(CompareRecords, WallClockRowsAcrossRecordsKeepTheResolutionRule) {
   EXPECT_TRUE(g.passed);
   ASSERT_EQ(g.notes.size(), 1u);
   EXPECT_EQ(g.notes[0],
-            "1 row timed by the wall clock: judged by the 2.0x floor of two runs, so a "
+            "1 row timed by the wall clock without a yardstick on both sides: judged by the "
+            "2.0x floor of two runs, so a "
             "slowdown under 2.0x is not a regression the gate can see, nor one wider apart "
             "than the spread of its passes bounds");
   // Across two runs 1.6x is under the host clock's floor of runs not interleaved (2x): within
@@ -317,6 +319,39 @@ TEST(CompareRecords, WallClockRowsAcrossRecordsKeepTheResolutionRule) {
   EXPECT_NE(concluded.regressions[0].find("2.5x slower"), std::string::npos)
       << concluded.regressions[0];
   EXPECT_EQ(concluded.notes, g.notes);
+}
+
+TEST(CompareRecords, WallClockRowsWithYardsticksAreJudgedAgainstThemAndSaidSo) {
+  // The new run's minute ran the row and its yardstick alike 1.6x slower: as measured a 1.6x
+  // slowdown, read against the yardsticks none; the gate's note names the floor it applied.
+  Result base_row = row("sum", "a", 100000, TimingMethod::host_wall, 0.001);
+  Result next_row = row("sum", "a", 160000, TimingMethod::host_wall, 0.001);
+  base_row.measurement.yardstick = YardstickReading{"python-int-loop-1000", {40000, 40000}};
+  next_row.measurement.yardstick = YardstickReading{"python-int-loop-1000", {64000, 64000}};
+  const RecordComparison c = compare_records(record({base_row}), record({next_row}));
+  ASSERT_EQ(c.pairs.size(), 1u);
+  const Comparison& w = c.pairs[0].comparison;
+  ASSERT_TRUE(w.ratio);
+  EXPECT_TRUE(w.ratio->against_yardstick);
+  EXPECT_EQ(w.ratio->resolution, Resolution::no_measured_difference) << describe(w);
+  EXPECT_EQ(w.ratio->floor, kAcrossRunsYardstickRatio);
+  const GateOutcome g = judge_gate(c, kFivePercent);
+  EXPECT_TRUE(g.passed);
+  ASSERT_EQ(g.notes.size(), 1u);
+  EXPECT_EQ(g.notes[0],
+            "1 row timed by the wall clock, each read against the yardstick timed beside it: "
+            "judged by the 1.5x floor, so a slowdown under 1.5x is not a regression the gate can "
+            "see, nor one wider apart than the spread of its passes bounds");
+  // 3x the work in the same minute as its yardstick: a regression, read so.
+  Result slow_row = row("sum", "a", 300000, TimingMethod::host_wall, 0.001);
+  slow_row.measurement.yardstick = base_row.measurement.yardstick;
+  const RecordComparison slow = compare_records(record({base_row}), record({slow_row}));
+  ASSERT_EQ(judge_gate(slow, kFivePercent).regressions.size(), 1u);
+  EXPECT_EQ(regression_words(slow.pairs[0].comparison),
+            "3.0x slower (directional difference, each row read against the yardstick timed "
+            "beside it, 1.5x resolution)");
+  // A gate at 50% or more sees what the floor sees: no note.
+  EXPECT_TRUE(judge_gate(c, GateOptions{0.5, false}).notes.empty());
 }
 
 TEST(CompareRecords, TheGeometricMeanClaimsNoDirection) {

@@ -228,6 +228,11 @@ void expect_records_equal(const Record& a, const Record& b) {
       EXPECT_EQ(m.timestamp_check->min_scale, n.timestamp_check->min_scale);
       EXPECT_EQ(m.timestamp_check->max_scale, n.timestamp_check->max_scale);
     }
+    EXPECT_EQ(m.yardstick.has_value(), n.yardstick.has_value());
+    if (m.yardstick && n.yardstick) {
+      EXPECT_EQ(m.yardstick->work, n.yardstick->work);
+      EXPECT_EQ(m.yardstick->pass_ns, n.yardstick->pass_ns);
+    }
     EXPECT_EQ(m.null_test.has_value(), n.null_test.has_value());
     if (m.null_test && n.null_test) {
       EXPECT_EQ(m.null_test->scale, n.null_test->scale);
@@ -431,8 +436,8 @@ TEST(RecordSchema, RefusesWhatItCannotWriteFaithfully) {
 // The checked-in record of the current schema version still reads, and reads as the same
 // record. If this fails after a schema change, bump kRecordSchemaVersion and add a fixture
 // (gpumeter_make_record --stdout program > tests/data/record_vN.json).
-TEST(RecordSchema, VersionElevenFixtureStillReads) {
-  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v11.json";
+TEST(RecordSchema, VersionTwelveFixtureStillReads) {
+  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v12.json";
   const Record r = read_record(fixture);
   EXPECT_EQ(r.schema_version, kRecordSchemaVersion);
   expect_records_equal(r, testing::program_record());
@@ -441,6 +446,17 @@ TEST(RecordSchema, VersionElevenFixtureStillReads) {
     EXPECT_EQ(row.board.uuid, "GPU-01234567-89ab-cdef-0123-456789abcdef");
     EXPECT_EQ(row.measurement.origin, RowOrigin::program_range);
   }
+}
+
+// A version 11 record reads as the same record, its rows without a yardstick, and writes back as
+// version 12: the version 12 fixture, byte for byte (version 12 added only the yardstick and
+// changed no rule of the comparisons a record stores).
+TEST(RecordSchema, VersionElevenFixtureReadsAndWritesAsVersionTwelve) {
+  const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v11.json");
+  EXPECT_EQ(r.schema_version, kRecordSchemaVersion);
+  expect_records_equal(r, testing::program_record());
+  for (const Result& row : r.results) EXPECT_FALSE(row.measurement.yardstick);
+  EXPECT_EQ(serialize(r), read_file(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v12.json"));
 }
 
 // A version 10 record (the older host-clock rule) reads with its comparisons as its rule gave
@@ -920,6 +936,7 @@ TEST(RecordSchema, AnOlderVersionHoldingALaterVersionsFieldIsRefused) {
       {"/results/0/summary/throttle_reason_samples",
        "results[0].summary.throttle_reason_samples.sw_power_cap", 4},
       {"/results/0/board", "results[0].board", 8},
+      {"/results/0/yardstick", "results[0].yardstick", 12},
   };
   for (const Added& a : added) {
     const ordered_json::json_pointer at(a.pointer);
@@ -1007,10 +1024,10 @@ TEST(RecordStrictReading, TimestampCheckThatContradictsItselfIsRefused) {
 }
 
 TEST(RecordStrictReading, UnsupportedSchemaVersion) {
-  EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 12; }),
-            "dir/rec.json: unsupported schema_version 12 (this gpumeter reads 1 to 11)");
+  EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 13; }),
+            "dir/rec.json: unsupported schema_version 13 (this gpumeter reads 1 to 12)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = -1; }),
-            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 11)");
+            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 12)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = "1"; }),
             "dir/rec.json: field schema_version: expected an integer, found string");
   EXPECT_EQ(what_after([](auto& j) { j.erase("schema_version"); }),
@@ -1566,6 +1583,87 @@ TEST(RecordHostile, ADifferenceNoNumberCanStateIsRecordedUnresolved) {
   EXPECT_NO_THROW(parse_record(serialize(r), "x.json"));
 }
 
+// Two host-clock rows timed beside a yardstick (version 12): its work and its level per pass.
+Record host_rows_with_yardstick() {
+  Record rec = full_record();
+  Result a = testing::full_result();
+  a.measurement.method = TimingMethod::host_wall;
+  a.measurement.null_test.reset();
+  for (Sample& s : a.measurement.samples) {
+    s = testing::sample(s.latency_ns, s.latency_ns, std::nullopt, 0);
+  }
+  a.measurement.retries = 0;
+  a.measurement.ledger = testing::ledger_of(a.measurement);
+  a.measurement.yardstick = YardstickReading{"python-int-loop-1000", {}};
+  for (std::size_t i = 0; i < a.measurement.pass_sizes.size(); ++i) {
+    a.measurement.yardstick->pass_ns.push_back(40'000.5 + static_cast<double>(i));
+  }
+  Result b = a;
+  b.row.implementation = "other";
+  rec.results = {a, b};
+  testing::derive_summaries(rec);
+  return rec;
+}
+
+TEST(RecordYardstick, ReadsBackAsWritten) {
+  const Record r = host_rows_with_yardstick();
+  ASSERT_GE(r.results[0].measurement.pass_sizes.size(), 2u);
+  const std::string text = serialize(r);
+  const Record back = parse_record(text, "y.json");
+  expect_records_equal(r, back);
+  ASSERT_TRUE(back.results[0].measurement.yardstick);
+  EXPECT_EQ(back.results[0].measurement.yardstick->pass_ns,
+            r.results[0].measurement.yardstick->pass_ns);
+  EXPECT_EQ(serialize(back), text);
+  // None: null, and none read back.
+  EXPECT_TRUE(ordered_json::parse(serialize(full_record()))["results"][0]["yardstick"].is_null());
+}
+
+TEST(RecordYardstick, WhatNoMeasurementGivesIsRefused) {
+  const auto j = ordered_json::parse(serialize(host_rows_with_yardstick()));
+  const auto what = [&](const std::function<void(ordered_json&)>& edit) {
+    auto k = j;
+    edit(k);
+    return what_of(k.dump());
+  };
+  EXPECT_NE(what([](auto& k) {
+              k["results"][0]["yardstick"]["pass_ns"].erase(0);
+            }).find("results[0].yardstick.pass_ns holds 1 levels for the row's 2 passes"),
+            std::string::npos)
+      << what([](auto& k) { k["results"][0]["yardstick"]["pass_ns"].erase(0); });
+  EXPECT_NE(what([](auto& k) {
+              k["results"][0]["yardstick"]["pass_ns"][0] = 0;
+            }).find("field results[0].yardstick.pass_ns[0]: 0 is out of range"),
+            std::string::npos);
+  EXPECT_NE(
+      what([](auto& k) { k["results"][0]["yardstick"] = "loop"; }).find("results[0].yardstick"),
+      std::string::npos);
+  EXPECT_NE(what([](auto& k) {
+              k["results"][0]["yardstick"].erase("work");
+            }).find("missing field results[0].yardstick.work"),
+            std::string::npos);
+  // On a device-time row: no front end times one there.
+  auto device = ordered_json::parse(serialize(full_record()));
+  device["results"][0]["yardstick"] = j["results"][0]["yardstick"];
+  EXPECT_NE(what_of(device.dump())
+                .find("results[0].yardstick: a yardstick on a row not timed by the host clock"),
+            std::string::npos)
+      << what_of(device.dump());
+  // In a version 11 record: a field its reading would drop.
+  auto older = j;
+  older["schema_version"] = 11;
+  for (auto& row : older["results"]) {
+    if (row["yardstick"].is_null()) row.erase("yardstick");
+  }
+  EXPECT_NE(what_of(older.dump()).find("results[0].yardstick is a field of schema version 12"),
+            std::string::npos)
+      << what_of(older.dump());
+  // The writer refuses what the reader would.
+  Record bad = host_rows_with_yardstick();
+  bad.results[0].measurement.yardstick->pass_ns.pop_back();
+  EXPECT_THROW((void)serialize(bad), Error);
+}
+
 TEST(RecordHostile, AKeyTwiceInOneObjectIsRefused) {
   // The JSON library kept the last silently: one file could read two ways.
   const std::string text = serialize(full_record());
@@ -1962,7 +2060,7 @@ TEST(RecordLedger, NoDeviationExemptsACuptiRowOfTheCurrentVersionFromItsLedger) 
   auto j = ordered_json::parse(serialize(full_record()));
   j["results"][0].erase("ledger");
   j["results"][0]["origin"] = "before_ledgers";
-  EXPECT_NE(what_of(j.dump()).find("origin \"before_ledgers\" in a record of schema_version 11: "
+  EXPECT_NE(what_of(j.dump()).find("origin \"before_ledgers\" in a record of schema_version 12: "
                                    "a row measured before ledgers is held in a record of schema "
                                    "version 8 or earlier"),
             std::string::npos)
@@ -2024,6 +2122,7 @@ TEST(RecordLedger, AVersionNineRecordIsReadByWhatItsVersionSaid) {
     for (auto& row : j["results"]) {
       row.erase("origin");
       row.erase("load_average");  // version 11's
+      row.erase("yardstick");     // version 12's
     }
     return j.dump();
   };

@@ -17,6 +17,7 @@
 
 #include "gpumeter/detail/difference.hpp"
 #include "gpumeter/detail/duration.hpp"
+#include "gpumeter/detail/measurement.hpp"
 #include "gpumeter/detail/timing_method.hpp"
 #include "gpumeter/detail/verdict.hpp"
 
@@ -36,7 +37,22 @@ inline constexpr IntervalRules kHostClockIntervalRules{kDifferenceConfidence, tr
 // unchanged function read well beyond the 1.5x floor of its baseline of a minute before, and a 3x
 // slower one no lower than just over 2x (docs/measured-figures.md, "The host clock across runs"):
 // across runs the floor of what the host clock claims is 2x.
+// That floor is what a row without a yardstick is judged by (a record before schema 12, a front
+// end that gives none): "across two runs, whose passes were not interleaved".
 inline constexpr double kAcrossRunsResolutionRatio = 2.0;
+
+// The yardstick: a fixed piece of the front end's own work (for Python rows a pure-Python loop)
+// timed in passes interleaved with the row's, A Y Y A, its level in each pass kept with the row
+// (Measurement::yardstick). Across two runs each row is read against its own yardstick: each
+// pass's readings over the level of the yardstick's pass beside it. Load local in time slows the
+// row and the yardstick of the same minutes alike, so what is compared is the ratio of the two
+// rows' ratios to their yardsticks, and the drift between runs falls on both sides: the 1.5x
+// resolution is the floor again. On the 2-core build machine with both cores busy, the gate so
+// read claimed 1 of 200 unchanged rows and caught 40 of 40 rows of 3x the work, where the 2x floor
+// on the same sessions caught 33; the unchanged rows still read up to 1.6x of their baselines,
+// from a state of the row's own that no yardstick shares (docs/measured-figures.md, "The host
+// clock across runs"; bench/results/2026-12-07-gate-calibration/).
+inline constexpr double kAcrossRunsYardstickRatio = kResolutionRatio;
 
 // A call's overhead, not work. On device time a call that ran nothing is refused (no kernel: an
 // Attribution error); the host clock sees no kernel, so it cannot tell a call that ran nothing from
@@ -77,8 +93,17 @@ struct HostClockSides {
   // path into the calls, so nothing is claimed. Set by whoever reads rows (compare_rows).
   bool both_measure_call_overhead = false;
   // The two sides are rows of two runs (compare_across_runs): the floor is
+  // kAcrossRunsYardstickRatio where they are read against their yardsticks, else
   // kAcrossRunsResolutionRatio.
   bool across_runs = false;
+  // Across runs, both rows read against a yardstick of one work (host_clock_sides_across_runs):
+  // the medians, means, interval and spread above are those of the passes so read, and the
+  // means per call as measured, which a front end prints, are `printed_*_mean_ns`.
+  bool against_yardstick = false;
+  double printed_baseline_mean_ns = 0;
+  double printed_candidate_mean_ns = 0;
+  // Across runs, not read against a yardstick: why ("the base row has no yardstick").
+  std::string no_yardstick;
 };
 
 // The verdict: `resolution` directional_difference only where every condition above holds and
@@ -93,6 +118,22 @@ RatioVerdict host_clock_verdict(const HostClockSides& sides);
 // positive.
 HostClockSides host_clock_sides(const PassSamples& baseline, const PassSamples& candidate,
                                 Nanos tick_ns, std::optional<double> load_average = std::nullopt);
+
+// Each pass's readings times `scale_ns` over the level of the yardstick's pass beside it
+// (`yardstick_pass_ns`, one per pass): the pass as if run under the load the scale was read at.
+// Throws std::invalid_argument where the counts differ or a level is not positive.
+PassSamples read_against_yardstick(const PassSamples& passes,
+                                   const std::vector<double>& yardstick_pass_ns, double scale_ns);
+
+// The sides of rows of two runs (compare_across_runs). Where both carry a yardstick of the same
+// work, one level per pass, each side's passes are read against its own yardstick, both scaled
+// to the baseline's yardstick (the median of its pass levels); the floor is then
+// kAcrossRunsYardstickRatio. Otherwise the passes as measured, the floor
+// kAcrossRunsResolutionRatio, and `no_yardstick` says why. Throws as host_clock_sides.
+HostClockSides host_clock_sides_across_runs(
+    const PassSamples& baseline, const std::optional<YardstickReading>& baseline_yardstick,
+    const PassSamples& candidate, const std::optional<YardstickReading>& candidate_yardstick,
+    Nanos tick_ns, std::optional<double> load_average = std::nullopt);
 
 // The two in one: what a front end with passes of its own (phases, totals) calls.
 RatioVerdict compare_host_passes(const PassSamples& baseline, const PassSamples& candidate,

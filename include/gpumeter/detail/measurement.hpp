@@ -53,6 +53,18 @@ constexpr std::string_view to_string(RowOrigin origin) {
   }
   return "harness";
 }
+// The yardstick of a host-clock row (host_clock.hpp): a fixed piece of the front end's own work,
+// timed in passes interleaved with the row's (A Y Y A), so that a comparison with a row of
+// another run can read each side against the load of its own minutes.
+struct YardstickReading {
+  // What the work is, as the front end names it ("python-int-loop-1000"): rows are read against
+  // one yardstick only where both ran the same work.
+  std::string work;
+  // Its level (the median of its calls) in each pass, the i-th beside the row's i-th pass: as
+  // many as the row has passes.
+  std::vector<double> pass_ns;
+};
+
 constexpr std::optional<RowOrigin> parse_row_origin(std::string_view text) {
   for (const RowOrigin o : kRowOrigins) {
     if (to_string(o) == text) return o;
@@ -93,6 +105,9 @@ struct Measurement {
   // the backend read it (/proc/loadavg); nullopt where it read none (device timing, older
   // records). What a host-clock verdict of no difference states beside the passes' spread.
   std::optional<double> load_average;
+  // Set where the row's passes were interleaved with a yardstick's (host clock, fixed budget, a
+  // front end that gave one: the pytest plugin's rows); nullopt otherwise and before schema 12.
+  std::optional<YardstickReading> yardstick;
 };
 
 }  // namespace gpumeter

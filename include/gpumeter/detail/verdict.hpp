@@ -30,8 +30,11 @@ struct RatioVerdict {
   // alone (compare_times; records before schema version 11).
   bool by_passes = false;
   // The factor from which a difference is claimed: the 1.5x resolution, or across two runs the
-  // host clock's floor for runs not interleaved (host_clock.hpp, kAcrossRunsResolutionRatio).
+  // host clock's floor for rows read against their yardsticks or for runs not interleaved
+  // (host_clock.hpp, kAcrossRunsYardstickRatio, kAcrossRunsResolutionRatio).
   double floor = kResolutionRatio;
+  // Across two runs, each row was read against the yardstick timed beside it (host_clock.hpp).
+  bool against_yardstick = false;
 };
 
 // Compares a candidate's time with a baseline's. The label is decided on the unrounded
