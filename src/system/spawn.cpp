@@ -136,8 +136,10 @@ ChildExit exit_of(int status) {
 }  // namespace
 
 ChildExit wait_for_child(pid_t pid, double timeout_s) {
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
+  // Not "Clock": device_lock.cpp names its clock so at namespace scope, and the sanitizer pass
+  // compiles this library as one unit (-Wshadow).
+  using Steady = std::chrono::steady_clock;
+  const auto deadline = Steady::now() + std::chrono::duration<double>(timeout_s);
   int status = 0;
   ChildExit out;
   for (;;) {
@@ -147,7 +149,7 @@ ChildExit wait_for_child(pid_t pid, double timeout_s) {
       throw Error(std::string("waiting for a child process failed: ") + std::strerror(errno));
     }
     if (done == 0) {
-      if (Clock::now() > deadline) {
+      if (Steady::now() > deadline) {
         ::kill(pid, SIGKILL);
         while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
         }

@@ -11,7 +11,12 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/gpumeter-consumer.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 prefix="$work/prefix"
 read -r -a extra <<<"${GPUMETER_CONSUMER_CMAKE_ARGS:-}"
-common=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUMETER_CUDA=OFF -DGPUMETER_TESTS=OFF "${extra[@]}")
+# Each library compiled as one unit (a unity build, as pip builds the module): what is checked
+# here is the package (what is installed, the exported targets, the two ways in), and the main
+# build (scripts/test.sh) compiles every file alone; on 2 cores one unit a library is a fraction
+# of the compile time of one a file.
+common=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUMETER_CUDA=OFF -DGPUMETER_TESTS=OFF
+  -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=0 "${extra[@]}")
 say() { echo "consumer: $*"; }
 # Runs a step with its output kept aside, shown only when the step fails.
 quiet() {
@@ -23,7 +28,9 @@ quiet() {
 }
 
 say "building and installing gpumeter into $prefix"
-quiet cmake -S "$root" -B "$work/gpumeter" "${common[@]}" -DCMAKE_INSTALL_PREFIX="$prefix"
+# Without the examples and benchmark programs: none of them is installed.
+quiet cmake -S "$root" -B "$work/gpumeter" "${common[@]}" -DGPUMETER_EXAMPLES=OFF \
+  -DCMAKE_INSTALL_PREFIX="$prefix"
 quiet cmake --build "$work/gpumeter" -j "$jobs"
 quiet cmake --install "$work/gpumeter"
 
@@ -38,6 +45,7 @@ say "ok: installed the command, the headers and the package ($config)"
 # of its includes is another installed gpumeter header or a standard one (no '/', no '.').
 cxx=${CXX:-c++}
 # The user layer (gpumeter/*.hpp) and the extension layer for backend authors (gpumeter/backend/).
+headers=$(find "$prefix/include/gpumeter" -name '*.hpp' | sort)
 while IFS= read -r h; do
   while read -r inc; do
     case "$inc" in
@@ -45,10 +53,13 @@ while IFS= read -r h; do
       */* | *.*) say "FAIL: $h includes $inc, not part of the package"; exit 1 ;;
     esac
   done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]\([^>"]*\)[>"].*/\1/p' "$h")
-  echo "#include <${h#"$prefix/include/"}>" |
-    "$cxx" -std=c++20 -fsyntax-only -I"$prefix/include" -x c++ - ||
-    { say "FAIL: $h does not compile alone"; exit 1; }
-done < <(find "$prefix/include/gpumeter" -name '*.hpp' | sort)
+done <<<"$headers"
+# Each header compiled alone, as many at once as there are cores (exit 255 stops xargs at the
+# first that does not compile).
+printf '%s\n' "$headers" | xargs -P "$jobs" -I{} sh -c '
+  echo "#include <${1#"$2/include/"}>" | "$3" -std=c++20 -fsyntax-only -I"$2/include" -x c++ - ||
+    { echo "consumer: FAIL: $1 does not compile alone"; exit 255; }' sh {} "$prefix" "$cxx" ||
+  exit 1
 say "ok: every installed header compiles alone against the prefix"
 
 # Only the two layers are installed: the library's private headers (src/include) stay behind.

@@ -7,6 +7,8 @@
 # on any crash, hang (an input over 10 s), memory blow-up (over 2 GiB) or sanitizer report,
 # naming the input libFuzzer kept (add it to the unit tests as a regression test).
 #   tests/fuzz/run.sh DURATION_SECONDS
+# Each library is one unit (a unity build, as pip builds the module): the fuzzer needs the code
+# instrumented, not each file compiled alone (the main build does that).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 duration=${1:?usage: tests/fuzz/run.sh DURATION_SECONDS}
@@ -15,7 +17,8 @@ build=build-fuzz
 
 mkdir -p "$build"
 CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DGPUMETER_CUDA=OFF -DGPUMETER_TESTS=OFF -DGPUMETER_FUZZ=ON >"$build/configure.log" 2>&1 \
+  -DGPUMETER_CUDA=OFF -DGPUMETER_TESTS=OFF -DGPUMETER_FUZZ=ON -DGPUMETER_EXAMPLES=OFF \
+  -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=0 >"$build/configure.log" 2>&1 \
   || { cat "$build/configure.log" >&2; exit 1; }
 cmake --build "$build" --target fuzz_record_reader -j "$(nproc)"
 
