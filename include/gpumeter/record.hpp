@@ -67,7 +67,7 @@ namespace gpumeter {
 // 9 or 10 record is held and written back as version 10, its comparisons by its own rules.
 // Within version 11 (none published with it before), two host-clock rows that both read at or
 // under the clock's floor (host_clock.hpp, kHostCallOverheadFloorNs) are never said to differ.
-inline constexpr int kRecordSchemaVersion = 11;
+inline constexpr int kRecordSchemaVersion = 12;
 // The version from which each result states the host's load average when it was measured.
 inline constexpr int kLoadAverageSince = 11;
 // The version from which each row states its origin and each record whether it merged programs.

@@ -60,9 +60,9 @@ expect_bad invalid "$work/invalid.json" "not valid JSON (parse error at byte"
 run missing report "$work/does-not-exist.json"
 expect_bad missing "$work/does-not-exist.json" "cannot open (No such file or directory)"
 
-sed -E 's/"schema_version": [0-9]+,/"schema_version": 12,/' "$good" >"$work/v12.json"
-run v12 report "$work/v12.json"
-expect_bad v12 "$work/v12.json" "unsupported schema_version 12 (this gpumeter reads 1 to 11)"
+sed -E 's/"schema_version": [0-9]+,/"schema_version": 13,/' "$good" >"$work/v13.json"
+run v13 report "$work/v13.json"
+expect_bad v13 "$work/v13.json" "unsupported schema_version 13 (this gpumeter reads 1 to 12)"
 
 sed 's/"device_busy_ms":/"device_busy_msec":/' "$good" >"$work/nofield.json"
 run nofield report "$work/nofield.json"
@@ -75,8 +75,8 @@ expect_bad empty "$work/empty.json" "not valid JSON (empty file)"
 # All records are read before anything is printed: a bad one after a good one prints no table.
 run mixed report "$good" "$work/truncated.json"
 expect_bad mixed "$work/truncated.json" "truncated"
-run mixed_csv report --csv "$good" "$work/v12.json"
-expect_bad mixed_csv "$work/v12.json" "unsupported schema_version 12"
+run mixed_csv report --csv "$good" "$work/v13.json"
+expect_bad mixed_csv "$work/v13.json" "unsupported schema_version 13"
 
 # --- hostile input (B7) ----------------------------------------------------------------------
 # What an attacker would try. A record that is not one is refused as above (exit 2, one line
@@ -151,7 +151,7 @@ run big report "$work/big.json"
 expect_bad big "$work/big.json" "314572800 bytes, larger than the 268435456 bytes a record may be"
 
 # A key twice in one object was read, the last one winning.
-edit dup_version 's/"schema_version": 11,/"schema_version": 11, "schema_version": 1,/'
+edit dup_version 's/"schema_version": 12,/"schema_version": 12, "schema_version": 1,/'
 run dup_version report "$work/dup_version.json"
 expect_bad dup_version "$work/dup_version.json" 'the key "schema_version" appears twice in one object'
 edit dup_case '0,/"case": "gemm",/s//"case": "gemm", "case": "x",/'

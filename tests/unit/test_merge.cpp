@@ -230,7 +230,7 @@ TEST(MergeRecords, RecordsOfTwoIntervalRulesAreNeverJoined) {
       FAIL() << "merged two rules";
     } catch (const MergeRefused& e) {
       EXPECT_NE(std::string(e.what()).find("record 2 (b) was judged by the comparison rules of "
-                                           "schema version 11, the first by those of version 8"),
+                                           "schema version 12, the first by those of version 8"),
                 std::string::npos)
           << e.what();
     }

@@ -1007,10 +1007,10 @@ TEST(RecordStrictReading, TimestampCheckThatContradictsItselfIsRefused) {
 }
 
 TEST(RecordStrictReading, UnsupportedSchemaVersion) {
-  EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 12; }),
-            "dir/rec.json: unsupported schema_version 12 (this gpumeter reads 1 to 11)");
+  EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = 13; }),
+            "dir/rec.json: unsupported schema_version 13 (this gpumeter reads 1 to 12)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = -1; }),
-            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 11)");
+            "dir/rec.json: unsupported schema_version -1 (this gpumeter reads 1 to 12)");
   EXPECT_EQ(what_after([](auto& j) { j["schema_version"] = "1"; }),
             "dir/rec.json: field schema_version: expected an integer, found string");
   EXPECT_EQ(what_after([](auto& j) { j.erase("schema_version"); }),
@@ -1962,7 +1962,7 @@ TEST(RecordLedger, NoDeviationExemptsACuptiRowOfTheCurrentVersionFromItsLedger) 
   auto j = ordered_json::parse(serialize(full_record()));
   j["results"][0].erase("ledger");
   j["results"][0]["origin"] = "before_ledgers";
-  EXPECT_NE(what_of(j.dump()).find("origin \"before_ledgers\" in a record of schema_version 11: "
+  EXPECT_NE(what_of(j.dump()).find("origin \"before_ledgers\" in a record of schema_version 12: "
                                    "a row measured before ledgers is held in a record of schema "
                                    "version 8 or earlier"),
             std::string::npos)
