@@ -77,6 +77,7 @@ constexpr AddedField kAddedFields[] = {
     {Scope::result, "origin", 10},
     {Scope::result, "answer_check", 10},
     {Scope::result, "load_average", 11},
+    {Scope::result, "flags", 12},
 };
 
 // An older version is read by its own rules, which know nothing of what later versions added:
