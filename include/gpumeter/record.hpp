@@ -17,6 +17,7 @@
 #include "gpumeter/detail/phases.hpp"
 #include "gpumeter/detail/program.hpp"
 #include "gpumeter/detail/row.hpp"
+#include "gpumeter/detail/row_flags.hpp"
 #include "gpumeter/detail/shard.hpp"
 #include "gpumeter/detail/summary.hpp"
 #include "gpumeter/detail/tolerance.hpp"
@@ -71,10 +72,15 @@ namespace gpumeter {
 // interleaved with the row's and its level in each pass, by which a comparison with a row of
 // another run reads each side against the load of its own minutes; a version 11 reader would drop
 // it, judging such rows by the floor of rows never interleaved. It changes no rule of the
-// comparisons a record holds (those are of one run): version 11's are its.
+// comparisons a record holds (those are of one run): version 11's are its. Version 12 also adds
+// each result's `flags` (row_flags.hpp: clock, retries, copies, drops, call overhead), decided
+// once where the record is finished and checked on reading; a record before version 12 has its
+// rows' flags decided when it is read.
 inline constexpr int kRecordSchemaVersion = 12;
 // The version from which each result states its yardstick (null: none).
 inline constexpr int kYardstickSince = 12;
+// The version from which each result states its flags.
+inline constexpr int kRowFlagsSince = 12;
 // The version from which each result states the host's load average when it was measured.
 inline constexpr int kLoadAverageSince = 11;
 // The version from which each row states its origin and each record whether it merged programs.
@@ -161,6 +167,16 @@ struct Result {
   Board board;
   // The tolerances gpumeter's check held its answers to (its case's); nullopt where it made none.
   std::optional<AnswerCheck> answer_check;
+
+  // Decided once, where the result is finished (summarize_result, finish_record), and checked
+  // by the reader like every derived value: front ends read these and decide neither.
+  // The null test's outcome, from measurement.null_test's samples; nullopt without them.
+  std::optional<NullTestOutcome> null_test_outcome;
+  // The row's flags, against its record's highest clock (row_flags.hpp).
+  RowFlags flags;
+
+  // The null test failed: its times may not be its work's, so they are not shown.
+  bool null_test_failed() const { return null_test_outcome && null_test_outcome->failed(); }
 };
 
 // A case (or one implementation of it) that produced no number, and why: the error's type
@@ -262,12 +278,14 @@ inline void fill_boards(Record& record) {
 // set, so a number shown anywhere is the one these rules give.
 //
 // A result's summary from its samples, timing method, retries and declared workload, its
-// percentages of `ceilings` (its record's).
+// percentages of `ceilings` (its record's), and its null test's outcome.
 void summarize_result(Result& result, const Ceilings& ceilings);
-// The record's comparisons, by the comparison rules of `schema_version` (a record read from a
-// file is judged by the rules of its own version), from summaries that are current.
-void finish_comparisons(Record& record, int schema_version = kComparisonRulesVersion);
-// Every result summarized against the record's ceilings, then its comparisons.
+// What the record derives from its rows once they are all in, from summaries that are current:
+// each row's flags (against the highest clock of the record's rows), and the comparisons, by the
+// comparison rules of `schema_version` (a record read from a file is judged by the rules of its
+// own version).
+void finish_record(Record& record, int schema_version = kComparisonRulesVersion);
+// Every result summarized against the record's ceilings, then finish_record.
 void finish(Record& record, int schema_version = kComparisonRulesVersion);
 
 // Appends the deviations of `from` that `to` does not hold yet, in their order.

@@ -85,6 +85,7 @@ from ._gpumeter import (
     Record,
     RelativeDifference,
     Result,
+    RowFlags,
     RowKey,
     RunConfig,
     Sample,
@@ -118,7 +119,7 @@ __all__ = [
     "TotalTerm", "TotalAtN", "TotalN", "Crossover", "GrowthRegime", "Growth", "SweepAnalysis",
     # what comes back
     "Result", "CompareResult", "Comparison", "Record", "Summary", "Spread", "Sample",
-    "ClockReading", "ClockSummary", "RowKey", "MemoryUse", "Ledger", "TimestampCheck",
+    "ClockReading", "ClockSummary", "RowKey", "RowFlags", "MemoryUse", "Ledger", "TimestampCheck",
     "PrecisionOutcome", "NullTest",
     "RelativeDifference", "RatioVerdict", "HostIdentity", "DeviceIdentity", "DeviceState",
     "Ceilings", "CeilingRun", "RunConfig", "Budget", "Failure", "Timing",

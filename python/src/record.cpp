@@ -47,10 +47,6 @@ std::string quoted(const std::string& s) {
   return nb::cast<std::string>(nb::repr(nb::str(s.c_str(), s.size())));
 }
 
-std::optional<NullTestOutcome> null_test(const ResultRef& r) {
-  return null_test_of(r.get());
-}
-
 void bind_values(nb::module_& m) {
   nb::class_<Spread>(m, "Spread", "A statistic's median, 10th and 90th percentile, in ns.")
       .def_ro("median_ns", &Spread::median_ns, "The median, in nanoseconds.")
@@ -261,6 +257,25 @@ void bind_values(nb::module_& m) {
           "text", [](const NullTestOutcome& n) { return describe(n); },
           "The sentence: \"4x the work took 4.0x the time: pass\".")
       .def("__str__", [](const NullTestOutcome& n) { return describe(n); });
+
+  nb::class_<RowFlags>(m, "RowFlags",
+                       "A row's flags, decided once where its record was finished and checked "
+                       "when it was read: what a reader of its times must know beside them.")
+      .def_ro("clock_flagged", &RowFlags::clock_flagged,
+              "Samples that may have run slower for their SM clock.")
+      .def_ro("low_clock", &RowFlags::low_clock,
+              "The whole row ran below 95% of the highest SM clock of its record's rows.")
+      .def_ro("retries", &RowFlags::retries,
+              "Phases measured again after activity records were lost.")
+      .def_ro("uncounted_copy", &RowFlags::uncounted_copy,
+              "The call also ran copies or fills, which device_busy does not count.")
+      .def_ro("copy_exceeds_busy", &RowFlags::copy_exceeds_busy,
+              "Those copies took longer than the work: the time may not be the work's.")
+      .def_ro("drops_unproven", &RowFlags::drops_unproven,
+              "The collector's drop counter was not live: a lost record could have gone unseen.")
+      .def_ro("call_overhead", &RowFlags::call_overhead,
+              "The host clock read the call at or under its floor: it measures the call's "
+              "overhead, not work.");
 
   nb::class_<RelativeDifference>(m, "RelativeDifference",
                                  "A device-time difference with its interval (candidate / "
@@ -784,27 +799,24 @@ void bind_views(nb::module_& m) {
       .def_prop_ro(
           "null_test",
           [](const ResultRef& r) {
-            const std::optional<NullTestOutcome> n = null_test(r);
+            const std::optional<NullTestOutcome>& n = r.get().null_test_outcome;
             return n ? std::optional<std::string>(describe(*n)) : std::nullopt;
           },
           "The null test's sentence (\"4x the work took 4.0x the time: pass\"); None without "
           "`scaled`.")
       .def_prop_ro(
-          "null_test_failed",
-          [](const ResultRef& r) {
-            const std::optional<NullTestOutcome> n = null_test(r);
-            return n && n->failed();
-          },
+          "null_test_failed", [](const ResultRef& r) { return r.get().null_test_failed(); },
           "The null test failed: the times are not the work's, and the row is compared with "
           "nothing.")
-      .def_prop_ro("null_test_outcome", &null_test, "The null test; None without `scaled`.")
       .def_prop_ro(
-          "measures_call_overhead",
-          [](const ResultRef& r) {
-            const Result& result = r.get();
-            return measures_call_overhead(statistic_of(result.measurement.method),
-                                          result.summary.device_busy.median_ns);
-          },
+          "null_test_outcome", [](const ResultRef& r) { return r.get().null_test_outcome; },
+          "The null test; None without `scaled`.")
+      .def_prop_ro(
+          "flags", [](const ResultRef& r) { return r.get().flags; },
+          "The row's flags (clock, retries, copies, drops, call overhead), as its record holds "
+          "them.")
+      .def_prop_ro(
+          "measures_call_overhead", [](const ResultRef& r) { return r.get().flags.call_overhead; },
           "The host clock read the call at or under its floor (1 us): the number measures the "
           "call's overhead, not work, and no difference is claimed between two such rows.")
       .def_prop_ro(

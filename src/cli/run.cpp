@@ -405,6 +405,8 @@ int run_program(Io& io, const RunArguments& o) {
     return exit_code_of_error(e);
   }
 
+  // Its rows' flags and comparisons, as every record's (record.hpp): its rows are summarized.
+  finish_record(record);
   fs::path written;
   try {
     written = write_record(record, o.out);

@@ -229,9 +229,9 @@ Comparison compare_rows(const Result& base, const Result& cand, int schema_versi
   }
   // P6: a row whose time may not be its work's is not set against another.
   for (const Result* r : {&base, &cand}) {
-    if (const std::optional<NullTestOutcome> n = null_test_of(*r); n && n->failed()) {
-      c.refusal = r->row.implementation + "'s null test failed (" + describe(*n) +
-                  "), so its time may not be its work's";
+    if (r->null_test_failed()) {
+      c.refusal = r->row.implementation + "'s null test failed (" +
+                  describe(*r->null_test_outcome) + "), so its time may not be its work's";
       return c;
     }
   }
@@ -389,7 +389,7 @@ std::optional<NullTestOutcome> null_test_of(const Result& result) {
 std::vector<NullTestOutcome> null_tests(const std::vector<Result>& results) {
   std::vector<NullTestOutcome> out;
   for (const Result& r : results) {
-    if (std::optional<NullTestOutcome> n = null_test_of(r)) out.push_back(std::move(*n));
+    if (r.null_test_outcome) out.push_back(*r.null_test_outcome);
   }
   return out;
 }

@@ -155,7 +155,7 @@ std::optional<double> parse_number(const std::string& text) {
 // failed (P6: its time may not be its work's), samples and a positive median.
 bool usable(const Result& r) {
   if (r.row.params.count(kReversedOrderParam) != 0) return false;
-  if (const std::optional<NullTestOutcome> n = null_test_of(r); n && n->failed()) return false;
+  if (r.null_test_failed()) return false;
   if (r.measurement.samples.empty() || r.summary.n_samples == 0) return false;
   return positive_finite(r.summary.device_busy.median_ns);
 }

@@ -53,11 +53,6 @@ std::uint64_t fingerprint(const Result& r) {
   return h;
 }
 
-bool null_test_failed(const Result& r) {
-  const std::optional<NullTestOutcome> n = null_test_of(r);
-  return n && n->failed();
-}
-
 std::string line_break_words(const HistoryPoint& before, const HistoryPoint& now) {
   std::string words;
   if (!(before.board == now.board)) {
@@ -319,7 +314,7 @@ History build_history(const std::vector<HistoryInput>& inputs, const HistoryOpti
       HistoryPoint p;
       p.record = ri;
       p.result = &r;
-      p.null_test_failed = null_test_failed(r);
+      p.null_test_failed = r.null_test_failed();
       p.board = history_board_of(record, r);
       p.method = r.measurement.method;
       s.points.push_back(std::move(p));

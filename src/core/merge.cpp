@@ -360,7 +360,7 @@ Record merge_records(const std::vector<Record>& in, const MergeOptions& options)
   out.deviations.push_back("merged from " + std::to_string(in.size()) + " records: " + run_ids);
   // The records' rules (one version's, above): older ones merge into a record of their rules.
   out.schema_version = first.schema_version;
-  finish_comparisons(out, out.schema_version);
+  finish_record(out, out.schema_version);
   return out;
 }
 

@@ -53,8 +53,7 @@ RowStatus status_of(const Failure& failure) {
 }
 
 RowStatus status_of(const Result& result) {
-  const std::optional<NullTestOutcome> n = null_test_of(result);
-  return n && n->failed() ? RowStatus::failed : RowStatus::ok;
+  return result.null_test_failed() ? RowStatus::failed : RowStatus::ok;
 }
 
 std::string error_of(const Failure& failure) {
@@ -100,8 +99,8 @@ RowFlags row_flags(const Result& result, int record_highest_mhz) {
 }
 
 std::string error_of(const Result& result) {
-  const std::optional<NullTestOutcome> n = null_test_of(result);
-  return n && n->failed() ? "null test: " + describe(*n) : std::string();
+  return result.null_test_failed() ? "null test: " + describe(*result.null_test_outcome)
+                                   : std::string();
 }
 
 }  // namespace gpumeter

@@ -338,9 +338,7 @@ std::string null_tests_heading() {
 std::string describe(const Result& r) {
   const Summary& s = r.summary;
   std::string line = r.row.implementation + ": ";
-  if (const std::optional<NullTestOutcome> n = null_test_of(r); n && n->failed()) {
-    return line + null_test_failed_words(*n);
-  }
+  if (r.null_test_failed()) return line + null_test_failed_words(*r.null_test_outcome);
   line += std::string(to_string(statistic_of(r.measurement.method))) + " median " +
           time_text(s.device_busy.median_ns) + " [p10 " + time_text(s.device_busy.p10_ns) +
           ", p90 " + time_text(s.device_busy.p90_ns) + "], latency " +
@@ -355,7 +353,7 @@ std::string describe(const Result& r) {
   };
   percent(s.pct_of_peak_flops, s.above_flops_ceiling, "FLOP/s");
   percent(s.pct_of_peak_bandwidth, s.above_bandwidth_ceiling, "TB/s");
-  if (measures_call_overhead(statistic_of(r.measurement.method), s.device_busy.median_ns)) {
+  if (r.flags.call_overhead) {
     line += "; " + call_overhead_words(s.device_busy.median_ns);
   }
   return line;

@@ -63,7 +63,7 @@ std::string device(const Record& rec, const Result& r) { return row_device_label
 std::string status(const Record&, const Result& r) { return std::string(to_string(status_of(r))); }
 std::string error(const Record&, const Result& r) { return error_of(r); }
 std::string run_id(const Record& rec, const Result&) { return rec.run_id; }
-std::string null_test(const Record&, const Result& r) { return null_test_cell(null_test_of(r)); }
+std::string null_test(const Record&, const Result& r) { return null_test_cell(r.null_test_outcome); }
 std::optional<double> bytes(const std::optional<long long>& b) {
   return b ? std::optional<double>(static_cast<double>(*b)) : std::nullopt;
 }

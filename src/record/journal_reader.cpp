@@ -116,7 +116,7 @@ Record record_json::parse_journal(std::string_view text, const std::string& path
         // Its summary is checked against the ceilings in force when it was written.
         row_where.push_back(fmt::format("{}.results[{}]", cw, k));
         record.results.push_back(
-            read_result(r, results[k], row_where.back(), record.ceilings, version));
+            read_result(r, results[k], row_where.back(), record.ceilings, version, false));
       }
       const Doc& failures = r.array(value, cw, "failures");
       for (std::size_t k = 0; k < failures.size(); ++k) {
@@ -154,7 +154,7 @@ Record record_json::parse_journal(std::string_view text, const std::string& path
   check_rows_measurable(r, record);
   check_row_origins(r, record, version);
   if (version >= 5) check_precision(r, record.results, version);
-  finish_comparisons(record, version);
+  finish_record(record, version);
   check_statable(r, record.comparisons);
   std::string note = std::string(kPartialRecordMark) + "read from the run's journal, which holds " +
                      std::to_string(cases) + " of " + std::to_string(planned) +

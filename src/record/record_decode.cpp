@@ -187,6 +187,22 @@ void read_version_10_fields(const Reader& r, const Doc& j, const std::string& wh
   result.answer_check = check;
 }
 
+// Version 12: the row's flags as stored, checked once every row is in (check_row_flags: low_clock
+// is judged against the record's highest clock).
+RowFlags read_row_flags(const Reader& r, const Doc& j, const std::string& where) {
+  const std::string fw = where + ".flags";
+  const Doc& fj = r.object(j, where, "flags");
+  RowFlags f;
+  f.clock_flagged = r.integer<std::size_t>(fj, fw, "clock_flagged", 0, kMaxCount);
+  f.low_clock = r.boolean(fj, fw, "low_clock");
+  f.retries = r.integer<int>(fj, fw, "retries", 0, static_cast<int>(kMaxCount));
+  f.uncounted_copy = r.boolean(fj, fw, "uncounted_copy");
+  f.copy_exceeds_busy = r.boolean(fj, fw, "copy_exceeds_busy");
+  f.drops_unproven = r.boolean(fj, fw, "drops_unproven");
+  f.call_overhead = r.boolean(fj, fw, "call_overhead");
+  return f;
+}
+
 // Version 5: a measurement run to a target precision. Its passes must be those the result holds
 // (rounds of two), and the width it reached is checked against the passes once the whole case has
 // been read (check_precision).
@@ -352,7 +368,7 @@ RunConfig read_config(const Reader& r, const Doc& doc, int version) {
 }
 
 Result read_result(const Reader& r, const Doc& j, const std::string& where,
-                   const Ceilings& ceilings, int version) {
+                   const Ceilings& ceilings, int version, bool stored_flags) {
   if (!j.is_object()) {
     r.fail(fmt::format("field {}: expected an object, found {}", where, j.type_name()));
   }
@@ -437,6 +453,7 @@ Result read_result(const Reader& r, const Doc& j, const std::string& where,
   if (version >= 7) read_ledger(r, j, where, m, version);
   if (version >= 8) result.board = read_board(r, j, where);
   if (version >= kRowOriginsSince) read_version_10_fields(r, j, where, result, version);
+  if (version >= kRowFlagsSince && stored_flags) result.flags = read_row_flags(r, j, where);
 
   if (version >= 2) {
     m.timestamp_tick_ns = r.integer<Nanos>(j, where, "timestamp_tick_ns", 1, 1'000'000);

@@ -32,9 +32,11 @@ std::optional<ShardPlan> read_shard(const Reader& r, const Doc& doc);
 // The ceilings object `j` (a record's, a journal line's or a ceilings file's).
 Ceilings read_ceilings(const Reader& r, const Doc& j, int version);
 
-// One row `j`, its summary checked against `ceilings`; one failure `jf`.
+// One row `j`, its summary checked against `ceilings`; one failure `jf`. `stored_flags`: the row
+// holds its flags (a record's row from version 12; a journal's line holds none), read into
+// Result::flags as stored, for check_row_flags once the record is finished.
 Result read_result(const Reader& r, const Doc& j, const std::string& where,
-                   const Ceilings& ceilings, int version);
+                   const Ceilings& ceilings, int version, bool stored_flags = true);
 Failure read_failure(const Reader& r, const Doc& jf, const std::string& where);
 
 }  // namespace gpumeter::record_read

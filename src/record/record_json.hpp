@@ -67,9 +67,10 @@ inline double ns_of(double ms) {
 // it. Every one throws Error for what a record cannot hold (record_io.hpp, serialize).
 Json header_json(const Record& record);  // every field but results, failures and comparisons
 // `own`: the board of a row that names none (its record's device's); `version`: the record's
-// schema version, whose fields are written.
+// schema version, whose fields are written; `with_flags`: false for a journal's line, whose rows'
+// flags are decided when the record is finished (or the journal read).
 Json result_json(const Result& result, std::size_t index, const Board& own,
-                 int version = kRecordSchemaVersion);
+                 int version = kRecordSchemaVersion, bool with_flags = true);
 Json failure_json(const Failure& failure);
 Json ceilings_json(const Ceilings& ceilings);
 Json comparison_json(const Comparison& comparison);

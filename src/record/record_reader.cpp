@@ -98,7 +98,12 @@ Record read_document(const Reader& r, const Doc& doc, std::vector<Result>* strea
   check_results_not_failed(r, record);
   if (version >= 5) check_precision(r, record.results, version);
   // By the comparison rules of the record's version: a stored comparison is the one its rules gave.
-  finish_comparisons(record, version);
+  // The rows' flags are decided here too (a record before version 12 has none stored); from
+  // version 12 the stored ones must be those.
+  std::vector<RowFlags> stored_flags;
+  for (const Result& row : record.results) stored_flags.push_back(row.flags);
+  finish_record(record, version);
+  if (version >= kRowFlagsSince) check_row_flags(r, record.results, stored_flags);
   check_statable(r, record.comparisons);
   if (version >= 2) check_comparisons(r, doc, record.comparisons, version);
   if (version >= 6) {

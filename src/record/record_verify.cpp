@@ -185,10 +185,11 @@ void check_precision(const Reader& r, const std::vector<Result>& results, int ve
   }
 }
 
-// The stored ratio and pass of a null test are derived: they must be what its samples give.
+// The stored ratio and pass of a null test are derived: they must be what its samples give (the
+// outcome summarize_result decided, in check_summary).
 void check_null_test(const Reader& r, const Doc& j, const std::string& where,
                      const Result& result) {
-  const std::optional<NullTestOutcome> n = null_test_of(result);
+  const std::optional<NullTestOutcome>& n = result.null_test_outcome;
   if (!n) return;
   const std::string nw = where + ".null_test";
   const Doc& nt = r.object(j, where, "null_test");
@@ -199,6 +200,34 @@ void check_null_test(const Reader& r, const Doc& j, const std::string& where,
   if (!ratio_ok || pass == n->failed()) {
     r.fail(fmt::format("{} does not match what its samples give ({}) (altered record?)", nw,
                        describe(*n)));
+  }
+}
+
+// A row's flags are derived (finish_record, from its numbers and its record's highest clock):
+// the stored ones must be what those give, field by field.
+void check_row_flags(const Reader& r, const std::vector<Result>& results,
+                     const std::vector<RowFlags>& stored) {
+  const auto fields = [](const RowFlags& f) {
+    return std::vector<std::pair<std::string_view, std::string>>{
+        {"clock_flagged", fmt::format("{}", f.clock_flagged)},
+        {"low_clock", fmt::format("{}", f.low_clock)},
+        {"retries", fmt::format("{}", f.retries)},
+        {"uncounted_copy", fmt::format("{}", f.uncounted_copy)},
+        {"copy_exceeds_busy", fmt::format("{}", f.copy_exceeds_busy)},
+        {"drops_unproven", fmt::format("{}", f.drops_unproven)},
+        {"call_overhead", fmt::format("{}", f.call_overhead)}};
+  };
+  for (std::size_t i = 0; i < results.size() && i < stored.size(); ++i) {
+    if (stored[i] == results[i].flags) continue;
+    const auto have = fields(stored[i]);
+    const auto want = fields(results[i].flags);
+    for (std::size_t k = 0; k < have.size(); ++k) {
+      if (have[k].second == want[k].second) continue;
+      r.fail(
+          fmt::format("results[{}].flags.{} is {} but the row's numbers give {}: the flags do not "
+                      "describe the row (altered record?)",
+                      i, have[k].first, have[k].second, want[k].second));
+    }
   }
 }
 

@@ -27,6 +27,9 @@ void check_config(const Reader& r, const RunConfig& c);
 void check_program(const Reader& r, const ProgramRun& p, const std::vector<Result>& results);
 void check_precision(const Reader& r, const std::vector<Result>& results, int version);
 void check_statable(const Reader& r, const std::vector<Comparison>& derived);
+// `results` finished (finish_record) against the flags their record stored, in their order.
+void check_row_flags(const Reader& r, const std::vector<Result>& results,
+                     const std::vector<RowFlags>& stored);
 void check_comparisons(const Reader& r, const Doc& doc, const std::vector<Comparison>& derived,
                        int version);
 // `where`: where each row was read, for a row twice.

@@ -78,6 +78,7 @@ constexpr AddedField kAddedFields[] = {
     {Scope::result, "answer_check", 10},
     {Scope::result, "load_average", 11},
     {Scope::result, "yardstick", 12},
+    {Scope::result, "flags", 12},
 };
 
 // An older version is read by its own rules, which know nothing of what later versions added:

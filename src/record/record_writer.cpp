@@ -168,7 +168,8 @@ void put_version_10_fields(Json& j, const Result& result, const std::string& whe
 
 }  // namespace
 
-Json result_json(const Result& result, std::size_t index, const Board& own, int version) {
+Json result_json(const Result& result, std::size_t index, const Board& own, int version,
+                 bool with_flags) {
   const std::string where = fmt::format("results[{}]", index);
   const Measurement& m = result.measurement;
   const Summary& s = result.summary;
@@ -238,9 +239,15 @@ Json result_json(const Result& result, std::size_t index, const Board& own, int 
   samples["sm_clock_mhz"] = clocks ? std::move(mhz) : Json(nullptr);
   samples["throttle_reasons"] = clocks ? std::move(reasons) : Json(nullptr);
 
-  // P6: the scaled samples are the evidence; ratio and pass are derived, stored for people and
-  // checked on reading.
-  if (const std::optional<NullTestOutcome> n = null_test_of(result)) {
+  // P6: the scaled samples are the evidence; ratio and pass are derived (summarize_result), stored
+  // for people and checked on reading. Samples without their outcome are a result never finished.
+  if (m.null_test.has_value() != result.null_test_outcome.has_value()) {
+    throw Error(fmt::format(
+        "cannot write record: {} holds a null test's {} without its {} (a result not finished: "
+        "summarize_result)",
+        where, m.null_test ? "samples" : "outcome", m.null_test ? "outcome" : "samples"));
+  }
+  if (const std::optional<NullTestOutcome>& n = result.null_test_outcome) {
     Json& nt = j["null_test"];
     nt["scale"] = m.null_test->scale;
     nt["scaled_ns"] = m.null_test->scaled_ns;
@@ -311,6 +318,19 @@ Json result_json(const Result& result, std::size_t index, const Board& own, int 
   board["sm_clock_max_mhz"] = nullable(b.sm_clock_max_mhz);
   board["memory_clock_mhz"] = nullable(b.memory_clock_mhz);
   put_version_10_fields(j, result, where, version);
+  // Version 12: the row's flags, as finish_record decided them (checked on reading). A journal's
+  // line holds none: they are its record's to decide once every row is in.
+  if (version >= kRowFlagsSince && with_flags) {
+    const RowFlags& f = result.flags;
+    Json& fj = j["flags"];
+    fj["clock_flagged"] = f.clock_flagged;
+    fj["low_clock"] = f.low_clock;
+    fj["retries"] = f.retries;
+    fj["uncounted_copy"] = f.uncounted_copy;
+    fj["copy_exceeds_busy"] = f.copy_exceeds_busy;
+    fj["drops_unproven"] = f.drops_unproven;
+    fj["call_overhead"] = f.call_overhead;
+  }
   return j;
 }
 
@@ -555,7 +575,8 @@ std::string journal_case_line(const std::vector<Result>& results, std::size_t fi
   Json c;
   c["results"] = Json::array();
   for (std::size_t i = 0; i < results.size(); ++i) {
-    c["results"].push_back(result_json(results[i], first_index + i, own));
+    c["results"].push_back(
+        result_json(results[i], first_index + i, own, kRecordSchemaVersion, false));
   }
   c["failures"] = Json::array();
   for (const Failure& f : failures) c["failures"].push_back(failure_json(f));

@@ -187,7 +187,7 @@ fs::path RunRecorder::write_partial(const std::string& why) {
   if (summaries_stale_) {
     gpumeter::finish(partial);
   } else {
-    finish_comparisons(partial);
+    finish_record(partial);
   }
   partial.deviations.push_back(why);
   const fs::path target = dir_ / partial_record_file_name(record_.run_id);
@@ -207,7 +207,7 @@ fs::path RunRecorder::finish() {
   if (summaries_stale_) {
     gpumeter::finish(record_);
   } else {
-    finish_comparisons(record_);
+    finish_record(record_);
   }
   summaries_stale_ = false;
   // What the reader would refuse is refused here, before anything is written (the reader's own

@@ -777,7 +777,7 @@ std::string series_page(const History& history, std::size_t si) {
     if (p.result == nullptr) {
       body += "<td colspan=\"7\">" + h(describe(*p.failure)) + "</td>";
     } else if (!drawn(p)) {
-      body += "<td colspan=\"6\">" + h(null_test_failed_words(*null_test_of(*p.result))) +
+      body += "<td colspan=\"6\">" + h(null_test_failed_words(*p.result->null_test_outcome)) +
               "</td><td>" + where + "</td>";
     } else {
       const Summary& sm = p.result->summary;

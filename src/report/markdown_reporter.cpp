@@ -100,7 +100,7 @@ std::string render_markdown(const std::vector<Record>& records, TableLayout layo
     const int record_mhz = highest_clock(record);
     for (const Result& result : record.results) {
       if (!narrow) rows.push_back(markdown_row(record, result, unit));
-      const RowFlags flags = row_flags(result, record_mhz);  // the core's; worded here
+      const RowFlags& flags = result.flags;  // the core's (finish_record); worded here
       if (const std::optional<ClockSummary>& clock = result.summary.clock;
           clock && flags.low_clock) {
         const std::string range = clock->min_mhz == clock->max_mhz
@@ -132,9 +132,9 @@ std::string render_markdown(const std::vector<Record>& records, TableLayout layo
                                     md(row_label(result.row), MdPlace::line_start),
                                     to_string(m.method), md(m.reason)));
       }
-      if (const std::optional<NullTestOutcome> n = null_test_of(result); n && n->failed()) {
+      if (result.null_test_failed()) {
         notes.push_back(fmt::format("{}: {}", md(row_label(result.row), MdPlace::line_start),
-                                    md(null_test_failed_words(*n))));
+                                    md(null_test_failed_words(*result.null_test_outcome))));
       }
       if (const std::optional<ClockSummary>& clock = result.summary.clock;
           clock && flags.clock_flagged > 0) {

@@ -54,10 +54,11 @@ std::string rate_cell(const Result& r, const Column& rate, const Column& pct, co
   return cell;
 }
 
-// A row's flags (the core's, row_status.hpp) in a word each: clock-flagged samples, a clock held
-// down throughout, lost records retried, copies the call ran that device_busy does not count.
-std::vector<std::string> flag_words(const Result& r, int record_mhz) {
-  const RowFlags f = row_flags(r, record_mhz);
+// A row's flags (the core's, set by finish_record: row_flags.hpp) in a word each: clock-flagged
+// samples, a clock held down throughout, lost records retried, copies the call ran that
+// device_busy does not count.
+std::vector<std::string> flag_words(const Result& r) {
+  const RowFlags& f = r.flags;
   std::vector<std::string> words;
   if (f.clock_flagged > 0) {
     words.push_back(fmt::format("clock {}/{}", f.clock_flagged, r.summary.n_samples));
@@ -94,9 +95,8 @@ bool may_start_line(std::string_view word) {
 std::string flags_legend(const std::vector<Record>& records) {
   std::set<std::string> kinds;
   for (const Record& record : records) {
-    const int mhz = highest_clock(record);
     for (const Result& r : record.results) {
-      for (const std::string& f : flag_words(r, mhz)) {
+      for (const std::string& f : flag_words(r)) {
         kinds.insert(f.rfind("clock ", 0) == 0              ? "clock"
                      : f.find(" retr") != std::string::npos ? "retries"
                                                             : f);
@@ -153,7 +153,6 @@ std::vector<std::vector<std::string>> narrow_rows(const std::vector<Record>& rec
   bool any_params = false, any_kernel_method = false, any_kernels = false, any_flops = false,
        any_bytes = false, any_null_test = false, any_flags = false;
   for (const Record& record : records) {
-    const int mhz = highest_clock(record);
     if (!record.failures.empty()) devices.insert(device_label(record.device));
     for (const Result& r : record.results) {
       devices.insert(row_device_label(record.device, record.device_state, r.board));
@@ -163,8 +162,8 @@ std::vector<std::vector<std::string>> narrow_rows(const std::vector<Record>& rec
       any_kernels = any_kernels || r.summary.max_n_kernels.has_value();
       any_flops = any_flops || r.workload.flops.has_value();
       any_bytes = any_bytes || r.workload.bytes.has_value();
-      any_null_test = any_null_test || null_test_of(r).has_value();
-      any_flags = any_flags || !flag_words(r, mhz).empty();
+      any_null_test = any_null_test || r.null_test_outcome.has_value();
+      any_flags = any_flags || !flag_words(r).empty();
     }
     for (const Failure& f : record.failures) any_params = any_params || !f.row.params.empty();
   }
@@ -179,27 +178,25 @@ std::vector<std::vector<std::string>> narrow_rows(const std::vector<Record>& rec
 
   struct Cell {
     std::string title;
-    std::function<std::string(const Record&, const Result&, int)> of_result;
+    std::function<std::string(const Record&, const Result&)> of_result;
   };
   std::vector<Cell> cells;
+  cells.push_back({"case", [](const Record&, const Result& r) { return md(r.row.case_name); }});
   cells.push_back(
-      {"case", [](const Record&, const Result& r, int) { return md(r.row.case_name); }});
-  cells.push_back({"implementation",
-                   [](const Record&, const Result& r, int) { return md(r.row.implementation); }});
+      {"implementation", [](const Record&, const Result& r) { return md(r.row.implementation); }});
   if (any_params) {
-    cells.push_back({"params", [](const Record&, const Result& r, int) {
-                       return md(format_params(r.row.params));
-                     }});
+    cells.push_back(
+        {"params", [](const Record&, const Result& r) { return md(format_params(r.row.params)); }});
   }
   if (methods.size() > 1) {
-    cells.push_back({"method", [](const Record&, const Result& r, int) {
+    cells.push_back({"method", [](const Record&, const Result& r) {
                        return std::string(to_string(r.measurement.method));
                      }});
   }
   const std::string statistic =
       methods.size() == 1 ? statistic_title(statistic_of(*methods.begin())) : "time";
   cells.push_back({fmt::format("{} median [p10, p90] ({})", statistic, unit.name),
-                   [&unit](const Record& rec, const Result& r, int) {
+                   [&unit](const Record& rec, const Result& r) {
                      if (shows_no_numbers(r)) return std::string(kNullTestFailedCell);
                      const std::string median =
                          markdown_value(column("time_median_us"), rec, r, unit, false);
@@ -210,13 +207,13 @@ std::vector<std::vector<std::string>> narrow_rows(const std::vector<Record>& rec
                    }});
   if (any_kernel_method) {
     cells.push_back(
-        {fmt::format("latency ({})", unit.name), [&unit](const Record& rec, const Result& r, int) {
+        {fmt::format("latency ({})", unit.name), [&unit](const Record& rec, const Result& r) {
            if (shows_no_numbers(r)) return std::string(kNotShownCell);
            return markdown_value(column("latency_median_us"), rec, r, unit, false);
          }});
   }
   if (any_kernels) {
-    cells.push_back({"kernels", [&unit](const Record& rec, const Result& r, int) {
+    cells.push_back({"kernels", [&unit](const Record& rec, const Result& r) {
                        return markdown_value(column("max_n_kernels"), rec, r, unit, false);
                      }});
   }
@@ -234,7 +231,7 @@ std::vector<std::vector<std::string>> narrow_rows(const std::vector<Record>& rec
     // Rows declare different work (GEMMs flops, copies bytes): one column, the unit in the
     // cell, rather than two columns each mostly empty.
     cells.push_back({any_rate_percent ? "throughput (% peak)" : "throughput",
-                     [flops_cell, bytes_cell](const Record&, const Result& r, int) {
+                     [flops_cell, bytes_cell](const Record&, const Result& r) {
                        if (shows_no_numbers(r)) return std::string(kNotShownCell);
                        std::string cell;
                        const auto add = [&](const std::string& rate, const char* unit_name) {
@@ -249,27 +246,27 @@ std::vector<std::vector<std::string>> narrow_rows(const std::vector<Record>& rec
                      }});
   } else if (any_flops) {
     cells.push_back({any_rate_percent ? "TFLOP/s (% peak)" : "TFLOP/s",
-                     [flops_cell](const Record&, const Result& r, int) { return flops_cell(r); }});
+                     [flops_cell](const Record&, const Result& r) { return flops_cell(r); }});
   } else if (any_bytes) {
     cells.push_back({any_rate_percent ? "TB/s (% peak)" : "TB/s",
-                     [bytes_cell](const Record&, const Result& r, int) { return bytes_cell(r); }});
+                     [bytes_cell](const Record&, const Result& r) { return bytes_cell(r); }});
   }
   if (any_null_test) {
-    cells.push_back({"null test", [](const Record&, const Result& r, int) {
-                       return null_test_cell(null_test_of(r), false);
+    cells.push_back({"null test", [](const Record&, const Result& r) {
+                       return null_test_cell(r.null_test_outcome, false);
                      }});
   }
   if (any_flags) {
-    cells.push_back({"flags", [](const Record&, const Result& r, int mhz) {
+    cells.push_back({"flags", [](const Record&, const Result& r) {
                        std::string joined;
-                       for (const std::string& f : flag_words(r, mhz)) {
+                       for (const std::string& f : flag_words(r)) {
                          joined += (joined.empty() ? "" : ", ") + f;
                        }
                        return joined;
                      }});
   }
   if (devices.size() > 1) {
-    cells.push_back({"device", [](const Record& rec, const Result& r, int) {
+    cells.push_back({"device", [](const Record& rec, const Result& r) {
                        return md(row_device_label(rec.device, rec.device_state, r.board));
                      }});
   }
@@ -278,10 +275,9 @@ std::vector<std::vector<std::string>> narrow_rows(const std::vector<Record>& rec
   rows.emplace_back();
   for (const Cell& c : cells) rows.back().push_back(c.title);
   for (const Record& record : records) {
-    const int mhz = highest_clock(record);
     for (const Result& r : record.results) {
       rows.emplace_back();
-      for (const Cell& c : cells) rows.back().push_back(c.of_result(record, r, mhz));
+      for (const Cell& c : cells) rows.back().push_back(c.of_result(record, r));
     }
     // A failed case: its identity, and "not measured" where its numbers would be.
     for (const Failure& f : record.failures) {

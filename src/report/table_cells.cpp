@@ -31,8 +31,7 @@
 namespace gpumeter::report_parts {
 
 bool shows_no_numbers(const Result& r) {
-  const std::optional<NullTestOutcome> n = null_test_of(r);
-  return n && n->failed();
+  return r.null_test_failed();
 }
 
 TimeUnit table_unit(const std::vector<Record>& records) {

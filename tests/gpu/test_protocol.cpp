@@ -52,8 +52,8 @@ TEST_F(ProtocolTest, NullTestPassesForScaledWorkAndFailsForWorkThatIgnoresItsSca
       std::function<void()>{}, [=](int) { launch_spin(base, s, cudaStreamLegacy); });
   const Record rec = run(c);
   ASSERT_EQ(rec.results.size(), 2u);
-  const std::optional<NullTestOutcome> good = null_test_of(rec.results[0]);
-  const std::optional<NullTestOutcome> bad = null_test_of(rec.results[1]);
+  const std::optional<NullTestOutcome>& good = rec.results[0].null_test_outcome;
+  const std::optional<NullTestOutcome>& bad = rec.results[1].null_test_outcome;
   ASSERT_TRUE(good && good->verdict && bad && bad->verdict);
   EXPECT_FALSE(good->failed()) << describe(*good);
   // Not exactly 4: the spin's device_busy holds about 0.7 us beside its 20 us of spinning (the

@@ -245,6 +245,24 @@ def test_an_altered_record_is_refused(tmp_path):
     assert p.returncode == 2 and p.stdout == "" and "bad.json" in p.stderr
 
 
+def test_a_rows_flags_are_read_from_its_record_and_a_tampered_flag_is_refused(tmp_path):
+    r = gpumeter.measure(spin, timing="host", budget=QUICK)
+    record = r.record.to_dict()
+    stored = record["results"][0]["flags"]
+    # The binding reads what the record holds (decided once, where it was finished).
+    flags = r.flags
+    assert isinstance(flags, gpumeter.RowFlags)
+    assert {name: getattr(flags, name) for name in stored} == stored
+    assert r.measures_call_overhead == flags.call_overhead
+    assert r.record.results[0].flags.low_clock == stored["low_clock"]
+    # A flag its row's numbers do not give refuses the record, as any derived value does.
+    record["results"][0]["flags"]["low_clock"] = not stored["low_clock"]
+    bad = tmp_path / "bad-flag.json"
+    bad.write_text(json.dumps(record))
+    with pytest.raises(gpumeter.InvalidRecord, match=r"results\[0\]\.flags\.low_clock is"):
+        gpumeter.read_record(str(bad))
+
+
 def test_read_record_is_linear_in_keys_and_reads_files_as_report_does(tmp_path):
     r = gpumeter.measure(spin, timing="host", budget=QUICK)
     record = r.record.to_dict()

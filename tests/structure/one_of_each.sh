@@ -197,6 +197,28 @@ check "a direction read off an interval's ends" \
 check "a row's flag decided outside the core" \
   'clock_below_reference[[:space:]]*\(|median_uncounted_copy_ns[[:space:]]*[<>]|[<>][[:space:]]*[a-z_.]*median_uncounted_copy_ns' \
   '^(src/core/|include/gpumeter/detail/clock_state\.hpp$|tests/|bench/)'
+# A row's null-test outcome and flags are decided once, where its record is finished
+# (src/core/finish.cpp: summarize_result, finish_record), stored in the result and in the record,
+# and checked by the reader, which derives them through the same two; reporters, CSV, Python and
+# the history site read Result::null_test_outcome and Result::flags. A second caller of the
+# deciding functions (or of the rules under them) is a copy that can disagree with the record: the
+# null test was once re-derived at 16 call sites. Their definitions and declarations aside; the
+# unit tests of the rules themselves call them.
+found=$(sources | grep -Ev '^(src/core/finish\.cpp|tests/unit/test_comparison\.cpp|tests/unit/test_moved_work\.cpp)$' |
+  xargs grep -nE '\b(null_test_of|row_flags)[[:space:]]*\(' /dev/null |
+  grep -vE '^[^:]+:[0-9]+:[[:space:]]*//' |
+  grep -vE '^(src/core/comparison\.cpp|include/gpumeter/detail/comparison\.hpp):[0-9]+:std::optional<NullTestOutcome> null_test_of\(const Result& result\)' |
+  grep -vE '^(src/core/row_status\.cpp|src/include/gpumeter/row_status\.hpp):[0-9]+:RowFlags row_flags\(const Result& result, int record_highest_mhz\)')
+if [[ -n "$found" ]]; then
+  echo "FAIL: a row's null-test outcome or flags decided outside finish() (read" \
+    "Result::null_test_outcome and Result::flags):" >&2
+  echo "$found" >&2
+  failed=1
+fi
+check "the null test's rule or the call-overhead flag's applied outside the core's deciders" \
+  '\b(evaluate_null_test|measures_call_overhead)[[:space:]]*\(' \
+  '^(src/core/(comparison|row_status|host_clock|verdict)\.cpp$|include/gpumeter/detail/(host_clock|verdict)\.hpp$|tests/|bench/)'
+
 # A value's unit is read by the core's one reader (src/core/number_rule.cpp: a fraction, 2% or
 # 0.02; a duration, 10s, 500ms or bare seconds): a front end that strips a "%", "ms" or "s" from an
 # option's text reads it by a rule of its own (`--precision 1` was 1% in the benchmark programs
@@ -235,6 +257,7 @@ if [[ $failed -eq 0 ]]; then
     "one CUPTI record decoder, one JSON wire, one child runner, no import of the package's own" \
     "inside a function, one list of timing names, one table of options per front end, no vendor's" \
     "code outside its folder, no verdict judged by a front end's copy, one reader of a precision" \
-    "and a duration, the shared options from the core's specs, exit codes' help from one table"
+    "and a duration, the shared options from the core's specs, exit codes' help from one table," \
+    "a row's null test and flags decided once"
 fi
 exit $failed

@@ -117,11 +117,7 @@ inline Result fallback_result() {
 // The summaries are what the samples give under the record's ceilings: a reader refuses a
 // record whose summary its samples do not reproduce.
 inline void derive_summaries(Record& rec) {
-  for (Result& r : rec.results) {
-    const Measurement& m = r.measurement;
-    r.summary = summarize(m.samples, m.method, m.retries, r.workload, rec.ceilings);
-  }
-  rec.comparisons = compare_results(rec.results, rec.schema_version);
+  finish(rec, rec.schema_version);
 }
 
 // Every optional of the record set.

@@ -274,6 +274,7 @@ TEST(History, TheWallClockIsJudgedByTheResolutionAcrossRuns) {
 TEST(History, APointWhoseNullTestFailedIsNoBaseline) {
   Result failed = history_row("a", 20000, {}, 2);
   failed.measurement.null_test = NullTestSamples{4, {20000, 20000, 20000}};  // 4x work, 1x time
+  summarize_result(failed, Ceilings{});  // its outcome decided, as a run's finish decides it
   const std::vector<Record> records = {
       history_record("r1", "aaa", "2026-12-01T00:00:00Z", {history_row("a", 10000, {}, 1)}),
       history_record("r2", "bbb", "2026-12-02T00:00:00Z", {failed}),

@@ -187,8 +187,8 @@ TEST(Compare, TheNullTestRunsTheScaledWorkAfterThePasses) {
   Result r;
   r.row = {"c", {}, "a"};
   r.measurement = out[0];
-  r.summary = summarize(r.measurement.samples, r.measurement.method, 0);
-  EXPECT_TRUE(null_test_of(r)->failed());
+  summarize_result(r, Ceilings{});
+  EXPECT_TRUE(r.null_test_failed());
 }
 
 TEST(Driver, ACallThatThrowsAbandonsThePhaseAndNamesTheStep) {

@@ -553,7 +553,7 @@ TEST(ErrorTable, AnEvaluationExitsFailedOnlyWhenACandidateWasNotMeasured) {
 Record record_of(const Result& reference, const Result& candidate) {
   Record r;
   r.results = {reference, candidate};
-  r.comparisons = compare_results(r.results);
+  finish_record(r);
   return r;
 }
 

@@ -238,6 +238,12 @@ void expect_records_equal(const Record& a, const Record& b) {
       EXPECT_EQ(m.null_test->scale, n.null_test->scale);
       EXPECT_EQ(m.null_test->scaled_ns, n.null_test->scaled_ns);
     }
+    // What finish decided of the row: its null test's outcome and its flags.
+    EXPECT_EQ(x.null_test_outcome.has_value(), y.null_test_outcome.has_value());
+    if (x.null_test_outcome && y.null_test_outcome) {
+      EXPECT_EQ(describe(*x.null_test_outcome), describe(*y.null_test_outcome));
+    }
+    EXPECT_TRUE(x.flags == y.flags) << x.row.implementation;
     EXPECT_EQ(x.memory.gpu_context_floor_bytes, y.memory.gpu_context_floor_bytes);
     EXPECT_EQ(x.memory.gpu_after_case_bytes, y.memory.gpu_after_case_bytes);
     EXPECT_EQ(x.memory.host_peak_rss_bytes, y.memory.host_peak_rss_bytes);
@@ -278,7 +284,7 @@ std::string read_file(const fs::path& p) {
 Record by_older_rules(Record want) {
   want.schema_version = kCalibratedIntervalsSince - 1;
   for (Result& r : want.results) r.answer_check.reset();
-  finish_comparisons(want, want.schema_version);
+  finish_record(want, want.schema_version);
   return want;
 }
 
@@ -448,11 +454,14 @@ TEST(RecordSchema, VersionTwelveFixtureStillReads) {
   }
 }
 
-// A version 11 record reads as the same record, its rows without a yardstick, and writes back as
-// version 12: the version 12 fixture, byte for byte (version 12 added only the yardstick and
-// changed no rule of the comparisons a record stores).
-TEST(RecordSchema, VersionElevenFixtureReadsAndWritesAsVersionTwelve) {
-  const Record r = read_record(fs::path(GPUMETER_TEST_DATA_DIR) / "record_v11.json");
+// A version 11 record holds no yardstick and no flags: it reads as the same record, its rows
+// without a yardstick and their flags decided, once, from the rows' numbers (the same flags a
+// run's finish gives), and it writes back as version 12 with them: the version 12 fixture, byte
+// for byte (version 12 changed no rule of the comparisons a record stores).
+TEST(RecordSchema, VersionElevenFixtureReadsWithItsFlagsDecidedAndWritesAsVersionTwelve) {
+  const fs::path fixture = fs::path(GPUMETER_TEST_DATA_DIR) / "record_v11.json";
+  ASSERT_EQ(read_file(fixture).find("\"flags\""), std::string::npos);
+  const Record r = read_record(fixture);
   EXPECT_EQ(r.schema_version, kRecordSchemaVersion);
   expect_records_equal(r, testing::program_record());
   for (const Result& row : r.results) EXPECT_FALSE(row.measurement.yardstick);
@@ -685,7 +694,7 @@ TEST(RecordSchema, AShardsRowMayAddParamsToItsCases) {
   Result again = r.results[0];
   again.row.params["order"] = "reversed";
   r.results.push_back(again);
-  r.comparisons = compare_results(r.results);
+  finish_record(r);
   const Record back = parse_record(serialize(r), "reversed");
   EXPECT_EQ(back.results.size(), 3u);
 }
@@ -701,7 +710,7 @@ TEST(RecordSchema, EachRowKeepsItsBoardAndRowsOfTwoBoardsAreNotCompared) {
   other.board.uuid = "GPU-second-board";
   other.board.sm_clock_mhz = 1755;
   r.results.push_back(other);
-  r.comparisons = compare_results(r.results);
+  finish_record(r);
   ASSERT_FALSE(r.comparisons.empty());
   EXPECT_NE(r.comparisons.back().refusal.find("the rows ran on two boards"), std::string::npos);
   const std::string text = serialize(r);
@@ -937,6 +946,7 @@ TEST(RecordSchema, AnOlderVersionHoldingALaterVersionsFieldIsRefused) {
        "results[0].summary.throttle_reason_samples.sw_power_cap", 4},
       {"/results/0/board", "results[0].board", 8},
       {"/results/0/yardstick", "results[0].yardstick", 12},
+      {"/results/0/flags", "results[0].flags", 12},
   };
   for (const Added& a : added) {
     const ordered_json::json_pointer at(a.pointer);
@@ -1480,6 +1490,70 @@ TEST(RecordHostile, AFlagItsPercentDoesNotGiveIsRefused) {
             "null, found number");
   EXPECT_EQ(what_after([](auto& j) { j["results"][0]["summary"].erase("above_flops_ceiling"); }),
             "dir/rec.json: missing field results[0].summary.above_flops_ceiling");
+}
+
+// Version 12: each row's flags are decided where its record is finished and stored; the reader
+// decides them again and refuses a record whose stored flags differ, naming the row and the flag,
+// like every derived value. The null test's stored outcome likewise.
+TEST(RecordStrictReading, AFlagTheRowsNumbersDoNotGiveIsRefused) {
+  const Record rec = full_record();
+  const RowFlags& f = rec.results[0].flags;
+  // What full_record's first row gives: two clock-flagged samples, one retry, copies device_busy
+  // does not count (far shorter than the work).
+  EXPECT_EQ(f.clock_flagged, 2u);
+  EXPECT_FALSE(f.low_clock);
+  EXPECT_EQ(f.retries, 1);
+  EXPECT_TRUE(f.uncounted_copy);
+  EXPECT_FALSE(f.copy_exceeds_busy);
+  EXPECT_FALSE(f.drops_unproven);
+  EXPECT_FALSE(f.call_overhead);
+  EXPECT_EQ(what_after([](auto&) {}), "(no InvalidRecord thrown)");
+  const std::string tail = ": the flags do not describe the row (altered record?)";
+  EXPECT_EQ(
+      what_after([](auto& j) { j["results"][0]["flags"]["low_clock"] = true; }),
+      "dir/rec.json: results[0].flags.low_clock is true but the row's numbers give false" + tail);
+  EXPECT_EQ(
+      what_after([](auto& j) { j["results"][0]["flags"]["clock_flagged"] = 0; }),
+      "dir/rec.json: results[0].flags.clock_flagged is 0 but the row's numbers give 2" + tail);
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["flags"]["uncounted_copy"] = false; }),
+            "dir/rec.json: results[0].flags.uncounted_copy is false but the row's numbers give "
+            "true" +
+                tail);
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["flags"]["drops_unproven"] = true; }),
+            "dir/rec.json: results[0].flags.drops_unproven is true but the row's numbers give "
+            "false" +
+                tail);
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["flags"]["call_overhead"] = true; }),
+            "dir/rec.json: results[0].flags.call_overhead is true but the row's numbers give "
+            "false" +
+                tail);
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["flags"]["retries"] = 0; }),
+            "dir/rec.json: results[0].flags.retries is 0 but the row's numbers give 1" + tail);
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["flags"]["copy_exceeds_busy"] = true; }),
+            "dir/rec.json: results[0].flags.copy_exceeds_busy is true but the row's numbers give "
+            "false" +
+                tail);
+  // Typed and present, as every field.
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0].erase("flags"); }),
+            "dir/rec.json: missing field results[0].flags");
+  EXPECT_EQ(what_after([](auto& j) { j["results"][0]["flags"]["low_clock"] = 0; }),
+            "dir/rec.json: field results[0].flags.low_clock: expected true or false, found number");
+  // A record of version 11 holds none: its rows' flags are decided once, as it is read.
+  auto older = ordered_json::parse(serialize(rec));
+  older["schema_version"] = 11;
+  for (auto& row : older["results"]) row.erase("flags");
+  const Record read = parse_record(older.dump(), "v11.json");
+  ASSERT_EQ(read.results.size(), rec.results.size());
+  for (std::size_t i = 0; i < read.results.size(); ++i) {
+    EXPECT_TRUE(read.results[i].flags == rec.results[i].flags) << i;
+  }
+  EXPECT_EQ(read.results[0].flags.clock_flagged, 2u);
+  EXPECT_TRUE(read.results[1].flags.drops_unproven);
+  // The null test's stored outcome is checked against its samples the same way.
+  EXPECT_NE(what_after([](auto& j) {
+              j["results"][0]["null_test"]["pass"] = false;
+            }).find("results[0].null_test does not match what its samples give"),
+            std::string::npos);
 }
 
 // The ceilings alone, as a sweep hands them to its isolated cases: the same, read as strictly.
@@ -2123,6 +2197,7 @@ TEST(RecordLedger, AVersionNineRecordIsReadByWhatItsVersionSaid) {
       row.erase("origin");
       row.erase("load_average");  // version 11's
       row.erase("yardstick");     // version 12's
+      row.erase("flags");         // version 12's
     }
     return j.dump();
   };
@@ -2220,8 +2295,8 @@ TEST(RecordSchema, TheCurrentVersionIsJudgedByTheLatestComparisonRules) {
   EXPECT_EQ(interval_rules_of(kRecordSchemaVersion), interval_rules_of(kComparisonRulesVersion));
   Record r = testing::sweep_crossing_record();
   Record by_nine = r;
-  finish_comparisons(r, kRecordSchemaVersion);
-  finish_comparisons(by_nine, kComparisonRulesVersion);
+  finish_record(r, kRecordSchemaVersion);
+  finish_record(by_nine, kComparisonRulesVersion);
   ASSERT_EQ(r.comparisons.size(), by_nine.comparisons.size());
   ASSERT_FALSE(r.comparisons.empty());
   for (std::size_t i = 0; i < r.comparisons.size(); ++i) {

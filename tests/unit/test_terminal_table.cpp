@@ -230,6 +230,24 @@ TEST(TerminalTable, ACopyLongerThanTheWorkIsFlagged) {
   EXPECT_NE(flat.find("\"copy > busy\": the call's uncounted copies"), std::string::npos) << narrow;
 }
 
+// The table words the flags and the null-test outcome the result holds (decided once, where its
+// record was finished, and checked by the reader); it decides neither from the row's numbers.
+TEST(TerminalTable, FlagsAndTheNullTestAreReadFromTheResultNeverDecided) {
+  Record rec = full_record();
+  rec.results[1].flags = RowFlags{};          // its numbers give "drops unproven"
+  rec.results[1].flags.call_overhead = true;  // they do not give this
+  NullTestOutcome failed = *rec.results[0].null_test_outcome;
+  failed.verdict->pass = false;
+  rec.results[0].null_test_outcome = failed;  // its samples pass
+  const auto rows = rows_of(render_markdown({rec}, TableLayout::narrow));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].at("flags"), "call overhead");
+  EXPECT_EQ(rows[0].at("null test"), "FAIL (4.0x)");
+  EXPECT_EQ(rows[0].at("latency (us)"), "not shown");
+  const std::string csv = render_csv({rec});
+  EXPECT_NE(csv.find("null test: 4x the work took 4.0x the time: FAIL"), std::string::npos) << csv;
+}
+
 TEST(TerminalTable, MixedMethodsGetAMethodColumnAndThroughputNamesItsUnit) {
   // full_record: a CUPTI GEMM above both ceilings, clock-flagged, retried, with a null test;
   // and a CUDA-events row with no kernel count and no declared work.

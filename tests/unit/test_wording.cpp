@@ -228,8 +228,12 @@ TEST(Wording, AResultInOneLine) {
             "samples, 4.27 TB/s, 103% of the measured TB/s ceiling (above the measured ceiling)");
   // A row whose null test failed shows no times: it says why, as the table's note does.
   Result failed = synthetic_result();
-  failed.measurement.null_test = NullTestSamples{4, {12'345, 12'345, 12'345}};
-  EXPECT_EQ(describe(failed), "tiled: " + null_test_failed_words(*null_test_of(failed)));
+  NullTestOutcome n;
+  n.row = failed.row;
+  n.scale = 4;
+  n.verdict = evaluate_null_test(12'300, 12'345, 4);  // 1.0x the time for 4x the work
+  failed.null_test_outcome = n;
+  EXPECT_EQ(describe(failed), "tiled: " + null_test_failed_words(n));
 }
 
 TEST(Escape, OneSanitizerQuotesAndFlattens) {

@@ -113,11 +113,14 @@ struct NullTestOutcome {
 
 // The null test of a result that has one; nullopt when it has none. A row whose null test
 // failed is marked failed: tables show its ratio, not its times, and it is compared with nothing.
+// Decided once, by summarize_result (record.hpp), into Result::null_test_outcome, which everything
+// else reads (tests/structure/one_of_each.sh fails on another caller).
 std::optional<NullTestOutcome> null_test_of(const Result& result);
 
 // One row against another (two implementations of a case in one record, or one row of a
 // baseline record against the same row of a new one): the rule of their statistic applied, or
-// why they were not compared. Two different statistics are never compared.
+// why they were not compared. Two different statistics are never compared, nor a row whose null
+// test failed (by the outcome its finished result holds).
 // `schema_version`: the rules of that version of the record (a stored comparison is recomputed by
 // the rules it was made with; the rules of work moved between calls and into the harness's work
 // came with version 8).
@@ -131,6 +134,7 @@ Comparison compare_rows(const Result& baseline, const Result& candidate,
 // and params, the first of a group is the baseline. A row whose null test failed is refused.
 std::vector<Comparison> compare_results(const std::vector<Result>& results,
                                         int schema_version = kComparisonRulesVersion);
+// The null-test outcomes `results` hold, in their order.
 std::vector<NullTestOutcome> null_tests(const std::vector<Result>& results);
 
 // The sentences that word a comparison or a null test (describe()) are in wording.hpp.

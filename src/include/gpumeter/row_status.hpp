@@ -32,7 +32,8 @@ std::string_view to_string(RowStatus status);
 
 // A failure's status, by its error's name; a name this version does not know reads "failed".
 RowStatus status_of(const Failure& failure);
-// A result's: ok, or failed when its null test failed (its times are not shown, P6).
+// A result's: ok, or failed when its null test failed (its times are not shown, P6), as its
+// finished result holds it.
 RowStatus status_of(const Result& result);
 
 // Why, in one line: "VerificationFailed: ..." for a failure; for a result whose null test failed,
@@ -40,28 +41,15 @@ RowStatus status_of(const Result& result);
 std::string error_of(const Failure& failure);
 std::string error_of(const Result& result);
 
-// The flags of a row, decided here from its numbers (the samples' clocks, the records' retries,
-// the copies' and the work's medians), never from the values a table prints; reporters only
-// word them (the narrow table's flags column and its legend, the clock notes).
-struct RowFlags {
-  std::size_t clock_flagged = 0;  // B4: samples that may have run slower for their SM clock
-  bool low_clock = false;         // B4: the whole row ran below the record's highest clock
-  int retries = 0;                // phases measured again after activity records were lost
-  // The call also ran copies or fills, which device_busy does not count (only where the timing
-  // sees kernels: a clock around the whole call counts them already).
-  bool uncounted_copy = false;
-  // B11: those copies took longer than the work they are left out of: the time may not be the
-  // work's (an answer copied in). Implies uncounted_copy.
-  bool copy_exceeds_busy = false;
-  bool drops_unproven = false;  // the collector's drop counter was not live: a loss unseen
-  // The host clock read the call at or under its floor: the row measures the call's overhead,
-  // not work (host_clock.hpp, measures_call_overhead).
-  bool call_overhead = false;
-};
+// A row's flags (RowFlags, gpumeter/detail/row_flags.hpp) are decided here, from its numbers and
+// its record's highest clock, and only where a record is finished (finish_record) or read: every
+// front end reads the flags its result holds.
+//
 // The highest SM clock any row of `record` ran at (B4's reference for low_clock), 0 when none
 // was read.
 int highest_clock(const Record& record);
-// `result`'s flags in a record whose highest clock is `record_highest_mhz` (highest_clock).
+// `result`'s flags in a record whose highest clock is `record_highest_mhz` (highest_clock). Called
+// by finish_record alone (tests/structure/one_of_each.sh).
 RowFlags row_flags(const Result& result, int record_highest_mhz);
 
 // For people, in one line: the status, then why, without saying the runtime's own names twice:
