@@ -188,7 +188,7 @@ nlohmann::ordered_json bookkeeping_after(std::size_t n, const Measured& m, const
 std::uint64_t old_write_partial(const gpumeter::Record& record, const fs::path& dir,
                                 std::size_t done, std::size_t total) {
   gpumeter::Record partial = record;
-  partial.comparisons = gpumeter::compare_results(partial.results);
+  gpumeter::finish_record(partial);
   partial.deviations.push_back(gpumeter::partial_record_deviation(done, total));
   const std::string text = gpumeter::serialize(partial);
   gpumeter::write_file_atomically(dir / ("gpumeter-" + record.run_id + ".partial.json"), text,
@@ -244,7 +244,7 @@ nlohmann::ordered_json bookkeeping_before(std::size_t n, const Measured& m, gpum
   }
   // The end: comparisons, the record written (serialized and parsed back), read for the table.
   const auto t = Clock::now();
-  run.comparisons = gpumeter::compare_results(run.results);
+  gpumeter::finish_record(run);  // the comparisons and the rows' flags, as a record is finished
   const fs::path path = gpumeter::write_record(run, dir);
   const std::vector<gpumeter::Record> back = gpumeter::read_records({path});
   const double finish_s = seconds_since(t);

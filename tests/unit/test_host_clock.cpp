@@ -343,11 +343,18 @@ TEST(HostClockRows, TwoCallsAtTheClocksFloorAreNeverSaidToDiffer) {
   const Comparison w = compare_rows(a, work);
   ASSERT_TRUE(w.ratio);
   EXPECT_EQ(w.ratio->resolution, Resolution::directional_difference) << describe(w);
-  // Each row says it of itself; a row above the floor says nothing of it.
-  EXPECT_NE(describe(a).find("measures the call's overhead, not work (median 0.10 us"),
-            std::string::npos)
-      << describe(a);
-  EXPECT_EQ(describe(work).find("overhead"), std::string::npos) << describe(work);
+  // Each row says it of itself, as its record's finish decided; a row above the floor says
+  // nothing of it.
+  Record record;
+  record.results = {a, work};
+  finish_record(record);
+  EXPECT_TRUE(record.results[0].flags.call_overhead);
+  EXPECT_NE(
+      describe(record.results[0]).find("measures the call's overhead, not work (median 0.10 us"),
+      std::string::npos)
+      << describe(record.results[0]);
+  EXPECT_EQ(describe(record.results[1]).find("overhead"), std::string::npos)
+      << describe(record.results[1]);
 }
 
 // --- Across two runs, each row read against the yardstick timed beside it ---------------------

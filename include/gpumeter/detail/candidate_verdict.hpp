@@ -103,7 +103,7 @@ CandidateVerdict judge_candidate(const VerdictInputs& inputs);
 // the two rows against each other, by their medians beyond the same threshold. nullopt otherwise,
 // or without a reference alone. judge_candidate judges this first, and so does every verdict
 // that would refuse a run's records (judge_evaluated_run): a slowed reference is tampering
-// whatever else was refused (B11, issue 50).
+// whatever else was refused (docs/evaluation.md, guarantee 13).
 std::optional<CandidateVerdict> reference_slowed(const VerdictInputs& inputs);
 
 // How a candidate's run under `gpumeter evaluate` (each candidate in a process of its own) ended

@@ -47,11 +47,9 @@ inline constexpr double kAcrossRunsResolutionRatio = 2.0;
 // pass's readings over the level of the yardstick's pass beside it. Load local in time slows the
 // row and the yardstick of the same minutes alike, so what is compared is the ratio of the two
 // rows' ratios to their yardsticks, and the drift between runs falls on both sides: the 1.5x
-// resolution is the floor again. On the 2-core build machine with both cores busy, the gate so
-// read claimed 1 of 200 unchanged rows and caught 40 of 40 rows of 3x the work, where the 2x floor
-// on the same sessions caught 33; the unchanged rows still read up to 1.6x of their baselines,
-// from a state of the row's own that no yardstick shares (docs/measured-figures.md, "The host
-// clock across runs"; bench/results/2026-12-07-gate-calibration/).
+// resolution is the floor again. What a loaded machine gives with it, and the drift of a row's own
+// that no yardstick shares, are measured in docs/measured-figures.md ("The host clock across
+// runs").
 inline constexpr double kAcrossRunsYardstickRatio = kResolutionRatio;
 
 // A call's overhead, not work. On device time a call that ran nothing is refused (no kernel: an
