@@ -24,7 +24,9 @@ std::optional<std::size_t> whole_number(std::string_view text) {
   return value;
 }
 
-std::string quoted(std::string_view text) {
+// Named apart from row.cpp's quoted (double quotes): a unity build, as pip's and the sanitizer
+// pass's, puts both in one unit, where an overload of one name would silently take the other.
+std::string single_quoted(std::string_view text) {
   return "'" + inert_text(std::string(text)) + "'";
 }
 
@@ -55,7 +57,7 @@ void refuse_empty_assignments(const std::vector<std::string>& arguments) {
     if (a == "--") return;
     if (a.size() > 3 && a.rfind("--", 0) == 0 && a.find('=') == a.size() - 1) {
       const std::string name = a.substr(0, a.size() - 1);
-      throw ConfigError(name, "is empty (given as " + quoted(a) +
+      throw ConfigError(name, "is empty (given as " + single_quoted(a) +
                                   ", nothing after the '='); give its value after the '=', or "
                                   "as the next argument");
     }
@@ -99,15 +101,15 @@ ShardChoice parse_shard_option(std::optional<std::string_view> given) {
   if (!k || !n) {
     throw ConfigError(
         "--shard",
-        "must be K/N (shard K of N, numbered from 0, e.g. 0/4) or all, got " + quoted(text));
+        "must be K/N (shard K of N, numbered from 0, e.g. 0/4) or all, got " + single_quoted(text));
   }
   if (*n == 0 || *n > kMaxShards) {
     throw ConfigError("--shard", "the count N must be 1 to " + std::to_string(kMaxShards) +
-                                     ", got " + quoted(text));
+                                     ", got " + single_quoted(text));
   }
   if (*k >= *n) {
-    throw ConfigError("--shard",
-                      "K must be below N (shards are numbered 0 to N-1), got " + quoted(text));
+    throw ConfigError(
+        "--shard", "K must be below N (shards are numbered 0 to N-1), got " + single_quoted(text));
   }
   return ShardChoice{true, Shard{*k, *n, ShardSource::option, "--shard " + std::string(text)}};
 }
@@ -257,7 +259,7 @@ std::vector<HostDevice> choose_devices(std::string_view text,
     if (!k) {
       throw ConfigError(
           "--devices",
-          "must be device ids separated by commas (e.g. 0,1) or all, got " + quoted(text));
+          "must be device ids separated by commas (e.g. 0,1) or all, got " + single_quoted(text));
     }
     const auto found = std::find_if(available.begin(), available.end(), [&](const HostDevice& d) {
       return d.index >= 0 && static_cast<std::size_t>(d.index) == *k;
