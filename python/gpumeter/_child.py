@@ -384,6 +384,7 @@ def _wait(proc: Any, deadline: float, memory_limit: Optional[int],
     with the bytes they held. Where ``watch`` says something, kills them all and returns the
     exit."""
     polled = memory_limit is not None or watch is not None
+    shm_before = _shared_memory_used() if memory_limit is not None else 0
     while True:
         left = max(0.0, deadline - time.monotonic())
         try:
@@ -397,7 +398,11 @@ def _wait(proc: Any, deadline: float, memory_limit: Optional[int],
         if memory_limit is None:
             continue
         pids = _run_processes(_processes(), proc.pid, new_session, orphans, keep)
-        held = _resident_bytes(pids)
+        # Memory a process holds outside its resident set counts too: a memfd or a /dev/shm file
+        # held open but never mapped, and what /dev/shm grew by since the run began (a file
+        # written there and closed stays in memory after its writer ends).
+        held = (_resident_bytes(pids) + _open_shared_bytes(pids) +
+                max(0, _shared_memory_used() - shm_before))
         if held > memory_limit:
             _kill(pids)
             return proc.wait(), held
@@ -523,6 +528,45 @@ def _resident_bytes(pids: Iterable[int]) -> int:
                         break
         except (OSError, ValueError, IndexError):
             continue
+    return total
+
+
+_SHARED_MEMORY = "/dev/shm"  # the tmpfs POSIX shared memory lives in on Linux
+
+
+def _shared_memory_used() -> int:
+    """Bytes in use on /dev/shm (0 where there is none). Its growth during a run is counted as the
+    run's: a bound from above, since another process of the machine may write there too."""
+    try:
+        st = os.statvfs(_SHARED_MEMORY)
+    except OSError:
+        return 0
+    return (st.f_blocks - st.f_bfree) * st.f_frsize
+
+
+def _open_shared_bytes(pids: Iterable[int]) -> int:
+    """Bytes of memory-backed files (a memfd, a file on /dev/shm) that ``pids`` hold open, each
+    file once: pages nobody maps are in no process's VmRSS. A file both open and mapped counts twice
+    (a bound from above, as VmRSS is)."""
+    seen: Set[Tuple[int, int]] = set()
+    total = 0
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            path = f"/proc/{pid}/fd/{fd}"
+            try:
+                target = os.readlink(path)
+                if not (target.startswith("/memfd:") or target.startswith(_SHARED_MEMORY + "/")):
+                    continue
+                st = os.stat(path)
+            except OSError:
+                continue
+            if (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino))
+                total += st.st_blocks * 512  # the pages it holds, not its stated size
     return total
 
 

@@ -132,6 +132,41 @@ def test_a_run_over_its_memory_limit_is_killed_whole():
     assert time.monotonic() - start < 30
 
 
+@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="no memfd_create on this platform")
+def test_memory_held_in_an_unmapped_memfd_counts_toward_the_limit():
+    # 200 MiB written into a memfd and never mapped: in no process's VmRSS, still the run's.
+    code = ("import os, time\n"
+            "fd = os.memfd_create('hoard')\n"
+            "for _ in range(200): os.write(fd, b'x' * (1 << 20))\n"
+            "time.sleep(60)\n")
+    start = time.monotonic()
+    ended = _child.run(_python(code), env=os.environ, timeout_s=60, new_session=True,
+                       memory_limit=100 << 20)
+    assert ended.over_memory is not None and ended.over_memory > 150 << 20, ended
+    assert time.monotonic() - start < 30
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="no /dev/shm on this machine")
+def test_memory_left_in_dev_shm_by_a_process_that_ended_counts_toward_the_limit(tmp_path):
+    # A helper writes 200 MiB into /dev/shm, closes it and exits: no process of the run holds it,
+    # and the run (still sleeping) is over its limit all the same.
+    name = f"/dev/shm/gpumeter-test-{os.getpid()}"
+    # Written a MiB at a time: the writer's own resident memory stays small.
+    writer = (f"f = open({name!r}, 'wb')\n"
+              "for _ in range(200): f.write(b'x' * (1 << 20))\n")
+    code = ("import subprocess, sys, time\n"
+            f"subprocess.run([sys.executable, '-c', {writer!r}])\n"
+            "time.sleep(60)\n")
+    try:
+        ended = _child.run(_python(code), env=os.environ, timeout_s=60, new_session=True,
+                           memory_limit=100 << 20)
+    finally:
+        if os.path.exists(name):
+            os.unlink(name)
+    assert ended.over_memory is not None and ended.over_memory > 100 << 20, ended
+    assert ended.rc is not None and ended.rc < 0
+
+
 def test_a_run_under_its_memory_limit_ends_as_it_would():
     ended = _child.run(_python("print('small')"), env=os.environ, timeout_s=60,
                        memory_limit=1 << 30, order={})
