@@ -64,6 +64,7 @@ done
 evaluate() {  # name site jsonl candidates...
   local name=$1 site=$2 jsonl=$3
   shift 3
+  rm -f "$jsonl"  # a journal holding lines is refused without --resume (a warm machine's last call)
   step "$name" 540 bash -c "cd tests/python && PYTHONPATH=$site:$PWD/tests/python $PY -m gpumeter \
     evaluate ${common[*]} --out $OUT/records-$name --jsonl $jsonl \
     --reference exploits.problem:gpu_reference --inputs exploits.problem:gpu_inputs $*"

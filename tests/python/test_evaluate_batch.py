@@ -728,6 +728,20 @@ def test_resume_refuses_lines_that_do_not_say_their_batch(tmp_path, capsys):
         line
 
 
+def test_a_journal_that_holds_lines_is_refused_without_resume(tmp_path, capsys):
+    # Lines are appended: run again without --resume, a candidate would have two verdicts in one
+    # journal. Refused before anything runs, the file as it was; an empty file is a new journal.
+    jsonl = tmp_path / "journal.jsonl"
+    text = _wire.jsonl_line(_journal_line("a"))
+    jsonl.write_text(text)
+    out = tmp_path / "eval"
+    rc = _evaluate.main(BASE + ["--out", str(out), "--jsonl", str(jsonl),
+                                "a=exploits.honest:host"])
+    line = _usage_line(capsys)
+    assert rc == 2 and f"--jsonl '{jsonl}' already holds lines: --resume to go on" in line, line
+    assert not out.exists() and jsonl.read_text() == text
+
+
 def test_merge_refuses_shards_of_two_batches(tmp_path):
     one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
     one.write_text(_wire.jsonl_line(_journal_line("a")))
