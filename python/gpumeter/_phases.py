@@ -350,8 +350,9 @@ def phases(candidates: Mapping[str, str], *, name: str = "phases",
     spawn; then in this process the kernels' device time (CUPTI, A B B A), and with the
     synchronized wall clock the bare kernel, the public call, graph capture and replay, refit,
     rebuild and the next stage. The device lock is held throughout. Phases a candidate does not
-    supply read "not measured". Wall-clock phases are compared with the 1.5x rule and never with
-    device time.
+    supply read "not measured". Wall-clock phases are compared by the host clock's rule (each
+    fresh process or warm call a pass: no claim the readings' spread does not support, and none
+    under the 1.5x floor) and never with device time.
 
     Args:
         candidates: Names to references, e.g. ``{"warp": "mypkg.saxpy:warp_candidate"}``.

@@ -30,4 +30,19 @@ if grep -nE '^[[:space:]]*build-dir[[:space:]]*=' pyproject.toml; then
 fi
 grep -qF "pip install pytest" docs/pytest.md ||
   { echo "FAIL: docs/pytest.md does not say pytest is installed apart (pip install pytest)" >&2; exit 1; }
-echo "every install hint names this repository's package"
+# The main job's set-up installs the build's packages only (issue 51: it installed Chromium,
+# LLVM and Clang 14, which only the tests need, before the main job could start): every package
+# scripts/setup-tests.sh installs is absent from scripts/setup.sh.
+test_only=$(grep -vE '^[[:space:]]*#' scripts/setup-tests.sh |
+  grep -oE 'pkgs\+?=\([^)]*\)|install_packages "tests" [^$]*$' |
+  sed -E 's/^pkgs\+?=\(//; s/\)$//; s/^install_packages "tests"//' | tr ' ' '\n' |
+  grep -E '^[a-z]' | sort -u)
+[[ -n $test_only ]] ||
+  { echo "FAIL: no package read from scripts/setup-tests.sh (this guard reads nothing)" >&2; exit 1; }
+main_job=$(grep -vE '^[[:space:]]*#' scripts/setup.sh | tr ' \\' '\n\n' | sort -u)
+both=$(comm -12 <(echo "$test_only") <(echo "$main_job"))
+if [[ -n $both ]]; then
+  echo "FAIL: scripts/setup.sh (the main job's set-up) installs what only the tests need:" $both >&2
+  exit 1
+fi
+echo "every install hint names this repository's package; the main job's set-up installs no test package"
