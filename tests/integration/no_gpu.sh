@@ -184,6 +184,9 @@ except gpumeter.DeviceError as e:
     print('DeviceError:', e)
 else:
     raise SystemExit('no DeviceError')
+# Its hint, followed as written: host work with timing='host' gets a number.
+r = gpumeter.measure(lambda: sum(range(1000)), timing='host', budget=(1, 2))
+assert r.summary.device_busy.median_ns > 0 and not r.measures_call_overhead, r
 with warnings.catch_warnings(record=True) as w:
     warnings.simplefilter('always')
     gpumeter.measure(lambda: sum(range(100)), budget=(1, 2))

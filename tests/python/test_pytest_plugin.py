@@ -278,6 +278,12 @@ def test_gpu_work_is_skipped_with_its_reason_without_a_gpu(tmp_path):
     assert re.search(r"SKIPPED .*gpumeter: GPU work, and no usable GPU here: .+ "
                      r"\(timing='host' measures host work on the host clock\)", p.stdout), \
         outcome(p)
+    # The hint, followed as written: the same test with timing='host' on host work runs.
+    (project / "test_gpu_work.py").write_text(
+        "def test_kernel(gpumeter):\n"
+        "    gpumeter(lambda: sum(range(1000)), timing='host')\n")
+    p = run_sample(project, "test_gpu_work.py", "-rs", CUDA_VISIBLE_DEVICES="")
+    assert p.returncode == 0 and "1 passed" in p.stdout and "SKIPPED" not in p.stdout, outcome(p)
 
 
 @pytest.mark.parametrize("args, says", [
