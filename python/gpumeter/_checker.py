@@ -33,7 +33,6 @@ import importlib.util
 import os
 import re
 import select
-import signal
 import socket
 import struct
 import sys
@@ -769,12 +768,7 @@ class Checker:
         stopped (SIGSTOP, a tracer), read from the process itself, not from its silence."""
         rc = self.process.poll()
         if rc is not None:
-            if rc < 0:
-                try:
-                    return f"was killed by {signal.Signals(-rc).name}"
-                except ValueError:
-                    return f"was killed by signal {-rc}"
-            return f"exited with {rc}"
+            return _child.end_words(rc)
         try:
             with open(f"/proc/{self.process.pid}/stat", "rb") as f:
                 stat = f.read()

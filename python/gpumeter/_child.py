@@ -570,6 +570,17 @@ def _open_shared_bytes(pids: Iterable[int]) -> int:
     return total
 
 
+def end_words(rc: int) -> str:
+    """How a process with exit status ``rc`` (subprocess's: negative for a signal) ended, as every
+    message of the package says it: "exited with 3", "was killed by SIGKILL"."""
+    if rc < 0:
+        try:
+            return f"was killed by {signal.Signals(-rc).name}"
+        except ValueError:
+            return f"was killed by signal {-rc}"
+    return f"exited with {rc}"
+
+
 def _kill(pids: Iterable[int]) -> None:
     for pid in pids:
         try:

@@ -24,7 +24,6 @@ import argparse
 import os
 import re
 import shlex
-import signal
 import sys
 import tempfile
 import time
@@ -342,15 +341,6 @@ def _tail(path: str, n: int = 400) -> str:
         return ""
 
 
-def _ended(rc: int) -> str:
-    if rc < 0:
-        try:
-            return f"was killed by {signal.Signals(-rc).name}"
-        except ValueError:
-            return f"was killed by signal {-rc}"
-    return f"exited with {rc}"
-
-
 def _child_environment() -> Dict[str, str]:
     """The environment of every process evaluate starts (its checker, its warm server, each run,
     the locate script): gpumeter's own folder first, then the interpreter's standard library and
@@ -434,8 +424,8 @@ def _spawn_child(order: Dict[str, Any], folder: str, timeout_s: float, python: s
         run.update(end="timed_out", end_why=f"did not finish in {timeout_s:g} s and was killed")
     elif ended.report is None or carried is None:
         run.update(end="ended_without_report",
-                   end_why=f"its process {_ended(ended.rc)} without a report; its output ends: "
-                           f"{_tail(log)}")
+                   end_why=f"its process {_child.end_words(ended.rc)} without a report; its "
+                           f"output ends: {_tail(log)}")
     if run["channel_problems"] or "end" in run:
         line.update(_judged_run(run)[0])
         return line, None, account, run
@@ -695,7 +685,7 @@ def evaluate_program(program: Dict[str, Any], *, folder: str, timeout_s: float,
     if len(records) != 1:
         return [{**base, "candidate": program["name"],
                  **_run_ended("program_left_no_record",
-                              f"the program {_ended(rc)} and left {len(records)} records (not 1); "
+                              f"the program {_child.end_words(rc)} and left {len(records)} records (not 1); "
                               f"its output ends: {_tail(log)}")}]
     path = os.path.join(folder, records[0])
     import gpumeter
