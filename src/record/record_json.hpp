@@ -80,6 +80,11 @@ Json text_json(const std::string& text);  // a deviation
 // reader and a run's recorder refuse such a record).
 std::string unstatable_comparison(const std::vector<Comparison>& comparisons);
 
+// Why a run's recorder refuses to write its record (RunRecorder::finish): a comparison
+// unstatable_comparison finds, its case named, and the journal that keeps the rows measured
+// (`journal`), so they are not lost with the record; "" where the record can be written.
+std::string refused_record(const std::vector<Comparison>& comparisons, const std::string& journal);
+
 // Record text quoted in a message: control characters escaped, at most 80 characters.
 std::string record_text(std::string_view text);
 

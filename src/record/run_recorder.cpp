@@ -24,6 +24,18 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
+namespace record_json {
+
+std::string refused_record(const std::vector<Comparison>& comparisons, const std::string& journal) {
+  const std::string problem = unstatable_comparison(comparisons);
+  if (problem.empty()) return {};
+  // The journal keeps every row measured; it is named so they are not lost with the record.
+  return "refusing to write a record that would not read back: " + problem +
+         "; the rows measured are kept in the journal " + journal;
+}
+
+}  // namespace record_json
+
 RunRecorder::RunRecorder(fs::path dir, std::size_t planned_cases,
                          std::chrono::milliseconds interval)
     : dir_(std::move(dir)), planned_(planned_cases), interval_(interval) {}
@@ -212,11 +224,10 @@ fs::path RunRecorder::finish() {
   summaries_stale_ = false;
   // What the reader would refuse is refused here, before anything is written (the reader's own
   // check, not a read-back of the text).
-  if (const std::string problem = record_json::unstatable_comparison(record_.comparisons);
-      !problem.empty()) {
-    // The journal keeps every row measured; it is named so they are not lost with the record.
-    throw Error("refusing to write a record that would not read back: " + problem +
-                "; the rows measured are kept in the journal " + journal_path().string());
+  if (const std::string refused =
+          record_json::refused_record(record_.comparisons, journal_path().string());
+      !refused.empty()) {
+    throw Error(refused);
   }
   const fs::path target = dir_ / record_file_name(record_.run_id);
   const std::string text = serialize(record_);

@@ -10,12 +10,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "gpumeter/detail/comparison.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/errors.hpp"
+#include "record_json.hpp"
 #include "synthetic_record.hpp"
 
 namespace gpumeter {
@@ -125,6 +128,37 @@ TEST(RunRecorder, PassesNoNumberCanBoundLoseNoRecord) {
   const Record back = read_record(path);
   EXPECT_EQ(back.results.size(), 2u);
   EXPECT_EQ(back.comparisons[0].refusal, journal.comparisons[0].refusal);
+}
+
+// Issue 51: where a record is refused (a comparison no number can state: the reader would refuse
+// the record), the error names the case and the journal that keeps the rows measured, so neither
+// is lost with the record. The comparison rule records such passes unresolved (above), so
+// finish() meets none from rows it was given: the refusal it throws is refused_record's, read
+// here with the journal of a run begun.
+TEST(RunRecorder, ARefusedRecordNamesTheCaseAndTheJournal) {
+  TempDir dir;
+  RunRecorder rec(dir.path(), 1);
+  rec.begin(header());
+  const std::string journal = rec.journal_path().string();
+  Comparison c;
+  c.baseline = {"sum-f64", {{"n", "10001"}}, "reference"};
+  c.candidate = {"sum-f64", {{"n", "10001"}}, "four-chains"};
+  RelativeDifference overflowed;
+  overflowed.estimate = 0.3;
+  overflowed.low = -0.986;
+  overflowed.high = std::numeric_limits<double>::infinity();
+  overflowed.smallest_detectable = 1.0;
+  c.difference = overflowed;
+  const std::string why = record_json::refused_record({c}, journal);
+  EXPECT_EQ(why.rfind("refusing to write a record that would not read back: ", 0), 0u) << why;
+  EXPECT_NE(why.find("case \"sum-f64\""), std::string::npos) << why;
+  EXPECT_NE(why.find("\"reference\" and \"four-chains\""), std::string::npos) << why;
+  EXPECT_NE(why.find("the rows measured are kept in the journal " + journal), std::string::npos)
+      << why;
+  EXPECT_TRUE(fs::exists(journal));
+  // An interval a number states: nothing refused.
+  c.difference->high = 1.25;
+  EXPECT_EQ(record_json::refused_record({c}, journal), "");
 }
 
 // finish(): the record on disk is what the recorder holds (serialized once), and the journal

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gpumeter/detail/phases.hpp"
+#include "gpumeter/detail/verdict.hpp"
 
 namespace gpumeter {
 namespace {
@@ -514,6 +515,41 @@ TEST(ComparePhases, TheSameReadingsClaimNothing) {
   ASSERT_EQ(v.size(), 1u);
   ASSERT_TRUE(v[0].verdict.has_value());
   EXPECT_NE(v[0].verdict->resolution, Resolution::directional_difference);
+}
+
+// Issue 51: two interpreter starts of the same work read as a loaded machine reads them, the
+// medians 1.8x apart (105 ms against 190 ms) and each side's fresh processes up to 2x apart. The
+// rule before it (the 1.5x resolution on the medians alone, compare_times) claimed "1.8x slower";
+// the passes' interval includes no difference, so nothing is claimed and the spread is said.
+TEST(ComparePhases, MediansApartWithinTheSpreadOfALoadedMachineClaimNothing) {
+  const std::vector<Nanos> first = {100'000'000, 190'000'000, 105'000'000};
+  const std::vector<Nanos> same_work = {190'000'000, 100'000'000, 200'000'000};
+  // What the medians alone say: the rule this one replaced claimed a difference here.
+  const RatioVerdict medians_alone =
+      compare_times(spread_of(first).median_ns, spread_of(same_work).median_ns);
+  ASSERT_EQ(medians_alone.resolution, Resolution::directional_difference);
+  ASSERT_EQ(medians_alone.wording, "1.8x slower");
+
+  const std::vector<PhaseReading> phases = {
+      reading({"start", {}, "a"}, Phase::process_start, kCold, first),
+      reading({"start", {}, "b"}, Phase::process_start, kCold, same_work),
+  };
+  const std::vector<PhaseVersus> v = compare_phases(phases);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].reading, 1u);
+  ASSERT_TRUE(v[0].verdict.has_value());
+  const RatioVerdict& verdict = *v[0].verdict;
+  EXPECT_EQ(verdict.resolution, Resolution::no_measured_difference);
+  EXPECT_TRUE(verdict.by_passes);
+  EXPECT_NE(verdict.wording.find("the time"), std::string::npos) << verdict.wording;
+  // Why, in the rule's words: the passes, and how far apart they read (200 ms over 100 ms).
+  EXPECT_EQ(verdict.label.rfind("no difference this machine can resolve now (", 0), 0u)
+      << verdict.label;
+  EXPECT_NE(verdict.label.find("the passes' interval includes no difference"), std::string::npos)
+      << verdict.label;
+  EXPECT_NE(verdict.label.find("passes spread 2.0x"), std::string::npos) << verdict.label;
+  ASSERT_TRUE(verdict.spread.has_value());
+  EXPECT_DOUBLE_EQ(*verdict.spread, 1.0);
 }
 
 }  // namespace
