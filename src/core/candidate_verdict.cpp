@@ -54,7 +54,16 @@ const Comparison* comparison_of(const Record& record, const std::string& referen
 // Reference time / candidate time and its interval, by the rule the comparison was judged by.
 void speedup_of(const Comparison& c, CandidateVerdict& v) {
   if (c.ratio) {
-    v.speedup = c.ratio->speedup;
+    // No number where the rule claimed nothing and the medians read beyond the floor it claims
+    // from (the host clock's passes too spread to bound them): a verdict of no difference beside
+    // "408x" contradicts itself, and whoever ranks by the speed-up would rank that 408x. The
+    // ratio stays in the words ("took 0.0025x the time, by their medians").
+    const RatioVerdict& r = *c.ratio;
+    if (r.resolution != Resolution::directional_difference &&
+        (r.speedup >= r.floor || r.speedup <= 1.0 / r.floor)) {
+      return;
+    }
+    v.speedup = r.speedup;
     return;
   }
   if (!c.difference) return;

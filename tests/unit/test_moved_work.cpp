@@ -792,6 +792,31 @@ TEST(Verdicts, OnTheWallClockOnlyAGrossReferenceSlowdownIsTampering) {
   EXPECT_FALSE(t.speedup.has_value());
 }
 
+TEST(Verdicts, NoSpeedUpIsGivenBesideNoDifferenceBeyondTheFloor) {
+  // Seen under load with PyTorch on two busy cores: "no difference" beside a speed-up of 408x
+  // (passes spread 460x). A verdict that claims nothing gives no factor it would claim from; one
+  // within the floor is consistent with it and stays.
+  const Result ref = on_wall_clock(
+      checked(row_of("reference", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)})));
+  VerdictInputs in;
+  in.candidate = "candidate";
+  const auto judged = [&](const std::vector<std::vector<Nanos>>& passes) {
+    const Record rec = record_of(ref, on_wall_clock(checked(row_of("candidate", passes))));
+    in.record = &rec;
+    return judge_candidate(in);
+  };
+  const CandidateVerdict spread =
+      judged({honest_pass(4000, 50, 32), honest_pass(4000, 50, 32), honest_pass(400000, 50, 32)});
+  EXPECT_EQ(spread.verdict, Verdict::no_difference) << spread.why;
+  EXPECT_FALSE(spread.speedup.has_value()) << *spread.speedup;
+  EXPECT_NE(spread.why.find("the time of reference, by their medians"), std::string::npos)
+      << spread.why;
+  const CandidateVerdict within = judged({honest_pass(24000, 50, 32), honest_pass(24000, 50, 32)});
+  EXPECT_EQ(within.verdict, Verdict::no_difference) << within.why;
+  ASSERT_TRUE(within.speedup.has_value());
+  EXPECT_NEAR(*within.speedup, 20064.0 / 24064.0, 0.01);
+}
+
 TEST(Verdicts, FasterOnTheDeviceButSlowerEndToEndIsRefused) {
   const Result ref =
       checked(row_of("reference", {honest_pass(195000, 50, 32), honest_pass(195000, 50, 32)}));

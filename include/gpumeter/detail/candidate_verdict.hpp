@@ -65,8 +65,11 @@ struct CandidateVerdict {
   bool correct = false;  // the run finished and every checked answer matched the reference's
   std::string why;       // the sentence behind the verdict
   std::string sentence;  // the device-time comparison's, as a report prints it
-  std::optional<double> speedup;                      // reference time / candidate time
-  std::optional<std::pair<double, double>> interval;  // its 95% interval; none on the 1.5x rule
+  // Reference time / candidate time; none where the host clock claims no difference but the
+  // medians read beyond its floor (candidate_verdict.cpp, speedup_of).
+  std::optional<double> speedup;
+  // Its interval, at the comparison's confidence; none on the host clock's 1.5x rule.
+  std::optional<std::pair<double, double>> interval;
   std::optional<std::size_t> checked_iterations;
   std::optional<Ledger> ledger;  // the candidate's
   // End to end: the synchronized wall clock's speed-up and its sentence, where measured.
