@@ -53,8 +53,7 @@ done
 # and the private session header. tests/api/build_examples.sh compiles every other one against
 # the installed headers alone.
 main_job_includes="CLI/CLI.hpp command_line.hpp gpumeter/detail/exit_help.hpp
-gpumeter/detail/option_spec.hpp gpumeter/session.hpp number_option.hpp table_option.hpp
-temporary_file.hpp"
+gpumeter/detail/option_spec.hpp gpumeter/session.hpp table_option.hpp temporary_file.hpp"
 while IFS= read -r f; do
   rel=${f#"$root/"}
   dir=$(dirname "$f")

@@ -5,6 +5,7 @@ import functools
 import json
 import os
 import pickle
+import re
 import subprocess
 import sys
 import time
@@ -910,6 +911,27 @@ def test_evaluate_refuses_a_time_cap_without_a_precision_before_any_candidate_ru
     _evaluate_args.check_options(capped)
     assert _evaluate._options(capped)["max_time_s"] == 0.5
     assert _evaluate._options(capped)["precision"] == 0.01
+
+
+def test_evaluates_device_and_out_are_the_shared_specs():
+    """--device and --out come from the core's shared specs, as the benchmark programs' and the
+    main job's: --device's text is read by the device index rule, in the words every program
+    uses (argparse's int() said "invalid int value: '1.5'"), and --out defaults to evaluate's
+    own folder, the spec leaving it to each front end."""
+    from gpumeter import _evaluate, _evaluate_args
+    parser = _evaluate._parser()
+    given = parser.parse_args(["--device", "3", "--program", "true"])
+    _evaluate_args.check_options(given)
+    assert given.device == 3 and isinstance(given.device, int)
+    assert _evaluate._options(given)["device"] == 3
+    default = parser.parse_args(["--program", "true"])
+    _evaluate_args.check_options(default)
+    assert default.device == 0 and default.out == "gpumeter-evaluate"
+    for text, says in (("1.5", "--device must be an integer >= 0, got '1.5'"),
+                       ("-1", "--device must be >= 0, got -1")):
+        wrong = parser.parse_args([f"--device={text}", "--program", "true"])
+        with pytest.raises(_evaluate.UsageError, match=f"^{re.escape(says)}$"):
+            _evaluate_args.check_options(wrong)
 
 
 def test_a_comparisons_finding_is_the_cores_reading_of_its_rule():

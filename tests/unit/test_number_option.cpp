@@ -250,7 +250,14 @@ TEST(NumberOption, ABudgetIsTwoMillisecondParts) {
 TEST(OptionSpec, EachSharedOptionIsOneSpecWithTheCoresDefault) {
   std::vector<std::string> names;
   for (const OptionSpec& s : option_specs()) names.emplace_back(s.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"--timing", "--budget", "--precision", "--max-time"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"--timing", "--budget", "--precision", "--max-time",
+                                             "--device", "--out"}));
+  // --device: an index by the device index rule, 0 where none is named; --out: each front end's
+  // own folder, so the spec states none.
+  EXPECT_EQ(option_spec("--device").meaning.rule, &kDeviceIndex);
+  EXPECT_EQ(option_spec("--device").default_text, "0");
+  EXPECT_EQ(option_spec("--out").meaning.rule, nullptr);
+  EXPECT_EQ(option_spec("--out").default_text, "");
   EXPECT_EQ(option_spec("--budget").default_text, "25,100");
   EXPECT_EQ(option_spec("--max-time").default_text, "10s");
   EXPECT_EQ(option_spec("--precision").meaning.rule, &kPrecisionTargetRule);
