@@ -20,7 +20,6 @@
 #include "gpumeter/records.hpp"
 #include "gpumeter/report.hpp"
 #include "gpumeter/session.hpp"
-#include "number_option.hpp"
 #include "table_option.hpp"
 #include "temporary_file.hpp"
 
@@ -64,11 +63,14 @@ int main(int argc, char** argv) {
   app.add_option(std::string(timing.name), o.timing,
                  gpumeter::option_help(timing.meaning, timing.default_text))
       ->check(CLI::IsMember(timing_names()));
-  gpumeter::check_number(app.add_option("--device", o.device, "CUDA device index"),
-                         gpumeter::kDeviceIndex);
+  // --device and --out: the shared options' specs, as every front end takes them; --out's
+  // default is this program's own (the spec leaves it to each).
+  const gpumeter::OptionSpec& device = gpumeter::option_spec("--device");
+  gpumeter::add_value_option(app, device.name, device.meaning, o.device, device.default_text);
   app.add_flag("--allow-events-fallback", o.allow_events_fallback,
                "time with CUDA events when CUPTI cannot be used (rows marked cuda-events)");
-  app.add_option("--out", o.out_dir, "directory for the JSON record");
+  gpumeter::add_value_option(app, "--out", gpumeter::option_spec("--out").meaning, o.out_dir,
+                             o.out_dir);
   app.add_flag("--wide", o.wide, "every column in the table (the record holds them all)");
   app.footer(
       gpumeter::exit_codes_help(

@@ -15,7 +15,7 @@ comparisons of the function with its copy, and the 3x slower function called slo
   by the comparison's verdict (claimed = a directional difference);
 - pytest: the gate, as a user runs it: a session of --n tests, each measuring the work through
   the plugin's fixture, saves a baseline; a second session gates the same tests against it
-  (--gpumeter-fail-on-regression 10): each failed test is a claim; a third session with the 3x
+  (--gpumeter-fail-on-regression 10%): each failed test is a claim; a third session with the 3x
   slower work (--slow tests) must fail every test;
 - evaluate: `gpumeter evaluate --timing host` with --n copies of the reference as candidates in
   one batch (--candidates FILE), then --slow 3x slower ones: a verdict "faster" or "slower" is a
@@ -129,7 +129,7 @@ def part_pytest(args, out):
     os.makedirs(project, exist_ok=True)
     with open(os.path.join(project, "test_work.py"), "w") as f:
         f.write(PYTEST_FILE.format(budget=args.budget))
-    gate = ["--gpumeter-compare", "base", "--gpumeter-fail-on-regression", str(args.gate)]
+    gate = ["--gpumeter-compare", "base", "--gpumeter-fail-on-regression", f"{args.gate:g}%"]
     result = {}
     for what, tests, extra, slow in (("save", args.n, ["--gpumeter-save", "base"], False),
                                      ("a_vs_a", args.n, gate, False),
@@ -189,7 +189,7 @@ def main():
     p.add_argument("--parts", default="compare,pytest,evaluate")
     p.add_argument("--busy", type=int, default=2, help="`yes` processes beside (default 2)")
     p.add_argument("--gate", type=float, default=10.0,
-                   help="the pytest gate's --gpumeter-fail-on-regression (default 10)")
+                   help="the pytest gate's --gpumeter-fail-on-regression, in percent (default 10)")
     p.add_argument("--budget", default="",
                    help="WARMUP_MS,MEASURE_MS for every part (default: gpumeter's)")
     p.add_argument("--before", action="store_true",

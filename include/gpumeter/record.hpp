@@ -93,10 +93,10 @@ inline constexpr int kOldestReadableSchemaVersion = 1;
 inline constexpr const char* kRecordSchemaName = "gpumeter.record";
 
 // The most bytes one string of a record may hold, by what the string is. A record is read by people
-// and rendered into tables; one string far beyond its kind's use (a 50 MB case name became 314 MB
-// of report) is a forged record, refused on reading. The writer refuses a row's name (case,
-// implementation, param) over its limit, as the runner does before measuring, and cuts any other
-// string to its limit, saying so, so a run never writes a record it cannot read.
+// and rendered into tables; one string far beyond its kind's use (a case name of megabytes,
+// repeated in every table of a report) is a forged record, refused on reading. The writer refuses a
+// row's name (case, implementation, param) over its limit, as the runner does before measuring, and
+// cuts any other string to its limit, saying so, so a run never writes a record it cannot read.
 //
 // A name: what identifies a row or is printed on every row of a table (case, implementation,
 // each param's name and value, the device's kind and name, run_id, an error's name). Real names

@@ -771,17 +771,25 @@ class _HelpFormatter(argparse.HelpFormatter):
         return [line.replace("\0", " ") for line in super()._split_lines(glued, width)]
 
 
+# Evaluate's own default of a shared option whose spec has none (the folder its records go in).
+_OWN_DEFAULTS = {"--out": "gpumeter-evaluate"}
+
+
 def _add_shared_options(p: argparse.ArgumentParser) -> None:
-    """--timing, --budget, --precision and --max-time: the options every front end offers by
-    one meaning, added from the core's specs (option_spec.hpp, through the extension) with their
-    help, value and default; check_options reads their values by the core's reader. Nothing of
-    them is spelled here: ``tests/python/test_cli_help.py`` fails on an option added otherwise."""
+    """--timing, --budget, --precision, --max-time, --device and --out: the options every front
+    end offers by one meaning, added from the core's specs (option_spec.hpp, through the
+    extension) with their help, value and default (--out's, which the spec leaves to each front
+    end, is evaluate's); check_options reads their values by the core's reader. Nothing of them is
+    spelled here: ``tests/python/test_cli_help.py`` fails on an option added otherwise."""
     from gpumeter import _gpumeter  # the specs are the core's
     for spec in _gpumeter.option_specs():
-        shown = spec["help"] + (f" (default {spec['default']})" if spec["default"] else "")
+        default = spec["default"] or _OWN_DEFAULTS.get(spec["name"], "")
+        shown = spec["help"] + (f" (default {default})" if default else "")
         extra: Dict[str, Any] = {"metavar": spec["metavar"]}
         if spec["name"] == "--timing":  # the session's names, shown; given or not, one of them
             extra = {"choices": _gpumeter.timing_names(), "default": spec["default"]}
+        elif spec["name"] in ("--device", "--out"):  # read as text; given or not, a value
+            extra["default"] = default
         p.add_argument(spec["name"], help=shown.replace("%", "%%"), **extra)
 
 
@@ -817,9 +825,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--program-reference", default="reference", metavar="NAME",
                    help="the implementation a program's record compares with (default "
                         "reference)")
-    p.add_argument("--out", default="gpumeter-evaluate", metavar="DIR",
-                   help="folder for the records and logs, one subfolder per candidate "
-                        "(default gpumeter-evaluate)")
     p.add_argument("--jsonl", metavar="FILE",
                    help="write the JSON lines here, not stdout: the batch's journal, each line "
                         "synced as it comes")
@@ -856,7 +861,6 @@ def _parser() -> argparse.ArgumentParser:
                    help="absolute tolerance of the answers' check (default 1e-8)")
     p.add_argument("--count-copies", action="store_true",
                    help="count memcpy and memset time as device time for both sides")
-    p.add_argument("--device", type=int, default=0, help="CUDA device index (default 0)")
     p.add_argument("--flops", type=float,
                    help="floating-point operations of one call: TFLOP/s in the records")
     p.add_argument("--bytes", type=float, help="bytes one call moves: TB/s in the records")

@@ -31,8 +31,8 @@ def _number(flag: str, text: str, rule: str) -> float:
 
 def check_options(args: argparse.Namespace) -> None:
     """Every numeric option by its rule, before anything runs; sets ``args.timeout``,
-    ``args.budget`` (warm-up ms, measure ms), ``args.precision`` (a fraction) and
-    ``args.max_time`` (seconds) to their values. Raises UsageError naming the option and what it
+    ``args.budget`` (warm-up ms, measure ms), ``args.precision`` (a fraction),
+    ``args.max_time`` (seconds) and ``args.device`` (an index) to their values. Raises UsageError naming the option and what it
     may be."""
     core = _gpumeter
     timeout = str(args.timeout)
@@ -61,9 +61,8 @@ def check_options(args: argparse.Namespace) -> None:
         args.precision = _number("--precision", args.precision, "precision")
     if args.max_time is not None:
         args.max_time = _number("--max-time", args.max_time, "max_time")
-    problem = core.number_option_problem("--device", str(args.device), "device_index")
-    if problem:
-        raise UsageError(problem)
+    # --device's text by the core's reader (its spec's rule), then the index it names.
+    args.device = int(_number("--device", str(args.device), "device_index"))
     # B11: tolerances that pass every answer (the core's rule).
     problem = core.tolerance_problem(args.rtol, args.atol)
     if problem:

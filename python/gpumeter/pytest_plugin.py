@@ -5,8 +5,8 @@ Each measurement a test makes through the fixture is gpumeter.measure or gpumete
 unchanged; its record is written into this run's folder, and with ``--gpumeter-compare NAME``
 it is compared with the same test's record in the baseline NAME as ``gpumeter compare`` does
 (the core's comparison and conclusion, typed, through the module): a test whose rows regress beyond
-``--gpumeter-fail-on-regression PCT`` fails with the comparison's sentences, and so does a test
-with a row the gate cannot see, as the command's gate fails.
+``--gpumeter-fail-on-regression FRACTION`` (10% or 0.1) fails with the comparison's sentences, and
+so does a test with a row the gate cannot see, as the command's gate fails.
 
 The device lock is taken once, when the first measurement of the session starts, and held until
 the session ends: no other run gets onto the device between two tests. pytest-xdist workers
@@ -108,24 +108,21 @@ class PytestSession:
         self.compare_name: Optional[str] = config.getoption("gpumeter_compare")
         self.allow_missing: bool = config.getoption("gpumeter_allow_missing")
         self.allow_contended: bool = config.getoption("gpumeter_allow_contended")
-        pct = config.getoption("gpumeter_fail_on_regression")
-        self.threshold: Optional[str] = None
-        if pct is not None:
+        text = config.getoption("gpumeter_fail_on_regression")
+        self.threshold: Optional[float] = None  # a fraction: 0.1 for 10%
+        if text is not None:
             if self.compare_name is None:
                 raise _usage("--gpumeter-fail-on-regression needs --gpumeter-compare NAME: the "
                              "baseline to judge against")
-            try:
-                value = float(pct)
-            except ValueError:
-                raise _usage(f"--gpumeter-fail-on-regression must be a number, got {pct!r}") \
-                    from None
-            try:  # the core's rule of a threshold, the one `gpumeter compare` keeps
-                _gpumeter.check_gate(value, "--gpumeter-fail-on-regression")
-            except _gm.ConfigError as e:
-                raise _usage(str(e)) from None
-            self.threshold = pct
+            # The core's one fraction rule, the one `gpumeter compare --fail-on-regression` reads
+            # by: 10% or 0.1, a bare 10 refused with both spellings named.
+            problem = _gpumeter.number_option_problem("--gpumeter-fail-on-regression", text,
+                                                      "gate_threshold")
+            if problem:
+                raise _usage(problem)
+            self.threshold = _gpumeter.read_number(text, "gate_threshold")[0]
         if self.allow_missing and self.threshold is None:
-            raise _usage("--gpumeter-allow-missing needs --gpumeter-fail-on-regression PCT")
+            raise _usage("--gpumeter-allow-missing needs --gpumeter-fail-on-regression FRACTION")
         if self.save is not None:
             self._check_name("--gpumeter-save", self.save)
         self.baseline: Dict[str, Dict[str, str]] = {}
@@ -177,7 +174,12 @@ class PytestSession:
 
     @property
     def _gate(self) -> Optional[float]:
-        return None if self.threshold is None else float(self.threshold)
+        return self.threshold
+
+    @property
+    def _threshold_text(self) -> str:
+        """The threshold as the reports show it ("10%"), in the core's words."""
+        return "" if self.threshold is None else _gpumeter.gate_threshold_text(self.threshold)
 
     def _unseen_fails(self, what: str) -> bool:
         """Whether what the gate cannot see fails it (the core's rule: unless allow_missing)."""
@@ -283,7 +285,7 @@ class PytestSession:
         # words, else why the gate failed.
         if c.regressions:
             headline = (f"slower than the baseline {self.compare_name!r} beyond "
-                        f"{self.threshold}%: " + "; ".join(c.regressions))
+                        f"{self._threshold_text}: " + "; ".join(c.regressions))
         else:
             headline = f"{name}: " + (c.why or "no difference beyond the gate")
         return _Verdict(name, fails, f"{name} against the baseline {self.compare_name!r}:\n"
@@ -320,7 +322,7 @@ class PytestSession:
             return
         self.failed_gate.append(item.nodeid)
         text = (f"gpumeter: {'; '.join(headlines)}\n\nthe gate (--gpumeter-fail-on-regression "
-                f"{self.threshold}%) failed for {item.nodeid}\n\n" + "\n\n".join(problems))
+                f"{self._threshold_text}) failed for {item.nodeid}\n\n" + "\n\n".join(problems))
         if report.passed or report.skipped:
             report.outcome = "failed"
             report.longrepr = text
@@ -375,9 +377,10 @@ class PytestSession:
         elif self.save is not None:
             tr.write_line(f"baseline {self.save!r} not saved: nothing was measured")
         if self.compare_name is not None:
-            gate = (f" (--gpumeter-fail-on-regression {self.threshold}%"
+            gate = (f" (--gpumeter-fail-on-regression {self._threshold_text}"
                     f"{', --gpumeter-allow-missing' if self.allow_missing else ''})"
-                    if self.gating else " (no gate: --gpumeter-fail-on-regression PCT sets one)")
+                    if self.gating
+                    else " (no gate: --gpumeter-fail-on-regression FRACTION sets one)")
             tr.write_line(f"compared with the baseline {self.compare_name!r}{gate}: "
                           f"{len(self.failed_gate)} test(s) failed the gate"
                           + (": " + ", ".join(self.failed_gate) if self.failed_gate else ""))

@@ -29,9 +29,9 @@ def pytest_addoption(parser: Any) -> None:
         help="compare every measurement with the same test's in the baseline NAME (a name "
              "saved with --gpumeter-save, or a baseline folder's path)")
     group.addoption(
-        "--gpumeter-fail-on-regression", default=None, metavar="PCT",
+        "--gpumeter-fail-on-regression", default=None, metavar="FRACTION",
         help="with --gpumeter-compare: fail each test with a row slower than the baseline's by "
-             "more than PCT percent (by the rule of its statistic, as `gpumeter compare "
+             "more than FRACTION, 10% or 0.1 (by the rule of its statistic, as `gpumeter compare "
              "--fail-on-regression`), and each test with a row it could not see: missing from "
              "the baseline or from this run, or a case that failed")
     group.addoption(

@@ -805,7 +805,8 @@ NB_MODULE(_gpumeter, m) {
       {"wait_seconds", kWaitSeconds},
       {"device_index", kDeviceIndex},
       {"precision", kPrecisionTargetRule},
-      {"max_time", kPrecisionTimeRule}};
+      {"max_time", kPrecisionTimeRule},
+      {"gate_threshold", kGateThresholdRule}};
   const auto rule_named = [](const std::string& rule) -> const NumberRule& {
     const auto found = kRules.find(rule);
     if (found == kRules.end()) throw std::invalid_argument("no number rule '" + rule + "'");
@@ -818,7 +819,8 @@ NB_MODULE(_gpumeter, m) {
       },
       nb::arg("name"), nb::arg("text"), nb::arg("rule"),
       "Why the text of the numeric option `name` breaks the rule of that name "
-      "(process_limit_seconds, limit_seconds, wait_seconds, device_index, precision, max_time), "
+      "(process_limit_seconds, limit_seconds, wait_seconds, device_index, precision, max_time, "
+      "gate_threshold), "
       "one line naming the option, or '' when it does not.");
   m.def(
       "read_number",
@@ -975,50 +977,43 @@ NB_MODULE(_gpumeter, m) {
       .def_prop_ro("gate_fails", &CompareConclusion::gate_fails,
                    "Whether a gate was asked and the records did not pass it (a regression, "
                    "what it could not see, or a row that could not be compared).");
-  // The gate as `--fail-on-regression PCT [--allow-missing]` asks it, by the core's rule: none
-  // without a percent, ConfigError for one the gate cannot judge by.
-  const auto gate_of = [](std::optional<double> gate_pct, bool allow_missing) {
-    return gate_options(gate_pct, allow_missing, "fail_on_regression_pct");
+  // The gate as `--fail-on-regression FRACTION [--allow-missing]` asks it, by the core's rule:
+  // none without a threshold (a fraction, read from its text by the rule "gate_threshold"),
+  // ConfigError for one the gate cannot judge by.
+  const auto gate_of = [](std::optional<double> threshold, bool allow_missing) {
+    return gate_options(threshold, allow_missing, "fail_on_regression");
   };
-  m.def(
-      "check_gate",
-      [](double gate_pct, const std::string& option) {
-        (void)gate_options(gate_pct, false, option);
-      },
-      nb::arg("fail_on_regression_pct"), nb::arg("option"),
-      "Raises ConfigError naming `option` (a front end's name of the threshold) for a percent the "
-      "gate cannot judge by, as compare_record_files and conclude_missing would.");
+  m.def("gate_threshold_text", &gate_threshold_text, nb::arg("threshold"),
+        "The gate's threshold (a fraction) as the reports show it: '5%'.");
   m.def(
       "compare_record_files",
-      [gate_of](const std::string& base, const std::string& next, std::optional<double> gate_pct,
+      [gate_of](const std::string& base, const std::string& next, std::optional<double> threshold,
                 bool allow_missing) {
         // The gate's options before any file, as `gpumeter compare` checks them.
-        const std::optional<GateOptions> gate = gate_of(gate_pct, allow_missing);
+        const std::optional<GateOptions> gate = gate_of(threshold, allow_missing);
         const std::vector<Record> records = read_records({base, next});
         ComparedRecords compared = compare_and_report(records[0], records[1], gate);
         return std::make_tuple(std::move(compared.report), std::move(compared.conclusion));
       },
-      nb::arg("base"), nb::arg("new"), nb::arg("fail_on_regression_pct") = nb::none(),
+      nb::arg("base"), nb::arg("new"), nb::arg("fail_on_regression") = nb::none(),
       nb::arg("allow_missing") = false,
       "Every row of the record at `new` against the same row of the one at `base`, as `gpumeter "
       "compare` does: (its report, the conclusion). Raises InvalidRecord for a record that "
       "cannot be read.");
   m.def(
       "conclude_missing",
-      [gate_of](const std::string& what, std::optional<double> gate_pct, bool allow_missing) {
-        return conclude_missing(gate_of(gate_pct, allow_missing), what);
+      [gate_of](const std::string& what, std::optional<double> threshold, bool allow_missing) {
+        return conclude_missing(gate_of(threshold, allow_missing), what);
       },
-      nb::arg("what"), nb::arg("fail_on_regression_pct") = nb::none(),
-      nb::arg("allow_missing") = false,
+      nb::arg("what"), nb::arg("fail_on_regression") = nb::none(), nb::arg("allow_missing") = false,
       "The conclusion where the baseline holds no record of a row (`what` says so): the gate "
       "cannot see it, so it fails unless allow_missing.");
   m.def(
       "conclude_unreadable",
-      [gate_of](const std::string& why, std::optional<double> gate_pct, bool allow_missing) {
-        return conclude_unreadable(gate_of(gate_pct, allow_missing), why);
+      [gate_of](const std::string& why, std::optional<double> threshold, bool allow_missing) {
+        return conclude_unreadable(gate_of(threshold, allow_missing), why);
       },
-      nb::arg("why"), nb::arg("fail_on_regression_pct") = nb::none(),
-      nb::arg("allow_missing") = false,
+      nb::arg("why"), nb::arg("fail_on_regression") = nb::none(), nb::arg("allow_missing") = false,
       "The conclusion where a record cannot be read (`why`): no pass, with a gate or without.");
   m.def(
       "cli",

@@ -76,8 +76,10 @@ void bind_phase_types(nb::module_& m) {
           "The median of the samples, in ns.")
       .def("__repr__", [](const PhaseReading& p) {
         return "PhaseReading(" + row_label(p.row) + ", " + std::string(to_string(p.phase)) + ", " +
-               std::string(to_string(p.setting)) +
-               ", median_ns=" + format_shortest(spread_of(p.samples_ns).median_ns) + ")";
+               std::string(to_string(p.setting)) + ", median_ns=" +
+               (p.samples_ns.empty() ? std::string("None")
+                                     : format_shortest(spread_of(p.samples_ns).median_ns)) +
+               ")";
       });
 
   nb::class_<MeasuredTotal>(m, "MeasuredTotal",

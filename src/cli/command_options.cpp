@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "gpumeter/detail/program.hpp"
+#include "gpumeter/detail/record_comparison.hpp"
 
 namespace gpumeter::cli {
 namespace {
@@ -20,10 +21,10 @@ constexpr CommandOption kReportOptions[] = {
 constexpr CommandOption kCompareOptions[] = {
     {"--fail-on-regression",
      {true,
-      "Exit 1 when a row is slower than BASE by more than PCT percent, with the confidence of its "
-      "interval, or when a row is missing from either side, a case failed, a record is partial or "
-      "no row is in both (for CI)",
-      &kPercentThreshold}},
+      "Exit 1 when a row is slower than BASE by more than this fraction (10% or 0.1), with the "
+      "confidence of its interval, or when a row is missing from either side, a case failed, a "
+      "record is partial or no row is in both (for CI)",
+      &kGateThresholdRule}},
     {"--allow-missing",
      {false,
       "With --fail-on-regression: let rows missing from either side, failed cases, partial "

@@ -20,7 +20,7 @@ namespace {
 struct CompareArguments {
   std::string base;
   std::string next;
-  std::optional<double> fail_on_regression_pct;
+  std::optional<double> fail_on_regression;
   bool allow_missing = false;
 };
 
@@ -33,9 +33,8 @@ Command add_compare_command(CLI::App& app) {
       "Compare every row of NEW with the same row (case, params, implementation) of BASE.");
   sub->add_option("base", options->base, "The baseline record")->required();
   sub->add_option("new", options->next, "The record to judge against it")->required();
-  CLI::Option* gate =
-      add_command_option(*sub, "--fail-on-regression", options->fail_on_regression_pct)
-          ->type_name("PCT");
+  CLI::Option* gate = add_command_option(*sub, "--fail-on-regression", options->fail_on_regression)
+                          ->type_name("FRACTION");
   add_command_flag(*sub, "--allow-missing", options->allow_missing)->needs(gate);
   sub->footer(
       exit_codes_help({{kExitOk, "no regression"},
@@ -47,18 +46,18 @@ Command add_compare_command(CLI::App& app) {
                         "statistic or timing method, too few passes, a failed null test)"},
                        {kExitInternal}}));
   return {sub, [options](Io& io) {
-            return compare(options->base, options->next, options->fail_on_regression_pct,
+            return compare(options->base, options->next, options->fail_on_regression,
                            options->allow_missing, io);
           }};
 }
 
 int compare(const std::string& base_file, const std::string& new_file,
-            std::optional<double> fail_on_regression_pct, bool allow_missing, Io& io) {
+            std::optional<double> fail_on_regression, bool allow_missing, Io& io) {
   std::optional<GateOptions> gate;
   std::vector<Record> records;
   try {
-    // The core's rule of a threshold (CLI11 has read the text by kPercentThreshold already).
-    gate = gate_options(fail_on_regression_pct, allow_missing, "--fail-on-regression");
+    // The core's rule of a threshold (CLI11 has read the text by kGateThresholdRule already).
+    gate = gate_options(fail_on_regression, allow_missing, "--fail-on-regression");
     records = read_records({base_file, new_file});
   } catch (const ConfigError& e) {
     print_error(io, "compare", e.what());

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 #include <system_error>
+#include <utility>
 
 namespace gpumeter {
 namespace {
@@ -37,6 +38,17 @@ std::string syntax_text(const NumberRule& rule) {
       break;
   }
   return (rule.integer ? "an integer " : "a number ") + lower_text(rule);
+}
+
+// What a value in the rule's unit must be when it lies outside the rule's bounds; "" inside them.
+std::string range_must(double v, const NumberRule& rule) {
+  const bool low = rule.min_excluded ? !(v > rule.min) : !(v >= rule.min);
+  if (rule.kind == NumberKind::fraction) {
+    return low || v > rule.max ? "a fraction " + fraction_range_text(rule) : "";
+  }
+  if (low) return lower_text(rule);
+  if (v > rule.max) return "at most " + bound_text(rule.max) + rule.unit;
+  return "";
 }
 
 }  // namespace
@@ -131,16 +143,23 @@ NumberValue read_number(std::string_view text, const NumberRule& rule) {
                    : "a fraction " + fraction_range_text(rule),
           false);
     }
-    const bool low = rule.min_excluded ? !(v > rule.min) : !(v >= rule.min);
-    if (low || v > rule.max) return refuse("a fraction " + fraction_range_text(rule), false);
-    out.value = v;
-    return out;
   }
-  const bool low = rule.min_excluded ? !(v > rule.min) : !(v >= rule.min);
-  if (low) return refuse(lower_text(rule), false);
-  if (v > rule.max) return refuse("at most " + bound_text(rule.max) + rule.unit, false);
+  if (std::string must = range_must(v, rule); !must.empty()) return refuse(std::move(must), false);
   out.value = v;
   return out;
+}
+
+std::string value_problem(std::string_view name, double value, const NumberRule& rule) {
+  std::string must;
+  if (!std::isfinite(value)) {
+    must = syntax_text(rule);
+  } else if (rule.integer && value != std::floor(value)) {
+    must = syntax_text(rule);
+  } else {
+    must = range_must(value, rule);
+  }
+  if (must.empty()) return {};
+  return std::string(name) + " must be " + must + ", got " + bound_text(value);
 }
 
 std::string number_problem(std::string_view name, std::string_view text, const NumberRule& rule) {

@@ -18,6 +18,11 @@ const std::vector<OptionSpec>& option_specs() {
       {"--precision", "precision", "P", kPrecisionOption, ""},
       {"--max-time", "max_time_s", "T", kMaxTimeOption,
        format_shortest(to_ms(PrecisionTarget{}.max_time_ns) / 1e3) + "s"},
+      // Device 0 where none is named, as CUDA's own default device.
+      {"--device", "device", "N", kDeviceIndexOption, "0"},
+      // Where the records go: each front end has its own folder (the benchmark programs' and the
+      // main job's gpumeter-results, evaluate's gpumeter-evaluate), so no default here.
+      {"--out", "", "DIR", kRecordDirectoryOption, ""},
   };
   return specs;
 }

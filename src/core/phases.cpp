@@ -100,16 +100,6 @@ bool phase_allows(Phase phase, Statistic statistic) {
   return phase == Phase::warm_call || phase == Phase::graph_replay;
 }
 
-Spread spread_of(const std::vector<Nanos>& samples_ns) {
-  std::vector<double> values(samples_ns.begin(), samples_ns.end());
-  Spread s;
-  if (values.empty()) return s;
-  s.median_ns = quantile(values, 0.5);
-  s.p10_ns = quantile(values, 0.1);
-  s.p90_ns = quantile(values, 0.9);
-  return s;
-}
-
 std::vector<PhaseVersus> compare_phases(const std::vector<PhaseReading>& phases) {
   using CaseKey = std::pair<std::string, Params>;
   std::map<CaseKey, std::string> first_of_case;

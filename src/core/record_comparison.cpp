@@ -1,6 +1,7 @@
 #include "gpumeter/detail/record_comparison.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <string>
@@ -18,10 +19,6 @@
 
 namespace gpumeter {
 
-// The command line checks --fail-on-regression by this rule before the gate sees it: the same
-// least.
-static_assert(kPercentThreshold.min == kMinGateThresholdPct);
-static_assert(kPercentThreshold.max == kMaxGateThresholdPct);
 namespace {
 
 // The gate passes with no regression, and with nothing it could not see unless that was let pass.
@@ -183,23 +180,23 @@ Movement movement_of(const Comparison& c) {
                                   : Movement::none;
 }
 
-std::optional<GateOptions> gate_options(std::optional<double> threshold_pct, bool allow_missing,
+std::optional<GateOptions> gate_options(std::optional<double> threshold, bool allow_missing,
                                         std::string_view option) {
-  if (!threshold_pct) return std::nullopt;
-  const double pct = *threshold_pct;
-  const std::string rule = ">= " + format_shortest(kMinGateThresholdPct) + "%";
-  if (!std::isfinite(pct)) {
-    throw ConfigError(std::string(option) + " must be a number " + rule + ", got " +
-                      format_shortest(pct));
+  if (!threshold) return std::nullopt;
+  if (std::string problem = value_problem(option, *threshold, kGateThresholdRule);
+      !problem.empty()) {
+    throw ConfigError(problem);
   }
-  if (pct < kMinGateThresholdPct) {
-    throw ConfigError(std::string(option) + " must be " + rule + ", got " + format_shortest(pct));
-  }
-  if (pct > kMaxGateThresholdPct) {
-    throw ConfigError(std::string(option) + " must be at most " +
-                      format_shortest(kMaxGateThresholdPct) + "%, got " + format_shortest(pct));
-  }
-  return GateOptions{pct / 100, allow_missing};
+  return GateOptions{*threshold, allow_missing};
+}
+
+// As the user gave it (1.25% stays 1.25%): two significant figures would state another gate. To 12
+// significant figures, so the binary noise of a percent made a fraction and back ("7%" is 0.07,
+// and 100 * 0.07 is 7.000000000000001) does not show, while every figure a user writes does.
+std::string gate_threshold_text(double threshold) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.12g", 100 * threshold);
+  return std::string(text) + "%";
 }
 
 GateOutcome judge_gate(const RecordComparison& comparison, const GateOptions& options) {

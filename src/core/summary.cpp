@@ -38,6 +38,10 @@ Spread spread_of(std::vector<double> values) {
                 sorted_quantile(values, 0.9)};
 }
 
+Spread spread_of(const std::vector<Nanos>& samples_ns) {
+  return spread_of(std::vector<double>(samples_ns.begin(), samples_ns.end()));
+}
+
 namespace {
 
 std::vector<ClockReading> clock_readings(const std::vector<Sample>& samples) {

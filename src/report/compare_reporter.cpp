@@ -125,8 +125,7 @@ std::string render_record_comparison(const Record& base, const Record& next,
 
   // The gate as the core judged it (conclude): the report words it and judges nothing.
   if (const std::optional<GateOptions>& gate = conclusion.gate) {
-    // As the user gave it (1.25 stays 1.25): two significant figures would state another gate.
-    const std::string threshold = format_shortest(100 * gate->threshold) + "%";
+    const std::string threshold = gate_threshold_text(gate->threshold);
     out += "\nRegressions beyond " + threshold + " (" +
            std::to_string(conclusion.regressions.size()) + "):\n";
     for (const std::string& r : conclusion.regressions) out += item(r);

@@ -7,7 +7,8 @@
 #   - the user layer is small and whole in gpumeter.hpp: include/gpumeter/*.hpp, one header per
 #     concept, each included there except cuda.hpp (CUDA users add that one); the types and
 #     functions they gather live under gpumeter/detail/, which a user program never names;
-#   - the user programs of examples/ (and the README's) include only the user layer.
+#   - every program of examples/ (and the README's, and tests/consumer) includes only the user
+#     layer, its own folder's files and system headers (one front end there excepted, by name).
 # Usage: test_public_headers.sh SOURCE_DIR
 set -euo pipefail
 root=$1
@@ -41,13 +42,39 @@ for h in "$inc"/gpumeter/*.hpp; do
     fail "gpumeter.hpp leaves out gpumeter/$name"
 done
 
-# A user's program names the user layer only: detail/ may change shape without notice.
+# A user's program names the user layer only: detail/ may change shape without notice, and a
+# private header of the source tree is not installed. Every program under examples/ (every
+# folder, C++ and CUDA) and the consumer project: each include is a user-layer header, a file of
+# its own folder, or a system or third-party header (<...>: the standard library, CUDA, CLI11).
+# One program is outside that, by this exact list and no other include: gpumeter_example.cpp,
+# gpumeter's main job, a front end of the project rather than a user program, which builds its
+# command line from the project's own front-end helpers (the shared option specs and the exit
+# codes' help, src/cli's option checks, testkit's command line, the record folder's temporaries)
+# and the private session header. tests/api/build_examples.sh compiles every other one against
+# the installed headers alone.
+main_job_includes="CLI/CLI.hpp command_line.hpp gpumeter/detail/exit_help.hpp
+gpumeter/detail/option_spec.hpp gpumeter/session.hpp table_option.hpp temporary_file.hpp"
 while IFS= read -r f; do
-  if found=$(grep -nE '#[[:space:]]*include[[:space:]]*[<"]gpumeter/detail/' "$f"); then
-    fail "${f#"$root/"} includes a detail header (include the user layer's header instead):"$'\n'"$found"
-  fi
-done < <(find "$root/examples/time_my_kernel.cu" "$root/examples/sweep" "$root/tests/consumer" \
-  -type f \( -name '*.cpp' -o -name '*.cu' -o -name '*.hpp' \) | sort)
+  rel=${f#"$root/"}
+  dir=$(dirname "$f")
+  while IFS= read -r line; do
+    included=$(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]\([^>"]*\)[>"].*/\1/p' <<<"$line")
+    [ -n "$included" ] || continue
+    if [ "$rel" = examples/gpumeter_example.cpp ] && grep -qxF "$included" <(tr ' ' '\n' <<<"$main_job_includes"); then
+      continue
+    fi
+    case "$included" in
+      gpumeter/detail/*) fail "$rel includes $included, a detail header (include the user layer's header instead)" ;;
+      gpumeter/*) [ -f "$inc/$included" ] || fail "$rel includes $included, which is not installed" ;;
+      *)
+        if [[ $line == *'"'* ]]; then
+          [ -f "$dir/$included" ] || fail "$rel includes \"$included\", not a file of its own folder nor an installed header"
+        fi
+        ;;
+    esac
+  done < <(grep -E '^[[:space:]]*#[[:space:]]*include' "$f")
+done < <(find "$root/examples" "$root/tests/consumer" -type f \
+  \( -name '*.cpp' -o -name '*.cu' -o -name '*.hpp' -o -name '*.cuh' \) | sort)
 if found=$(grep -nE '#include "gpumeter/detail/' "$root/README.md"); then
   fail "README.md shows a detail header:"$'\n'"$found"
 fi

@@ -12,7 +12,7 @@ source "$(dirname "$0")/lib.sh"
 r=$work
 
 # --- compare: a 10% regression, found and gated -------------------------------------------------
-run slower compare "$r/base.json" "$r/slower.json" --fail-on-regression 5
+run slower compare "$r/base.json" "$r/slower.json" --fail-on-regression 5%
 [[ $rc -eq 1 ]] || fail "slower: exit code $rc, expected 1 (a regression beyond 5%)"
 # The change and its interval share their figures: two would print "+10% [+10%, +10%]".
 # The table as report's (case, implementation, params; aligned), its findings below it.
@@ -32,27 +32,32 @@ grep -qxE "Geometric mean of new / base over 2 device-time row\(s\): \+4\.[0-9]%
   fail "slower: geometric mean: $(grep Geometric "$work/slower.out")"
 grep -qF "Gate (--fail-on-regression 5%): FAILED: 1 row(s) slower beyond 5%; 1 row of base not in new; 1 row of new not in base" "$work/slower.out" ||
   fail "slower: the gate's verdict: $(grep Gate "$work/slower.out")"
+# One fraction rule: 0.05 is the gate 5% is, word for word.
+run slower_fraction compare "$r/base.json" "$r/slower.json" --fail-on-regression 0.05
+[[ $rc -eq 1 ]] || fail "slower_fraction: exit code $rc, expected 1"
+cmp -s "$work/slower.out" "$work/slower_fraction.out" ||
+  fail "slower_fraction: 0.05 and 5% gave different reports: $(diff "$work/slower.out" "$work/slower_fraction.out")"
 # Within the regression's size, rows missing on either side still fail the gate: it cannot see
 # them. --allow-missing lets them pass, and the output still names them. Without a gate: exit 0.
-run tolerant compare "$r/base.json" "$r/slower.json" --fail-on-regression 20
+run tolerant compare "$r/base.json" "$r/slower.json" --fail-on-regression 20%
 [[ $rc -eq 1 ]] || fail "tolerant: exit code $rc, expected 1 (rows missing on either side)"
 grep -qF "gpumeter compare: the gate failed: 1 row of base not in new; 1 row of new not in base" "$work/tolerant.err" ||
   fail "tolerant: stderr does not say why: $(cat "$work/tolerant.err")"
-run tolerant_allowed compare "$r/base.json" "$r/slower.json" --fail-on-regression 20 --allow-missing
+run tolerant_allowed compare "$r/base.json" "$r/slower.json" --fail-on-regression 20% --allow-missing
 [[ $rc -eq 0 ]] || fail "tolerant_allowed: exit code $rc, expected 0 (10% is within 20%, missing rows allowed)"
 grep -qF "Gate (--fail-on-regression 20%): passed with --allow-missing, which let pass what it could not see: 1 row of base not in new; 1 row of new not in base" "$work/tolerant_allowed.out" ||
   fail "tolerant_allowed: the gate's verdict: $(grep Gate "$work/tolerant_allowed.out")"
 # The gate as given: 1.25 is no 1.2% gate (two significant figures once said so).
-run finer compare "$r/base.json" "$r/slower.json" --fail-on-regression 1.25
+run finer compare "$r/base.json" "$r/slower.json" --fail-on-regression 1.25%
 grep -qF "Regressions beyond 1.25% (1):" "$work/finer.out" ||
   fail "finer: the gate's threshold as given: $(grep Regressions "$work/finer.out")"
-run regression_allowed compare "$r/base.json" "$r/slower.json" --fail-on-regression 5 --allow-missing
+run regression_allowed compare "$r/base.json" "$r/slower.json" --fail-on-regression 5% --allow-missing
 [[ $rc -eq 1 ]] || fail "regression_allowed: exit code $rc, expected 1 (--allow-missing does not let a regression pass)"
 run nogate compare "$r/base.json" "$r/slower.json"
 [[ $rc -eq 0 ]] || fail "nogate: exit code $rc, expected 0"
 run allow_alone compare "$r/base.json" "$r/slower.json" --allow-missing
 [[ $rc -eq 2 ]] || fail "allow_alone: exit code $rc, expected 2 (--allow-missing needs the gate)"
-run same compare "$r/base.json" "$r/same.json" --fail-on-regression 0
+run same compare "$r/base.json" "$r/same.json" --fail-on-regression 0%
 [[ $rc -eq 0 ]] || fail "same: exit code $rc, expected 0"
 [[ $(grep -c 'no difference detected' "$work/same.out") -eq 4 ]] || fail "same: expected 3 rows and the mean without a difference"
 grep -qxF "Geometric mean of new / base over 3 device-time row(s): 0%; by row: no row differs (3 with no difference detected)" "$work/same.out" ||
@@ -62,7 +67,7 @@ grep -qF "Gate (--fail-on-regression 0%): passed: no row slower beyond 0%, none 
 
 # --- compare: the gate fails on what it cannot see -----------------------------------------------
 # A partial record (its run stopped after 1 of 2 cases) printed "Only in base" and passed.
-run partial compare "$r/base.json" "$r/partial.json" --fail-on-regression 5
+run partial compare "$r/base.json" "$r/partial.json" --fail-on-regression 5%
 [[ $rc -eq 1 ]] || fail "partial: exit code $rc, expected 1"
 grep -qF "Note: the new record is partial: the run had finished 1 of 2 cases" "$work/partial.out" ||
   fail "partial: does not say the record is partial"
@@ -70,10 +75,10 @@ grep -qF -- "- gemm / x (n=1024): not in new, whose record is partial (its run s
   fail "partial: the missing row does not say why: $(grep -- '- gemm' "$work/partial.out")"
 grep -qF "gpumeter compare: the gate failed: 1 row of base not in new; the new record is partial: the run had finished 1 of 2 cases" "$work/partial.err" ||
   fail "partial: stderr: $(cat "$work/partial.err")"
-run partial_allowed compare "$r/base.json" "$r/partial.json" --fail-on-regression 5 --allow-missing
+run partial_allowed compare "$r/base.json" "$r/partial.json" --fail-on-regression 5% --allow-missing
 [[ $rc -eq 0 ]] || fail "partial_allowed: exit code $rc, expected 0"
 # A case that crashed in the new run showed only as "Only in base", and the gate passed.
-run crashed compare "$r/base.json" "$r/crashed.json" --fail-on-regression 5
+run crashed compare "$r/base.json" "$r/crashed.json" --fail-on-regression 5%
 [[ $rc -eq 1 ]] || fail "crashed: exit code $rc, expected 1"
 grep -qF -- "- copy / a (n=1024): crashed: the case's process was killed by signal 11 (Segmentation fault) (in new)" "$work/crashed.out" ||
   fail "crashed: copy/a does not say why it is missing: $(grep -- '- copy / a' "$work/crashed.out")"
@@ -82,16 +87,16 @@ grep -qF "Cases not measured (1):" "$work/crashed.out" &&
   fail "crashed: the crashed case is not listed"
 grep -qF "1 case of new crashed" "$work/crashed.err" || fail "crashed: stderr: $(cat "$work/crashed.err")"
 # No row in common gave an empty table and exit 0.
-run disjoint compare "$r/base.json" "$r/disjoint.json" --fail-on-regression 5
+run disjoint compare "$r/base.json" "$r/disjoint.json" --fail-on-regression 5%
 [[ $rc -eq 1 ]] || fail "disjoint: exit code $rc, expected 1"
 grep -qF "No row is in both records: nothing was compared." "$work/disjoint.out" || fail "disjoint: does not say nothing was compared"
 grep -qF "no row is in both records" "$work/disjoint.err" || fail "disjoint: stderr: $(cat "$work/disjoint.err")"
-run disjoint_allowed compare "$r/base.json" "$r/disjoint.json" --fail-on-regression 5 --allow-missing
+run disjoint_allowed compare "$r/base.json" "$r/disjoint.json" --fail-on-regression 5% --allow-missing
 [[ $rc -eq 0 ]] || fail "disjoint_allowed: exit code $rc, expected 0"
 
 # --- compare: wall-clock rows across records, judged from the 2x floor of two runs -------------
 # Two host runs of the same code read "-3.7% [-4.8%, -2.6%] | faster".
-run wall compare "$r/wall_base.json" "$r/wall_same.json" --fail-on-regression 1
+run wall compare "$r/wall_base.json" "$r/wall_same.json" --fail-on-regression 1%
 [[ $rc -eq 0 ]] || fail "wall: exit code $rc, expected 0 (no direction measured under 2x)"
 grep -qE '^\| sum +\| a +\| n=1024 +\| 100 us +\| 96\.3 us +\| 0\.96x the time +\|' "$work/wall.out" &&
   grep -qxF -- '- sum / a (n=1024): no difference this machine can resolve now (under the 2.0x floor of what the host clock claims' "$work/wall.out" &&
@@ -101,7 +106,7 @@ grep -qE '^\| sum +\| a +\| n=1024 +\| 100 us +\| 96\.3 us +\| 0\.96x the time +
 grep -qE 'faster|slower|%\]' <(grep 'sum / a' "$work/wall.out") && fail "wall: a direction or an interval on a wall-clock row"
 grep -qF "Note: 1 row timed by the wall clock without a yardstick on both sides: judged by the 2.0x floor of two runs, so a slowdown under 2.0x is not a regression the gate can see, nor one wider apart than the spread of its passes bounds" "$work/wall.out" ||
   fail "wall: the gate's limit is not said"
-run wall_slow compare "$r/wall_base.json" "$r/wall_slow.json" --fail-on-regression 5
+run wall_slow compare "$r/wall_base.json" "$r/wall_slow.json" --fail-on-regression 5%
 [[ $rc -eq 1 ]] || fail "wall_slow: exit code $rc, expected 1 (2.5x slower, a directional difference)"
 grep -qF -- "- sum / a (n=1024): 2.5x slower (directional difference, 2.0x resolution)" "$work/wall_slow.out" ||
   fail "wall_slow: the regression: $(grep -- '- sum' "$work/wall_slow.out")"
@@ -148,8 +153,11 @@ run missing compare "$r/base.json" "$r/nope.json"
 expect_bad missing "nope.json: cannot open"
 run twice compare "$r/base.json" "$r/base.json"
 expect_bad twice "the same record"
-run bad_pct compare "$r/base.json" "$r/slower.json" --fail-on-regression -3
+run bad_pct compare "$r/base.json" "$r/slower.json" --fail-on-regression -3%
 expect_bad bad_pct "--fail-on-regression"
+# A bare 5 is someone's 5%: refused, both spellings named, never read as 500%.
+run bare_pct compare "$r/base.json" "$r/slower.json" --fail-on-regression 5
+expect_bad bare_pct "--fail-on-regression must be a fraction, written 5% or 0.05, got 5"
 run unknown_flag compare --frob "$r/base.json" "$r/slower.json"
 expect_bad unknown_flag "--frob"
 grep -qF "Run 'gpumeter compare --help'" "$work/unknown_flag.err" || fail "unknown_flag: no pointer at --help"

@@ -39,7 +39,7 @@ for pair in base:slower base:hot base:crashed base:partial base:disjoint base:ot
   a=${pair%%:*}
   b=${pair##*:}
   render "compare-$a-$b.md" compare "$work/rec/$a.json" "$work/rec/$b.json"
-  render "gate-$a-$b.md" compare "$work/rec/$a.json" "$work/rec/$b.json" --fail-on-regression 5
+  render "gate-$a-$b.md" compare "$work/rec/$a.json" "$work/rec/$b.json" --fail-on-regression 5%
 done
 
 if [[ $update == --update ]]; then

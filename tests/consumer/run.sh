@@ -61,6 +61,10 @@ printf '%s\n' "$headers" | xargs -P "$jobs" -I{} sh -c '
     { echo "consumer: FAIL: $1 does not compile alone"; exit 255; }' sh {} "$prefix" "$cxx" ||
   exit 1
 say "ok: every installed header compiles alone against the prefix"
+# Every program under examples/ compiled against the installed headers alone (one front end and
+# one kernel text excepted, saying why; CUDA sources where nvcc is found, $NVCC or on the PATH).
+bash "$root/tests/api/build_examples.sh" "$root" "$prefix/include" "$cxx" \
+  "${NVCC:-$(command -v nvcc || true)}"
 
 # Only the two layers are installed: the library's private headers (src/include) stay behind.
 for h in device_lock.hpp columns.hpp throttle_reasons.hpp; do

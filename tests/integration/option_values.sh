@@ -54,10 +54,13 @@ expect "$b: --max-time must be a duration >= 0.1 s (10s, 500ms or bare seconds),
   "$bench" --precision 1% --max-time 2h
 
 # The gpumeter command.
-expect "gpumeter compare: --fail-on-regression must be >= 0%, got -5" -- \
-  "$gpumeter" compare base.json new.json --fail-on-regression -5
-expect "gpumeter compare: --fail-on-regression must be a number >= 0%, got 'nan'" -- \
+expect "gpumeter compare: --fail-on-regression must be a fraction from 0% to 10000% (0 to 100), got -5%" -- \
+  "$gpumeter" compare base.json new.json --fail-on-regression -5%
+expect "gpumeter compare: --fail-on-regression must be a fraction from 0% to 10000% (0 to 100), written 1% or 0.01, got 'nan'" -- \
   "$gpumeter" compare base.json new.json --fail-on-regression nan
+# A bare percent is refused with both spellings, as --precision's is.
+expect "gpumeter compare: --fail-on-regression must be a fraction, written 10% or 0.1, got 10" -- \
+  "$gpumeter" compare base.json new.json --fail-on-regression 10
 expect "gpumeter env: --device must be >= 0, got -1" -- "$gpumeter" env --device -1
 expect "gpumeter lock: --device must be >= 0, got -1" -- "$gpumeter" lock --device -1 -- true
 expect "gpumeter lock: --timeout must be >= 0 s, got -1" -- "$gpumeter" lock --timeout -1 -- true

@@ -5,6 +5,7 @@ import functools
 import json
 import os
 import pickle
+import re
 import subprocess
 import sys
 import time
@@ -755,19 +756,29 @@ def test_a_cap_not_given_reads_as_none():
     assert gpumeter._gpumeter.Options(precision=0.5, max_time_s=2.0).max_time_s == 2.0
 
 
-@pytest.mark.parametrize("pct", [-5.0, float("nan"), float("inf")])
-def test_the_gates_bindings_refuse_a_threshold_it_cannot_judge_by(tmp_path, pct):
-    """The core's rule of a threshold holds for every binding that takes one, not only for the
-    plugin's option: a negative or NaN percent would pass or fail every row."""
-    with pytest.raises(gpumeter.ConfigError, match="fail_on_regression_pct must be"):
-        gpumeter._gpumeter.conclude_missing("a row", pct, False)
-    with pytest.raises(gpumeter.ConfigError, match="fail_on_regression_pct must be"):
-        gpumeter._gpumeter.conclude_unreadable("a record", pct, False)
+@pytest.mark.parametrize("threshold", [-0.05, 101.0, float("nan"), float("inf")])
+def test_the_gates_bindings_refuse_a_threshold_it_cannot_judge_by(tmp_path, threshold):
+    """The core's rule of a threshold (a fraction, 0 to 100) holds for every binding that takes
+    one, not only for the plugin's option: a negative or NaN threshold would pass or fail every
+    row."""
+    with pytest.raises(gpumeter.ConfigError, match="fail_on_regression must be a fraction"):
+        gpumeter._gpumeter.conclude_missing("a row", threshold, False)
+    with pytest.raises(gpumeter.ConfigError, match="fail_on_regression must be a fraction"):
+        gpumeter._gpumeter.conclude_unreadable("a record", threshold, False)
     missing = str(tmp_path / "none.json")
-    with pytest.raises(gpumeter.ConfigError, match="fail_on_regression_pct must be"):
-        gpumeter._gpumeter.compare_record_files(missing, missing, pct, False)
-    with pytest.raises(gpumeter.ConfigError, match="--x must be"):
-        gpumeter._gpumeter.check_gate(pct, "--x")
+    with pytest.raises(gpumeter.ConfigError, match="fail_on_regression must be a fraction"):
+        gpumeter._gpumeter.compare_record_files(missing, missing, threshold, False)
+
+
+def test_the_gates_threshold_is_read_by_the_one_fraction_rule():
+    """--gpumeter-fail-on-regression's text through the binding, as the plugin reads it: 10% and
+    0.1 are one value, a bare 10 is refused naming both spellings."""
+    g = gpumeter._gpumeter
+    assert g.read_number("10%", "gate_threshold") == g.read_number("0.1", "gate_threshold")
+    assert g.read_number("10%", "gate_threshold")[0] == 0.1
+    assert g.number_option_problem("--x", "10", "gate_threshold") == \
+        "--x must be a fraction, written 10% or 0.1, got 10"
+    assert g.gate_threshold_text(g.read_number("0.1", "gate_threshold")[0]) == "10%"
 
 
 # --- what a result reads as ------------------------------------------------------------------
@@ -900,6 +911,27 @@ def test_evaluate_refuses_a_time_cap_without_a_precision_before_any_candidate_ru
     _evaluate_args.check_options(capped)
     assert _evaluate._options(capped)["max_time_s"] == 0.5
     assert _evaluate._options(capped)["precision"] == 0.01
+
+
+def test_evaluates_device_and_out_are_the_shared_specs():
+    """--device and --out come from the core's shared specs, as the benchmark programs' and the
+    main job's: --device's text is read by the device index rule, in the words every program
+    uses (argparse's int() said "invalid int value: '1.5'"), and --out defaults to evaluate's
+    own folder, the spec leaving it to each front end."""
+    from gpumeter import _evaluate, _evaluate_args
+    parser = _evaluate._parser()
+    given = parser.parse_args(["--device", "3", "--program", "true"])
+    _evaluate_args.check_options(given)
+    assert given.device == 3 and isinstance(given.device, int)
+    assert _evaluate._options(given)["device"] == 3
+    default = parser.parse_args(["--program", "true"])
+    _evaluate_args.check_options(default)
+    assert default.device == 0 and default.out == "gpumeter-evaluate"
+    for text, says in (("1.5", "--device must be an integer >= 0, got '1.5'"),
+                       ("-1", "--device must be >= 0, got -1")):
+        wrong = parser.parse_args([f"--device={text}", "--program", "true"])
+        with pytest.raises(_evaluate.UsageError, match=f"^{re.escape(says)}$"):
+            _evaluate_args.check_options(wrong)
 
 
 def test_a_comparisons_finding_is_the_cores_reading_of_its_rule():

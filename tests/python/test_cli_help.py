@@ -54,21 +54,26 @@ def test_evaluates_help_fits_100_columns_and_describes_every_option():
 
 
 def test_evaluates_shared_options_are_the_cores_specs():
-    """--timing, --budget, --precision and --max-time come from the core's specs (option_spec.hpp,
-    through the extension): their help, value name and default are the specs', and their text is
+    """--timing, --budget, --precision, --max-time, --device and --out come from the core's specs
+    (option_spec.hpp, through the extension): their help, value name and default are the specs'
+    (--out's, which the spec leaves to each front end, is evaluate's folder), and their text is
     read by the core's reader (no type= of evaluate's own), so `--precision 2%` means what it
-    means in the benchmark programs and in Python."""
+    means in the benchmark programs and in Python, and `--device` is read as every program reads
+    it."""
     from gpumeter import _evaluate, _gpumeter
     actions = {s: a for a in _evaluate._parser()._actions for s in a.option_strings}
     specs = _gpumeter.option_specs()
-    assert [s["name"] for s in specs] == ["--timing", "--budget", "--precision", "--max-time"]
+    assert [s["name"] for s in specs] == ["--timing", "--budget", "--precision", "--max-time",
+                                          "--device", "--out"]
     for spec in specs:
         action = actions[spec["name"]]
         assert action.type is None, spec["name"]  # the text, for the core's reader
         # --timing shows its names ({auto,cupti,events,host}), the session's.
         assert action.metavar == (None if spec["name"] == "--timing" else spec["metavar"])
-        shown = spec["help"] + (f" (default {spec['default']})" if spec["default"] else "")
+        default = spec["default"] or ("gpumeter-evaluate" if spec["name"] == "--out" else "")
+        shown = spec["help"] + (f" (default {default})" if default else "")
         assert action.help.replace("%%", "%") == shown
+    assert actions["--device"].default == "0" and actions["--out"].default == "gpumeter-evaluate"
     assert actions["--timing"].default == "auto"
     assert list(actions["--timing"].choices) == _gpumeter.timing_names()
     assert actions["--timeout"].type is None  # a duration, read by the core too

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 SAMPLE = Path(__file__).parent / "pytest_sample"
-HOST_GATE = ["--gpumeter-fail-on-regression", "200"]
+HOST_GATE = ["--gpumeter-fail-on-regression", "200%"]
 HOST_TESTS = ["test_host_sample.py::test_spin", "test_host_sample.py::test_sum",
               "test_host_sample.py::test_squares"]
 
@@ -137,12 +137,12 @@ def test_a_slower_implementation_fails_its_test_only_naming_the_row(host_project
 
 def test_a_gate_under_10_percent_lists_the_row_under_the_cores_heading(host_project):
     """The host twin of test_gpu_sample_5_percent_slower_fails_that_test_only's last assertion:
-    a gate of 2 is "2%" in the core's report and in the plugin's own lines (the report once
+    a gate of 2% is "2%" in the core's report and in the plugin's own lines (the report once
     spelled it "2.0%", two significant figures, which CPU runs never saw: the host tests gated at
     200%, spelled alike either way). The slowed row is 10x slower, over 2x on any load;
     an unchanged row of test_sum may also pass 2x at a 2% gate, so the list may hold 2."""
     p = run_sample(host_project, "test_host_sample.py", "-k", "test_sum", "--gpumeter-compare",
-                   "base", "--gpumeter-fail-on-regression", "2", SAMPLE_SLOW="loop",
+                   "base", "--gpumeter-fail-on-regression", "2%", SAMPLE_SLOW="loop",
                    SAMPLE_SLOWDOWN="10")
     assert p.returncode == 1, outcome(p)
     assert failed_tests(p) == ["test_host_sample.py::test_sum"], outcome(p)
@@ -154,9 +154,23 @@ def test_a_gate_under_10_percent_lists_the_row_under_the_cores_heading(host_proj
            "test_host_sample.py::test_sum" in p.stdout, outcome(p)
 
 
+@pytest.mark.parametrize("spelling", ["10%", "0.1"])
+def test_the_gate_is_one_fraction_however_it_is_written(host_project, tmp_path, spelling):
+    """10% and 0.1 are one gate, by the core's one fraction rule (the one `gpumeter compare
+    --fail-on-regression` reads by), shown alike; a bare 10 is refused with both spellings
+    (test_wrong_options_are_usage_errors). One unchanged test is run: the gate's line is the
+    point, whatever the machine's load makes of the row."""
+    project = make_project(tmp_path / "p", "test_host_sample.py")
+    shutil.copytree(host_project / ".gpumeter" / "baselines", project / ".gpumeter" / "baselines")
+    p = run_sample(project, "test_host_sample.py", "-k", "test_squares", "--gpumeter-compare",
+                   "base", "--gpumeter-fail-on-regression", spelling)
+    assert "compared with the baseline 'base' (--gpumeter-fail-on-regression 10%): " \
+        in p.stdout, outcome(p)
+
+
 def test_a_5_percent_step_is_under_the_host_clocks_resolution_and_said_so(host_project):
     p = run_sample(host_project, "test_host_sample.py", "--gpumeter-compare", "base",
-                   "--gpumeter-fail-on-regression", "5", SAMPLE_SLOW="loop",
+                   "--gpumeter-fail-on-regression", "5%", SAMPLE_SLOW="loop",
                    SAMPLE_SLOWDOWN="1.05")
     # Nothing the host clock's rule can call 5% slower; the summary says the gate is blind there.
     assert "timed by the wall clock, each read against the yardstick timed beside it: judged " \
@@ -177,7 +191,7 @@ def test_a_baseline_without_yardsticks_is_judged_by_the_floor_of_runs_not_interl
             row["yardstick"] = None
         f.write_text(json.dumps(record, indent=1))
     p = run_sample(project, "test_host_sample.py", "-k", "test_squares", "--gpumeter-compare",
-                   "base", "--gpumeter-fail-on-regression", "5")
+                   "base", "--gpumeter-fail-on-regression", "5%")
     assert "1 row timed by the wall clock without a yardstick on both sides: judged by the 2.0x " \
            "floor of two runs" in p.stdout, outcome(p)
 
@@ -287,15 +301,20 @@ def test_gpu_work_is_skipped_with_its_reason_without_a_gpu(tmp_path):
 
 
 @pytest.mark.parametrize("args, says", [
-    (["--gpumeter-fail-on-regression", "5"], "--gpumeter-fail-on-regression needs "
+    (["--gpumeter-fail-on-regression", "5%"], "--gpumeter-fail-on-regression needs "
                                               "--gpumeter-compare NAME"),
     (["--gpumeter-compare", "nothing"], "--gpumeter-compare nothing: no baseline at"),
-    (["--gpumeter-compare", "x", "--gpumeter-fail-on-regression", "-1"],
-     "--gpumeter-fail-on-regression must be >= 0%, got -1"),
+    (["--gpumeter-compare", "x", "--gpumeter-fail-on-regression=-1%"],
+     "--gpumeter-fail-on-regression must be a fraction from 0% to 10000% (0 to 100), got -1%"),
     (["--gpumeter-compare", "x", "--gpumeter-fail-on-regression", "nan"],
-     "--gpumeter-fail-on-regression must be a number >= 0%, got nan"),
+     "--gpumeter-fail-on-regression must be a fraction from 0% to 10000% (0 to 100), written 1% "
+     "or 0.01, got 'nan'"),
     (["--gpumeter-compare", "x", "--gpumeter-fail-on-regression", "five"],
-     "--gpumeter-fail-on-regression must be a number, got 'five'"),
+     "--gpumeter-fail-on-regression must be a fraction from 0% to 10000% (0 to 100), written 1% "
+     "or 0.01, got 'five'"),
+    # A bare 10 is someone's 10%: refused with both spellings, as `gpumeter compare` refuses it.
+    (["--gpumeter-compare", "x", "--gpumeter-fail-on-regression", "10"],
+     "--gpumeter-fail-on-regression must be a fraction, written 10% or 0.1, got 10"),
     (["--gpumeter-save", "a/b"], "--gpumeter-save: 'a/b' is not a baseline name"),
 ])
 def test_wrong_options_are_usage_errors(tmp_path, args, says):
@@ -315,7 +334,7 @@ def test_gpu_sample_5_percent_slower_fails_that_test_only(gpu, tmp_path):
     assert p.returncode == 0, outcome(p)
     assert passed_tests(p) == ["test_gpu_sample.py::test_gpu_copy",
                                "test_gpu_sample.py::test_gpu_scale"], outcome(p)
-    gate = ["--gpumeter-compare", "base", "--gpumeter-fail-on-regression", "2"]
+    gate = ["--gpumeter-compare", "base", "--gpumeter-fail-on-regression", "2%"]
     p = run_sample(project, "test_gpu_sample.py", *gate, host_lock=False)
     assert p.returncode == 0, outcome(p)  # unchanged: nothing regresses
     p = run_sample(project, "test_gpu_sample.py", *gate, host_lock=False, SAMPLE_SLOW="add",

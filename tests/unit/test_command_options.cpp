@@ -14,6 +14,7 @@
 
 #include "cli.hpp"
 #include "gpumeter/detail/exit_help.hpp"
+#include "gpumeter/detail/option_spec.hpp"
 #include "gpumeter/detail/option_table.hpp"
 #include "number_option.hpp"
 
@@ -125,6 +126,11 @@ TEST(CommandOptions, AnOptionNameSharedByProgramsHasOneMeaning) {
             find_program_option("--lock-timeout")->meaning);
   EXPECT_EQ(command_option("env", "--device").meaning, find_program_option("--device")->meaning);
   EXPECT_EQ(command_option("run", "--out").meaning, find_program_option("--out")->meaning);
+  // And the shared specs (option_spec.hpp) the main job and `gpumeter evaluate` build their
+  // --device and --out from are the benchmark programs' own.
+  for (const char* name : {"--device", "--out"}) {
+    EXPECT_EQ(option_spec(name).meaning, find_program_option(name)->meaning) << name;
+  }
 }
 
 // Every subcommand's help lists its exit codes in the one table's words (exit_help.hpp): the

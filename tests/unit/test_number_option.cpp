@@ -4,11 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "gpumeter/detail/option_spec.hpp"
+#include "gpumeter/detail/record_comparison.hpp"
+#include "gpumeter/errors.hpp"
 
 namespace gpumeter {
 namespace {
@@ -18,7 +22,7 @@ TEST(NumberOption, AcceptedValuesSayNothing) {
   EXPECT_EQ(number_problem("--timeout", "1e7", kLimitSeconds), "");
   EXPECT_EQ(number_problem("--lock-timeout", "0", kWaitSeconds), "");
   EXPECT_EQ(number_problem("--device", "3", kDeviceIndex), "");
-  EXPECT_EQ(number_problem("--fail-on-regression", "2.5", kPercentThreshold), "");
+  EXPECT_EQ(number_problem("--fail-on-regression", "2.5%", kGateThresholdRule), "");
   EXPECT_EQ(number_problem("--repeat", "1", kPositiveCount), "");
 }
 
@@ -34,10 +38,11 @@ TEST(NumberOption, AWrongValueIsOneLineNamingTheOptionTheRuleAndTheValue) {
             "--timeout must be a duration > 0 s (10s, 500ms or bare seconds), got '3h'");
   EXPECT_EQ(number_problem("--lock-timeout", "-0.1", kWaitSeconds),
             "--lock-timeout must be >= 0 s, got -0.1");
-  EXPECT_EQ(number_problem("--fail-on-regression", "-5", kPercentThreshold),
-            "--fail-on-regression must be >= 0%, got -5");
-  EXPECT_EQ(number_problem("--fail-on-regression", "inf", kPercentThreshold),
-            "--fail-on-regression must be a number >= 0%, got 'inf'");
+  EXPECT_EQ(number_problem("--fail-on-regression", "-5%", kGateThresholdRule),
+            "--fail-on-regression must be a fraction from 0% to 10000% (0 to 100), got -5%");
+  EXPECT_EQ(number_problem("--fail-on-regression", "inf", kGateThresholdRule),
+            "--fail-on-regression must be a fraction from 0% to 10000% (0 to 100), written 1% or "
+            "0.01, got 'inf'");
   EXPECT_EQ(number_problem("--device", "-1", kDeviceIndex), "--device must be >= 0, got -1");
   EXPECT_EQ(number_problem("--device", "1e3", kDeviceIndex),
             "--device must be an integer >= 0, got '1e3'");
@@ -51,11 +56,14 @@ TEST(NumberOption, AWrongValueIsOneLineNamingTheOptionTheRuleAndTheValue) {
 // strtod reads hex, leading spaces and "infinity"; a threshold had no upper bound, so 1e300 was a
 // gate that never fails and "0x10" a 16% gate. Each is refused by value now.
 TEST(NumberOption, OnlyDecimalNumbersWithinTheRuleAreRead) {
-  EXPECT_EQ(number_problem("--fail-on-regression", "0x10", kPercentThreshold),
-            "--fail-on-regression must be a number >= 0%, got '0x10'");
-  EXPECT_EQ(number_problem("--fail-on-regression", "1e300", kPercentThreshold),
-            "--fail-on-regression must be at most 10000%, got 1e300");
-  EXPECT_EQ(number_problem("--fail-on-regression", "10000", kPercentThreshold), "");
+  EXPECT_EQ(number_problem("--fail-on-regression", "0x10", kGateThresholdRule),
+            "--fail-on-regression must be a fraction from 0% to 10000% (0 to 100), written 1% or "
+            "0.01, got '0x10'");
+  EXPECT_EQ(number_problem("--fail-on-regression", "1e300", kGateThresholdRule),
+            "--fail-on-regression must be a fraction from 0% to 10000% (0 to 100), got 1e300");
+  EXPECT_EQ(number_problem("--fail-on-regression", "10000%", kGateThresholdRule), "");
+  EXPECT_EQ(number_problem("--fail-on-regression", "10001%", kGateThresholdRule),
+            "--fail-on-regression must be a fraction from 0% to 10000% (0 to 100), got 10001%");
   for (const char* bad : {" 5", "5 ", "0x1p3", "infinity", "+", ".", "1e", "1e+", "--1", "1..2",
                           "1,5", "\xef\xbc\x95"}) {
     EXPECT_NE(number_problem("--timeout", bad, kLimitSeconds), "") << bad;
@@ -159,6 +167,55 @@ TEST(NumberOption, AFractionIsAPercentOrAFractionAndABareOneOrMoreIsRefused) {
   }
 }
 
+// The gate's threshold is a fraction as every fraction is: `--fail-on-regression 10` once meant
+// 10% where `--precision 10` is refused; now a bare 10 is refused with both spellings named, and
+// 10% and 0.1 are one gate, on the command line and in the pytest plugin alike.
+TEST(NumberOption, TheGateThresholdIsAFractionAndABarePercentIsRefused) {
+  EXPECT_EQ(number_problem("--fail-on-regression", "10", kGateThresholdRule),
+            "--fail-on-regression must be a fraction, written 10% or 0.1, got 10");
+  EXPECT_EQ(number_problem("--gpumeter-fail-on-regression", "5", kGateThresholdRule),
+            "--gpumeter-fail-on-regression must be a fraction, written 5% or 0.05, got 5");
+  const NumberValue percent = read_number("10%", kGateThresholdRule);
+  const NumberValue fraction = read_number("0.1", kGateThresholdRule);
+  ASSERT_TRUE(percent.ok() && fraction.ok());
+  EXPECT_EQ(percent.value, fraction.value);
+  EXPECT_EQ(percent.value, 0.1);
+  EXPECT_EQ(read_number("0", kGateThresholdRule).value, 0);      // any resolved slowdown fails
+  EXPECT_EQ(read_number("200%", kGateThresholdRule).value, 2);   // above 100% only with its unit
+  EXPECT_EQ(read_number("0.5", kGateThresholdRule).value, 0.5);  // a bare fraction below 1
+  // The same gate however it was written, and shown as the user wrote it.
+  const std::optional<GateOptions> a = gate_options(percent.value, false, "--fail-on-regression");
+  const std::optional<GateOptions> b = gate_options(fraction.value, false, "--fail-on-regression");
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->threshold, b->threshold);
+  EXPECT_EQ(gate_threshold_text(a->threshold), "10%");
+  EXPECT_EQ(gate_threshold_text(read_number("1.25%", kGateThresholdRule).value), "1.25%");
+  EXPECT_EQ(gate_threshold_text(read_number("7%", kGateThresholdRule).value), "7%");
+  // A number handed over as a number (Python) is held to the same bounds, in the same words.
+  EXPECT_FALSE(gate_options(std::nullopt, false, "x").has_value());
+  try {
+    (void)gate_options(-0.05, false, "fail_on_regression");
+    ADD_FAILURE() << "accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "fail_on_regression must be a fraction from 0% to 10000% (0 to 100), got -0.05");
+  }
+  EXPECT_THROW((void)gate_options(101, false, "x"), ConfigError);
+  EXPECT_THROW((void)gate_options(std::numeric_limits<double>::quiet_NaN(), false, "x"),
+               ConfigError);
+}
+
+// A value handed over as a number is held to its rule's bounds in read_number's words.
+TEST(NumberOption, AValueGivenAsANumberIsHeldToTheSameBounds) {
+  EXPECT_EQ(value_problem("--timeout", 0.5, kLimitSeconds), "");
+  EXPECT_EQ(value_problem("--timeout", 0, kLimitSeconds), "--timeout must be > 0 s, got 0");
+  EXPECT_EQ(value_problem("--device", 1.5, kDeviceIndex),
+            "--device must be an integer >= 0, got 1.5");
+  EXPECT_EQ(value_problem("precision", 0.6, kPrecisionTargetRule),
+            "precision must be a fraction from 0.1% to 50% (0.001 to 0.5), got 0.6");
+  EXPECT_EQ(value_problem("x", 2, kGateThresholdRule), "");  // 200%: a fraction needs no unit here
+}
+
 // A fraction option on CLI11 reaches the program as a fraction, however it was written.
 TEST(NumberOption, AFractionReachesTheProgramAsAFraction) {
   CLI::App app{"test"};
@@ -193,7 +250,14 @@ TEST(NumberOption, ABudgetIsTwoMillisecondParts) {
 TEST(OptionSpec, EachSharedOptionIsOneSpecWithTheCoresDefault) {
   std::vector<std::string> names;
   for (const OptionSpec& s : option_specs()) names.emplace_back(s.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"--timing", "--budget", "--precision", "--max-time"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"--timing", "--budget", "--precision", "--max-time",
+                                             "--device", "--out"}));
+  // --device: an index by the device index rule, 0 where none is named; --out: each front end's
+  // own folder, so the spec states none.
+  EXPECT_EQ(option_spec("--device").meaning.rule, &kDeviceIndex);
+  EXPECT_EQ(option_spec("--device").default_text, "0");
+  EXPECT_EQ(option_spec("--out").meaning.rule, nullptr);
+  EXPECT_EQ(option_spec("--out").default_text, "");
   EXPECT_EQ(option_spec("--budget").default_text, "25,100");
   EXPECT_EQ(option_spec("--max-time").default_text, "10s");
   EXPECT_EQ(option_spec("--precision").meaning.rule, &kPrecisionTargetRule);

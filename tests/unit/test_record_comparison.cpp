@@ -118,26 +118,28 @@ TEST(CompareRecords, TheConclusionIsTheGatesAndNamesWhatItCouldNotSee) {
 
 // The pytest gate's two cases with nothing to compare are concluded by the same rules: a row the
 // baseline lacks is what the gate cannot see; a record that cannot be read is no pass.
-TEST(CompareRecords, TheGatesThresholdIsAFinitePercentOfZeroOrMore) {
+TEST(CompareRecords, TheGatesThresholdIsAFractionFromZeroTo100) {
   EXPECT_FALSE(gate_options(std::nullopt, true, "--t").has_value());
-  const std::optional<GateOptions> gate = gate_options(5, true, "--t");
+  const std::optional<GateOptions> gate = gate_options(0.05, true, "--t");
   ASSERT_TRUE(gate.has_value());
   EXPECT_EQ(gate->threshold, 0.05);
   EXPECT_TRUE(gate->allow_missing);
   EXPECT_EQ(gate_options(0, false, "--t")->threshold, 0);
-  const auto refused = [](double pct) {
+  EXPECT_EQ(gate_options(100, false, "--t")->threshold, 100);  // 10000%: the most a gate means
+  const auto refused = [](double threshold) {
     try {
-      (void)gate_options(pct, false, "--t");
+      (void)gate_options(threshold, false, "--t");
     } catch (const ConfigError& e) {
       return std::string(e.what());
     }
     return std::string("accepted");
   };
-  EXPECT_EQ(refused(-5), "--t must be >= 0%, got -5");
+  EXPECT_EQ(refused(-0.05), "--t must be a fraction from 0% to 10000% (0 to 100), got -0.05");
+  EXPECT_EQ(refused(100.5), "--t must be a fraction from 0% to 10000% (0 to 100), got 100.5");
   EXPECT_EQ(refused(std::numeric_limits<double>::quiet_NaN()),
-            "--t must be a number >= 0%, got nan");
+            "--t must be a fraction from 0% to 10000% (0 to 100), written 1% or 0.01, got nan");
   EXPECT_EQ(refused(std::numeric_limits<double>::infinity()),
-            "--t must be a number >= 0%, got inf");
+            "--t must be a fraction from 0% to 10000% (0 to 100), written 1% or 0.01, got inf");
 }
 
 TEST(CompareRecords, NothingToCompareConcludesByTheGatesRules) {

@@ -68,6 +68,40 @@ TEST(Summarize, DerivedColumnsUseDeviceBusy) {
   EXPECT_EQ(sum.above_bandwidth_ceiling, false);
 }
 
+// A phase's samples (raw ns) and a row's are stated by one rule: the spread of the same samples
+// is the same whichever way they come in, for odd and even counts and for ties.
+TEST(Spread, PhaseSamplesAndRowStatisticAgree) {
+  const std::vector<std::vector<Nanos>> cases{
+      {500, 100, 300},                 // odd count, unsorted
+      {400, 100, 300, 200},            // even count: the median between the two middle values
+      {100, 100, 100, 900, 900, 100},  // ties, even count
+      {7, 7, 7, 7, 7},                 // all equal
+      {42}};                           // one sample
+  for (const std::vector<Nanos>& ns : cases) {
+    std::vector<Sample> rows;
+    for (const Nanos x : ns) rows.push_back(Sample{x, x, 1, 0});
+    const Spread row = summarize(rows, TimingMethod::kernel_records, 0).device_busy;
+    const Spread phase = spread_of(ns);
+    std::vector<double> values(ns.begin(), ns.end());
+    EXPECT_DOUBLE_EQ(phase.median_ns, row.median_ns);
+    EXPECT_DOUBLE_EQ(phase.p10_ns, row.p10_ns);
+    EXPECT_DOUBLE_EQ(phase.p90_ns, row.p90_ns);
+    EXPECT_DOUBLE_EQ(phase.median_ns, quantile(values, 0.5));
+    EXPECT_DOUBLE_EQ(phase.p10_ns, quantile(values, 0.1));
+    EXPECT_DOUBLE_EQ(phase.p90_ns, quantile(values, 0.9));
+  }
+  // Known values, so that both agreeing on a wrong rule fails too.
+  const Spread even = spread_of(std::vector<Nanos>{400, 100, 300, 200});
+  EXPECT_DOUBLE_EQ(even.median_ns, 250);
+  EXPECT_DOUBLE_EQ(even.p10_ns, 130);  // position 0.3 between 100 and 200
+  EXPECT_DOUBLE_EQ(even.p90_ns, 370);  // position 2.7 between 300 and 400
+  const Spread ties = spread_of(std::vector<Nanos>{100, 100, 100, 900, 900, 100});
+  EXPECT_DOUBLE_EQ(ties.median_ns, 100);
+  EXPECT_DOUBLE_EQ(ties.p90_ns, 900);
+  // No samples give no spread, never a spread of zeros.
+  EXPECT_THROW(spread_of(std::vector<Nanos>{}), std::invalid_argument);
+}
+
 TEST(Summarize, NoSamplesIsAnError) {
   EXPECT_THROW(summarize({}, TimingMethod::kernel_records, 0), std::invalid_argument);
 }

@@ -52,7 +52,8 @@ def stripped(path, folder):
 
 
 def claimed(base, new, gate):
-    report, c = _gpumeter.compare_record_files(base, new, gate, False)
+    # --gate is a percent; the binding takes the gate as a fraction (0.1 for 10%).
+    report, c = _gpumeter.compare_record_files(base, new, gate / 100, False)
     return len(c.regressions) > 0, report
 
 

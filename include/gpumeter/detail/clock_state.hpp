@@ -86,9 +86,9 @@ bool clocks_differ(double a_mhz, double b_mhz);
 // "0x4 (SW power cap)": the mask with the names of the bits gpumeter knows.
 std::string describe_throttle_reasons(std::uint64_t reasons);
 
-// What a row's flags mean, for a table's note: "38 of 70 samples clock-flagged: 38 ran below
-// 95% of the row's highest SM clock (1980 MHz), down to 1665 MHz; the SW power cap was set
-// around 37 (routine; not a flag by itself)".
+// What a row's flags mean, for a table's note: "F of N samples clock-flagged: F ran below 95% of
+// the row's highest SM clock (HIGHEST MHz), down to LOWEST MHz; the SW power cap was set around C
+// (routine; not a flag by itself)".
 std::string describe_clock_flags(const ClockSummary& clocks, std::size_t n_samples);
 
 }  // namespace gpumeter

@@ -50,9 +50,9 @@ struct HistoryOptions {
   std::string now_utc;
 };
 
-// The most series a site draws a page for: a record of 100,000 rows wrote 100,004 pages (834 MB).
-// 5,000 is far beyond the rows a project tracks; the series beyond it (by row, in order) are left
-// out and listed.
+// The most series a site draws a page for: each series is a page, so a record of 100,000 rows
+// would be as many pages. 5,000 is far beyond the rows a project tracks; the series beyond it (by
+// row, in order) are left out and listed.
 inline constexpr std::size_t kMaxHistorySeries = 5000;
 
 // A moment read from RFC 3339 text: seconds since 1970-01-01T00:00:00Z, and nanoseconds.

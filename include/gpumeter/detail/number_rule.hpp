@@ -56,9 +56,6 @@ inline constexpr NumberRule kProcessLimitSeconds{1,     false, kMaxOptionSeconds
                                                  false, " s",  NumberKind::duration};
 // A CUDA device index (whether it exists is the device's to say).
 inline constexpr NumberRule kDeviceIndex{0, false, std::numeric_limits<int>::max(), true, ""};
-// A percent threshold: --fail-on-regression, within the gate's own bounds (kMinGateThresholdPct
-// and kMaxGateThresholdPct, which gate_options checks; record_comparison.cpp asserts they agree).
-inline constexpr NumberRule kPercentThreshold{0, false, 10000, false, "%"};
 // A count of things to do, at least one: iterations, repetitions.
 inline constexpr NumberRule kPositiveCount{1, false, std::numeric_limits<int>::max(), true, ""};
 
@@ -87,6 +84,12 @@ NumberValue read_number(std::string_view text, const NumberRule& rule);
 // the front end spells it ("--timeout", "precision"): "--timeout must be > 0 s, got 0",
 // "--precision must be a fraction, written 2% or 0.02, got 2".
 std::string number_problem(std::string_view name, std::string_view text, const NumberRule& rule);
+
+// "" when `value`, a number already in the rule's unit (a fraction of 1 for a fraction: no text,
+// so no bare-percent question), is one `rule` accepts; otherwise the line that says why, in
+// read_number's words: "fail_on_regression must be a fraction from 0% to 10000% (0 to 100), got
+// 150". For a value a front end was handed as a number, not as text.
+std::string value_problem(std::string_view name, double value, const NumberRule& rule);
 
 // What --help shows of the rule beside the option's name: ">= 0 s", "0.1% to 50%".
 std::string number_rule_text(const NumberRule& rule);

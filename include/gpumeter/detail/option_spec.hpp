@@ -1,7 +1,8 @@
 #pragma once
 // The options every front end offers by one meaning, each one spec: its name, its meaning (help,
 // and the rule its value is read by: number_rule.hpp's unit and reader), how its value is shown
-// in a usage line, and its default. The benchmark programs' option table (option_table.hpp), the
+// in a usage line, and its default (--timing, --budget, --precision, --max-time, --device,
+// --out). The benchmark programs' option table (option_table.hpp), the
 // main job (gpumeter-example), the Python module (its keyword) and `gpumeter evaluate` (whose
 // parser is built from option_specs(), exported by the binding) take these, so `--precision 2%`,
 // `--precision 0.02` and Python's `precision=0.02` are one target wherever they are written, and
@@ -39,13 +40,14 @@ inline constexpr OptionMeaning kTimingOption{
 
 struct OptionSpec {
   std::string_view name;         // as a command line spells it: "--precision"
-  std::string_view python_name;  // the Python API's keyword: "precision", "max_time_s"
+  std::string_view python_name;  // the Python API's keyword: "precision"; "" for none (--out)
   std::string_view metavar;      // the value in a usage line: "P"
   OptionMeaning meaning;
   std::string default_text;  // what --help says after "default"; "" for none
 };
 
-// The shared options, in --help's order: --timing, --budget, --precision, --max-time.
+// The shared options, in --help's order: --timing, --budget, --precision, --max-time, --device,
+// --out. A spec without a default (--out) takes the front end's own, which its help states.
 const std::vector<OptionSpec>& option_specs();
 // The spec named `name` ("--precision"); throws std::logic_error for a name it lacks (a front
 // end's mistake, refused on its first run and by the unit tests).

@@ -92,9 +92,6 @@ struct CandidateRuntime {
 bool phase_allows(Phase phase, PhaseSetting setting);
 bool phase_allows(Phase phase, Statistic statistic);
 
-// The median, 10th and 90th percentile of a phase's or a total's samples, as every row has them.
-Spread spread_of(const std::vector<Nanos>& samples_ns);
-
 // A wall-clock phase of a candidate read against the same phase and setting of the first
 // candidate of its case (case and params), in record order: the first is the one the others are
 // read against, as a user lists the reference first. Each fresh process (or warm call) is a

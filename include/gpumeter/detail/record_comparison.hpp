@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpumeter/detail/comparison.hpp"
+#include "gpumeter/detail/number_rule.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/record.hpp"
 
@@ -86,23 +87,28 @@ std::optional<ChangeSummary> summarize_changes(const RecordComparison& compariso
 // difference detected" ("no row differs" when none was found slower or faster).
 std::string describe(const ChangeSummary& summary);
 
-// The CI gate (`--fail-on-regression PCT`).
+// The CI gate (`--fail-on-regression FRACTION`).
 struct GateOptions {
   double threshold = 0;        // a fraction: 0.05 for 5%
   bool allow_missing = false;  // --allow-missing: what the gate cannot see does not fail it
 };
 
-// The least threshold a gate takes, in percent: 0 fails any slowdown an interval resolves.
-inline constexpr double kMinGateThresholdPct = 0;
-// The greatest, in percent: a gate that lets a 101-fold slowdown pass gates nothing a user
-// means, so a larger threshold ("1e300", a typo) is refused rather than read as "never fail".
-inline constexpr double kMaxGateThresholdPct = 10000;
-// The gate as a front end asks it, by a threshold in percent and allow_missing: none without a
-// threshold. A threshold that is not a finite number from kMinGateThresholdPct to
-// kMaxGateThresholdPct would judge nothing or everything, so it is refused by a ConfigError naming
-// `option`, the front end's name of it: "--fail-on-regression must be >= 0%, got -5".
-std::optional<GateOptions> gate_options(std::optional<double> threshold_pct, bool allow_missing,
+// The gate's threshold, a fraction read by the one fraction rule (number_rule.hpp) wherever it is
+// written (`gpumeter compare --fail-on-regression`, the pytest plugin's
+// `--gpumeter-fail-on-regression`): "10%" or "0.1", a bare 10 refused with both spellings named.
+// From 0, which fails any slowdown an interval resolves, to 100 (10000%): a gate that lets a
+// 101-fold slowdown pass gates nothing a user means, so a larger threshold ("1e300", a typo) is
+// refused rather than read as "never fail".
+inline constexpr NumberRule kGateThresholdRule{0, false, 100, false, "", NumberKind::fraction};
+// The gate as a front end asks it, by a threshold (a fraction, already read from its text by
+// kGateThresholdRule) and allow_missing: none without a threshold. A threshold outside the rule
+// would judge nothing or everything, so it is refused by a ConfigError naming `option`, the front
+// end's name of it: "--fail-on-regression must be a fraction from 0% to 10000% (0 to 100), got
+// -0.05".
+std::optional<GateOptions> gate_options(std::optional<double> threshold, bool allow_missing,
                                         std::string_view option);
+// The threshold as the reports and the pytest plugin show it: "5%", "200%".
+std::string gate_threshold_text(double threshold);
 
 // A row slower than base by more than `threshold`, by the rule of its statistic: device time
 // when its whole interval lies above it (the low end > threshold); wall clock when the host-clock

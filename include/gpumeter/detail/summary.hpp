@@ -33,6 +33,9 @@ struct Spread {
 // The median, p10 and p90 of `values` by the quantile rule, sorted once. Throws
 // std::invalid_argument for no values.
 Spread spread_of(std::vector<double> values);
+// The same rule on raw samples in ns (a phase's or a total's), so that a row and a phase can never
+// state their spread two ways.
+Spread spread_of(const std::vector<Nanos>& samples_ns);
 
 struct Summary {
   TimingMethod method = TimingMethod::kernel_records;

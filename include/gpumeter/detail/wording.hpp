@@ -113,8 +113,8 @@ std::string precision_words(const PrecisionOutcome& outcome);
 std::string describe_precision(const Result& result, int schema_version = kComparisonRulesVersion);
 
 // What may make a comparison the clocks' rather than the work's, or "" when nothing does (or a
-// side's clock was not read): "the two ran at different SM clocks (median 1755 MHz against 1980
-// MHz)", and "clock-flagged samples: new 12 of 200, base 0 of 200" when either side has flagged
+// side's clock was not read): "the two ran at different SM clocks (median A MHz against B MHz)",
+// and "clock-flagged samples: new 12 of 200, base 0 of 200" when either side has flagged
 // samples. describe() ends with it; `gpumeter compare` names the sides "base" and "new".
 std::string clock_difference_words(const Comparison& comparison, const std::string& baseline_name,
                                    const std::string& candidate_name);
@@ -152,8 +152,8 @@ std::string comparisons_heading(const std::vector<Record>& records);
 std::string null_tests_heading();
 
 // A result in one line, as Python prints it: "impl: device_busy median 12.3 us [p10 12.0 us,
-// p90 12.7 us], latency 12.5 us, 200 samples, 99.1 TB/s, 103% of the measured TB/s ceiling
-// (above the measured ceiling)"; a row whose null test failed says so instead of its times.
+// p90 12.7 us], latency 12.5 us, 200 samples, R TB/s, P% of the measured TB/s ceiling (above
+// the measured ceiling)"; a row whose null test failed says so instead of its times.
 std::string describe(const Result& result);
 
 // The phases a user waits for (phases.hpp, total_n.hpp, growth.hpp).
