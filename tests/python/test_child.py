@@ -118,18 +118,25 @@ def test_reaping_kills_what_left_the_session_and_keeps_what_it_is_told(tmp_path)
     assert out.stdout.split() == ["0", "False", "True"], out.stdout
 
 
+def _killed_over_100_mib(code):
+    """Runs ``code`` in a session of its own under a 100 MiB limit; it must be killed over it,
+    well before its 60 s sleep ends. Returns how it ended."""
+    start = time.monotonic()
+    ended = _child.run(_python(code), env=os.environ, timeout_s=60, new_session=True,
+                       memory_limit=100 << 20)
+    assert ended.over_memory is not None and ended.over_memory > 100 << 20, ended
+    assert ended.rc is not None and ended.rc < 0, ended
+    assert time.monotonic() - start < 30
+    return ended
+
+
 def test_a_run_over_its_memory_limit_is_killed_whole():
     code = ("import subprocess, sys, time\n"
             "subprocess.Popen([sys.executable, '-c', 'b = bytearray(200 << 20); "
             "import time; time.sleep(60)'])\n"
             "time.sleep(60)\n")
-    start = time.monotonic()
-    ended = _child.run(_python(code), env=os.environ, timeout_s=60, new_session=True,
-                       memory_limit=100 << 20)
     # The memory is its child's: summed over the run's processes, over the limit, all killed.
-    assert ended.over_memory is not None and ended.over_memory > 100 << 20, ended
-    assert ended.rc is not None and ended.rc < 0
-    assert time.monotonic() - start < 30
+    _killed_over_100_mib(code)
 
 
 @pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="no memfd_create on this platform")
@@ -139,11 +146,7 @@ def test_memory_held_in_an_unmapped_memfd_counts_toward_the_limit():
             "fd = os.memfd_create('hoard')\n"
             "for _ in range(200): os.write(fd, b'x' * (1 << 20))\n"
             "time.sleep(60)\n")
-    start = time.monotonic()
-    ended = _child.run(_python(code), env=os.environ, timeout_s=60, new_session=True,
-                       memory_limit=100 << 20)
-    assert ended.over_memory is not None and ended.over_memory > 150 << 20, ended
-    assert time.monotonic() - start < 30
+    assert _killed_over_100_mib(code).over_memory > 150 << 20
 
 
 @pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="no /dev/shm on this machine")
@@ -158,13 +161,10 @@ def test_memory_left_in_dev_shm_by_a_process_that_ended_counts_toward_the_limit(
             f"subprocess.run([sys.executable, '-c', {writer!r}])\n"
             "time.sleep(60)\n")
     try:
-        ended = _child.run(_python(code), env=os.environ, timeout_s=60, new_session=True,
-                           memory_limit=100 << 20)
+        _killed_over_100_mib(code)
     finally:
         if os.path.exists(name):
             os.unlink(name)
-    assert ended.over_memory is not None and ended.over_memory > 100 << 20, ended
-    assert ended.rc is not None and ended.rc < 0
 
 
 def test_a_run_under_its_memory_limit_ends_as_it_would():
