@@ -232,6 +232,15 @@ def batch_mismatch(lines: Sequence[Dict[str, Any]], batch: Any, whose: str = "th
     return ""
 
 
+def check_new_journal(path: str) -> None:
+    """``--jsonl FILE`` without ``--resume``: a file that already holds lines is refused
+    (ConfigError, exit 2, before anything runs). Lines are appended, so a second run into it would
+    give a candidate two verdicts in one journal, and a later --resume one of them at random."""
+    if os.path.isfile(path) and os.path.getsize(path) > 0:
+        raise _refused("--jsonl", f"--jsonl {path!r} already holds lines: --resume to go on from "
+                       "the batch it journals, or another file for a new batch")
+
+
 def check_resume(path: str, lines: Sequence[Dict[str, Any]], batch: Dict[str, Any]) -> None:
     """``--resume``: the journal's lines are taken as verdicts of this batch only where each came
     from the same reference, inputs, tolerances, timing and run target; else ConfigError (exit 2)

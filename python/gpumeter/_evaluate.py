@@ -142,12 +142,8 @@ def _plan_batch(args: argparse.Namespace, python_candidates: List[Dict[str, str]
     if mine is not None:
         both = [c for i, c in enumerate(both) if i in mine]
     previous: List[Dict[str, Any]] = []
-    if (not args.resume and args.jsonl and os.path.isfile(args.jsonl)
-            and os.path.getsize(args.jsonl) > 0):
-        # Lines are appended: a second run into a journal would give a candidate two verdicts in
-        # it, and a later --resume one of them at random.
-        raise UsageError(f"--jsonl {args.jsonl!r} already holds lines: --resume to go on from the "
-                         "batch it journals, or another file for a new batch")
+    if args.jsonl and not args.resume:
+        _batch.check_new_journal(args.jsonl)
     if args.resume:
         if not args.jsonl:
             raise UsageError("--resume needs --jsonl FILE: the journal of the batch it resumes")
