@@ -616,16 +616,18 @@ TEST(Verdicts, AReferenceSlowerBesideTheCandidateThanAloneIsTampering) {
   EXPECT_EQ(judge_candidate(in).verdict, Verdict::no_difference);
 }
 
+// A checked row whose ten checks each kept the device busy `busy_per_check` ns.
+Result with_checks(Result r, std::int64_t busy_per_check) {
+  r = checked(std::move(r));
+  r.measurement.ledger.check_records = 10;
+  r.measurement.ledger.check_busy_ns = 10 * busy_per_check;
+  return r;
+}
+
 // Issue 50: a candidate that slowed the reference is tampering whatever else was refused. Its
 // comparison refused by the moved-work rule (it computed its answer while the check read it) and
 // the reference 10% slower beside it than alone on device time: tampered, not merely refused.
 TEST(Verdicts, ASlowedReferenceIsTamperingEvenWhereTheComparisonWasRefused) {
-  const auto with_checks = [](Result r, std::int64_t busy_per_check) {
-    r = checked(std::move(r));
-    r.measurement.ledger.check_records = 10;
-    r.measurement.ledger.check_busy_ns = 10 * busy_per_check;
-    return r;
-  };
   const Result alone = with_checks(
       row_of("reference", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)}), 8000);
   const Result beside = with_checks(
@@ -672,12 +674,6 @@ TEST(Verdicts, ASlowedReferenceIsTamperingEvenWhereTheComparisonWasRefused) {
 // other (here the reference's own checks did 50 us more beside the candidate: moved work between
 // the two rows) still show a slowdown by their medians: tampered, not "not measured".
 TEST(Verdicts, ASlowedReferenceIsTamperingWhereAloneAndBesideCannotBeCompared) {
-  const auto with_checks = [](Result r, std::int64_t busy_per_check) {
-    r = checked(std::move(r));
-    r.measurement.ledger.check_records = 10;
-    r.measurement.ledger.check_busy_ns = 10 * busy_per_check;
-    return r;
-  };
   const Result alone = with_checks(
       row_of("reference", {honest_pass(20000, 50, 32), honest_pass(20000, 50, 32)}), 8000);
   const Result cand = with_checks(
