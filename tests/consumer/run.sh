@@ -4,6 +4,11 @@
 # through add_subdirectory of this source tree; run the consumer each time (main.cpp says what
 # it asserts). Exits nonzero on the first failure. Extra configure arguments for gpumeter's
 # own build: GPUMETER_CONSUMER_CMAKE_ARGS (e.g. -DCMAKE_DISABLE_FIND_PACKAGE_fmt=ON).
+# With BUILD_DIR, a gpumeter build tree already built (scripts/test.sh passes its main build),
+# the package is that build installed (its CUDA backend included where it has one) and the
+# subdirectory mode alone compiles gpumeter again, CPU only: both configurations are checked, and
+# the libraries are compiled once less.
+#   tests/consumer/run.sh [BUILD_DIR]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 jobs=$(nproc)
@@ -27,12 +32,20 @@ quiet() {
   fi
 }
 
-say "building and installing gpumeter into $prefix"
-# Without the examples and benchmark programs: none of them is installed.
-quiet cmake -S "$root" -B "$work/gpumeter" "${common[@]}" -DGPUMETER_EXAMPLES=OFF \
-  -DCMAKE_INSTALL_PREFIX="$prefix"
-quiet cmake --build "$work/gpumeter" -j "$jobs"
-quiet cmake --install "$work/gpumeter"
+from=${1:-}
+if [[ -n $from ]]; then
+  from=$(cd "$from" && pwd)
+  [[ -f $from/cmake_install.cmake ]] || { say "FAIL: $from is not a configured gpumeter build"; exit 1; }
+  say "installing gpumeter from the build in $from into $prefix"
+  quiet cmake --install "$from" --prefix "$prefix"
+else
+  say "building and installing gpumeter into $prefix"
+  # Without the examples and benchmark programs: none of them is installed.
+  quiet cmake -S "$root" -B "$work/gpumeter" "${common[@]}" -DGPUMETER_EXAMPLES=OFF \
+    -DCMAKE_INSTALL_PREFIX="$prefix"
+  quiet cmake --build "$work/gpumeter" -j "$jobs"
+  quiet cmake --install "$work/gpumeter"
+fi
 
 config=$(find "$prefix" -name gpumeterConfig.cmake -print -quit)
 for f in "$prefix/bin/gpumeter" "$prefix/include/gpumeter/gpumeter.hpp" "$config" \
