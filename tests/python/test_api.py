@@ -570,6 +570,9 @@ def test_the_exit_codes_of_errors_are_the_catalogues():
     core = gpumeter._gpumeter
     assert core.exit_code_of_error("ConfigError") == core.EXIT_USAGE
     assert core.exit_code_of_error("NoRangesFound") == core.EXIT_USAGE
+    # Input that cannot be read or merged: a usage error, as `gpumeter compare` says.
+    assert core.exit_code_of_error("InvalidRecord") == core.EXIT_USAGE
+    assert gpumeter.InvalidRecord.exit_code == gpumeter.MergeRefused.exit_code == core.EXIT_USAGE
     assert core.exit_code_of_error("DeviceBusy") == core.EXIT_BUSY
     assert core.exit_code_of_error("VerificationFailed") == core.EXIT_FAILED
     assert core.exit_code_of_error("Error") == core.EXIT_FAILED
