@@ -1,6 +1,7 @@
 """The Python API on the host clock (CI has no GPU): measure, compare, every error by its
 cause, records that `gpumeter report` reads back. Asserts the plumbing, never a CPU timing
 ratio (CI machines are shared and loaded)."""
+import ast
 import functools
 import json
 import os
@@ -577,6 +578,27 @@ def test_the_exit_codes_of_errors_are_the_catalogues():
     assert core.exit_code_of_error("VerificationFailed") == core.EXIT_FAILED
     assert core.exit_code_of_error("Error") == core.EXIT_FAILED
     assert core.exit_code_of_error("std::exception") == core.EXIT_INTERNAL
+
+
+def test_the_package_exports_every_error_from_the_catalogue_without_naming_one():
+    # A new error is written in the catalogue only: __init__.py re-exports _errors.__all__, and
+    # _errors.pyi (written from the catalogue) lists the names for type checkers.
+    names = [e.name for e in gpumeter._gpumeter.error_catalogue()]
+    for name in names + ["Error", "GpumeterWarning", "FallbackWarning"]:
+        assert name in gpumeter.__all__ and getattr(gpumeter, name) is getattr(gpumeter._errors, name)
+    # Its code (the docstring aside, which may mention an error): imports, names and strings.
+    tree = ast.parse(open(gpumeter.__file__, encoding="utf-8").read())
+    words = set()
+    for node in ast.walk(ast.Module(body=tree.body[1:], type_ignores=[])):
+        if isinstance(node, ast.alias):
+            words.add(node.name)
+        elif isinstance(node, ast.Name):
+            words.add(node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            words.add(node.value)
+    named = [n for n in names if n in words]
+    assert not named, f"__init__.py names {named}: take them from _errors.__all__"
+    assert gpumeter.Error.exit_code == gpumeter._gpumeter.exit_code_of_error("Error")
 
 
 def test_an_error_class_takes_its_fields_by_name_and_only_those():
