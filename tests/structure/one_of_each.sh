@@ -264,6 +264,9 @@ if [[ -n "$found" ]]; then
   echo "$found" >&2
   failed=1
 fi
+# gpumeter plot exits with the extension's EXIT_* (exit_codes.hpp), never a number of its own.
+forbid "an exit code written as a number in plot.py (use _gpumeter.EXIT_*)" python/gpumeter/plot.py \
+  '(sys\.exit|SystemExit)\([0-9]+\)|return[[:space:]]+[0-9]+[[:space:]]*(#.*)?$'
 
 if [[ $failed -eq 0 ]]; then
   echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \
