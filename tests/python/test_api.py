@@ -601,6 +601,16 @@ def test_the_package_exports_every_error_from_the_catalogue_without_naming_one()
     assert gpumeter.Error.exit_code == gpumeter._gpumeter.exit_code_of_error("Error")
 
 
+def test_a_name_is_refused_past_the_cores_longest_name_and_not_before():
+    # The limit is the core's kMaxNameBytes, exported, not a copy of it.
+    from gpumeter import _checks
+    limit = gpumeter._gpumeter.MAX_NAME_BYTES
+    assert _checks._MAX_NAME_BYTES == limit
+    assert _checks._text("name", "n" * limit) == "n" * limit
+    with pytest.raises(gpumeter.ConfigError, match=f"at most {limit} bytes"):
+        _checks._text("name", "n" * (limit + 1))
+
+
 def test_an_error_class_takes_its_fields_by_name_and_only_those():
     assert gpumeter.ConfigError("bad").argument is None
     assert gpumeter.OtherProcessOnDevice("held").own_session is False

@@ -264,6 +264,9 @@ if [[ -n "$found" ]]; then
   echo "$found" >&2
   failed=1
 fi
+# The longest name a record holds is the core's kMaxNameBytes, exported as MAX_NAME_BYTES.
+forbid "a copy of kMaxNameBytes in Python (use _gpumeter.MAX_NAME_BYTES)" python/gpumeter/_checks.py \
+  '^_MAX_NAME_BYTES[^=]*=[[:space:]]*[0-9]'
 # gpumeter plot exits with the extension's EXIT_* (exit_codes.hpp), never a number of its own.
 forbid "an exit code written as a number in plot.py (use _gpumeter.EXIT_*)" python/gpumeter/plot.py \
   '(sys\.exit|SystemExit)\([0-9]+\)|return[[:space:]]+[0-9]+[[:space:]]*(#.*)?$'
