@@ -611,6 +611,18 @@ def test_a_name_is_refused_past_the_cores_longest_name_and_not_before():
         _checks._text("name", "n" * (limit + 1))
 
 
+def test_the_docs_error_table_has_a_row_for_every_error_of_the_catalogue():
+    # docs/methodology.md's table is written by hand: a new error needs its row (MergeRefused and
+    # ProgramProcessError were once named nowhere in the docs).
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "docs", "methodology.md"), encoding="utf-8") as f:
+        text = f.read()
+    table = text.split("| error | raised when | what to do |\n", 1)[1].split("\n\n", 1)[0]
+    rows = {line.split("|")[1].strip().strip("`") for line in table.splitlines()[1:]}
+    missing = [e.name for e in gpumeter._gpumeter.error_catalogue() if e.name not in rows]
+    assert not missing, f"docs/methodology.md's error table has no row for {missing}"
+
+
 def test_an_error_class_takes_its_fields_by_name_and_only_those():
     assert gpumeter.ConfigError("bad").argument is None
     assert gpumeter.OtherProcessOnDevice("held").own_session is False
