@@ -25,7 +25,11 @@ def stub_text(catalogue: List[Any]) -> str:
         lines.append(f"    def __init__(self, message: str = ...{', *' + args if args else ''})"
                      " -> None: ...")
         lines.append("")
-    lines += ["ERRORS: List[type]", "",
+    # What `from ._errors import *` brings into the package, listed so type checkers see each name
+    # (gpumeter/__init__.py names none of them).
+    names = ["Error", "GpumeterWarning", "FallbackWarning"] + [e.name for e in catalogue]
+    lines += ["__all__ = [" + ", ".join(f'"{n}"' for n in names) + "]", "",
+              "ERRORS: List[type]", "",
               "class GpumeterWarning(UserWarning): ...", "",
               "class FallbackWarning(GpumeterWarning): ...", ""]
     return "\n".join(lines)

@@ -29,41 +29,10 @@ from __future__ import annotations
 # and what it is given), _measure (measure, compare), _records (records, env), _phases, _sweep,
 # _evaluate, plot and _cli (the command). This module re-exports what a user calls.
 from . import _loader  # noqa: F401  (first: the extension needs the libraries it finds)
-from ._errors import (
-    AnswerNotPlain,
-    AttributionError,
-    CollectionStopped,
-    CollectorRecordsLost,
-    ConfigError,
-    CorruptTrace,
-    CuptiUnavailable,
-    DeviceBusy,
-    DeviceError,
-    Error,
-    FallbackWarning,
-    GpumeterWarning,
-    IncomparableStatistics,
-    InputsModified,
-    InvalidRecord,
-    KernelRecordsMissing,
-    LaunchNotFound,
-    MergeRefused,
-    MixedTimingMethods,
-    NoRangesFound,
-    OffThreadLaunch,
-    OtherProcessOnDevice,
-    PartsMissing,
-    ProgramProcessError,
-    ProgramRunsDiffer,
-    RangeLeftOpen,
-    RangeNotOpen,
-    RecordsLost,
-    TimestampUnitMismatch,
-    UnaccountedWork,
-    UserCodeError,
-    VerificationFailed,
-    WrongDevice,
-)
+# Every error and warning, by the one catalogue (_errors.__all__; _errors.pyi lists them for type
+# checkers): a new error touches no line here.
+from ._errors import *  # noqa: F401,F403
+from . import _errors
 from . import _gpumeter, _runtimes
 from ._runtimes import Candidate, Runtime, RuntimeInfo, candidate, warp
 from ._gpumeter import (
@@ -123,18 +92,8 @@ __all__ = [
     "PrecisionOutcome", "NullTest",
     "RelativeDifference", "RatioVerdict", "HostIdentity", "DeviceIdentity", "DeviceState",
     "Ceilings", "CeilingRun", "RunConfig", "Budget", "Failure", "Timing",
-    # errors and warnings
-    "Error", "RecordsLost", "OffThreadLaunch", "AttributionError", "CuptiUnavailable",
-    "CollectionStopped", "UnaccountedWork", "InputsModified", "VerificationFailed",
-    "AnswerNotPlain", "OtherProcessOnDevice", "MixedTimingMethods",
-    "IncomparableStatistics",
-    "WrongDevice", "DeviceError", "DeviceBusy", "InvalidRecord", "ConfigError",
-    "TimestampUnitMismatch", "UserCodeError", "GpumeterWarning", "FallbackWarning",
-    # the errors of `gpumeter run` and of merging records
-    "CollectorRecordsLost", "CorruptTrace", "KernelRecordsMissing", "LaunchNotFound",
-    "MergeRefused", "NoRangesFound", "PartsMissing", "ProgramProcessError", "ProgramRunsDiffer",
-    "RangeLeftOpen", "RangeNotOpen",
 ]
+__all__ += _errors.__all__  # every error and warning
 
 # JAX reads its allocator's settings once, when its first backend starts: set before that, a JAX
 # candidate never preallocates 75% of the GPU that the other candidates then lack.

@@ -63,8 +63,8 @@ def _flag(argument: str, value: object) -> bool:
     return value
 
 
-# The longest name a record holds (kMaxNameBytes in the C++ core), in UTF-8 bytes.
-_MAX_NAME_BYTES = 256
+# The longest name a record holds, in UTF-8 bytes: the core's kMaxNameBytes (record.hpp).
+_MAX_NAME_BYTES: int = _gpumeter.MAX_NAME_BYTES
 
 
 def _text(argument: str, value: object) -> str:

@@ -34,7 +34,7 @@ class Error(Exception):
     #: What the error says about the work ("wrong", "refused", "not measured", "failed"), and
     #: the exit code a gpumeter program that ends on it returns: the core's catalogue.
     error_class = "failed"
-    exit_code = 1
+    exit_code = _gpumeter.exit_code_of_error("Error")  # the catalogue's fallback, not a copy
     #: The fields the core fills in, as (name, Python type).
     fields: Tuple[Tuple[str, str], ...] = ()
 
@@ -84,3 +84,8 @@ class FallbackWarning(GpumeterWarning):
 
     Turn it into an error with ``warnings.simplefilter("error", gpumeter.FallbackWarning)``.
     """
+
+
+#: What the package re-exports (gpumeter/__init__.py: ``from ._errors import *``): the base, the
+#: warnings and every error of the catalogue, so a new error touches no line there.
+__all__ = ["Error", "GpumeterWarning", "FallbackWarning"] + [e.__name__ for e in ERRORS]

@@ -1120,7 +1120,7 @@ _PLOT_METAVARS = {"--out": "DIR", "--format": "LIST", "--kind": "LIST"}
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:  # one line, then where the help is
         sys.stderr.write(f"gpumeter plot: {message}\nRun 'gpumeter plot --help' for usage.\n")
-        sys.exit(2)
+        sys.exit(_gpumeter.EXIT_USAGE)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -1148,7 +1148,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     def fail(message: str) -> int:
         flat = " ".join(message.split())
         sys.stderr.write(f"gpumeter plot: {flat}\n")
-        return 2
+        return _gpumeter.EXIT_USAGE
 
     # Every item kept, empty ones too: "--format ''" or "svg,,png" is refused by plot(), not read
     # as fewer formats.
@@ -1166,7 +1166,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return fail(f"{where}{e.strerror or e}")
     for path in written:
         sys.stdout.write(path + "\n")
-    return 0
+    return _gpumeter.EXIT_OK
 
 
 if __name__ == "__main__":

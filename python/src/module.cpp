@@ -53,6 +53,7 @@
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/measure.hpp"
+#include "gpumeter/record.hpp"
 #include "gpumeter/runner.hpp"
 #include "gpumeter/session.hpp"
 #include "gpumeter/version.hpp"
@@ -932,6 +933,9 @@ NB_MODULE(_gpumeter, m) {
         "Raises:\n    Error: the first failed case's error, with its fields.");
   // The wall clock's resolution (verdict.hpp), for what draws it: plot's shaded band.
   m.attr("RESOLUTION_RATIO") = kResolutionRatio;
+  // The longest name a record holds, in UTF-8 bytes (record.hpp): Python's argument checks refuse
+  // a longer one before the core would.
+  m.attr("MAX_NAME_BYTES") = kMaxNameBytes;
   m.def("host_clock_samples", &python::host_clock_samples, nb::arg("call"),
         nb::arg("comparison_pass"), nb::arg("estimate_ns") = nb::none(),
         "The synchronized wall clock of call() by the core's driver on the host clock: "

@@ -17,6 +17,7 @@
 #include "gpumeter/detail/merge.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/device_lock.hpp"
+#include "gpumeter/error_catalogue.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/host_info.hpp"
@@ -298,7 +299,7 @@ int run_on_devices(const Options& o, const std::vector<std::string>& argv,
   } catch (const MergeRefused& e) {
     say(program, std::string("the devices' records, in ") + parts_dir.string() +
                      ", are not one sweep's: " + e.what());
-    return kExitUsage;
+    return exit_code_of_error(e);
   }
   std::string which;
   for (const Part& p : started) which += (which.empty() ? "" : ", ") + device_name(p.device);

@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
   } catch (const ConfigError& e) {
     say(program, e.what());
     std::cerr << "Run '" << program << " --help' for the options.\n";
-    return kExitUsage;
+    return exit_code_of_error(e);
   }
   try {
     app.parse(argc, argv);

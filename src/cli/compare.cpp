@@ -12,6 +12,7 @@
 #include "gpumeter/detail/record_comparison.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/detail/reporter.hpp"
+#include "gpumeter/error_catalogue.hpp"
 #include "gpumeter/errors.hpp"
 
 namespace gpumeter::cli {
@@ -59,12 +60,10 @@ int compare(const std::string& base_file, const std::string& new_file,
     // The core's rule of a threshold (CLI11 has read the text by kGateThresholdRule already).
     gate = gate_options(fail_on_regression, allow_missing, "--fail-on-regression");
     records = read_records({base_file, new_file});
-  } catch (const ConfigError& e) {
+  } catch (const Error& e) {
+    // The catalogue's code (ConfigError and InvalidRecord: a usage error).
     print_error(io, "compare", e.what());
-    return kExitUsage;
-  } catch (const InvalidRecord& e) {
-    print_error(io, "compare", e.what());
-    return kExitUsage;
+    return exit_code_of_error(e);
   }
   const ComparedRecords compared = compare_and_report(records[0], records[1], gate);
   // Rendered whole before the first byte is written.

@@ -149,9 +149,10 @@ Command add_evaluate_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "evaluate",
       "Judge candidates against a reference, each in a process of its own on fresh inputs with "
-      "its timed answers checked; one JSON line per candidate (faster, slower, no difference, "
-      "wrong, refused, crashed, timeout, tampered). Run by the Python module "
-      "($GPUMETER_PYTHON, default python3): `gpumeter evaluate --help` prints its options.");
+      "its timed answers checked; one JSON line per candidate (" +
+          evaluate_verdicts_help() +
+          "). Run by the Python module ($GPUMETER_PYTHON, default python3): `gpumeter evaluate "
+          "--help` prints its options.");
   // Every argument, --help included, is the Python module's: one parser owns them.
   sub->set_help_flag();
   sub->prefix_command();

@@ -32,6 +32,7 @@
 #include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/history.hpp"
 #include "gpumeter/detail/record_io.hpp"
+#include "gpumeter/error_catalogue.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/history_site.hpp"
 #include "gpumeter/host_info.hpp"
@@ -197,33 +198,36 @@ std::vector<std::string> read_commit_order(const std::string& file) {
   const std::string shown = quoted_text(file, 200);
   // Non-blocking: opening a FIFO with no writer must not wait; it is refused below anyway.
   const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) throw Error("cannot read the commit order " + shown + ": " + std::strerror(errno));
+  if (fd < 0)
+    throw ConfigError("cannot read the commit order " + shown + ": " + std::strerror(errno));
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    throw Error("the commit order " + shown +
-                " is not a regular file (a device, FIFO or folder is not read): write it to a "
-                "file first (git rev-list --reverse HEAD > commits.txt)");
+    throw ConfigError(
+        "the commit order " + shown +
+        " is not a regular file (a device, FIFO or folder is not read): write it to a "
+        "file first (git rev-list --reverse HEAD > commits.txt)");
   }
   std::string text;
   char buffer[1 << 16];
   for (;;) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw Error("cannot read the commit order " + shown + ": " + std::strerror(errno));
+    if (n < 0)
+      throw ConfigError("cannot read the commit order " + shown + ": " + std::strerror(errno));
     if (n == 0) break;
     if (text.size() + static_cast<std::size_t>(n) > kMaxCommitOrderBytes) {
-      throw Error("the commit order " + shown + " is larger than " +
-                  std::to_string(kMaxCommitOrderBytes) +
-                  " bytes, more than any project's commits take");
+      throw ConfigError("the commit order " + shown + " is larger than " +
+                        std::to_string(kMaxCommitOrderBytes) +
+                        " bytes, more than any project's commits take");
     }
     text.append(buffer, static_cast<std::size_t>(n));
   }
   std::vector<std::string> commits = commit_lines(text);
-  if (commits.empty()) throw Error("the commit order " + shown + " names no commit");
+  if (commits.empty()) throw ConfigError("the commit order " + shown + " names no commit");
   return commits;
 }
 
@@ -276,9 +280,9 @@ void check_site_free(const fs::path& site) {
   std::error_code ec;
   if (fs::exists(fs::symlink_status(site, ec)) &&
       (!fs::is_directory(fs::symlink_status(site, ec)) || !fs::is_empty(site, ec))) {
-    throw Error(site.string() +
-                " exists and is not an empty folder: the site is written into a new one "
-                "(remove it, or choose another --out)");
+    throw ConfigError(site.string() +
+                      " exists and is not an empty folder: the site is written into a new one "
+                      "(remove it, or choose another --out)");
   }
 }
 
@@ -289,24 +293,24 @@ void write_site(const std::vector<SiteFile>& files, const fs::path& site) {
   check_site_free(site);  // again: it may have been made while the records were read
   const fs::path parent = site.has_parent_path() ? site.parent_path() : fs::path(".");
   fs::create_directories(parent, ec);
-  if (ec) throw Error("cannot create " + parent.string() + ": " + ec.message());
+  if (ec) throw ConfigError("cannot create " + parent.string() + ": " + ec.message());
   const fs::path staging =
       parent / (site.filename().string() + ".partial-" + std::to_string(::getpid()));
   fs::remove_all(staging, ec);
   fs::create_directory(staging, ec);
-  if (ec) throw Error("cannot create " + staging.string() + ": " + ec.message());
+  if (ec) throw ConfigError("cannot create " + staging.string() + ": " + ec.message());
   try {
     for (const SiteFile& f : files) {
       std::ofstream out(staging / f.name, std::ios::binary | std::ios::trunc);
       out.write(f.content.data(), static_cast<std::streamsize>(f.content.size()));
       out.close();
-      if (!out) throw Error("cannot write " + (staging / f.name).string());
+      if (!out) throw ConfigError("cannot write " + (staging / f.name).string());
     }
     if (fs::exists(site, ec)) fs::remove(site, ec);  // the empty folder checked above
     fs::rename(staging, site, ec);
     if (ec)
-      throw Error("cannot rename " + staging.string() + " to " + site.string() + ": " +
-                  ec.message());
+      throw ConfigError("cannot rename " + staging.string() + " to " + site.string() + ": " +
+                        ec.message());
   } catch (...) {
     std::error_code ignored;
     fs::remove_all(staging, ignored);
@@ -328,8 +332,10 @@ int run_history(Io& io, const HistoryArguments& options_given) {
     check_site_free(o.out);
     if (!o.commits.empty()) options.commit_order = read_commit_order(o.commits);
   } catch (const Error& e) {
+    // A --commits that cannot be read or an --out that cannot be written: a ConfigError, which
+    // the catalogue makes a usage error.
     print_error(io, "history", e.what());
-    return kExitUsage;
+    return exit_code_of_error(e);
   }
   std::vector<LeftOut> unread;
   const std::vector<RecordFile> files = record_files(o.folders, o.out, unread);
@@ -380,7 +386,7 @@ int run_history(Io& io, const HistoryArguments& options_given) {
     write_site(render_history_site(history), o.out);
   } catch (const Error& e) {
     print_error(io, "history", e.what());
-    return kExitUsage;
+    return exit_code_of_error(e);
   }
   io.out << inert_text(o.out) << "/index.html: " << history.records.size() << " records over "
          << history.commits.size() << " commits, " << history.series.size() << " series, "

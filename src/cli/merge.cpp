@@ -17,6 +17,7 @@
 #include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/merge.hpp"
 #include "gpumeter/detail/record_io.hpp"
+#include "gpumeter/error_catalogue.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/version.hpp"
@@ -71,7 +72,7 @@ Command add_merge_command(CLI::App& app) {
                   read_records(std::vector<fs::path>(options->files.begin(), options->files.end()));
             } catch (const InvalidRecord& e) {
               print_error(io, "merge", e.what());
-              return kExitUsage;
+              return exit_code_of_error(e);
             }
             MergeOptions merge;
             merge.allow_mixed = options->allow_mixed;
@@ -87,7 +88,7 @@ Command add_merge_command(CLI::App& app) {
             } catch (const MergeRefused& e) {
               print_error(io, "merge",
                           e.record() ? options->files[*e.record()] + ": " + e.what() : e.what());
-              return kExitUsage;
+              return exit_code_of_error(e);
             }
 
             // Written atomically under the name asked for, never over an existing file (the one

@@ -19,22 +19,30 @@ namespace {
 // (python -m would say "No module named gpumeter" and exit 1, like any failure of the plot).
 // argv[1] is the interpreter's name for that line, argv[2] what installs the module; the plot's
 // arguments follow them.
-constexpr const char* kPlotBootstrap =
-    "import sys\n"
-    "try:\n"
-    "    from gpumeter.plot import main\n"
-    "except ImportError as e:\n"
-    "    sys.stderr.write('gpumeter plot: ' + sys.argv[1] + ' cannot import gpumeter.plot (' +\n"
-    "                     ' '.join(str(e).split()) + '): ' + sys.argv[2] + ', '\n"
-    "                     'or set GPUMETER_PYTHON to a Python that has it\\n')\n"
-    "    sys.exit(2)\n"
-    "try:\n"
-    "    code = main(sys.argv[3:])\n"
-    "except Exception as e:\n"
-    "    sys.stderr.write('gpumeter plot: internal error while drawing: ' + type(e).__name__ +\n"
-    "                     ': ' + ' '.join(str(e).split()) + '\\n')\n"
-    "    code = 3\n"
-    "sys.exit(code)\n";
+// Its exit codes are exit_codes.hpp's, written into the text.
+std::string plot_bootstrap() {
+  return "import sys\n"
+         "try:\n"
+         "    from gpumeter.plot import main\n"
+         "except ImportError as e:\n"
+         "    sys.stderr.write('gpumeter plot: ' + sys.argv[1] + ' cannot import gpumeter.plot (' "
+         "+\n"
+         "                     ' '.join(str(e).split()) + '): ' + sys.argv[2] + ', '\n"
+         "                     'or set GPUMETER_PYTHON to a Python that has it\\n')\n"
+         "    sys.exit(" +
+         std::to_string(kExitUsage) +
+         ")\n"
+         "try:\n"
+         "    code = main(sys.argv[3:])\n"
+         "except Exception as e:\n"
+         "    sys.stderr.write('gpumeter plot: internal error while drawing: ' + type(e).__name__ "
+         "+\n"
+         "                     ': ' + ' '.join(str(e).split()) + '\\n')\n"
+         "    code = " +
+         std::to_string(kExitInternal) +
+         "\n"
+         "sys.exit(code)\n";
+}
 
 // The codes the bootstrap above exits with; any other is the interpreter's own failure.
 bool bootstrap_code(int code) {
@@ -53,7 +61,7 @@ int run_plot(Io& io, const PlotArguments& o) {
   std::vector<std::string> args = {
       install_hint("plot"), "--out", o.out, "--format", o.format, "--kind", o.kind, "--"};
   args.insert(args.end(), o.records.begin(), o.records.end());
-  const Spawned spawned = spawn_python(io, python, kPlotBootstrap, args);
+  const Spawned spawned = spawn_python(io, python, plot_bootstrap().c_str(), args);
   if (spawned.pid < 0) {
     print_error(io, "plot",
                 cannot_start_python(python, spawned.error,

@@ -6,6 +6,7 @@
 #include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/detail/reporter.hpp"
+#include "gpumeter/error_catalogue.hpp"
 #include "gpumeter/errors.hpp"
 #include "table_format_option.hpp"
 
@@ -36,7 +37,7 @@ int report(const std::vector<std::string>& files, ReportFormat format, Io& io) {
     records = read_records(std::vector<std::filesystem::path>(files.begin(), files.end()));
   } catch (const InvalidRecord& e) {
     print_error(io, "report", e.what());
-    return kExitUsage;
+    return exit_code_of_error(e);
   }
   // Markdown is for people: the comparisons and null tests belong beside the timings. CSV is
   // for machines and holds the rows alone. All of it is rendered before the first byte is

@@ -236,7 +236,7 @@ int run_program(Io& io, const RunArguments& o) {
     (void)attribute_ranges(RangeTrace{{}, {}, {}, 0, 0}, options.ranges);
   } catch (const ConfigError& e) {
     print_error(io, "run", std::string("--range: ") + e.what());
-    return kExitUsage;
+    return exit_code_of_error(e);
   } catch (const Error&) {
   }
 

@@ -1,6 +1,7 @@
 """The Python API on the host clock (CI has no GPU): measure, compare, every error by its
 cause, records that `gpumeter report` reads back. Asserts the plumbing, never a CPU timing
 ratio (CI machines are shared and loaded)."""
+import ast
 import functools
 import json
 import os
@@ -570,10 +571,56 @@ def test_the_exit_codes_of_errors_are_the_catalogues():
     core = gpumeter._gpumeter
     assert core.exit_code_of_error("ConfigError") == core.EXIT_USAGE
     assert core.exit_code_of_error("NoRangesFound") == core.EXIT_USAGE
+    # Input that cannot be read or merged: a usage error, as `gpumeter compare` says.
+    assert core.exit_code_of_error("InvalidRecord") == core.EXIT_USAGE
+    assert gpumeter.InvalidRecord.exit_code == gpumeter.MergeRefused.exit_code == core.EXIT_USAGE
     assert core.exit_code_of_error("DeviceBusy") == core.EXIT_BUSY
     assert core.exit_code_of_error("VerificationFailed") == core.EXIT_FAILED
     assert core.exit_code_of_error("Error") == core.EXIT_FAILED
     assert core.exit_code_of_error("std::exception") == core.EXIT_INTERNAL
+
+
+def test_the_package_exports_every_error_from_the_catalogue_without_naming_one():
+    # A new error is written in the catalogue only: __init__.py re-exports _errors.__all__, and
+    # _errors.pyi (written from the catalogue) lists the names for type checkers.
+    names = [e.name for e in gpumeter._gpumeter.error_catalogue()]
+    for name in names + ["Error", "GpumeterWarning", "FallbackWarning"]:
+        assert name in gpumeter.__all__ and getattr(gpumeter, name) is getattr(gpumeter._errors, name)
+    # Its code (the docstring aside, which may mention an error): imports, names and strings.
+    tree = ast.parse(open(gpumeter.__file__, encoding="utf-8").read())
+    words = set()
+    for node in ast.walk(ast.Module(body=tree.body[1:], type_ignores=[])):
+        if isinstance(node, ast.alias):
+            words.add(node.name)
+        elif isinstance(node, ast.Name):
+            words.add(node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            words.add(node.value)
+    named = [n for n in names if n in words]
+    assert not named, f"__init__.py names {named}: take them from _errors.__all__"
+    assert gpumeter.Error.exit_code == gpumeter._gpumeter.exit_code_of_error("Error")
+
+
+def test_a_name_is_refused_past_the_cores_longest_name_and_not_before():
+    # The limit is the core's kMaxNameBytes, exported, not a copy of it.
+    from gpumeter import _checks
+    limit = gpumeter._gpumeter.MAX_NAME_BYTES
+    assert _checks._MAX_NAME_BYTES == limit
+    assert _checks._text("name", "n" * limit) == "n" * limit
+    with pytest.raises(gpumeter.ConfigError, match=f"at most {limit} bytes"):
+        _checks._text("name", "n" * (limit + 1))
+
+
+def test_the_docs_error_table_has_a_row_for_every_error_of_the_catalogue():
+    # docs/methodology.md's table is written by hand: a new error needs its row (MergeRefused and
+    # ProgramProcessError were once named nowhere in the docs).
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "docs", "methodology.md"), encoding="utf-8") as f:
+        text = f.read()
+    table = text.split("| error | raised when | what to do |\n", 1)[1].split("\n\n", 1)[0]
+    rows = {line.split("|")[1].strip().strip("`") for line in table.splitlines()[1:]}
+    missing = [e.name for e in gpumeter._gpumeter.error_catalogue() if e.name not in rows]
+    assert not missing, f"docs/methodology.md's error table has no row for {missing}"
 
 
 def test_an_error_class_takes_its_fields_by_name_and_only_those():

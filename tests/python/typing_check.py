@@ -40,6 +40,10 @@ def main() -> None:
         print(e.dropped, e.attempts)
     except (gpumeter.AttributionError, gpumeter.WrongDevice) as e:
         print(e.iteration)
+    except gpumeter.MergeRefused as e:  # an error gpumeter/__init__.py does not name
+        record: Optional[int] = e.record
+        code: int = e.exit_code
+        print(record, code)
 
 
 if __name__ == "__main__":

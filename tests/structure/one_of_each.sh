@@ -79,6 +79,19 @@ check "an exit code defined" \
   '(constexpr|const|#define|enum)[^;]*\b(k)?EXIT_?[A-Za-z_]*[[:space:]]*=|constexpr[^;]*\bkExit[A-Za-z]*\b' \
   '^include/gpumeter/exit_codes\.hpp$'
 
+# An error's exit code: the catalogue's (src/include/gpumeter/error_catalogue.hpp), through
+# exit_code_of_error. A catch of a catalogued error that returns a kExit* of its own is a second
+# mapping (compare, report, merge and history once returned 2 for InvalidRecord, which the
+# catalogue said was 1). The main job (examples/) is left to issue 53's item 2b.
+found=$(find src python/src -type f -name '*.cpp' | sort |
+  xargs grep -nE -A4 'catch[[:space:]]*\(const[[:space:]]+[A-Za-z:]*(VerificationFailed|InputsModified|OffThreadLaunch|AttributionError|WrongDevice|CollectionStopped|UnaccountedWork|AnswerNotPlain|OtherProcessOnDevice|RecordsLost|CuptiUnavailable|TimestampUnitMismatch|DeviceBusy|MixedTimingMethods|IncomparableStatistics|InvalidRecord|CollectorRecordsLost|CorruptTrace|LaunchNotFound|KernelRecordsMissing|PartsMissing|UserCodeError|DeviceError|ConfigError|MergeRefused|RangeNotOpen|RangeLeftOpen|NoRangesFound|ProgramRunsDiffer|ProgramProcessError)[[:space:]]*&' /dev/null |
+  grep -E 'return[[:space:]]+kExit')
+if [[ -n "$found" ]]; then
+  echo "FAIL: an error mapped to an exit code outside the catalogue (use exit_code_of_error):" >&2
+  echo "$found" >&2
+  failed=1
+fi
+
 # A record's derived parts: src/core/finish.cpp, over the rules of summary.cpp and comparison.cpp.
 # A second caller shows numbers by rules of its own (the markdown reporter once recomputed an old
 # record's comparisons by the current rules). Tests and studies call the rules themselves.
@@ -251,6 +264,12 @@ if [[ -n "$found" ]]; then
   echo "$found" >&2
   failed=1
 fi
+# The longest name a record holds is the core's kMaxNameBytes, exported as MAX_NAME_BYTES.
+forbid "a copy of kMaxNameBytes in Python (use _gpumeter.MAX_NAME_BYTES)" python/gpumeter/_checks.py \
+  '^_MAX_NAME_BYTES[^=]*=[[:space:]]*[0-9]'
+# gpumeter plot exits with the extension's EXIT_* (exit_codes.hpp), never a number of its own.
+forbid "an exit code written as a number in plot.py (use _gpumeter.EXIT_*)" python/gpumeter/plot.py \
+  '(sys\.exit|SystemExit)\([0-9]+\)|return[[:space:]]+[0-9]+[[:space:]]*(#.*)?$'
 
 if [[ $failed -eq 0 ]]; then
   echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \

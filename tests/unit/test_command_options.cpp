@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "gpumeter/detail/candidate_verdict.hpp"
 #include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/option_spec.hpp"
 #include "gpumeter/detail/option_table.hpp"
@@ -153,6 +154,24 @@ TEST(ExitCodesHelp, ASentenceFromTheTableInTheOrderGiven) {
             std::string::npos);
   EXPECT_NE(app.get_subcommand("plot")->get_footer().find(plot_exit_codes_help()),
             std::string::npos);
+}
+
+TEST(CommandOptionsTest, EvaluatesHelpNamesEveryVerdictByItsName) {
+  // The verdicts are the core's (kVerdicts, to_string): a list typed by hand left "not measured"
+  // out and said "timed-out" for "timeout".
+  CLI::App app;
+  (void)add_commands(app);
+  const std::string description = app.get_subcommand("evaluate")->get_description();
+  const std::string exit_help = evaluate_exit_codes_help();
+  const std::string at_0 = exit_help.substr(0, exit_help.find("; 1 "));
+  for (const Verdict v : kVerdicts) {
+    EXPECT_NE(description.find(std::string(to_string(v))), std::string::npos) << to_string(v);
+    // Exit 0 lists the answers that are no comparison's: wrong, refused, crashed, ...
+    const bool listed_at_0 = !verdict_compares(v) && evaluation_exit_code({v}) == kExitOk;
+    EXPECT_EQ(at_0.find(to_string(v)) != std::string::npos, listed_at_0)
+        << to_string(v) << ": " << at_0;
+  }
+  EXPECT_EQ(exit_help.find("timed-out"), std::string::npos);
 }
 
 }  // namespace

@@ -487,6 +487,10 @@ TEST(ErrorTable, TheCatalogueNamesClassesAndExitsEveryError) {
   // else internal.
   EXPECT_EQ(exit_code_of_error(ConfigError("x")), kExitUsage);
   EXPECT_EQ(exit_code_of_error(NoRangesFound("x")), kExitUsage);
+  // Input that cannot be read or merged is a usage error: what gpumeter compare/report/merge
+  // have always returned for them.
+  EXPECT_EQ(exit_code_of_error("InvalidRecord"), kExitUsage);
+  EXPECT_EQ(exit_code_of_error("MergeRefused"), kExitUsage);
   EXPECT_EQ(exit_code_of_error(DeviceBusy("x")), kExitBusy);
   EXPECT_EQ(exit_code_of_error(VerificationFailed("x")), kExitFailed);
   EXPECT_EQ(exit_code_of_error(PartsMissing("x")), kExitFailed);

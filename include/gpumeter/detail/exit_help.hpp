@@ -28,6 +28,10 @@ std::string_view exit_code_meaning(int code);
 
 // `gpumeter evaluate`'s and `gpumeter plot`'s, for the C++ command's help and the module's.
 std::string evaluate_exit_codes_help();
+// Every verdict `gpumeter evaluate` gives, by the core's names ("faster, slower, ... or not
+// measured"): the C++ command's description names them from here; a list typed by hand had left
+// one out.
+std::string evaluate_verdicts_help();
 std::string plot_exit_codes_help();
 
 }  // namespace gpumeter

@@ -142,7 +142,9 @@
     "The passes of one implementation were timed by different methods and cannot be merged.") \
   X(IncomparableStatistics, not_measured, kExitFailed, "Error", NO_FIELDS, \
     "Rows measured with different statistics (device time, wall clock) were to be compared.") \
-  X(InvalidRecord, not_measured, kExitFailed, "Error", \
+  /* A record that cannot be read, or records that cannot be merged, is input the command */ \
+  /* cannot use: a usage error (exit_codes.hpp), as it is for `gpumeter compare/report/merge`. */ \
+  X(InvalidRecord, not_measured, kExitUsage, "Error", \
     F(path, e.path(), "str") \
     F(problem, e.problem(), "str") \
     , \
@@ -223,7 +225,7 @@
     "    argument: the argument at fault (``\"budget\"``, ``\"flops\"``, " \
     "``\"implementations\"``), or\n" \
     "        None when the error is not about one argument.") \
-  X(MergeRefused, failed, kExitFailed, "Error", \
+  X(MergeRefused, failed, kExitUsage, "Error", \
     F(record, e.record(), "Optional[int]") \
     , \
     "Records that are not the shards of one sweep were asked to be merged: a row in two of " \
