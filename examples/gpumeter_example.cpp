@@ -35,13 +35,12 @@ struct Options {
 
 // What the options ask of the session: how to time, on which device. The session takes the
 // device lock and chooses the backend; the work follows the backend's device. --timing takes the
-// session's names, as every program's does; host times the example's host work, so no device is
-// opened for it.
+// session's names with the session's meanings, as every program's does: host on a usable GPU is
+// the synchronized wall clock around the GPU work, elsewhere the host clock around the host work.
 gpumeter::SessionOptions session_options(const Options& o) {
   gpumeter::SessionOptions s;
   s.device = o.device;
   s.timing = gpumeter::parse_timing(o.timing, "--timing");
-  if (s.timing == gpumeter::Timing::host) s.timing = gpumeter::Timing::host_only;
   s.allow_events_fallback = o.allow_events_fallback;
   return s;
 }
@@ -113,8 +112,8 @@ int main(int argc, char** argv) {
     if (!on_gpu) {
       // One short line; the record's deviations below say why in full.
       std::printf(
-          "%s: the same pipeline runs on the host backend (host-wall timing, CPU work).\n\n",
-          choice.timing == gpumeter::Timing::host_only ? "Host timing asked for" : "No usable GPU");
+          "No usable GPU: the same pipeline runs on the host backend (host-wall timing, CPU "
+          "work).\n\n");
       work = gpumeter::example::host_example_work();
     }
     std::printf("Measuring %s on %s (%s)\n", work.description.c_str(),

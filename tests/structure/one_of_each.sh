@@ -165,6 +165,10 @@ fi
 # each program's --timing mapped its own).
 check "a timing named" 'timing[[:space:]]*[!=]=[[:space:]]*"(auto|cupti|events|host)"' \
   '^(src/include/gpumeter/session\.hpp$|src/session/|tests/|bench/)'
+# Nor does a front end trade the user's timing for another: the main job once turned --timing host
+# into host_only, so host meant the CPU work there and the synchronized wall clock elsewhere.
+check "a user's timing traded for host_only" 'timing[[:space:]]*=[[:space:]]*(gpumeter::)?Timing::host_only' \
+  '^(src/include/gpumeter/session\.hpp$|src/session/|python/src/module\.cpp$|tests/|bench/)'
 
 # The benchmark programs' options are one table (src/core/option_table.cpp), and the gpumeter
 # command's another (src/cli/command_options.cpp), sharing the meanings of the options both have:

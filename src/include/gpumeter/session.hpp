@@ -30,7 +30,8 @@ enum class Timing {
   // The host clock: on a usable GPU the synchronized wall clock (the device drained before the
   // clock starts and stops), elsewhere the host's steady clock.
   host,
-  // The host's steady clock around work that runs on the CPU; no device is opened.
+  // The host's steady clock around work that runs on the CPU; no device is opened. No user's
+  // word names it (it is not in kTimingNames): the binding's host-clock samples use it.
   host_only,
 };
 
