@@ -170,6 +170,26 @@ check "a timing named" 'timing[[:space:]]*[!=]=[[:space:]]*"(auto|cupti|events|h
 check "a user's timing traded for host_only" 'timing[[:space:]]*=[[:space:]]*(gpumeter::)?Timing::host_only' \
   '^(src/include/gpumeter/session\.hpp$|src/session/|python/src/module\.cpp$|tests/|bench/)'
 
+# The main job's exit code for an error is the catalogue's (exit_code_of_error), as every
+# program's: it once chose ConfigError 2, DeviceBusy 4 and any other 1 by hand in its handlers.
+found=$(awk '
+  FNR == 1 { in_handler = 0 }
+  {
+    if (match($0, /catch[[:space:]]*\([[:space:]]*const[[:space:]]+[A-Za-z_:]+[[:space:]]*&/)) {
+      in_handler = substr($0, RSTART, RLENGTH) !~ /std::/
+      match($0, /^[[:space:]]*/); depth = RLENGTH
+      next
+    }
+    if (in_handler && match($0, /^[[:space:]]*}/) && RLENGTH - 1 <= depth) in_handler = 0
+    if (in_handler && $0 ~ /return[[:space:]].*kExit/) print FILENAME ":" FNR ": " $0
+  }' examples/gpumeter_example.cpp)
+if [[ -n "$found" ]]; then
+  echo "FAIL: an exit code chosen by hand for one of gpumeter's errors (return" \
+    "exit_code_of_error(e)):" >&2
+  echo "$found" >&2
+  failed=1
+fi
+
 # The benchmark programs' options are one table (src/core/option_table.cpp), and the gpumeter
 # command's another (src/cli/command_options.cpp), sharing the meanings of the options both have:
 # each registers from its entry, so none is added to a CLI::App by name in src/benchmark or src/cli.
