@@ -35,8 +35,8 @@ enum class Timing {
   host_only,
 };
 
-// The timings a user names, in one list: the benchmark programs' --timing, Python's timing= and
-// `gpumeter evaluate --timing` read a name here. (gpumeter-example's --backend names backends.)
+// The timings a user names, in one list: the benchmark programs' --timing, gpumeter-example's
+// --timing, Python's timing= and `gpumeter evaluate --timing` read a name here.
 struct TimingName {
   const char* name;
   Timing timing;
