@@ -834,6 +834,16 @@ NB_MODULE(_gpumeter, m) {
       "fraction of 1), and ''; or None and what the value must be ('a fraction, written 2% or "
       "0.02').");
   m.def(
+      "value_problem",
+      [rule_named](const std::string& name, double value, const std::string& rule) {
+        return value_problem(name, value, rule_named(rule));
+      },
+      nb::arg("name"), nb::arg("value"), nb::arg("rule"),
+      "Why `value`, a number already in the unit of the rule of that name (a keyword's value, "
+      "not an option's text), breaks that rule, one line naming `name`, or '' when it does "
+      "not.");
+  m.attr("PROCESS_LIMIT_DEFAULT_SECONDS") = kProcessLimitDefaultSeconds;
+  m.def(
       "option_specs",
       [] {
         // The options every front end offers by one meaning (option_spec.hpp), for the parsers
