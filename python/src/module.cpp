@@ -806,7 +806,8 @@ NB_MODULE(_gpumeter, m) {
       {"device_index", kDeviceIndex},
       {"precision", kPrecisionTargetRule},
       {"max_time", kPrecisionTimeRule},
-      {"gate_threshold", kGateThresholdRule}};
+      {"gate_threshold", kGateThresholdRule},
+      {"work_per_call", kWorkPerCall}};
   const auto rule_named = [](const std::string& rule) -> const NumberRule& {
     const auto found = kRules.find(rule);
     if (found == kRules.end()) throw std::invalid_argument("no number rule '" + rule + "'");
@@ -820,7 +821,7 @@ NB_MODULE(_gpumeter, m) {
       nb::arg("name"), nb::arg("text"), nb::arg("rule"),
       "Why the text of the numeric option `name` breaks the rule of that name "
       "(process_limit_seconds, limit_seconds, wait_seconds, device_index, precision, max_time, "
-      "gate_threshold), "
+      "gate_threshold, work_per_call), "
       "one line naming the option, or '' when it does not.");
   m.def(
       "read_number",
