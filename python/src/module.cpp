@@ -992,8 +992,24 @@ NB_MODULE(_gpumeter, m) {
   // none without a threshold (a fraction, read from its text by the rule "gate_threshold"),
   // ConfigError for one the gate cannot judge by.
   const auto gate_of = [](std::optional<double> threshold, bool allow_missing) {
-    return gate_options(threshold, allow_missing, "fail_on_regression");
+    return gate_options(threshold, allow_missing, "fail_on_regression", "allow_missing");
   };
+  m.def(
+      "gate_problem",
+      [](std::optional<double> threshold, bool allow_missing, const std::string& threshold_name,
+         const std::string& allow_missing_name) {
+        try {
+          (void)gate_options(threshold, allow_missing, threshold_name, allow_missing_name);
+        } catch (const ConfigError& e) {
+          return std::string(e.what());
+        }
+        return std::string();
+      },
+      nb::arg("threshold"), nb::arg("allow_missing"), nb::arg("threshold_name"),
+      nb::arg("allow_missing_name"),
+      "Why the gate's options (a threshold, a fraction or None; allow_missing) cannot be asked, "
+      "in the front end's names of them, by the core's rule (gate_options), or '' when they "
+      "can.");
   m.def("gate_threshold_text", &gate_threshold_text, nb::arg("threshold"),
         "The gate's threshold (a fraction) as the reports show it: '5%'.");
   m.def(
