@@ -47,8 +47,10 @@
 #include "gpumeter/detail/run_target.hpp"
 #include "gpumeter/detail/shard.hpp"
 #include "gpumeter/detail/summary.hpp"
+#include "gpumeter/detail/timing_method.hpp"
 #include "gpumeter/detail/tolerance.hpp"
 #include "gpumeter/detail/verdict.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/host_info.hpp"
@@ -844,6 +846,16 @@ NB_MODULE(_gpumeter, m) {
       "not an option's text), breaks that rule, one line naming `name`, or '' when it does "
       "not.");
   m.attr("PROCESS_LIMIT_DEFAULT_SECONDS") = kProcessLimitDefaultSeconds;
+  m.def(
+      "statistic_title",
+      [](const std::string& statistic) {
+        // A statistic no record of this version writes is shown as it is written.
+        const std::optional<Statistic> known = parse_statistic(statistic);
+        return known ? statistic_title(*known) : statistic;
+      },
+      nb::arg("statistic"),
+      "A statistic (its record word: 'synchronized_wall_clock', 'device_busy', ...) as every "
+      "report and table titles it: 'wall clock', 'device_busy', ....");
   m.def(
       "option_specs",
       [] {

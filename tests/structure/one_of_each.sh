@@ -199,6 +199,17 @@ if [[ -n "$found" ]]; then
   failed=1
 fi
 
+# A statistic's title is wording.cpp's statistic_title, exported to Python (plot.py): the reports,
+# the compare table, Python's repr and the plots once each wrote their own ("wall clock",
+# "synchronized wall clock", "CUDA event time").
+check "a statistic's title" '"wall clock"' '^(src/core/wording\.cpp$|tests/|bench/)'
+found=$(grep -nE '"(synchronized wall clock|CUDA event time)"' python/gpumeter/*.py)
+if [[ -n "$found" ]]; then
+  echo "FAIL: a statistic's title written in Python (_gpumeter.statistic_title gives it):" >&2
+  echo "$found" >&2
+  failed=1
+fi
+
 # The benchmark programs' options are one table (src/core/option_table.cpp), and the gpumeter
 # command's another (src/cli/command_options.cpp), sharing the meanings of the options both have:
 # each registers from its entry, so none is added to a CLI::App by name in src/benchmark or src/cli.
