@@ -15,6 +15,7 @@
 #include "example_work.hpp"
 #include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/option_spec.hpp"
+#include "gpumeter/error_catalogue.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/records.hpp"
@@ -35,13 +36,12 @@ struct Options {
 
 // What the options ask of the session: how to time, on which device. The session takes the
 // device lock and chooses the backend; the work follows the backend's device. --timing takes the
-// session's names, as every program's does; host times the example's host work, so no device is
-// opened for it.
+// session's names with the session's meanings, as every program's does: host on a usable GPU is
+// the synchronized wall clock around the GPU work, elsewhere the host clock around the host work.
 gpumeter::SessionOptions session_options(const Options& o) {
   gpumeter::SessionOptions s;
   s.device = o.device;
   s.timing = gpumeter::parse_timing(o.timing, "--timing");
-  if (s.timing == gpumeter::Timing::host) s.timing = gpumeter::Timing::host_only;
   s.allow_events_fallback = o.allow_events_fallback;
   return s;
 }
@@ -85,15 +85,14 @@ int main(int argc, char** argv) {
       " The device lock is $GPU_LOCK, else /tmp/gpumeter-gpu-<uuid>.lock.");
   if (const auto done = gpumeter::testkit::parse_command_line(app, argc, argv)) return *done;
 
-  // Where the record goes is checked before anything is measured.
   try {
-    gpumeter::prepare_output_directory(o.out_dir);
-  } catch (const gpumeter::Error& e) {
-    std::fprintf(stderr, "gpumeter-example: --out %s: %s\n", o.out_dir.c_str(), e.what());
-    return gpumeter::kExitUsage;
-  }
-
-  try {
+    // Where the record goes is checked before anything is measured: a usage error, as a
+    // program's --out is.
+    try {
+      gpumeter::prepare_output_directory(o.out_dir);
+    } catch (const gpumeter::Error& e) {
+      throw gpumeter::ConfigError("--out " + o.out_dir + ": " + e.what());
+    }
     const gpumeter::SessionOptions choice = session_options(o);
     gpumeter::Session::check_timing_is_built(choice);
     // Said once, before the lock: --timing cupti without a usable GPU has nothing to measure,
@@ -113,8 +112,8 @@ int main(int argc, char** argv) {
     if (!on_gpu) {
       // One short line; the record's deviations below say why in full.
       std::printf(
-          "%s: the same pipeline runs on the host backend (host-wall timing, CPU work).\n\n",
-          choice.timing == gpumeter::Timing::host_only ? "Host timing asked for" : "No usable GPU");
+          "No usable GPU: the same pipeline runs on the host backend (host-wall timing, CPU "
+          "work).\n\n");
       work = gpumeter::example::host_example_work();
     }
     std::printf("Measuring %s on %s (%s)\n", work.description.c_str(),
@@ -142,15 +141,10 @@ int main(int argc, char** argv) {
       return gpumeter::kExitFailed;
     }
     return gpumeter::kExitOk;
-  } catch (const gpumeter::ConfigError& e) {
-    std::fprintf(stderr, "gpumeter-example: %s\n", e.what());
-    return gpumeter::kExitUsage;
-  } catch (const gpumeter::DeviceBusy& e) {
-    std::fprintf(stderr, "gpumeter-example: %s\n", e.what());
-    return gpumeter::kExitBusy;
   } catch (const gpumeter::Error& e) {
+    // The code is the catalogue's, as every program's (exit_code_of_error).
     std::fprintf(stderr, "gpumeter-example: %s\n", e.what());
-    return gpumeter::kExitFailed;
+    return gpumeter::exit_code_of_error(e);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpumeter-example: internal error: %s\n", e.what());
     return gpumeter::kExitInternal;

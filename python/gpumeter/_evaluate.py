@@ -840,9 +840,10 @@ def _parser() -> argparse.ArgumentParser:
                         "the framework and the evaluator's modules (no CUDA context), cold where "
                         "that cannot serve (said on the first line); cold: a fresh interpreter "
                         "each (default warm)")
-    p.add_argument("--timeout", default="600", metavar="T",
+    timeout = f"{_gpumeter.PROCESS_LIMIT_DEFAULT_SECONDS:g}"  # the core's, as phases()'
+    p.add_argument("--timeout", default=timeout, metavar="T",
                    help="how long a candidate's process may run before it is killed: 10s, "
-                        "500ms or bare seconds (default 600)")
+                        f"500ms or bare seconds (default {timeout})")
     p.add_argument("--memory", metavar="SIZE",
                    help="host memory a candidate's processes may hold (resident, summed over "
                         "every process it started, read every 0.15 s) before they are all killed "

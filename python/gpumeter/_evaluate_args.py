@@ -8,7 +8,6 @@ bad argument is one line naming it and what it may be, exit 2, nothing run.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -68,9 +67,11 @@ def check_options(args: argparse.Namespace) -> None:
     if problem:
         raise UsageError(f"--{problem}")
     for flag, value in (("--flops", args.flops), ("--bytes", args.bytes)):
-        # A workload's size divides into TFLOP/s and TB/s: a positive finite number.
-        if value is not None and not (math.isfinite(value) and value > 0):
-            raise UsageError(f"{flag} must be a positive finite number, got {value:g}")
+        # The core's rule of work per call (kWorkPerCall), as measure(flops=) and the programs'
+        # Setup::flops take it: finite and >= 0 (0 is a call that computes or moves nothing).
+        problem = core.value_problem(flag, value, "work_per_call") if value is not None else ""
+        if problem:
+            raise UsageError(problem)
 
 
 def locate(specs: Sequence[Tuple[str, Dict[str, str]]], *, python: str,

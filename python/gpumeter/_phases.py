@@ -339,7 +339,8 @@ def phases(candidates: Mapping[str, str], *, name: str = "phases",
            calls: Sequence[int] = (1, 10, 100), device: Optional[int] = None,
            timing: str = "auto", lock: bool = True, allow_contended: bool = False,
            verify: bool = True, rtol: float = 1e-5, atol: float = 1e-8, recaptures: int = 3,
-           python: Optional[str] = None, timeout_s: float = 600.0) -> PhasesResult:
+           python: Optional[str] = None,
+           timeout_s: float = _gpumeter.PROCESS_LIMIT_DEFAULT_SECONDS) -> PhasesResult:
     """Measures what each candidate costs a user, from a fresh process to N calls.
 
     Each candidate is ``"package.module:function"``; ``function(**params)`` returns its steps
@@ -407,9 +408,14 @@ def phases(candidates: Mapping[str, str], *, name: str = "phases",
                           for k in n_calls):
         raise ConfigError(f"calls: must be a list of integers from 1 to 100000, not {calls!r}",
                           argument="calls")
-    if not isinstance(timeout_s, (int, float)) or isinstance(timeout_s, bool) or timeout_s <= 0:
-        raise ConfigError(f"timeout_s: must be a positive number of seconds, not {timeout_s!r}",
+    # The core's rule of a process's time limit, as `gpumeter evaluate --timeout` reads it: at
+    # least 1 s, finite (inf and nan are no limit).
+    if not isinstance(timeout_s, (int, float)) or isinstance(timeout_s, bool):
+        raise ConfigError(f"timeout_s: must be a number of seconds, not {timeout_s!r}",
                           argument="timeout_s")
+    problem = _gpumeter.value_problem("timeout_s", float(timeout_s), "process_limit_seconds")
+    if problem:
+        raise ConfigError(problem, argument="timeout_s")
     # The tolerances as compare() takes them, refused before anything runs where they cannot
     # make a verdict (the rule that needs the answers is applied to them, before warm timing).
     rtol_v, atol_v = _checked_tolerances(rtol, atol) if verify else (rtol, atol)

@@ -139,15 +139,9 @@ def _bytes_text(n: float) -> str:
     return f"{n:.0f} B"
 
 
-_STATISTIC_WORDS = {
-    "device_busy": "device_busy (device time)",
-    "cuda_event": "CUDA event time",
-    "synchronized_wall_clock": "synchronized wall clock",
-}
-
-
 def _statistic_words(statistic: str) -> str:
-    return _STATISTIC_WORDS.get(statistic, statistic)
+    # The core's one title of a statistic (wording.cpp), the one the reports' tables give it.
+    return str(_gpumeter.statistic_title(statistic))
 
 
 def _params_text(params: Dict[str, str]) -> str:

@@ -121,8 +121,11 @@ class PytestSession:
             if problem:
                 raise _usage(problem)
             self.threshold = _gpumeter.read_number(text, "gate_threshold")[0]
-        if self.allow_missing and self.threshold is None:
-            raise _usage("--gpumeter-allow-missing needs --gpumeter-fail-on-regression FRACTION")
+        # The core's rule of the gate's options (gate_options), as `gpumeter compare` checks them.
+        problem = _gpumeter.gate_problem(self.threshold, self.allow_missing,
+                                         "--gpumeter-fail-on-regression", "--gpumeter-allow-missing")
+        if problem:
+            raise _usage(problem)
         if self.save is not None:
             self._check_name("--gpumeter-save", self.save)
         self.baseline: Dict[str, Dict[str, str]] = {}

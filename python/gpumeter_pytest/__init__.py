@@ -54,8 +54,11 @@ def _session(config: Any, create: bool) -> Optional[Any]:
 
 
 def _asked(config: Any) -> bool:
+    # --gpumeter-allow-missing too: given alone it is refused (the core's gate_options) before any
+    # test runs, not when a test first measures.
     return any(config.getoption(o) for o in (
-        "gpumeter_save", "gpumeter_compare", "gpumeter_fail_on_regression"))
+        "gpumeter_save", "gpumeter_compare", "gpumeter_fail_on_regression",
+        "gpumeter_allow_missing"))
 
 
 def pytest_configure(config: Any) -> None:

@@ -47,8 +47,10 @@
 #include "gpumeter/detail/run_target.hpp"
 #include "gpumeter/detail/shard.hpp"
 #include "gpumeter/detail/summary.hpp"
+#include "gpumeter/detail/timing_method.hpp"
 #include "gpumeter/detail/tolerance.hpp"
 #include "gpumeter/detail/verdict.hpp"
+#include "gpumeter/detail/wording.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/host_info.hpp"
@@ -807,7 +809,8 @@ NB_MODULE(_gpumeter, m) {
       {"device_index", kDeviceIndex},
       {"precision", kPrecisionTargetRule},
       {"max_time", kPrecisionTimeRule},
-      {"gate_threshold", kGateThresholdRule}};
+      {"gate_threshold", kGateThresholdRule},
+      {"work_per_call", kWorkPerCall}};
   const auto rule_named = [](const std::string& rule) -> const NumberRule& {
     const auto found = kRules.find(rule);
     if (found == kRules.end()) throw std::invalid_argument("no number rule '" + rule + "'");
@@ -821,7 +824,7 @@ NB_MODULE(_gpumeter, m) {
       nb::arg("name"), nb::arg("text"), nb::arg("rule"),
       "Why the text of the numeric option `name` breaks the rule of that name "
       "(process_limit_seconds, limit_seconds, wait_seconds, device_index, precision, max_time, "
-      "gate_threshold), "
+      "gate_threshold, work_per_call), "
       "one line naming the option, or '' when it does not.");
   m.def(
       "read_number",
@@ -834,6 +837,26 @@ NB_MODULE(_gpumeter, m) {
       "The value of a numeric option's text under the rule of that name, in its unit (seconds, a "
       "fraction of 1), and ''; or None and what the value must be ('a fraction, written 2% or "
       "0.02').");
+  m.def(
+      "value_problem",
+      [rule_named](const std::string& name, double value, const std::string& rule) {
+        return value_problem(name, value, rule_named(rule));
+      },
+      nb::arg("name"), nb::arg("value"), nb::arg("rule"),
+      "Why `value`, a number already in the unit of the rule of that name (a keyword's value, "
+      "not an option's text), breaks that rule, one line naming `name`, or '' when it does "
+      "not.");
+  m.attr("PROCESS_LIMIT_DEFAULT_SECONDS") = kProcessLimitDefaultSeconds;
+  m.def(
+      "statistic_title",
+      [](const std::string& statistic) {
+        // A statistic no record of this version writes is shown as it is written.
+        const std::optional<Statistic> known = parse_statistic(statistic);
+        return known ? statistic_title(*known) : statistic;
+      },
+      nb::arg("statistic"),
+      "A statistic (its record word: 'synchronized_wall_clock', 'device_busy', ...) as every "
+      "report and table titles it: 'wall clock', 'device_busy', ....");
   m.def(
       "option_specs",
       [] {
@@ -985,8 +1008,24 @@ NB_MODULE(_gpumeter, m) {
   // none without a threshold (a fraction, read from its text by the rule "gate_threshold"),
   // ConfigError for one the gate cannot judge by.
   const auto gate_of = [](std::optional<double> threshold, bool allow_missing) {
-    return gate_options(threshold, allow_missing, "fail_on_regression");
+    return gate_options(threshold, allow_missing, "fail_on_regression", "allow_missing");
   };
+  m.def(
+      "gate_problem",
+      [](std::optional<double> threshold, bool allow_missing, const std::string& threshold_name,
+         const std::string& allow_missing_name) {
+        try {
+          (void)gate_options(threshold, allow_missing, threshold_name, allow_missing_name);
+        } catch (const ConfigError& e) {
+          return std::string(e.what());
+        }
+        return std::string();
+      },
+      nb::arg("threshold"), nb::arg("allow_missing"), nb::arg("threshold_name"),
+      nb::arg("allow_missing_name"),
+      "Why the gate's options (a threshold, a fraction or None; allow_missing) cannot be asked, "
+      "in the front end's names of them, by the core's rule (gate_options), or '' when they "
+      "can.");
   m.def("gate_threshold_text", &gate_threshold_text, nb::arg("threshold"),
         "The gate's threshold (a fraction) as the reports show it: '5%'.");
   m.def(

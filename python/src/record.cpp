@@ -135,10 +135,7 @@ void bind_values(nb::module_& m) {
       // Readable, and labelled by its statistic: a host row's reading is a wall clock, never
       // shown as device time.
       .def("__repr__", [](const Summary& s) {
-        const Statistic statistic = statistic_of(s.method);
-        const std::string name = statistic == Statistic::synchronized_wall_clock
-                                     ? std::string("wall clock")
-                                     : std::string(to_string(statistic));
+        const std::string name = statistic_title(statistic_of(s.method));
         return "Summary(" + std::string(to_string(s.method)) + ": " + name + " median " +
                time_text(s.device_busy.median_ns) + " [p10 " + time_text(s.device_busy.p10_ns) +
                ", p90 " + time_text(s.device_busy.p90_ns) + "], latency median " +

@@ -181,8 +181,15 @@ Movement movement_of(const Comparison& c) {
 }
 
 std::optional<GateOptions> gate_options(std::optional<double> threshold, bool allow_missing,
-                                        std::string_view option) {
-  if (!threshold) return std::nullopt;
+                                        std::string_view option,
+                                        std::string_view allow_missing_option) {
+  if (!threshold) {
+    if (allow_missing) {
+      throw ConfigError(std::string(allow_missing_option) + " needs " + std::string(option) +
+                        " FRACTION: it lets what the gate cannot see pass, and there is no gate");
+    }
+    return std::nullopt;
+  }
   if (std::string problem = value_problem(option, *threshold, kGateThresholdRule);
       !problem.empty()) {
     throw ConfigError(problem);

@@ -1,5 +1,7 @@
 #include "gpumeter/detail/summary.hpp"
 
+#include "gpumeter/detail/number_rule.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -8,7 +10,7 @@
 namespace gpumeter {
 
 bool work_per_call_valid(double per_call) {
-  return std::isfinite(per_call) && per_call >= 0;
+  return value_problem("", per_call, kWorkPerCall).empty();
 }
 
 namespace {

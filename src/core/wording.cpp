@@ -422,4 +422,9 @@ std::string growth_heading(std::string_view axis) {
          "measured sizes):";
 }
 
+std::string statistic_title(Statistic statistic) {
+  return statistic == Statistic::synchronized_wall_clock ? std::string("wall clock")
+                                                         : std::string(to_string(statistic));
+}
+
 }  // namespace gpumeter

@@ -25,12 +25,6 @@ std::string item(const std::string& text) {
   return report_parts::wrapped_item("- ", markdown_text(text, MarkdownPlace::line_start));
 }
 
-// A statistic as report's table titles name it.
-std::string statistic_name(Statistic s) {
-  return s == Statistic::synchronized_wall_clock ? std::string("wall clock")
-                                                 : std::string(to_string(s));
-}
-
 std::string joined(const std::vector<std::string>& parts) {
   std::string s;
   for (const std::string& p : parts) s += (s.empty() ? "" : "; ") + p;
@@ -75,7 +69,7 @@ std::string render_record_comparison(const Record& base, const Record& next,
     const CompareRowWords w = compare_row_words(c);
     const RowKey& row = p.next->row;
     rows.push_back({md(row.case_name), md(row.implementation), md(format_params(row.params))});
-    if (statistic_column) rows.back().push_back(statistic_name(c.statistic));
+    if (statistic_column) rows.back().push_back(statistic_title(c.statistic));
     rows.back().push_back(time_text(p.base->summary.device_busy.median_ns));
     rows.back().push_back(time_text(p.next->summary.device_busy.median_ns));
     rows.back().push_back(w.change);  // the core's figures, no record text
@@ -84,7 +78,7 @@ std::string render_record_comparison(const Record& base, const Record& next,
   }
   if (!comparison.pairs.empty()) {
     if (!statistic_column) {
-      out += "\nEach side's median " + statistic_name(*statistics.begin()) + ", row by row:\n";
+      out += "\nEach side's median " + statistic_title(*statistics.begin()) + ", row by row:\n";
     }
     // Too wide for a terminal: the findings go under the table, one line each.
     if (report_parts::widest_line(report_parts::markdown_table(rows)) >

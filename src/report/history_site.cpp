@@ -25,6 +25,7 @@
 #include "gpumeter/detail/difference.hpp"
 #include "gpumeter/detail/escape.hpp"
 #include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/detail/wording.hpp"
 #include "gpumeter/row_status.hpp"
 #include "gpumeter/version.hpp"
@@ -163,16 +164,22 @@ std::string confidence_words(const History& history) {
   return words;
 }
 
-// How a page's points are compared, with the confidence the records' own schemas give.
+// How a page's points are compared, with the confidence the records' own schemas give. The
+// wall clock's floors are the core's across runs (host_clock.hpp), as compare applies them: a page
+// once said 1.5x where a row without a yardstick is judged from 2x.
 std::string rule_note(const History& history) {
   return "<p class=\"note\">Each point is one row of one record. A point is compared with the "
          "previous point of its line (the same board and timing method) by the comparison of two "
          "runs, as <code>gpumeter compare</code> makes it: device time by the relative difference "
          "with its " +
          h(confidence_words(history)) +
-         " interval, wall clock by the host-clock rule (a move only where the passes bound it, "
-         "from 1.5x on). Points of another board or timing method are never compared: where a "
-         "series changes either, its line breaks. A move between two "
+         " interval, wall clock by the host-clock rule across two runs (a move only where the "
+         "passes bound it, from " +
+         format_shortest(kAcrossRunsYardstickRatio) +
+         "x on for a row read against its yardstick, from " +
+         format_shortest(kAcrossRunsResolutionRatio) +
+         "x on for a row without one). Points of another board or timing method are never "
+         "compared: where a series changes either, its line breaks. A move between two "
          "records of one commit is the machine's or the method's, not the code's, and is not "
          "listed as a regression.</p>\n";
 }

@@ -83,9 +83,7 @@ std::string render_markdown(const std::vector<Record>& records, TableLayout layo
       for (const Result& r : record.results) statistics.insert(statistic_of(r.measurement.method));
     }
     if (statistics.size() == 1) {
-      const std::string name = *statistics.begin() == Statistic::synchronized_wall_clock
-                                   ? std::string("wall clock")
-                                   : std::string(to_string(*statistics.begin()));
+      const std::string name = statistic_title(*statistics.begin());
       for (std::string& title : rows.back()) {
         if (title.rfind("time median [p10, p90]", 0) == 0) title.replace(0, 4, name);
       }

@@ -32,12 +32,6 @@
 namespace gpumeter::report_parts {
 namespace {
 
-// The statistic a time column holds, as its title names it.
-std::string statistic_title(Statistic s) {
-  return s == Statistic::synchronized_wall_clock ? std::string("wall clock")
-                                                 : std::string(to_string(s));
-}
-
 // A rate with its percent of the ceiling, "4.27 (99.9%)", marked when above the ceiling.
 std::string rate_cell(const Result& r, const Column& rate, const Column& pct, const Column& above,
                       const TimeUnit& unit) {

@@ -50,10 +50,12 @@ done
 # gpumeter's main job, a front end of the project rather than a user program, which builds its
 # command line from the project's own front-end helpers (the shared option specs and the exit
 # codes' help, src/cli's option checks, testkit's command line, the record folder's temporaries)
-# and the private session header. tests/api/build_examples.sh compiles every other one against
+# and the private session header and error catalogue (exit_code_of_error, the programs' one
+# mapping of errors to exit codes). tests/api/build_examples.sh compiles every other one against
 # the installed headers alone.
 main_job_includes="CLI/CLI.hpp command_line.hpp gpumeter/detail/exit_help.hpp
-gpumeter/detail/option_spec.hpp gpumeter/session.hpp table_option.hpp temporary_file.hpp"
+gpumeter/detail/option_spec.hpp gpumeter/error_catalogue.hpp gpumeter/session.hpp table_option.hpp
+temporary_file.hpp"
 while IFS= read -r f; do
   rel=${f#"$root/"}
   dir=$(dirname "$f")

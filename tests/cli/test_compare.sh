@@ -57,6 +57,9 @@ run nogate compare "$r/base.json" "$r/slower.json"
 [[ $rc -eq 0 ]] || fail "nogate: exit code $rc, expected 0"
 run allow_alone compare "$r/base.json" "$r/slower.json" --allow-missing
 [[ $rc -eq 2 ]] || fail "allow_alone: exit code $rc, expected 2 (--allow-missing needs the gate)"
+# Refused by the core's rule (gate_options), in the words the pytest plugin gives too.
+grep -qF -- "--allow-missing needs --fail-on-regression FRACTION" "$work/allow_alone.err" ||
+  fail "allow_alone: not the core's words: $(cat "$work/allow_alone.err")"
 run same compare "$r/base.json" "$r/same.json" --fail-on-regression 0%
 [[ $rc -eq 0 ]] || fail "same: exit code $rc, expected 0"
 [[ $(grep -c 'no difference detected' "$work/same.out") -eq 4 ]] || fail "same: expected 3 rows and the mean without a difference"

@@ -34,8 +34,17 @@ mkdir -p "$work/main"
 rc=$?
 [[ $rc -eq 0 ]] || fail "main job: exit code $rc: $(cat "$work/main.err")"
 if ! grep -q "^No usable GPU" "$work/main.out"; then
-  # A GPU here: the host pipeline is the one this checks.
-  (cd "$work/main" && "$example" --timing host) >"$work/main.out" 2>"$work/main.err"
+  # A GPU here. --timing host means what it means in every program: the synchronized wall clock
+  # around the GPU work, on the GPU (the main job once ran its CPU work for it).
+  gpu_line=$(grep "^Measuring " "$work/main.out")
+  (cd "$work/main" && "$example" --timing host) >"$work/host.out" 2>"$work/host.err" ||
+    fail "main job --timing host: $(cat "$work/host.err")"
+  host_line=$(grep "^Measuring " "$work/host.out")
+  [[ ${host_line% (*} == "${gpu_line% (*}" && $host_line == *"(host-wall)" ]] ||
+    fail "main job --timing host: '$host_line', not the GPU work of '$gpu_line' on the wall clock"
+  # The host pipeline is the one this checks: the GPU hidden.
+  (cd "$work/main" && CUDA_VISIBLE_DEVICES="" "$example") >"$work/main.out" 2>"$work/main.err"
+  grep -q "^No usable GPU" "$work/main.out" || fail "main job, GPU hidden: $(head -n3 "$work/main.out")"
 fi
 table_of "$work/main.out" >"$work/main.table"
 [[ $(wc -l <"$work/main.table") -ge 4 ]] || fail "main job: no table: $(cat "$work/main.out")"

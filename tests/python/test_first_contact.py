@@ -97,11 +97,21 @@ def test_evaluate_refuses_a_timeout_that_is_no_limit_or_too_short(tmp_path, valu
     (("--device", "-1"), "--device must be >= 0, got -1"),
     (("--budget", None, "--precision", "1%", "--max-time", "2h"),
      "--max-time must be a duration >= 0.1 s (10s, 500ms or bare seconds), got '2h'"),
-    (("--flops", "-3"), "--flops must be a positive finite number, got -3"),
+    (("--flops", "-3"), "--flops must be >= 0, got -3"),
+    (("--bytes", "inf"), "--bytes must be a number >= 0, got inf"),
     (("--max-time", "5"), "--max-time caps a run to a target precision")])
 def test_evaluate_refuses_other_values_by_their_rules(tmp_path, args, said):
     proc, out = evaluate(tmp_path, *args)
     assert_usage_error(proc, out, said)
+
+
+def test_evaluate_takes_work_per_call_by_the_cores_rule():
+    # --flops/--bytes by the rule measure(flops=) and the programs' Setup::flops use (finite,
+    # >= 0): evaluate once refused 0, which the core takes as a call that computes nothing.
+    from gpumeter import _evaluate, _evaluate_args
+    args = _evaluate._parser().parse_args(["--flops", "0", "--bytes", "0", "a=m:f"])
+    _evaluate_args.check_options(args)
+    assert args.flops == 0 and args.bytes == 0
 
 
 @pytest.mark.parametrize("args", [("--precision", "abc"), ("--bogus",), ("--rtol",),

@@ -107,6 +107,25 @@ def test_phases_refuses_bad_arguments():
     assert e.value.argument == "calls"
 
 
+@pytest.mark.parametrize("timeout_s", [float("inf"), float("nan"), 0.5, 1e8])
+def test_phases_timeout_by_the_rule_evaluate_reads_its_timeout_by(timeout_s):
+    # One rule of a process's time limit (the core's kProcessLimitSeconds): phases() once took
+    # anything > 0, inf and nan included, where `gpumeter evaluate --timeout` refuses them.
+    with pytest.raises(gpumeter.ConfigError) as e:
+        gpumeter.phases({"a": "m:f"}, timeout_s=timeout_s)
+    assert e.value.argument == "timeout_s"
+    # In the core's words, as evaluate says them of --timeout.
+    assert str(e.value).startswith("timeout_s must be ") and " s" in str(e.value)
+
+
+def test_phases_and_evaluate_take_one_default_time_limit():
+    import inspect
+    from gpumeter import _evaluate, _gpumeter
+    default = _gpumeter.PROCESS_LIMIT_DEFAULT_SECONDS
+    assert inspect.signature(gpumeter.phases).parameters["timeout_s"].default == default
+    assert float(_evaluate._parser().get_default("timeout")) == default
+
+
 def test_a_candidate_that_raises_in_its_fresh_process_is_named(log):
     with pytest.raises(gpumeter.UserCodeError) as e:
         run({"bad": "phase_candidates:raises"}, processes=1)
@@ -146,7 +165,9 @@ def test_a_warm_call_that_raises_is_a_user_code_error(log):
 
 def test_a_hung_fresh_process_is_killed_and_named(log):
     with pytest.raises(gpumeter.Error) as e:
-        run({"slow": "phase_candidates:sleeper"}, processes=1, timeout_s=0.01)
+        # The shortest limit the core's rule takes (1 s), and a process that sleeps past it.
+        run({"slow": "phase_candidates:sleeper"}, processes=1, timeout_s=1,
+            params={"init_ms": 5000})
     assert "did not finish" in str(e.value)
 
 

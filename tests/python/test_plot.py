@@ -638,3 +638,12 @@ def test_a_totals_plot_is_as_wide_as_its_content(tmp_path):
     caption = gplot._new_figure(8, 4)  # the wrapping alone: no line wider than the figure allows
     gplot._caption(caption, ["word " * 200], "caption")
     assert max(len(x) for x in caption.texts[0].get_text().splitlines()) <= 8 * 15
+
+
+def test_plot_titles_a_statistic_as_the_reports_do():
+    # The core's one title (wording.cpp statistic_title): plot once said "synchronized wall
+    # clock" and "CUDA event time" where every table says "wall clock" and "cuda_event".
+    from gpumeter import plot
+    assert plot._statistic_words("synchronized_wall_clock") == "wall clock"
+    assert plot._statistic_words("cuda_event") == "cuda_event"
+    assert plot._statistic_words("device_busy") == "device_busy"

@@ -316,6 +316,9 @@ def test_gpu_work_is_skipped_with_its_reason_without_a_gpu(tmp_path):
     (["--gpumeter-compare", "x", "--gpumeter-fail-on-regression", "10"],
      "--gpumeter-fail-on-regression must be a fraction, written 10% or 0.1, got 10"),
     (["--gpumeter-save", "a/b"], "--gpumeter-save: 'a/b' is not a baseline name"),
+    # The core's rule of the gate's options (gate_options), the one `gpumeter compare` applies.
+    (["--gpumeter-allow-missing"], "--gpumeter-allow-missing needs --gpumeter-fail-on-regression "
+                                   "FRACTION: it lets what the gate cannot see pass"),
 ])
 def test_wrong_options_are_usage_errors(tmp_path, args, says):
     project = make_project(tmp_path / "p", "test_host_sample.py")

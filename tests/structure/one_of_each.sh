@@ -178,6 +178,50 @@ fi
 # each program's --timing mapped its own).
 check "a timing named" 'timing[[:space:]]*[!=]=[[:space:]]*"(auto|cupti|events|host)"' \
   '^(src/include/gpumeter/session\.hpp$|src/session/|tests/|bench/)'
+# Nor does a front end trade the user's timing for another: the main job once turned --timing host
+# into host_only, so host meant the CPU work there and the synchronized wall clock elsewhere.
+check "a user's timing traded for host_only" 'timing[[:space:]]*=[[:space:]]*(gpumeter::)?Timing::host_only' \
+  '^(src/include/gpumeter/session\.hpp$|src/session/|python/src/module\.cpp$|tests/|bench/)'
+
+# The main job's exit code for an error is the catalogue's (exit_code_of_error), as every
+# program's: it once chose ConfigError 2, DeviceBusy 4 and any other 1 by hand in its handlers.
+found=$(awk '
+  FNR == 1 { in_handler = 0 }
+  {
+    if (match($0, /catch[[:space:]]*\([[:space:]]*const[[:space:]]+[A-Za-z_:]+[[:space:]]*&/)) {
+      in_handler = substr($0, RSTART, RLENGTH) !~ /std::/
+      match($0, /^[[:space:]]*/); depth = RLENGTH
+      next
+    }
+    if (in_handler && match($0, /^[[:space:]]*}/) && RLENGTH - 1 <= depth) in_handler = 0
+    if (in_handler && $0 ~ /return[[:space:]].*kExit/) print FILENAME ":" FNR ": " $0
+  }' examples/gpumeter_example.cpp)
+if [[ -n "$found" ]]; then
+  echo "FAIL: an exit code chosen by hand for one of gpumeter's errors (return" \
+    "exit_code_of_error(e)):" >&2
+  echo "$found" >&2
+  failed=1
+fi
+
+# --backend is gone (the main job's --timing took its place): no source, comment or doc names
+# it. Old records (tests/fuzz, bench/results) keep it as they were written.
+found=$(grep -rnE -- '--backend\b' src include examples python docs README.md 2>/dev/null)
+if [[ -n "$found" ]]; then
+  echo "FAIL: the main job's old --backend named (its --timing took its place):" >&2
+  echo "$found" >&2
+  failed=1
+fi
+
+# A statistic's title is wording.cpp's statistic_title, exported to Python (plot.py): the reports,
+# the compare table, Python's repr and the plots once each wrote their own ("wall clock",
+# "synchronized wall clock", "CUDA event time").
+check "a statistic's title" '"wall clock"' '^(src/core/wording\.cpp$|tests/|bench/)'
+found=$(grep -nE '"(synchronized wall clock|CUDA event time)"' python/gpumeter/*.py)
+if [[ -n "$found" ]]; then
+  echo "FAIL: a statistic's title written in Python (_gpumeter.statistic_title gives it):" >&2
+  echo "$found" >&2
+  failed=1
+fi
 
 # The benchmark programs' options are one table (src/core/option_table.cpp), and the gpumeter
 # command's another (src/cli/command_options.cpp), sharing the meanings of the options both have:

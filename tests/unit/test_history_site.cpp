@@ -14,6 +14,8 @@
 
 #include "gpumeter/detail/comparison.hpp"
 #include "gpumeter/detail/escape.hpp"
+#include "gpumeter/detail/format.hpp"
+#include "gpumeter/detail/host_clock.hpp"
 #include "history_records.hpp"
 
 namespace gpumeter {
@@ -216,6 +218,18 @@ TEST(HistorySite, ThePagesSayTheConfidenceOfTheRecordsSchemas) {
   for (const Record& r : f.records) in.push_back({&r, r.run_id});
   EXPECT_EQ(rule_of(site_of(build_history(in))),
             "relative difference with its 99% (95% in records before schema 9)");
+}
+
+// The wall clock's floors as the comparisons across runs apply them (host_clock.hpp): 1.5x with a
+// yardstick, 2x without one; the page once said 1.5x for both.
+TEST(HistorySite, ThePagesSayTheWallClocksFloorsAcrossRuns) {
+  const std::string& index = site_of(hostile_history().history).at("index.html");
+  EXPECT_NE(index.find("from " + format_shortest(kAcrossRunsYardstickRatio) +
+                       "x on for a row read against its yardstick, from " +
+                       format_shortest(kAcrossRunsResolutionRatio) + "x on for a row without one"),
+            std::string::npos)
+      << index;
+  EXPECT_NE(index.find("from 2x on for a row without one"), std::string::npos) << index;
 }
 
 TEST(HistorySite, TheSameHistoryGivesTheSameBytes) {

@@ -184,25 +184,28 @@ TEST(NumberOption, TheGateThresholdIsAFractionAndABarePercentIsRefused) {
   EXPECT_EQ(read_number("200%", kGateThresholdRule).value, 2);   // above 100% only with its unit
   EXPECT_EQ(read_number("0.5", kGateThresholdRule).value, 0.5);  // a bare fraction below 1
   // The same gate however it was written, and shown as the user wrote it.
-  const std::optional<GateOptions> a = gate_options(percent.value, false, "--fail-on-regression");
-  const std::optional<GateOptions> b = gate_options(fraction.value, false, "--fail-on-regression");
+  const std::optional<GateOptions> a =
+      gate_options(percent.value, false, "--fail-on-regression", "--allow-missing");
+  const std::optional<GateOptions> b =
+      gate_options(fraction.value, false, "--fail-on-regression", "--allow-missing");
   ASSERT_TRUE(a && b);
   EXPECT_EQ(a->threshold, b->threshold);
   EXPECT_EQ(gate_threshold_text(a->threshold), "10%");
   EXPECT_EQ(gate_threshold_text(read_number("1.25%", kGateThresholdRule).value), "1.25%");
   EXPECT_EQ(gate_threshold_text(read_number("7%", kGateThresholdRule).value), "7%");
   // A number handed over as a number (Python) is held to the same bounds, in the same words.
-  EXPECT_FALSE(gate_options(std::nullopt, false, "x").has_value());
+  EXPECT_FALSE(gate_options(std::nullopt, false, "x", "--allow-missing").has_value());
   try {
-    (void)gate_options(-0.05, false, "fail_on_regression");
+    (void)gate_options(-0.05, false, "fail_on_regression", "--allow-missing");
     ADD_FAILURE() << "accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(std::string(e.what()),
               "fail_on_regression must be a fraction from 0% to 10000% (0 to 100), got -0.05");
   }
-  EXPECT_THROW((void)gate_options(101, false, "x"), ConfigError);
-  EXPECT_THROW((void)gate_options(std::numeric_limits<double>::quiet_NaN(), false, "x"),
-               ConfigError);
+  EXPECT_THROW((void)gate_options(101, false, "x", "--allow-missing"), ConfigError);
+  EXPECT_THROW(
+      (void)gate_options(std::numeric_limits<double>::quiet_NaN(), false, "x", "--allow-missing"),
+      ConfigError);
 }
 
 // A value handed over as a number is held to its rule's bounds in read_number's words.

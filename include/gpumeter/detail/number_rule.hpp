@@ -54,6 +54,13 @@ inline constexpr NumberRule kLimitSeconds{0,     true, kMaxOptionSeconds,
 // and not of its code. Infinite is refused as everywhere: a limit that never ends is no limit.
 inline constexpr NumberRule kProcessLimitSeconds{1,     false, kMaxOptionSeconds,
                                                  false, " s",  NumberKind::duration};
+// Its default, one for every front end that takes it (gpumeter evaluate's --timeout, Python's
+// phases(timeout_s=)): ten minutes, past any one candidate's fresh process that measures.
+inline constexpr double kProcessLimitDefaultSeconds = 600;
+// A declared amount of work per call (flops, bytes): a finite number >= 0. A negative or infinite
+// one would give a rate that means nothing; 0 is a call that moves or computes nothing. The one
+// rule of work_per_call_valid (summary.hpp), Python's measure(flops=) and evaluate's --flops.
+inline constexpr NumberRule kWorkPerCall{};
 // A CUDA device index (whether it exists is the device's to say).
 inline constexpr NumberRule kDeviceIndex{0, false, std::numeric_limits<int>::max(), true, ""};
 // A count of things to do, at least one: iterations, repetitions.

@@ -104,9 +104,11 @@ inline constexpr NumberRule kGateThresholdRule{0, false, 100, false, "", NumberK
 // kGateThresholdRule) and allow_missing: none without a threshold. A threshold outside the rule
 // would judge nothing or everything, so it is refused by a ConfigError naming `option`, the front
 // end's name of it: "--fail-on-regression must be a fraction from 0% to 10000% (0 to 100), got
-// -0.05".
+// -0.05". allow_missing without a threshold lets pass a gate that is not there: refused too,
+// naming `allow_missing_option` and `option`, so no front end keeps a rule of its own for it.
 std::optional<GateOptions> gate_options(std::optional<double> threshold, bool allow_missing,
-                                        std::string_view option);
+                                        std::string_view option,
+                                        std::string_view allow_missing_option);
 // The threshold as the reports and the pytest plugin show it: "5%", "200%".
 std::string gate_threshold_text(double threshold);
 

@@ -13,6 +13,7 @@
 #include "gpumeter/detail/comparison.hpp"
 #include "gpumeter/detail/growth.hpp"
 #include "gpumeter/detail/precision.hpp"
+#include "gpumeter/detail/timing_method.hpp"
 #include "gpumeter/detail/total_n.hpp"
 #include "gpumeter/record.hpp"
 
@@ -164,6 +165,10 @@ std::string describe(const Crossover& crossover, std::string_view axis);
 std::string describe(const GrowthRegime& regime, std::string_view axis);
 // The wrapper's work: the public call against the bare kernel, both synchronized wall clock.
 std::string wrapper_words(const std::vector<Nanos>& kernel, const std::vector<Nanos>& call);
+// A statistic as every table, report, repr and plot titles it: "wall clock" for the synchronized
+// wall clock, the statistic's record word otherwise ("device_busy", "cuda_event"). One title: the
+// reports, the compare table, Python's repr and the plots once each wrote their own.
+std::string statistic_title(Statistic statistic);
 std::string phases_heading();
 std::string total_n_heading(PhaseSetting setting);
 std::string growth_heading(std::string_view axis);

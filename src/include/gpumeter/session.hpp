@@ -30,12 +30,13 @@ enum class Timing {
   // The host clock: on a usable GPU the synchronized wall clock (the device drained before the
   // clock starts and stops), elsewhere the host's steady clock.
   host,
-  // The host's steady clock around work that runs on the CPU; no device is opened.
+  // The host's steady clock around work that runs on the CPU; no device is opened. No user's
+  // word names it (it is not in kTimingNames): the binding's host-clock samples use it.
   host_only,
 };
 
-// The timings a user names, in one list: the benchmark programs' --timing, Python's timing= and
-// `gpumeter evaluate --timing` read a name here. (gpumeter-example's --backend names backends.)
+// The timings a user names, in one list: the benchmark programs' --timing, gpumeter-example's
+// --timing, Python's timing= and `gpumeter evaluate --timing` read a name here.
 struct TimingName {
   const char* name;
   Timing timing;
