@@ -12,6 +12,11 @@ from . import _gpumeter
 from ._checks import _real
 from ._errors import AnswerNotPlain, ConfigError, VerificationFailed
 
+# The core's tolerances for a check the user gives none for (default_tolerance.hpp): every
+# rtol=/atol= default in Python is one of these, so no front end keeps a value of its own.
+DEFAULT_RTOL: float = _gpumeter.DEFAULT_RTOL
+DEFAULT_ATOL: float = _gpumeter.DEFAULT_ATOL
+
 
 def _largest_magnitude(ref: Any) -> float:
     """The largest magnitude of a numeric answer (a tensor or an array), else 0 (no size to

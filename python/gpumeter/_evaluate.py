@@ -852,12 +852,17 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default="evaluate",
                    help="the case's name in the records (default evaluate)")
     _add_shared_options(p)
-    p.add_argument("--rtol", type=float, default=1e-5,
-                   help="relative tolerance of the answers' check (default 1e-5)")
-    p.add_argument("--atol", type=float, default=1e-8,
-                   help="absolute tolerance of the answers' check (default 1e-8)")
+    # The defaults are the core's (default_tolerance.hpp), shown as Python writes them.
+    p.add_argument("--rtol", type=float, default=_gpumeter.DEFAULT_RTOL,
+                   help="relative tolerance of the answers' check "
+                        f"(default {_gpumeter.DEFAULT_RTOL:g})")
+    p.add_argument("--atol", type=float, default=_gpumeter.DEFAULT_ATOL,
+                   help="absolute tolerance of the answers' check "
+                        f"(default {_gpumeter.DEFAULT_ATOL:g})")
+    # `gpumeter run --count-copies`'s help (command_options.cpp): the option means one thing.
     p.add_argument("--count-copies", action="store_true",
-                   help="count memcpy and memset time as device time for both sides")
+                   help=dict((n, t) for n, _, t in _gpumeter.command_options("run"))
+                   ["--count-copies"].replace("%", "%%"))
     p.add_argument("--flops", type=float,
                    help="floating-point operations of one call: TFLOP/s in the records")
     p.add_argument("--bytes", type=float, help="bytes one call moves: TB/s in the records")

@@ -7,7 +7,7 @@ import builtins
 from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _core, _gpumeter, _runtimes
-from ._answers import _checked_tolerances, _copy, _default_verify, _is_warp_array, _plain_answer
+from ._answers import DEFAULT_ATOL, DEFAULT_RTOL, _checked_tolerances, _copy, _default_verify, _is_warp_array, _plain_answer
 from ._checks import (_bad, _callable, _flag, _integer, _optional_real, _per_name,
                       _refuse_lazy_result, _shown, _text)
 from ._core import _options, _run, _Runner
@@ -171,7 +171,8 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
 def compare(implementations: Mapping[str, Callable[[], Any]], *,
             reset: Union[None, Callable[[], Any], Mapping[str, Callable[[], Any]]] = None,
             verify: Union[None, bool, Callable[[str, Any, Any], None]] = None,
-            inputs: Optional[Sequence[Any]] = None, rtol: float = 1e-5, atol: float = 1e-8,
+            inputs: Optional[Sequence[Any]] = None, rtol: float = DEFAULT_RTOL,
+            atol: float = DEFAULT_ATOL,
             count_copies: bool = False, flops: Optional[float] = None,
             bytes: Optional[float] = None, device: Optional[int] = None,  # noqa: A002
             budget: Optional[Tuple[float, float]] = None, timing: Timing = "auto",

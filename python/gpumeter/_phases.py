@@ -36,7 +36,7 @@ import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import _child, _gpumeter, _runtimes
-from ._answers import _checked_tolerances, _copy, _default_verify
+from ._answers import DEFAULT_ATOL, DEFAULT_RTOL, _checked_tolerances, _copy, _default_verify
 from ._core import _options, _raise_run_error, _run, _Runner
 from ._runtimes import deviations as _runtime_deviations
 from ._errors import ConfigError, Error, UserCodeError
@@ -338,9 +338,9 @@ def phases(candidates: Mapping[str, str], *, name: str = "phases",
            params: Optional[Mapping[str, Any]] = None, processes: int = 3,
            calls: Sequence[int] = (1, 10, 100), device: Optional[int] = None,
            timing: str = "auto", lock: bool = True, allow_contended: bool = False,
-           verify: bool = True, rtol: float = 1e-5, atol: float = 1e-8, recaptures: int = 3,
-           python: Optional[str] = None,
-           timeout_s: float = _gpumeter.PROCESS_LIMIT_DEFAULT_SECONDS) -> PhasesResult:
+            verify: bool = True, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL,
+            recaptures: int = 3, python: Optional[str] = None,
+            timeout_s: float = _gpumeter.PROCESS_LIMIT_DEFAULT_SECONDS) -> PhasesResult:
     """Measures what each candidate costs a user, from a fresh process to N calls.
 
     Each candidate is ``"package.module:function"``; ``function(**params)`` returns its steps

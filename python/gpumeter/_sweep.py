@@ -20,7 +20,7 @@ import sys
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import _gpumeter
-from ._answers import _default_verify
+from ._answers import DEFAULT_ATOL, DEFAULT_RTOL, _default_verify
 from ._checks import _callable, _refuse_lazy_result
 from ._core import _options, _run, _run_many, _Runner
 from ._errors import ConfigError
@@ -72,7 +72,7 @@ def sweep(implementations: Mapping[str, Callable[[Any], Callable[[], Any]]],
           bytes: Optional[Callable[[Any], float]] = None,  # noqa: A002
           flops: Optional[Callable[[Any], float]] = None, count_copies: bool = False,
           verify: bool = True,
-          rtol: float = 1e-5, atol: float = 1e-8, reverse_when_close: bool = True,
+          rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL, reverse_when_close: bool = True,
           device: Optional[int] = None, budget: Optional[Any] = None, timing: str = "auto",
           lock: bool = True, allow_contended: bool = False,
           shard: Optional[str] = None) -> SweepResult:

@@ -32,6 +32,7 @@
 #include "gpumeter/detail/calibration.hpp"
 #include "gpumeter/detail/candidate_verdict.hpp"
 #include "gpumeter/detail/checker_account.hpp"
+#include "gpumeter/detail/default_tolerance.hpp"
 #include "gpumeter/detail/error_class.hpp"
 #include "gpumeter/detail/escape.hpp"
 #include "gpumeter/detail/exit_help.hpp"
@@ -956,6 +957,10 @@ NB_MODULE(_gpumeter, m) {
         "Raises:\n    Error: the first failed case's error, with its fields.");
   // The wall clock's resolution (verdict.hpp), for what draws it: plot's shaded band.
   m.attr("RESOLUTION_RATIO") = kResolutionRatio;
+  // The tolerances a check uses when the user names none (default_tolerance.hpp): every Python
+  // signature and evaluate's --rtol/--atol default to these.
+  m.attr("DEFAULT_RTOL") = kDefaultRelativeTolerance;
+  m.attr("DEFAULT_ATOL") = kDefaultAbsoluteTolerance;
   // The longest name a record holds, in UTF-8 bytes (record.hpp): Python's argument checks refuse
   // a longer one before the core would.
   m.attr("MAX_NAME_BYTES") = kMaxNameBytes;

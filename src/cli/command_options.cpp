@@ -86,7 +86,8 @@ constexpr CommandOption kRunOptions[] = {
       "adopt (default): kernels launched by PyTorch's autograd engine threads count toward the "
       "ranges open on the thread that called backward(); own: like any thread's, toward ranges "
       "pushed on the engine thread and start/end ranges (which cover every thread)"}},
-    {"--count-copies", {false, "Copies and fills count toward device_busy and latency too"}},
+    // `gpumeter evaluate` takes its --count-copies help from this row: one meaning in both.
+    {"--count-copies", {false, "Copies and fills (memcpy, memset) count as device time too"}},
     {"--child-wait",
      {true, "Seconds to wait after the command ends for its children's parts", &kWaitSeconds}},
     // Not kDeviceIndexOption: the program chooses its own devices; this names the one the record

@@ -993,3 +993,18 @@ def test_a_comparisons_finding_is_the_cores_reading_of_its_rule():
     for c in record.comparisons:
         assert c.found == (c.finding in ("slower", "faster"))
         assert f" {c.finding} than " in str(c)
+
+
+def test_every_default_tolerance_is_the_cores():
+    # rtol/atol defaults are the core's (default_tolerance.hpp), read through the binding: a
+    # signature or evaluate option with a value of its own fails here.
+    import inspect
+    from gpumeter import _evaluate, _gpumeter, _phases, _sweep
+    core = {"rtol": _gpumeter.DEFAULT_RTOL, "atol": _gpumeter.DEFAULT_ATOL}
+    for fn in (gpumeter.compare, _sweep.sweep, _phases.phases):
+        params = inspect.signature(fn).parameters
+        assert {k: params[k].default for k in core} == core, fn.__name__
+    actions = {a.dest: a for a in _evaluate._parser()._actions}
+    assert {k: actions[k].default for k in core} == core
+    for k in core:
+        assert f"(default {core[k]:g})" in actions[k].help

@@ -79,6 +79,15 @@ def test_evaluates_shared_options_are_the_cores_specs():
     assert actions["--timeout"].type is None  # a duration, read by the core too
 
 
+def test_evaluates_count_copies_is_runs():
+    """--count-copies means one thing in `gpumeter run` and `gpumeter evaluate`: evaluate's help is
+    the command table's row (command_options.cpp), not a second wording."""
+    from gpumeter import _evaluate, _gpumeter
+    actions = {s: a for a in _evaluate._parser()._actions for s in a.option_strings}
+    run = dict((n, t) for n, _, t in _gpumeter.command_options("run"))
+    assert actions["--count-copies"].help.replace("%%", "%") == run["--count-copies"]
+
+
 def test_plots_options_are_the_commands_table():
     """`gpumeter plot`'s options are parsed by the C++ command and again by the module: both from
     the command's one table (command_options.cpp), and the module's defaults are those the

@@ -141,6 +141,16 @@ if [[ -n "$found" ]]; then
   failed=1
 fi
 
+# The tolerances a check uses by default are the core's (default_tolerance.hpp, exported as
+# DEFAULT_RTOL and DEFAULT_ATOL): a Python signature or option that writes its own drifts.
+found=$(grep -nE '\b[ra]tol\b[^=]*=[[:space:]]*[0-9.]+e-?[0-9]+|default=[0-9.]+e-[0-9]+' \
+  python/gpumeter/*.py | grep -vE '^[^:]+:[0-9]+:[[:space:]]*#')
+if [[ -n "$found" ]]; then
+  echo "FAIL: a default tolerance written outside default_tolerance.hpp:" >&2
+  echo "$found" >&2
+  failed=1
+fi
+
 # A process of the package's own (evaluate's candidates and programs, phases' fresh processes) is
 # run and waited for by python/gpumeter/_child.py alone: its timeout, its session's kill and its
 # report pipe are written once.
