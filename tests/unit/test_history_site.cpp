@@ -223,7 +223,8 @@ TEST(HistorySite, ThePagesSayTheConfidenceOfTheRecordsSchemas) {
 // The wall clock's floors as the comparisons across runs apply them (host_clock.hpp): 1.5x with a
 // yardstick, 2x without one; the page once said 1.5x for both.
 TEST(HistorySite, ThePagesSayTheWallClocksFloorsAcrossRuns) {
-  const std::string& index = site_of(hostile_history().history).at("index.html");
+  // A copy: the site is a temporary, gone at the end of this line.
+  const std::string index = site_of(hostile_history().history).at("index.html");
   EXPECT_NE(index.find("from " + format_shortest(kAcrossRunsYardstickRatio) +
                        "x on for a row read against its yardstick, from " +
                        format_shortest(kAcrossRunsResolutionRatio) + "x on for a row without one"),
