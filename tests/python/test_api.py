@@ -841,9 +841,12 @@ def test_summary_and_compare_result_read_as_what_they_are():
     c = gpumeter.compare({"a": spin, "b": lambda: spin(4000)}, timing="host", budget=QUICK,
                          verify=False)
     text = repr(c)
-    # (repr quotes a sentence holding an apostrophe, "the passes' ...", with double quotes.)
-    assert text.startswith(("CompareResult(results=['a', 'b'], comparisons=['b is ",
-                            "CompareResult(results=['a', 'b'], comparisons=[\"b is ")), text
+    # (repr quotes a sentence holding an apostrophe, "the passes' ...", with double quotes.) Which
+    # verdict is the host clock's on this machine now (a busy one resolves no difference): only the
+    # sentence's shape is asserted, never a CPU timing ratio.
+    assert text.startswith(("CompareResult(results=['a', 'b'], comparisons=['",
+                            "CompareResult(results=['a', 'b'], comparisons=[\"")), text
+    assert re.search(r"^\[['\"](b is |no difference )", text[text.index("comparisons=") + 12:]), text
     assert "object at 0x" not in text
     # The sentence's factor is the medians'; estimate is the passes' relative difference, and
     # each is named so beside the sentence.
