@@ -10,6 +10,13 @@ set -u
 root=${1:?usage: one_of_each.sh SOURCE_DIR}
 cd "$root" || exit 2
 failed=0
+# Fails the check, printing what and the lines in $found, when $found holds any.
+refuse_found() {
+  [[ -z "$found" ]] && return 0
+  echo "FAIL: $1" >&2
+  echo "$found" >&2
+  failed=1
+}
 
 # Every C++ and CUDA source and header of the project (not the build trees, not third parties).
 sources() {
@@ -62,11 +69,7 @@ found=$(find src/core src/session include/gpumeter/backend include/gpumeter/deta
   \( -name '*.cpp' -o -name '*.hpp' \) -not -path src/session/vendors.cpp | sort |
   xargs grep -nE '#include[[:space:]]*[<"](cuda|cupti|nvml|cublas|nvtx|gpumeter/cuda\.hpp)|\b(cu|cupti|nvml|cublas|nvtx)[A-Z][A-Za-z0-9_]*[[:space:]]*\(|\b(cuda|cupti|nvml)_[a-z_]+[[:space:]]*\(|\b(Cuda|Nvml)[A-Z][A-Za-z]*\b' |
   grep -vE '^[^:]+:[0-9]+:[[:space:]]*//')
-if [[ -n "$found" ]]; then
-  echo "FAIL: a vendor's code outside its backend's folder:" >&2
-  echo "$found" >&2
-  failed=1
-fi
+refuse_found "a vendor's code outside its backend's folder:"
 
 # The lock taker: take_device_lock (src/session). DeviceLock is constructed there, and by the
 # lock's own unit test.
@@ -86,11 +89,7 @@ check "an exit code defined" \
 found=$(find src python/src -type f -name '*.cpp' | sort |
   xargs grep -nE -A4 'catch[[:space:]]*\(const[[:space:]]+[A-Za-z:]*(VerificationFailed|InputsModified|OffThreadLaunch|AttributionError|WrongDevice|CollectionStopped|UnaccountedWork|AnswerNotPlain|OtherProcessOnDevice|RecordsLost|CuptiUnavailable|TimestampUnitMismatch|DeviceBusy|MixedTimingMethods|IncomparableStatistics|InvalidRecord|CollectorRecordsLost|CorruptTrace|LaunchNotFound|KernelRecordsMissing|PartsMissing|UserCodeError|DeviceError|ConfigError|MergeRefused|RangeNotOpen|RangeLeftOpen|NoRangesFound|ProgramRunsDiffer|ProgramProcessError)[[:space:]]*&' /dev/null |
   grep -E 'return[[:space:]]+kExit')
-if [[ -n "$found" ]]; then
-  echo "FAIL: an error mapped to an exit code outside the catalogue (use exit_code_of_error):" >&2
-  echo "$found" >&2
-  failed=1
-fi
+refuse_found "an error mapped to an exit code outside the catalogue (use exit_code_of_error):"
 
 # A record's derived parts: src/core/finish.cpp, over the rules of summary.cpp and comparison.cpp.
 # A second caller shows numbers by rules of its own (the markdown reporter once recomputed an old
@@ -135,32 +134,20 @@ forbid "the pytest plugin runs the command or parses its output" \
 # their functions without importing anything of theirs or ours, still writes with json itself.
 found=$(grep -nE '^[[:space:]]*(import json|from json )|\bjson\.(loads?|dumps?)\(' python/gpumeter/*.py |
   grep -vE '^python/gpumeter/(_wire|_locate)\.py:')
-if [[ -n "$found" ]]; then
-  echo "FAIL: JSON read or written outside python/gpumeter/_wire.py:" >&2
-  echo "$found" >&2
-  failed=1
-fi
+refuse_found "JSON read or written outside python/gpumeter/_wire.py:"
 
 # The tolerances a check uses by default are the core's (default_tolerance.hpp, exported as
 # DEFAULT_RTOL and DEFAULT_ATOL): a Python signature or option that writes its own drifts.
 found=$(grep -nE '\b[ra]tol\b[^=]*=[[:space:]]*[0-9.]+e-?[0-9]+|default=[0-9.]+e-[0-9]+' \
   python/gpumeter/*.py | grep -vE '^[^:]+:[0-9]+:[[:space:]]*#')
-if [[ -n "$found" ]]; then
-  echo "FAIL: a default tolerance written outside default_tolerance.hpp:" >&2
-  echo "$found" >&2
-  failed=1
-fi
+refuse_found "a default tolerance written outside default_tolerance.hpp:"
 
 # A process of the package's own (evaluate's candidates and programs, phases' fresh processes) is
 # run and waited for by python/gpumeter/_child.py alone: its timeout, its session's kill and its
 # report pipe are written once.
 found=$(grep -nE '\bsubprocess\b|\bos\.(pipe|fork|killpg|spawn[a-z]*)\b' python/gpumeter/*.py |
   grep -vE '^python/gpumeter/_child\.py:' | grep -vE '^[^:]+:[0-9]+:[[:space:]]*#')
-if [[ -n "$found" ]]; then
-  echo "FAIL: a process started or waited for outside python/gpumeter/_child.py:" >&2
-  echo "$found" >&2
-  failed=1
-fi
+refuse_found "a process started or waited for outside python/gpumeter/_child.py:"
 
 # The package's modules import each other at module level: an import of its own indented in a
 # function dodges an import cycle, which the split by concern (issue 37) leaves none of. Lines in
@@ -216,22 +203,14 @@ fi
 # --backend is gone (the main job's --timing took its place): no source, comment or doc names
 # it. Old records (tests/fuzz, bench/results) keep it as they were written.
 found=$(grep -rnE -- '--backend\b' src include examples python docs README.md 2>/dev/null)
-if [[ -n "$found" ]]; then
-  echo "FAIL: the main job's old --backend named (its --timing took its place):" >&2
-  echo "$found" >&2
-  failed=1
-fi
+refuse_found "the main job's old --backend named (its --timing took its place):"
 
 # A statistic's title is wording.cpp's statistic_title, exported to Python (plot.py): the reports,
 # the compare table, Python's repr and the plots once each wrote their own ("wall clock",
 # "synchronized wall clock", "CUDA event time").
 check "a statistic's title" '"wall clock"' '^(src/core/wording\.cpp$|tests/|bench/)'
 found=$(grep -nE '"(synchronized wall clock|CUDA event time)"' python/gpumeter/*.py)
-if [[ -n "$found" ]]; then
-  echo "FAIL: a statistic's title written in Python (_gpumeter.statistic_title gives it):" >&2
-  echo "$found" >&2
-  failed=1
-fi
+refuse_found "a statistic's title written in Python (_gpumeter.statistic_title gives it):"
 
 # The benchmark programs' options are one table (src/core/option_table.cpp), and the gpumeter
 # command's another (src/cli/command_options.cpp), sharing the meanings of the options both have:
@@ -295,29 +274,17 @@ check "an option's unit read outside the core's reader" \
   '^(src/core/number_rule\.cpp$|tests/|bench/)'
 found=$(grep -nE "(endswith|rstrip|removesuffix|split)\([\"'](%|ms|s)[\"']|type=float[^)]*metavar=\"(S|T|P|FRACTION)\"" \
   python/gpumeter/*.py | grep -vE '^[^:]+:[0-9]+:[[:space:]]*#')
-if [[ -n "$found" ]]; then
-  echo "FAIL: a precision or a duration read outside the core's reader:" >&2
-  echo "$found" >&2
-  failed=1
-fi
+refuse_found "a precision or a duration read outside the core's reader:"
 # The options every front end shares (--timing, --budget, --precision, --max-time) are the core's
 # specs (option_spec.hpp): evaluate's parser adds them from option_specs(), never by name.
 found=$(grep -nE 'add_argument\([[:space:]]*"--(timing|budget|precision|max-time)"' python/gpumeter/*.py)
-if [[ -n "$found" ]]; then
-  echo "FAIL: a shared option added by name, not from the core's specs:" >&2
-  echo "$found" >&2
-  failed=1
-fi
+refuse_found "a shared option added by name, not from the core's specs:"
 # Every program's exit codes in its help are made from the one table (exit_codes.hpp's
 # kExitCodeMeanings, by exit_codes_help in src/core/exit_help.cpp): fourteen sentences typed by hand
 # had drifted apart.
 check "an exit codes sentence typed by hand" '"Exit codes:' '^(src/core/exit_help\.cpp$|tests/|bench/)'
 found=$(grep -nE '"Exit codes:' python/gpumeter/*.py)
-if [[ -n "$found" ]]; then
-  echo "FAIL: an exit codes sentence typed by hand (exit_codes_help, through the extension):" >&2
-  echo "$found" >&2
-  failed=1
-fi
+refuse_found "an exit codes sentence typed by hand (exit_codes_help, through the extension):"
 # The longest name a record holds is the core's kMaxNameBytes, exported as MAX_NAME_BYTES.
 forbid "a copy of kMaxNameBytes in Python (use _gpumeter.MAX_NAME_BYTES)" python/gpumeter/_checks.py \
   '^_MAX_NAME_BYTES[^=]*=[[:space:]]*[0-9]'
