@@ -291,6 +291,11 @@ forbid "a copy of kMaxNameBytes in Python (use _gpumeter.MAX_NAME_BYTES)" python
 # gpumeter plot exits with the extension's EXIT_* (exit_codes.hpp), never a number of its own.
 forbid "an exit code written as a number in plot.py (use _gpumeter.EXIT_*)" python/gpumeter/plot.py \
   '(sys\.exit|SystemExit)\([0-9]+\)|return[[:space:]]+[0-9]+[[:space:]]*(#.*)?$'
+# The unit tests' files are compiled as one unit an executable (tests/unit/CMakeLists.txt): a
+# helper in an anonymous namespace would share that namespace with every other file's, and a call
+# could find another file's overload without a word. Each file's own namespace is GPUMETER_THIS_FILE.
+found=$(grep -nE '^[[:space:]]*namespace[[:space:]]*\{' tests/unit/test_*.cpp)
+refuse_found "an anonymous namespace in a unit test file (use namespace GPUMETER_THIS_FILE):"
 
 if [[ $failed -eq 0 ]]; then
   echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \
@@ -298,6 +303,6 @@ if [[ $failed -eq 0 ]]; then
     "inside a function, one list of timing names, one table of options per front end, no vendor's" \
     "code outside its folder, no verdict judged by a front end's copy, one reader of a precision" \
     "and a duration, the shared options from the core's specs, exit codes' help from one table," \
-    "a row's null test and flags decided once"
+    "a row's null test and flags decided once, one namespace a unit test file"
 fi
 exit $failed

@@ -6,7 +6,7 @@
 #include "trace_builder.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 using testing::TraceBuilder;
 
@@ -197,11 +197,11 @@ TEST(Attribute, CorruptTimestampsFailClosed) {
   EXPECT_THROW((void)attribute(t, 1), AttributionError);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 TEST(Attribute, WorkOnAnotherDeviceIsRefused) {
   Trace t = testing::TraceBuilder()
@@ -228,5 +228,5 @@ TEST(Attribute, WorkOnAnotherDeviceIsRefused) {
   EXPECT_EQ(attribute(t, 2).size(), 2u);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -7,7 +7,7 @@
 #include "schedule.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 TEST(Calibration, BudgetsAreSeed000s) {
   EXPECT_EQ(kCalibrationRuns, 3u);
@@ -88,5 +88,5 @@ TEST(Schedule, MirroredOrderABCCBA) {
   EXPECT_TRUE(symmetric_schedule(0).empty());
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

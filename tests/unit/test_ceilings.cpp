@@ -10,7 +10,7 @@
 #include "gpumeter/detail/summary.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 CeilingRun run_of(CeilingKind kind, double per_call, std::vector<Nanos> samples) {
   CeilingRun r;
@@ -157,5 +157,5 @@ TEST(CeilingKindNames, RoundTrip) {
   EXPECT_FALSE(parse_ceiling_kind("TB/s").has_value());
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -11,7 +11,7 @@
 #include "gpumeter/detail/checker_account.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 Result row(const std::string& implementation, std::size_t checked) {
   Result r;
@@ -233,5 +233,5 @@ TEST(EvaluatedRun, TheCheckerJudgesTheRecordsBeforeTheyAreJudged) {
   EXPECT_TRUE(v.verdict.why.empty());
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -18,7 +18,7 @@
 #include "nvml_watch.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 TEST(ClockState, ASampleTakesTheLowerClockAndEveryReason) {
   const ClockReading s = around_sample({1980, 0x1}, {1755, 0x4});
@@ -273,5 +273,5 @@ TEST(NoNvml, TheWatchSaysWhy) {
   EXPECT_NE(watch.why_not().find("NVML not loaded"), std::string::npos) << watch.why_not();
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

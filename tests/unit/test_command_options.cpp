@@ -20,7 +20,7 @@
 #include "number_option.hpp"
 
 namespace gpumeter::cli {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 // `option`'s names as a table writes them: "--device", "-o,--output".
 std::string names_of(const CLI::Option& option) {
@@ -174,5 +174,5 @@ TEST(CommandOptionsTest, EvaluatesHelpNamesEveryVerdictByItsName) {
   EXPECT_EQ(exit_help.find("timed-out"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter::cli

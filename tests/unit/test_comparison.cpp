@@ -23,7 +23,7 @@
 #include "gpumeter/throttle_reasons.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 // A result of two passes whose samples are `passes` (device_busy = latency).
 Result row(const std::string& c, const std::string& impl, TimingMethod method,
@@ -471,5 +471,5 @@ TEST(Comparison, RenderedUnderTheTableWithTheCaseAndNoRequirementIds) {
   }
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

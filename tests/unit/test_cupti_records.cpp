@@ -14,7 +14,7 @@
 #include <vector>
 
 namespace gpumeter::cupti_records {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 // A completed buffer as cuptiActivityGetNextRecord walks it: records in order, or an error where
 // CUPTI would find an invalid record, then CUPTI_ERROR_MAX_LIMIT_REACHED at the end.
@@ -292,5 +292,5 @@ TEST(CuptiRecordsTest, TheCallsThatPutWorkOnTheDeviceAreOneList) {
   static_assert(launches_device_work("cudaLaunchKernel"));  // usable where the collector needs it
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter::cupti_records

@@ -28,7 +28,7 @@
 extern char** environ;
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 namespace fs = std::filesystem;
 
@@ -492,5 +492,5 @@ TEST_F(DeviceLockTest, AFileNamingAGoneProcessSaysSoAndProcLocksNamesTheHolder) 
       << what;
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

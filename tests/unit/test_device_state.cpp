@@ -7,7 +7,7 @@
 #include <string>
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 // The fake NVML built beside this test (fake_nvml.cpp): known answers for one device.
 constexpr const char* kFakeUuid = "GPU-11111111-2222-3333-4444-555555555555";
@@ -152,5 +152,5 @@ TEST(DeviceState, DeviationIsOneLine) {
             "device state: not available: a: x; b: tried: /p: gone Install it");
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

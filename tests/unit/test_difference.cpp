@@ -17,7 +17,7 @@
 #include <vector>
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 TEST(Difference, StudentTQuantilesMatchReferenceValues) {
   // Reference values: standard t tables (scipy.stats.t.ppf).
@@ -235,5 +235,5 @@ TEST(Difference, ReadingsOnOneStepAllowHalfAStep) {
   EXPECT_NEAR(std::log1p(d.high), std::log1p(0.1 * 32 / (992 + 32 / 3.0)), 1e-3);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

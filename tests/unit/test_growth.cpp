@@ -20,7 +20,7 @@
 #include "gpumeter/record.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 // Sizes 10^from .. 10^to in steps of 10^step.
 std::vector<double> decades(double from, double to, double step) {
@@ -430,5 +430,5 @@ TEST(FitGrowth, TheBoundedSearchFindsTheKinksOfANoisyCurve) {
   EXPECT_NEAR(std::log10(r[2].low), 6.0, 0.05);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -14,7 +14,7 @@
 #include "history_records.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 using testing::history_record;
 using testing::history_row;
@@ -395,5 +395,5 @@ TEST(MovementOf, FollowsTheRuleOfTheStatistic) {
   EXPECT_EQ(movement_of(w), Movement::none);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -19,7 +19,7 @@
 #include "history_records.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 using testing::history_record;
 using testing::history_row;
@@ -281,5 +281,5 @@ TEST(HistorySite, EachPointSaysItsBoardAndClocks) {
   EXPECT_NE(wall.find("host-wall; no clock readings (host-wall)"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -17,7 +17,7 @@
 #include "gpumeter/measure.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 // Work the compiler cannot remove: k times a fixed amount of arithmetic.
 double spin(int k) {
@@ -123,5 +123,5 @@ TEST(HostBackend, ResetRunsBeforeEachCallAndOutsideTheTiming) {
   EXPECT_LT(s.device_busy.p90_ns, 1e6) << "the reset's 2 ms leaked into the timing";
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -20,7 +20,7 @@
 #include "gpumeter/record.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 // A pass of `n` readings around `level` (a small fixed ripple, so no pass is all one value).
 std::vector<double> pass_at(double level, int n = 20) {
@@ -543,5 +543,5 @@ TEST(HostClockRows, RowsOfTwoRunsAreReadAgainstTheirYardsticks) {
   EXPECT_EQ(within.ratio->wording, "2.0x slower");
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

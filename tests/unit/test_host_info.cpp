@@ -7,7 +7,7 @@
 #include <fstream>
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 TEST(HostInfo, IdentityFieldsReadFromTheSystem) {
   const HostIdentity h = read_host_identity();
@@ -59,5 +59,5 @@ TEST(HostInfo, ProjectCommitFromGitFiles) {
   std::filesystem::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -16,7 +16,7 @@
 #include "synthetic_record.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 using nlohmann::ordered_json;
 
@@ -281,5 +281,5 @@ TEST(ImpossibleRecords, IterationsTheWriterNeverGivesAreRefused) {
       "field config.measure_ms: 1000000000 ms, more than the 1000000 ms a budget may be");
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

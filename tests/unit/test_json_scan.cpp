@@ -12,7 +12,7 @@
 #include "json_scan_property.hpp"
 
 namespace gpumeter::testing {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 namespace fs = std::filesystem;
 
@@ -106,5 +106,5 @@ TEST(JsonScan, AgreesWithTheLibraryOnTheCommittedRecords) {
   EXPECT_GT(files, 20u);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter::testing

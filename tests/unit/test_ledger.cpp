@@ -23,7 +23,7 @@
 #include "trace_builder.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 using testing::TraceBuilder;
 
@@ -366,5 +366,5 @@ TEST(CopiesCannotHideWork, EqualCopiesOrCountedCopiesAreCompared) {
   EXPECT_TRUE(compare_rows(row("a", 196000, 0), row("b", 150000, 20)).compared());
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -18,7 +18,7 @@
 #include "synthetic_record.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
@@ -256,5 +256,5 @@ TEST(MeasurableRows, EveryCommittedRecordStillReads) {
   EXPECT_GT(n, 50u);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -18,7 +18,7 @@
 #include "gpumeter/record.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 // The core runs each call once per iteration (so tests can see the order); this collector
 // reports one kernel of a fixed duration per iteration, dropping records on the attempts it is
@@ -533,5 +533,5 @@ TEST(Compare, DuplicateNamesRefused) {
                ConfigError);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -14,7 +14,7 @@
 #include "gpumeter/row_checks.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 Result row(const std::string& c, const std::string& impl, Nanos ns,
            TimingMethod method = TimingMethod::kernel_records) {
@@ -280,13 +280,13 @@ TEST(MergeRecords, OneRecordMerges) {
   EXPECT_THROW((void)merge_records({}, options()), MergeRefused);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter
 
 // --- the shards of one sweep (B10) -------------------------------------------------------------
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 // Shard k of n of a sweep of `cases` copy cases (param n=0..cases-1), dealt round robin, each case
 // measured as one row of implementation "a"; argv as a benchmark program's.
@@ -506,11 +506,11 @@ TEST(OptionRoles, OneTableForTheSweepAndTheCaseProcesses) {
   EXPECT_FALSE(option_takes_value("x"));
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 // A merged record keeps the first record's configuration; a row another configuration ran (a
 // program's instances, merged with --allow-mixed into a budgeted sweep) would read as counts that
@@ -540,5 +540,5 @@ TEST(MergeRecords, ARowOfAnotherConfigurationThatTheMergedOneCannotHoldIsRefused
   }
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

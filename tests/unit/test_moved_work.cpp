@@ -36,7 +36,7 @@
 #include "gpumeter/row_status.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 // A backend that records one kernel per call and labels the harness's work by role, as the CUPTI
 // backend does: each role's work is one activity of the given length, `check_extra_ns` more in
@@ -946,5 +946,5 @@ TEST(RowFlags, DecidedFromTheRowsNumbers) {
   EXPECT_FALSE(f.low_clock);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -15,7 +15,7 @@
 #include "gpumeter/errors.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 TEST(NumberOption, AcceptedValuesSayNothing) {
   EXPECT_EQ(number_problem("--timeout", "0.5", kLimitSeconds), "");
@@ -286,5 +286,5 @@ TEST(NumberOption, AnEmptyValueIsRefusedByTheOptionsName) {
   }
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -14,7 +14,7 @@
 #include "number_option.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 // Each option CLI11 holds after add_options (its own --help aside) has an entry that says what
 // CLI11 does of it (a flag, or an option with a value) and gives its help; each entry is
@@ -88,5 +88,5 @@ TEST(OptionTable, CliReadsValuesAsTheTableSays) {
   EXPECT_EQ(o.filter, "y");
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -8,7 +8,7 @@
 #include "gpumeter/errors.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 bool found(const std::string& pattern, const std::string& name) {
   return NamePattern(pattern, "--filter").search(name);
@@ -84,5 +84,5 @@ TEST(NamePattern, HostileSizesAreRefusedNotASignal) {
   EXPECT_FALSE(found(longest, longest.substr(1)));
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

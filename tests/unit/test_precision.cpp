@@ -19,7 +19,7 @@
 #include "synthetic_device.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 using detail::PassRun;
 using detail::run_to_precision;
@@ -277,5 +277,5 @@ TEST(RunTarget, RangesAndConflictsAreTheCores) {
   EXPECT_TRUE(run_target_conflict(false, false, false, names).empty());
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -14,7 +14,7 @@
 #include "gpumeter/process_ids.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 TEST(ProcessMemory, PeakRssIsReadAndFollowsTheWorkAfterAReset) {
   const std::optional<long long> before = host_peak_rss_bytes();
@@ -76,5 +76,5 @@ TEST(ProcessIds, TheOneListedEntryOfThisProcess) {
   EXPECT_EQ(own_entry({12, 654321}, own), std::nullopt);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -29,7 +29,7 @@
 #include "part_format.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 namespace fs = std::filesystem;
 
@@ -1382,5 +1382,5 @@ TEST(PartsDir, PartNamingAnotherProcessIsCorruptTrace) {
   EXPECT_TRUE(Contains(e.what(), "part-105.json: it names process 106"));
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

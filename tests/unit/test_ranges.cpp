@@ -11,7 +11,7 @@
 #include "gpumeter/errors.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 // A synthetic collector stream: what an injected NVTX/CUPTI collector would hand the core.
 // Counters default to "live, nothing dropped".
@@ -502,5 +502,5 @@ TEST(RangeErrors, NamedByCause) {
   EXPECT_STREQ(error_name(CorruptTrace("x")), "CorruptTrace");
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

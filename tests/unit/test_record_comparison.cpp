@@ -18,7 +18,7 @@
 #include "gpumeter/row_status.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 // A row of two passes of 20 samples around `ns`, each pass offset by `pass_step` (a fraction),
 // with a small fixed spread.
@@ -408,5 +408,5 @@ TEST(RowStatus, EveryFailureHasItsStatus) {
   EXPECT_EQ(error_of(row("copy", "a", 10000)), "");
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -32,7 +32,7 @@
 #include "synthetic_record.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
@@ -1973,7 +1973,6 @@ TEST(RecordHostile, FilesThatAreNotRecordsAreRefusedWithoutReadingThem) {
                                 " bytes a record may be");
 }
 
-}  // namespace
 // The program section reads back as written; one that does not account for a row, or names a
 // process twice, is refused by name.
 TEST(RecordSchema, AProgramReadsBackAndAnInconsistentOneIsRefused) {
@@ -2326,4 +2325,5 @@ TEST(RecordStrictReading, ARowIsAResultOrAFailureNeverBoth) {
   EXPECT_THROW((void)parse_record(serialize(r), "both.json"), InvalidRecord);
 }
 
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

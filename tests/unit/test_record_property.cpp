@@ -20,7 +20,7 @@
 #include "record_property.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
@@ -248,5 +248,5 @@ TEST(RecordProperty, ANarrowTablesCaptionIsALineTheRendererWrites) {
   EXPECT_GT(captions, 0) << "no seed record gave a fitted narrow table";
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -19,7 +19,7 @@
 #include "synthetic_record.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 double thread_cpu_seconds() {
   timespec t{};
@@ -132,5 +132,5 @@ TEST(RecordReaderScaling, AMillionKeysOrElementsReadInUnderASecond) {
 #endif
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -20,7 +20,7 @@
 #include "gpumeter/session.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 // One kernel of a recorded call: when it started after the call's first and how long it ran.
 struct RecordedKernel {
@@ -202,5 +202,5 @@ TEST_F(ReplayVendorTest, GivingTheBuildsVendorBackLeavesNoTraceOfIt) {
   }
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

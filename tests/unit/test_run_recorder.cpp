@@ -22,7 +22,7 @@
 #include "synthetic_record.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 namespace fs = std::filesystem;
 using testing::fallback_result;
@@ -402,5 +402,5 @@ TEST(RunRecorder, AJournalsRowsAreCheckedAsARecordsAre) {
       << refusal(changed);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

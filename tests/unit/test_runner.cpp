@@ -13,7 +13,7 @@
 #include "gpumeter/record.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 Case quick_case(const std::string& name, std::function<void()> verify) {
   Case c;
@@ -213,5 +213,5 @@ TEST(ErrorFields, EachErrorKeepsWhatItsMessageSays) {
   EXPECT_EQ(ConfigError("no argument named").argument(), "");
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -16,7 +16,7 @@
 #include "gpumeter/errors.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 namespace fs = std::filesystem;
 
@@ -187,5 +187,5 @@ TEST(Session, GivenCeilingsAreNotMeasured) {
   EXPECT_EQ(s.deviations().size(), 0u);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

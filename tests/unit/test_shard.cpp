@@ -13,7 +13,7 @@
 #include "gpumeter/errors.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 EnvLookup env(std::map<std::string, std::string> vars) {
   return [vars = std::move(vars)](const char* name) -> std::optional<std::string> {
@@ -354,5 +354,5 @@ TEST(DeviceShard, EachDeviceAShardOfTheTasksSweep) {
                ConfigError);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -14,7 +14,7 @@
 #include "gpumeter/exit_codes.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 ChildExit run_sh(const std::string& script, SpawnRequest request = {}) {
   request.argv = {"sh", "-c", script};
@@ -133,5 +133,5 @@ TEST(Spawn, TheDeadlineKillsTheChild) {
   EXPECT_EQ(::kill(s.pid, 0), -1);  // reaped: no such process any more
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

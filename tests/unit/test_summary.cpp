@@ -5,7 +5,7 @@
 #include <limits>
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 // Declared work per call: finite and >= 0, else the rate would mean nothing.
 TEST(Workload, WorkPerCallIsFiniteAndNotNegative) {
@@ -106,5 +106,5 @@ TEST(Summarize, NoSamplesIsAnError) {
   EXPECT_THROW(summarize({}, TimingMethod::kernel_records, 0), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -20,7 +20,7 @@
 #include "synthetic_record.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 using testing::full_record;
 using testing::sparse_record;
@@ -766,5 +766,5 @@ TEST(ProgramTable, ALongKernelNameIsCutInTheTableOnly) {
   EXPECT_EQ(r.program->outside[0].kernel, name);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -19,7 +19,7 @@
 #include "gpumeter/errors.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 namespace fs = std::filesystem;
 
@@ -145,5 +145,5 @@ TEST_F(TemporaryFileTest, AnOutputDirectoryIsMadeReadyOrRefusedWithTheReason) {
   }
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

@@ -19,7 +19,7 @@
 #include "synthetic_record.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 using testing::derive_summaries;
 using testing::full_record;
@@ -332,5 +332,5 @@ TEST(TerminalTable, LongNotesAreBrokenWhereNoBlockCanOpen) {
   EXPECT_NE(joined.find(message), std::string::npos);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

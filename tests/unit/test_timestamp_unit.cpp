@@ -15,7 +15,7 @@
 #include "gpumeter/detail/timestamp_check.hpp"
 
 namespace gpumeter::detail {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 // What a backend reports for a probe that began at `own_start` on the GPU's clock and spun
 // `own` ns, in a clock of `scale` units per ns with an arbitrary origin: the record starts
@@ -169,5 +169,5 @@ TEST(TimestampUnit, AMeasurementCountsItsPhasesAndTheirScales) {
   EXPECT_EQ(combine(std::nullopt, plain)->phases, 1u);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter::detail

@@ -16,7 +16,7 @@
 #include "gpumeter/detail/verdict.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 constexpr PhaseSetting kCold = PhaseSetting::fresh_cold;
 constexpr PhaseSetting kCached = PhaseSetting::fresh_cached;
@@ -552,5 +552,5 @@ TEST(ComparePhases, MediansApartWithinTheSpreadOfALoadedMachineClaimNothing) {
   EXPECT_DOUBLE_EQ(*verdict.spread, 1.0);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

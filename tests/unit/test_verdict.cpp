@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 TEST(Sig2, TwoSignificantFigures) {
   EXPECT_EQ(sig2(0.0), 0.0);
@@ -94,5 +94,5 @@ TEST(NullTest, PassesNearFourFailsFarFromIt) {
   EXPECT_DOUBLE_EQ(idle.expected_ratio, 4.0);
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter

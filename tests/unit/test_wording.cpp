@@ -19,7 +19,7 @@
 #include "gpumeter/record.hpp"
 
 namespace gpumeter {
-namespace {
+namespace GPUMETER_THIS_FILE {
 
 using namespace std::string_view_literals;
 
@@ -247,7 +247,7 @@ TEST(Escape, OneSanitizerQuotesAndFlattens) {
   EXPECT_EQ(format_params({{"k", "v\xe2\x80\xaew"}}), "k=\"v\\u202ew\"");
 }
 
-}  // namespace
+}  // namespace GPUMETER_THIS_FILE
 }  // namespace gpumeter
 
 // The growth sentence is printed through markdown escaping (report, print() of a sweep): no
