@@ -85,7 +85,7 @@ check "an exit code defined" \
 # An error's exit code: the catalogue's (src/include/gpumeter/error_catalogue.hpp), through
 # exit_code_of_error. A catch of a catalogued error that returns a kExit* of its own is a second
 # mapping (compare, report, merge and history once returned 2 for InvalidRecord, which the
-# catalogue said was 1). The main job (examples/) is left to issue 53's item 2b.
+# catalogue said was 1).
 found=$(find src python/src -type f -name '*.cpp' | sort |
   xargs grep -nE -A4 'catch[[:space:]]*\(const[[:space:]]+[A-Za-z:]*(VerificationFailed|InputsModified|OffThreadLaunch|AttributionError|WrongDevice|CollectionStopped|UnaccountedWork|AnswerNotPlain|OtherProcessOnDevice|RecordsLost|CuptiUnavailable|TimestampUnitMismatch|DeviceBusy|MixedTimingMethods|IncomparableStatistics|InvalidRecord|CollectorRecordsLost|CorruptTrace|LaunchNotFound|KernelRecordsMissing|PartsMissing|UserCodeError|DeviceError|ConfigError|MergeRefused|RangeNotOpen|RangeLeftOpen|NoRangesFound|ProgramRunsDiffer|ProgramProcessError)[[:space:]]*&' /dev/null |
   grep -E 'return[[:space:]]+kExit')
@@ -192,7 +192,7 @@ found=$(awk '
     }
     if (in_handler && match($0, /^[[:space:]]*}/) && RLENGTH - 1 <= depth) in_handler = 0
     if (in_handler && $0 ~ /return[[:space:]].*kExit/) print FILENAME ":" FNR ": " $0
-  }' examples/gpumeter_example.cpp)
+  }' src/main_job/gpumeter_example.cpp)
 if [[ -n "$found" ]]; then
   echo "FAIL: an exit code chosen by hand for one of gpumeter's errors (return" \
     "exit_code_of_error(e)):" >&2
@@ -216,7 +216,7 @@ refuse_found "a statistic's title written in Python (_gpumeter.statistic_title g
 # command's another (src/cli/command_options.cpp), sharing the meanings of the options both have:
 # each registers from its entry, so none is added to a CLI::App by name in src/benchmark or src/cli.
 check "an option of a benchmark program or of the gpumeter command registered by name" \
-  '\badd_(flag|option|option_function<[^>]*>)[[:space:]]*\([[:space:]]*"-' '^(src/program/|tests/|bench/|examples/|testkit/)'
+  '\badd_(flag|option|option_function<[^>]*>)[[:space:]]*\([[:space:]]*"-' '^(src/program/|src/main_job/|tests/|bench/|examples/|testkit/)'
 
 # A comparison's finding and the wall clock's resolution are the core's (direction_of in
 # candidate_verdict.cpp, kResolutionRatio in verdict.hpp): the Python package reads
