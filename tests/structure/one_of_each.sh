@@ -65,8 +65,10 @@ check "a backend made by a front end" \
 # reach the session through the registry of device backends (src/session/vendors.cpp, the one
 # file that knows which vendors a build has). The words a record holds ("cupti", "cuda-events")
 # are the record format's, and an error class keeps the name of its cause (CuptiUnavailable).
-found=$(find src/core src/session include/gpumeter/backend include/gpumeter/detail -type f \
-  \( -name '*.cpp' -o -name '*.hpp' \) -not -path src/session/vendors.cpp | sort |
+# The core's private headers (src/include/gpumeter, its rules the front ends use) are held so too.
+found=$(find src/core src/session include/gpumeter/backend include/gpumeter/detail \
+  src/include/gpumeter/{candidate_verdict,checker_account,default_tolerance,exit_help,history,host_clock,option_meaning,option_spec,option_table,pattern,ranges,run_recorder,run_target}.hpp \
+  -type f \( -name '*.cpp' -o -name '*.hpp' \) -not -path src/session/vendors.cpp | sort |
   xargs grep -nE '#include[[:space:]]*[<"](cuda|cupti|nvml|cublas|nvtx|gpumeter/cuda\.hpp)|\b(cu|cupti|nvml|cublas|nvtx)[A-Z][A-Za-z0-9_]*[[:space:]]*\(|\b(cuda|cupti|nvml)_[a-z_]+[[:space:]]*\(|\b(Cuda|Nvml)[A-Z][A-Za-z]*\b' |
   grep -vE '^[^:]+:[0-9]+:[[:space:]]*//')
 refuse_found "a vendor's code outside its backend's folder:"
@@ -263,7 +265,7 @@ if [[ -n "$found" ]]; then
 fi
 check "the null test's rule or the call-overhead flag's applied outside the core's deciders" \
   '\b(evaluate_null_test|measures_call_overhead)[[:space:]]*\(' \
-  '^(src/core/(comparison|row_status|host_clock|verdict)\.cpp$|include/gpumeter/detail/(host_clock|verdict)\.hpp$|tests/|bench/)'
+  '^(src/core/(comparison|row_status|host_clock|verdict)\.cpp$|src/include/gpumeter/host_clock\.hpp$|include/gpumeter/detail/verdict\.hpp$|tests/|bench/)'
 
 # A value's unit is read by the core's one reader (src/core/number_rule.cpp: a fraction, 2% or
 # 0.02; a duration, 10s, 500ms or bare seconds): a front end that strips a "%", "ms" or "s" from an
