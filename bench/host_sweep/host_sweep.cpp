@@ -43,11 +43,11 @@
 #include "gpumeter/benchmark.hpp"
 #include "gpumeter/detail/comparison.hpp"
 #include "gpumeter/detail/record_io.hpp"
-#include "gpumeter/detail/run_recorder.hpp"
 #include "gpumeter/detail/shard.hpp"
 #include "gpumeter/detail/summary.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/host_backend.hpp"
+#include "gpumeter/run_recorder.hpp"
 #include "gpumeter/runner.hpp"
 #include "temporary_file.hpp"
 

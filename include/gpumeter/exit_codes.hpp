@@ -2,8 +2,8 @@
 // The exit codes of every gpumeter program (the benchmark programs, the gpumeter command and
 // gpumeter-example): one set, so a script or CI job reads any of them the same way. The values
 // are documented in README.md and docs/rules.md and never change. Every program's --help says its
-// exit codes from kExitCodeMeanings (gpumeter/detail/exit_help.hpp), naming only what is its own:
-// fourteen texts written by hand had drifted apart.
+// exit codes from kExitCodeMeanings below, naming only what is its own: fourteen texts written
+// by hand had drifted apart.
 #include <string_view>
 
 namespace gpumeter {

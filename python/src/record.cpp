@@ -16,13 +16,12 @@
 #include <vector>
 
 #include "binding.hpp"
-#include "gpumeter/detail/candidate_verdict.hpp"
+#include "gpumeter/candidate_verdict.hpp"
 #include "gpumeter/detail/ceilings.hpp"
 #include "gpumeter/detail/clock_state.hpp"
 #include "gpumeter/detail/comparison.hpp"
 #include "gpumeter/detail/format.hpp"
 #include "gpumeter/detail/growth.hpp"
-#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/detail/precision.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/detail/reporter.hpp"
@@ -32,6 +31,7 @@
 #include "gpumeter/detail/tolerance.hpp"
 #include "gpumeter/detail/total_n.hpp"
 #include "gpumeter/detail/wording.hpp"
+#include "gpumeter/host_clock.hpp"
 #include "gpumeter/record.hpp"
 
 namespace gpumeter::python {

@@ -11,10 +11,10 @@
 #include <utility>
 
 #include "gpumeter/detail/format.hpp"
-#include "gpumeter/detail/pattern.hpp"
 #include "gpumeter/detail/summary.hpp"
 #include "gpumeter/detail/tolerance.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/pattern.hpp"
 
 namespace gpumeter {
 namespace {

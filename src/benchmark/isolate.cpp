@@ -13,11 +13,11 @@
 
 #include "gpumeter/detail/ceilings.hpp"
 #include "gpumeter/detail/format.hpp"
-#include "gpumeter/detail/option_table.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/detail/shard.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
+#include "gpumeter/option_table.hpp"
 #include "gpumeter/row_status.hpp"
 #include "spawn.hpp"
 #include "temporary_file.hpp"

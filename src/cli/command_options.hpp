@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "gpumeter/detail/option_meaning.hpp"
+#include "gpumeter/option_meaning.hpp"
 #include "table_option.hpp"
 
 namespace gpumeter::cli {

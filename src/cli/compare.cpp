@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "command_options.hpp"
-#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/record_comparison.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/detail/reporter.hpp"
 #include "gpumeter/error_catalogue.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/exit_help.hpp"
 
 namespace gpumeter::cli {
 namespace {

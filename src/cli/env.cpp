@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "command_options.hpp"
-#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/detail/table.hpp"
 #include "gpumeter/detail/wording.hpp"
 #include "gpumeter/device_state.hpp"
+#include "gpumeter/exit_help.hpp"
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/record.hpp"
 #include "gpumeter/version.hpp"

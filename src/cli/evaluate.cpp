@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
+#include "gpumeter/exit_help.hpp"
 #include "gpumeter/help_format.hpp"
 #include "python_module.hpp"
 

@@ -13,12 +13,12 @@
 
 #include "child_signals.hpp"
 #include "command_options.hpp"
-#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/format.hpp"
 #include "gpumeter/device_lock.hpp"
 #include "gpumeter/error_catalogue.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
+#include "gpumeter/exit_help.hpp"
 #include "gpumeter/session.hpp"
 #include "spawn.hpp"
 

@@ -14,11 +14,11 @@
 
 #include "command_options.hpp"
 #include "gpumeter/detail/escape.hpp"
-#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/merge.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/error_catalogue.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/exit_help.hpp"
 #include "gpumeter/host_info.hpp"
 #include "gpumeter/version.hpp"
 

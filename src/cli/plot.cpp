@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "command_options.hpp"
-#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
+#include "gpumeter/exit_help.hpp"
 #include "python_module.hpp"
 
 namespace gpumeter::cli {

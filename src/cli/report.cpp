@@ -3,11 +3,11 @@
 #include <filesystem>
 #include <memory>
 
-#include "gpumeter/detail/exit_help.hpp"
 #include "gpumeter/detail/record_io.hpp"
 #include "gpumeter/detail/reporter.hpp"
 #include "gpumeter/error_catalogue.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/exit_help.hpp"
 #include "table_format_option.hpp"
 
 namespace gpumeter::cli {

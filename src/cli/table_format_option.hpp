@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "gpumeter/detail/option_meaning.hpp"
 #include "gpumeter/detail/reporter.hpp"
+#include "gpumeter/option_meaning.hpp"
 #include "table_option.hpp"
 
 namespace gpumeter {

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <utility>
 
-#include "gpumeter/detail/option_meaning.hpp"
+#include "gpumeter/option_meaning.hpp"
 #include "number_option.hpp"
 
 namespace gpumeter {

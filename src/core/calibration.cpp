@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <stdexcept>
 
-#include "gpumeter/detail/run_target.hpp"
 #include "gpumeter/detail/summary.hpp"
+#include "gpumeter/run_target.hpp"
 
 namespace gpumeter {
 

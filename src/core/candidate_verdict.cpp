@@ -1,4 +1,4 @@
-#include "gpumeter/detail/candidate_verdict.hpp"
+#include "gpumeter/candidate_verdict.hpp"
 
 #include <algorithm>
 #include <cstdint>

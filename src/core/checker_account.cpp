@@ -1,4 +1,4 @@
-#include "gpumeter/detail/checker_account.hpp"
+#include "gpumeter/checker_account.hpp"
 
 #include <cstddef>
 #include <map>

@@ -13,9 +13,9 @@
 
 #include "gpumeter/detail/clock_state.hpp"
 #include "gpumeter/detail/format.hpp"
-#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/detail/ledger.hpp"
 #include "gpumeter/detail/wording.hpp"
+#include "gpumeter/host_clock.hpp"
 #include "gpumeter/record.hpp"
 #include "passes.hpp"
 

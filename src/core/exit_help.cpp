@@ -1,5 +1,5 @@
 // The exit codes a program's --help lists (exit_help.hpp).
-#include "gpumeter/detail/exit_help.hpp"
+#include "gpumeter/exit_help.hpp"
 
 #include <cstddef>
 #include <iterator>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/detail/candidate_verdict.hpp"
+#include "gpumeter/candidate_verdict.hpp"
 
 namespace gpumeter {
 namespace {

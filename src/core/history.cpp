@@ -1,4 +1,4 @@
-#include "gpumeter/detail/history.hpp"
+#include "gpumeter/history.hpp"
 
 #include <algorithm>
 #include <cstddef>

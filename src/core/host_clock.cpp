@@ -1,4 +1,4 @@
-#include "gpumeter/detail/host_clock.hpp"
+#include "gpumeter/host_clock.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "driver.hpp"
-#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/host_clock.hpp"
 #include "schedule.hpp"
 #include "sequential.hpp"
 

@@ -1,5 +1,5 @@
 // The options every front end offers by one meaning (option_spec.hpp).
-#include "gpumeter/detail/option_spec.hpp"
+#include "gpumeter/option_spec.hpp"
 
 #include <stdexcept>
 

@@ -1,6 +1,6 @@
-#include "gpumeter/detail/option_table.hpp"
+#include "gpumeter/option_table.hpp"
 
-#include "gpumeter/detail/option_spec.hpp"
+#include "gpumeter/option_spec.hpp"
 
 namespace gpumeter {
 namespace {

@@ -1,4 +1,4 @@
-#include "gpumeter/detail/pattern.hpp"
+#include "gpumeter/pattern.hpp"
 
 #include <array>
 #include <cstddef>

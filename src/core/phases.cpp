@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpumeter/detail/host_clock.hpp"
+#include "gpumeter/host_clock.hpp"
 
 namespace gpumeter {
 namespace {

@@ -1,4 +1,4 @@
-#include "gpumeter/detail/ranges.hpp"
+#include "gpumeter/ranges.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "attribute.hpp"
-#include "gpumeter/detail/pattern.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/pattern.hpp"
 
 namespace gpumeter {
 namespace {

@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "gpumeter/detail/format.hpp"
-#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/detail/number_rule.hpp"
 #include "gpumeter/detail/row.hpp"
 #include "gpumeter/detail/verdict.hpp"
 #include "gpumeter/detail/wording.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
+#include "gpumeter/host_clock.hpp"
 #include "gpumeter/row_status.hpp"
 
 namespace gpumeter {

@@ -1,4 +1,4 @@
-#include "gpumeter/detail/run_target.hpp"
+#include "gpumeter/run_target.hpp"
 
 namespace gpumeter {
 

@@ -1,8 +1,8 @@
 #include "sequential.hpp"
 
 #include "gpumeter/detail/format.hpp"
-#include "gpumeter/detail/run_target.hpp"
 #include "gpumeter/precision_width.hpp"
+#include "gpumeter/run_target.hpp"
 #include "passes.hpp"
 
 #include <algorithm>

@@ -11,6 +11,9 @@
 
 #include "gpumeter/detail/escape.hpp"
 #include "gpumeter/errors.hpp"
+// Which options make a shard's identity: the programs' table, private to the library, so that a
+// user's build of the record model does not take the programs' command line in.
+#include "gpumeter/option_table.hpp"
 
 namespace gpumeter {
 namespace {

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/detail/summary.hpp"
+#include "gpumeter/host_clock.hpp"
 
 namespace gpumeter {
 namespace {

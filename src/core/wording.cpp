@@ -9,9 +9,9 @@
 #include "gpumeter/detail/clock_state.hpp"
 #include "gpumeter/detail/comparison.hpp"
 #include "gpumeter/detail/format.hpp"
-#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/detail/timing_method.hpp"
 #include "gpumeter/detail/verdict.hpp"
+#include "gpumeter/host_clock.hpp"
 
 namespace gpumeter {
 

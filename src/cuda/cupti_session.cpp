@@ -15,8 +15,8 @@
 #include "cuda_process.hpp"
 #include "cuda_util.hpp"
 #include "cupti_records.hpp"
-#include "gpumeter/detail/ranges.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/ranges.hpp"
 
 namespace gpumeter::cuda {
 namespace {

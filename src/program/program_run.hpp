@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "gpumeter/detail/program.hpp"
-#include "gpumeter/detail/ranges.hpp"
+#include "gpumeter/ranges.hpp"
 #include "gpumeter/record.hpp"
 
 namespace gpumeter {

@@ -1,4 +1,4 @@
-#include "gpumeter/detail/run_recorder.hpp"
+#include "gpumeter/run_recorder.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -25,8 +25,8 @@
 #include "gpumeter/detail/difference.hpp"
 #include "gpumeter/detail/escape.hpp"
 #include "gpumeter/detail/format.hpp"
-#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/detail/wording.hpp"
+#include "gpumeter/host_clock.hpp"
 #include "gpumeter/row_status.hpp"
 #include "gpumeter/version.hpp"
 

@@ -24,12 +24,12 @@
 #include "gpumeter/detail/duration.hpp"
 #include "gpumeter/detail/escape.hpp"
 #include "gpumeter/detail/format.hpp"
-#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/detail/reporter.hpp"
 #include "gpumeter/detail/summary.hpp"
 #include "gpumeter/detail/table.hpp"
 #include "gpumeter/detail/timing_method.hpp"
 #include "gpumeter/detail/wording.hpp"
+#include "gpumeter/host_clock.hpp"
 #include "gpumeter/row_status.hpp"
 
 namespace gpumeter {

@@ -15,12 +15,12 @@
 
 #include "gpumeter/detail/format.hpp"
 #include "gpumeter/detail/growth.hpp"
-#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/detail/phases.hpp"
 #include "gpumeter/detail/table.hpp"
 #include "gpumeter/detail/total_n.hpp"
 #include "gpumeter/detail/verdict.hpp"
 #include "gpumeter/detail/wording.hpp"
+#include "gpumeter/host_clock.hpp"
 #include "table_parts.hpp"
 
 namespace gpumeter {

@@ -8,7 +8,8 @@
 #     concept, each included there except cuda.hpp (CUDA users add that one); the types and
 #     functions they gather live under gpumeter/detail/, which a user program never names;
 #   - every program of examples/ (and the README's, and tests/consumer) includes only the user
-#     layer, its own folder's files and system headers (one front end there excepted, by name).
+#     layer, its own folder's files and system headers, with no exception: gpumeter's main job,
+#     a front end, lives in src/main_job.
 # Usage: test_public_headers.sh SOURCE_DIR
 set -euo pipefail
 root=$1
@@ -46,25 +47,15 @@ done
 # private header of the source tree is not installed. Every program under examples/ (every
 # folder, C++ and CUDA) and the consumer project: each include is a user-layer header, a file of
 # its own folder, or a system or third-party header (<...>: the standard library, CUDA, CLI11).
-# One program is outside that, by this exact list and no other include: gpumeter_example.cpp,
-# gpumeter's main job, a front end of the project rather than a user program, which builds its
-# command line from the project's own front-end helpers (the shared option specs and the exit
-# codes' help, src/cli's option checks, testkit's command line, the record folder's temporaries)
-# and the private session header and error catalogue (exit_code_of_error, the programs' one
-# mapping of errors to exit codes). tests/api/build_examples.sh compiles every other one against
+# No program is excepted: one that needs the front ends' helpers is a front end, and lives in
+# src/ (gpumeter's main job: src/main_job). tests/api/build_examples.sh compiles every one against
 # the installed headers alone.
-main_job_includes="CLI/CLI.hpp command_line.hpp gpumeter/detail/exit_help.hpp
-gpumeter/detail/option_spec.hpp gpumeter/error_catalogue.hpp gpumeter/session.hpp table_option.hpp
-temporary_file.hpp"
 while IFS= read -r f; do
   rel=${f#"$root/"}
   dir=$(dirname "$f")
   while IFS= read -r line; do
     included=$(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]\([^>"]*\)[>"].*/\1/p' <<<"$line")
     [ -n "$included" ] || continue
-    if [ "$rel" = examples/gpumeter_example.cpp ] && grep -qxF "$included" <(tr ' ' '\n' <<<"$main_job_includes"); then
-      continue
-    fi
     case "$included" in
       gpumeter/detail/*) fail "$rel includes $included, a detail header (include the user layer's header instead)" ;;
       gpumeter/*) [ -f "$inc/$included" ] || fail "$rel includes $included, which is not installed" ;;

@@ -15,8 +15,8 @@
 #include "backends.hpp"
 #include "cupti_api.hpp"
 #include "cupti_session.hpp"
-#include "gpumeter/detail/ranges.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/ranges.hpp"
 
 namespace gpumeter::cuda {
 namespace {

@@ -65,8 +65,10 @@ check "a backend made by a front end" \
 # reach the session through the registry of device backends (src/session/vendors.cpp, the one
 # file that knows which vendors a build has). The words a record holds ("cupti", "cuda-events")
 # are the record format's, and an error class keeps the name of its cause (CuptiUnavailable).
-found=$(find src/core src/session include/gpumeter/backend include/gpumeter/detail -type f \
-  \( -name '*.cpp' -o -name '*.hpp' \) -not -path src/session/vendors.cpp | sort |
+# The core's private headers (src/include/gpumeter, its rules the front ends use) are held so too.
+found=$(find src/core src/session include/gpumeter/backend include/gpumeter/detail \
+  src/include/gpumeter/{candidate_verdict,checker_account,default_tolerance,exit_help,history,host_clock,option_meaning,option_spec,option_table,pattern,ranges,run_recorder,run_target}.hpp \
+  -type f \( -name '*.cpp' -o -name '*.hpp' \) -not -path src/session/vendors.cpp | sort |
   xargs grep -nE '#include[[:space:]]*[<"](cuda|cupti|nvml|cublas|nvtx|gpumeter/cuda\.hpp)|\b(cu|cupti|nvml|cublas|nvtx)[A-Z][A-Za-z0-9_]*[[:space:]]*\(|\b(cuda|cupti|nvml)_[a-z_]+[[:space:]]*\(|\b(Cuda|Nvml)[A-Z][A-Za-z]*\b' |
   grep -vE '^[^:]+:[0-9]+:[[:space:]]*//')
 refuse_found "a vendor's code outside its backend's folder:"
@@ -85,7 +87,7 @@ check "an exit code defined" \
 # An error's exit code: the catalogue's (src/include/gpumeter/error_catalogue.hpp), through
 # exit_code_of_error. A catch of a catalogued error that returns a kExit* of its own is a second
 # mapping (compare, report, merge and history once returned 2 for InvalidRecord, which the
-# catalogue said was 1). The main job (examples/) is left to issue 53's item 2b.
+# catalogue said was 1).
 found=$(find src python/src -type f -name '*.cpp' | sort |
   xargs grep -nE -A4 'catch[[:space:]]*\(const[[:space:]]+[A-Za-z:]*(VerificationFailed|InputsModified|OffThreadLaunch|AttributionError|WrongDevice|CollectionStopped|UnaccountedWork|AnswerNotPlain|OtherProcessOnDevice|RecordsLost|CuptiUnavailable|TimestampUnitMismatch|DeviceBusy|MixedTimingMethods|IncomparableStatistics|InvalidRecord|CollectorRecordsLost|CorruptTrace|LaunchNotFound|KernelRecordsMissing|PartsMissing|UserCodeError|DeviceError|ConfigError|MergeRefused|RangeNotOpen|RangeLeftOpen|NoRangesFound|ProgramRunsDiffer|ProgramProcessError)[[:space:]]*&' /dev/null |
   grep -E 'return[[:space:]]+kExit')
@@ -192,7 +194,7 @@ found=$(awk '
     }
     if (in_handler && match($0, /^[[:space:]]*}/) && RLENGTH - 1 <= depth) in_handler = 0
     if (in_handler && $0 ~ /return[[:space:]].*kExit/) print FILENAME ":" FNR ": " $0
-  }' examples/gpumeter_example.cpp)
+  }' src/main_job/gpumeter_example.cpp)
 if [[ -n "$found" ]]; then
   echo "FAIL: an exit code chosen by hand for one of gpumeter's errors (return" \
     "exit_code_of_error(e)):" >&2
@@ -216,7 +218,7 @@ refuse_found "a statistic's title written in Python (_gpumeter.statistic_title g
 # command's another (src/cli/command_options.cpp), sharing the meanings of the options both have:
 # each registers from its entry, so none is added to a CLI::App by name in src/benchmark or src/cli.
 check "an option of a benchmark program or of the gpumeter command registered by name" \
-  '\badd_(flag|option|option_function<[^>]*>)[[:space:]]*\([[:space:]]*"-' '^(src/program/|tests/|bench/|examples/|testkit/)'
+  '\badd_(flag|option|option_function<[^>]*>)[[:space:]]*\([[:space:]]*"-' '^(src/program/|src/main_job/|tests/|bench/|examples/|testkit/)'
 
 # A comparison's finding and the wall clock's resolution are the core's (direction_of in
 # candidate_verdict.cpp, kResolutionRatio in verdict.hpp): the Python package reads
@@ -263,7 +265,7 @@ if [[ -n "$found" ]]; then
 fi
 check "the null test's rule or the call-overhead flag's applied outside the core's deciders" \
   '\b(evaluate_null_test|measures_call_overhead)[[:space:]]*\(' \
-  '^(src/core/(comparison|row_status|host_clock|verdict)\.cpp$|include/gpumeter/detail/(host_clock|verdict)\.hpp$|tests/|bench/)'
+  '^(src/core/(comparison|row_status|host_clock|verdict)\.cpp$|src/include/gpumeter/host_clock\.hpp$|include/gpumeter/detail/verdict\.hpp$|tests/|bench/)'
 
 # A value's unit is read by the core's one reader (src/core/number_rule.cpp: a fraction, 2% or
 # 0.02; a duration, 10s, 500ms or bare seconds): a front end that strips a "%", "ms" or "s" from an

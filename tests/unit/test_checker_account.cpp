@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpumeter/detail/checker_account.hpp"
+#include "gpumeter/checker_account.hpp"
 
 namespace gpumeter {
 namespace GPUMETER_THIS_FILE {

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "gpumeter/detail/candidate_verdict.hpp"
-#include "gpumeter/detail/exit_help.hpp"
-#include "gpumeter/detail/option_spec.hpp"
-#include "gpumeter/detail/option_table.hpp"
+#include "gpumeter/candidate_verdict.hpp"
+#include "gpumeter/exit_help.hpp"
+#include "gpumeter/option_spec.hpp"
+#include "gpumeter/option_table.hpp"
 #include "number_option.hpp"
 
 namespace gpumeter::cli {

@@ -1,7 +1,7 @@
 // Records over commits (build_history): the order of commits and records, what is left out and
 // why, lines by board and timing method, and the moves the comparison of two runs finds between
 // commits, on synthetic records whose truth is known.
-#include "gpumeter/detail/history.hpp"
+#include "gpumeter/history.hpp"
 
 #include <gtest/gtest.h>
 

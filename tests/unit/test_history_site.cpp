@@ -15,7 +15,7 @@
 #include "gpumeter/detail/comparison.hpp"
 #include "gpumeter/detail/escape.hpp"
 #include "gpumeter/detail/format.hpp"
-#include "gpumeter/detail/host_clock.hpp"
+#include "gpumeter/host_clock.hpp"
 #include "history_records.hpp"
 
 namespace gpumeter {

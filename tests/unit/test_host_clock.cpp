@@ -1,6 +1,6 @@
 // The host-clock rule (host_clock.hpp) on synthetic passes: a claim only where the passes'
 // interval, the 1.5x floor and the means agree; an unresolved comparison recorded, not refused.
-#include "gpumeter/detail/host_clock.hpp"
+#include "gpumeter/host_clock.hpp"
 
 #include <cmath>
 #include <cstdint>

@@ -11,6 +11,7 @@
 #include "gpumeter/detail/program.hpp"
 #include "gpumeter/detail/summary.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/option_table.hpp"
 #include "gpumeter/row_checks.hpp"
 
 namespace gpumeter {

@@ -20,8 +20,8 @@
 
 #include "attribute.hpp"
 #include "driver.hpp"
-#include "gpumeter/detail/candidate_verdict.hpp"
-#include "gpumeter/detail/checker_account.hpp"
+#include "gpumeter/candidate_verdict.hpp"
+#include "gpumeter/checker_account.hpp"
 #include "gpumeter/detail/comparison.hpp"
 #include "gpumeter/detail/error_class.hpp"
 #include "gpumeter/detail/ledger.hpp"

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/detail/option_spec.hpp"
 #include "gpumeter/detail/record_comparison.hpp"
 #include "gpumeter/errors.hpp"
+#include "gpumeter/option_spec.hpp"
 
 namespace gpumeter {
 namespace GPUMETER_THIS_FILE {

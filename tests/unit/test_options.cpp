@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/detail/option_table.hpp"
+#include "gpumeter/option_table.hpp"
 #include "number_option.hpp"
 
 namespace gpumeter {

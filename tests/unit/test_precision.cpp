@@ -14,7 +14,7 @@
 
 #include "gpumeter/detail/difference.hpp"
 #include "gpumeter/detail/precision.hpp"
-#include "gpumeter/detail/run_target.hpp"
+#include "gpumeter/run_target.hpp"
 #include "sequential.hpp"
 #include "synthetic_device.hpp"
 

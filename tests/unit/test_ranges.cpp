@@ -1,4 +1,4 @@
-#include "gpumeter/detail/ranges.hpp"
+#include "gpumeter/ranges.hpp"
 
 #include <gtest/gtest.h>
 

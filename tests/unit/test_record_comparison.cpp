@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/detail/host_clock.hpp"
 #include "gpumeter/detail/summary.hpp"
 #include "gpumeter/detail/wording.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
+#include "gpumeter/host_clock.hpp"
 #include "gpumeter/row_status.hpp"
 
 namespace gpumeter {

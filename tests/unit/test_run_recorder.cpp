@@ -1,6 +1,6 @@
 // RunRecorder: the header once, each case appended to the run's journal, the record written once;
 // and the journal read back as strictly as a record, into a record marked partial.
-#include "gpumeter/detail/run_recorder.hpp"
+#include "gpumeter/run_recorder.hpp"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -11,7 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include "gpumeter/detail/option_table.hpp"
 #include "gpumeter/detail/row.hpp"
 
 namespace gpumeter {
@@ -157,10 +156,10 @@ std::string shard_plan_problem(const ShardPlan& plan);
 void refuse_empty_assignments(const std::vector<std::string>& arguments);
 
 // A shard's command line as every shard of its sweep has it: the program by its file name (tasks
-// may run it from different paths), and only its options of role identity and conditions, with
-// their values (each task's own shard, device and output, the parent's waits and the options a
-// program gives the processes it starts are left out: option_table.hpp). Two records whose
-// arguments differ here were not run as shards of one sweep.
+// may run it from different paths), and only its options of role identity and conditions in the
+// programs' option table, with their values (each task's own shard, device and output, the
+// parent's waits and the options a program gives the processes it starts are left out). Two
+// records whose arguments differ here were not run as shards of one sweep.
 std::vector<std::string> sweep_arguments(const std::vector<std::string>& argv);
 
 // What a table of a shard's record says of it, read from its shard section: it shows one share of

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "gpumeter/detail/history.hpp"
+#include "gpumeter/history.hpp"
 
 namespace gpumeter {
 

@@ -13,11 +13,11 @@
 
 #include "command_line.hpp"
 #include "example_work.hpp"
-#include "gpumeter/detail/exit_help.hpp"
-#include "gpumeter/detail/option_spec.hpp"
 #include "gpumeter/error_catalogue.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
+#include "gpumeter/exit_help.hpp"
+#include "gpumeter/option_spec.hpp"
 #include "gpumeter/records.hpp"
 #include "gpumeter/report.hpp"
 #include "gpumeter/session.hpp"

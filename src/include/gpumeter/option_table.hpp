@@ -8,7 +8,7 @@
 #include <span>
 #include <string_view>
 
-#include "gpumeter/detail/option_meaning.hpp"
+#include "gpumeter/option_meaning.hpp"
 
 namespace gpumeter {
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpumeter/detail/candidate_verdict.hpp"
+#include "gpumeter/candidate_verdict.hpp"
 #include "gpumeter/record.hpp"
 
 namespace gpumeter {

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "gpumeter/detail/option_meaning.hpp"
-#include "gpumeter/detail/run_target.hpp"
+#include "gpumeter/option_meaning.hpp"
+#include "gpumeter/run_target.hpp"
 
 namespace gpumeter {
 
