@@ -223,22 +223,17 @@ def _hold_runs(memory: Optional[int]) -> None:
         sys.stderr.write(f"gpumeter evaluate: {note}\n")
 
 
-_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?)\s*([KMGT]?)(?:i?B)?\s*$", re.I)
-
-
 def _memory_limit(text: Optional[str]) -> Optional[int]:
-    """``--memory``: bytes from ``8G``, ``500M``, ``1.5GiB``, ``4096K`` (powers of 1024); by
-    default half of this machine's physical memory (None, no limit, where that cannot be read)."""
+    """``--memory``: bytes, read by the core's size rule (``8G``, ``500M``, bare bytes; its
+    units and minimum are the core's, number_rule.hpp); by default half of this machine's
+    physical memory (None, no limit, where that cannot be read)."""
     if text is None:
         try:
             return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
         except (ValueError, OSError):
             return None
-    m = _SIZE.match(text)
-    size = float(m.group(1)) * 1024 ** " KMGT".index(m.group(2).upper() or " ") if m else 0.0
-    if not size >= 1 << 20:
-        raise UsageError(f"--memory {text!r}: expected a size of 1M or more, such as 8G or 500M")
-    return int(size)
+    from gpumeter import _evaluate_args  # it imports this module
+    return int(_evaluate_args._number("--memory", text, "memory_limit"))
 
 
 def _size(n: int) -> str:

@@ -811,7 +811,8 @@ NB_MODULE(_gpumeter, m) {
       {"precision", kPrecisionTargetRule},
       {"max_time", kPrecisionTimeRule},
       {"gate_threshold", kGateThresholdRule},
-      {"work_per_call", kWorkPerCall}};
+      {"work_per_call", kWorkPerCall},
+      {"memory_limit", kMemoryLimitBytes}};
   const auto rule_named = [](const std::string& rule) -> const NumberRule& {
     const auto found = kRules.find(rule);
     if (found == kRules.end()) throw std::invalid_argument("no number rule '" + rule + "'");
@@ -825,7 +826,7 @@ NB_MODULE(_gpumeter, m) {
       nb::arg("name"), nb::arg("text"), nb::arg("rule"),
       "Why the text of the numeric option `name` breaks the rule of that name "
       "(process_limit_seconds, limit_seconds, wait_seconds, device_index, precision, max_time, "
-      "gate_threshold, work_per_call), "
+      "gate_threshold, work_per_call, memory_limit), "
       "one line naming the option, or '' when it does not.");
   m.def(
       "read_number",
@@ -836,8 +837,8 @@ NB_MODULE(_gpumeter, m) {
       },
       nb::arg("text"), nb::arg("rule"),
       "The value of a numeric option's text under the rule of that name, in its unit (seconds, a "
-      "fraction of 1), and ''; or None and what the value must be ('a fraction, written 2% or "
-      "0.02').");
+      "fraction of 1, bytes), and ''; or None and what the value must be ('a fraction, written "
+      "2% or 0.02').");
   m.def(
       "value_problem",
       [rule_named](const std::string& name, double value, const std::string& rule) {

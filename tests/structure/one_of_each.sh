@@ -292,6 +292,10 @@ forbid "a copy of kMaxNameBytes in Python (use _gpumeter.MAX_NAME_BYTES)" python
 forbid "an exit code written as a number in plot.py (use _gpumeter.EXIT_*)" python/gpumeter/plot.py \
   '(sys\.exit|SystemExit)\([0-9]+\)|return[[:space:]]+[0-9]+[[:space:]]*(#.*)?$'
 
+# A size (--memory) is read by the core's reader (NumberKind::size, the rule 'memory_limit'):
+# evaluate once had a regex of its own, its units and minimum its own.
+found=$(grep -nE '\[KMGT' python/gpumeter/*.py)
+refuse_found "a size parsed in Python (read_number's size rule, through the extension):"
 if [[ $failed -eq 0 ]]; then
   echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \
     "one CUPTI record decoder, one JSON wire, one child runner, no import of the package's own" \
