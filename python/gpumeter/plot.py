@@ -38,7 +38,10 @@ from ._records import read_record
 MISSING_MATPLOTLIB = ("gpumeter plot draws with matplotlib: pip install matplotlib "
                       "(or, in the gpumeter checkout, pip install '.[plot]')")
 
+# What plot() and `gpumeter plot` accept and draw when told nothing: written here once, the
+# parser's choices, help and defaults made from them.
 FORMATS = ("svg", "png", "pdf")
+DEFAULT_FORMATS = ("svg", "png")
 KINDS = ("sweep", "totals", "comparisons")
 
 # Under it a wall-clock comparison claims no difference: the core's resolution, read from it to
@@ -1035,7 +1038,7 @@ def _write_exclusive(fig: Any, path: str, fmt: str) -> None:
 
 
 def plot(records: Sequence[Union[str, "os.PathLike[str]", Any]],
-         out_dir: Union[str, "os.PathLike[str]"] = ".", formats: Sequence[str] = ("svg", "png"),
+         out_dir: Union[str, "os.PathLike[str]"] = ".", formats: Sequence[str] = DEFAULT_FORMATS,
          *,
          kinds: Sequence[str] = KINDS,
          note: Optional[Callable[[str], None]] = None) -> List[str]:
@@ -1044,8 +1047,8 @@ def plot(records: Sequence[Union[str, "os.PathLike[str]", Any]],
     Args:
         records: Record files (paths) or Record objects (read_record's).
         out_dir: Where to write; created if needed.
-        formats: Any of "svg", "png", "pdf".
-        kinds: Which figures: "sweep", "totals", "comparisons".
+        formats: Any of FORMATS.
+        kinds: Which figures: any of KINDS.
         note: Called with one line for each kind a record has nothing to draw for (default:
             written to stderr).
 
@@ -1106,31 +1109,41 @@ def plot(records: Sequence[Union[str, "os.PathLike[str]", Any]],
     return written
 
 
-#: What `gpumeter plot` takes when an option is not given: the defaults its help states.
-_PLOT_DEFAULTS = {"--out": ".", "--format": "svg,png", "--kind": ",".join(KINDS)}
-_PLOT_METAVARS = {"--out": "DIR", "--format": "LIST", "--kind": "LIST"}
-
-
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:  # one line, then where the help is
         sys.stderr.write(f"gpumeter plot: {message}\nRun 'gpumeter plot --help' for usage.\n")
         sys.exit(_gpumeter.EXIT_USAGE)
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """100 columns whatever the terminal: the help the C++ command prints without the module
+    (src/cli/plot_help.inc) is this one, word for word."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=100, max_help_position=32)
+
+
 def _parser() -> argparse.ArgumentParser:
+    """`gpumeter plot`'s one parser: the C++ command hands it every argument untouched, --help
+    included (src/cli/plot.cpp)."""
     parser = _Parser(
         prog="gpumeter plot",
         description="Draw a record's sweep (time against size, growth exponents, crossover "
                     "brackets), total(N) by phase, and comparisons with their intervals, as "
-                    "SVG and PNG. Every point is read from the records; nothing is measured.",
-        epilog=_gpumeter.exit_codes_help("plot"))
-    parser.add_argument("records", nargs="+", metavar="RECORD", help="record files (.json)")
-    # The options are the gpumeter command's table (command_options.cpp), which `gpumeter plot`
-    # parses with too: one list of names and helps; the defaults are the ones those helps state.
-    for names, _, text in _gpumeter.command_options("plot"):
-        name = names.split(",")[-1]
-        parser.add_argument(*names.split(","), default=_PLOT_DEFAULTS[name],
-                            metavar=_PLOT_METAVARS[name], help=text.replace("%", "%%"))
+                    "SVG and PNG. Every point is read from the records; nothing is measured. "
+                    "Files: gpumeter-<run_id>-<kind>[-<case>].<format>, never written over an "
+                    "existing file. A record with nothing to draw for a kind says so in one "
+                    "line.",
+        epilog=_gpumeter.exit_codes_help("plot"), formatter_class=_HelpFormatter)
+    parser.add_argument("records", nargs="+", metavar="RECORD",
+                        help="record files (gpumeter-<run_id>.json)")
+    parser.add_argument("--out", default=".", metavar="DIR",
+                        help="directory to write into (default: the current one)")
+    parser.add_argument("--format", default=",".join(DEFAULT_FORMATS), metavar="LIST",
+                        help=f"comma-separated formats: {', '.join(FORMATS)} "
+                             f"(default {','.join(DEFAULT_FORMATS)})")
+    parser.add_argument("--kind", default=",".join(KINDS), metavar="LIST",
+                        help=f"comma-separated figures: {', '.join(KINDS)} (default: all)")
     return parser
 
 

@@ -56,12 +56,6 @@ constexpr CommandOption kLockOptions[] = {
     {"--allow-contended", kAllowContendedOption},
 };
 
-constexpr CommandOption kPlotOptions[] = {
-    {"--out", {true, "Directory to write into (default: the current one)"}},
-    {"--format", {true, "Comma-separated formats: svg, png, pdf (default svg,png)"}},
-    {"--kind", {true, "Comma-separated figures: sweep, totals, comparisons (default: all)"}},
-};
-
 constexpr CommandOption kHistoryOptions[] = {
     {"--out", {true, "The site's folder: new, or empty"}},
     {"--commits",
@@ -109,10 +103,11 @@ constexpr CommandOption kRunOptions[] = {
       "--repeat)"}},
 };
 
-// Every argument of evaluate, --help included, is the Python module's.
+// Every argument of evaluate and of plot, --help included, is the Python module's: their options
+// are its parsers' (_evaluate.py, plot.py).
 constexpr CommandOptions kCommandOptions[] = {
     {"report", kReportOptions},   {"compare", kCompareOptions}, {"merge", kMergeOptions},
-    {"env", kEnvOptions},         {"lock", kLockOptions},       {"plot", kPlotOptions},
+    {"env", kEnvOptions},         {"lock", kLockOptions},       {"plot", {}},
     {"history", kHistoryOptions}, {"run", kRunOptions},         {"evaluate", {}},
 };
 

@@ -296,6 +296,13 @@ forbid "an exit code written as a number in plot.py (use _gpumeter.EXIT_*)" pyth
 # evaluate once had a regex of its own, its units and minimum its own.
 found=$(grep -nE '\[KMGT' python/gpumeter/*.py)
 refuse_found "a size parsed in Python (read_number's size rule, through the extension):"
+# gpumeter plot has one parser, the module's (plot.py): the C++ command registers no option, and
+# the accepted values are plot.FORMATS and plot.KINDS, written once (the generated help aside).
+forbid "an option of gpumeter plot registered by the C++ command (plot.py's parser owns them)" \
+  src/cli/plot.cpp 'add_(command_)?option|add_flag'
+found=$(grep -rnE '"[^"]*(svg, png|sweep, totals)' src include python/gpumeter --include='*.cpp' \
+  --include='*.hpp' --include='*.py')
+refuse_found "plot's formats or kinds written out (plot.FORMATS, plot.KINDS):"
 if [[ $failed -eq 0 ]]; then
   echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \
     "one CUPTI record decoder, one JSON wire, one child runner, no import of the package's own" \
