@@ -303,6 +303,9 @@ forbid "an option of gpumeter plot registered by the C++ command (plot.py's pars
 found=$(grep -rnE '"[^"]*(svg, png|sweep, totals)' src include python/gpumeter --include='*.cpp' \
   --include='*.hpp' --include='*.py')
 refuse_found "plot's formats or kinds written out (plot.FORMATS, plot.KINDS):"
+# Python's keywords say their range and default from the core's specs, not copies of them.
+forbid "a copy of the core's budget or time cap in a docstring (name the option instead)" \
+  python/gpumeter/_measure.py '0\.1 to 3600|\(25, 100\)|1e6 ms|cap, 10 s'
 if [[ $failed -eq 0 ]]; then
   echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \
     "one CUPTI record decoder, one JSON wire, one child runner, no import of the package's own" \
