@@ -822,10 +822,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true",
                    help="with --jsonl: run only the candidates without a line in it (a batch "
                         "killed on a candidate runs that one again)")
-    p.add_argument("--shard", metavar="K/N",
-                   help="run shard K of N (0 <= K < N) of the candidates, dealt as the "
-                        "benchmark programs deal their cases; by default a Slurm array task's or "
-                        "a Kubernetes indexed Job's index where set; 'all' for every candidate")
+    # The helps of options evaluate shares with other front ends are the core's (one meaning).
+    meanings = _gpumeter.option_meanings()
+    p.add_argument("--shard", metavar="K/N", help=meanings["--shard"].replace("%", "%%"))
     p.add_argument("--merge", nargs="+", metavar="JOURNAL",
                    help="run nothing: merge the shards' journals into one batch's lines (in the "
                         "batch's order, any candidate without a line named, where the candidates "
@@ -854,10 +853,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--atol", type=float, default=_gpumeter.DEFAULT_ATOL,
                    help="absolute tolerance of the answers' check "
                         f"(default {_gpumeter.DEFAULT_ATOL:g})")
-    # `gpumeter run --count-copies`'s help (command_options.cpp): the option means one thing.
     p.add_argument("--count-copies", action="store_true",
-                   help=dict((n, t) for n, _, t in _gpumeter.command_options("run"))
-                   ["--count-copies"].replace("%", "%%"))
+                   help=meanings["--count-copies"].replace("%", "%%"))
     p.add_argument("--flops", type=float,
                    help="floating-point operations of one call: TFLOP/s in the records")
     p.add_argument("--bytes", type=float, help="bytes one call moves: TB/s in the records")

@@ -882,6 +882,29 @@ NB_MODULE(_gpumeter, m) {
       "The options every front end offers by one meaning: name, python_name, metavar, help, "
       "default (text, '' for none) and kind (text, number, fraction, duration).");
   m.def(
+      "option_meanings",
+      [] {
+        // The options several front ends offer by one meaning (option_meaning.hpp, the gate's in
+        // record_comparison.hpp), by their command-line name: the helps of evaluate's, the main
+        // job's, the programs' and the pytest plugin's (through gpumeter_pytest/_option_help.py,
+        // written from this when the package is built).
+        std::map<std::string, std::string> out;
+        for (const auto& [name, meaning] : {
+                 std::pair{"--allow-events-fallback", kAllowEventsFallbackOption},
+                 std::pair{"--shard", kShardOption},
+                 std::pair{"--fail-on-regression", kGateThresholdOption},
+                 std::pair{"--allow-missing", kAllowMissingOption},
+                 std::pair{"--allow-contended", kAllowContendedOption},
+                 std::pair{"--count-copies", kCountCopiesOption},
+                 std::pair{"--wide", kWideOption},
+             }) {
+          out.emplace(name, std::string(meaning.help));
+        }
+        return out;
+      },
+      "The helps of the options several front ends offer by one meaning, by their command-line "
+      "name (--shard, --fail-on-regression, --allow-missing, --allow-contended, ...).");
+  m.def(
       "command_options",
       [](const std::string& command) {
         // The gpumeter command's option table (command_options.cpp), for the parsers of the

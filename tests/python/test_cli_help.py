@@ -108,6 +108,16 @@ def test_evaluates_count_copies_is_runs():
     assert actions["--count-copies"].help.replace("%%", "%") == run["--count-copies"]
 
 
+def test_evaluates_shared_helps_are_the_cores():
+    """--shard and --count-copies mean in evaluate what they mean in the programs and `gpumeter
+    run`: their helps are the core's option meanings, not a second wording."""
+    from gpumeter import _evaluate, _gpumeter
+    actions = {s: a for a in _evaluate._parser()._actions for s in a.option_strings}
+    meanings = _gpumeter.option_meanings()
+    for name in ("--shard", "--count-copies"):
+        assert actions[name].help.replace("%%", "%") == meanings[name], name
+
+
 def test_plot_has_one_parser_with_each_default_once():
     """`gpumeter plot`'s options are the module's parser's alone: the C++ command registers none
     (it hands every argument over untouched), and the accepted values and defaults its help

@@ -43,4 +43,23 @@ inline constexpr OptionMeaning kWideOption{
     "Every column in the markdown table; by default it holds the columns a reader decides with "
     "(the record and CSV always hold them all)"};
 
+// Options several front ends offer by one meaning, each once (each had two helps, which had
+// drifted apart; the gate's two are in record_comparison.hpp, beside its rule). The binding
+// exports them (option_meanings()); the pytest plugin, which must not import the extension when
+// pytest reads its options, takes them from gpumeter_pytest/_option_help.py, written from that
+// export when the package is built.
+// CUPTI's fallback: a benchmark program's, the main job's.
+inline constexpr OptionMeaning kAllowEventsFallbackOption{
+    false, "Time with CUDA events when CUPTI cannot be used (rows say so)"};
+// A task's part of the work: a benchmark program's cases, `gpumeter evaluate`'s candidates.
+inline constexpr OptionMeaning kShardOption{
+    true,
+    "K/N: run shard K (from 0) of N of the selected cases (of gpumeter evaluate: the "
+    "candidates), dealt the same way in every task, a case's implementations together; all: "
+    "every one. By default a Slurm array task's or a Kubernetes indexed Job's index "
+    "(docs/cluster.md)"};
+// Copies and fills as device time: `gpumeter run`, `gpumeter evaluate`.
+inline constexpr OptionMeaning kCountCopiesOption{
+    false, "Copies and fills (memcpy, memset) count as device time too"};
+
 }  // namespace gpumeter

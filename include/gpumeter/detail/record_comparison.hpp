@@ -11,6 +11,7 @@
 
 #include "gpumeter/detail/comparison.hpp"
 #include "gpumeter/detail/number_rule.hpp"
+#include "gpumeter/detail/option_meaning.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/record.hpp"
 
@@ -100,6 +101,19 @@ struct GateOptions {
 // 101-fold slowdown pass gates nothing a user means, so a larger threshold ("1e300", a typo) is
 // refused rather than read as "never fail".
 inline constexpr NumberRule kGateThresholdRule{0, false, 100, false, "", NumberKind::fraction};
+// The gate: `gpumeter compare --fail-on-regression`, the pytest plugin's
+// --gpumeter-fail-on-regression: one meaning, one rule (gate_options, below).
+inline constexpr OptionMeaning kGateThresholdOption{
+    true,
+    "Fail when a row is slower than the baseline by more than this fraction (10% or 0.1), with "
+    "the confidence of its interval, or when a row is missing from either side, a case failed, a "
+    "record is partial or no row is in both (compare exits 1; pytest fails the test)",
+    &kGateThresholdRule};
+// What the gate lets pass when asked (gate_options' allow_missing; it needs the threshold).
+inline constexpr OptionMeaning kAllowMissingOption{
+    false,
+    "With the regression gate: let rows missing from either side, failed cases, partial records "
+    "and no row in common pass it (the output still names them)"};
 // The gate as a front end asks it, by a threshold (a fraction, already read from its text by
 // kGateThresholdRule) and allow_missing: none without a threshold. A threshold outside the rule
 // would judge nothing or everything, so it is refused by a ConfigError naming `option`, the front
