@@ -578,6 +578,10 @@ def test_the_exit_codes_of_errors_are_the_catalogues():
     assert core.exit_code_of_error("DeviceBusy") == core.EXIT_BUSY
     assert core.exit_code_of_error("VerificationFailed") == core.EXIT_FAILED
     assert core.exit_code_of_error("Error") == core.EXIT_FAILED
+    # The base class's are the catalogue's fallback, read from it, not written again.
+    assert (gpumeter.Error.error_class, gpumeter.Error.exit_code) == (
+        core.error_class("Error"), core.exit_code_of_error("Error"))
+    assert core.error_class("NoSuchError") == gpumeter.Error.error_class
     assert core.exit_code_of_error("std::exception") == core.EXIT_INTERNAL
 
 

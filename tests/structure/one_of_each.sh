@@ -306,6 +306,9 @@ refuse_found "plot's formats or kinds written out (plot.FORMATS, plot.KINDS):"
 # Python's keywords say their range and default from the core's specs, not copies of them.
 forbid "a copy of the core's budget or time cap in a docstring (name the option instead)" \
   python/gpumeter/_measure.py '0\.1 to 3600|\(25, 100\)|1e6 ms|cap, 10 s'
+# The base Error's class and exit code are the catalogue's fallback (error_class, exit_code_of_error).
+forbid "the base Error's class or exit code written by hand (take the catalogue's)" \
+  python/gpumeter/_errors.py '^[[:space:]]*(error_class|exit_code)[[:space:]]*=[[:space:]]*("|[0-9])'
 if [[ $failed -eq 0 ]]; then
   echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \
     "one CUPTI record decoder, one JSON wire, one child runner, no import of the package's own" \
