@@ -849,6 +849,24 @@ NB_MODULE(_gpumeter, m) {
       "not an option's text), breaks that rule, one line naming `name`, or '' when it does "
       "not.");
   m.attr("PROCESS_LIMIT_DEFAULT_SECONDS") = kProcessLimitDefaultSeconds;
+  // How the core says a difference's amount (wording.hpp), for the plots' labels and axes.
+  m.def("as_factor", &as_factor, nb::arg("estimate"),
+        "Whether a relative difference is said as a factor ('2.1x', from the resolution ratio on) "
+        "or as a percent ('2.8%').");
+  m.def(
+      "difference_amounts",
+      [](double estimate, double low, double high) {
+        RelativeDifference d;
+        d.estimate = estimate;
+        d.low = low;
+        d.high = high;
+        const DifferenceAmounts a = difference_amounts(d);
+        return std::make_tuple(a.estimate, a.near, a.far);
+      },
+      nb::arg("estimate"), nb::arg("low"), nb::arg("high"),
+      "A found difference's estimate, the end of its interval nearer no difference and the "
+      "farther one (the interval from low to high), as every report says them: ('2.8%', '2.6%', "
+      "'3.0%') or ('2.1x', '1.9x', '2.3x').");
   m.def(
       "statistic_title",
       [](const std::string& statistic) {

@@ -309,6 +309,13 @@ forbid "a copy of the core's budget or time cap in a docstring (name the option 
 # The base Error's class and exit code are the catalogue's fallback (error_class, exit_code_of_error).
 forbid "the base Error's class or exit code written by hand (take the catalogue's)" \
   python/gpumeter/_errors.py '^[[:space:]]*(error_class|exit_code)[[:space:]]*=[[:space:]]*("|[0-9])'
+# A difference's amount is worded by the core (difference_amounts, as_factor) and the resolution
+# ratio said from RESOLUTION_RATIO: plot once copied the wording and wrote "1.5x" into captions.
+forbid "a copy of the core's amount wording in plot.py (use _gpumeter.difference_amounts)" \
+  python/gpumeter/plot.py '^def _(factor|amount|interval_words)\b'
+found=$( { grep -nE '"[^"]*1\.5x[^"]*"' python/gpumeter/*.py | grep -vE '^[^:]+:[0-9]+:[[:space:]]*#|"""'
+  grep -rnE '"[^"]*1\.5x[^"]*"' src/report src/cli | grep -vE '^[^:]+:[0-9]+:[[:space:]]*//'; } )
+refuse_found "the resolution ratio written as \"1.5x\" in a front end (RESOLUTION_RATIO, kResolutionRatio):"
 if [[ $failed -eq 0 ]]; then
   echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \
     "one CUPTI record decoder, one JSON wire, one child runner, no import of the package's own" \
