@@ -51,6 +51,18 @@ def _fraction(argument: str, value: object) -> Optional[float]:
     return _optional_real(argument, value, "a fraction, 0.01 or '1%', or None")
 
 
+def _duration(argument: str, value: object, rule: str) -> Optional[float]:
+    """A duration option (``max_time_s=``): a number of seconds or its text ("10s", "500ms",
+    "10"), read by the core's reader under `rule`, as ``--max-time`` is everywhere; a number's
+    range is the core's to check."""
+    if isinstance(value, str):
+        seconds, must = _gpumeter.read_number(value, rule)
+        if seconds is None:
+            raise _bad(argument, must, value)
+        return seconds
+    return _optional_real(argument, value, "a number of seconds, '10s' or '500ms', or None")
+
+
 def _integer(argument: str, value: object, expected: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise _bad(argument, expected, value)
@@ -139,10 +151,18 @@ def _refuse_lazy_result(argument: str, value: object) -> None:
 
 
 def _budget(value: object) -> Optional[Tuple[float, float]]:
-    expected = "a pair (warm-up ms, measure ms) such as (25, 100)"
+    """A budget (``budget=``): a pair (warm-up ms, measure ms) or its text ("25,100"), the text
+    read by the core's rule as ``--budget`` is everywhere; a pair's range is the core's to
+    check."""
+    expected = "a pair (warm-up ms, measure ms) such as (25, 100), or its text '25,100'"
     if value is None:
         return None
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) != 2:
+    if isinstance(value, str):
+        warmup, measure, problem = _gpumeter.budget_problem("the text", value)
+        if problem:  # "budget: ...", as every argument's refusal here begins
+            raise ConfigError(f"budget: {problem}", argument="budget")
+        return (warmup, measure)
+    if isinstance(value, bytes) or not isinstance(value, Sequence) or len(value) != 2:
         raise _bad("budget", expected, value)
     return (_real("budget", value[0], expected), _real("budget", value[1], expected))
 

@@ -10,7 +10,8 @@ from typing import Any, Callable, Dict, List, NoReturn, Optional, Sequence, Tupl
 
 from . import _gpumeter, _runtimes
 from ._answers import _plain_answer
-from ._checks import _bad, _budget, _flag, _fraction, _integer, _optional_real, _real, _refuse_lazy_result
+from ._checks import (_bad, _budget, _duration, _flag, _fraction, _integer, _optional_real,
+                      _real, _refuse_lazy_result)
 from ._errors import ConfigError, CuptiUnavailable, Error, FallbackWarning
 from ._gpumeter import Record
 
@@ -139,7 +140,7 @@ def _options(device: object, budget: object, timing: object, allow_events_fallba
         share_cupti=_cupti_sharing() if timing != "host" else False, lock=_flag("lock", lock),
         allow_contended=_flag("allow_contended", allow_contended),
         precision=_fraction("precision", precision),
-        max_time_s=_optional_real("max_time_s", max_time_s, "a number of seconds or None"),
+        max_time_s=_duration("max_time_s", max_time_s, "max_time"),
         lock_held=lock_held or index in _held_locks,
         tolerated_device_processes=_tolerated_device_processes)
 

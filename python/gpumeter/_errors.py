@@ -33,8 +33,9 @@ class Error(Exception):
 
     #: What the error says about the work ("wrong", "refused", "not measured", "failed"), and
     #: the exit code a gpumeter program that ends on it returns: the core's catalogue.
-    error_class = "failed"
-    exit_code = _gpumeter.exit_code_of_error("Error")  # the catalogue's fallback, not a copy
+    # Both the catalogue's fallback for the base class, not copies of it.
+    error_class = _gpumeter.error_class("Error")
+    exit_code = _gpumeter.exit_code_of_error("Error")
     #: The fields the core fills in, as (name, Python type).
     fields: Tuple[Tuple[str, str], ...] = ()
 

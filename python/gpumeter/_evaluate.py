@@ -223,22 +223,17 @@ def _hold_runs(memory: Optional[int]) -> None:
         sys.stderr.write(f"gpumeter evaluate: {note}\n")
 
 
-_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?)\s*([KMGT]?)(?:i?B)?\s*$", re.I)
-
-
 def _memory_limit(text: Optional[str]) -> Optional[int]:
-    """``--memory``: bytes from ``8G``, ``500M``, ``1.5GiB``, ``4096K`` (powers of 1024); by
-    default half of this machine's physical memory (None, no limit, where that cannot be read)."""
+    """``--memory``: bytes, read by the core's size rule (``8G``, ``500M``, bare bytes; its
+    units and minimum are the core's, number_rule.hpp); by default half of this machine's
+    physical memory (None, no limit, where that cannot be read)."""
     if text is None:
         try:
             return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
         except (ValueError, OSError):
             return None
-    m = _SIZE.match(text)
-    size = float(m.group(1)) * 1024 ** " KMGT".index(m.group(2).upper() or " ") if m else 0.0
-    if not size >= 1 << 20:
-        raise UsageError(f"--memory {text!r}: expected a size of 1M or more, such as 8G or 500M")
-    return int(size)
+    from gpumeter import _evaluate_args  # it imports this module
+    return int(_evaluate_args._number("--memory", text, "memory_limit"))
 
 
 def _size(n: int) -> str:
@@ -827,10 +822,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true",
                    help="with --jsonl: run only the candidates without a line in it (a batch "
                         "killed on a candidate runs that one again)")
-    p.add_argument("--shard", metavar="K/N",
-                   help="run shard K of N (0 <= K < N) of the candidates, dealt as the "
-                        "benchmark programs deal their cases; by default a Slurm array task's or "
-                        "a Kubernetes indexed Job's index where set; 'all' for every candidate")
+    # The helps of options evaluate shares with other front ends are the core's (one meaning).
+    meanings = _gpumeter.option_meanings()
+    p.add_argument("--shard", metavar="K/N", help=meanings["--shard"].replace("%", "%%"))
     p.add_argument("--merge", nargs="+", metavar="JOURNAL",
                    help="run nothing: merge the shards' journals into one batch's lines (in the "
                         "batch's order, any candidate without a line named, where the candidates "
@@ -859,10 +853,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--atol", type=float, default=_gpumeter.DEFAULT_ATOL,
                    help="absolute tolerance of the answers' check "
                         f"(default {_gpumeter.DEFAULT_ATOL:g})")
-    # `gpumeter run --count-copies`'s help (command_options.cpp): the option means one thing.
     p.add_argument("--count-copies", action="store_true",
-                   help=dict((n, t) for n, _, t in _gpumeter.command_options("run"))
-                   ["--count-copies"].replace("%", "%%"))
+                   help=meanings["--count-copies"].replace("%", "%%"))
     p.add_argument("--flops", type=float,
                    help="floating-point operations of one call: TFLOP/s in the records")
     p.add_argument("--bytes", type=float, help="bytes one call moves: TB/s in the records")

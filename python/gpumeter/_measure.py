@@ -30,11 +30,12 @@ Timing = Literal["auto", "cupti", "events", "host"]
 def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
             count_copies: bool = False, flops: Optional[float] = None,
             bytes: Optional[float] = None, device: Optional[int] = None,  # noqa: A002
-            budget: Optional[Tuple[float, float]] = None, timing: Timing = "auto",
+            budget: Union[Tuple[float, float], str, None] = None, timing: Timing = "auto",
             allow_events_fallback: bool = False, name: str = "measure", lock: bool = True,
             allow_contended: bool = False,
             scaled: Optional[Callable[[int], Any]] = None,
-            precision: Union[float, str, None] = None, max_time_s: Optional[float] = None,
+            precision: Union[float, str, None] = None,
+            max_time_s: Union[float, str, None] = None,
             fresh_inputs: Optional[Callable[[int], Sequence[Any]]] = None) -> Result:
     """Measures the GPU work of ``fn()`` and returns its typed Result.
 
@@ -63,8 +64,8 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
         bytes: Bytes moved per call (each input read once, each output written once), for TB/s
             and the percent of the measured bandwidth ceiling.
         device: CUDA device index (default 0).
-        budget: (warm-up ms, measure ms), default (25, 100); each is a positive number of at
-            most 1e6 ms. The iterations are clamped to [10, 200].
+        budget: (warm-up ms, measure ms), or its text as ``--budget`` takes it ("25,100"), read
+            by the core's rule; None: the core's default (``--budget``'s, option_specs()).
         timing: "auto" (CUPTI where a GPU is usable, else the host clock with a
             FallbackWarning), "cupti", "events" (a CUDA event pair per call) or "host" (the
             host clock around a synchronized call).
@@ -83,8 +84,9 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
             level (the passes' geometric mean) is within +-precision (a fraction: 0.01 or "1%";
             a bare 1 or more is refused, as ``--precision`` refuses it), or until
             ``max_time_s``; ``Result.precision`` says what was reached and why it stopped.
-        max_time_s: The cap of a run to ``precision``, in seconds (0.1 to 3600); only with
-            ``precision``. None (the default): the core's cap, 10 s.
+        max_time_s: The cap of a run to ``precision``: seconds, or a duration's text as
+            ``--max-time`` takes it ("10s", "500ms"), read by the core's rule and range; only
+            with ``precision``. None (the default): the core's cap (``--max-time``'s).
         fresh_inputs: ``fresh_inputs(seed)`` returns the arguments of one call, made from
             ``seed`` (a pure function of it; checked once); each call is then
             ``fn(*fresh_inputs(seed))`` with a seed never used before, made untimed, so an
@@ -175,11 +177,12 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
             atol: float = DEFAULT_ATOL,
             count_copies: bool = False, flops: Optional[float] = None,
             bytes: Optional[float] = None, device: Optional[int] = None,  # noqa: A002
-            budget: Optional[Tuple[float, float]] = None, timing: Timing = "auto",
+            budget: Union[Tuple[float, float], str, None] = None, timing: Timing = "auto",
             allow_events_fallback: bool = False, name: str = "compare", lock: bool = True,
             allow_contended: bool = False,
             scaled: Optional[Mapping[str, Callable[[int], Any]]] = None,
-            precision: Union[float, str, None] = None, max_time_s: Optional[float] = None,
+            precision: Union[float, str, None] = None,
+            max_time_s: Union[float, str, None] = None,
             fresh_inputs: Optional[Callable[[int], Sequence[Any]]] = None,
             outputs: Optional[Sequence[int]] = None) -> CompareResult:
     """Compares implementations of one operation, checked first, timed in A B C C B A order.
@@ -235,8 +238,9 @@ def compare(implementations: Mapping[str, Callable[[], Any]], *,
             "1%"; a bare 1 or more is refused, as ``--precision`` refuses it), or until
             ``max_time_s``. The stop reads only the width, never the estimate, so stopping
             cannot make a difference appear; each sentence ends with what was reached.
-        max_time_s: The cap of a run to ``precision``, in seconds (0.1 to 3600); only with
-            ``precision``. None (the default): the core's cap, 10 s.
+        max_time_s: The cap of a run to ``precision``: seconds, or a duration's text as
+            ``--max-time`` takes it ("10s", "500ms"), read by the core's rule and range; only
+            with ``precision``. None (the default): the core's cap (``--max-time``'s).
         fresh_inputs: ``fresh_inputs(seed)`` returns the arguments of one call, made from
             ``seed`` (a pure function of it; checked once). Given, every call of every
             implementation gets new inputs, ``fn(*fresh_inputs(seed))`` with a seed never used

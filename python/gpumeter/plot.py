@@ -10,7 +10,8 @@ Three kinds of figure, each drawn from what a record holds (nothing is measured 
   the per-call time), the measured total of N calls beside each bar with its spread, and the
   crossovers in N.
 - ``comparisons``: each comparison of the record, device-time differences as a percent with the
-  interval they state (99%), wall-clock comparisons as the time ratio with the 1.5x band.
+  interval they state (99%), wall-clock comparisons as the time ratio with the band under the
+  core's resolution ratio (RESOLUTION_RATIO).
 
 Each figure is written as ``gpumeter-<run id>-<kind>[-<case>].<svg|png>`` and never over an
 existing file: when any file a run would write exists, it writes nothing and says which. Every
@@ -38,12 +39,16 @@ from ._records import read_record
 MISSING_MATPLOTLIB = ("gpumeter plot draws with matplotlib: pip install matplotlib "
                       "(or, in the gpumeter checkout, pip install '.[plot]')")
 
+# What plot() and `gpumeter plot` accept and draw when told nothing: written here once, the
+# parser's choices, help and defaults made from them.
 FORMATS = ("svg", "png", "pdf")
+DEFAULT_FORMATS = ("svg", "png")
 KINDS = ("sweep", "totals", "comparisons")
 
 # Under it a wall-clock comparison claims no difference: the core's resolution, read from it to
 # draw its band and to word an amount as the core words it (a percent under it, a factor from it).
 RESOLUTION_RATIO: float = _gpumeter.RESOLUTION_RATIO
+_RATIO = f"{RESOLUTION_RATIO:g}x"  # as captions and ids say it
 
 # A regime's label names its fit's largest miss beyond this (log10 residual 0.05).
 MISS_SHOWN = 10 ** 0.05 - 1
@@ -676,28 +681,6 @@ def _finding(comparison: Any) -> str:
     return str(comparison.finding) if comparison.found else "none"
 
 
-def _factor(difference: float) -> float:
-    """A relative difference as the factor a reader says: +0.8 is 1.8x slower, -0.5 2x faster."""
-    return 1 + difference if difference >= 0 else 1 / (1 + difference)
-
-
-def _amount(difference: float, digits: int = 3) -> str:
-    """As the core words it: a percent under 1.5x, the factor from 1.5x on (2.9%, 3.93x)."""
-    f = _factor(difference)
-    if f < RESOLUTION_RATIO:
-        return _percent(difference, digits - 1)
-    return f"{f:#.{digits}g}".rstrip(".") + "x"
-
-
-def _interval_words(estimate: float, near: float, far: float) -> Tuple[str, str, str]:
-    """The estimate and the interval's ends, with the figures it takes for the ends to differ
-    (1.870x to 1.875x, never 1.87x to 1.87x)."""
-    digits = 3
-    while digits < 6 and _amount(near, digits) == _amount(far, digits):
-        digits += 1
-    return _amount(estimate, digits), _amount(near, digits), _amount(far, digits)
-
-
 def _interval_name(comps: Sequence[Any]) -> str:
     """"99% interval": the confidence the comparisons state (a record of an older version states
     95%); "interval" where they differ."""
@@ -863,7 +846,7 @@ def _comparison_summary(panels: Dict[Tuple[str, str], List[Any]],
         ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
         ax.set_xlabel("candidate time / baseline time (log scale): right of 1x slower, left "
                       f"faster; lines: {_interval_name(comps)}", fontsize=9)
-        rule = "time ratio by the 1.5x rule" if kind == "ratio" else \
+        rule = f"time ratio by the {_RATIO} rule" if kind == "ratio" else \
             f"relative difference with its {_interval_name(comps)}"
         ax.set_title(f"{_statistic_words(statistic)}: {rule}, every comparison", fontsize=10)
     total = sum(counts_all.values())
@@ -904,9 +887,10 @@ def _comparison_page(panels: Dict[Tuple[str, str], List[Any]],
         ax.set_ylim(-0.7, len(comps) - 0.3)
         ax.grid(True, axis="x", color="0.9", linewidth=0.6)
         if kind == "difference":
-            # Percent on a linear axis while every interval is under 1.5x either way; past it,
+            # Percent on a linear axis while every interval is under the resolution ratio either
+            # way (said as a percent, as_factor); past it,
             # the time ratio on a log axis (a 4x slower and a 4x faster read as far from 1).
-            factor = any(_factor(x) >= RESOLUTION_RATIO for c in comps
+            factor = any(_gpumeter.as_factor(x) for c in comps
                          for x in (c.difference.low, c.difference.high))
 
             def shown(f: float, factor: bool = factor) -> float:
@@ -935,8 +919,7 @@ def _comparison_page(panels: Dict[Tuple[str, str], List[Any]],
                     words = "no difference detected" + (
                         f" (would see {_percent(sd)})" if sd else "")
                 else:
-                    near, far = (d.low, d.high) if d.slower else (d.high, d.low)
-                    e, n, f = _interval_words(d.estimate, near, far)
+                    e, n, f = _gpumeter.difference_amounts(d.estimate, d.low, d.high)
                     words = f"{e} {verdict} ({n} to {f})"
                 ax.annotate(words, (hi, y), xytext=(6, 0), textcoords="offset points",
                             va="center", fontsize=8, color=col, gid=gid + "-text")
@@ -958,7 +941,7 @@ def _comparison_page(panels: Dict[Tuple[str, str], List[Any]],
         else:
             ax.set_xscale("log")
             ax.axvspan(1 / RESOLUTION_RATIO, RESOLUTION_RATIO, color="0.88", linewidth=0,
-                       gid=ids("band-1.5x"), zorder=0)
+                       gid=ids(f"band-{_RATIO}"), zorder=0)
             ax.axvline(1, color="0.3", linewidth=0.8)
             extent = [RESOLUTION_RATIO * 1.3]
             for y, c in zip(ys, comps):
@@ -983,9 +966,9 @@ def _comparison_page(panels: Dict[Tuple[str, str], List[Any]],
             reach = max(extent) * 1.4
             ax.set_xlim(1 / reach, reach)
             _ratio_ticks(ax, reach)
-            ax.set_xlabel("candidate time / baseline time (log scale); shaded: under 1.5x "
+            ax.set_xlabel(f"candidate time / baseline time (log scale); shaded: under {_RATIO} "
                           "either way, no measured difference at this precision", fontsize=9)
-            ax.set_title(f"{_statistic_words(statistic)}: time ratio by the 1.5x rule",
+            ax.set_title(f"{_statistic_words(statistic)}: time ratio by the {_RATIO} rule",
                          fontsize=10)
     caption = ["Every point is a comparison the record holds, against its case's first "
                "implementation; device time and wall clock are never on one axis."]
@@ -1035,7 +1018,7 @@ def _write_exclusive(fig: Any, path: str, fmt: str) -> None:
 
 
 def plot(records: Sequence[Union[str, "os.PathLike[str]", Any]],
-         out_dir: Union[str, "os.PathLike[str]"] = ".", formats: Sequence[str] = ("svg", "png"),
+         out_dir: Union[str, "os.PathLike[str]"] = ".", formats: Sequence[str] = DEFAULT_FORMATS,
          *,
          kinds: Sequence[str] = KINDS,
          note: Optional[Callable[[str], None]] = None) -> List[str]:
@@ -1044,8 +1027,8 @@ def plot(records: Sequence[Union[str, "os.PathLike[str]", Any]],
     Args:
         records: Record files (paths) or Record objects (read_record's).
         out_dir: Where to write; created if needed.
-        formats: Any of "svg", "png", "pdf".
-        kinds: Which figures: "sweep", "totals", "comparisons".
+        formats: Any of FORMATS.
+        kinds: Which figures: any of KINDS.
         note: Called with one line for each kind a record has nothing to draw for (default:
             written to stderr).
 
@@ -1106,31 +1089,41 @@ def plot(records: Sequence[Union[str, "os.PathLike[str]", Any]],
     return written
 
 
-#: What `gpumeter plot` takes when an option is not given: the defaults its help states.
-_PLOT_DEFAULTS = {"--out": ".", "--format": "svg,png", "--kind": ",".join(KINDS)}
-_PLOT_METAVARS = {"--out": "DIR", "--format": "LIST", "--kind": "LIST"}
-
-
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:  # one line, then where the help is
         sys.stderr.write(f"gpumeter plot: {message}\nRun 'gpumeter plot --help' for usage.\n")
         sys.exit(_gpumeter.EXIT_USAGE)
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """100 columns whatever the terminal: the help the C++ command prints without the module
+    (src/cli/plot_help.inc) is this one, word for word."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=100, max_help_position=32)
+
+
 def _parser() -> argparse.ArgumentParser:
+    """`gpumeter plot`'s one parser: the C++ command hands it every argument untouched, --help
+    included (src/cli/plot.cpp)."""
     parser = _Parser(
         prog="gpumeter plot",
         description="Draw a record's sweep (time against size, growth exponents, crossover "
                     "brackets), total(N) by phase, and comparisons with their intervals, as "
-                    "SVG and PNG. Every point is read from the records; nothing is measured.",
-        epilog=_gpumeter.exit_codes_help("plot"))
-    parser.add_argument("records", nargs="+", metavar="RECORD", help="record files (.json)")
-    # The options are the gpumeter command's table (command_options.cpp), which `gpumeter plot`
-    # parses with too: one list of names and helps; the defaults are the ones those helps state.
-    for names, _, text in _gpumeter.command_options("plot"):
-        name = names.split(",")[-1]
-        parser.add_argument(*names.split(","), default=_PLOT_DEFAULTS[name],
-                            metavar=_PLOT_METAVARS[name], help=text.replace("%", "%%"))
+                    "SVG and PNG. Every point is read from the records; nothing is measured. "
+                    "Files: gpumeter-<run_id>-<kind>[-<case>].<format>, never written over an "
+                    "existing file. A record with nothing to draw for a kind says so in one "
+                    "line.",
+        epilog=_gpumeter.exit_codes_help("plot"), formatter_class=_HelpFormatter)
+    parser.add_argument("records", nargs="+", metavar="RECORD",
+                        help="record files (gpumeter-<run_id>.json)")
+    parser.add_argument("--out", default=".", metavar="DIR",
+                        help="directory to write into (default: the current one)")
+    parser.add_argument("--format", default=",".join(DEFAULT_FORMATS), metavar="LIST",
+                        help=f"comma-separated formats: {', '.join(FORMATS)} "
+                             f"(default {','.join(DEFAULT_FORMATS)})")
+    parser.add_argument("--kind", default=",".join(KINDS), metavar="LIST",
+                        help=f"comma-separated figures: {', '.join(KINDS)} (default: all)")
     return parser
 
 

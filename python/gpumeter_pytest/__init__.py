@@ -12,6 +12,10 @@ from typing import Any, Generator, Optional
 
 import pytest
 
+# The helps of the options shared with gpumeter's other front ends: the core's, written into this
+# package when it is built (a plain module: importing gpumeter here would load CUDA's libraries).
+from ._option_help import HELP
+
 _ATTRIBUTE = "_gpumeter_session"
 
 
@@ -30,18 +34,19 @@ def pytest_addoption(parser: Any) -> None:
              "saved with --gpumeter-save, or a baseline folder's path)")
     group.addoption(
         "--gpumeter-fail-on-regression", default=None, metavar="FRACTION",
-        help="with --gpumeter-compare: fail each test with a row slower than the baseline's by "
-             "more than FRACTION, 10% or 0.1 (by the rule of its statistic, as `gpumeter compare "
-             "--fail-on-regression`), and each test with a row it could not see: missing from "
-             "the baseline or from this run, or a case that failed")
+        help="with --gpumeter-compare, each test: " + _pytest_help("--fail-on-regression"))
     group.addoption(
         "--gpumeter-allow-missing", action="store_true", default=False,
-        help="with --gpumeter-fail-on-regression: rows missing from either side and failed "
-             "cases do not fail (the report still names them)")
+        help=_pytest_help("--allow-missing"))
     group.addoption(
         "--gpumeter-allow-contended", action="store_true", default=False,
-        help="take the device lock even when other processes use the device (each record is "
-             "marked contended)")
+        help=_pytest_help("--allow-contended"))
+
+
+def _pytest_help(name: str) -> str:
+    """The core's help of option `name`, as pytest shows one: lower case first, % escaped."""
+    text = HELP[name]
+    return (text[:1].lower() + text[1:]).replace("%", "%%")
 
 
 def _session(config: Any, create: bool) -> Optional[Any]:

@@ -811,7 +811,8 @@ NB_MODULE(_gpumeter, m) {
       {"precision", kPrecisionTargetRule},
       {"max_time", kPrecisionTimeRule},
       {"gate_threshold", kGateThresholdRule},
-      {"work_per_call", kWorkPerCall}};
+      {"work_per_call", kWorkPerCall},
+      {"memory_limit", kMemoryLimitBytes}};
   const auto rule_named = [](const std::string& rule) -> const NumberRule& {
     const auto found = kRules.find(rule);
     if (found == kRules.end()) throw std::invalid_argument("no number rule '" + rule + "'");
@@ -825,7 +826,7 @@ NB_MODULE(_gpumeter, m) {
       nb::arg("name"), nb::arg("text"), nb::arg("rule"),
       "Why the text of the numeric option `name` breaks the rule of that name "
       "(process_limit_seconds, limit_seconds, wait_seconds, device_index, precision, max_time, "
-      "gate_threshold, work_per_call), "
+      "gate_threshold, work_per_call, memory_limit), "
       "one line naming the option, or '' when it does not.");
   m.def(
       "read_number",
@@ -836,8 +837,8 @@ NB_MODULE(_gpumeter, m) {
       },
       nb::arg("text"), nb::arg("rule"),
       "The value of a numeric option's text under the rule of that name, in its unit (seconds, a "
-      "fraction of 1), and ''; or None and what the value must be ('a fraction, written 2% or "
-      "0.02').");
+      "fraction of 1, bytes), and ''; or None and what the value must be ('a fraction, written "
+      "2% or 0.02').");
   m.def(
       "value_problem",
       [rule_named](const std::string& name, double value, const std::string& rule) {
@@ -848,6 +849,24 @@ NB_MODULE(_gpumeter, m) {
       "not an option's text), breaks that rule, one line naming `name`, or '' when it does "
       "not.");
   m.attr("PROCESS_LIMIT_DEFAULT_SECONDS") = kProcessLimitDefaultSeconds;
+  // How the core says a difference's amount (wording.hpp), for the plots' labels and axes.
+  m.def("as_factor", &as_factor, nb::arg("estimate"),
+        "Whether a relative difference is said as a factor ('2.1x', from the resolution ratio on) "
+        "or as a percent ('2.8%').");
+  m.def(
+      "difference_amounts",
+      [](double estimate, double low, double high) {
+        RelativeDifference d;
+        d.estimate = estimate;
+        d.low = low;
+        d.high = high;
+        const DifferenceAmounts a = difference_amounts(d);
+        return std::make_tuple(a.estimate, a.near, a.far);
+      },
+      nb::arg("estimate"), nb::arg("low"), nb::arg("high"),
+      "A found difference's estimate, the end of its interval nearer no difference and the "
+      "farther one (the interval from low to high), as every report says them: ('2.8%', '2.6%', "
+      "'3.0%') or ('2.1x', '1.9x', '2.3x').");
   m.def(
       "statistic_title",
       [](const std::string& statistic) {
@@ -880,6 +899,29 @@ NB_MODULE(_gpumeter, m) {
       },
       "The options every front end offers by one meaning: name, python_name, metavar, help, "
       "default (text, '' for none) and kind (text, number, fraction, duration).");
+  m.def(
+      "option_meanings",
+      [] {
+        // The options several front ends offer by one meaning (option_meaning.hpp, the gate's in
+        // record_comparison.hpp), by their command-line name: the helps of evaluate's, the main
+        // job's, the programs' and the pytest plugin's (through gpumeter_pytest/_option_help.py,
+        // written from this when the package is built).
+        std::map<std::string, std::string> out;
+        for (const auto& [name, meaning] : {
+                 std::pair{"--allow-events-fallback", kAllowEventsFallbackOption},
+                 std::pair{"--shard", kShardOption},
+                 std::pair{"--fail-on-regression", kGateThresholdOption},
+                 std::pair{"--allow-missing", kAllowMissingOption},
+                 std::pair{"--allow-contended", kAllowContendedOption},
+                 std::pair{"--count-copies", kCountCopiesOption},
+                 std::pair{"--wide", kWideOption},
+             }) {
+          out.emplace(name, std::string(meaning.help));
+        }
+        return out;
+      },
+      "The helps of the options several front ends offer by one meaning, by their command-line "
+      "name (--shard, --fail-on-regression, --allow-missing, --allow-contended, ...).");
   m.def(
       "command_options",
       [](const std::string& command) {

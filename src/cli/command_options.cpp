@@ -19,16 +19,8 @@ constexpr CommandOption kReportOptions[] = {
 };
 
 constexpr CommandOption kCompareOptions[] = {
-    {"--fail-on-regression",
-     {true,
-      "Exit 1 when a row is slower than BASE by more than this fraction (10% or 0.1), with the "
-      "confidence of its interval, or when a row is missing from either side, a case failed, a "
-      "record is partial or no row is in both (for CI)",
-      &kGateThresholdRule}},
-    {"--allow-missing",
-     {false,
-      "With --fail-on-regression: let rows missing from either side, failed cases, partial "
-      "records and no row in common pass the gate (the output still names them)"}},
+    {"--fail-on-regression", kGateThresholdOption},
+    {"--allow-missing", kAllowMissingOption},
 };
 
 constexpr CommandOption kMergeOptions[] = {
@@ -56,12 +48,6 @@ constexpr CommandOption kLockOptions[] = {
     {"--allow-contended", kAllowContendedOption},
 };
 
-constexpr CommandOption kPlotOptions[] = {
-    {"--out", {true, "Directory to write into (default: the current one)"}},
-    {"--format", {true, "Comma-separated formats: svg, png, pdf (default svg,png)"}},
-    {"--kind", {true, "Comma-separated figures: sweep, totals, comparisons (default: all)"}},
-};
-
 constexpr CommandOption kHistoryOptions[] = {
     {"--out", {true, "The site's folder: new, or empty"}},
     {"--commits",
@@ -86,8 +72,7 @@ constexpr CommandOption kRunOptions[] = {
       "adopt (default): kernels launched by PyTorch's autograd engine threads count toward the "
       "ranges open on the thread that called backward(); own: like any thread's, toward ranges "
       "pushed on the engine thread and start/end ranges (which cover every thread)"}},
-    // `gpumeter evaluate` takes its --count-copies help from this row: one meaning in both.
-    {"--count-copies", {false, "Copies and fills (memcpy, memset) count as device time too"}},
+    {"--count-copies", kCountCopiesOption},
     {"--child-wait",
      {true, "Seconds to wait after the command ends for its children's parts", &kWaitSeconds}},
     // Not kDeviceIndexOption: the program chooses its own devices; this names the one the record
@@ -109,10 +94,11 @@ constexpr CommandOption kRunOptions[] = {
       "--repeat)"}},
 };
 
-// Every argument of evaluate, --help included, is the Python module's.
+// Every argument of evaluate and of plot, --help included, is the Python module's: their options
+// are its parsers' (_evaluate.py, plot.py).
 constexpr CommandOptions kCommandOptions[] = {
     {"report", kReportOptions},   {"compare", kCompareOptions}, {"merge", kMergeOptions},
-    {"env", kEnvOptions},         {"lock", kLockOptions},       {"plot", kPlotOptions},
+    {"env", kEnvOptions},         {"lock", kLockOptions},       {"plot", {}},
     {"history", kHistoryOptions}, {"run", kRunOptions},         {"evaluate", {}},
 };
 

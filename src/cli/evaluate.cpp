@@ -17,15 +17,11 @@
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/exit_help.hpp"
-#include "gpumeter/help_format.hpp"
 #include "python_module.hpp"
 
 namespace gpumeter::cli {
 namespace {
 
-// Without the module, --help exits with this code and says nothing: the command prints the
-// options itself (kEvaluateHelp), so the help never depends on an install.
-constexpr int kHelpWithoutModule = 100;
 // What the interpreter runs: the module's evaluate, or one line naming what it could not import.
 // argv[1] is the interpreter's name for that line, argv[2] what installs the module, argv[3] a
 // file it writes when it ends having run this (its report, kReportMark); evaluate's arguments
@@ -59,22 +55,6 @@ constexpr const char* kReportMark = "reported";
 constexpr const char* kEvaluateHelp =
 #include "evaluate_help.inc"
     ;
-
-bool asks_for_help(const std::vector<std::string>& args) {
-  for (const std::string& a : args) {
-    if (a == "-h" || a == "--help") return true;
-  }
-  return false;
-}
-
-// The help without the module: its options, then what to install to run them.
-int help_without_module(Io& io, const std::string& why) {
-  io.out << kEvaluateHelp << "\n"
-         << wrap_help_text("(" + why + ": " + install_hint("") + " to run it, or set " +
-                           kPythonEnv + " to a Python that has it)")
-         << "\n";
-  return kExitOk;
-}
 
 // A file for the bootstrap's mark, made empty here (removed when evaluate ends).
 struct ReportFile {
@@ -112,7 +92,8 @@ int run_evaluate(Io& io, const std::vector<std::string>& args) {
   const Spawned spawned = spawn_python(io, python, kEvaluateBootstrap, argv);
   if (spawned.pid < 0) {
     if (asks_for_help(args)) {
-      return help_without_module(io, "the Python interpreter '" + python + "' cannot be started");
+      return help_without_module(io, kEvaluateHelp,
+                                 "the Python interpreter '" + python + "' cannot be started", "");
     }
     print_error(io, "evaluate",
                 cannot_start_python(
@@ -123,7 +104,7 @@ int run_evaluate(Io& io, const std::vector<std::string>& args) {
   try {
     const ChildExit exit = wait_for_child(spawned.pid);
     if (!exit.signaled && exit.code == kHelpWithoutModule && asks_for_help(args)) {
-      return help_without_module(io, "'" + python + "' cannot import gpumeter");
+      return help_without_module(io, kEvaluateHelp, "'" + python + "' cannot import gpumeter", "");
     }
     if (!report->marked()) {
       print_error(io, "evaluate",

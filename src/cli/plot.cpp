@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "command_options.hpp"
 #include "gpumeter/errors.hpp"
 #include "gpumeter/exit_codes.hpp"
 #include "gpumeter/exit_help.hpp"
@@ -16,15 +15,19 @@ namespace gpumeter::cli {
 namespace {
 
 // What the interpreter runs: the module's plot, or one line naming what it could not import
-// (python -m would say "No module named gpumeter" and exit 1, like any failure of the plot).
-// argv[1] is the interpreter's name for that line, argv[2] what installs the module; the plot's
-// arguments follow them.
-// Its exit codes are exit_codes.hpp's, written into the text.
+// (python -m would say "No module named gpumeter" and exit 1, like any failure of the plot), or,
+// asked for --help, kHelpWithoutModule. argv[1] is the interpreter's name for that line, argv[2]
+// what installs the module; the plot's arguments follow them, as given: the module's parser is
+// the one parser of `gpumeter plot`. Its exit codes are exit_codes.hpp's, written into the text.
 std::string plot_bootstrap() {
   return "import sys\n"
          "try:\n"
          "    from gpumeter.plot import main\n"
          "except ImportError as e:\n"
+         "    if '-h' in sys.argv[3:] or '--help' in sys.argv[3:]:\n"
+         "        sys.exit(" +
+         std::to_string(kHelpWithoutModule) +
+         ")\n"
          "    sys.stderr.write('gpumeter plot: ' + sys.argv[1] + ' cannot import gpumeter.plot (' "
          "+\n"
          "                     ' '.join(str(e).split()) + '): ' + sys.argv[2] + ', '\n"
@@ -49,20 +52,22 @@ bool bootstrap_code(int code) {
   return code == kExitOk || code == kExitUsage || code == kExitInternal;
 }
 
-struct PlotArguments {
-  std::vector<std::string> records;
-  std::string out = ".";
-  std::string format = "svg,png";
-  std::string kind = "sweep,totals,comparisons";
-};
+// The Python module's `gpumeter plot --help`, as its parser prints it (checked against it by
+// tests/python/test_cli_help.py).
+constexpr const char* kPlotHelp =
+#include "plot_help.inc"
+    ;
 
-int run_plot(Io& io, const PlotArguments& o) {
+int run_plot(Io& io, const std::vector<std::string>& given) {
   const std::string python = python_interpreter();
-  std::vector<std::string> args = {
-      install_hint("plot"), "--out", o.out, "--format", o.format, "--kind", o.kind, "--"};
-  args.insert(args.end(), o.records.begin(), o.records.end());
+  std::vector<std::string> args = {install_hint("plot")};
+  args.insert(args.end(), given.begin(), given.end());
   const Spawned spawned = spawn_python(io, python, plot_bootstrap().c_str(), args);
   if (spawned.pid < 0) {
+    if (asks_for_help(given)) {
+      return help_without_module(
+          io, kPlotHelp, "the Python interpreter '" + python + "' cannot be started", "plot");
+    }
     print_error(io, "plot",
                 cannot_start_python(python, spawned.error,
                                     "plot draws with Python and matplotlib: install python3 and " +
@@ -71,6 +76,10 @@ int run_plot(Io& io, const PlotArguments& o) {
   }
   try {
     const ChildExit exit = wait_for_child(spawned.pid);
+    if (!exit.signaled && exit.code == kHelpWithoutModule && asks_for_help(given)) {
+      return help_without_module(io, kPlotHelp, "'" + python + "' cannot import gpumeter.plot",
+                                 "plot");
+    }
     if (!exit.signaled && bootstrap_code(exit.code)) return exit.code;
     // The interpreter failed before or around the plot (a broken install, a wrapper that is no
     // Python): one line saying so, whatever it printed or did not.
@@ -91,22 +100,25 @@ int run_plot(Io& io, const PlotArguments& o) {
 }  // namespace
 
 Command add_plot_command(CLI::App& app) {
-  auto o = std::make_shared<PlotArguments>();
+  auto args = std::make_shared<std::vector<std::string>>();
   CLI::App* sub = app.add_subcommand(
       "plot",
       "Draw records as SVG and PNG: time against size with growth exponents and crossover "
       "brackets, total(N) by phase beside the measured totals, and comparisons with their "
       "intervals. Every point is read from the records; nothing is measured. Drawn by the "
-      "Python module with matplotlib ($GPUMETER_PYTHON, default python3).");
-  sub->add_option("records", o->records, "Record files (gpumeter-<run_id>.json)")->required();
-  add_command_option(*sub, "--out", o->out);
-  add_command_option(*sub, "--format", o->format);
-  add_command_option(*sub, "--kind", o->kind);
-  sub->footer(
-      "Files: gpumeter-<run_id>-<kind>[-<case>].<format>, never written over an existing file. A "
-      "record with nothing to draw for a kind says so in one line. " +
-      plot_exit_codes_help());
-  return {sub, [o](Io& io) { return run_plot(io, *o); }};
+      "Python module with matplotlib ($GPUMETER_PYTHON, default python3): `gpumeter plot --help` "
+      "prints its options.");
+  // Every argument, --help included, is the Python module's: one parser owns them, with their
+  // defaults and accepted values (python/gpumeter/plot.py).
+  sub->set_help_flag();
+  sub->prefix_command();
+  sub->allow_extras();
+  sub->footer(plot_exit_codes_help());
+  CLI::App* raw = sub;
+  return {sub, [args, raw](Io& io) {
+            *args = raw->remaining();
+            return run_plot(io, *args);
+          }};
 }
 
 }  // namespace gpumeter::cli

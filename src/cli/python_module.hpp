@@ -25,6 +25,18 @@ Spawned spawn_python(Io& io, const std::string& python, const char* bootstrap,
 // commands; tests/structure/install_hints.sh fails on any that names the index's package.
 std::string install_hint(const std::string& extra);
 
+// Where the module cannot be imported, a bootstrap asked for --help exits with this code and says
+// nothing: the command prints its copy of the module's help (help_without_module), so the help
+// never depends on an install.
+inline constexpr int kHelpWithoutModule = 100;
+
+// Whether the arguments ask for help (-h or --help anywhere: the module's parser reads them so).
+bool asks_for_help(const std::vector<std::string>& args);
+
+// The module's help as the command keeps a copy of it (`help`, generated from the module's
+// parser), then why the module did not print it and what installs it (`extra` as install_hint's).
+int help_without_module(Io& io, const char* help, const std::string& why, const std::string& extra);
+
 // The one line for an interpreter that could not be started (`error` from the spawn): `purpose`
 // says what the command needs Python for and what to install.
 std::string cannot_start_python(const std::string& python, int error, const std::string& purpose);

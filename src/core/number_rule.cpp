@@ -16,10 +16,18 @@ bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
+// A bound in the rule's unit: "0 s", "1M".
+std::string bound_in_unit(double v, const NumberRule& rule) {
+  return rule.kind == NumberKind::size ? size_text(v) : bound_text(v) + rule.unit;
+}
+
 // ">= 0 s", "> 0 s": the lower bound in the rule's unit.
 std::string lower_text(const NumberRule& rule) {
-  return std::string(rule.min_excluded ? "> " : ">= ") + bound_text(rule.min) + rule.unit;
+  return std::string(rule.min_excluded ? "> " : ">= ") + bound_in_unit(rule.min, rule);
 }
+
+// A size's units, each 1024 times the one before (number_rule.hpp says why 1024).
+constexpr std::string_view kSizeUnits = "KMGT";
 
 // A fraction's range, in percent and as a fraction: "from 0.1% to 50% (0.001 to 0.5)".
 std::string fraction_range_text(const NumberRule& rule) {
@@ -34,6 +42,9 @@ std::string syntax_text(const NumberRule& rule) {
       return "a duration " + lower_text(rule) + " (10s, 500ms or bare seconds)";
     case NumberKind::fraction:
       return "a fraction " + fraction_range_text(rule) + ", written 1% or 0.01";
+    case NumberKind::size:
+      return "a size " + lower_text(rule) +
+             " (512M, 2G or bare bytes; K, M, G, T are powers of 1024)";
     case NumberKind::plain:
       break;
   }
@@ -47,11 +58,22 @@ std::string range_must(double v, const NumberRule& rule) {
     return low || v > rule.max ? "a fraction " + fraction_range_text(rule) : "";
   }
   if (low) return lower_text(rule);
-  if (v > rule.max) return "at most " + bound_text(rule.max) + rule.unit;
+  if (v > rule.max) return "at most " + bound_in_unit(rule.max, rule);
   return "";
 }
 
 }  // namespace
+
+std::string size_text(double bytes) {
+  double shown = bytes;
+  std::string unit;
+  for (const char u : kSizeUnits) {
+    if (shown < 1024 || std::fmod(shown, 1024) != 0) break;
+    shown /= 1024;
+    unit = std::string(1, u);
+  }
+  return bound_text(shown) + unit;
+}
 
 std::string bound_text(double v) {
   char text[64];
@@ -96,6 +118,7 @@ NumberValue read_number(std::string_view text, const NumberRule& rule) {
   // division, so 7% is the same double as 0.07).
   std::string_view number = text;
   double divisor = 1;
+  double multiplier = 1;
   bool suffixed = false;
   if (rule.kind == NumberKind::duration) {
     if (ends_with(number, "ms")) {
@@ -103,6 +126,17 @@ NumberValue read_number(std::string_view text, const NumberRule& rule) {
       divisor = 1000;
     } else if (ends_with(number, "s")) {
       number.remove_suffix(1);
+    }
+  } else if (rule.kind == NumberKind::size) {
+    const bool binary = ends_with(number, "iB");
+    if (binary) number.remove_suffix(2);
+    const std::size_t unit =
+        number.empty() ? std::string_view::npos : kSizeUnits.find(number.back());
+    if (unit != std::string_view::npos) {
+      number.remove_suffix(1);
+      multiplier = std::ldexp(1.0, 10 * static_cast<int>(unit + 1));
+    } else if (binary) {
+      return refuse(syntax_text(rule), true);  // "100iB": iB after no unit
     }
   } else if (rule.kind == NumberKind::fraction && ends_with(number, "%")) {
     number.remove_suffix(1);
@@ -130,6 +164,8 @@ NumberValue read_number(std::string_view text, const NumberRule& rule) {
       return refuse(syntax_text(rule), true);
     }
     v /= divisor;
+    // A size is whole bytes: a part of one is dropped.
+    if (rule.kind == NumberKind::size) v = std::floor(v * multiplier);
   }
   if (rule.kind == NumberKind::fraction) {
     // A bare 2 is someone's 2%: said so, with both ways to write it where that is a target the

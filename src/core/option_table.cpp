@@ -14,12 +14,7 @@ constexpr ProgramOption kProgramOptions[] = {
     {"--version", identity, {false, "Display program version information and exit"}},
     {"--list", identity, {false, "List the cases the other options select, and exit"}},
     {"--filter", identity, {true, "Only cases whose label matches this regular expression"}},
-    {"--shard",
-     task,
-     {true,
-      "K/N: measure shard K (from 0) of N of the selected cases, dealt the same way in every task, "
-      "a case's implementations together; all: every case. By default a Slurm array task's or a "
-      "Kubernetes indexed Job's index (docs/cluster.md)"}},
+    {"--shard", task, kShardOption},
     {"--device", task, kDeviceIndexOption},
     {"--devices",
      task,
@@ -38,9 +33,7 @@ constexpr ProgramOption kProgramOptions[] = {
       "cupti (device time, the default with CUDA; without a usable GPU the program exits 5), "
       "events (CUDA event pairs) or host (synchronized wall clock, for host work; the default "
       "without CUDA)"}},
-    {"--allow-events-fallback",
-     identity,
-     {false, "Time with CUDA events when CUPTI cannot be used (rows say so)"}},
+    {"--allow-events-fallback", identity, kAllowEventsFallbackOption},
     // The run's target: the options every front end shares (option_spec.hpp).
     {"--budget", identity, kBudgetOption},
     {"--precision", identity, kPrecisionOption},

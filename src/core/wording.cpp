@@ -91,12 +91,6 @@ double factor_of(double estimate) {
   return estimate >= 0 ? 1.0 + estimate : 1.0 / (1.0 + estimate);
 }
 
-// A change in time in words: "2.8% slower", "20% faster" (the share of time saved), and from
-// the 1.5x resolution on, the factor: "2.1x slower".
-bool as_factor(double estimate) {
-  return factor_of(estimate) >= kResolutionRatio;
-}
-
 std::string amount(double estimate, bool factor, int digits) {
   return factor ? format_significant(factor_of(estimate), digits) + "x"
                 : format_significant(100.0 * std::fabs(estimate), digits) + "%";
@@ -108,18 +102,30 @@ std::string interval_level(const RelativeDifference& d) {
 
 }  // namespace
 
-DifferenceWords difference_words(const RelativeDifference& d) {
-  if (!d.found()) {
-    const PercentText t = percent_text(d);
-    return {"estimate " + t.estimate, interval_level(d) + t.low + " to " + t.high};
-  }
+// A change in time in words: "2.8% slower", "20% faster" (the share of time saved), and from
+// the 1.5x resolution on, the factor: "2.1x slower".
+bool as_factor(double estimate) {
+  return factor_of(estimate) >= kResolutionRatio;
+}
+
+DifferenceAmounts difference_amounts(const RelativeDifference& d) {
   const bool factor = as_factor(d.estimate);
   const double near = d.slower() ? d.low : d.high;  // the end closer to no difference
   const double far = d.slower() ? d.high : d.low;
   const auto shown = [&](double v) { return factor ? factor_of(v) : 100.0 * std::fabs(v); };
   const int digits = interval_digits(shown(d.estimate), shown(near), shown(far));
-  return {amount(d.estimate, factor, digits) + (d.slower() ? " slower" : " faster"),
-          interval_level(d) + amount(near, factor, digits) + " to " + amount(far, factor, digits)};
+  return {amount(d.estimate, factor, digits), amount(near, factor, digits),
+          amount(far, factor, digits)};
+}
+
+DifferenceWords difference_words(const RelativeDifference& d) {
+  if (!d.found()) {
+    const PercentText t = percent_text(d);
+    return {"estimate " + t.estimate, interval_level(d) + t.low + " to " + t.high};
+  }
+  const DifferenceAmounts a = difference_amounts(d);
+  return {a.estimate + (d.slower() ? " slower" : " faster"),
+          interval_level(d) + a.near + " to " + a.far};
 }
 
 PercentText percent_text(const RelativeDifference& d) {

@@ -67,11 +67,12 @@ int main(int argc, char** argv) {
   // default is this program's own (the spec leaves it to each).
   const gpumeter::OptionSpec& device = gpumeter::option_spec("--device");
   gpumeter::add_value_option(app, device.name, device.meaning, o.device, device.default_text);
+  // --allow-events-fallback and --wide mean what they mean in the benchmark programs: one help.
   app.add_flag("--allow-events-fallback", o.allow_events_fallback,
-               "time with CUDA events when CUPTI cannot be used (rows marked cuda-events)");
+               std::string(gpumeter::kAllowEventsFallbackOption.help));
   gpumeter::add_value_option(app, "--out", gpumeter::option_spec("--out").meaning, o.out_dir,
                              o.out_dir);
-  app.add_flag("--wide", o.wide, "every column in the table (the record holds them all)");
+  app.add_flag("--wide", o.wide, std::string(gpumeter::kWideOption.help));
   app.footer(
       gpumeter::exit_codes_help(
           {{gpumeter::kExitOk, "every case measured"},

@@ -72,10 +72,16 @@ if [[ $mode == missing ]]; then
   GPUMETER_PYTHON="$work/crashing-python" run crashing plot "$data/record_v6.json"
   expect_one_line crashing 139 "gpumeter plot: the Python interpreter '$work/crashing-python' was ended by signal 11"
 
-  # Bad arguments never reach Python.
-  GPUMETER_PYTHON="$work/no-such-python" run noargs plot
-  [[ $rc -eq 2 ]] || fail "noargs: exit code $rc, expected 2"
-  grep -qF "records is required" "$work/noargs.err" || fail "noargs: $(cat "$work/noargs.err")"
+  # Every argument is the module's parser's (one parser): without Python, --help is the
+  # command's copy of the module's help, then what to install.
+  GPUMETER_PYTHON="$work/no-such-python" run help plot --help
+  [[ $rc -eq 0 ]] || fail "help: exit code $rc, expected 0: $(cat "$work/help.err")"
+  # Read with its lines joined: the help wraps the install hint wherever the checkout's path ends.
+  flat=$(tr '\n' ' ' <"$work/help.out")
+  for s in "usage: gpumeter plot" "--format LIST" "svg, png, pdf" "(default svg,png)" \
+    "sweep, totals, comparisons" "pip install '$src[plot]'"; do
+    [[ $flat == *"$s"* ]] || fail "help: does not say '$s': $(cat "$work/help.out")"
+  done
 elif [[ $mode == writes ]]; then
   python=${GPUMETER_PYTHON:-python3}
   if ! why=$("$python" -c 'import gpumeter.plot, matplotlib' 2>&1); then

@@ -388,7 +388,8 @@ BAD_ARGUMENTS = [
     (lambda: gpumeter.measure(spin, timing="host", budget=(1, float("inf"))), "budget"),
     (lambda: gpumeter.measure(spin, timing="host", budget=(float("nan"), 1)), "budget"),
     (lambda: gpumeter.measure(spin, timing="host", budget=(1, 1e300)), "budget"),
-    (lambda: gpumeter.measure(spin, timing="host", budget="25,100"), "budget"),
+    (lambda: gpumeter.measure(spin, timing="host", budget="25"), "budget"),
+    (lambda: gpumeter.measure(spin, timing="host", budget=b"25,100"), "budget"),
     (lambda: gpumeter.measure(spin, timing="host", budget=(1, 2, 3)), "budget"),
     (lambda: gpumeter.measure(spin, timing="host", budget=("1", "2")), "budget"),
     (lambda: gpumeter.measure(spin, timing="host", flops="many"), "flops"),
@@ -577,6 +578,10 @@ def test_the_exit_codes_of_errors_are_the_catalogues():
     assert core.exit_code_of_error("DeviceBusy") == core.EXIT_BUSY
     assert core.exit_code_of_error("VerificationFailed") == core.EXIT_FAILED
     assert core.exit_code_of_error("Error") == core.EXIT_FAILED
+    # The base class's are the catalogue's fallback, read from it, not written again.
+    assert (gpumeter.Error.error_class, gpumeter.Error.exit_code) == (
+        core.error_class("Error"), core.exit_code_of_error("Error"))
+    assert core.error_class("NoSuchError") == gpumeter.Error.error_class
     assert core.exit_code_of_error("std::exception") == core.EXIT_INTERNAL
 
 
@@ -767,7 +772,8 @@ def test_a_target_precision_is_recorded_with_why_it_stopped():
     ({"precision": 2}, "precision"),
     ({"precision": "1%%"}, "precision"),
     ({"precision": 0.01, "max_time_s": 0.01}, "max_time_s"),
-    ({"precision": 0.01, "max_time_s": "10s"}, "max_time_s"),
+    ({"precision": 0.01, "max_time_s": "10x"}, "max_time_s"),
+    ({"precision": 0.01, "max_time_s": "50ms"}, "max_time_s"),
     ({"precision": 0.01, "budget": QUICK}, "precision"),
     # A cap given alone is refused as the benchmark programs refuse --max-time alone, also at
     # the value that is the core's default.
@@ -796,6 +802,28 @@ def test_a_precision_means_what_it_means_on_the_command_line():
     with pytest.raises(gpumeter.ConfigError,
                        match=r"^precision: must be a fraction, written 2% or 0.02, not str '2'$"):
         gpumeter.measure(spin, timing="host", precision="2")
+
+
+def test_keywords_take_the_text_their_options_take():
+    """max_time_s= takes "10s" and "500ms" as --max-time does, budget= takes "25,100" as --budget
+    does: the same text, read by the core's reader, with its words for a bad one."""
+    def options(**kwargs):
+        return gpumeter._core._options(None, kwargs.pop("budget", None), "host", False, False,
+                                       True, False, **kwargs)
+    assert options(precision="5%", max_time_s="10s").max_time_s == 10.0
+    assert options(precision="5%", max_time_s="500ms").max_time_s == 0.5
+    assert options(precision="5%", max_time_s="2").max_time_s == 2.0
+    assert options(budget="25,100").budget_ms == (25.0, 100.0)
+    with pytest.raises(gpumeter.ConfigError) as e:
+        options(precision="5%", max_time_s="2h")
+    assert e.value.argument == "max_time_s"
+    assert str(e.value) == ("max_time_s: must be a duration >= 0.1 s (10s, 500ms or bare "
+                            "seconds), not str '2h'")
+    with pytest.raises(gpumeter.ConfigError) as e:
+        options(budget="25,x")
+    assert e.value.argument == "budget"
+    assert str(e.value) == "budget: " + gpumeter._gpumeter.budget_problem("the text", "25,x")[2]
+    assert str(e.value) == "budget: the text's measurement must be a number > 0 ms, got 'x'"
 
 
 def test_a_cap_not_given_reads_as_none():

@@ -291,6 +291,11 @@ def test_one_interval_per_comparison_and_the_15x_band(tmp_path):
         "interval-naive", "interval-naive-bar", "interval-naive-text",
         "interval-triton", "interval-triton-bar", "interval-triton-text"]
     assert text(found["interval-triton-text"]) == "2.8% slower (2.6% to 3.0%)"
+    # The amounts are the core's words (difference_amounts), plot keeps no copy of its rule: a
+    # factor from the resolution ratio on, in the captions too.
+    assert gplot._gpumeter.difference_amounts(0.028, 0.026, 0.030) == ("2.8%", "2.6%", "3.0%")
+    assert gplot._gpumeter.difference_amounts(-0.47, -0.50, -0.44) == ("1.9x", "1.8x", "2.0x")
+    assert not hasattr(gplot, "_amount") and not hasattr(gplot, "_factor")
     assert text(found["interval-naive-text"]) == "no difference detected (would see 0.51%)"
     # "no difference detected" is drawn as the interval around 0.
     zero = path_points(found["zero-line"])[0][0]

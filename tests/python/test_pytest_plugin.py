@@ -84,6 +84,41 @@ def test_the_plugin_is_an_entry_point_of_the_package():
     assert "gpumeter_pytest" in [e.value for e in group if e.name == "gpumeter"]
 
 
+def test_the_plugins_helps_are_the_cores():
+    """--gpumeter-fail-on-regression, --gpumeter-allow-missing and --gpumeter-allow-contended mean
+    what compare's and the programs' options mean: their helps are the core's (option_meanings(),
+    through gpumeter_pytest/_option_help.py, written from it when the package is built), not a
+    second wording (the two helps of --allow-missing once disagreed on partial records)."""
+    import importlib.util
+
+    import gpumeter_pytest
+    from gpumeter import _gpumeter
+    from gpumeter_pytest import _option_help
+    meanings = _gpumeter.option_meanings()
+    assert _option_help.HELP == meanings
+    spec = importlib.util.spec_from_file_location(
+        "option_help", Path(__file__).parents[2] / "python" / "option_help.py")
+    writer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(writer)
+    assert Path(_option_help.__file__).read_text() == writer.module_text(meanings)
+    helps = {}
+
+    class Group:
+        def addoption(self, name, **kwargs):
+            helps[name] = kwargs["help"].replace("%%", "%")
+
+    class Parser:
+        def getgroup(self, *args, **kwargs):
+            return Group()
+
+    gpumeter_pytest.pytest_addoption(Parser())
+    for plugin, core in (("--gpumeter-fail-on-regression", "--fail-on-regression"),
+                         ("--gpumeter-allow-missing", "--allow-missing"),
+                         ("--gpumeter-allow-contended", "--allow-contended")):
+        core_help = meanings[core]
+        assert helps[plugin].endswith(core_help[:1].lower() + core_help[1:]), plugin
+
+
 @pytest.fixture(scope="module")
 def host_project(tmp_path_factory):
     """The sample project with the baseline 'base' saved by its first run."""

@@ -299,6 +299,30 @@ forbid "an exit code written as a number in plot.py (use _gpumeter.EXIT_*)" pyth
 found=$(grep -nE '^[[:space:]]*namespace[[:space:]]*\{' tests/unit/test_*.cpp)
 refuse_found "an anonymous namespace in a unit test file (use namespace GPUMETER_THIS_FILE):"
 
+# A size (--memory) is read by the core's reader (NumberKind::size, the rule 'memory_limit'):
+# evaluate once had a regex of its own, its units and minimum its own.
+found=$(grep -nE '\[KMGT' python/gpumeter/*.py)
+refuse_found "a size parsed in Python (read_number's size rule, through the extension):"
+# gpumeter plot has one parser, the module's (plot.py): the C++ command registers no option, and
+# the accepted values are plot.FORMATS and plot.KINDS, written once (the generated help aside).
+forbid "an option of gpumeter plot registered by the C++ command (plot.py's parser owns them)" \
+  src/cli/plot.cpp 'add_(command_)?option|add_flag'
+found=$(grep -rnE '"[^"]*(svg, png|sweep, totals)' src include python/gpumeter --include='*.cpp' \
+  --include='*.hpp' --include='*.py')
+refuse_found "plot's formats or kinds written out (plot.FORMATS, plot.KINDS):"
+# Python's keywords say their range and default from the core's specs, not copies of them.
+forbid "a copy of the core's budget or time cap in a docstring (name the option instead)" \
+  python/gpumeter/_measure.py '0\.1 to 3600|\(25, 100\)|1e6 ms|cap, 10 s'
+# The base Error's class and exit code are the catalogue's fallback (error_class, exit_code_of_error).
+forbid "the base Error's class or exit code written by hand (take the catalogue's)" \
+  python/gpumeter/_errors.py '^[[:space:]]*(error_class|exit_code)[[:space:]]*=[[:space:]]*("|[0-9])'
+# A difference's amount is worded by the core (difference_amounts, as_factor) and the resolution
+# ratio said from RESOLUTION_RATIO: plot once copied the wording and wrote "1.5x" into captions.
+forbid "a copy of the core's amount wording in plot.py (use _gpumeter.difference_amounts)" \
+  python/gpumeter/plot.py '^def _(factor|amount|interval_words)\b'
+found=$( { grep -nE '"[^"]*1\.5x[^"]*"' python/gpumeter/*.py | grep -vE '^[^:]+:[0-9]+:[[:space:]]*#|"""'
+  grep -rnE '"[^"]*1\.5x[^"]*"' src/report src/cli | grep -vE '^[^:]+:[0-9]+:[[:space:]]*//'; } )
+refuse_found "the resolution ratio written as \"1.5x\" in a front end (RESOLUTION_RATIO, kResolutionRatio):"
 if [[ $failed -eq 0 ]]; then
   echo "one backend chooser, one lock taker, one set of exit codes, one finish, one conclusion," \
     "one CUPTI record decoder, one JSON wire, one child runner, no import of the package's own" \

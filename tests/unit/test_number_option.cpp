@@ -167,6 +167,42 @@ TEST(NumberOption, AFractionIsAPercentOrAFractionAndABareOneOrMoreIsRefused) {
   }
 }
 
+// One size rule: "512M", "2G", "1.5GiB" or bare bytes, K to T powers of 1024, the value whole
+// bytes; "MB" (1000 or 1024?), lowercase units and sizes under the rule's minimum refused, the
+// minimum said in the same units.
+TEST(NumberOption, ASizeIsBytesOrKMGTInPowersOf1024) {
+  const auto bytes = [](const char* text) {
+    const NumberValue v = read_number(text, kMemoryLimitBytes);
+    EXPECT_TRUE(v.ok()) << text << ": " << v.must;
+    return v.value;
+  };
+  EXPECT_EQ(bytes("512M"), 512.0 * (1 << 20));
+  EXPECT_EQ(bytes("2G"), 2.0 * (1 << 30));
+  EXPECT_EQ(bytes("1.5GiB"), 1.5 * (1 << 30));
+  EXPECT_EQ(bytes("4096K"), 4.0 * (1 << 20));
+  EXPECT_EQ(bytes("2T"), 2.0 * (1ULL << 40));
+  EXPECT_EQ(bytes("1048576"), 1 << 20);
+  EXPECT_EQ(bytes("1048576.7"), 1 << 20);  // whole bytes: the part of one dropped
+  EXPECT_EQ(size_text(1 << 20), "1M");
+  EXPECT_EQ(size_text(1536 * 1024), "1536K");
+  EXPECT_EQ(size_text(100), "100");
+  EXPECT_EQ(number_rule_text(kMemoryLimitBytes), ">= 1M");
+  EXPECT_EQ(number_problem("--memory", "100", kMemoryLimitBytes),
+            "--memory must be >= 1M, got 100");
+  EXPECT_EQ(number_problem("--memory", "-1G", kMemoryLimitBytes),
+            "--memory must be >= 1M, got -1G");
+  EXPECT_EQ(number_problem("--memory", "2000T", kMemoryLimitBytes),
+            "--memory must be at most 1024T, got 2000T");
+  for (const char* bad : {"", "G", "1X", "1g", "4096k", "1MB", "1 G", "100iB", "inf", "0x1G"}) {
+    EXPECT_EQ(number_problem("--memory", bad, kMemoryLimitBytes),
+              "--memory must be a size >= 1M (512M, 2G or bare bytes; K, M, G, T are powers of "
+              "1024), got '" +
+                  std::string(bad) + "'")
+        << bad;
+  }
+  EXPECT_EQ(value_problem("--memory", 1024, kMemoryLimitBytes), "--memory must be >= 1M, got 1024");
+}
+
 // The gate's threshold is a fraction as every fraction is: `--fail-on-regression 10` once meant
 // 10% where `--precision 10` is refused; now a bare 10 is refused with both spellings named, and
 // 10% and 0.1 are one gate, on the command line and in the pytest plugin alike.

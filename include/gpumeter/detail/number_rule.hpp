@@ -28,6 +28,11 @@ enum class NumberKind {
   // refused, the unit named: `--precision 1` once meant 1% in the benchmark programs and 100% in
   // `gpumeter evaluate`, and nothing a fraction option takes is 1 or more.
   fraction,
+  // A size, its value in bytes: "512M", "2G", "1.5G" or bare bytes; K, M, G and T are powers of
+  // 1024 (as the memory a process holds is counted), written in capitals, an "iB" after them
+  // allowed ("2GiB"). A part of a byte is dropped. One rule for every option that takes an amount
+  // of memory (gpumeter evaluate's --memory), so "2G" never means 2e9 in one and 2^31 in another.
+  size,
 };
 
 // What a numeric option accepts: a finite number from `min` (or above it, when min_excluded)
@@ -61,6 +66,11 @@ inline constexpr double kProcessLimitDefaultSeconds = 600;
 // one would give a rate that means nothing; 0 is a call that moves or computes nothing. The one
 // rule of work_per_call_valid (summary.hpp), Python's measure(flops=) and evaluate's --flops.
 inline constexpr NumberRule kWorkPerCall{};
+// A limit on the host memory a process tree may hold (gpumeter evaluate's --memory): under 1M no
+// interpreter starts, so every candidate would be killed for the limit and not for its code; at
+// most 1024T, past any machine's memory, so the limit stays a whole number a double holds.
+inline constexpr NumberRule kMemoryLimitBytes{1024.0 * 1024, false, 0x1p50,
+                                              false,         "",    NumberKind::size};
 // A CUDA device index (whether it exists is the device's to say).
 inline constexpr NumberRule kDeviceIndex{0, false, std::numeric_limits<int>::max(), true, ""};
 // A count of things to do, at least one: iterations, repetitions.
@@ -68,6 +78,10 @@ inline constexpr NumberRule kPositiveCount{1, false, std::numeric_limits<int>::m
 
 // A bound as a user would write it: 0, 10000000, 2147483647, 0.5.
 std::string bound_text(double v);
+
+// A number of bytes as a size option takes it, in the largest unit that holds it whole: 1M,
+// 1536K, 1024T, 100 (bytes).
+std::string size_text(double bytes);
 
 // Whether `text` is a decimal number as a user writes one: an optional sign, digits with at most
 // one '.', an optional exponent ("2.5", "-1", "1e7", ".5"). strtod also reads hex ("0x10" is 16),

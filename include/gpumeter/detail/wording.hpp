@@ -78,6 +78,19 @@ struct DifferenceWords {
 };
 DifferenceWords difference_words(const RelativeDifference& difference);
 
+// Whether a difference is said as a factor ("2.1x"), from the 1.5x resolution on
+// (kResolutionRatio), or as a percent ("2.8%").
+bool as_factor(double estimate);
+// A found difference's amounts, as difference_words says them: the estimate, the end of the
+// interval nearer no difference and the farther one ("2.8%", "2.6%", "3.0%"; "2.1x", "1.9x",
+// "2.3x"), sharing their significant figures. The plots label an interval with them.
+struct DifferenceAmounts {
+  std::string estimate;
+  std::string near;
+  std::string far;
+};
+DifferenceAmounts difference_amounts(const RelativeDifference& difference);
+
 // A difference's estimate and interval as signed percents sharing their significant figures:
 // {"+2.8%", "+2.6%", "+3.0%"}, for a table that prints a change with its interval.
 struct PercentText {

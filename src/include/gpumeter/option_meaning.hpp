@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "gpumeter/detail/number_rule.hpp"
+#include "gpumeter/detail/record_comparison.hpp"  // kGateThresholdRule
 
 namespace gpumeter {
 
@@ -42,5 +43,40 @@ inline constexpr OptionMeaning kWideOption{
     false,
     "Every column in the markdown table; by default it holds the columns a reader decides with "
     "(the record and CSV always hold them all)"};
+
+// Options several front ends offer by one meaning, each once (each had two helps, which had
+// drifted apart). The binding
+// exports them (option_meanings()); the pytest plugin, which must not import the extension when
+// pytest reads its options, takes them from gpumeter_pytest/_option_help.py, written from that
+// export when the package is built.
+// CUPTI's fallback: a benchmark program's, the main job's.
+inline constexpr OptionMeaning kAllowEventsFallbackOption{
+    false, "Time with CUDA events when CUPTI cannot be used (rows say so)"};
+// A task's part of the work: a benchmark program's cases, `gpumeter evaluate`'s candidates.
+inline constexpr OptionMeaning kShardOption{
+    true,
+    "K/N: run shard K (from 0) of N of the selected cases (of gpumeter evaluate: the "
+    "candidates), dealt the same way in every task, a case's implementations together; all: "
+    "every one. By default a Slurm array task's or a Kubernetes indexed Job's index "
+    "(docs/cluster.md)"};
+// Copies and fills as device time: `gpumeter run`, `gpumeter evaluate`.
+inline constexpr OptionMeaning kCountCopiesOption{
+    false, "Copies and fills (memcpy, memset) count as device time too"};
+
+// The gate: `gpumeter compare --fail-on-regression`, the pytest plugin's
+// --gpumeter-fail-on-regression: one meaning, one rule (kGateThresholdRule and gate_options,
+// record_comparison.hpp).
+inline constexpr OptionMeaning kGateThresholdOption{
+    true,
+    "Fail when a row is slower than the baseline by more than this fraction (10% or 0.1), with "
+    "the confidence of its interval, or when a row is missing from either side, a case failed, a "
+    "record is partial or no row is in both (compare exits 1; pytest fails the test)",
+    &kGateThresholdRule};
+// What the gate lets pass when asked (gate_options' allow_missing, record_comparison.hpp; it needs
+// the threshold).
+inline constexpr OptionMeaning kAllowMissingOption{
+    false,
+    "With the regression gate: let rows missing from either side, failed cases, partial records "
+    "and no row in common pass it (the output still names them)"};
 
 }  // namespace gpumeter
