@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   const gpumeter::OptionSpec& device = gpumeter::option_spec("--device");
   gpumeter::add_value_option(app, device.name, device.meaning, o.device, device.default_text);
   app.add_flag("--allow-events-fallback", o.allow_events_fallback,
-               "time with CUDA events when CUPTI cannot be used (rows marked cuda-events)");
+               "time with device-events when kernel-records cannot be taken (rows say so)");
   gpumeter::add_value_option(app, "--out", gpumeter::option_spec("--out").meaning, o.out_dir,
                              o.out_dir);
   app.add_flag("--wide", o.wide, "every column in the table (the record holds them all)");
@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
     if (!on_gpu) {
       // One short line; the record's deviations below say why in full.
       std::printf(
-          "No usable GPU: the same pipeline runs on the host backend (host-wall timing, CPU "
+          "No usable GPU: the same pipeline runs on the host backend (host-clock timing, CPU "
           "work).\n\n");
       work = gpumeter::example::host_example_work();
     }

@@ -106,7 +106,7 @@ void bind_values(nb::module_& m) {
   nb::class_<Summary>(m, "Summary", "A row's summary, as the core computed it from its samples.")
       .def_prop_ro(
           "method", [](const Summary& s) { return text(to_string(s.method)); },
-          "How the samples were taken: \"cupti\", \"cuda-events\" or \"host-wall\".")
+          "How the samples were taken: \"kernel-records\", \"device-events\" or \"host-clock\".")
       .def_ro("n_samples", &Summary::n_samples, "Measured samples, every pass together.")
       .def_prop_ro(
           "device_busy", [](const Summary& s) { return s.device_busy; },
@@ -597,13 +597,13 @@ void bind_views(nb::module_& m) {
           "row", [](const ResultRef& r) { return r.get().row; }, "Which row of the record.")
       .def_prop_ro(
           "method", [](const ResultRef& r) { return text(to_string(r.get().measurement.method)); },
-          "How it was timed: \"cupti\", \"cuda-events\" or \"host-wall\".")
+          "How it was timed: \"kernel-records\", \"device-events\" or \"host-clock\".")
       .def_prop_ro(
           "statistic",
           [](const ResultRef& r) {
             return text(to_string(statistic_of(r.get().measurement.method)));
           },
-          "What device_busy holds: \"device_busy\", \"cuda_event\" or "
+          "What device_busy holds: \"device_busy\", \"device_event\" or "
           "\"synchronized_wall_clock\".")
       .def_prop_ro(
           "reason", [](const ResultRef& r) { return r.get().measurement.reason; },

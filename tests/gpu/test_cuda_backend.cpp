@@ -663,7 +663,7 @@ TEST_F(CudaBackendTest, EventsFallbackTimesTheRegionAndSaysSo) {
 
 TEST_F(CudaBackendTest, SynchronizedWallClockHoldsTheKernelAndTheLaunch) {
   const std::unique_ptr<Backend> wall = make_cuda_wall_backend(CudaBackendOptions{});
-  EXPECT_EQ(wall->method(), TimingMethod::host_wall);
+  EXPECT_EQ(wall->method(), TimingMethod::host_clock);
   SpinWork spin(50 * kMicrosecond, cudaStreamLegacy);
   const Measurement m = measure(*wall, spin.call());
   ASSERT_FALSE(m.samples.empty());

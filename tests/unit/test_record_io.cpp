@@ -431,7 +431,7 @@ TEST(RecordSchema, RefusesWhatItCannotWriteFaithfully) {
   EXPECT_THROW(serialize(r), Error);  // would silently become null, "not measured"
 
   r = full_record();
-  r.results[0].summary.method = TimingMethod::host_wall;
+  r.results[0].summary.method = TimingMethod::host_clock;
   EXPECT_THROW(serialize(r), Error);
 
   r = full_record();
@@ -1602,7 +1602,7 @@ TEST(RecordHostile, DeclaredWorkBeyondAnyGpuIsRefused) {
 TEST(RecordHostile, ZeroNanosecondSamplesReadAndCompareWithoutAnError) {
   // Two rows with 0 ns samples printed half a table, then "internal error:
   // bootstrap_speedup_interval: non-positive times". Read, they are comparisons refused.
-  for (const TimingMethod method : {TimingMethod::kernel_records, TimingMethod::host_wall}) {
+  for (const TimingMethod method : {TimingMethod::kernel_records, TimingMethod::host_clock}) {
     const Record r = testing::zero_sample_record(method);
     const Record back = parse_record(serialize(r), "zero.json");
     ASSERT_EQ(back.comparisons.size(), 1u);
@@ -1664,7 +1664,7 @@ TEST(RecordHostile, ADifferenceNoNumberCanStateIsRecordedUnresolved) {
 Record host_rows_with_yardstick() {
   Record rec = full_record();
   Result a = testing::full_result();
-  a.measurement.method = TimingMethod::host_wall;
+  a.measurement.method = TimingMethod::host_clock;
   a.measurement.null_test.reset();
   for (Sample& s : a.measurement.samples) {
     s = testing::sample(s.latency_ns, s.latency_ns, std::nullopt, 0);
@@ -2150,7 +2150,7 @@ TEST(RecordLedger, NoDeviationExemptsACuptiRowOfTheCurrentVersionFromItsLedger) 
   j["merged_programs"] = true;  // a merge of program runs: its ranges need no ledger
   EXPECT_EQ(what_of(j.dump()), "(no InvalidRecord thrown)");
   j["results"][1]["origin"] = "program_range";  // a CUDA-events row is no program's range
-  EXPECT_NE(what_of(j.dump()).find("origin \"program_range\" timed by cuda-events"),
+  EXPECT_NE(what_of(j.dump()).find("origin \"program_range\" timed by device-events"),
             std::string::npos)
       << what_of(j.dump());
   // A range holds no ledger; a program's own record holds ranges only, and is no merge.
@@ -2232,14 +2232,15 @@ TEST(RecordStrictReading, AKernelRecordsRowOnTheHostIsRefused) {
   testing::derive_summaries(r);
   std::string what = what_of(serialize(r));
   EXPECT_NE(what.find("results[0] (\"gemm / cublas"), std::string::npos) << what;
-  EXPECT_NE(what.find("it was timed by cupti on the host CPU, which has no kernel records or "
-                      "device events"),
-            std::string::npos)
+  EXPECT_NE(
+      what.find("it was timed by kernel-records on the host CPU, which has no kernel records or "
+                "device events"),
+      std::string::npos)
       << what;
   r.results.erase(r.results.begin());  // the CUDA-events row alone
   testing::derive_summaries(r);
   what = what_of(serialize(r));
-  EXPECT_NE(what.find("it was timed by cuda-events on the host CPU"), std::string::npos) << what;
+  EXPECT_NE(what.find("it was timed by device-events on the host CPU"), std::string::npos) << what;
 }
 
 // Version 10: the tolerances a row's answers were checked with are in its record, read back as
