@@ -513,9 +513,15 @@ void bind_header(nb::module_& m) {
   nb::class_<DeviceState>(m, "DeviceState",
                           "The device's state when the record was made; None: not available.")
       .def_ro("driver_version", &DeviceState::driver_version)
-      .def_ro("cuda_driver_version", &DeviceState::cuda_driver_version)
-      .def_ro("cuda_runtime_version", &DeviceState::cuda_runtime_version)
-      .def_ro("cupti_version", &DeviceState::cupti_version)
+      .def_prop_ro(
+          "software_versions",
+          [](const DeviceState& s) {
+            std::map<std::string, int> out;
+            for (const SoftwareVersion& v : s.software_versions) out[v.name] = v.value;
+            return out;
+          },
+          "The versions of the software the backend measured through, by the record's name "
+          "(\"cuda_driver_version\": 12040, ...); those not read are absent.")
       .def_ro("sm_clock_mhz", &DeviceState::sm_clock_mhz)
       .def_ro("sm_clock_max_mhz", &DeviceState::sm_clock_max_mhz)
       .def_ro("memory_clock_mhz", &DeviceState::memory_clock_mhz)

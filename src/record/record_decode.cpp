@@ -328,9 +328,12 @@ DeviceState read_device_state(const Reader& r, const Doc& doc) {
   const std::string sw = "device_state";
   const Doc& state = r.object(doc, "", sw);
   st.driver_version = r.optional_text(state, sw, "driver_version", kName);
-  st.cuda_driver_version = r.optional_integer<int>(state, sw, "cuda_driver_version");
-  st.cuda_runtime_version = r.optional_integer<int>(state, sw, "cuda_runtime_version");
-  st.cupti_version = r.optional_integer<int>(state, sw, "cupti_version");
+  for (const std::string_view key : kSoftwareVersionFields) {
+    const std::string name(key);
+    if (const std::optional<int> v = r.optional_integer<int>(state, sw, name)) {
+      st.software_versions.push_back({name, *v});
+    }
+  }
   st.sm_clock_mhz = r.optional_integer<int>(state, sw, "sm_clock_mhz", 0, kMaxClockMhz);
   st.sm_clock_max_mhz = r.optional_integer<int>(state, sw, "sm_clock_max_mhz", 0, kMaxClockMhz);
   st.memory_clock_mhz = r.optional_integer<int>(state, sw, "memory_clock_mhz", 0, kMaxClockMhz);

@@ -118,6 +118,13 @@ Record parse_journal(std::string_view text, const std::string& path);
 // first backends wrote them (the vendor tools' words for some), kept so that every record ever
 // written reads the same. Users read the core's names (kTimingMethodNames); only the writer and
 // the reader spell these (record_words.cpp), the reader taking each as an alias of its method.
+// The software versions a record's device_state holds, each a field of its own, null where not
+// read (the first backend's, in its order): a DeviceState names its versions, the record keeps
+// these keys, and a version the format has no field for is refused on writing.
+inline constexpr std::string_view kSoftwareVersionFields[] = {
+    "cuda_driver_version", "cuda_runtime_version", "cupti_version"};
+bool is_software_version_field(std::string_view name);
+
 std::string_view record_word(TimingMethod method);
 std::string_view record_word(Statistic statistic);
 std::optional<TimingMethod> method_of_record_word(std::string_view word);

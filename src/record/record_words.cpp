@@ -18,6 +18,13 @@ constexpr RecordWords kRecordWords[] = {
 
 }  // namespace
 
+bool is_software_version_field(std::string_view name) {
+  for (const std::string_view key : kSoftwareVersionFields) {
+    if (key == name) return true;
+  }
+  return false;
+}
+
 std::string_view record_word(TimingMethod method) {
   for (const RecordWords& w : kRecordWords) {
     if (w.method == method) return w.method_word;

@@ -481,9 +481,19 @@ Json header_json(const Record& record) {
   Json& state = j["device_state"];
   state["driver_version"] =
       st.driver_version ? Json(fitted(*st.driver_version, kName)) : Json(nullptr);
-  state["cuda_driver_version"] = nullable(st.cuda_driver_version);
-  state["cuda_runtime_version"] = nullable(st.cuda_runtime_version);
-  state["cupti_version"] = nullable(st.cupti_version);
+  for (const SoftwareVersion& v : st.software_versions) {
+    if (!is_software_version_field(v.name)) {
+      throw Error("cannot write record: device_state has no field for the software version \"" +
+                  v.name + "\"");
+    }
+  }
+  for (const std::string_view key : kSoftwareVersionFields) {
+    std::optional<int> value;
+    for (const SoftwareVersion& v : st.software_versions) {
+      if (v.name == key) value = v.value;
+    }
+    state[std::string(key)] = nullable(value);
+  }
   state["sm_clock_mhz"] = nullable(st.sm_clock_mhz);
   state["sm_clock_max_mhz"] = nullable(st.sm_clock_max_mhz);
   state["memory_clock_mhz"] = nullable(st.memory_clock_mhz);

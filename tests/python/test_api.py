@@ -1012,3 +1012,15 @@ def test_every_default_tolerance_is_the_cores():
     assert {k: actions[k].default for k in core} == core
     for k in core:
         assert f"(default {core[k]:g})" in actions[k].help
+
+
+def test_a_records_software_versions_are_named_not_fields_of_a_vendor():
+    """Issue 53: DeviceState held cuda_driver_version, cuda_runtime_version and cupti_version,
+    fields a second vendor would need others beside. The versions are named by the backend that
+    read them, and the record's keys are their names."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
+                        "record_v12.json")
+    state = gpumeter.read_record(path).device_state
+    assert state.software_versions == {"cuda_driver_version": 12040,
+                                       "cuda_runtime_version": 12030, "cupti_version": 21}
+    assert not hasattr(state, "cupti_version")

@@ -69,9 +69,7 @@ void expect_records_equal(const Record& a, const Record& b) {
   const DeviceState& s = a.device_state;
   const DeviceState& t = b.device_state;
   EXPECT_EQ(s.driver_version, t.driver_version);
-  EXPECT_EQ(s.cuda_driver_version, t.cuda_driver_version);
-  EXPECT_EQ(s.cuda_runtime_version, t.cuda_runtime_version);
-  EXPECT_EQ(s.cupti_version, t.cupti_version);
+  EXPECT_EQ(s.software_versions, t.software_versions);
   EXPECT_EQ(s.sm_clock_mhz, t.sm_clock_mhz);
   EXPECT_EQ(s.sm_clock_max_mhz, t.sm_clock_max_mhz);
   EXPECT_EQ(s.memory_clock_mhz, t.memory_clock_mhz);
@@ -1214,6 +1212,29 @@ std::vector<std::string> names_in(const fs::path& dir) {
   for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename());
   std::sort(names.begin(), names.end());
   return names;
+}
+
+// Issue 53: a DeviceState names its software versions (a second vendor's backend adds its own
+// without a CUDA field in a public type); the record keeps each under its key, null where unread,
+// and a version the record format has no field for is refused rather than dropped.
+TEST(WriteRecord, SoftwareVersionsKeepTheirRecordKeys) {
+  Record r = full_record();
+  r.device_state.software_versions = {{"cuda_runtime_version", 12030}};
+  const nlohmann::json j = nlohmann::json::parse(serialize(r));
+  EXPECT_TRUE(j["device_state"]["cuda_driver_version"].is_null());
+  EXPECT_EQ(j["device_state"]["cuda_runtime_version"], 12030);
+  EXPECT_TRUE(j["device_state"]["cupti_version"].is_null());
+  EXPECT_EQ(parse_record(serialize(r), "x.json").device_state.software_versions,
+            r.device_state.software_versions);
+  r.device_state.software_versions = {{"rocm_version", 60200}};
+  try {
+    (void)serialize(r);
+    ADD_FAILURE() << "a software version without a record field was written";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "cannot write record: device_state has no field for the software version "
+                 "\"rocm_version\"");
+  }
 }
 
 TEST(WriteRecord, WritesTheSerializedRecordUnderItsRunId) {
