@@ -102,13 +102,13 @@ CudaAvailability cuda_availability(int device = 0);
 // error earlier in this process), and ConfigError on bad options.
 std::unique_ptr<Backend> make_cuda_backend(const CudaBackendOptions& options = {});
 
-// The CUDA-events backend (method cuda_events), chosen explicitly: one event pair per
+// The CUDA-events backend (method device-events), chosen explicitly: one event pair per
 // iteration on the legacy default stream, so device_busy == latency and n_kernels is unknown.
 // `reason` is recorded with every row it times.
 std::unique_ptr<Backend> make_cuda_events_backend(const CudaBackendOptions& options,
                                                   std::string reason);
 
-// The synchronized wall clock around each call (method host-wall, statistic
+// The synchronized wall clock around each call (method host-clock, statistic
 // synchronized_wall_clock): the device drained before the clock starts and before it stops, so
 // the reading is what the call costs its caller end to end. Rows never compare with device-time
 // rows. Throws DeviceError when the device cannot be used.

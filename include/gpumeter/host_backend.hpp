@@ -1,5 +1,5 @@
 #pragma once
-// Times calls that run on the CPU with the host's steady clock (method host-wall). It runs
+// Times calls that run on the CPU with the host's steady clock (method host-clock). It runs
 // the whole pipeline (calibrate, warm up, measure, compare) where there is no GPU, as in CI.
 #include <memory>
 

@@ -80,7 +80,7 @@ class GpumeterWarning(UserWarning):
 
 class FallbackWarning(GpumeterWarning):
     """The measurement fell back from what was asked: the host clock instead of the GPU's device
-    time (``timing="auto"`` found no usable GPU), or CUDA events instead of CUPTI
+    time (``timing="auto"`` found no usable GPU), or device-events instead of kernel-records
     (``allow_events_fallback=True``). The record's deviations say so too.
 
     Turn it into an error with ``warnings.simplefilter("error", gpumeter.FallbackWarning)``.

@@ -1148,7 +1148,8 @@ def _main(args: argparse.Namespace) -> int:
     env = _child_environment()
     held = None
     tolerated: Optional[List[int]] = None
-    if python_candidates and args.timing != "host":
+    from gpumeter import _gpumeter  # "host" and "host-clock" are one timing: the session says
+    if python_candidates and not _gpumeter.timing_is_host(args.timing):
         import gpumeter
         # B11: the processes on the device before any candidate exists; the device lock is held
         # for the whole evaluation (its children inherit it), so none that comes later is

@@ -21,10 +21,13 @@ from ._inputs import _fingerprint, _FreshInputs
 #: refuses.
 _checker_link: Optional[Any] = None
 
-#: How a measurement is timed: "auto" (CUPTI where a GPU is usable, else the host clock, with a
-#: FallbackWarning), "cupti" (device time from kernel records), "events" (a CUDA event pair per
-#: call) or "host" (the host clock around a synchronized call).
-Timing = Literal["auto", "cupti", "events", "host"]
+#: How a measurement is timed: "auto" (kernel-records where a GPU is usable, else host-clock,
+#: with a FallbackWarning), "cupti" (short for "kernel-records": device time from the device's
+#: record of each kernel), "events" (short for "device-events": a device event pair per call) or
+#: "host" (short for "host-clock": the host clock around a synchronized call). Result.method
+#: says the full name back.
+Timing = Literal["auto", "cupti", "events", "host", "kernel-records", "device-events",
+                 "host-clock"]
 
 
 def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
@@ -66,11 +69,13 @@ def measure(fn: Callable[[], Any], *, reset: Optional[Callable[[], Any]] = None,
         device: CUDA device index (default 0).
         budget: (warm-up ms, measure ms), or its text as ``--budget`` takes it ("25,100"), read
             by the core's rule; None: the core's default (``--budget``'s, option_specs()).
-        timing: "auto" (CUPTI where a GPU is usable, else the host clock with a
-            FallbackWarning), "cupti", "events" (a CUDA event pair per call) or "host" (the
-            host clock around a synchronized call).
-        allow_events_fallback: Time with CUDA events when CUPTI is unavailable (a
-            FallbackWarning says so; events rows never compare with CUPTI rows).
+        timing: "auto" (kernel-records where a GPU is usable, else host-clock with a
+            FallbackWarning), "cupti" or "kernel-records" (the device's record of each kernel),
+            "events" or "device-events" (a device event pair per call) or "host" or
+            "host-clock" (the host clock around a synchronized call).
+        allow_events_fallback: Time with device-events when kernel-records cannot be taken
+            (a FallbackWarning says so; device-events rows never compare with kernel-records
+            rows).
         name: The case's name in the record.
         lock: Hold the device's exclusive lock (``$GPU_LOCK``, else a file per device under
             /tmp) after checking through NVML that no other process uses the device;

@@ -440,7 +440,7 @@ class Gpumeter:
         device = kwargs.get("device")
         index = 0 if device is None else device
         s.check_worker()
-        if timing != "host":
+        if not _gpumeter.timing_is_host(timing):
             # GPU work: never timed on the host clock as a fallback, since its baseline and
             # its rows would then not be the device's.
             reason = s.gpu_reason(index)
@@ -460,7 +460,7 @@ class Gpumeter:
         path = s.record_path(node.nodeid, name, result)
         rows = result.results.values() if isinstance(result, _gm.CompareResult) else [result]
         methods = sorted({r.method for r in rows})
-        clock = "host clock" if methods == ["host-wall"] else "/".join(methods)
+        clock = "/".join(methods)
         node.user_properties.append((f"gpumeter[{name}]", clock))
         text = f"{name} [{clock}]: " + "; ".join(str(r) for r in rows)
         if isinstance(result, _gm.CompareResult):

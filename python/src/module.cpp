@@ -539,6 +539,11 @@ NB_MODULE(_gpumeter, m) {
       },
       "The names timing= takes, the session's list (what each means: measure's docstring).");
   m.def(
+      "timing_is_host",
+      [](const std::string& timing) { return parse_timing(timing, "timing") == Timing::host; },
+      nb::arg("timing"),
+      "Whether timing= names the host clock (\"host\" or \"host-clock\"): host work, no GPU.");
+  m.def(
       "with_phases",
       [](const RecordRef& record, std::vector<PhaseReading> phases,
          std::vector<MeasuredTotal> totals, std::vector<CandidateRuntime> runtimes,

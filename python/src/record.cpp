@@ -106,7 +106,7 @@ void bind_values(nb::module_& m) {
   nb::class_<Summary>(m, "Summary", "A row's summary, as the core computed it from its samples.")
       .def_prop_ro(
           "method", [](const Summary& s) { return text(to_string(s.method)); },
-          "How the samples were taken: \"cupti\", \"cuda-events\" or \"host-wall\".")
+          "How the samples were taken: \"kernel-records\", \"device-events\" or \"host-clock\".")
       .def_ro("n_samples", &Summary::n_samples, "Measured samples, every pass together.")
       .def_prop_ro(
           "device_busy", [](const Summary& s) { return s.device_busy; },
@@ -513,9 +513,15 @@ void bind_header(nb::module_& m) {
   nb::class_<DeviceState>(m, "DeviceState",
                           "The device's state when the record was made; None: not available.")
       .def_ro("driver_version", &DeviceState::driver_version)
-      .def_ro("cuda_driver_version", &DeviceState::cuda_driver_version)
-      .def_ro("cuda_runtime_version", &DeviceState::cuda_runtime_version)
-      .def_ro("cupti_version", &DeviceState::cupti_version)
+      .def_prop_ro(
+          "software_versions",
+          [](const DeviceState& s) {
+            std::map<std::string, int> out;
+            for (const SoftwareVersion& v : s.software_versions) out[v.name] = v.value;
+            return out;
+          },
+          "The versions of the software the backend measured through, by the record's name "
+          "(\"cuda_driver_version\": 12040, ...); those not read are absent.")
       .def_ro("sm_clock_mhz", &DeviceState::sm_clock_mhz)
       .def_ro("sm_clock_max_mhz", &DeviceState::sm_clock_max_mhz)
       .def_ro("memory_clock_mhz", &DeviceState::memory_clock_mhz)
@@ -597,13 +603,13 @@ void bind_views(nb::module_& m) {
           "row", [](const ResultRef& r) { return r.get().row; }, "Which row of the record.")
       .def_prop_ro(
           "method", [](const ResultRef& r) { return text(to_string(r.get().measurement.method)); },
-          "How it was timed: \"cupti\", \"cuda-events\" or \"host-wall\".")
+          "How it was timed: \"kernel-records\", \"device-events\" or \"host-clock\".")
       .def_prop_ro(
           "statistic",
           [](const ResultRef& r) {
             return text(to_string(statistic_of(r.get().measurement.method)));
           },
-          "What device_busy holds: \"device_busy\", \"cuda_event\" or "
+          "What device_busy holds: \"device_busy\", \"device_event\" or "
           "\"synchronized_wall_clock\".")
       .def_prop_ro(
           "reason", [](const ResultRef& r) { return r.get().measurement.reason; },

@@ -250,7 +250,7 @@ Record merge_records(const std::vector<Record>& in, const MergeOptions& options)
       // The merged record names the first's device: on the host CPU, a row that read kernel
       // records or device events would be one no host can give, which the reader refuses
       // (row_checks.hpp). Refused here, mixed or not, naming the row.
-      if (out.device.kind == "host" && res.measurement.method != TimingMethod::host_wall) {
+      if (out.device.kind == "host" && res.measurement.method != TimingMethod::host_clock) {
         throw MergeRefused("the row " + row_label(res.row) + ", timed by " +
                                std::string(to_string(res.measurement.method)) +
                                ", cannot be held in a record of " + device_of(first) +

@@ -30,9 +30,10 @@ constexpr ProgramOption kProgramOptions[] = {
     {"--timing",
      identity,
      {true,
-      "cupti (device time, the default with CUDA; without a usable GPU the program exits 5), "
-      "events (CUDA event pairs) or host (synchronized wall clock, for host work; the default "
-      "without CUDA)"}},
+      "cupti (short for kernel-records: device time, the default with CUDA; without a usable GPU "
+      "the program exits 5), events (short for device-events: device event pairs) or host (short "
+      "for host-clock: synchronized wall clock, for host work; the default without CUDA); the "
+      "full names are taken too"}},
     {"--allow-events-fallback", identity, kAllowEventsFallbackOption},
     // The run's target: the options every front end shares (option_spec.hpp).
     {"--budget", identity, kBudgetOption},

@@ -134,7 +134,7 @@ std::string unmeasurable_value(const Result& result, const DeviceIdentity& devic
   if (device.kind == "host") {
     // The host CPU keeps no kernel records and has no device events: only its own clock times
     // work there (the host backend's one method).
-    if (m.method != TimingMethod::host_wall) {
+    if (m.method != TimingMethod::host_clock) {
       return "it was timed by " + std::string(to_string(m.method)) +
              " on the host CPU, which has no kernel records or device events";
     }

@@ -8,7 +8,7 @@ Statistic statistic_of(TimingMethod method) {
       return Statistic::device_busy;
     case TimingMethod::device_events:
       return Statistic::device_event;
-    case TimingMethod::host_wall:
+    case TimingMethod::host_clock:
       return Statistic::synchronized_wall_clock;
   }
   return Statistic::synchronized_wall_clock;
@@ -19,41 +19,26 @@ bool sees_kernels(TimingMethod method) {
 }
 
 std::string_view to_string(TimingMethod method) {
-  switch (method) {
-    case TimingMethod::kernel_records:
-      return "cupti";
-    case TimingMethod::device_events:
-      return "cuda-events";
-    case TimingMethod::host_wall:
-      return "host-wall";
-  }
-  return "unknown";
+  return names_of(method).name;
 }
 
 std::string_view to_string(Statistic statistic) {
-  switch (statistic) {
-    case Statistic::device_busy:
-      return "device_busy";
-    case Statistic::device_event:
-      return "cuda_event";
-    case Statistic::synchronized_wall_clock:
-      return "synchronized_wall_clock";
+  for (const TimingMethodName& n : kTimingMethodNames) {
+    if (statistic_of(n.method) == statistic) return n.statistic;
   }
   return "unknown";
 }
 
 std::optional<TimingMethod> parse_timing_method(std::string_view text) {
-  for (auto m :
-       {TimingMethod::kernel_records, TimingMethod::device_events, TimingMethod::host_wall}) {
-    if (to_string(m) == text) return m;
+  for (const TimingMethodName& n : kTimingMethodNames) {
+    if (text == n.name || text == n.short_name) return n.method;
   }
   return std::nullopt;
 }
 
 std::optional<Statistic> parse_statistic(std::string_view text) {
-  for (auto s :
-       {Statistic::device_busy, Statistic::device_event, Statistic::synchronized_wall_clock}) {
-    if (to_string(s) == text) return s;
+  for (const TimingMethodName& n : kTimingMethodNames) {
+    if (text == n.statistic) return statistic_of(n.method);
   }
   return std::nullopt;
 }

@@ -1,6 +1,6 @@
 // The CUDA-events fallback (T11): one event pair per iteration around the call. It
 // cannot see kernels, so each iteration is one region, device_busy == latency, and the rows
-// carry the method cuda-events and the reason it was chosen.
+// carry the method device-events and the reason it was chosen.
 //
 // The events are recorded on the legacy default stream. Work the call puts on any blocking
 // stream (cudaStreamCreate, the legacy or per-thread default stream) is ordered after the

@@ -67,18 +67,6 @@ class CudaDeviceBackends final : public DeviceBackends {
     return gpumeter::measure_ceilings(backend);
   }
 
-  std::string method_name(TimingMethod method) const override {
-    switch (method) {
-      case TimingMethod::kernel_records:
-        return "CUPTI";
-      case TimingMethod::device_events:
-        return "CUDA events";
-      case TimingMethod::host_wall:
-        return "the synchronized wall clock";
-    }
-    return "an unknown method";
-  }
-
   void set_sharing(bool share) const noexcept override { set_cupti_sharing(share); }
   void release() const noexcept override { release_cupti_subscription(); }
 };

@@ -2,7 +2,7 @@
 // measured device idle before it (the driver drains after preparation) and drained again
 // before the clock is read after it. Statistic synchronized_wall_clock: what a user-visible
 // call costs end to end (launch overhead, host work and device time), never compared with
-// device_busy or cuda_event rows.
+// device_busy or device_event rows.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -19,7 +19,7 @@ class WallBackend final : public CudaBackendBase {
  public:
   using CudaBackendBase::CudaBackendBase;
 
-  TimingMethod method() const override { return TimingMethod::host_wall; }
+  TimingMethod method() const override { return TimingMethod::host_clock; }
   // A host clock: the load its readings ran under, for a verdict of no difference to state.
   std::optional<double> load_average() override { return detail::load_average(); }
 

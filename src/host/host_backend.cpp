@@ -19,7 +19,7 @@ class HostBackend final : public Backend {
  public:
   explicit HostBackend(std::optional<int> stand_in = std::nullopt) : stand_in_(stand_in) {}
 
-  TimingMethod method() const override { return TimingMethod::host_wall; }
+  TimingMethod method() const override { return TimingMethod::host_clock; }
 
   DeviceIdentity device() const override {
     DeviceIdentity id;

@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
     if (!on_gpu) {
       // One short line; the record's deviations below say why in full.
       std::printf(
-          "No usable GPU: the same pipeline runs on the host backend (host-wall timing, CPU "
+          "No usable GPU: the same pipeline runs on the host backend (host-clock timing, CPU "
           "work).\n\n");
       work = gpumeter::example::host_example_work();
     }

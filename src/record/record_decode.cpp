@@ -328,9 +328,12 @@ DeviceState read_device_state(const Reader& r, const Doc& doc) {
   const std::string sw = "device_state";
   const Doc& state = r.object(doc, "", sw);
   st.driver_version = r.optional_text(state, sw, "driver_version", kName);
-  st.cuda_driver_version = r.optional_integer<int>(state, sw, "cuda_driver_version");
-  st.cuda_runtime_version = r.optional_integer<int>(state, sw, "cuda_runtime_version");
-  st.cupti_version = r.optional_integer<int>(state, sw, "cupti_version");
+  for (const std::string_view key : kSoftwareVersionFields) {
+    const std::string name(key);
+    if (const std::optional<int> v = r.optional_integer<int>(state, sw, name)) {
+      st.software_versions.push_back({name, *v});
+    }
+  }
   st.sm_clock_mhz = r.optional_integer<int>(state, sw, "sm_clock_mhz", 0, kMaxClockMhz);
   st.sm_clock_max_mhz = r.optional_integer<int>(state, sw, "sm_clock_max_mhz", 0, kMaxClockMhz);
   st.memory_clock_mhz = r.optional_integer<int>(state, sw, "memory_clock_mhz", 0, kMaxClockMhz);
@@ -379,18 +382,18 @@ Result read_result(const Reader& r, const Doc& j, const std::string& where,
   result.count_copies = r.boolean(j, where, "count_copies");
   Measurement& m = result.measurement;
   const std::string method_text = r.text(j, where, "timing_method", kName);
-  const std::optional<TimingMethod> method = parse_timing_method(method_text);
+  const std::optional<TimingMethod> method = method_of_record_word(method_text);
   if (!method) {
     r.fail(
         fmt::format("field {}.timing_method: unknown method {}", where, record_text(method_text)));
   }
   m.method = *method;
   const std::string statistic_text = r.text(j, where, "statistic", kName);
-  const std::string_view expected_statistic = to_string(statistic_of(m.method));
+  const std::string_view expected_statistic = record_word(statistic_of(m.method));
   if (statistic_text != expected_statistic) {
     r.fail(fmt::format(
         "field {}.statistic: {} does not belong to timing_method \"{}\" (expected \"{}\")", where,
-        record_text(statistic_text), to_string(m.method), expected_statistic));
+        record_text(statistic_text), record_word(m.method), expected_statistic));
   }
   m.reason = r.text(j, where, "reason", kText);
   m.retries = r.integer<int>(j, where, "retries", 0, static_cast<int>(kMaxCount));
@@ -507,16 +510,16 @@ Ceilings read_ceilings(const Reader& r, const Doc& j, int version) {
     }
     return c;
   }
-  const std::optional<TimingMethod> method = parse_timing_method(*method_text);
+  const std::optional<TimingMethod> method = method_of_record_word(*method_text);
   if (!method) {
     r.fail(
         fmt::format("field ceilings.timing_method: unknown method {}", record_text(*method_text)));
   }
-  const std::string_view want_statistic = to_string(statistic_of(*method));
+  const std::string_view want_statistic = record_word(statistic_of(*method));
   if (statistic != want_statistic) {
     r.fail(fmt::format(
         "field ceilings.statistic: {} does not belong to timing_method \"{}\" (expected \"{}\")",
-        statistic ? record_text(*statistic) : "null", to_string(*method), want_statistic));
+        statistic ? record_text(*statistic) : "null", record_word(*method), want_statistic));
   }
   if (rule != kCeilingRule) {
     r.fail(fmt::format("field ceilings.rule: {} is not a rule this gpumeter knows (\"{}\")",
@@ -589,7 +592,8 @@ std::vector<PhaseReading> read_phases(const Reader& r, const Doc& doc) {
     PhaseReading p;
     p.row = read_row(r, a[i], w);
     p.phase = read_named<Phase>(r, a[i], w, "phase", parse_phase, "a phase gpumeter knows");
-    p.statistic = read_named<Statistic>(r, a[i], w, "statistic", parse_statistic, "a statistic");
+    p.statistic =
+        read_named<Statistic>(r, a[i], w, "statistic", statistic_of_record_word, "a statistic");
     p.setting = read_named<PhaseSetting>(r, a[i], w, "setting", parse_phase_setting,
                                          "fresh_cold, fresh_cached or warm_process");
     if (!phase_allows(p.phase, p.setting) || !phase_allows(p.phase, p.statistic)) {

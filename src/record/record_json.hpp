@@ -4,10 +4,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "gpumeter/detail/timing_method.hpp"
 #include "gpumeter/record.hpp"
 
 namespace gpumeter::record_json {
@@ -111,5 +113,21 @@ std::string journal_case_line(const std::vector<Result>& results, std::size_t fi
 
 // The record a journal holds, marked partial (journal_reader.cpp). InvalidRecord names `path`.
 Record parse_journal(std::string_view text, const std::string& path);
+
+// The words a record holds for a timing method and a statistic: the record format's, as the
+// first backends wrote them (the vendor tools' words for some), kept so that every record ever
+// written reads the same. Users read the core's names (kTimingMethodNames); only the writer and
+// the reader spell these (record_words.cpp), the reader taking each as an alias of its method.
+// The software versions a record's device_state holds, each a field of its own, null where not
+// read (the first backend's, in its order): a DeviceState names its versions, the record keeps
+// these keys, and a version the format has no field for is refused on writing.
+inline constexpr std::string_view kSoftwareVersionFields[] = {
+    "cuda_driver_version", "cuda_runtime_version", "cupti_version"};
+bool is_software_version_field(std::string_view name);
+
+std::string_view record_word(TimingMethod method);
+std::string_view record_word(Statistic statistic);
+std::optional<TimingMethod> method_of_record_word(std::string_view word);
+std::optional<Statistic> statistic_of_record_word(std::string_view word);
 
 }  // namespace gpumeter::record_json

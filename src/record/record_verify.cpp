@@ -259,7 +259,7 @@ void check_comparisons(const Reader& r, const Doc& doc, const std::vector<Compar
     if (r.text(j, where, "baseline", kName) != want.baseline.implementation) mismatch("baseline");
     if (r.text(j, where, "candidate", kName) != want.candidate.implementation)
       mismatch("candidate");
-    if (r.text(j, where, "statistic", kName) != to_string(want.statistic)) mismatch("statistic");
+    if (r.text(j, where, "statistic", kName) != record_word(want.statistic)) mismatch("statistic");
     if (r.text(j, where, "rule", kName) != to_string(want.rule)) mismatch("rule");
     if (r.text(j, where, "refusal", kText) != want.refusal) mismatch("refusal");
     const Doc& d = r.field(j, where, "difference");
@@ -549,7 +549,7 @@ void check_shard_rows(const Reader& r, const Record& record, bool complete) {
 }
 
 // Each row holds only what its timing method and device measure, and iteration counts its run's
-// budget gives (row_checks.hpp): a kernel count on a host-wall row, or a budget edited after the
+// budget gives (row_checks.hpp): a kernel count on a host-clock row, or a budget edited after the
 // run, is refused, never shown. Version 1 kept no passes (read as one), so only its count of
 // measured iterations is checked against its samples: written again, it must read back.
 void check_rows_measurable(const Reader& r, const Record& record) {

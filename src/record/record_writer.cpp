@@ -181,8 +181,8 @@ Json result_json(const Result& result, std::size_t index, const Board& own, int 
   Json j;
   put_row(j, result.row);
   j["count_copies"] = result.count_copies;
-  j["timing_method"] = std::string(to_string(m.method));
-  j["statistic"] = std::string(to_string(statistic_of(m.method)));
+  j["timing_method"] = std::string(record_word(m.method));
+  j["statistic"] = std::string(record_word(statistic_of(m.method)));
   j["reason"] = fitted(m.reason, kText);
   j["retries"] = m.retries;
   j["warmup_iterations"] = m.warmup_iterations;
@@ -343,8 +343,9 @@ Json ceilings_json(const Ceilings& c) {
   Json j;
   j["flops_per_s"] = nullable_number(c.flops_per_s, "ceilings.flops_per_s");
   j["bytes_per_s"] = nullable_number(c.bytes_per_s, "ceilings.bytes_per_s");
-  j["timing_method"] = c.method ? Json(std::string(to_string(*c.method))) : Json(nullptr);
-  j["statistic"] = c.method ? Json(std::string(to_string(statistic_of(*c.method)))) : Json(nullptr);
+  j["timing_method"] = c.method ? Json(std::string(record_word(*c.method))) : Json(nullptr);
+  j["statistic"] =
+      c.method ? Json(std::string(record_word(statistic_of(*c.method)))) : Json(nullptr);
   j["rule"] = c.method ? Json(std::string(kCeilingRule)) : Json(nullptr);
   j["runs"] = Json::array();
   for (std::size_t i = 0; i < c.runs.size(); ++i) {
@@ -380,7 +381,7 @@ Json comparison_json(const Comparison& c) {
   for (const auto& [key, value] : c.baseline.params) j["params"][key] = value;
   j["baseline"] = c.baseline.implementation;
   j["candidate"] = c.candidate.implementation;
-  j["statistic"] = std::string(to_string(c.statistic));
+  j["statistic"] = std::string(record_word(c.statistic));
   j["rule"] = to_string(c.rule);
   j["difference"] = c.difference ? difference_json(*c.difference) : Json(nullptr);
   if (c.ratio) {
@@ -480,9 +481,19 @@ Json header_json(const Record& record) {
   Json& state = j["device_state"];
   state["driver_version"] =
       st.driver_version ? Json(fitted(*st.driver_version, kName)) : Json(nullptr);
-  state["cuda_driver_version"] = nullable(st.cuda_driver_version);
-  state["cuda_runtime_version"] = nullable(st.cuda_runtime_version);
-  state["cupti_version"] = nullable(st.cupti_version);
+  for (const SoftwareVersion& v : st.software_versions) {
+    if (!is_software_version_field(v.name)) {
+      throw Error("cannot write record: device_state has no field for the software version \"" +
+                  v.name + "\"");
+    }
+  }
+  for (const std::string_view key : kSoftwareVersionFields) {
+    std::optional<int> value;
+    for (const SoftwareVersion& v : st.software_versions) {
+      if (v.name == key) value = v.value;
+    }
+    state[std::string(key)] = nullable(value);
+  }
   state["sm_clock_mhz"] = nullable(st.sm_clock_mhz);
   state["sm_clock_max_mhz"] = nullable(st.sm_clock_max_mhz);
   state["memory_clock_mhz"] = nullable(st.memory_clock_mhz);
@@ -597,7 +608,7 @@ Json phases_json(const std::vector<PhaseReading>& phases) {
     Json j;
     put_row(j, p.row);
     j["phase"] = std::string(to_string(p.phase));
-    j["statistic"] = std::string(to_string(p.statistic));
+    j["statistic"] = std::string(record_word(p.statistic));
     j["setting"] = std::string(to_string(p.setting));
     j["samples_ns"] = p.samples_ns;
     j["recaptures"] = nullable(p.recaptures);

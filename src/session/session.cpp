@@ -175,20 +175,6 @@ Chosen choose_backend(const SessionOptions& o, bool make) {
   return out;
 }
 
-// The name a user knows a timing method by: the vendor's where there is one.
-std::string method_name(TimingMethod method) {
-  if (const DeviceBackends* vendor = device_backends()) return vendor->method_name(method);
-  switch (method) {
-    case TimingMethod::kernel_records:
-      return "kernel tracing";
-    case TimingMethod::device_events:
-      return "device events";
-    case TimingMethod::host_wall:
-      return "the synchronized wall clock";
-  }
-  return "an unknown method";
-}
-
 // The user's warning for a deviation of the backend choice (the host clock taken for want of a
 // GPU): what was measured instead and the two options that decide it.
 std::string fallback_line(const SessionOptions& o, const std::string& deviation) {
@@ -317,10 +303,10 @@ std::vector<std::string> Session::fallbacks(const Record& measured) const {
   if (options_.timing == Timing::events) return out;
   for (const Result& r : measured.results) {
     if (r.measurement.method == TimingMethod::device_events) {
-      const std::string records = method_name(TimingMethod::kernel_records);
-      out.push_back("timed with " + method_name(TimingMethod::device_events) + " instead of " +
-                    records + " (" + r.measurement.reason +
-                    "): a different statistic, never compared with " + records + "'s");
+      const std::string records(to_string(TimingMethod::kernel_records));
+      out.push_back("timed with " + std::string(to_string(TimingMethod::device_events)) +
+                    " instead of " + records + " (" + r.measurement.reason +
+                    "): a different statistic, never compared with " + records + " rows");
       break;
     }
   }

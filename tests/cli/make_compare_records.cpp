@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
     write(record("disjoint", {row("softmax", "y", 7000)}, gpu), dir, "disjoint.json");
     // Host rows (wall clock): the same code run twice, 3.7% apart with tight passes; and 1.6x
     // slower.
-    const auto wall = TimingMethod::host_wall;
+    const auto wall = TimingMethod::host_clock;
     write(record("wall_base", {row("sum", "a", 100000, wall)}, ""), dir, "wall_base.json");
     write(record("wall_same", {row("sum", "a", 96300, wall)}, ""), dir, "wall_same.json");
     write(record("wall_slow", {row("sum", "a", 250000, wall)}, ""), dir, "wall_slow.json");

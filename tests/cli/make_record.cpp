@@ -158,7 +158,7 @@ gpumeter::Record variant(const std::string& name, const std::string& run_id) {
   namespace t = gpumeter::testing;
   if (name == "full") return t::full_record(run_id);
   if (name == "zero-device") return t::zero_sample_record(TimingMethod::kernel_records, run_id);
-  if (name == "zero-wall") return t::zero_sample_record(TimingMethod::host_wall, run_id);
+  if (name == "zero-wall") return t::zero_sample_record(TimingMethod::host_clock, run_id);
   if (name == "hostile-text") return t::hostile_text_record(run_id);
   if (name == "markup-and-failures") return t::markup_and_failures_record(run_id);
   if (name == "sweep-crossing") return t::sweep_crossing_record(run_id);

@@ -60,7 +60,7 @@ EOF
 kernel_page=$(grep -l '<h1>copy / kernel' "$work/site"/series-*.html)
 grep -qF "the line breaks: board changed from NVIDIA H200 (cuda:0, GPU-A) to" "$kernel_page" ||
   fail "kernel page: the board change is not said"
-grep -qF "timing method changed from cupti to cuda-events" "$kernel_page" ||
+grep -qF "timing method changed from kernel-records to device-events" "$kernel_page" ||
   fail "kernel page: the timing method change is not said"
 
 # --- the same records give the same site ------------------------------------------------------

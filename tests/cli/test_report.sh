@@ -30,7 +30,7 @@ run good report --wide "$good"
 [[ $rc -eq 0 ]] || fail "good: exit code $rc: $(cat "$work/good.err")"
 [[ -s "$work/good.err" ]] && fail "good: wrote to stderr: $(cat "$work/good.err")"
 grep -qE '^\| case +\| implementation +\|' "$work/good.out" || fail "good: no table header"
-grep -qE '^\| gemm +\| cublas +\| dtype=bf16, m=4096 +\| cupti +\| device_busy +\| 12.3 \[12.0, 12.7\]' "$work/good.out" \
+grep -qE '^\| gemm +\| cublas +\| dtype=bf16, m=4096 +\| kernel-records +\| device_busy +\| 12.3 \[12.0, 12.7\]' "$work/good.out" \
   || fail "good: no gemm row: $(cat "$work/good.out")"
 grep -qF 'not measured' "$work/good.out" || fail "good: no 'not measured' cell"
 grep -qF 'Deviations:' "$work/good.out" || fail "good: no deviations section"

@@ -40,7 +40,7 @@ if ! grep -q "^No usable GPU" "$work/main.out"; then
   (cd "$work/main" && "$example" --timing host) >"$work/host.out" 2>"$work/host.err" ||
     fail "main job --timing host: $(cat "$work/host.err")"
   host_line=$(grep "^Measuring " "$work/host.out")
-  [[ ${host_line% (*} == "${gpu_line% (*}" && $host_line == *"(host-wall)" ]] ||
+  [[ ${host_line% (*} == "${gpu_line% (*}" && $host_line == *"(host-clock)" ]] ||
     fail "main job --timing host: '$host_line', not the GPU work of '$gpu_line' on the wall clock"
   # The host pipeline is the one this checks: the GPU hidden.
   (cd "$work/main" && CUDA_VISIBLE_DEVICES="" "$example") >"$work/main.out" 2>"$work/main.err"

@@ -129,7 +129,7 @@ if command -v python3 >/dev/null; then
   chmod +x "$work/bare-python"
   GPUMETER_PYTHON="$work/bare-python" run evaluate-help "$gpumeter" evaluate --help
   [[ $rc -eq 0 ]] || fail "evaluate --help without the module: exit code $rc: $(cat "$work/evaluate-help.err")"
-  for s in "--reference MODULE:FUNCTION" "--timing {auto,cupti,events,host}" "Exit codes:" \
+  for s in "--reference MODULE:FUNCTION" "--timing {auto,cupti,events,host,kernel-records,device-events,host-clock}" "Exit codes:" \
     "cannot import gpumeter: pip install '"; do
     # As one line, each run of spaces one: the note is wrapped at 100 columns, and a long
     # checkout path moves its breaks.

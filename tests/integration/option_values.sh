@@ -69,7 +69,7 @@ expect "gpumeter lock: --idle-timeout must be a duration >= 0 s (10s, 500ms or b
 
 # The main job.
 expect "gpumeter-example: --device must be >= 0, got -1" -- "$example" --device -1
-expect "gpumeter-example: --timing: cuda not in {auto,cupti,events,host}" -- "$example" --timing cuda
+expect "gpumeter-example: --timing: cuda not in {auto,cupti,events,host,kernel-records,device-events,host-clock}" -- "$example" --timing cuda
 
 if [[ $failures -gt 0 ]]; then
   echo "$failures check(s) failed" >&2

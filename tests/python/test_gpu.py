@@ -42,7 +42,7 @@ def test_known_answer_cupy_spin_20us_within_1us():
         calls[0] += 1
 
     r = gpumeter.measure(launch)
-    assert r.method == "cupti" and r.max_n_kernels == 1
+    assert r.method == "kernel-records" and r.max_n_kernels == 1
     n = r.n_samples
     s = stamps.get().reshape(-1, 2)
     own = sorted(int(s[k % slots, 1] - s[k % slots, 0]) for k in range(calls[0] - n, calls[0]))
@@ -75,7 +75,7 @@ def test_protocol_on_the_gpu_null_test_lock_memory_clock():
     honest, ignores = c.results["honest"], c.results["ignores"]
     print(f"NULL-TEST honest: {honest.null_test}; ignores: {ignores.null_test}; "
           f"refusal: {c.comparisons[0].refusal!r}")
-    assert honest.method == "cupti" and not honest.null_test_failed, honest.null_test
+    assert honest.method == "kernel-records" and not honest.null_test_failed, honest.null_test
     assert ignores.null_test_failed, ignores.null_test
     assert c.comparisons[0].refusal != "" and "null test failed" in c.comparisons[0].text
     lock_notes = [d for d in c.record.deviations if d.startswith("device lock")]
@@ -109,7 +109,7 @@ def test_torch_elementwise_and_the_python_call_is_not_device_time():
     with warnings.catch_warnings():
         warnings.simplefilter("error", gpumeter.FallbackWarning)  # a GPU: no fallback, no warning
         r = gpumeter.measure(lambda: x * 2 + 1, bytes=3 * 4 * x.numel())
-    assert r.method == "cupti" and r.max_n_kernels >= 1
+    assert r.method == "kernel-records" and r.max_n_kernels >= 1
     assert r.tbs is not None and r.tbs > 0.5
     # Python between two kernels: a gap in latency, never device time.
     y = torch.randn(1 << 10, device="cuda")
@@ -136,7 +136,7 @@ def test_torch_matmul_through_cublas():
     # The ceilings were timed like the row (CUPTI's device_busy, the fastest sample), and a
     # percent above 100 is marked as such.
     c = r.record.ceilings
-    assert (c.method, c.statistic, c.rule) == ("cupti", "device_busy", "fastest_sample")
+    assert (c.method, c.statistic, c.rule) == ("kernel-records", "device_busy", "fastest_sample")
     assert c.flops_per_s is not None
     assert r.pct_of_peak_flops is not None
     assert r.above_flops_ceiling == (r.pct_of_peak_flops > 100)
@@ -274,7 +274,7 @@ def test_profiler_active_is_refused_naming_it_and_gpumeter_works_after():
     print(p.stdout, p.stderr[-2000:])
     assert p.returncode == 0, p.stderr[-3000:]
     assert "REFUSED" in p.stdout and "PyTorch's profiler is running" in p.stdout, p.stdout
-    assert "AFTER cupti 1" in p.stdout, p.stdout
+    assert "AFTER kernel-records 1" in p.stdout, p.stdout
 
 
 def test_profiler_after_gpumeter_records_the_gpu_and_gpumeter_works_again():
@@ -299,7 +299,7 @@ def test_profiler_after_gpumeter_records_the_gpu_and_gpumeter_works_again():
     print(p.stdout, p.stderr[-2000:])
     assert p.returncode == 0, p.stderr[-3000:]
     for cycle in (1, 2):
-        assert f"AGAIN cycle {cycle}: cupti 1" in p.stdout, p.stdout
+        assert f"AGAIN cycle {cycle}: kernel-records 1" in p.stdout, p.stdout
         events = int(p.stdout.split(f"PROFILER-CUDA-EVENTS cycle {cycle}: ")[1].split()[0])
         assert events > 0, p.stdout
 
@@ -345,7 +345,7 @@ def test_after_the_profiler_a_20us_spin_still_reads_20us_and_the_profiler_reads_
     print(p.stdout, p.stderr[-2000:])
     assert p.returncode == 0, p.stderr[-3000:]
     line = p.stdout.split("MEASURED ")[1].split("\n")[0].split()
-    assert line[0] == "cupti", p.stdout
+    assert line[0] == "kernel-records", p.stdout
     busy, own = float(line[2]), float(line[4])
     assert own >= 20000 and abs(busy - own) < 1000, p.stdout
     for label in ("before", "after"):
@@ -373,4 +373,4 @@ def test_jax():
     if "No module named 'jax'" in p.stderr:
         pytest.skip("JAX is not installed")
     assert p.returncode == 0, p.stderr[-3000:]
-    assert "MEASURED cupti" in p.stdout or "OFFTHREAD" in p.stdout, p.stdout
+    assert "MEASURED kernel-records" in p.stdout or "OFFTHREAD" in p.stdout, p.stdout

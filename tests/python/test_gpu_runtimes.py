@@ -39,7 +39,7 @@ def test_warp_candidate_is_resolved_recorded_and_measured():
         "warp", wp.config.version, "cuda:0", "warp")
     assert info.arch == f"sm_{device.arch}" == gpumeter.env()["device"]["arch"]
     r = gpumeter.measure(fn)
-    assert r.method == "cupti" and r.max_n_kernels == 1
+    assert r.method == "kernel-records" and r.max_n_kernels == 1
 
 
 def test_warps_cpu_device_is_refused_on_a_gpu_machine_before_it_runs():

@@ -647,8 +647,8 @@ def test_a_totals_plot_is_as_wide_as_its_content(tmp_path):
 
 def test_plot_titles_a_statistic_as_the_reports_do():
     # The core's one title (wording.cpp statistic_title): plot once said "synchronized wall
-    # clock" and "CUDA event time" where every table says "wall clock" and "cuda_event".
+    # clock" and "CUDA event time" where every table says "wall clock" and "device_event".
     from gpumeter import plot
     assert plot._statistic_words("synchronized_wall_clock") == "wall clock"
-    assert plot._statistic_words("cuda_event") == "cuda_event"
+    assert plot._statistic_words("device_event") == "device_event"
     assert plot._statistic_words("device_busy") == "device_busy"

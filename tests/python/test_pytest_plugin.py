@@ -138,7 +138,7 @@ def test_the_baseline_holds_a_record_per_measurement(host_project):
     assert index["tests"]["test_host_sample.py::test_sum"].keys() == {"test_sum"}
     for calls in index["tests"].values():
         for call in calls.values():
-            assert call["methods"] == ["host-wall"]  # marked: the host clock
+            assert call["methods"] == ["host-clock"]  # marked: the host clock
             record = json.loads((folder / call["record"]).read_text())
             assert record["schema"] == "gpumeter.record"
             # the session's lock, taken once, said what it could not check, in every record

@@ -29,7 +29,7 @@ def test_measure_returns_the_result_class_and_timing_is_a_literal():
     hints = typing.get_type_hints(gpumeter.measure)
     assert hints["return"] is gpumeter.Result
     assert typing.get_type_hints(gpumeter.compare)["return"] is gpumeter.CompareResult
-    assert set(typing.get_args(hints["timing"])) == {"auto", "cupti", "events", "host"}
+    assert set(typing.get_args(hints["timing"])) == {"auto", "cupti", "events", "host", "kernel-records", "device-events", "host-clock"}
 
 
 @pytest.mark.parametrize("fn", [gpumeter.measure, gpumeter.compare, gpumeter.write_record,

@@ -177,6 +177,19 @@ fi
 # each program's --timing mapped its own).
 check "a timing named" 'timing[[:space:]]*[!=]=[[:space:]]*"(auto|cupti|events|host)"' \
   '^(src/include/gpumeter/session\.hpp$|src/session/|tests/|bench/)'
+# The words records hold for timing methods and statistics ("cuda-events", "host-wall",
+# "cuda_event") are the record format's: only the record writer and reader spell them
+# (src/record/record_words.cpp). Users read the core's one name per method (kTimingMethodNames);
+# each method once had six or seven names, so a user who typed --timing events read another back.
+found=$( { sources; find python examples -name '*.py' -not -path '*/build*'; } | sort -u |
+  grep -vE '^(src/record/record_words\.cpp$|tests/|bench/)' |
+  xargs grep -nE 'cuda-events|host-wall|\bcuda_event\b' /dev/null)
+refuse_found "a record's word for a timing method or statistic outside the record writer and reader:"
+# A public type names no vendor's software versions: a DeviceState holds SoftwareVersion{name,
+# value} as its backend names them, and only the record layer knows the record's keys for them
+# (kSoftwareVersionFields), so a second vendor needs no field of its own.
+found=$(grep -rnE 'cuda_driver_version|cuda_runtime_version|cupti_version' include /dev/null)
+refuse_found "a vendor's software version as a field of a public type:"
 # Nor does a front end trade the user's timing for another: the main job once turned --timing host
 # into host_only, so host meant the CPU work there and the synchronized wall clock elsewhere.
 check "a user's timing traded for host_only" 'timing[[:space:]]*=[[:space:]]*(gpumeter::)?Timing::host_only' \
@@ -329,6 +342,7 @@ if [[ $failed -eq 0 ]]; then
     "inside a function, one list of timing names, one table of options per front end, no vendor's" \
     "code outside its folder, no verdict judged by a front end's copy, one reader of a precision" \
     "and a duration, the shared options from the core's specs, exit codes' help from one table," \
-    "a row's null test and flags decided once, one namespace a unit test file"
+    "a row's null test and flags decided once, one namespace a unit test file, timing methods'" \
+    "record words in the record layer only, no vendor's version in a public type"
 fi
 exit $failed

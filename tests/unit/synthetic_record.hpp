@@ -139,9 +139,8 @@ inline Record full_record(const std::string& run_id = "20261129T112650Z-4242-0ba
   rec.device.memory_bytes = 150'000'000'000LL;
   DeviceState& st = rec.device_state;
   st.driver_version = "550.54.15";
-  st.cuda_driver_version = 12040;
-  st.cuda_runtime_version = 12030;
-  st.cupti_version = 21;
+  st.software_versions = {
+      {"cuda_driver_version", 12040}, {"cuda_runtime_version", 12030}, {"cupti_version", 21}};
   st.sm_clock_mhz = 1980;
   st.sm_clock_max_mhz = 1980;
   st.memory_clock_mhz = 2619;

@@ -86,9 +86,9 @@ TEST(Comparison, LargeDifferencesReadAsFactors) {
 TEST(Comparison, WallClockKeepsTheResolutionRuleAndSaysSo) {
   const std::vector<Result> rs{
       // Above the host clock's 1 us floor (host_clock.hpp): work, not the call's overhead.
-      row("sum", "one-chain", TimingMethod::host_wall, {{3000, 3100}, {2900, 3050}}),
-      row("sum", "four-chains", TimingMethod::host_wall, {{1000, 1050}, {950, 1010}}),
-      row("sum", "tuned", TimingMethod::host_wall, {{2500, 2520}, {2510, 2490}})};
+      row("sum", "one-chain", TimingMethod::host_clock, {{3000, 3100}, {2900, 3050}}),
+      row("sum", "four-chains", TimingMethod::host_clock, {{1000, 1050}, {950, 1010}}),
+      row("sum", "tuned", TimingMethod::host_clock, {{2500, 2520}, {2510, 2490}})};
   const std::vector<Comparison> c = compare_results(rs);
   ASSERT_EQ(c.size(), 2u);
   EXPECT_EQ(c[0].rule, ComparisonRule::resolution);
@@ -133,8 +133,8 @@ TEST(Comparison, UnderTheResolutionTheSentenceClaimsNoDirection) {
   // "b is 1.0x slower than a (no measured difference at this precision; the samples support
   // nothing finer; ...)": a direction nothing measured.
   const std::vector<Result> rs{
-      row("op", "a", TimingMethod::host_wall, {{1000, 1400}, {990, 600}}),
-      row("op", "b", TimingMethod::host_wall, {{1400, 600}, {1000, 1000}})};
+      row("op", "a", TimingMethod::host_clock, {{1000, 1400}, {990, 600}}),
+      row("op", "b", TimingMethod::host_clock, {{1400, 600}, {1000, 1000}})};
   const Comparison c = compare_results(rs).at(0);
   ASSERT_TRUE(c.ratio);
   ASSERT_TRUE(c.difference);
@@ -195,8 +195,8 @@ TEST(Comparison, ZeroTimesAreRefusedNotAnInternalError) {
                                row("op", "b", TimingMethod::kernel_records, {{5, 5}, {5, 5}})};
   const Comparison c = compare_results(rs).at(0);
   EXPECT_FALSE(c.compared());
-  const std::vector<Result> wall{row("op", "a", TimingMethod::host_wall, {{0, 0}, {0, 0}}),
-                                 row("op", "b", TimingMethod::host_wall, {{5, 5}, {5, 5}})};
+  const std::vector<Result> wall{row("op", "a", TimingMethod::host_clock, {{0, 0}, {0, 0}}),
+                                 row("op", "b", TimingMethod::host_clock, {{5, 5}, {5, 5}})};
   EXPECT_FALSE(compare_results(wall).at(0).compared());
 }
 

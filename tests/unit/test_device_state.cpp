@@ -45,9 +45,7 @@ TEST(DeviceState, WithoutNvmlEveryValueIsNotAvailableAndTheCauseIsNamed) {
   const NvmlLibrary missing("/nonexistent/libnvidia-ml.so.1");
   const DeviceStateReading r = read_device_state(kFakeUuid, 0);
   EXPECT_FALSE(r.state.driver_version);
-  EXPECT_FALSE(r.state.cuda_driver_version);
-  EXPECT_FALSE(r.state.cuda_runtime_version);
-  EXPECT_FALSE(r.state.cupti_version);
+  EXPECT_TRUE(r.state.software_versions.empty());
   expect_no_device_values(r.state);
   ASSERT_EQ(r.unavailable.size(), 1u);
   EXPECT_EQ(r.unavailable[0].rfind("NVML not loaded: ", 0), 0u) << r.unavailable[0];

@@ -246,13 +246,13 @@ TEST(History, AnotherTimingMethodBreaksTheLine) {
   const History h = build_history(inputs(records));
   const HistoryPoint& p = h.series[0].points[1];
   EXPECT_FALSE(p.previous);
-  EXPECT_EQ(p.line_break, "timing method changed from cupti to cuda-events");
+  EXPECT_EQ(p.line_break, "timing method changed from kernel-records to device-events");
   EXPECT_TRUE(h.regressions.empty());
 }
 
 TEST(History, TheWallClockIsJudgedByTheResolutionAcrossRuns) {
   const auto wall = [](double ns, int seed) {
-    return history_row("a", ns, TimingMethod::host_wall, seed);
+    return history_row("a", ns, TimingMethod::host_clock, seed);
   };
   const std::vector<Record> records = {
       history_record("r1", "aaa", "2026-12-01T00:00:00Z", {wall(10000, 1)}),
@@ -353,7 +353,7 @@ TEST(History, SeriesAreInRowOrderWithEveryPointOfTheirRow) {
 }
 
 TEST(CompareAcrossRuns, IsHowCompareRecordsJudgesEachPair) {
-  for (const TimingMethod m : {TimingMethod::kernel_records, TimingMethod::host_wall}) {
+  for (const TimingMethod m : {TimingMethod::kernel_records, TimingMethod::host_clock}) {
     const Record base = history_record("r1", "aaa", "t", {history_row("a", 10000, m, 1)});
     const Record next = history_record("r2", "bbb", "t", {history_row("a", 11000, m, 2)});
     const Comparison pair = compare_records(base, next).pairs.at(0).comparison;

@@ -261,7 +261,7 @@ TEST(HistorySite, EachPointSaysItsBoardAndClocks) {
   Fixture f;
   Result r = history_row("a", 10000, {}, 1);
   r.summary.clock = ClockSummary{80, 1800, 1965, 1980, 3, 3, 0, 0, 0, 0, 0};
-  Result host = history_row("h", 10000, TimingMethod::host_wall, 1);
+  Result host = history_row("h", 10000, TimingMethod::host_clock, 1);
   f.records = {history_record("r1", "aaa", "2026-12-01T00:00:00Z", {r, host}, "GPU-A")};
   f.records[0].device_state.sm_clock_mhz = 1755;
   f.records[0].device_state.sm_clock_max_mhz = 1980;
@@ -271,14 +271,15 @@ TEST(HistorySite, EachPointSaysItsBoardAndClocks) {
   const auto files = site_of(f.history);
   const std::vector<std::string> names = series_page_names(f.history);
   const std::string& gpu = files.at(names[0]);
-  EXPECT_NE(gpu.find("NVIDIA H200 (cuda:0, GPU-A); cupti; SM clock median 1965 MHz (1800 to "
-                     "1980); 3 of 80 samples clock-flagged; at the run&#39;s start SM 1755 of 1980 "
-                     "MHz, " +
-                     html_text(describe_throttle_reasons(0x4)) + ", 61 C"),
-            std::string::npos)
+  EXPECT_NE(
+      gpu.find("NVIDIA H200 (cuda:0, GPU-A); kernel-records; SM clock median 1965 MHz (1800 to "
+               "1980); 3 of 80 samples clock-flagged; at the run&#39;s start SM 1755 of 1980 "
+               "MHz, " +
+               html_text(describe_throttle_reasons(0x4)) + ", 61 C"),
+      std::string::npos)
       << gpu;
   const std::string& wall = files.at(names[1]);
-  EXPECT_NE(wall.find("host-wall; no clock readings (host-wall)"), std::string::npos);
+  EXPECT_NE(wall.find("host-clock; no clock readings (host-clock)"), std::string::npos);
 }
 
 }  // namespace GPUMETER_THIS_FILE

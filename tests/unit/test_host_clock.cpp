@@ -241,7 +241,7 @@ Result wall_row(const std::string& implementation, const std::vector<std::vector
   Result r;
   r.row = {"sum", {{"n", "1001"}}, implementation};
   Measurement& m = r.measurement;
-  m.method = TimingMethod::host_wall;
+  m.method = TimingMethod::host_clock;
   m.timestamp_tick_ns = 1;
   for (const std::vector<Nanos>& p : passes) {
     for (const Nanos x : p) {

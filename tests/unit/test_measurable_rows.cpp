@@ -1,4 +1,4 @@
-// Rows that hold what their measurement cannot have measured (issue 36): on a host-wall row a
+// Rows that hold what their measurement cannot have measured (issue 36): on a host-clock row a
 // kernel count, a copy, a latency beyond the wall clock or a repeated phase; on the host CPU an
 // SM clock or GPU memory; more GPU memory than the device has; and a configuration whose budget
 // cannot have given the row's iteration counts ("warm-up 0.500 ms" for a run of 25 ms). Each is
@@ -43,7 +43,7 @@ std::string refusal(const std::string& text) {
 }
 
 // The host example's record (gpumeter-example on a machine without a GPU, as committed): real
-// host-wall rows on the host CPU.
+// host-clock rows on the host CPU.
 Record host_record() {
   return parse_record(text_of(fs::path(GPUMETER_TEST_DATA_DIR) / "host_example_a.json"),
                       "host_example_a.json");
@@ -69,7 +69,7 @@ TEST(MeasurableRows, AKernelCountOnAHostWallRowIsRefused) {
                        [](Record& r) {
                          for (Sample& s : r.results[0].measurement.samples) s.n_kernels = 7;
                        }),
-                 "sample 0 counts 7 kernel(s) in a row timed by host-wall, which times one "
+                 "sample 0 counts 7 kernel(s) in a row timed by host-clock, which times one "
                  "interval around each call and counts none");
 }
 
@@ -77,7 +77,7 @@ TEST(MeasurableRows, CopyTimeOnAHostWallRowIsRefused) {
   expect_refused(
       after(host_record(),
             [](Record& r) { r.results[1].measurement.samples[3].uncounted_copy_ns = 5; }),
-      "sample 3 holds 5 ns of uncounted copy in a row timed by host-wall");
+      "sample 3 holds 5 ns of uncounted copy in a row timed by host-clock");
 }
 
 TEST(MeasurableRows, ALatencyBeyondTheWallClockIsRefused) {
@@ -98,14 +98,14 @@ TEST(MeasurableRows, ALatencyBeyondTheWallClockIsRefused) {
 
 TEST(MeasurableRows, RetriesOnAHostWallRowAreRefused) {
   expect_refused(after(host_record(), [](Record& r) { r.results[2].measurement.retries = 2; }),
-                 "it repeated 2 phase(s) in a row timed by host-wall");
+                 "it repeated 2 phase(s) in a row timed by host-clock");
 }
 
 TEST(MeasurableRows, RetriesOnACudaEventsRowAreRefused) {
   // The events fallback reads each pair back explicitly: nothing of it is lost and retried.
   expect_refused(
       after(testing::full_record(), [](Record& r) { r.results[1].measurement.retries = 1; }),
-      "it repeated 1 phase(s) in a row timed by cuda-events");
+      "it repeated 1 phase(s) in a row timed by device-events");
 }
 
 TEST(MeasurableRows, AnSmClockOnTheHostCpuIsRefused) {
@@ -127,12 +127,12 @@ TEST(MeasurableRows, AKernelRecordsOrDeviceEventsRowOnTheHostCpuIsRefused) {
   expect_refused(
       after(host_record(),
             [](Record& r) { r.results[1].measurement.method = TimingMethod::kernel_records; }),
-      "it was timed by cupti on the host CPU, which has no kernel records or device "
+      "it was timed by kernel-records on the host CPU, which has no kernel records or device "
       "events");
   expect_refused(
       after(host_record(),
             [](Record& r) { r.results[0].measurement.method = TimingMethod::device_events; }),
-      "it was timed by cuda-events on the host CPU");
+      "it was timed by device-events on the host CPU");
 }
 
 TEST(MeasurableRows, GpuMemoryOnTheHostCpuIsRefused) {

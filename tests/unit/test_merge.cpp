@@ -119,7 +119,7 @@ TEST(MergeRecords, AMergeOfProgramRunsMergedAgainKeepsItsMark) {
 // from another record would be one the reader refuses (no host keeps them), so the merge refuses
 // it first, mixed or not.
 TEST(MergeRecords, AKernelRecordsRowIntoARecordOfTheHostIsRefused) {
-  Result wall = row("copy", "x", 100, TimingMethod::host_wall);
+  Result wall = row("copy", "x", 100, TimingMethod::host_clock);
   for (Sample& s : wall.measurement.samples) s.n_kernels.reset();  // one interval: no count
   Record host = shard("host", {wall});
   host.device.kind = "host";
@@ -131,9 +131,10 @@ TEST(MergeRecords, AKernelRecordsRowIntoARecordOfTheHostIsRefused) {
     ADD_FAILURE() << "merged";
   } catch (const MergeRefused& e) {
     EXPECT_EQ(e.record(), std::optional<std::size_t>(1));
-    EXPECT_NE(std::string(e.what()).find("the row copy / y, timed by cupti, cannot be held in a "
-                                         "record of host CPU (host)"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("the row copy / y, timed by kernel-records, cannot be held in a "
+                                   "record of host CPU (host)"),
+        std::string::npos)
         << e.what();
   }
   // The other way round the host's wall-clock row is one a GPU's record can hold.
@@ -200,10 +201,10 @@ TEST(MergeRecords, ShardsOfDifferentSetupsAreRefusedUnlessAllowed) {
     FAIL() << "merged two devices";
   } catch (const MergeRefused& e) {
     EXPECT_FALSE(e.record().has_value());
-    EXPECT_NE(
-        std::string(e.what()).find("the records differ in devices (NVIDIA H200 (cuda) and "
-                                   "NVIDIA A100 (cuda)); timing methods (cuda-events, cupti)"),
-        std::string::npos)
+    EXPECT_NE(std::string(e.what()).find(
+                  "the records differ in devices (NVIDIA H200 (cuda) and "
+                  "NVIDIA A100 (cuda)); timing methods (device-events, kernel-records)"),
+              std::string::npos)
         << e.what();
   }
   const Record m = merge_records({a, b}, options(true));

@@ -746,8 +746,8 @@ TEST(Verdicts, ASlowedReferenceIsTamperingWhereTheCheckerRefusedTheRecords) {
 }
 
 Result on_wall_clock(Result r) {
-  r.measurement.method = TimingMethod::host_wall;
-  r.summary = summarize(r.measurement.samples, TimingMethod::host_wall, 0);
+  r.measurement.method = TimingMethod::host_clock;
+  r.summary = summarize(r.measurement.samples, TimingMethod::host_clock, 0);
   return r;
 }
 
@@ -826,9 +826,9 @@ TEST(Verdicts, FasterOnTheDeviceButSlowerEndToEndIsRefused) {
   Result wall_ref =
       row_of("reference", {honest_pass(210000, 50, 100), honest_pass(210000, 50, 100)});
   Result wall_cand = row_of("helper", {honest_pass(221000, 50, 100), honest_pass(221000, 50, 100)});
-  wall_ref.measurement.method = wall_cand.measurement.method = TimingMethod::host_wall;
-  wall_ref.summary = summarize(wall_ref.measurement.samples, TimingMethod::host_wall, 0);
-  wall_cand.summary = summarize(wall_cand.measurement.samples, TimingMethod::host_wall, 0);
+  wall_ref.measurement.method = wall_cand.measurement.method = TimingMethod::host_clock;
+  wall_ref.summary = summarize(wall_ref.measurement.samples, TimingMethod::host_clock, 0);
+  wall_cand.summary = summarize(wall_cand.measurement.samples, TimingMethod::host_clock, 0);
   const Record wall = record_of(wall_ref, wall_cand);
   VerdictInputs in;
   in.record = &device;
@@ -934,7 +934,7 @@ TEST(RowFlags, DecidedFromTheRowsNumbers) {
   r.count_copies = true;
   EXPECT_FALSE(row_flags(r, 0).uncounted_copy);
   r.count_copies = false;
-  r.measurement.method = TimingMethod::host_wall;
+  r.measurement.method = TimingMethod::host_clock;
   f = row_flags(r, 0);
   EXPECT_FALSE(f.uncounted_copy || f.copy_exceeds_busy);
 

@@ -280,8 +280,8 @@ TEST(CompareRecords, ARegressionFailsTheGateEvenWithAllowMissing) {
 TEST(CompareRecords, WallClockRowsAcrossRecordsKeepTheResolutionRule) {
   // Two host runs of the same code, 3.7% apart with tight passes, read "-3.7% [-4.8%, -2.6%]
   // faster": a percent interval the 1.5x rule does not allow for wall-clock rows.
-  const Record base = record({row("sum", "a", 100000, TimingMethod::host_wall, 0.001)});
-  const Record next = record({row("sum", "a", 96300, TimingMethod::host_wall, 0.001)});
+  const Record base = record({row("sum", "a", 100000, TimingMethod::host_clock, 0.001)});
+  const Record next = record({row("sum", "a", 96300, TimingMethod::host_clock, 0.001)});
   const RecordComparison c = compare_records(base, next);
   ASSERT_EQ(c.pairs.size(), 1u);
   const Comparison& w = c.pairs[0].comparison;
@@ -308,7 +308,7 @@ TEST(CompareRecords, WallClockRowsAcrossRecordsKeepTheResolutionRule) {
             "than the spread of its passes bounds");
   // Across two runs 1.6x is under the host clock's floor of runs not interleaved (2x): within
   // one record, whose passes were interleaved, the same rows differ (the 1.5x floor).
-  const Record bit_slower = record({row("sum", "a", 160000, TimingMethod::host_wall, 0.001)});
+  const Record bit_slower = record({row("sum", "a", 160000, TimingMethod::host_clock, 0.001)});
   const RecordComparison across = compare_records(base, bit_slower);
   EXPECT_EQ(across.pairs[0].comparison.ratio->resolution, Resolution::no_measured_difference);
   EXPECT_NE(across.pairs[0].comparison.ratio->label.find("2.0x floor"), std::string::npos)
@@ -316,7 +316,7 @@ TEST(CompareRecords, WallClockRowsAcrossRecordsKeepTheResolutionRule) {
   EXPECT_TRUE(judge_gate(across, kFivePercent).passed);
   EXPECT_EQ(compare_rows(base.results[0], bit_slower.results[0]).ratio->wording, "1.6x slower");
   // From 2x on it is a directional difference: a regression beyond 5%, not beyond 200%.
-  const Record slower = record({row("sum", "a", 250000, TimingMethod::host_wall, 0.001)});
+  const Record slower = record({row("sum", "a", 250000, TimingMethod::host_clock, 0.001)});
   const RecordComparison slow = compare_records(base, slower);
   EXPECT_EQ(slow.pairs[0].comparison.ratio->wording, "2.5x slower");
   EXPECT_EQ(judge_gate(slow, kFivePercent).regressions.size(), 1u);
@@ -335,8 +335,8 @@ TEST(CompareRecords, WallClockRowsAcrossRecordsKeepTheResolutionRule) {
 TEST(CompareRecords, WallClockRowsWithYardsticksAreJudgedAgainstThemAndSaidSo) {
   // The new run's minute ran the row and its yardstick alike 1.6x slower: as measured a 1.6x
   // slowdown, read against the yardsticks none; the gate's note names the floor it applied.
-  Result base_row = row("sum", "a", 100000, TimingMethod::host_wall, 0.001);
-  Result next_row = row("sum", "a", 160000, TimingMethod::host_wall, 0.001);
+  Result base_row = row("sum", "a", 100000, TimingMethod::host_clock, 0.001);
+  Result next_row = row("sum", "a", 160000, TimingMethod::host_clock, 0.001);
   base_row.measurement.yardstick = YardstickReading{"python-int-loop-1000", {40000, 40000}};
   next_row.measurement.yardstick = YardstickReading{"python-int-loop-1000", {64000, 64000}};
   const RecordComparison c = compare_records(record({base_row}), record({next_row}));
@@ -354,7 +354,7 @@ TEST(CompareRecords, WallClockRowsWithYardsticksAreJudgedAgainstThemAndSaidSo) {
             "judged by the 1.5x floor, so a slowdown under 1.5x is not a regression the gate can "
             "see, nor one wider apart than the spread of its passes bounds");
   // 3x the work in the same minute as its yardstick: a regression, read so.
-  Result slow_row = row("sum", "a", 300000, TimingMethod::host_wall, 0.001);
+  Result slow_row = row("sum", "a", 300000, TimingMethod::host_clock, 0.001);
   slow_row.measurement.yardstick = base_row.measurement.yardstick;
   const RecordComparison slow = compare_records(record({base_row}), record({slow_row}));
   ASSERT_EQ(judge_gate(slow, kFivePercent).regressions.size(), 1u);

@@ -69,9 +69,7 @@ void expect_records_equal(const Record& a, const Record& b) {
   const DeviceState& s = a.device_state;
   const DeviceState& t = b.device_state;
   EXPECT_EQ(s.driver_version, t.driver_version);
-  EXPECT_EQ(s.cuda_driver_version, t.cuda_driver_version);
-  EXPECT_EQ(s.cuda_runtime_version, t.cuda_runtime_version);
-  EXPECT_EQ(s.cupti_version, t.cupti_version);
+  EXPECT_EQ(s.software_versions, t.software_versions);
   EXPECT_EQ(s.sm_clock_mhz, t.sm_clock_mhz);
   EXPECT_EQ(s.sm_clock_max_mhz, t.sm_clock_max_mhz);
   EXPECT_EQ(s.memory_clock_mhz, t.memory_clock_mhz);
@@ -431,7 +429,7 @@ TEST(RecordSchema, RefusesWhatItCannotWriteFaithfully) {
   EXPECT_THROW(serialize(r), Error);  // would silently become null, "not measured"
 
   r = full_record();
-  r.results[0].summary.method = TimingMethod::host_wall;
+  r.results[0].summary.method = TimingMethod::host_clock;
   EXPECT_THROW(serialize(r), Error);
 
   r = full_record();
@@ -1216,6 +1214,29 @@ std::vector<std::string> names_in(const fs::path& dir) {
   return names;
 }
 
+// Issue 53: a DeviceState names its software versions (a second vendor's backend adds its own
+// without a CUDA field in a public type); the record keeps each under its key, null where unread,
+// and a version the record format has no field for is refused rather than dropped.
+TEST(WriteRecord, SoftwareVersionsKeepTheirRecordKeys) {
+  Record r = full_record();
+  r.device_state.software_versions = {{"cuda_runtime_version", 12030}};
+  const nlohmann::json j = nlohmann::json::parse(serialize(r));
+  EXPECT_TRUE(j["device_state"]["cuda_driver_version"].is_null());
+  EXPECT_EQ(j["device_state"]["cuda_runtime_version"], 12030);
+  EXPECT_TRUE(j["device_state"]["cupti_version"].is_null());
+  EXPECT_EQ(parse_record(serialize(r), "x.json").device_state.software_versions,
+            r.device_state.software_versions);
+  r.device_state.software_versions = {{"rocm_version", 60200}};
+  try {
+    (void)serialize(r);
+    ADD_FAILURE() << "a software version without a record field was written";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "cannot write record: device_state has no field for the software version "
+                 "\"rocm_version\"");
+  }
+}
+
 TEST(WriteRecord, WritesTheSerializedRecordUnderItsRunId) {
   TempDir dir;
   const fs::path sub = dir.path() / "a" / "b";  // created on demand
@@ -1602,7 +1623,7 @@ TEST(RecordHostile, DeclaredWorkBeyondAnyGpuIsRefused) {
 TEST(RecordHostile, ZeroNanosecondSamplesReadAndCompareWithoutAnError) {
   // Two rows with 0 ns samples printed half a table, then "internal error:
   // bootstrap_speedup_interval: non-positive times". Read, they are comparisons refused.
-  for (const TimingMethod method : {TimingMethod::kernel_records, TimingMethod::host_wall}) {
+  for (const TimingMethod method : {TimingMethod::kernel_records, TimingMethod::host_clock}) {
     const Record r = testing::zero_sample_record(method);
     const Record back = parse_record(serialize(r), "zero.json");
     ASSERT_EQ(back.comparisons.size(), 1u);
@@ -1664,7 +1685,7 @@ TEST(RecordHostile, ADifferenceNoNumberCanStateIsRecordedUnresolved) {
 Record host_rows_with_yardstick() {
   Record rec = full_record();
   Result a = testing::full_result();
-  a.measurement.method = TimingMethod::host_wall;
+  a.measurement.method = TimingMethod::host_clock;
   a.measurement.null_test.reset();
   for (Sample& s : a.measurement.samples) {
     s = testing::sample(s.latency_ns, s.latency_ns, std::nullopt, 0);
@@ -2149,7 +2170,7 @@ TEST(RecordLedger, NoDeviationExemptsACuptiRowOfTheCurrentVersionFromItsLedger) 
   j["merged_programs"] = true;  // a merge of program runs: its ranges need no ledger
   EXPECT_EQ(what_of(j.dump()), "(no InvalidRecord thrown)");
   j["results"][1]["origin"] = "program_range";  // a CUDA-events row is no program's range
-  EXPECT_NE(what_of(j.dump()).find("origin \"program_range\" timed by cuda-events"),
+  EXPECT_NE(what_of(j.dump()).find("origin \"program_range\" timed by device-events"),
             std::string::npos)
       << what_of(j.dump());
   // A range holds no ledger; a program's own record holds ranges only, and is no merge.
@@ -2231,14 +2252,15 @@ TEST(RecordStrictReading, AKernelRecordsRowOnTheHostIsRefused) {
   testing::derive_summaries(r);
   std::string what = what_of(serialize(r));
   EXPECT_NE(what.find("results[0] (\"gemm / cublas"), std::string::npos) << what;
-  EXPECT_NE(what.find("it was timed by cupti on the host CPU, which has no kernel records or "
-                      "device events"),
-            std::string::npos)
+  EXPECT_NE(
+      what.find("it was timed by kernel-records on the host CPU, which has no kernel records or "
+                "device events"),
+      std::string::npos)
       << what;
   r.results.erase(r.results.begin());  // the CUDA-events row alone
   testing::derive_summaries(r);
   what = what_of(serialize(r));
-  EXPECT_NE(what.find("it was timed by cuda-events on the host CPU"), std::string::npos) << what;
+  EXPECT_NE(what.find("it was timed by device-events on the host CPU"), std::string::npos) << what;
 }
 
 // Version 10: the tolerances a row's answers were checked with are in its record, read back as

@@ -225,7 +225,7 @@ TEST(RecordProperty, VariantsOfRealRecordsAreRefusedOrKeepTheProperty) {
 
 // A narrow table fitted to its width by shortening its time titles carries a caption saying what
 // the cells hold ("Times in us: ..."), wrapped into lines of any start: the property knows it
-// as the renderer writes it (the fuzzer found a fitted table of one host-wall row it refused).
+// as the renderer writes it (the fuzzer found a fitted table of one host-clock row it refused).
 TEST(RecordProperty, ANarrowTablesCaptionIsALineTheRendererWrites) {
   int captions = 0;
   for (const fs::path& file : corpus_files()) {

@@ -101,9 +101,6 @@ class ReplayVendor final : public DeviceBackends {
   Ceilings measure_ceilings(Backend&) const override {
     throw ConfigError("a recording holds no ceilings");
   }
-  std::string method_name(TimingMethod method) const override {
-    return method == TimingMethod::device_events ? "replayed events" : "the replay";
-  }
 };
 
 class ReplayVendorTest : public ::testing::Test {
@@ -168,7 +165,7 @@ TEST_F(ReplayVendorTest, ItsUnusableDeviceIsRefusedOrFallsBackToTheHostClockAsAs
         << e.what();
   }
   Session automatic(options(Timing::automatic, 2));
-  EXPECT_EQ(automatic.backend().method(), TimingMethod::host_wall);
+  EXPECT_EQ(automatic.backend().method(), TimingMethod::host_clock);
   EXPECT_EQ(automatic.deviations(),
             std::vector<std::string>{
                 "host backend instead of a GPU: the recording has devices 0 and 1 only"});
@@ -190,8 +187,8 @@ TEST_F(ReplayVendorTest, ItsDevicesLockAndFallbacksAreItsOwn) {
   measured.results = {r};
   EXPECT_EQ(s.fallbacks(measured),
             std::vector<std::string>{
-                "timed with replayed events instead of the replay (records unavailable): a "
-                "different statistic, never compared with the replay's"});
+                "timed with device-events instead of kernel-records (records unavailable): a "
+                "different statistic, never compared with kernel-records rows"});
 }
 
 TEST_F(ReplayVendorTest, GivingTheBuildsVendorBackLeavesNoTraceOfIt) {

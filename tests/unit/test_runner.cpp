@@ -120,7 +120,7 @@ TEST(RunCases, RecordStatesWhatTheBackendDid) {
   EXPECT_EQ(rec.results[0].measurement.pass_sizes, (std::vector<std::size_t>(6, 5)));
   EXPECT_EQ(rec.device.kind, "host");
   EXPECT_EQ(rec.argv, options.argv);
-  EXPECT_EQ(rec.results[0].measurement.method, TimingMethod::host_wall);
+  EXPECT_EQ(rec.results[0].measurement.method, TimingMethod::host_clock);
   // A CPU has no clocks, power or driver to report: nothing read, and nothing missing.
   EXPECT_FALSE(rec.device_state.driver_version.has_value());
   EXPECT_TRUE(rec.deviations.empty());

@@ -102,7 +102,7 @@ TEST(RenderMarkdown, CellsAreTranscribedFromTheRecord) {
   EXPECT_EQ(gemm.at("case"), "gemm");
   EXPECT_EQ(gemm.at("implementation"), "cublas");
   EXPECT_EQ(gemm.at("params"), "dtype=bf16, m=4096");
-  EXPECT_EQ(gemm.at("method"), "cupti");
+  EXPECT_EQ(gemm.at("method"), "kernel-records");
   EXPECT_EQ(gemm.at("statistic"), "device_busy");
   EXPECT_EQ(gemm.at("time median [p10, p90] (us)"), "12.3 [12.0, 12.7]");
   EXPECT_EQ(gemm.at("latency median (us)"), "13.2");
@@ -122,8 +122,8 @@ TEST(RenderMarkdown, CellsAreTranscribedFromTheRecord) {
 
   const auto& softmax = rows[1];
   EXPECT_EQ(softmax.at("case"), "softmax, fused");
-  EXPECT_EQ(softmax.at("method"), "cuda-events");
-  EXPECT_EQ(softmax.at("statistic"), "cuda_event");
+  EXPECT_EQ(softmax.at("method"), "device-events");
+  EXPECT_EQ(softmax.at("statistic"), "device_event");
   EXPECT_EQ(softmax.at("time median [p10, p90] (us)"), "41.0 [40.2, 42.2]");
   // Events time one interval: no gap or copy of their own was seen, so none is shown as 0.
   EXPECT_EQ(softmax.at("gap (us)"), "not measured");
@@ -146,7 +146,7 @@ TEST(RenderMarkdown, DeviationsNotesAndSourcesFollowTheTable) {
                     "- 20261129T112650Z-4242-0badcafe: L2 flush disabled by --no-flush\n"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("- softmax, fused / triton (n=\"1,024\"): timing method cuda-events: CUPTI "
+  EXPECT_NE(md.find("- softmax, fused / triton (n=\"1,024\"): timing method device-events: CUPTI "
                     "unavailable: another profiler is attached\n"),
             std::string::npos)
       << md;
@@ -229,7 +229,7 @@ TEST(RenderMarkdown, APercentAboveItsCeilingIsMarkedAndTheCeilingsAreSourced) {
   EXPECT_EQ(rows.at(0).at("% peak TB/s"), "8.10%");
   EXPECT_EQ(md.find("above the measured ceiling"), std::string::npos) << md;
   EXPECT_NE(md.find("  - ceilings: copy 4.80 TB/s, matrix 989 TFLOP/s, each the fastest sample of "
-                    "the best of its runs, timed like the rows (cupti, device_busy); "
+                    "the best of its runs, timed like the rows (kernel-records, device_busy); "
                     "cudaMemcpyAsync device to device, 572 MiB: 4.76 TB/s (fastest of 3 samples; "
                     "median 4.74 TB/s); float4 grid-stride copy kernel, 572 MiB: 4.80 TB/s "
                     "(fastest of 4 samples; median 4.78 TB/s); cublasGemmEx bf16: 989 TFLOP/s "
@@ -270,7 +270,7 @@ TEST(RenderMarkdown, CeilingsTimedAnotherWayGiveNoPercentAndSayWhy) {
   const std::string md = render_markdown({r});
   EXPECT_EQ(markdown_rows(md).at(0).at("% peak TB/s"), "not measured");
   EXPECT_NE(md.find("- gemm / cublas (dtype=bf16, m=4096): no percent of peak: the record's "
-                    "ceilings were timed by cuda-events, this row by cupti\n"),
+                    "ceilings were timed by device-events, this row by kernel-records\n"),
             std::string::npos)
       << md;
 }
@@ -430,10 +430,12 @@ TEST(RenderCsv, QuotesCommasQuotesAndNewlines) {
   r.results[0].row.implementation = "say \"hi\"";
   const std::string csv = render_csv({r});
   const auto lines = lines_of(csv);
-  EXPECT_EQ(lines.at(1).rfind("gemm,\"say \"\"hi\"\"\",\"dtype=bf16, m=4096\",ok,,cupti,", 0), 0u)
+  EXPECT_EQ(
+      lines.at(1).rfind("gemm,\"say \"\"hi\"\"\",\"dtype=bf16, m=4096\",ok,,kernel-records,", 0),
+      0u)
       << lines.at(1);
   EXPECT_EQ(lines.at(2).rfind(
-                "\"softmax, fused\",triton,\"n=\"\"1,024\"\"\",ok,,cuda-events,cuda_event,", 0),
+                "\"softmax, fused\",triton,\"n=\"\"1,024\"\"\",ok,,device-events,device_event,", 0),
             0u)
       << lines.at(2);
 }
@@ -497,7 +499,7 @@ Record hostile() {
 TEST(RenderTables, ZeroNanosecondRowsRenderWholeInEveryFormat) {
   // Two rows of 0 ns printed the markdown table, then failed with "internal error:
   // bootstrap_speedup_interval: non-positive times" (exit 3); as CSV they exited 0.
-  for (const TimingMethod method : {TimingMethod::kernel_records, TimingMethod::host_wall}) {
+  for (const TimingMethod method : {TimingMethod::kernel_records, TimingMethod::host_clock}) {
     const Record r = parse_record(serialize(testing::zero_sample_record(method)), "zero.json");
     std::string md;
     std::string comparisons;
@@ -533,7 +535,7 @@ TEST(RenderMarkdown, RecordTextAddsNoLineHeadingTableOrLink) {
   EXPECT_NE(md.find("\n- 20261129T112653Z-4245-00000000: \\x0a# heading\\x0a\\| a \\| b \\|\n"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find(": timing method cuda-events: CUPTI unavailable\\x0a# heading\\x0a\\| a \\| "
+  EXPECT_NE(md.find(": timing method device-events: CUPTI unavailable\\x0a# heading\\x0a\\| a \\| "
                     "b \\|\\x0a\\|---\\|---\\|\\x0a\\| 1 \\| 2 \\|\n"),
             std::string::npos)
       << md;

@@ -127,7 +127,7 @@ TEST(TerminalTable, TimeMyKernelOnTheH200FitsIn120Columns) {
                         "200 samples; median 4.25 TB/s)\n"),
             std::string::npos)
       << narrow;
-  EXPECT_NE(narrow.find("\n  - timing: cupti (device_busy)\n"), std::string::npos);
+  EXPECT_NE(narrow.find("\n  - timing: kernel-records (device_busy)\n"), std::string::npos);
   EXPECT_NE(narrow.find("\nWith --wide: every column"), std::string::npos);
 
   // And the comparisons printed under it (their heading was 183 characters on the H200).
@@ -151,12 +151,12 @@ TEST(TerminalTable, EveryH200RecordKeepsItsRowsAndTheWideTableEveryColumn) {
   }
 }
 
-// A host-wall row: no kernels, no latency of its own, no declared work, no ceiling.
+// A host-clock row: no kernels, no latency of its own, no declared work, no ceiling.
 Result host_row(const std::string& implementation, Nanos base) {
   Result r;
   r.row = {"sum", {{"n", "65536"}}, implementation};
   Measurement& m = r.measurement;
-  m.method = TimingMethod::host_wall;
+  m.method = TimingMethod::host_clock;
   for (Nanos i = 0; i < 5; ++i) {
     const Nanos t = base + 100 * i;
     m.samples.push_back(testing::sample(t, t, std::nullopt, 0));
@@ -188,7 +188,7 @@ TEST(TerminalTable, ColumnsWithNoValueInAnyRowAreLeftOut) {
   EXPECT_EQ(header_of(narrow), (std::vector<std::string>{"case", "implementation", "params",
                                                          "wall clock median [p10, p90] (us)"}));
   EXPECT_EQ(rows_of(narrow).at(1).at("wall clock median [p10, p90] (us)"), "8.20 [8.04, 8.36]");
-  EXPECT_NE(narrow.find("\n  - timing: host-wall (synchronized_wall_clock)\n"), std::string::npos);
+  EXPECT_NE(narrow.find("\n  - timing: host-clock (synchronized_wall_clock)\n"), std::string::npos);
 }
 
 TEST(TerminalTable, AHostRowsGapAndUncountedCopyReadNotMeasured) {
@@ -258,7 +258,7 @@ TEST(TerminalTable, MixedMethodsGetAMethodColumnAndThroughputNamesItsUnit) {
                                       "throughput (% peak)", "null test", "flags"}));
   const auto rows = rows_of(narrow);
   ASSERT_EQ(rows.size(), 2u);
-  EXPECT_EQ(rows[0].at("method"), "cupti");
+  EXPECT_EQ(rows[0].at("method"), "kernel-records");
   EXPECT_EQ(rows[0].at("time median [p10, p90] (us)"), "12.3 [12.0, 12.7]");
   EXPECT_EQ(rows[0].at("kernels"), "3");
   // Above a ceiling is said in the cell, never a bare percent.
@@ -266,7 +266,7 @@ TEST(TerminalTable, MixedMethodsGetAMethodColumnAndThroughputNamesItsUnit) {
             "11100 TFLOP/s (1130%, above ceiling), 8.15 TB/s (170%, above ceiling)");
   EXPECT_EQ(rows[0].at("null test"), "pass (4.0x)");
   EXPECT_EQ(rows[0].at("flags"), "clock 2/5, 1 retry, uncounted copy");
-  EXPECT_EQ(rows[1].at("method"), "cuda-events");
+  EXPECT_EQ(rows[1].at("method"), "device-events");
   EXPECT_EQ(rows[1].at("kernels"), "not measured");
   EXPECT_EQ(rows[1].at("throughput (% peak)"), "not measured");
   EXPECT_EQ(rows[1].at("null test"), "not run");

@@ -2,7 +2,7 @@
 // Comparisons of the implementations of one case, computed from results only (docs/comparisons.md).
 // Each implementation is compared with the case's first (its baseline), by the rule its statistic
 // calls for:
-//   - device time (device_busy, cuda_event): the relative difference with its interval, or "no
+//   - device time (device_busy, device_event): the relative difference with its interval, or "no
 //     difference detected" with the smallest difference that would have been seen
 //     (difference.hpp);
 //   - wall clock (synchronized_wall_clock): the evaluation protocol's 1.5x resolution, and the

@@ -179,7 +179,7 @@ std::string describe(const GrowthRegime& regime, std::string_view axis);
 // The wrapper's work: the public call against the bare kernel, both synchronized wall clock.
 std::string wrapper_words(const std::vector<Nanos>& kernel, const std::vector<Nanos>& call);
 // A statistic as every table, report, repr and plot titles it: "wall clock" for the synchronized
-// wall clock, the statistic's record word otherwise ("device_busy", "cuda_event"). One title: the
+// wall clock, the statistic's name otherwise ("device_busy", "device_event"). One title: the
 // reports, the compare table, Python's repr and the plots once each wrote their own.
 std::string statistic_title(Statistic statistic);
 std::string phases_heading();

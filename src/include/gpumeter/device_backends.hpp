@@ -43,8 +43,6 @@ class DeviceBackends {
   virtual std::string device_uuid(int index) const = 0;
   // The device's ceilings, timed by `backend` (one of this vendor's); throws what measuring throws.
   virtual Ceilings measure_ceilings(Backend& backend) const = 0;
-  // How a user knows a timing method by this vendor's tool: "CUPTI", "CUDA events".
-  virtual std::string method_name(TimingMethod method) const = 0;
   // The caller's word on sharing the vendor's instrumentation with an idle client, given before
   // each session uses a backend; and giving it back when a session ends (release_cupti).
   virtual void set_sharing(bool share) const noexcept { (void)share; }

@@ -51,7 +51,7 @@ inline constexpr OptionMeaning kWideOption{
 // export when the package is built.
 // CUPTI's fallback: a benchmark program's, the main job's.
 inline constexpr OptionMeaning kAllowEventsFallbackOption{
-    false, "Time with CUDA events when CUPTI cannot be used (rows say so)"};
+    false, "Time with device-events when kernel-records cannot be taken (rows say so)"};
 // A task's part of the work: a benchmark program's cases, `gpumeter evaluate`'s candidates.
 inline constexpr OptionMeaning kShardOption{
     true,

@@ -34,9 +34,10 @@ inline constexpr OptionMeaning kBudgetOption{
 // work on the GPU or say why not, so their --timing has no auto (option_table.cpp).
 inline constexpr OptionMeaning kTimingOption{
     true,
-    "auto (CUPTI's device time where a CUDA GPU is usable, else the host clock, said on the first "
-    "line), cupti (device time; without a usable GPU the program exits 5), events (CUDA event "
-    "pairs) or host (the host clock)"};
+    "auto (kernel-records where a GPU is usable, else host-clock, said on the first line), cupti "
+    "(short for kernel-records: device time from the device's record of each kernel; without a "
+    "usable GPU the program exits 5), events (short for device-events: a device event pair per "
+    "call) or host (short for host-clock: the host clock); the full names are taken too"};
 
 struct OptionSpec {
   std::string_view name;         // as a command line spells it: "--precision"

@@ -12,7 +12,7 @@ namespace gpumeter {
 
 // "" when `result` holds only what its timing method on `device` measures; else the first value
 // it holds that they cannot have measured, and why. A method that times one interval around each
-// call (host-wall, CUDA events) counts no kernel and no copy, has no gap between the two ends of
+// call (host-clock, device-events) counts no kernel and no copy, has no gap between the two ends of
 // the interval and repeats no phase (only CUPTI loses records or changes its clock); the host CPU
 // is timed by its own clock only (no kernel records, no device events), and has no SM clock and
 // no GPU memory; no device holds more memory than it has.

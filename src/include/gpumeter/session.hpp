@@ -36,16 +36,21 @@ enum class Timing {
 };
 
 // The timings a user names, in one list: the benchmark programs' --timing, gpumeter-example's
-// --timing, Python's timing= and `gpumeter evaluate --timing` read a name here.
+// --timing, Python's timing= and `gpumeter evaluate --timing` read a name here. Each method's
+// short name (what scripts already type) and its name (what every message says back) both name
+// it; the spellings are kTimingMethodNames'.
 struct TimingName {
-  const char* name;
+  std::string_view name;
   Timing timing;
 };
 inline constexpr TimingName kTimingNames[] = {
     {"auto", Timing::automatic},
-    {"cupti", Timing::cupti},
-    {"events", Timing::events},
-    {"host", Timing::host},
+    {names_of(TimingMethod::kernel_records).short_name, Timing::cupti},
+    {names_of(TimingMethod::device_events).short_name, Timing::events},
+    {names_of(TimingMethod::host_clock).short_name, Timing::host},
+    {names_of(TimingMethod::kernel_records).name, Timing::cupti},
+    {names_of(TimingMethod::device_events).name, Timing::events},
+    {names_of(TimingMethod::host_clock).name, Timing::host},
 };
 // The timing `name` names. Throws ConfigError naming `option` (as the front end spells it:
 // "timing") for any other name, the names listed.
@@ -147,7 +152,7 @@ class Session {
   // The deviations so far, in order: the lock's, the backend's, the ceilings'.
   const std::vector<std::string>& deviations() const { return deviations_; }
   // Where a measurement fell back from what was asked, as a warning a user reads: the
-  // session's, and those `measured` shows (rows timed by CUDA events in place of CUPTI).
+  // session's, and those `measured` shows (rows timed by device-events in place of kernel-records).
   std::vector<std::string> fallbacks(const Record& measured) const;
 
   // The lock held, or nullptr (skipped, held by the parent).
