@@ -39,28 +39,27 @@ def _optional_real(argument: str, value: object, expected: str) -> Optional[floa
     return None if value is None else _real(argument, value, expected)
 
 
-def _fraction(argument: str, value: object) -> Optional[float]:
-    """A fraction option (``precision=``): a number (0.02) or its text ("2%", "0.02"), read by
-    the core's reader, as ``--precision`` is everywhere; a number's range is the core's to
-    check."""
+def _number_text(argument: str, value: object, rule: str, expected: str) -> Optional[float]:
+    """A number option that also takes its command line's text, read by the core's reader under
+    `rule` as the option is everywhere; a number's range is the core's to check."""
     if isinstance(value, str):
-        fraction, must = _gpumeter.read_number(value, argument)
-        if fraction is None:
+        number, must = _gpumeter.read_number(value, rule)
+        if number is None:
             raise _bad(argument, must, value)
-        return fraction
-    return _optional_real(argument, value, "a fraction, 0.01 or '1%', or None")
+        return number
+    return _optional_real(argument, value, expected)
+
+
+def _fraction(argument: str, value: object) -> Optional[float]:
+    """A fraction option (``precision=``): a number (0.02) or its text ("2%", "0.02"), as
+    ``--precision`` takes it."""
+    return _number_text(argument, value, argument, "a fraction, 0.01 or '1%', or None")
 
 
 def _duration(argument: str, value: object, rule: str) -> Optional[float]:
     """A duration option (``max_time_s=``): a number of seconds or its text ("10s", "500ms",
-    "10"), read by the core's reader under `rule`, as ``--max-time`` is everywhere; a number's
-    range is the core's to check."""
-    if isinstance(value, str):
-        seconds, must = _gpumeter.read_number(value, rule)
-        if seconds is None:
-            raise _bad(argument, must, value)
-        return seconds
-    return _optional_real(argument, value, "a number of seconds, '10s' or '500ms', or None")
+    "10"), as ``--max-time`` takes it."""
+    return _number_text(argument, value, rule, "a number of seconds, '10s' or '500ms', or None")
 
 
 def _integer(argument: str, value: object, expected: str) -> int:
